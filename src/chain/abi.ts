@@ -1,0 +1,57 @@
+/**
+ * The on-chain interfaces the daemon encodes, exactly as the real network has them
+ * (router and OneClickFarm on Celo mainnet, see the project README's "On-chain interfaces").
+ * This is the only place the daemon's ABIs are written; the devnet contracts are tested against them.
+ */
+import { parseAbi } from 'viem';
+
+const swapPayloadStruct =
+  'struct SwapPayload { address[] path; address[] pairs; bytes[] extras; uint256 inputAmount; uint256 minOutputAmount; uint256 expectedOutputAmount; address to; uint256 deadline; uint256 partner; bytes sig; }';
+
+/** The router: Celo mainnet `0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf`. */
+export const routerAbi = parseAbi([
+  swapPayloadStruct,
+  'function swapExactInputForOutput(SwapPayload details) returns (uint256 outputAmount)',
+  'function getOutputAmount(address[] path, address[] pairs, bytes[] extras, uint256 inputAmount) view returns (uint256 outputAmount)',
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+]);
+
+/** A pair adapter (ISwappaPairV1), called by the router once per hop. */
+export const pairAdapterAbi = parseAbi([
+  'function swap(address input, address output, address to, bytes data)',
+  'function getOutputAmount(address input, address output, uint256 amountIn, bytes data) view returns (uint256)',
+]);
+
+/** OneClickFarm's deposit, exactly as on the real network. */
+export const oneClickFarmAbi = parseAbi([
+  swapPayloadStruct,
+  'function oneClickDeposit(SwapPayload[] details, address router, address depositPairAddr, uint256 minExpected, address to, bytes data) returns (uint256 liquidity)',
+]);
+
+/**
+ * routekeeper's own one-transaction withdraw, deployed on the devnet's OneClickFarm.
+ * No public counterpart exists on the real network (see the README).
+ */
+export const oneClickWithdrawAbi = parseAbi([
+  swapPayloadStruct,
+  'function oneClickWithdraw(address positionToken, uint256 amount, address farm, bytes farmData, SwapPayload[] details, address router, address tokenOut, uint256 minOut, address to) returns (uint256 amountOut)',
+  'event OneClickWithdraw(address indexed sender, address indexed positionToken, uint256 amount, address tokenOut, uint256 amountOut, address to)',
+]);
+
+/** The farm a OneClickFarm deposit ends in (IFarm). */
+export const farmAbi = parseAbi([
+  'function deposit(uint256 minExpected, address to, bytes data) returns (uint256 liquidity)',
+  'function withdraw(address to, bytes data)',
+]);
+
+/** The selectors and topics the reference gives for the real contracts; tests hold the ABIs above to them. */
+export const knownSelectors = {
+  swapExactInputForOutput: '0x9acc65a9',
+  routerGetOutputAmount: '0xe2f46a00',
+  swapEventTopic: '0x20efd6d5195b7b50273f01cd79a27989255356f9f13293edc53ee142accfdb75',
+  adapterSwap: '0x32ef8314',
+  adapterGetOutputAmount: '0x7eace892',
+  oneClickDeposit: '0x887cdfbe',
+  farmDeposit: '0xfaa9bce9',
+  farmWithdraw: '0x4bb78b14',
+} as const;

@@ -1,0 +1,74 @@
+/**
+ * The address book: where a deployment's tokens and contracts live. The devnet writes one;
+ * operators pass one with `--address-book <file>` to add a deployment's tokens and allowlisted contracts.
+ */
+import { readFileSync } from 'node:fs';
+import { getAddress, isAddress, isHex } from 'viem';
+import { z } from 'zod';
+
+const address = z
+  .string()
+  .refine((value) => isAddress(value, { strict: false }), { message: 'must be a 20-byte hex address' })
+  .transform((value) => getAddress(value));
+
+const privateKey = z
+  .string()
+  .refine((value) => isHex(value) && value.length === 66, { message: 'must be a 32-byte hex private key' })
+  .transform((value) => value as `0x${string}`);
+
+const token = z.object({ address, decimals: z.number().int().min(0).max(255) });
+
+const pool = z.object({
+  name: z.string(),
+  address,
+  token0: z.string(),
+  token1: z.string(),
+  feePerMille: z.number().int().min(0).max(999),
+});
+
+const gauge = z.object({
+  name: z.string(),
+  address,
+  pool: address,
+  rewardToken: z.string(),
+});
+
+export const addressBookSchema = z.object({
+  chainId: z.number().int().positive(),
+  rpcUrl: z.string().url(),
+  routingServiceUrl: z.string().url().optional(),
+  tokens: z.record(z.string(), token),
+  contracts: z.object({
+    router: address,
+    oneClickFarm: address,
+    uniswapV2Factory: address.optional(),
+    adapters: z.record(z.string(), address),
+    farms: z.record(z.string(), address),
+    gauges: z.record(z.string(), gauge),
+  }),
+  pools: z.array(pool),
+  accounts: z.array(z.object({ address, privateKey })),
+  serviceSigner: z.object({ address, privateKey }).optional(),
+  partners: z.array(z.object({ id: z.number().int().positive(), admin: address, feeNumerator: z.string() })).optional(),
+});
+
+export type AddressBook = z.infer<typeof addressBookSchema>;
+
+export class AddressBookError extends Error {
+  override name = 'AddressBookError';
+}
+
+/** Reads and validates an address book file; the error names the file and the field that is wrong. */
+export function loadAddressBook(file: string): AddressBook {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new AddressBookError(`cannot read address book ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  const parsed = addressBookSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new AddressBookError(`invalid address book ${file}:\n${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}

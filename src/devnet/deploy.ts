@@ -1,0 +1,181 @@
+/**
+ * Deploys the devnet world onto an empty anvil and returns its address book.
+ * Every transaction comes from the deployer and is awaited, so addresses are the same on every run.
+ */
+import {
+  type Abi,
+  type Address,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type Hash,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  parseUnits,
+} from 'viem';
+import type { AddressBook } from '../config/address-book.ts';
+import { devnetAccount } from './accounts.ts';
+import * as artifacts from './artifacts/contracts.ts';
+import {
+  devnetChainId,
+  gaugeSpec,
+  partnerSpecs,
+  poolSpecs,
+  roles,
+  type TokenSymbol,
+  tokenSpecs,
+  uniswapV2FeePerMille,
+  userBalances,
+} from './world-spec.ts';
+
+type Artifact = { abi: Abi; bytecode: `0x${string}` };
+
+export class DeploymentError extends Error {
+  override name = 'DeploymentError';
+}
+
+function createDeployer(rpcUrl: string) {
+  const deployer = devnetAccount(roles.deployer);
+  const transport = http(rpcUrl, { batch: true });
+  const chain = {
+    id: devnetChainId,
+    name: 'routekeeper devnet',
+    nativeCurrency: { name: 'CELO', symbol: 'CELO', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  } as const;
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 10, cacheTime: 0 });
+  const wallet = createWalletClient({ chain, transport, account: deployer.account });
+
+  async function confirm(hash: Hash, what: string) {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    if (receipt.status !== 'success') throw new DeploymentError(`devnet deployment failed at: ${what}`);
+    return receipt;
+  }
+
+  return {
+    deployer,
+    publicClient,
+    async deploy(name: string, artifact: Artifact, args: readonly unknown[] = []): Promise<Address> {
+      const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args });
+      const receipt = await confirm(hash, `deploy ${name}`);
+      if (!receipt.contractAddress) throw new DeploymentError(`deploy ${name} returned no address`);
+      return getAddress(receipt.contractAddress);
+    },
+    async call<const abi extends Abi, name extends ContractFunctionName<abi, 'nonpayable'>>(
+      address: Address,
+      abi: abi,
+      functionName: name,
+      args: ContractFunctionArgs<abi, 'nonpayable', name>,
+    ): Promise<void> {
+      // viem's generic write parameters do not narrow through this wrapper; the signature above keeps callers typed.
+      const hash = await wallet.writeContract({ address, abi, functionName, args } as never);
+      await confirm(hash, `${functionName} on ${address}`);
+    },
+  };
+}
+
+/** Deploys everything in `world-spec.ts` and returns the address book (without `routingServiceUrl`). */
+export async function deployWorld(rpcUrl: string): Promise<AddressBook> {
+  const { deployer, call, deploy, publicClient } = createDeployer(rpcUrl);
+  const serviceSigner = devnetAccount(roles.serviceSigner);
+  const users = roles.users.map(devnetAccount);
+  const amount = (symbol: TokenSymbol, human: string) => parseUnits(human, decimalsOf(symbol));
+
+  const tokens = {} as Record<TokenSymbol, { address: Address; decimals: number }>;
+  for (const spec of tokenSpecs) {
+    const address = await deploy(spec.symbol, artifacts.TestToken, [spec.name, spec.symbol, spec.decimals]);
+    tokens[spec.symbol] = { address, decimals: spec.decimals };
+  }
+  const mint = (symbol: TokenSymbol, to: Address, raw: bigint) =>
+    call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [to, raw]);
+
+  const factory = await deploy('UniswapV2Factory', artifacts.UniswapV2Factory, [deployer.address]);
+  const router = await deploy('DevnetRouter', artifacts.DevnetRouter, [deployer.address, serviceSigner.address]);
+  const adapter = await deploy('UniswapV2Adapter', artifacts.UniswapV2Adapter);
+  const oneClickFarm = await deploy('OneClickFarm', artifacts.OneClickFarm);
+  const uniswapV2Farm = await deploy('UniswapV2Farm', artifacts.UniswapV2Farm);
+  const gaugeFarm = await deploy('GaugeFarm', artifacts.GaugeFarm);
+
+  const partners = partnerSpecs.map((spec, i) => {
+    const adminIndex = roles.partnerAdmins[i];
+    if (adminIndex === undefined) throw new DeploymentError(`no admin account for partner ${spec.id}`);
+    return { id: spec.id, admin: devnetAccount(adminIndex).address, feeNumerator: spec.feeNumerator };
+  });
+  for (const partner of partners) {
+    await call(router, artifacts.DevnetRouter.abi, 'setPartner', [BigInt(partner.id), partner.admin, partner.feeNumerator]);
+  }
+
+  const pools: AddressBook['pools'] = [];
+  for (const spec of poolSpecs) {
+    const name = `${spec.token0}/${spec.token1}`;
+    await call(factory, artifacts.UniswapV2Factory.abi, 'createPair', [tokens[spec.token0].address, tokens[spec.token1].address]);
+    const pair = await publicClient.readContract({
+      address: factory,
+      abi: artifacts.UniswapV2Factory.abi,
+      functionName: 'getPair',
+      args: [tokens[spec.token0].address, tokens[spec.token1].address],
+    });
+    // Minting straight into the pair is the devnet's shortcut for "transfer, then mint LP".
+    await mint(spec.token0, pair, amount(spec.token0, spec.reserve0));
+    await mint(spec.token1, pair, amount(spec.token1, spec.reserve1));
+    await call(pair, artifacts.UniswapV2Pair.abi, 'mint', [deployer.address]);
+    // Name the pool by its on-chain token order, which is what callers see from token0()/token1().
+    const token0IsFirst = BigInt(tokens[spec.token0].address) < BigInt(tokens[spec.token1].address);
+    const [token0, token1] = token0IsFirst ? [spec.token0, spec.token1] : [spec.token1, spec.token0];
+    pools.push({ name, address: pair, token0, token1, feePerMille: uniswapV2FeePerMille });
+  }
+
+  const gaugePool = pools.find((pool) => pool.name === gaugeSpec.pool);
+  if (!gaugePool) throw new DeploymentError(`gauge pool ${gaugeSpec.pool} is not in the pool list`);
+  const gauge = await deploy('StakingGauge', artifacts.StakingGauge, [
+    `Gauge ${gaugeSpec.pool}`,
+    `g-${gaugeSpec.pool}`,
+    gaugePool.address,
+    tokens[gaugeSpec.rewardToken].address,
+  ]);
+  const lpBalance = await publicClient.readContract({
+    address: gaugePool.address,
+    abi: artifacts.UniswapV2Pair.abi,
+    functionName: 'balanceOf',
+    args: [deployer.address],
+  });
+  const staked = (lpBalance * BigInt(Math.round(gaugeSpec.stakedShare * 1000))) / 1000n;
+  await call(gaugePool.address, artifacts.UniswapV2Pair.abi, 'approve', [gauge, staked]);
+  await call(gauge, artifacts.StakingGauge.abi, 'deposit', [staked, deployer.address]);
+  const reward = amount(gaugeSpec.rewardToken, gaugeSpec.rewardAmount);
+  await mint(gaugeSpec.rewardToken, deployer.address, reward);
+  await call(tokens[gaugeSpec.rewardToken].address, artifacts.TestToken.abi, 'approve', [gauge, reward]);
+  await call(gauge, artifacts.StakingGauge.abi, 'notifyRewardAmount', [reward, BigInt(gaugeSpec.rewardDurationSeconds)]);
+
+  for (const user of users) {
+    for (const spec of tokenSpecs) await mint(spec.symbol, user.address, amount(spec.symbol, userBalances[spec.symbol]));
+  }
+
+  return {
+    chainId: devnetChainId,
+    rpcUrl,
+    tokens,
+    contracts: {
+      router,
+      oneClickFarm,
+      uniswapV2Factory: factory,
+      adapters: { uniswapV2: adapter },
+      farms: { uniswapV2: uniswapV2Farm, gauge: gaugeFarm },
+      gauges: {
+        [gaugeSpec.pool]: { name: gaugeSpec.pool, address: gauge, pool: gaugePool.address, rewardToken: gaugeSpec.rewardToken },
+      },
+    },
+    pools,
+    accounts: users.map(({ address, privateKey }) => ({ address, privateKey })),
+    serviceSigner: { address: serviceSigner.address, privateKey: serviceSigner.privateKey },
+    partners: partners.map((p) => ({ id: p.id, admin: p.admin, feeNumerator: p.feeNumerator.toString() })),
+  };
+}
+
+function decimalsOf(symbol: TokenSymbol): number {
+  const spec = tokenSpecs.find((token) => token.symbol === symbol);
+  if (!spec) throw new DeploymentError(`unknown devnet token ${symbol}`);
+  return spec.decimals;
+}
+

@@ -1,0 +1,57 @@
+/**
+ * The embedded devnet: an anvil node holding the deployed world, and forks of it.
+ * A fork (`forkUrl` = the base node) sees the base state and writes only to itself, as a user's Celo fork does.
+ */
+import { type Hex, createTestClient, http } from 'viem';
+import type { AddressBook } from '../config/address-book.ts';
+import { type AnvilNode, startAnvil } from './anvil.ts';
+import { deployWorld } from './deploy.ts';
+import { devnetChainId, devnetMnemonic } from './world-spec.ts';
+
+export type Devnet = {
+  node: AnvilNode;
+  addressBook: AddressBook;
+  /** The whole chain state, as anvil_dumpState returns it (hex); `startDevnet({ state })` loads it back. */
+  dumpState(): Promise<Hex>;
+  stop(): Promise<void>;
+};
+
+export type StartDevnetOptions = {
+  port?: number;
+  /** A state from `dumpState()` together with the address book it was deployed with: skips deployment. */
+  snapshot?: { state: Hex; addressBook: AddressBook };
+};
+
+export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
+  const node = await startAnvil({
+    port: options.port ?? 0,
+    chainId: devnetChainId,
+    mnemonic: devnetMnemonic,
+    accounts: 10,
+  });
+  try {
+    const testClient = createTestClient({ mode: 'anvil', transport: http(node.rpcUrl) });
+    let addressBook: AddressBook;
+    if (options.snapshot) {
+      await testClient.loadState({ state: options.snapshot.state });
+      addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
+    } else {
+      addressBook = await deployWorld(node.rpcUrl);
+    }
+    return { node, addressBook, dumpState: () => testClient.dumpState(), stop: () => node.stop() };
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
+}
+
+/** Starts an anvil node forking `baseRpcUrl` (the devnet, or any chain: a Celo RPC for paper trading). */
+export function forkChain(baseRpcUrl: string, options: { port?: number } = {}): Promise<AnvilNode> {
+  return startAnvil({ port: options.port ?? 0, forkUrl: baseRpcUrl, mnemonic: devnetMnemonic, accounts: 10 });
+}
+
+/** A fork of a running devnet, with the address book pointing at the fork. */
+export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ node: AnvilNode; addressBook: AddressBook }> {
+  const node = await forkChain(base.addressBook.rpcUrl);
+  return { node, addressBook: { ...base.addressBook, rpcUrl: node.rpcUrl } };
+}

@@ -1,0 +1,68 @@
+/**
+ * What the devnet world holds: tokens with a reference price, Uniswap V2 pools seeded at those prices,
+ * one gauge with rewards flowing, and funded accounts. Prices and depths are loosely those of Celo.
+ * Pool graph (every pool 0.3%):
+ *
+ *   cEUR ── cUSD ── CELO ── RWD          cEUR→WETH, cEUR→RWD and USDC→RWD need three hops;
+ *            │       │                   cEUR→CELO, USDC→CELO, WETH→RWD need two.
+ *           USDC ── WETH
+ */
+export const devnetChainId = 42220;
+
+/** anvil's default mnemonic: well known, for a local chain only. */
+export const devnetMnemonic = 'test test test test test test test test test test test junk';
+
+export const tokenSpecs = [
+  { symbol: 'CELO', name: 'Celo (devnet)', decimals: 18, usdPrice: 0.5 },
+  { symbol: 'cUSD', name: 'Celo Dollar (devnet)', decimals: 18, usdPrice: 1 },
+  { symbol: 'cEUR', name: 'Celo Euro (devnet)', decimals: 18, usdPrice: 1.08 },
+  { symbol: 'USDC', name: 'USD Coin (devnet)', decimals: 6, usdPrice: 1 },
+  { symbol: 'WETH', name: 'Wrapped Ether (devnet)', decimals: 18, usdPrice: 3000 },
+  { symbol: 'RWD', name: 'Gauge Reward (devnet)', decimals: 18, usdPrice: 0.2 },
+] as const;
+
+export type TokenSymbol = (typeof tokenSpecs)[number]['symbol'];
+
+/** Reserves in human units; each pool's two sides are worth the same at the reference prices. */
+export const poolSpecs: readonly { token0: TokenSymbol; token1: TokenSymbol; reserve0: string; reserve1: string }[] = [
+  { token0: 'CELO', token1: 'cUSD', reserve0: '4000000', reserve1: '2000000' },
+  { token0: 'cUSD', token1: 'cEUR', reserve0: '540000', reserve1: '500000' },
+  { token0: 'cUSD', token1: 'USDC', reserve0: '1000000', reserve1: '1000000' },
+  { token0: 'CELO', token1: 'WETH', reserve0: '1200000', reserve1: '200' },
+  { token0: 'USDC', token1: 'WETH', reserve0: '300000', reserve1: '100' },
+  { token0: 'RWD', token1: 'CELO', reserve0: '1000000', reserve1: '400000' },
+];
+
+/** Every Uniswap V2 core pool charges 0.3%, written as the adapter's per-mille fee byte. */
+export const uniswapV2FeePerMille = 3;
+
+/** The CELO/cUSD LP is staked in a gauge paying RWD. */
+export const gaugeSpec = {
+  pool: 'CELO/cUSD',
+  rewardToken: 'RWD' as TokenSymbol,
+  /** Share of the deployer's LP staked in the gauge at start, so rewards already flow. */
+  stakedShare: 0.5,
+  rewardAmount: '1000000',
+  rewardDurationSeconds: 365 * 24 * 3600,
+};
+
+/** Partner 1 takes 0.25% (numerator over 1e10) on quotes signed with its API key. */
+export const partnerSpecs = [{ id: 1, feeNumerator: 25_000_000n }];
+
+/** Mnemonic indexes: who does what on the devnet. */
+export const roles = {
+  deployer: 0,
+  serviceSigner: 1,
+  partnerAdmins: [2],
+  users: [3, 4, 5, 6, 7],
+} as const;
+
+/** What each user account is given of every token, in human units. */
+export const userBalances: Record<TokenSymbol, string> = {
+  CELO: '100000',
+  cUSD: '100000',
+  cEUR: '100000',
+  USDC: '100000',
+  WETH: '50',
+  RWD: '100000',
+};
