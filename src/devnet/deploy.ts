@@ -14,6 +14,7 @@ import {
   http,
   parseUnits,
 } from 'viem';
+import { chainFor } from '../chain/chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { devnetAccount } from './accounts.ts';
 import * as artifacts from './artifacts/contracts.ts';
@@ -35,15 +36,10 @@ export class DeploymentError extends Error {
   override name = 'DeploymentError';
 }
 
-function createDeployer(rpcUrl: string) {
+function createDeployer(rpcUrl: string, chainId: number) {
   const deployer = devnetAccount(roles.deployer);
   const transport = http(rpcUrl, { batch: true });
-  const chain = {
-    id: devnetChainId,
-    name: 'routekeeper devnet',
-    nativeCurrency: { name: 'CELO', symbol: 'CELO', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  } as const;
+  const chain = chainFor(chainId, rpcUrl);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 10, cacheTime: 0 });
   const wallet = createWalletClient({ chain, transport, account: deployer.account });
 
@@ -76,8 +72,8 @@ function createDeployer(rpcUrl: string) {
 }
 
 /** Deploys everything in `world-spec.ts` and returns the address book (without `routingServiceUrl`). */
-export async function deployWorld(rpcUrl: string): Promise<AddressBook> {
-  const { deployer, call, deploy, publicClient } = createDeployer(rpcUrl);
+export async function deployWorld(rpcUrl: string, chainId: number = devnetChainId): Promise<AddressBook> {
+  const { deployer, call, deploy, publicClient } = createDeployer(rpcUrl, chainId);
   const serviceSigner = devnetAccount(roles.serviceSigner);
   const users = roles.users.map(devnetAccount);
   const amount = (symbol: TokenSymbol, human: string) => parseUnits(human, decimalsOf(symbol));
@@ -153,7 +149,7 @@ export async function deployWorld(rpcUrl: string): Promise<AddressBook> {
   }
 
   return {
-    chainId: devnetChainId,
+    chainId,
     rpcUrl,
     tokens,
     contracts: {

@@ -18,6 +18,8 @@ export type Devnet = {
 
 export type StartDevnetOptions = {
   port?: number;
+  /** 42220 (Celo mainnet's id) unless told otherwise, so the daemon's chain handling is the real one. */
+  chainId?: number;
   /** A state from `dumpState()` together with the address book it was deployed with: skips deployment. */
   snapshot?: { state: Hex; addressBook: AddressBook };
 };
@@ -25,7 +27,7 @@ export type StartDevnetOptions = {
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const node = await startAnvil({
     port: options.port ?? 0,
-    chainId: devnetChainId,
+    chainId: options.snapshot?.addressBook.chainId ?? options.chainId ?? devnetChainId,
     mnemonic: devnetMnemonic,
     accounts: 10,
   });
@@ -36,7 +38,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       await testClient.loadState({ state: options.snapshot.state });
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
-      addressBook = await deployWorld(node.rpcUrl);
+      addressBook = await deployWorld(node.rpcUrl, options.chainId ?? devnetChainId);
     }
     return { node, addressBook, dumpState: () => testClient.dumpState(), stop: () => node.stop() };
   } catch (error) {

@@ -1,0 +1,47 @@
+/** `routekeeper <command>`: dispatches to one command and turns its outcome into an exit code. */
+import type { Command } from './command.ts';
+import { devnetCommand } from './devnet.ts';
+import { UsageError } from './errors.ts';
+
+const commands: Command[] = [devnetCommand];
+
+function mainHelp(): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return [
+    'routekeeper: trades on EVM chains through the Token Routing Service.',
+    '',
+    'Usage: routekeeper <command> [options]',
+    '',
+    'Commands:',
+    ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    "Run 'routekeeper <command> --help' for a command's options.",
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(mainHelp());
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) throw new UsageError(`unknown command '${name}'. Commands: ${commands.map((c) => c.name).join(', ')}`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(command.help);
+    return 0;
+  }
+  return command.run(rest);
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`routekeeper: ${error.message}`);
+    process.exitCode = 2;
+  } else {
+    console.error(`routekeeper: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+}

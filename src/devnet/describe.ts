@@ -1,0 +1,48 @@
+/** A person-readable account of a devnet: tokens, pools with their reserves and prices, contracts, accounts. */
+import { type Address, createPublicClient, formatUnits, http } from 'viem';
+import type { AddressBook } from '../config/address-book.ts';
+import * as artifacts from './artifacts/contracts.ts';
+
+export async function describeDevnet(book: AddressBook): Promise<string> {
+  const client = createPublicClient({ transport: http(book.rpcUrl) });
+  const decimalsOf = (symbol: string) => book.tokens[symbol]?.decimals ?? 18;
+  const poolLines = await Promise.all(
+    book.pools.map(async (pool) => {
+      const [reserve0, reserve1] = await client.readContract({
+        address: pool.address,
+        abi: artifacts.UniswapV2Pair.abi,
+        functionName: 'getReserves',
+      });
+      const human0 = Number(formatUnits(reserve0, decimalsOf(pool.token0)));
+      const human1 = Number(formatUnits(reserve1, decimalsOf(pool.token1)));
+      return `  ${pool.name.padEnd(10)} ${pool.address}  ${fmt(human0)} ${pool.token0} / ${fmt(human1)} ${pool.token1}  (1 ${pool.token0} = ${fmt(human1 / human0)} ${pool.token1})`;
+    }),
+  );
+  const line = (label: string, address: Address) => `  ${label.padEnd(18)} ${address}`;
+  return [
+    'routekeeper devnet: a LOCAL chain with test tokens. Nothing here is worth real money.',
+    `  RPC URL            ${book.rpcUrl}`,
+    ...(book.routingServiceUrl ? [`  routing service    ${book.routingServiceUrl}`] : []),
+    `  chain id           ${book.chainId}`,
+    '',
+    'Tokens:',
+    ...Object.entries(book.tokens).map(([symbol, token]) => `  ${symbol.padEnd(6)} ${token.address}  ${token.decimals} decimals`),
+    '',
+    'Pools (Uniswap V2, 0.3%):',
+    ...poolLines,
+    '',
+    'Contracts:',
+    line('router', book.contracts.router),
+    line('OneClickFarm', book.contracts.oneClickFarm),
+    ...Object.entries(book.contracts.adapters).map(([name, address]) => line(`adapter ${name}`, address)),
+    ...Object.entries(book.contracts.farms).map(([name, address]) => line(`farm ${name}`, address)),
+    ...Object.values(book.contracts.gauges).map((gauge) => line(`gauge ${gauge.name}`, gauge.address)),
+    '',
+    'Funded accounts (public anvil test keys, never use them elsewhere):',
+    ...book.accounts.map((account) => `  ${account.address}  ${account.privateKey}`),
+  ].join('\n');
+}
+
+function fmt(value: number): string {
+  return value.toLocaleString('en-US', { maximumSignificantDigits: 6 });
+}
