@@ -11,6 +11,7 @@ import {
   http,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { chainFor } from '../../src/chain/chains.ts';
 import type { AddressBook } from '../../src/config/address-book.ts';
@@ -23,8 +24,17 @@ function createForkClients(book: AddressBook) {
   const transport = http(book.rpcUrl);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
   const testClient = createTestClient({ chain, transport, mode: 'anvil' });
-  const wallet = (privateKey: Hex) =>
-    createWalletClient({ chain, transport, account: privateKeyToAccount(privateKey), pollingInterval: 50, cacheTime: 0 });
+  const wallet = (privateKey: Hex) => {
+    const client = createWalletClient({ chain, transport, account: privateKeyToAccount(privateKey), pollingInterval: 50, cacheTime: 0 });
+    const send = client.writeContract;
+    // A bare estimate falls short when the next block's timestamp moves on: each Uniswap V2 pair on the route
+    // then also writes its two price accumulators (about 22k gas each the first time). Test set-up pays generously.
+    client.writeContract = (async (args: Parameters<typeof send>[0]) => {
+      const gas = args.gas ?? ((await estimateContractGas(client, args as never)) * 3n) / 2n + 100_000n;
+      return send({ ...args, gas } as never);
+    }) as typeof send;
+    return client;
+  };
   const token = (symbol: string): Address => {
     const found = book.tokens[symbol];
     if (!found) throw new Error(`no token ${symbol} in the address book`);
@@ -32,10 +42,16 @@ function createForkClients(book: AddressBook) {
   };
   const balanceOf = (tokenAddress: Address, owner: Address) =>
     publicClient.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-  /** Waits for a transaction and fails the test unless it succeeded. */
+  /** Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one. */
   const confirm = async (hash: Hex) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    if (receipt.status !== 'success') {
+      const tx = await publicClient.getTransaction({ hash });
+      const reason = await publicClient
+        .call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n })
+        .then(() => 'no revert when replayed on the parent block', (error: Error) => error.message);
+      throw new Error(`transaction ${hash} reverted (gas used ${receipt.gasUsed} of ${tx.gas}): ${reason}`);
+    }
     return receipt;
   };
   return { chain, publicClient, testClient, wallet, token, balanceOf, confirm };
