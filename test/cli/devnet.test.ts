@@ -1,0 +1,60 @@
+import { createPublicClient, http } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { routerAbi } from '../../src/chain/abi.ts';
+import { encodePoolExtras } from '../../src/chain/encoding.ts';
+import { addressBookSchema } from '../../src/config/address-book.ts';
+import { firstStdoutLine, runCli, spawnCli } from '../helpers/cli.ts';
+
+describe('routekeeper devnet --json', () => {
+  it('prints one line of JSON once the world is deployed, then stops cleanly on SIGTERM', async () => {
+    const child = spawnCli(['devnet', '--json']);
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+
+    const book = addressBookSchema.parse(JSON.parse(await firstStdoutLine(child)));
+    expect(book.chainId).toBe(42220);
+    expect(Object.keys(book.tokens).sort()).toEqual(['CELO', 'RWD', 'USDC', 'WETH', 'cEUR', 'cUSD']);
+    expect(book.tokens.USDC?.decimals).toBe(6);
+    expect(book.pools.length).toBeGreaterThanOrEqual(6);
+    expect(book.accounts.length).toBeGreaterThan(0);
+
+    const client = createPublicClient({ transport: http(book.rpcUrl) });
+    expect(await client.getChainId()).toBe(42220);
+    // The router answers on the advertised node: the world really is deployed there.
+    const [first] = book.pools;
+    if (!first) throw new Error('no pool');
+    const quoted = await client.readContract({
+      address: book.contracts.router,
+      abi: routerAbi,
+      functionName: 'getOutputAmount',
+      args: [[book.tokens[first.token0]!.address, book.tokens[first.token1]!.address], [book.contracts.adapters.uniswapV2!], [encodePoolExtras(first.address, first.feePerMille)], 10n ** 18n],
+    });
+    expect(quoted).toBeGreaterThan(0n);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+    // anvil is gone with it: nothing answers on the RPC port any more.
+    await expect(fetch(book.rpcUrl, { method: 'POST', body: '{}' })).rejects.toThrow();
+  });
+
+  it('refuses an unknown option with exit code 2 and names it', async () => {
+    const { code, stderr } = await runCli(['devnet', '--colour']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("'--colour'");
+    expect(stderr).not.toContain('    at ');
+  });
+
+  it('refuses a port that is not a number', async () => {
+    const { code, stderr } = await runCli(['devnet', '--port', 'eighty']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--port must be a whole number from 0 to 65535, got 'eighty'");
+  });
+
+  it('prints help with exit code 0', async () => {
+    const { code, stdout } = await runCli(['devnet', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Usage: routekeeper devnet');
+  });
+});
