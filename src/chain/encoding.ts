@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodePacked } from 'viem';
+import { type Address, type Hex, encodePacked, keccak256 } from 'viem';
 
 /** A Uniswap V2 adapter's `extras` entry (and the Uniswap V2 farm's `data`): pool (20 bytes) ‖ fee per-mille (1 byte). */
 export function encodePoolExtras(pool: Address, feePerMille: number): Hex {
@@ -8,4 +8,12 @@ export function encodePoolExtras(pool: Address, feePerMille: number): Hex {
 /** The gauge farm's `data`: pool (20 bytes) ‖ gauge (20 bytes). */
 export function encodeGaugeFarmData(pool: Address, gauge: Address): Hex {
   return encodePacked(['address', 'address'], [pool, gauge]);
+}
+
+/**
+ * What the router's admin signer signs (eth_sign style) to grant a partner its fee on a quote:
+ * keccak256(abi.encodePacked(uint256 partner, uint256 deadline, address tokenIn, address tokenOut)).
+ */
+export function partnerDigest(partner: bigint, deadline: bigint, tokenIn: Address, tokenOut: Address): Hex {
+  return keccak256(encodePacked(['uint256', 'uint256', 'address', 'address'], [partner, deadline, tokenIn, tokenOut]));
 }

@@ -3,13 +3,11 @@
  * operators pass one with `--address-book <file>` to add a deployment's tokens and allowlisted contracts.
  */
 import { readFileSync } from 'node:fs';
-import { getAddress, isAddress, isHex } from 'viem';
+import { isHex } from 'viem';
 import { z } from 'zod';
+import { addressSchema } from './primitives.ts';
 
-const address = z
-  .string()
-  .refine((value) => isAddress(value, { strict: false }), { message: 'must be a 20-byte hex address' })
-  .transform((value) => getAddress(value));
+const address = addressSchema;
 
 const privateKey = z
   .string()
@@ -49,7 +47,17 @@ export const addressBookSchema = z.object({
   pools: z.array(pool),
   accounts: z.array(z.object({ address, privateKey })),
   serviceSigner: z.object({ address, privateKey }).optional(),
-  partners: z.array(z.object({ id: z.number().int().positive(), admin: address, feeNumerator: z.string() })).optional(),
+  partners: z
+    .array(
+      z.object({
+        id: z.number().int().positive(),
+        admin: address,
+        feeNumerator: z.string(),
+        /** The devnet routing service's demo key for this partner (a local fixture, not a secret). */
+        apiKey: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 
 export type AddressBook = z.infer<typeof addressBookSchema>;

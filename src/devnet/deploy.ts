@@ -96,7 +96,7 @@ export async function deployWorld(rpcUrl: string, chainId: number = devnetChainI
   const partners = partnerSpecs.map((spec, i) => {
     const adminIndex = roles.partnerAdmins[i];
     if (adminIndex === undefined) throw new DeploymentError(`no admin account for partner ${spec.id}`);
-    return { id: spec.id, admin: devnetAccount(adminIndex).address, feeNumerator: spec.feeNumerator };
+    return { id: spec.id, admin: devnetAccount(adminIndex).address, feeNumerator: spec.feeNumerator, apiKey: spec.apiKey };
   });
   for (const partner of partners) {
     await call(router, artifacts.DevnetRouter.abi, 'setPartner', [BigInt(partner.id), partner.admin, partner.feeNumerator]);
@@ -165,7 +165,7 @@ export async function deployWorld(rpcUrl: string, chainId: number = devnetChainI
     pools,
     accounts: users.map(({ address, privateKey }) => ({ address, privateKey })),
     serviceSigner: { address: serviceSigner.address, privateKey: serviceSigner.privateKey },
-    partners: partners.map((p) => ({ id: p.id, admin: p.admin, feeNumerator: p.feeNumerator.toString() })),
+    partners: partners.map((p) => ({ id: p.id, admin: p.admin, feeNumerator: p.feeNumerator.toString(), apiKey: p.apiKey })),
   };
 }
 

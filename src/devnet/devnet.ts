@@ -6,6 +6,7 @@ import { type Hex, createTestClient, http } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { deployWorld } from './deploy.ts';
+import { type RoutingService, startRoutingService } from './routing/server.ts';
 import { devnetChainId, devnetMnemonic } from './world-spec.ts';
 
 export type Devnet = {
@@ -56,4 +57,21 @@ export function forkChain(baseRpcUrl: string, options: { port?: number } = {}): 
 export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ node: AnvilNode; addressBook: AddressBook }> {
   const node = await forkChain(base.addressBook.rpcUrl);
   return { node, addressBook: { ...base.addressBook, rpcUrl: node.rpcUrl } };
+}
+
+/**
+ * Starts the local routing service over a devnet (or a fork of it), trusting the devnet's partner keys and
+ * signing with its service signer, and returns the address book with `routingServiceUrl` set.
+ */
+export async function startDevnetRoutingService(
+  addressBook: AddressBook,
+  options: { port?: number } = {},
+): Promise<{ service: RoutingService; addressBook: AddressBook }> {
+  const service = await startRoutingService({
+    addressBook,
+    port: options.port ?? 0,
+    apiKeys: (addressBook.partners ?? []).flatMap((partner) => (partner.apiKey ? [{ key: partner.apiKey, partner: partner.id }] : [])),
+    signerPrivateKey: addressBook.serviceSigner?.privateKey,
+  });
+  return { service, addressBook: { ...addressBook, routingServiceUrl: service.url } };
 }

@@ -46,8 +46,11 @@ export const gaugeSpec = {
   rewardDurationSeconds: 365 * 24 * 3600,
 };
 
-/** Partner 1 takes 0.25% (numerator over 1e10) on quotes signed with its API key. */
-export const partnerSpecs = [{ id: 1, feeNumerator: 25_000_000n }];
+/**
+ * Partner 1 takes 0.25% (numerator over 1e10) on quotes made with its API key. The key is a public
+ * fixture of the local routing service, printed in the address book; it protects nothing.
+ */
+export const partnerSpecs = [{ id: 1, feeNumerator: 25_000_000n, apiKey: 'devnet-partner-1' }];
 
 /** Mnemonic indexes: who does what on the devnet. */
 export const roles = {

@@ -15,7 +15,7 @@ import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { chainFor } from '../../src/chain/chains.ts';
 import type { AddressBook } from '../../src/config/address-book.ts';
-import { forkDevnet } from '../../src/devnet/devnet.ts';
+import { forkDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
 
 export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: AddressBook };
 
@@ -57,14 +57,26 @@ function createForkClients(book: AddressBook) {
   return { chain, publicClient, testClient, wallet, token, balanceOf, confirm };
 }
 
-/** Forks the devnet for this test file; every test starts from the same state. */
-export function useDevnetFork(): DevnetFork {
+/**
+ * Forks the devnet for this test file; every test starts from the same state.
+ * With `routing: true` a local routing service quotes over the fork (`addressBook.routingServiceUrl`).
+ */
+export function useDevnetFork(options: { routing?: boolean } = {}): DevnetFork {
   const fork = {} as DevnetFork;
   let stop: (() => Promise<void>) | undefined;
   let snapshot: Hex | undefined;
   beforeAll(async () => {
-    const { node, addressBook } = await forkDevnet({ addressBook: inject('devnet') });
+    const { node, addressBook: forked } = await forkDevnet({ addressBook: inject('devnet') });
+    let addressBook = forked;
     stop = node.stop;
+    if (options.routing) {
+      const routing = await startDevnetRoutingService(forked);
+      addressBook = routing.addressBook;
+      stop = async () => {
+        await routing.service.close();
+        await node.stop();
+      };
+    }
     Object.assign(fork, createForkClients(addressBook), { addressBook });
   });
   beforeEach(async () => {
