@@ -1,0 +1,33 @@
+/** Talking to the local routing service over real HTTP, and acting on its answers as a user would. */
+import { expect } from 'vitest';
+import { type Address, type Hex, erc20Abi } from 'viem';
+import type { DevnetFork } from './devnet.ts';
+
+export type HttpAnswer = { status: number; body: Record<string, unknown> & { error?: string; field?: string } };
+
+export async function getJson(fork: DevnetFork, path: string, params: Record<string, string | number | bigint> = {}, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  const url = new URL(path, fork.addressBook.routingServiceUrl);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value));
+  const response = await fetch(url, { headers: { accept: 'application/json', ...headers } });
+  expect(response.headers.get('content-type')).toContain('application/json');
+  return { status: response.status, body: (await response.json()) as HttpAnswer['body'] };
+}
+
+/** The first funded devnet account, with its wallet. */
+export function trader(fork: DevnetFork, index = 0) {
+  const account = fork.addressBook.accounts[index];
+  if (!account) throw new Error(`no funded account ${index}`);
+  return { address: account.address, wallet: fork.wallet(account.privateKey) };
+}
+
+export async function approve(fork: DevnetFork, owner: { wallet: ReturnType<DevnetFork['wallet']> }, token: Address, spender: Address, amount: bigint) {
+  await fork.confirm(await owner.wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [spender, amount] }));
+}
+
+export function partnerOf(fork: DevnetFork) {
+  const partner = fork.addressBook.partners?.[0];
+  if (!partner?.apiKey) throw new Error('the devnet has no partner with an API key');
+  return { ...partner, apiKey: partner.apiKey, feeNumerator: BigInt(partner.feeNumerator) };
+}
+
+export const hexOf = (value: unknown) => value as Hex;
