@@ -4,7 +4,7 @@
  * decimal strings and come out of these schemas as bigint.
  */
 import { z } from 'zod';
-import { addressSchema, hexSchema, uint256StringSchema } from '../config/primitives.ts';
+import { addressSchema, hexSchema, uint256String, uint256StringSchema } from '../config/primitives.ts';
 
 export const defaultChainId = 42220;
 export const defaultSlippageBps = 10;
@@ -22,7 +22,7 @@ const queryInteger = (min: number, max: number) =>
     .transform(Number)
     .refine((value) => value >= min && value <= max, { message: `must be from ${min} to ${max}` });
 
-const positiveAmount = uint256StringSchema.refine((value) => value > 0n, { message: 'must be greater than zero' });
+const positiveAmount = uint256String({ positive: true });
 
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 

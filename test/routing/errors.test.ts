@@ -1,0 +1,109 @@
+import { maxUint256 } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { errorBodySchema } from '../../src/service/schemas.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { getJson } from '../helpers/routing.ts';
+
+const fork = useDevnetFork({ routing: true });
+
+const valid = () => ({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), amountIn: '1000000000000000000' });
+
+describe('the routing service refuses bad requests with 400 and names the field', () => {
+  const cases: [string, () => Record<string, string>, string, RegExp][] = [
+    ['a malformed address', () => ({ ...valid(), tokenIn: '0x1234' }), 'tokenIn', /20-byte hex address/],
+    ['a missing token', () => ({ tokenOut: fork.token('cUSD'), amountIn: '1' }), 'tokenIn', /is required/],
+    ['a missing amount', () => ({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD') }), 'amountIn', /is required/],
+    ['a fractional amount', () => ({ ...valid(), amountIn: '1.5' }), 'amountIn', /whole number/],
+    ['a negative amount', () => ({ ...valid(), amountIn: '-5' }), 'amountIn', /whole number/],
+    ['a zero amount', () => ({ ...valid(), amountIn: '0' }), 'amountIn', /greater than zero/],
+    ['an amount over uint256', () => ({ ...valid(), amountIn: (maxUint256 + 1n).toString() }), 'amountIn', /uint256/],
+    ['an unknown chain id', () => ({ ...valid(), chainId: '44787' }), 'chainId', /44787 is not supported; this service quotes chain 42220/],
+    ['a non-numeric chain id', () => ({ ...valid(), chainId: 'celo' }), 'chainId', /whole number/],
+    ['the same token in and out', () => ({ ...valid(), tokenOut: fork.token('CELO') }), 'tokenOut', /must differ from tokenIn/],
+    ['slippage over 100%', () => ({ ...valid(), slippage: '10001' }), 'slippage', /from 0 to 10000/],
+    ['maxHops of zero', () => ({ ...valid(), maxHops: '0' }), 'maxHops', /from 1 to 4/],
+    ['a non-boolean flag', () => ({ ...valid(), priceImpact: 'yes' }), 'priceImpact', /./],
+    ['a bad `from`', () => ({ ...valid(), from: 'me' }), 'from', /20-byte hex address/],
+    ['a deadline in the past', () => ({ ...valid(), deadlineMs: '1000000000' }), 'deadlineMs', /is not after the latest block's time/],
+  ];
+  for (const [what, params, field, message] of cases) {
+    it(`GET /routes with ${what}`, async () => {
+      const { status, body } = await getJson(fork, '/routes', params());
+      expect(status).toBe(400);
+      expect(errorBodySchema.parse(body).field).toBe(field);
+      expect(body.error).toMatch(message);
+    });
+  }
+
+  it('an unknown token: the real service\'s "Unsupported tokens" body, naming the token', async () => {
+    const stranger = '0x000000000000000000000000000000000000dEaD';
+    const { status, body } = await getJson(fork, '/routes', { ...valid(), tokenOut: stranger });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: 'Unsupported tokens', field: 'tokenOut', tokens: [stranger] });
+  });
+
+  it('a parameter given twice', async () => {
+    const url = new URL('/routes', fork.addressBook.routingServiceUrl);
+    for (const [name, value] of Object.entries(valid())) url.searchParams.set(name, value);
+    url.searchParams.append('amountIn', '2');
+    const response = await fetch(url);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'Invalid amountIn: is given more than once', field: 'amountIn' });
+  });
+
+  it('deposit into a token that is not an LP or gauge, and withdraw more than exists', async () => {
+    const deposit = await getJson(fork, '/earn/deposit', { tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), inputAmount: '1000' });
+    expect(deposit.status).toBe(400);
+    expect(deposit.body.field).toBe('tokenOut');
+    expect(deposit.body.error).toMatch(/is not an LP or gauge token/);
+    const pool = fork.addressBook.pools[0];
+    if (!pool) throw new Error('no pool');
+    const withdraw = await getJson(fork, '/earn/withdraw', { tokenIn: pool.address, tokenOut: fork.token('cUSD'), inputAmount: (10n ** 30n).toString() });
+    expect(withdraw.status).toBe(400);
+    expect(withdraw.body.field).toBe('inputAmount');
+  });
+});
+
+describe('no route, auth and protocol errors', () => {
+  it('no route: 400 with the message the real service uses', async () => {
+    const { status, body } = await getJson(fork, '/routes', { ...valid(), exclude: 'uniswap-v2' });
+    expect({ status, body }).toEqual({ status: 400, body: { error: 'No routes found' } });
+  });
+
+  it('an unknown API key: 401 with a clear message', async () => {
+    const { status, body } = await getJson(fork, '/routes', valid(), { 'x-api-key': 'not-a-key' });
+    expect(status).toBe(401);
+    expect(body.error).toMatch(/Unknown API key/);
+    expect(JSON.stringify(body)).not.toContain('not-a-key');
+  });
+
+  it('an unknown path is 404, a POST is 405, an Accept it cannot meet is 406', async () => {
+    const base = fork.addressBook.routingServiceUrl;
+    expect((await fetch(new URL('/swap', base))).status).toBe(404);
+    expect((await fetch(new URL('/routes', base), { method: 'POST', body: '{}' })).status).toBe(405);
+    expect((await fetch(new URL('/routes', base), { headers: { accept: 'text/html' } })).status).toBe(406);
+  });
+
+  it('health says ready', async () => {
+    expect(await getJson(fork, '/')).toEqual({ status: 200, body: { alive: true, state: 'ready' } });
+  });
+
+  it('survives garbage and keeps answering', async () => {
+    const base = fork.addressBook.routingServiceUrl as string;
+    const garbage = [
+      '/routes?%E0%A4%A',
+      '/routes?tokenIn=%00%00&tokenOut=\u{1F4A9}&amountIn=1e18',
+      `/routes?amountIn=${'9'.repeat(5000)}`,
+      '/earn/deposit?inputAmount=[object Object]',
+      '/routes?deadlineMs=99999999999999999999999',
+      '//..//..//etc/passwd',
+    ];
+    for (const path of garbage) {
+      const response = await fetch(base + path);
+      expect(response.status, path).toBeGreaterThanOrEqual(400);
+      expect(response.status, path).toBeLessThan(500);
+      expect(errorBodySchema.safeParse(await response.json()).success, path).toBe(true);
+    }
+    expect((await getJson(fork, '/')).status).toBe(200);
+  });
+});
