@@ -6,7 +6,7 @@ import { addressBookSchema } from '../../src/config/address-book.ts';
 import { firstStdoutLine, runCli, spawnCli } from '../helpers/cli.ts';
 
 describe('routekeeper devnet --json', () => {
-  it('prints one line of JSON once the world is deployed, then stops cleanly on SIGTERM', async () => {
+  it('prints one line of JSON once the world and its routing service are up, then stops both cleanly on SIGTERM', async () => {
     const child = spawnCli(['devnet', '--json']);
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -31,12 +31,17 @@ describe('routekeeper devnet --json', () => {
       args: [[book.tokens[first.token0]!.address, book.tokens[first.token1]!.address], [book.contracts.adapters.uniswapV2!], [encodePoolExtras(first.address, first.feePerMille)], 10n ** 18n],
     });
     expect(quoted).toBeGreaterThan(0n);
+    // The routing service came up with it.
+    const serviceUrl = book.routingServiceUrl;
+    if (!serviceUrl) throw new Error('the address book has no routingServiceUrl');
+    expect(await (await fetch(serviceUrl)).json()).toEqual({ alive: true, state: 'ready' });
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stdout.trimEnd().split('\n')).toHaveLength(1);
-    // anvil is gone with it: nothing answers on the RPC port any more.
+    // anvil and the service are gone with it: nothing answers on their ports any more.
     await expect(fetch(book.rpcUrl, { method: 'POST', body: '{}' })).rejects.toThrow();
+    await expect(fetch(serviceUrl)).rejects.toThrow();
   });
 
   it('refuses an unknown option with exit code 2 and names it', async () => {
