@@ -1,9 +1,12 @@
 /** `routekeeper <command>`: dispatches to one command and turns its outcome into an exit code. */
 import type { Command } from './command.ts';
 import { devnetCommand } from './devnet.ts';
+import { ConfigError } from '../config/errors.ts';
+import { RoutekeeperError } from '../errors.ts';
 import { UsageError } from './errors.ts';
+import { quoteCommand } from './quote.ts';
 
-const commands: Command[] = [devnetCommand];
+const commands: Command[] = [devnetCommand, quoteCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
@@ -37,11 +40,15 @@ async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
-  if (error instanceof UsageError) {
+  // Our own errors are explained by their message; a stack trace would only hide it.
+  if (error instanceof UsageError || error instanceof ConfigError) {
     console.error(`routekeeper: ${error.message}`);
     process.exitCode = 2;
+  } else if (error instanceof RoutekeeperError) {
+    console.error(`routekeeper: ${error.message}`);
+    process.exitCode = 1;
   } else {
-    console.error(`routekeeper: ${error instanceof Error ? error.message : String(error)}`);
+    console.error('routekeeper: unexpected failure:', error);
     process.exitCode = 1;
   }
 }

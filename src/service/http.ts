@@ -71,7 +71,7 @@ function errorFor(response: Response, text: string, where: string) {
   if (status === 401 || status === 403) return new UnauthorizedError(`the routing service refused our API key (${status})`, options);
   if (status >= 500) return new ServiceUnavailableError(`the routing service failed with HTTP ${status} at ${where}`, options);
   if (body?.error && body.error.toLowerCase().startsWith(noRouteMessage.toLowerCase())) {
-    return new NoRouteError(body.error, options);
+    return new NoRouteError(`the routing service found no route: ${body.error}`, { status });
   }
   if (body?.error === 'Unsupported tokens') {
     return new BadRequestError(`the routing service does not support token ${body.tokens?.join(', ') ?? ''}`.trim(), { ...options, field: body.field });

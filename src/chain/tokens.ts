@@ -1,0 +1,53 @@
+/** Tokens by symbol or address, with what the chain says about them, and amounts between human and raw units. */
+import { type Address, type PublicClient, erc20Abi, formatUnits, getAddress, isAddress } from 'viem';
+import type { AddressBook } from '../config/address-book.ts';
+import { ConfigError } from '../config/errors.ts';
+
+export type TokenInfo = { address: Address; symbol: string; decimals: number };
+
+/** A token given as an address, or as a symbol of the address book (exact case first, then any case). */
+export function resolveTokenAddress(value: string, book: AddressBook | undefined, what: string): Address {
+  if (isAddress(value, { strict: false })) return getAddress(value);
+  const tokens = book?.tokens ?? {};
+  const symbol = tokens[value] ? value : Object.keys(tokens).find((known) => known.toLowerCase() === value.toLowerCase());
+  const token = symbol ? tokens[symbol] : undefined;
+  if (!token) {
+    const known = Object.keys(tokens);
+    throw new ConfigError(
+      `${what}: unknown token '${value}'; give an address${known.length ? ` or one of ${known.join(', ')}` : ', or an address book (--address-book) that names it'}`,
+    );
+  }
+  return token.address;
+}
+
+/** Symbol and decimals as the token contract reports them. */
+export async function readTokenInfo(client: PublicClient, address: Address): Promise<TokenInfo> {
+  const [symbol, decimals] = await Promise.all([
+    client.readContract({ address, abi: erc20Abi, functionName: 'symbol' }),
+    client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }),
+  ]);
+  return { address, symbol, decimals };
+}
+
+/**
+ * "12.5" in a token's units to raw: digits with at most `decimals` after the point, and more than zero.
+ * viem's parseUnits rounds extra digits away; a trading amount must never be silently rounded.
+ */
+export function parseTokenAmount(value: string, token: TokenInfo, what: string): bigint {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!match) throw new ConfigError(`${what}: '${value}' is not an amount (use digits and an optional decimal point, e.g. 12.5)`);
+  const fraction = match[2] ?? '';
+  if (fraction.length > token.decimals) {
+    throw new ConfigError(`${what}: '${value}' has ${fraction.length} decimals but ${token.symbol} has only ${token.decimals}`);
+  }
+  const raw = BigInt(match[1] + fraction.padEnd(token.decimals, '0'));
+  if (raw === 0n) throw new ConfigError(`${what}: the amount must be more than zero`);
+  return raw;
+}
+
+/** Raw to a grouped human number, e.g. 1234500000000000000000n with 18 decimals → "1,234.5". */
+export function formatTokenAmount(raw: bigint, decimals: number): string {
+  const [whole = '0', fraction] = formatUnits(raw, decimals).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction ? `${grouped}.${fraction}` : grouped;
+}

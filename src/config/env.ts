@@ -1,0 +1,37 @@
+/**
+ * The environment routekeeper reads (a `.env` file in the working directory is loaded first).
+ * Empty values count as unset, so a copied `.env.example` means "use the defaults".
+ */
+import { config as loadDotenv } from 'dotenv';
+import { z } from 'zod';
+import { ConfigError } from './errors.ts';
+
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+const httpUrl = z.string().refine((value) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value), { message: 'must be an http(s) URL' });
+
+const envSchema = z.object({
+  RPC_URL: optional(httpUrl),
+  ROUTING_SERVICE_URL: optional(httpUrl),
+  ROUTING_API_KEY: optional(z.string()),
+  ROUTEKEEPER_CONFIG: optional(z.string()),
+  ROUTEKEEPER_DATA_DIR: optional(z.string()),
+  METRICS_PORT: optional(z.string().regex(/^\d+$/, { message: 'must be a port number' }).transform(Number)),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+let dotenvLoaded = false;
+
+/** Reads and checks the environment; a bad value is a ConfigError naming the variable (never its value). */
+export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
+  if (!dotenvLoaded && env === process.env) {
+    loadDotenv({ quiet: true });
+    dotenvLoaded = true;
+  }
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(`bad environment: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
