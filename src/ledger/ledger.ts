@@ -1,0 +1,380 @@
+/**
+ * The ledger: every intent (one per strategy slot) and every transaction attempt, durable before and after
+ * each side effect. The signed bytes of a transaction are committed before it is broadcast, so after a crash
+ * the same bytes can be sent again, or their outcome adopted, and nothing is ever signed twice for a slot.
+ * One process owns a ledger at a time; a lock whose owner died (or stopped beating) is taken over.
+ */
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Address, Hex } from 'viem';
+import { RoutekeeperError } from '../errors.ts';
+import { migrations } from './schema.ts';
+
+export type IntentKind = 'swap' | 'deposit' | 'withdraw';
+export type IntentStatus = 'pending' | 'refused' | 'dry-run' | 'submitted' | 'confirmed' | 'failed';
+export type AttemptPurpose = 'approve' | 'trade' | 'cancel';
+/** signed: stored, never sent as far as we know · broadcast: maybe in a mempool · mined · reverted · replaced · dropped */
+export type AttemptStatus = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'replaced' | 'dropped';
+
+export type NewIntent = {
+  id: string;
+  strategyId: string;
+  slot: string;
+  kind: IntentKind;
+  wallet: Address;
+  chainId: number;
+  tokenIn: Address;
+  amountIn: bigint;
+  request: unknown;
+};
+
+export type Intent = Omit<NewIntent, 'request'> & {
+  request: unknown;
+  status: IntentStatus;
+  reason: string | null;
+  quote: unknown;
+  outcome: unknown;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type NewAttempt = {
+  intentId: string;
+  purpose: AttemptPurpose;
+  wallet: Address;
+  chainId: number;
+  nonce: number;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  gasLimit: bigint;
+  rawTx: Hex;
+  hash: Hex;
+};
+
+export type Attempt = NewAttempt & {
+  id: number;
+  status: AttemptStatus;
+  blockNumber: bigint | null;
+  gasUsed: bigint | null;
+  effectiveGasPrice: bigint | null;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export class LedgerLockedError extends RoutekeeperError {
+  override name = 'LedgerLockedError';
+}
+
+/** A lock not refreshed for this long is taken over even if its process seems alive (hung, or another host). */
+export const lockStaleAfterMs = 30_000;
+const heartbeatEveryMs = 10_000;
+
+/** JSON with bigint written as decimal strings (amounts are never JSON numbers). */
+export const toJson = (value: unknown) => JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
+
+export class Ledger {
+  readonly #db: Database.Database;
+  readonly #owner: string;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  private constructor(db: Database.Database, owner: string) {
+    this.#db = db;
+    this.#owner = owner;
+  }
+
+  /** Opens (creating if needed) the ledger file and takes its lock; LedgerLockedError if a live process holds it. */
+  static open(file: string, options: { owner?: string; now?: () => number } = {}): Ledger {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    // FULL: a committed signed transaction survives power loss, not only a process crash.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const ledger = new Ledger(db, options.owner ?? `${hostname()}:${process.pid}:${Date.now()}`);
+    try {
+      ledger.#migrate();
+      ledger.#acquireLock(options.now ?? Date.now);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return ledger;
+  }
+
+  #migrate() {
+    const version = this.#db.pragma('user_version', { simple: true }) as number;
+    for (let next = version; next < migrations.length; next++) {
+      this.#db.transaction(() => {
+        this.#db.exec(migrations[next] as string);
+        this.#db.pragma(`user_version = ${next + 1}`);
+      })();
+    }
+  }
+
+  #acquireLock(now: () => number) {
+    const take = this.#db.transaction(() => {
+      const held = this.#db.prepare('SELECT owner, pid, host, heartbeat FROM owner_lock WHERE id = 1').get() as
+        | { owner: string; pid: number; host: string; heartbeat: number }
+        | undefined;
+      if (held && held.owner !== this.#owner && now() - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host)) {
+        throw new LedgerLockedError(`the ledger is in use by another routekeeper process (pid ${held.pid} on ${held.host})`, {
+          details: `its lock was refreshed ${Math.round((now() - held.heartbeat) / 1000)} s ago; it is taken over once it is ${lockStaleAfterMs / 1000} s old or that process is gone`,
+        });
+      }
+      this.#db
+        .prepare('INSERT INTO owner_lock (id, owner, pid, host, heartbeat) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, heartbeat = excluded.heartbeat')
+        .run(this.#owner, process.pid, hostname(), now());
+    });
+    take.immediate();
+    this.#heartbeat = setInterval(() => {
+      this.#db.prepare('UPDATE owner_lock SET heartbeat = ? WHERE id = 1 AND owner = ?').run(now(), this.#owner);
+    }, heartbeatEveryMs);
+    this.#heartbeat.unref();
+  }
+
+  close(): void {
+    clearInterval(this.#heartbeat);
+    this.#db.prepare('DELETE FROM owner_lock WHERE owner = ?').run(this.#owner);
+    this.#db.close();
+  }
+
+  // ------------------------------------------------------------ intents
+
+  /** Records a new intent as pending. Returns undefined when the slot already has one (it must not run again). */
+  createIntent(intent: NewIntent, now = Date.now()): Intent | undefined {
+    const inserted = this.#db
+      .prepare(
+        `INSERT INTO intents (id, strategy_id, slot, kind, wallet, chain_id, token_in, amount_in, request, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT(id) DO NOTHING`,
+      )
+      .run(intent.id, intent.strategyId, intent.slot, intent.kind, intent.wallet, intent.chainId, intent.tokenIn, intent.amountIn.toString(), toJson(intent.request), now, now);
+    return inserted.changes === 1 ? this.getIntent(intent.id) : undefined;
+  }
+
+  getIntent(id: string): Intent | undefined {
+    const row = this.#db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined;
+    return row && intentFrom(row);
+  }
+
+  updateIntent(id: string, change: { status: IntentStatus; reason?: string | null; quote?: unknown; outcome?: unknown }, now = Date.now()): void {
+    const sets = ['status = @status', 'updated_at = @now'];
+    if (change.reason !== undefined) sets.push('reason = @reason');
+    if (change.quote !== undefined) sets.push('quote = @quote');
+    if (change.outcome !== undefined) sets.push('outcome = @outcome');
+    this.#db.prepare(`UPDATE intents SET ${sets.join(', ')} WHERE id = @id`).run({
+      id,
+      now,
+      status: change.status,
+      reason: change.reason ?? null,
+      quote: change.quote === undefined ? null : toJson(change.quote),
+      outcome: change.outcome === undefined ? null : toJson(change.outcome),
+    });
+  }
+
+  /** Intents whose fate is not settled: they must be reconciled with the chain before anything new runs. */
+  unfinishedIntents(): Intent[] {
+    return (this.#db.prepare("SELECT * FROM intents WHERE status IN ('pending', 'submitted') ORDER BY created_at").all() as IntentRow[]).map(intentFrom);
+  }
+
+  /** Raw amount of `tokenIn` committed by intents that traded or may have traded since `since` (ms). */
+  spentSince(filter: { strategyId?: string; wallet?: Address; tokenIn: Address; since: number }): bigint {
+    const rows = this.#db
+      .prepare(
+        `SELECT amount_in FROM intents
+         WHERE status IN ('pending', 'submitted', 'confirmed') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
+           AND (@strategyId IS NULL OR strategy_id = @strategyId) AND (@wallet IS NULL OR lower(wallet) = lower(@wallet))`,
+      )
+      .all({ tokenIn: filter.tokenIn, since: filter.since, strategyId: filter.strategyId ?? null, wallet: filter.wallet ?? null }) as { amount_in: string }[];
+    return rows.reduce((sum, row) => sum + BigInt(row.amount_in), 0n);
+  }
+
+  history(options: { limit?: number; strategyId?: string } = {}): Intent[] {
+    return (
+      this.#db
+        .prepare('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at DESC, rowid DESC LIMIT @limit')
+        .all({ strategyId: options.strategyId ?? null, limit: options.limit ?? 100 }) as IntentRow[]
+    ).map(intentFrom);
+  }
+
+  // ------------------------------------------------------------ attempts
+
+  /** Stores a signed transaction (status `signed`) before it is broadcast. */
+  addAttempt(attempt: NewAttempt, now = Date.now()): Attempt {
+    const { lastInsertRowid } = this.#db
+      .prepare(
+        `INSERT INTO attempts (intent_id, purpose, wallet, chain_id, nonce, max_fee_per_gas, max_priority_fee_per_gas, gas_limit, raw_tx, hash, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signed', ?, ?)`,
+      )
+      .run(
+        attempt.intentId,
+        attempt.purpose,
+        attempt.wallet,
+        attempt.chainId,
+        attempt.nonce,
+        attempt.maxFeePerGas.toString(),
+        attempt.maxPriorityFeePerGas.toString(),
+        attempt.gasLimit.toString(),
+        attempt.rawTx,
+        attempt.hash,
+        now,
+        now,
+      );
+    return this.#attempt(Number(lastInsertRowid));
+  }
+
+  updateAttempt(
+    id: number,
+    change: { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string },
+    now = Date.now(),
+  ): void {
+    this.#db
+      .prepare(
+        `UPDATE attempts SET status = @status, updated_at = @now,
+           block_number = COALESCE(@blockNumber, block_number), gas_used = COALESCE(@gasUsed, gas_used),
+           effective_gas_price = COALESCE(@effectiveGasPrice, effective_gas_price), error = COALESCE(@error, error)
+         WHERE id = @id`,
+      )
+      .run({
+        id,
+        now,
+        status: change.status,
+        blockNumber: change.blockNumber === undefined ? null : Number(change.blockNumber),
+        gasUsed: change.gasUsed?.toString() ?? null,
+        effectiveGasPrice: change.effectiveGasPrice?.toString() ?? null,
+        error: change.error ?? null,
+      });
+  }
+
+  attemptsOf(intentId: string): Attempt[] {
+    return (this.#db.prepare('SELECT * FROM attempts WHERE intent_id = ? ORDER BY id').all(intentId) as AttemptRow[]).map(attemptFrom);
+  }
+
+  /** The highest nonce this ledger ever signed for the wallet on the chain. */
+  highestNonce(wallet: Address, chainId: number): number | undefined {
+    const row = this.#db.prepare('SELECT MAX(nonce) AS nonce FROM attempts WHERE lower(wallet) = lower(?) AND chain_id = ?').get(wallet, chainId) as {
+      nonce: number | null;
+    };
+    return row.nonce ?? undefined;
+  }
+
+  #attempt(id: number): Attempt {
+    return attemptFrom(this.#db.prepare('SELECT * FROM attempts WHERE id = ?').get(id) as AttemptRow);
+  }
+
+  // ------------------------------------------------------------ events
+
+  /** A notable decision or observation (replacement, cancellation, a nonce used elsewhere…). */
+  recordEvent(kind: string, details: unknown, intentId?: string, now = Date.now()): void {
+    this.#db.prepare('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, toJson(details));
+  }
+
+  events(intentId?: string): { at: number; kind: string; intentId: string | null; details: unknown }[] {
+    const rows = this.#db.prepare('SELECT * FROM events WHERE (@intentId IS NULL OR intent_id = @intentId) ORDER BY id').all({ intentId: intentId ?? null }) as {
+      at: number;
+      kind: string;
+      intent_id: string | null;
+      details: string;
+    }[];
+    return rows.map((row) => ({ at: row.at, kind: row.kind, intentId: row.intent_id, details: JSON.parse(row.details) }));
+  }
+}
+
+type IntentRow = {
+  id: string;
+  strategy_id: string;
+  slot: string;
+  kind: IntentKind;
+  wallet: Address;
+  chain_id: number;
+  token_in: Address;
+  amount_in: string;
+  request: string;
+  status: IntentStatus;
+  reason: string | null;
+  quote: string | null;
+  outcome: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+type AttemptRow = {
+  id: number;
+  intent_id: string;
+  purpose: AttemptPurpose;
+  wallet: Address;
+  chain_id: number;
+  nonce: number;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  gas_limit: string;
+  raw_tx: Hex;
+  hash: Hex;
+  status: AttemptStatus;
+  block_number: number | null;
+  gas_used: string | null;
+  effective_gas_price: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+const parseJson = (text: string | null) => (text === null ? null : JSON.parse(text));
+
+function intentFrom(row: IntentRow): Intent {
+  return {
+    id: row.id,
+    strategyId: row.strategy_id,
+    slot: row.slot,
+    kind: row.kind,
+    wallet: row.wallet,
+    chainId: row.chain_id,
+    tokenIn: row.token_in,
+    amountIn: BigInt(row.amount_in),
+    request: parseJson(row.request),
+    status: row.status,
+    reason: row.reason,
+    quote: parseJson(row.quote),
+    outcome: parseJson(row.outcome),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function attemptFrom(row: AttemptRow): Attempt {
+  const big = (value: string | null) => (value === null ? null : BigInt(value));
+  return {
+    id: row.id,
+    intentId: row.intent_id,
+    purpose: row.purpose,
+    wallet: row.wallet,
+    chainId: row.chain_id,
+    nonce: row.nonce,
+    maxFeePerGas: BigInt(row.max_fee_per_gas),
+    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
+    gasLimit: BigInt(row.gas_limit),
+    rawTx: row.raw_tx,
+    hash: row.hash,
+    status: row.status,
+    blockNumber: row.block_number === null ? null : BigInt(row.block_number),
+    gasUsed: big(row.gas_used),
+    effectiveGasPrice: big(row.effective_gas_price),
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Whether the lock's process still runs; on another host we cannot tell, so the heartbeat decides. */
+function ownerAlive(pid: number, host: string): boolean {
+  if (host !== hostname()) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
