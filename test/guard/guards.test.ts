@@ -1,0 +1,102 @@
+import { type Address, zeroAddress } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { encodeSwapCall } from '../../src/chain/calldata.ts';
+import type { SwapPayload } from '../../src/chain/payload.ts';
+import {
+  checkBudget,
+  checkContractsAllowed,
+  checkDeadline,
+  checkReadyTransaction,
+  checkSwapQuote,
+  checkThreshold,
+  minimumFromPrice,
+  minimumOutput,
+} from '../../src/guard/guards.ts';
+import { GuardRefusal } from '../../src/guard/refusal.ts';
+import type { SwapRoute } from '../../src/service/schemas.ts';
+
+const A = '0x00000000000000000000000000000000000000aA' as Address;
+const B = '0x00000000000000000000000000000000000000bB' as Address;
+const ROUTER = '0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf' as Address;
+const ME = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as Address;
+
+const route = (overrides: Partial<SwapRoute['details']> = {}, expectedOut = 500n): SwapRoute => ({
+  expectedOut,
+  routerAddress: ROUTER,
+  details: { path: [A, B], pairs: [zeroAddress], extras: ['0x'], inputAmount: 1000n, expectedOutputAmount: 500n, deadline: 1000, partner: 0, sig: '0x', ...overrides },
+});
+
+const refusal = (work: () => void) => {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof GuardRefusal) return error.reason;
+    throw error;
+  }
+  return 'accepted';
+};
+
+describe('guards', () => {
+  it('accept only allowlisted contracts', () => {
+    const allowlist = { routers: [ROUTER], oneClickFarms: [A], farms: [B] };
+    expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, oneClickFarm: A, farm: B }))).toBe('accepted');
+    expect(refusal(() => checkContractsAllowed(allowlist, { router: A }))).toBe('contract-not-allowed');
+    expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, oneClickFarm: B }))).toBe('contract-not-allowed');
+    expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, farm: A }))).toBe('contract-not-allowed');
+  });
+
+  it('refuse a swap quote for other tokens, another amount, or two expected outputs', () => {
+    const asked = { tokenIn: A, tokenOut: B, amountIn: 1000n };
+    expect(refusal(() => checkSwapQuote(asked, route()))).toBe('accepted');
+    expect(refusal(() => checkSwapQuote(asked, route({ path: [B, B] })))).toBe('quote-mismatch');
+    expect(refusal(() => checkSwapQuote(asked, route({ path: [A, A] })))).toBe('quote-mismatch');
+    expect(refusal(() => checkSwapQuote(asked, route({ inputAmount: 999n })))).toBe('quote-mismatch');
+    expect(refusal(() => checkSwapQuote(asked, route({}, 600n)))).toBe('quote-mismatch');
+  });
+
+  it('bound the deadline on both sides of the chain time', () => {
+    const bounds = { minSeconds: 30, maxSeconds: 1800 };
+    expect(refusal(() => checkDeadline([1100n], 1000n, bounds))).toBe('accepted');
+    expect(refusal(() => checkDeadline([1029n], 1000n, bounds))).toBe('deadline');
+    expect(refusal(() => checkDeadline([2801n], 1000n, bounds))).toBe('deadline');
+  });
+
+  it('compute the minimum output from our slippage, raised to the threshold, never above expectedOut', () => {
+    expect(minimumOutput(1_000_000n, 30)).toBe(997_000n);
+    expect(minimumOutput(999n, 10)).toBe(998n); // 998.001 rounded down
+    expect(minimumOutput(1_000_000n, 30, 999_000n)).toBe(999_000n);
+    expect(minimumOutput(1_000_000n, 30, 2_000_000n)).toBe(1_000_000n);
+    expect(minimumOutput(1_000_000n, 0)).toBe(1_000_000n);
+    expect(() => minimumOutput(1n, 10_001)).toThrow(RangeError);
+    expect(refusal(() => checkThreshold(999n, 1000n))).toBe('threshold');
+    expect(refusal(() => checkThreshold(1000n, 1000n))).toBe('accepted');
+  });
+
+  it('turn a human price limit into raw units with both decimals, rounding up', () => {
+    // 10 USDC (6 decimals) at 2.5 CELO per USDC is 25 CELO (18 decimals).
+    expect(minimumFromPrice(10_000_000n, '2.5', 6, 18)).toBe(25n * 10n ** 18n);
+    // 1 CELO at 0.000166667 WETH per CELO.
+    expect(minimumFromPrice(10n ** 18n, '0.000166667', 18, 18)).toBe(166_667_000_000_000n);
+    // 3 wei at 0.5 is 1.5, which must round up to 2.
+    expect(minimumFromPrice(3n, '0.5', 0, 0)).toBe(2n);
+  });
+
+  it('use a ready-to-sign transaction only when it is exactly our call', () => {
+    const payload: SwapPayload = { path: [A, B], pairs: [zeroAddress], extras: ['0x'], inputAmount: 1000n, minOutputAmount: 497n, expectedOutputAmount: 500n, to: ME, deadline: 1000n, partner: 0n, sig: '0x' };
+    const ours = { to: ROUTER, from: ME, payload };
+    const txn = (p: SwapPayload, to = ROUTER) => ({ to, from: ME, data: encodeSwapCall(p), value: 0n });
+    expect(refusal(() => checkReadyTransaction(txn(payload), ours))).toBe('accepted');
+    expect(refusal(() => checkReadyTransaction(txn({ ...payload, to: A }), ours))).toBe('ready-transaction-mismatch');
+    expect(refusal(() => checkReadyTransaction(txn({ ...payload, minOutputAmount: 0n }), ours))).toBe('ready-transaction-mismatch');
+    expect(refusal(() => checkReadyTransaction(txn(payload, A), ours))).toBe('ready-transaction-mismatch');
+    expect(refusal(() => checkReadyTransaction({ ...txn(payload), data: '0xdeadbeef' }, ours))).toBe('ready-transaction-mismatch');
+    expect(refusal(() => checkReadyTransaction({ error: 'cannot build' }, ours))).toBe('accepted');
+  });
+
+  it('keep budgets per day and in total', () => {
+    const budget = { token: A, perDay: 100n, total: 250n };
+    expect(refusal(() => checkBudget(budget, 40n, 'strategy dca', (w) => (w === 'day' ? 60n : 60n)))).toBe('accepted');
+    expect(refusal(() => checkBudget(budget, 41n, 'strategy dca', (w) => (w === 'day' ? 60n : 60n)))).toBe('budget');
+    expect(refusal(() => checkBudget(budget, 10n, 'strategy dca', (w) => (w === 'day' ? 0n : 245n)))).toBe('budget');
+  });
+});
