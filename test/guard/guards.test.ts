@@ -15,8 +15,8 @@ import {
 import { GuardRefusal } from '../../src/guard/refusal.ts';
 import type { SwapRoute } from '../../src/service/schemas.ts';
 
-const A = '0x00000000000000000000000000000000000000aA' as Address;
-const B = '0x00000000000000000000000000000000000000bB' as Address;
+const A = '0x00000000000000000000000000000000000000aa' as Address;
+const B = '0x00000000000000000000000000000000000000bb' as Address;
 const ROUTER = '0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf' as Address;
 const ME = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as Address;
 
