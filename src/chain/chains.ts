@@ -1,4 +1,4 @@
-import { type Chain, defineChain } from 'viem';
+import { type Chain, type PublicClient, type Transport, defineChain } from 'viem';
 import { celo } from 'viem/chains';
 
 /** A viem chain for a node we reach at `rpcUrl`: Celo's definition when the id is Celo's, with our RPC. */
@@ -13,3 +13,6 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 }
+
+/** A public client bound to a chain (fee estimation and signing need one). */
+export type ChainClient = PublicClient<Transport, Chain>;

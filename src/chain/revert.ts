@@ -1,0 +1,24 @@
+/** Revert reasons, read by replaying the call, so failures are reported in the contract's own words. */
+import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type PublicClient } from 'viem';
+
+/** The revert string of `call` at `blockNumber` (default latest), or a short description when there is none. */
+export async function revertReason(client: PublicClient, call: { from: Address; to: Address; data: Hex; value?: bigint; gas?: bigint }, blockNumber?: bigint): Promise<string> {
+  try {
+    await client.call({ account: call.from, to: call.to, data: call.data, value: call.value, gas: call.gas, blockNumber });
+    return 'no revert when replayed (out of gas?)';
+  } catch (error) {
+    return reasonOf(error);
+  }
+}
+
+export function reasonOf(error: unknown): string {
+  if (error instanceof BaseError) {
+    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (reverted instanceof ContractFunctionRevertedError && reverted.reason) return reverted.reason;
+    const details = (error.walk() as { details?: string })?.details ?? error.details;
+    const match = /execution reverted:?\s*(.*)/i.exec(details ?? error.shortMessage);
+    if (match) return match[1]?.trim() || 'reverted without a reason';
+    return error.shortMessage;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
