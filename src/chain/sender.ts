@@ -18,6 +18,7 @@ import {
   type TransactionReceipt,
   type TransactionSerializableEIP1559,
   keccak256,
+  parseTransaction,
 } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Attempt, AttemptPurpose, Ledger } from '../ledger/ledger.ts';
@@ -104,14 +105,16 @@ export class WalletSender {
    * Follows the stored attempts of an intent after a restart: the same signed bytes are broadcast again
    * if the chain has not seen them. Resolves undefined when the intent has no unresolved attempt.
    */
-  resume(intentId: string, request: TxRequest | undefined, options: Omit<SendOptions, 'intentId' | 'purpose'> = {}): Promise<SendResult | undefined> {
+  resume(intentId: string, options: Omit<SendOptions, 'intentId' | 'purpose'> = {}): Promise<SendResult | undefined> {
     return this.#queue.add(async () => {
       const open = this.#deps.ledger.attemptsOf(intentId).filter((a) => a.status === 'signed' || a.status === 'broadcast');
-      const nonce = open.at(-1)?.nonce;
-      if (nonce === undefined) return undefined;
-      for (const attempt of open.filter((a) => a.nonce === nonce && a.status === 'signed')) await this.#broadcast(attempt);
-      const purpose = open.at(-1)?.purpose ?? 'trade';
-      return this.#follow(nonce, request ?? { to: this.address, data: '0x' }, { ...options, intentId, purpose });
+      const newest = open.at(-1);
+      if (!newest) return undefined;
+      for (const attempt of open.filter((a) => a.nonce === newest.nonce && a.status === 'signed')) await this.#broadcast(attempt);
+      // The call itself comes from the stored bytes, so a replacement re-signs exactly what was signed before.
+      const stored = parseTransaction(newest.rawTx);
+      const request = { to: stored.to ?? this.address, data: stored.data ?? '0x', value: stored.value ?? 0n };
+      return this.#follow(newest.nonce, request, { ...options, intentId, purpose: newest.purpose === 'cancel' ? 'trade' : newest.purpose });
     }) as Promise<SendResult | undefined>;
   }
 

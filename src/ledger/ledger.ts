@@ -180,15 +180,18 @@ export class Ledger {
     return (this.#db.prepare("SELECT * FROM intents WHERE status IN ('pending', 'submitted') ORDER BY created_at").all() as IntentRow[]).map(intentFrom);
   }
 
-  /** Raw amount of `tokenIn` committed by intents that traded or may have traded since `since` (ms). */
-  spentSince(filter: { strategyId?: string; wallet?: Address; tokenIn: Address; since: number }): bigint {
+  /** Raw amount of `tokenIn` committed by intents that traded or may have traded since `since` (ms), but `excludeId`. */
+  spentSince(filter: { strategyId?: string; wallet?: Address; tokenIn: Address; since: number; excludeId?: string }): bigint {
     const rows = this.#db
       .prepare(
         `SELECT amount_in FROM intents
          WHERE status IN ('pending', 'submitted', 'confirmed') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
-           AND (@strategyId IS NULL OR strategy_id = @strategyId) AND (@wallet IS NULL OR lower(wallet) = lower(@wallet))`,
+           AND (@strategyId IS NULL OR strategy_id = @strategyId) AND (@wallet IS NULL OR lower(wallet) = lower(@wallet))
+           AND (@excludeId IS NULL OR id != @excludeId)`,
       )
-      .all({ tokenIn: filter.tokenIn, since: filter.since, strategyId: filter.strategyId ?? null, wallet: filter.wallet ?? null }) as { amount_in: string }[];
+      .all({ tokenIn: filter.tokenIn, since: filter.since, strategyId: filter.strategyId ?? null, wallet: filter.wallet ?? null, excludeId: filter.excludeId ?? null }) as {
+      amount_in: string;
+    }[];
     return rows.reduce((sum, row) => sum + BigInt(row.amount_in), 0n);
   }
 
