@@ -94,7 +94,7 @@ export function depositPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
     decodeReturn: (returned) => decodeFunctionResult({ abi: oneClickFarmAbi, functionName: 'oneClickDeposit', data: returned }),
     outcome: (receipt) => mintedTo(receipt, ask.tokenOut, ask.wallet),
     checkReadyTransaction: () => {},
-    summary: { kind: 'deposit', oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, legs: route.underlyingRoutes.length },
+    summary: { kind: 'deposit', oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, deadline: earliest(details.map((d) => d.deadline)), legs: details.length },
   };
 }
 
@@ -124,7 +124,7 @@ export function withdrawPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
     decodeReturn: (returned) => decodeFunctionResult({ abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', data: returned }),
     outcome: (receipt) => withdrawOutput(receipt, route.oneClickFarmAddress, ask.wallet),
     checkReadyTransaction: () => {},
-    summary: { kind: 'withdraw', oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, legs: route.underlyingRoutes.length },
+    summary: { kind: 'withdraw', oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, deadline: earliest(details.map((d) => d.deadline)), legs: details.length },
   };
 }
 

@@ -1,0 +1,121 @@
+import { type Address, erc20Abi, parseEventLogs, parseUnits } from 'viem';
+import { afterEach, describe, expect, it } from 'vitest';
+import { routerAbi } from '../../src/chain/abi.ts';
+import { executeTrade, type TradeRequest } from '../../src/engine/executor.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+
+const fork = useDevnetFork({ routing: true });
+const executors: TestExecutor[] = [];
+afterEach(() => {
+  for (const executor of executors.splice(0)) executor.close();
+});
+const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
+  const executor = testExecutor(fork, options);
+  executors.push(executor);
+  return executor;
+};
+const me = () => fork.addressBook.accounts[0]?.address as Address;
+const swap = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
+  strategyId: 'dca-celo',
+  slot: '2026-11-20T10:00:00Z',
+  kind: 'swap',
+  tokenIn: fork.token('cUSD'),
+  tokenOut: fork.token('CELO'),
+  amountIn: parseUnits('250', 18),
+  slippageBps: 30,
+  ...overrides,
+});
+
+describe('executing a swap end to end', () => {
+  it('trades exactly the amount, receives exactly the quote, and records intent, attempts and outcome', async () => {
+    const executor = makeExecutor();
+    const [usdBefore, celoBefore, nonceBefore] = [
+      await fork.balanceOf(fork.token('cUSD'), me()),
+      await fork.balanceOf(fork.token('CELO'), me()),
+      await fork.publicClient.getTransactionCount({ address: me() }),
+    ];
+    const report = await executeTrade(executor, swap());
+    expect(report.status, report.reason).toBe('confirmed');
+    expect(report.amountOut).toBe(report.expectedOut);
+    expect(report.minOut).toBe(((report.expectedOut as bigint) * 9970n) / 10000n);
+    expect(report.steps.map((s) => s.step)).toEqual(['threshold', 'quote', 'guards', 'simulate', 'approve', 'send']);
+
+    expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('250', 18));
+    expect(await fork.balanceOf(fork.token('CELO'), me())).toBe(celoBefore + (report.amountOut as bigint));
+    // One approval (exact amount) and one trade.
+    expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore + 2);
+    // The exact approval was used up by the trade: nothing is left for the router to pull.
+    expect(await fork.publicClient.readContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'allowance', args: [me(), fork.addressBook.contracts.router] })).toBe(0n);
+
+    const intent = executor.ledger.getIntent(report.intentId);
+    expect(intent).toMatchObject({ status: 'confirmed', strategyId: 'dca-celo', kind: 'swap', amountIn: parseUnits('250', 18), reason: null });
+    expect((intent?.outcome as { amountOut: string }).amountOut).toBe(String(report.amountOut));
+    const attempts = executor.ledger.attemptsOf(report.intentId);
+    expect(attempts.map((a) => [a.purpose, a.status, a.nonce])).toEqual([
+      ['approve', 'mined', nonceBefore],
+      ['trade', 'mined', nonceBefore + 1],
+    ]);
+    const receipt = await fork.publicClient.getTransactionReceipt({ hash: attempts[1]?.hash as `0x${string}` });
+    const [event] = parseEventLogs({ abi: routerAbi, eventName: 'Swap', logs: receipt.logs });
+    expect(event?.args.outputAmount).toBe(report.amountOut);
+    expect(event?.args.to).toBe(me());
+  });
+
+  it('never runs a slot twice', async () => {
+    const executor = makeExecutor();
+    expect((await executeTrade(executor, swap())).status).toBe('confirmed');
+    const nonce = await fork.publicClient.getTransactionCount({ address: me() });
+    const again = await executeTrade(executor, swap());
+    expect(again.status).toBe('skipped');
+    expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
+  });
+
+  it('dry-run: simulates and records the would-be outcome, signs nothing', async () => {
+    const executor = makeExecutor({ settings: { dryRun: true } });
+    const nonce = await fork.publicClient.getTransactionCount({ address: me() });
+    const usd = await fork.balanceOf(fork.token('cUSD'), me());
+    const report = await executeTrade(executor, swap({ amountIn: parseUnits('1000', 18) }));
+    expect(report.status).toBe('dry-run');
+    expect(report.simulatedOut).toBe(report.expectedOut);
+    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({
+      status: 'dry-run',
+      outcome: { dryRun: true, simulatedOut: String(report.simulatedOut), minOut: String(report.minOut) },
+    });
+    expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
+    expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
+    expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usd);
+  });
+});
+
+describe('executing deposits and withdrawals end to end', () => {
+  it('deposits into the gauge and withdraws back to a token, each paying exactly the recorded outcome', async () => {
+    const executor = makeExecutor();
+    const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
+    const celo = fork.token('CELO');
+    const [celoBefore, gaugeBefore] = [await fork.balanceOf(celo, me()), await fork.balanceOf(gauge, me())];
+    const deposit = await executeTrade(executor, { ...swap(), strategyId: 'compound', kind: 'deposit', tokenIn: celo, tokenOut: gauge, amountIn: parseUnits('8000', 18) });
+    expect(deposit.status, deposit.reason).toBe('confirmed');
+    expect(deposit.amountOut).toBe(deposit.expectedOut);
+    expect(await fork.balanceOf(gauge, me())).toBe(gaugeBefore + (deposit.amountOut as bigint));
+    // Leftovers of the split come back; all but a sliver of the CELO went in.
+    const celoSpent = celoBefore - (await fork.balanceOf(celo, me()));
+    expect(celoSpent).toBeLessThanOrEqual(parseUnits('8000', 18));
+    expect(celoSpent).toBeGreaterThan(parseUnits('7999', 18));
+
+    const usd = fork.token('cUSD');
+    const usdBefore = await fork.balanceOf(usd, me());
+    const withdraw = await executeTrade(executor, {
+      ...swap(),
+      strategyId: 'exit',
+      kind: 'withdraw',
+      tokenIn: gauge,
+      tokenOut: usd,
+      amountIn: deposit.amountOut as bigint,
+    });
+    expect(withdraw.status, withdraw.reason).toBe('confirmed');
+    expect(withdraw.amountOut).toBe(withdraw.expectedOut);
+    expect(await fork.balanceOf(usd, me())).toBe(usdBefore + (withdraw.amountOut as bigint));
+    expect(await fork.balanceOf(gauge, me())).toBe(gaugeBefore);
+  });
+});

@@ -1,0 +1,24 @@
+/** A proxy in front of the local routing service that rewrites its JSON answers: a lying service, for guard tests. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Rewrite = (body: Record<string, any>, path: string) => Record<string, any>;
+
+export async function startQuoteProxy(upstream: string) {
+  let rewrite: Rewrite | undefined;
+  const server = createServer(async (request, response) => {
+    const answer = await fetch(new URL(request.url ?? '/', upstream), { headers: { accept: 'application/json' } });
+    let text = await answer.text();
+    if (answer.ok && rewrite) text = JSON.stringify(rewrite(JSON.parse(text), new URL(request.url ?? '/', upstream).pathname));
+    response.writeHead(answer.status, { 'content-type': 'application/json' });
+    response.end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setRewrite(next: Rewrite | undefined) {
+      rewrite = next;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
