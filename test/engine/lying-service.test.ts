@@ -1,0 +1,99 @@
+import { type Address, parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeTrade, type TradeRequest } from '../../src/engine/executor.ts';
+import type { RefusalReason } from '../../src/guard/refusal.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { testExecutor } from '../helpers/engine.ts';
+import { type Rewrite, startQuoteProxy } from '../helpers/quote-proxy.ts';
+
+const fork = useDevnetFork({ routing: true });
+let proxy: Awaited<ReturnType<typeof startQuoteProxy>>;
+beforeAll(async () => {
+  proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
+});
+afterAll(() => proxy.close());
+
+const me = () => fork.addressBook.accounts[0]?.address as Address;
+const request = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
+  strategyId: 'guarded',
+  slot: `slot-${Math.random()}`,
+  kind: 'swap',
+  tokenIn: fork.token('cUSD'),
+  tokenOut: fork.token('CELO'),
+  amountIn: parseUnits('100', 18),
+  slippageBps: 50,
+  ...overrides,
+});
+
+async function wallet() {
+  return Promise.all([
+    fork.publicClient.getTransactionCount({ address: me() }),
+    fork.publicClient.getBalance({ address: me() }),
+    fork.balanceOf(fork.token('cUSD'), me()),
+    fork.balanceOf(fork.token('CELO'), me()),
+  ]);
+}
+
+/** Runs a trade through the rewriting proxy and asserts it was refused for `reason` with nothing sent. */
+async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, overrides: Partial<TradeRequest> = {}, settings = {}) {
+  proxy.setRewrite(rewrite);
+  const executor = testExecutor(fork, { serviceUrl: proxy.url, settings });
+  try {
+    const before = await wallet();
+    const report = await executeTrade(executor, request(overrides));
+    expect(report.status, report.reason).toBe('refused');
+    expect(report.refusal).toBe(reason);
+    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'refused', reason: expect.stringContaining(`${reason}:`) });
+    expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
+    expect(await wallet()).toEqual(before);
+  } finally {
+    executor.close();
+    proxy.setRewrite(undefined);
+  }
+}
+
+const rewriteDetails = (change: (details: Record<string, any>) => void): Rewrite => (body) => {
+  change(body.details);
+  return body;
+};
+
+describe('a lying service is refused before anything is signed', () => {
+  it('router address swapped for another contract', () =>
+    expectRefused((body) => ({ ...body, routerAddress: fork.addressBook.contracts.oneClickFarm }), 'contract-not-allowed'));
+
+  it('path ending at another token', () =>
+    expectRefused(rewriteDetails((d) => { d.path[d.path.length - 1] = fork.token('cEUR'); }), 'quote-mismatch'));
+
+  it('input amount changed', () =>
+    expectRefused(rewriteDetails((d) => { d.inputAmount = (BigInt(d.inputAmount) * 2n).toString(); }), 'quote-mismatch'));
+
+  it('deadline a day away', () =>
+    expectRefused(rewriteDetails((d) => { d.deadline += 24 * 3600; }), 'deadline'));
+
+  it('deadline already passed', () =>
+    expectRefused(rewriteDetails((d) => { d.deadline -= 3600; }), 'deadline'));
+
+  it('recipient inside the ready-to-sign transaction', () =>
+    expectRefused((body) => {
+      const stranger = fork.addressBook.accounts[4]?.address.slice(2).toLowerCase() as string;
+      const ours = me().slice(2).toLowerCase();
+      return { ...body, txn: { ...body.txn, data: (body.txn.data as string).replace(ours, stranger) } };
+    }, 'ready-transaction-mismatch'));
+
+  it('expectedOut inflated (the simulation shows the router cannot pay it)', () =>
+    expectRefused((body) => {
+      const inflated = ((BigInt(body.expectedOut) * 3n) / 2n).toString();
+      body.details.expectedOutputAmount = inflated;
+      const { txn, ...rest } = body;
+      return { ...rest, expectedOut: inflated };
+    }, 'simulation'));
+
+  it("below the strategy's own minimum", () => expectRefused(undefined, 'threshold', { minAmountOut: parseUnits('1000', 18) }));
+
+  it("below the strategy's price limit (3 CELO per cUSD when the pool gives about 2)", () => expectRefused(undefined, 'threshold', { minPrice: '3' }));
+
+  it('gas above the fee cap', () => expectRefused(undefined, 'fee-cap', {}, { feeCap: 1n }));
+
+  it('over the daily budget', () =>
+    expectRefused(undefined, 'budget', { budgets: { strategy: [{ token: fork.token('cUSD'), perDay: parseUnits('99', 18) }] } }));
+});
