@@ -1,0 +1,148 @@
+import { type Address, encodeAbiParameters, erc20Abi, keccak256, maxUint256, parseUnits } from 'viem';
+import { afterEach, describe, expect, it } from 'vitest';
+import { executeTrade, type TradeRequest } from '../../src/engine/executor.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+
+const fork = useDevnetFork({ routing: true });
+const executors: TestExecutor[] = [];
+afterEach(async () => {
+  await fork.testClient.setAutomine(true);
+  for (const executor of executors.splice(0)) executor.close();
+});
+const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
+  const executor = testExecutor(fork, options);
+  executors.push(executor);
+  return executor;
+};
+const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: `0x${string}` };
+const swap = (slot: string): TradeRequest => ({
+  strategyId: 'sender-test',
+  slot,
+  kind: 'swap',
+  tokenIn: fork.token('cUSD'),
+  tokenOut: fork.token('CELO'),
+  amountIn: parseUnits('300', 18),
+  slippageBps: 50,
+});
+
+async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Approves the router once, so the trade itself is the only transaction the test has to mine. */
+async function approveRouter() {
+  await fork.confirm(
+    await fork.wallet(account().privateKey).writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
+  );
+}
+
+const tradeAttempt = (executor: TestExecutor, intentId: string, index = 0) =>
+  executor.ledger.attemptsOf(intentId).filter((a) => a.purpose !== 'approve')[index];
+
+describe('the sender', () => {
+  it('broadcasts the same signed bytes again when the node drops the transaction', async () => {
+    await approveRouter();
+    const executor = makeExecutor();
+    await fork.testClient.setAutomine(false);
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
+    const running = executeTrade(executor, swap('dropped'));
+    const sent = await waitFor(() => {
+      const attempt = tradeAttempt(executor, 'sender-test:dropped');
+      return attempt?.status === 'broadcast' && attempt;
+    }, 'the trade to be broadcast');
+    await fork.testClient.dropTransaction({ hash: sent.hash });
+    expect(await fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined)).toBeUndefined();
+    await waitFor(() => executor.ledger.events('sender-test:dropped').some((e) => e.kind === 'rebroadcast'), 'a rebroadcast');
+    await fork.testClient.mine({ blocks: 1 });
+
+    const report = await running;
+    expect(report.status, report.reason).toBe('confirmed');
+    const attempts = executor.ledger.attemptsOf('sender-test:dropped');
+    expect(attempts.map((a) => [a.purpose, a.status, a.hash])).toEqual([['trade', 'mined', sent.hash]]);
+    expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - parseUnits('300', 18));
+  });
+
+  it('replaces a stuck transaction on the same nonce with fees at least 12.5% higher; one trade happens', async () => {
+    await approveRouter();
+    const executor = makeExecutor({ sender: { stuckAfterMs: 300 } });
+    await fork.testClient.setAutomine(false);
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
+    const running = executeTrade(executor, swap('stuck'));
+    await waitFor(() => executor.ledger.events('sender-test:stuck').some((e) => e.kind === 'replace'), 'a replacement');
+    await fork.testClient.mine({ blocks: 1 });
+
+    const report = await running;
+    expect(report.status, report.reason).toBe('confirmed');
+    const trades = executor.ledger.attemptsOf('sender-test:stuck');
+    expect(trades.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(trades.map((a) => a.nonce)).size).toBe(1);
+    expect(trades.filter((a) => a.status === 'mined')).toHaveLength(1);
+    expect(trades.at(-1)?.status).toBe('mined');
+    for (const earlier of trades.slice(0, -1)) expect(earlier.status).toBe('replaced');
+    for (let i = 1; i < trades.length; i++) {
+      const [previous, next] = [trades[i - 1], trades[i]] as [NonNullable<(typeof trades)[0]>, NonNullable<(typeof trades)[0]>];
+      expect(next.maxFeePerGas * 1000n).toBeGreaterThanOrEqual(previous.maxFeePerGas * 1125n);
+      expect(next.maxPriorityFeePerGas * 1000n).toBeGreaterThanOrEqual(previous.maxPriorityFeePerGas * 1125n);
+    }
+    expect(executor.ledger.getIntent('sender-test:stuck')?.status).toBe('confirmed');
+    expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - parseUnits('300', 18));
+  });
+
+  it('at the fee cap, records the decision to keep waiting instead of bumping past it', async () => {
+    await approveRouter();
+    const { maxFeePerGas } = await fork.publicClient.estimateFeesPerGas();
+    const feeCap = (maxFeePerGas * 105n) / 100n;
+    const executor = makeExecutor({ sender: { stuckAfterMs: 200, feeCap }, settings: { feeCap } });
+    await fork.testClient.setAutomine(false);
+    const running = executeTrade(executor, swap('capped'));
+    const decision = await waitFor(() => executor.ledger.events('sender-test:capped').find((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
+    expect(decision.details).toMatchObject({ decision: 'keep waiting', cap: feeCap.toString() });
+    await fork.testClient.mine({ blocks: 1 });
+    expect((await running).status).toBe('confirmed');
+    const trades = executor.ledger.attemptsOf('sender-test:capped');
+    expect(trades).toHaveLength(1);
+    expect(trades[0]?.maxFeePerGas).toBeLessThanOrEqual(feeCap);
+  });
+
+  it('cancels a stuck trade with a zero-value transfer to itself when the guards no longer pass', async () => {
+    await approveRouter();
+    const executor = makeExecutor({ sender: { stuckAfterMs: 300 } });
+    await fork.testClient.setAutomine(false);
+    const running = executeTrade(executor, swap('cancelled'));
+    await waitFor(() => tradeAttempt(executor, 'sender-test:cancelled')?.status === 'broadcast', 'the trade to be broadcast');
+    // The wallet's cUSD vanishes (OpenZeppelin balances live in slot 0): the trade can no longer succeed.
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account().address, 0n]));
+    await fork.testClient.setStorageAt({ address: fork.token('cUSD'), index: slot, value: `0x${'0'.repeat(64)}` });
+    await waitFor(() => executor.ledger.events('sender-test:cancelled').some((e) => e.kind === 'cancel'), 'a cancellation');
+    await fork.testClient.mine({ blocks: 1 });
+
+    const report = await running;
+    expect(report.status).toBe('failed');
+    expect(report.reason).toMatch(/cancelled/);
+    const attempts = executor.ledger.attemptsOf('sender-test:cancelled');
+    expect(attempts.map((a) => [a.purpose, a.status])).toEqual([
+      ['trade', 'replaced'],
+      ['cancel', 'mined'],
+    ]);
+    const cancel = await fork.publicClient.getTransaction({ hash: attempts[1]?.hash as `0x${string}` });
+    expect([cancel.to, cancel.value, cancel.input]).toEqual([account().address.toLowerCase(), 0n, '0x']);
+  });
+
+  it('detects a nonce consumed by another sender of the same key', async () => {
+    const executor = makeExecutor();
+    expect((await executeTrade(executor, swap('first'))).status).toBe('confirmed');
+    const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
+    // The same key, used from somewhere else.
+    await fork.confirm(await fork.wallet(account().privateKey).sendTransaction({ to: account().address, value: 0n }));
+    expect((await executeTrade(executor, swap('second'))).status).toBe('confirmed');
+    const [event] = executor.ledger.events('sender-test:second').filter((e) => e.kind === 'nonce-used-elsewhere');
+    expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });
+  });
+});
