@@ -214,8 +214,9 @@ export class WalletSender {
         }
         const newest = open.at(-1);
         if (newest && (await client.getTransaction({ hash: newest.hash }).catch(() => undefined)) === undefined) {
-          ledger.recordEvent('rebroadcast', { hash: newest.hash }, options.intentId);
           await this.#broadcast(newest, 'rebroadcast');
+          // Recorded once the node has it again: an event says what happened, not what is about to.
+          ledger.recordEvent('rebroadcast', { hash: newest.hash }, options.intentId);
           lastSent = Date.now();
           continue;
         }
@@ -263,9 +264,8 @@ export class WalletSender {
     const replacement = cancel
       ? await this.#signAndStore({ to: this.address, data: '0x', value: 0n }, { ...fees, gas: 21_000n }, { intentId: options.intentId, purpose: 'cancel' })
       : await this.#signAndStore(request, { ...fees, gas: newest.gasLimit }, options);
-    ledger.recordEvent(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement.hash, maxFeePerGas, maxPriorityFeePerGas, why }, options.intentId);
     await this.#broadcast(replacement, cancel ? 'cancelled' : 'replaced');
-    if (replacement.status === 'signed') this.#deps.ledger.updateAttempt(replacement.id, { status: 'broadcast' });
+    ledger.recordEvent(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement.hash, maxFeePerGas, maxPriorityFeePerGas, why }, options.intentId);
     return cancel ? 'cancelled' : 'replaced';
   }
 
