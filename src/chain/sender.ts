@@ -47,6 +47,8 @@ export type SendOptions = {
   deadline?: bigint;
   /** Runs before every replacement of the call (the guards again); a throw turns the replacement into a cancellation. */
   beforeResend?: () => Promise<void>;
+  /** Fees just estimated by the caller (saves asking again); the fee cap still applies. */
+  fees?: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 };
 
 export type SendResult = { receipt: TransactionReceipt; attempt: Attempt; cancelled: boolean };
@@ -86,15 +88,15 @@ export class WalletSender {
   send(request: TxRequest, options: SendOptions): Promise<SendResult> {
     return this.#queue.add(async () => {
       const { client } = this.#deps;
-      const nonce = await this.#allocateNonce(options.intentId);
-      const fees = await this.#currentFees();
-      let gas: bigint;
-      try {
-        gas = gasWithHeadroom(await client.estimateGas({ account: this.address, to: request.to, data: request.data, value: request.value }));
-      } catch (error) {
-        const reason = reasonOf(error);
-        throw new TransactionRevertedError(reason, `the transaction would revert: ${reason}`, { cause: error });
-      }
+      // Independent reads go out together (one batched HTTP request).
+      const [nonce, fees, gas] = await Promise.all([
+        this.#allocateNonce(options.intentId),
+        options.fees ? this.#capped(options.fees) : this.#currentFees(),
+        client.estimateGas({ account: this.address, to: request.to, data: request.data, value: request.value }).then(gasWithHeadroom, (error: unknown) => {
+          const reason = reasonOf(error);
+          throw new TransactionRevertedError(reason, `the transaction would revert: ${reason}`, { cause: error });
+        }),
+      ]);
       const attempt = await this.#signAndStore(request, { nonce, gas, ...fees }, options);
       await this.#broadcast(attempt);
       return this.#follow(nonce, request, options);
@@ -129,7 +131,10 @@ export class WalletSender {
   }
 
   async #currentFees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const { maxFeePerGas, maxPriorityFeePerGas } = await this.#deps.client.estimateFeesPerGas({ type: 'eip1559' });
+    return this.#capped(await this.#deps.client.estimateFeesPerGas({ type: 'eip1559' }));
+  }
+
+  #capped({ maxFeePerGas, maxPriorityFeePerGas }: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {
     const cap = this.#settings.feeCap;
     const maxFee = cap !== undefined && maxFeePerGas > cap ? cap : maxFeePerGas;
     return { maxFeePerGas: maxFee, maxPriorityFeePerGas: maxPriorityFeePerGas > maxFee ? maxFee : maxPriorityFeePerGas };

@@ -124,21 +124,25 @@ export async function executeTrade(deps: ExecutorDeps, request: TradeRequest): P
     const threshold = await step('threshold', () => thresholdOf(deps.client, request));
     plan = await step('quote', () => quotePlan(deps, request, ask, threshold));
     const checked = plan;
-    const chainTime = (await deps.client.getBlock({ blockTag: 'latest' })).timestamp;
-    await step('guards', async () => {
+    const { fees, allowance } = await step('guards', async () => {
+      // The chain reads the guards need go out together (one batched HTTP request).
+      const [block, fees, allowance] = await Promise.all([
+        deps.client.getBlock({ blockTag: 'latest' }),
+        deps.client.estimateFeesPerGas({ type: 'eip1559' }),
+        readAllowance(deps.client, request.tokenIn, wallet, checked.spender),
+      ]);
       checkContractsAllowed(deps.allowlist, checked.contracts);
-      checkDeadline(checked.deadlines, chainTime, deps.settings.deadline);
+      checkDeadline(checked.deadlines, block.timestamp, deps.settings.deadline);
       checkThreshold(checked.expectedOut, threshold);
       checked.checkReadyTransaction();
       checkBudgets(ledger, request, wallet, intentId);
-      const { maxFeePerGas } = await deps.client.estimateFeesPerGas({ type: 'eip1559' });
-      checkFeeCap(maxFeePerGas, deps.settings.feeCap);
+      checkFeeCap(fees.maxFeePerGas, deps.settings.feeCap);
+      return { fees, allowance };
     });
     report.expectedOut = checked.expectedOut;
     report.minOut = checked.minOut;
     ledger.updateIntent(intentId, { status: 'pending', quote: checked.summary });
 
-    const allowance = await readAllowance(deps.client, request.tokenIn, wallet, checked.spender);
     const simulate = (withApproval: boolean) =>
       simulateOutput(deps.client, {
         from: wallet,
@@ -169,6 +173,7 @@ export async function executeTrade(deps: ExecutorDeps, request: TradeRequest): P
         {
           intentId,
           purpose: 'trade',
+          fees,
           deadline: earliest(checked.deadlines),
           // A replacement is a new signature: the guards that can change with time run again first.
           beforeResend: async () => {
