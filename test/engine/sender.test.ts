@@ -135,6 +135,23 @@ describe('the sender', () => {
     expect([cancel.to, cancel.value, cancel.input]).toEqual([account().address.toLowerCase(), 0n, '0x']);
   });
 
+  it('records a trade that reverts on chain as failed, with the revert reason decoded', async () => {
+    await approveRouter();
+    const executor = makeExecutor();
+    await fork.testClient.setAutomine(false);
+    const running = executeTrade(executor, swap('reverted'));
+    await waitFor(() => tradeAttempt(executor, 'sender-test:reverted')?.status === 'broadcast', 'the trade to be broadcast');
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account().address, 0n]));
+    await fork.testClient.setStorageAt({ address: fork.token('cUSD'), index: slot, value: `0x${'0'.repeat(64)}` });
+    await fork.testClient.mine({ blocks: 1 });
+
+    const report = await running;
+    expect(report.status).toBe('failed');
+    expect(report.reason).toBe('reverted on chain: MinimaRouter: Initial transferFrom failed!');
+    expect(executor.ledger.attemptsOf('sender-test:reverted').map((a) => a.status)).toEqual(['reverted']);
+    expect(executor.ledger.getIntent('sender-test:reverted')).toMatchObject({ status: 'failed', reason: report.reason });
+  });
+
   it('detects a nonce consumed by another sender of the same key', async () => {
     const executor = makeExecutor();
     expect((await executeTrade(executor, swap('first'))).status).toBe('confirmed');
