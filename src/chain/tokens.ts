@@ -6,7 +6,7 @@ import { ConfigError } from '../config/errors.ts';
 export type TokenInfo = { address: Address; symbol: string; decimals: number };
 
 /** A token given as an address, or as a symbol of the address book (exact case first, then any case). */
-export function resolveTokenAddress(value: string, book: AddressBook | undefined, what: string): Address {
+export function resolveTokenAddress(value: string, book: Pick<AddressBook, 'tokens'> | undefined, what: string): Address {
   if (isAddress(value, { strict: false })) return getAddress(value);
   const tokens = book?.tokens ?? {};
   const symbol = tokens[value] ? value : Object.keys(tokens).find((known) => known.toLowerCase() === value.toLowerCase());

@@ -1,0 +1,182 @@
+/**
+ * Turns a checked strategy file into what the engine runs: token symbols to addresses (the address book,
+ * else the chain's token list in config/tokens), human amounts to raw units with each token's on-chain
+ * decimals, wallet keys from the environment. Every error names the field path; no key is ever printed.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Address, isAddress, isAddressEqual, isHex, parseAbi } from 'viem';
+import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
+import type { ChainClient } from '../chain/chains.ts';
+import { type TokenInfo, parseTokenAmount, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
+import type { Budget } from '../guard/guards.ts';
+import type { Schedule, Strategy } from '../strategy/types.ts';
+import type { AddressBook } from './address-book.ts';
+import { ConfigError } from './errors.ts';
+import { type StrategyConfig, type StrategyFile, parseDuration } from './strategy-file.ts';
+
+export type ResolvedWallet = { name: string; account: LocalAccount; budgets: Budget[] };
+
+export type ResolvedConfig = {
+  wallets: Map<string, ResolvedWallet>;
+  strategies: Strategy[];
+  defaults: StrategyFile['defaults'];
+  webhooks: NonNullable<StrategyFile['notifications']>['webhooks'];
+};
+
+const tokenListDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'tokens');
+
+/** The symbols known on a chain: its token list, then the address book's (which win). */
+export function tokenDirectory(chainId: number, book?: AddressBook): Pick<AddressBook, 'tokens'> {
+  const file = join(tokenListDir, `${chainId}.json`);
+  const listed = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).tokens as AddressBook['tokens']) : {};
+  return { tokens: { ...listed, ...(book && book.chainId === chainId ? book.tokens : {}) } };
+}
+
+const gaugeAbi = parseAbi(['function stakingToken() view returns (address)', 'function rewardToken() view returns (address)']);
+
+export async function resolveConfig(
+  file: StrategyFile,
+  context: { client: ChainClient; chainId: number; book?: AddressBook; env?: NodeJS.ProcessEnv },
+): Promise<ResolvedConfig> {
+  const env = context.env ?? process.env;
+  const directory = tokenDirectory(context.chainId, context.book);
+  const infoCache = new Map<string, Promise<TokenInfo>>();
+  const token = async (value: string, path: string): Promise<TokenInfo> => {
+    const address = resolveTokenAddress(value, directory, path);
+    const key = address.toLowerCase();
+    if (!infoCache.has(key)) infoCache.set(key, readTokenInfo(context.client, address));
+    try {
+      return await (infoCache.get(key) as Promise<TokenInfo>);
+    } catch {
+      throw new ConfigError(`${path}: ${address} does not answer as an ERC20 token on chain ${context.chainId}`);
+    }
+  };
+  const amount = (value: string, info: TokenInfo, path: string) => parseTokenAmount(value, info, path);
+
+  const wallets = new Map<string, ResolvedWallet>();
+  for (const [name, wallet] of Object.entries(file.wallets)) {
+    const path = `wallets.${name}.privateKeyEnv`;
+    const key = env[wallet.privateKeyEnv];
+    if (!key) throw new ConfigError(`${path}: the environment variable ${wallet.privateKeyEnv} is not set`);
+    const normalized = key.startsWith('0x') ? key : `0x${key}`;
+    if (!isHex(normalized) || normalized.length !== 66) {
+      throw new ConfigError(`${path}: ${wallet.privateKeyEnv} does not hold a 32-byte hex private key`);
+    }
+    const budgets: Budget[] = [];
+    for (const [symbol, limits] of Object.entries(wallet.budgets ?? {})) {
+      const info = await token(symbol, `wallets.${name}.budgets.${symbol}`);
+      budgets.push({
+        token: info.address,
+        perDay: limits.perDay === undefined ? undefined : amount(limits.perDay, info, `wallets.${name}.budgets.${symbol}.perDay`),
+        total: limits.total === undefined ? undefined : amount(limits.total, info, `wallets.${name}.budgets.${symbol}.total`),
+      });
+    }
+    wallets.set(name, { name, account: privateKeyToAccount(normalized), budgets });
+  }
+
+  const strategies: Strategy[] = [];
+  for (const [i, config] of file.strategies.entries()) {
+    strategies.push(await resolveStrategy(config, `strategies.${i}`, file.defaults.slippageBps, { token, amount, context }));
+  }
+  return { wallets, strategies, defaults: file.defaults, webhooks: file.notifications?.webhooks ?? [] };
+}
+
+type Resolvers = {
+  token(value: string, path: string): Promise<TokenInfo>;
+  amount(value: string, info: TokenInfo, path: string): bigint;
+  context: { client: ChainClient; chainId: number; book?: AddressBook };
+};
+
+async function resolveStrategy(config: StrategyConfig, path: string, defaultSlippage: number, r: Resolvers): Promise<Strategy> {
+  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config), slippageBps: config.slippageBps ?? defaultSlippage };
+  switch (config.kind) {
+    case 'dca': {
+      const sell = await r.token(config.sell.token, `${path}.sell.token`);
+      return {
+        ...common,
+        kind: 'dca',
+        sell,
+        amount: r.amount(config.sell.amount, sell, `${path}.sell.amount`),
+        buy: await distinctToken(r, config.buy, `${path}.buy`, sell),
+        minPrice: config.minPrice,
+        budget: config.budget && {
+          perDay: config.budget.perDay === undefined ? undefined : r.amount(config.budget.perDay, sell, `${path}.budget.perDay`),
+          total: config.budget.total === undefined ? undefined : r.amount(config.budget.total, sell, `${path}.budget.total`),
+        },
+      };
+    }
+    case 'limit': {
+      const sell = await r.token(config.sell.token, `${path}.sell.token`);
+      return {
+        ...common,
+        kind: 'limit',
+        sell,
+        amount: r.amount(config.sell.amount, sell, `${path}.sell.amount`),
+        buy: await distinctToken(r, config.buy, `${path}.buy`, sell),
+        takeProfit: config.takeProfit,
+        stopLoss: config.stopLoss,
+        repeat: config.repeat,
+        expiresMs: config.expires === undefined ? undefined : Date.parse(config.expires),
+      };
+    }
+    case 'rebalance': {
+      const quote = await r.token(config.quoteToken, `${path}.quoteToken`);
+      const targets = [];
+      for (const [symbol, weight] of Object.entries(config.targets)) targets.push({ token: await r.token(symbol, `${path}.targets.${symbol}`), weight });
+      return { ...common, kind: 'rebalance', targets, quote, driftBps: config.driftBps, minTrade: r.amount(config.minTrade, quote, `${path}.minTrade`) };
+    }
+    case 'compound': {
+      const valueToken = await r.token(config.valueToken, `${path}.valueToken`);
+      return {
+        ...common,
+        kind: 'compound',
+        gauge: await resolveGauge(config.gauge, `${path}.gauge`, r),
+        valueToken,
+        minRewardValue: r.amount(config.minRewardValue, valueToken, `${path}.minRewardValue`),
+        exit: config.exit && {
+          to: await r.token(config.exit.to, `${path}.exit.to`),
+          atMs: config.exit.at === undefined ? undefined : Date.parse(config.exit.at),
+        },
+      };
+    }
+  }
+}
+
+async function distinctToken(r: Resolvers, value: string, path: string, other: TokenInfo): Promise<TokenInfo> {
+  const info = await r.token(value, path);
+  if (isAddressEqual(info.address, other.address)) throw new ConfigError(`${path}: must differ from the token sold (${other.symbol})`);
+  return info;
+}
+
+/** A gauge by its address-book name, or by address (then its pool and reward token are read on chain). */
+async function resolveGauge(value: string, path: string, r: Resolvers): Promise<{ address: Address; pool: Address; rewardToken: TokenInfo }> {
+  const gauges = r.context.book?.contracts.gauges ?? {};
+  const named = gauges[value] ?? Object.values(gauges).find((g) => isAddress(value) && isAddressEqual(g.address, value as Address));
+  if (named) return { address: named.address, pool: named.pool, rewardToken: await r.token(named.rewardToken, `${path} (reward token)`) };
+  if (!isAddress(value)) {
+    throw new ConfigError(`${path}: unknown gauge '${value}'; give an address or one of ${Object.keys(gauges).join(', ') || '(none: pass an --address-book)'}`);
+  }
+  try {
+    const [pool, reward] = await Promise.all([
+      r.context.client.readContract({ address: value, abi: gaugeAbi, functionName: 'stakingToken' }),
+      r.context.client.readContract({ address: value, abi: gaugeAbi, functionName: 'rewardToken' }),
+    ]);
+    return { address: value, pool, rewardToken: await r.token(reward, `${path} (reward token)`) };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`${path}: ${value} does not answer as a staking gauge (stakingToken, rewardToken)`);
+  }
+}
+
+function scheduleOf(config: StrategyConfig): Schedule {
+  return {
+    everyMs: config.every === undefined ? undefined : parseDuration(config.every),
+    cron: config.cron,
+    jitterMs: config.jitter === undefined ? 0 : parseDuration(config.jitter),
+    catchUp: config.catchUp,
+    startMs: config.start === undefined ? undefined : Date.parse(config.start),
+    endMs: config.end === undefined ? undefined : Date.parse(config.end),
+  };
+}

@@ -1,0 +1,68 @@
+/** Strategies as the engine runs them: tokens resolved to addresses and decimals, amounts in raw units. */
+import type { Address } from 'viem';
+import type { TokenInfo } from '../chain/tokens.ts';
+
+export type Schedule = {
+  everyMs?: number;
+  cron?: string;
+  jitterMs: number;
+  catchUp: 'once' | 'skip';
+  startMs?: number;
+  endMs?: number;
+};
+
+type Common = { id: string; wallet: string; schedule: Schedule; slippageBps: number };
+
+export type DcaStrategy = Common & {
+  kind: 'dca';
+  sell: TokenInfo;
+  amount: bigint;
+  buy: TokenInfo;
+  minPrice?: string;
+  budget?: { perDay?: bigint; total?: bigint };
+};
+
+export type RebalanceStrategy = Common & {
+  kind: 'rebalance';
+  targets: { token: TokenInfo; weight: number }[];
+  quote: TokenInfo;
+  driftBps: number;
+  /** In the quote token's raw units. */
+  minTrade: bigint;
+};
+
+export type LimitStrategy = Common & {
+  kind: 'limit';
+  sell: TokenInfo;
+  amount: bigint;
+  buy: TokenInfo;
+  takeProfit?: string;
+  stopLoss?: string;
+  repeat: boolean;
+  expiresMs?: number;
+};
+
+export type CompoundStrategy = Common & {
+  kind: 'compound';
+  gauge: { address: Address; pool: Address; rewardToken: TokenInfo };
+  valueToken: TokenInfo;
+  /** In the value token's raw units. */
+  minRewardValue: bigint;
+  exit?: { to: TokenInfo; atMs?: number };
+};
+
+export type Strategy = DcaStrategy | RebalanceStrategy | LimitStrategy | CompoundStrategy;
+
+/** One trade a strategy wants, before it becomes a ledger intent. `amountIn: 'balance'` means all the wallet holds then. */
+export type PlannedTrade = {
+  /** Distinguishes several trades of one run; part of the intent id. */
+  key: string;
+  kind: 'swap' | 'deposit' | 'withdraw' | 'claim';
+  tokenIn: Address;
+  tokenOut: Address;
+  amountIn: bigint | 'balance';
+  minPrice?: string;
+  minAmountOut?: bigint;
+};
+
+export type Decision = { trades: PlannedTrade[]; note: string };
