@@ -53,14 +53,17 @@ export type CompoundStrategy = Common & {
 
 export type Strategy = DcaStrategy | RebalanceStrategy | LimitStrategy | CompoundStrategy;
 
-/** One trade a strategy wants, before it becomes a ledger intent. `amountIn: 'balance'` means all the wallet holds then. */
+/**
+ * One trade a strategy wants, before it becomes a ledger intent. `amountIn: 'previous-output'` is what the
+ * run's previous trade paid (a compound deposits exactly what its claim paid, never other funds).
+ */
 export type PlannedTrade = {
   /** Distinguishes several trades of one run; part of the intent id. */
   key: string;
   kind: 'swap' | 'deposit' | 'withdraw' | 'claim';
   tokenIn: Address;
   tokenOut: Address;
-  amountIn: bigint | 'balance';
+  amountIn: bigint | 'previous-output';
   minPrice?: string;
   minAmountOut?: bigint;
 };

@@ -1,0 +1,16 @@
+import { formatTokenAmount } from '../chain/tokens.ts';
+import type { DcaStrategy, Decision } from './types.ts';
+
+export type DcaObservation = { sellBalance: bigint };
+
+/** Sell a fixed amount every slot (the price limit and budgets are enforced by the guards). */
+export function decideDca(strategy: DcaStrategy, observed: DcaObservation): Decision {
+  const { sell, buy, amount } = strategy;
+  if (observed.sellBalance < amount) {
+    return { trades: [], note: `holds ${formatTokenAmount(observed.sellBalance, sell.decimals)} ${sell.symbol}, needs ${formatTokenAmount(amount, sell.decimals)}` };
+  }
+  return {
+    trades: [{ key: 'buy', kind: 'swap', tokenIn: sell.address, tokenOut: buy.address, amountIn: amount, minPrice: strategy.minPrice }],
+    note: `sell ${formatTokenAmount(amount, sell.decimals)} ${sell.symbol} for ${buy.symbol}`,
+  };
+}
