@@ -44,6 +44,17 @@ export const farmAbi = parseAbi([
   'function withdraw(address to, bytes data)',
 ]);
 
+/**
+ * The staking gauge the compound strategy claims from: the devnet's StakingGauge interface
+ * (gauges elsewhere must offer the same `claim`/`earned` to be compounded).
+ */
+export const stakingGaugeAbi = parseAbi([
+  'function claim() returns (uint256 reward)',
+  'function earned(address account) view returns (uint256)',
+  'function stakingToken() view returns (address)',
+  'function rewardToken() view returns (address)',
+]);
+
 /** The selectors and topics the reference gives for the real contracts; tests hold the ABIs above to them. */
 export const knownSelectors = {
   swapExactInputForOutput: '0x9acc65a9',

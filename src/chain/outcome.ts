@@ -8,11 +8,16 @@ export function swapOutput(receipt: TransactionReceipt, router: Address, recipie
   return events.find((event) => isAddressEqual(event.address, router) && isAddressEqual(event.args.to, recipient))?.args.outputAmount;
 }
 
+/** Tokens transferred to `recipient` in the receipt (from `from` only, when given). */
+export function transferredTo(receipt: TransactionReceipt, token: Address, recipient: Address, from?: Address): bigint {
+  return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+    .filter((event) => isAddressEqual(event.address, token) && isAddressEqual(event.args.to, recipient) && (!from || isAddressEqual(event.args.from, from)))
+    .reduce((sum, event) => sum + event.args.value, 0n);
+}
+
 /** LP or gauge tokens minted to `recipient` by a deposit (ERC20 Transfer from the zero address). */
 export function mintedTo(receipt: TransactionReceipt, token: Address, recipient: Address): bigint {
-  return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
-    .filter((event) => isAddressEqual(event.address, token) && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, recipient))
-    .reduce((sum, event) => sum + event.args.value, 0n);
+  return transferredTo(receipt, token, recipient, zeroAddress);
 }
 
 /** What the one-transaction withdraw paid, from its OneClickWithdraw event. */

@@ -3,7 +3,7 @@
  * send, follow, record the outcome. Every run returns a typed report with each step's status and time,
  * failures included. A slot that already ran is skipped: a slot trades at most once.
  */
-import { type Address, type Hex, erc20Abi } from 'viem';
+import { type Address, type Hex, erc20Abi, maxUint256 } from 'viem';
 import { readAllowance, type ApprovalMode, ensureAllowance } from '../chain/approvals.ts';
 import type { ChainClient } from '../chain/chains.ts';
 import { TransactionRevertedError } from '../chain/errors.ts';
@@ -25,16 +25,16 @@ import {
 import { GuardRefusal, type RefusalReason } from '../guard/refusal.ts';
 import type { IntentKind, Ledger } from '../ledger/ledger.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { type TradeAsk, type TradePlan, depositPlan, earliest, swapPlan, withdrawPlan } from './plans.ts';
+import { type TradeAsk, type TradePlan, claimPlan, depositPlan, earliest, swapPlan, withdrawPlan } from './plans.ts';
 
 export type TradeRequest = {
   strategyId: string;
   /** The schedule slot this run belongs to; with the strategy id it names the intent. */
   slot: string;
   kind: IntentKind;
-  /** For a withdraw: the LP or gauge token. */
+  /** For a withdraw: the LP or gauge token; for a claim: the gauge. */
   tokenIn: Address;
-  /** For a deposit: the LP or gauge token. */
+  /** For a deposit: the LP or gauge token; for a claim: the reward token. */
   tokenOut: Address;
   amountIn: bigint;
   slippageBps: number;
@@ -129,7 +129,7 @@ export async function executeTrade(deps: ExecutorDeps, request: TradeRequest): P
       const [block, fees, allowance] = await Promise.all([
         deps.client.getBlock({ blockTag: 'latest' }),
         deps.client.estimateFeesPerGas({ type: 'eip1559' }),
-        readAllowance(deps.client, request.tokenIn, wallet, checked.spender),
+        checked.spender ? readAllowance(deps.client, request.tokenIn, wallet, checked.spender) : maxUint256,
       ]);
       checkContractsAllowed(deps.allowlist, checked.contracts);
       checkDeadline(checked.deadlines, block.timestamp, deps.settings.deadline);
@@ -148,7 +148,7 @@ export async function executeTrade(deps: ExecutorDeps, request: TradeRequest): P
         from: wallet,
         to: checked.target,
         data: checked.data,
-        approval: withApproval ? { token: request.tokenIn, spender: checked.spender, amount: request.amountIn } : undefined,
+        approval: withApproval && checked.spender ? { token: request.tokenIn, spender: checked.spender, amount: request.amountIn } : undefined,
         decode: checked.decodeReturn,
       });
     report.simulatedOut = await step('simulate', async () => {
@@ -163,9 +163,10 @@ export async function executeTrade(deps: ExecutorDeps, request: TradeRequest): P
       return { ...report, status: 'dry-run' };
     }
 
-    await step('approve', () =>
-      ensureAllowance(deps.client, sender, { token: request.tokenIn, spender: checked.spender, amount: request.amountIn, mode: deps.settings.approvals, intentId }),
-    );
+    const spender = checked.spender;
+    if (spender) {
+      await step('approve', () => ensureAllowance(deps.client, sender, { token: request.tokenIn, spender, amount: request.amountIn, mode: deps.settings.approvals, intentId }));
+    }
     ledger.updateIntent(intentId, { status: 'submitted' });
     const result = await step('send', () =>
       sender.send(
@@ -196,6 +197,7 @@ async function quotePlan(deps: ExecutorDeps, request: TradeRequest, ask: TradeAs
     const route = await deps.routing.getSwapRoute({ ...common, amountIn: request.amountIn, slippageBps: request.slippageBps, from: ask.wallet });
     return swapPlan(ask, route, threshold);
   }
+  if (request.kind === 'claim') return claimPlan(ask);
   if (request.kind === 'deposit') return depositPlan(ask, await deps.routing.getDepositRoute({ ...common, inputAmount: request.amountIn }));
   return withdrawPlan(ask, await deps.routing.getWithdrawRoute({ ...common, inputAmount: request.amountIn }));
 }

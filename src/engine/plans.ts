@@ -2,10 +2,10 @@
  * From a checked quote to the exact call we sign, for each kind of trade. A plan holds everything the
  * guards, the simulation, the approval and the outcome need, so they all look at the same bytes.
  */
-import { type Address, type Hex, type TransactionReceipt, decodeFunctionResult, zeroAddress } from 'viem';
-import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../chain/abi.ts';
+import { type Address, type Hex, type TransactionReceipt, decodeFunctionResult, encodeFunctionData, zeroAddress } from 'viem';
+import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi, stakingGaugeAbi } from '../chain/abi.ts';
 import { encodeDepositCall, encodeSwapCall, encodeWithdrawCall } from '../chain/calldata.ts';
-import { mintedTo, swapOutput, withdrawOutput } from '../chain/outcome.ts';
+import { mintedTo, swapOutput, transferredTo, withdrawOutput } from '../chain/outcome.ts';
 import { type SwapPayload, swapPayloadFrom } from '../chain/payload.ts';
 import {
   checkDepositQuote,
@@ -23,14 +23,14 @@ export type TradeAsk = { kind: IntentKind; tokenIn: Address; tokenOut: Address; 
 export type TradePlan = {
   /** The contract we call. */
   target: Address;
-  /** Who pulls `amountIn` of `tokenIn` from the wallet (router for swaps, OneClickFarm otherwise). */
-  spender: Address;
+  /** Who pulls `amountIn` of `tokenIn` from the wallet (router for swaps, OneClickFarm otherwise); none for a claim. */
+  spender?: Address;
   expectedOut: bigint;
   minOut: bigint;
   /** Every deadline the call carries (Unix seconds); the earliest is when it can no longer succeed. */
   deadlines: bigint[];
   data: Hex;
-  contracts: { router: Address; oneClickFarm?: Address; farm?: Address };
+  contracts: { router?: Address; oneClickFarm?: Address; farm?: Address; gauge?: Address };
   /** The call's return value as the amount it pays. */
   decodeReturn(returned: Hex): bigint;
   /** What a mined receipt shows was paid to the wallet. */
@@ -41,7 +41,8 @@ export type TradePlan = {
   summary: Record<string, unknown>;
 };
 
-export const earliest = (deadlines: bigint[]) => deadlines.reduce((a, b) => (a < b ? a : b));
+/** The earliest deadline, or undefined when the call has none (a claim). */
+export const earliest = (deadlines: bigint[]) => (deadlines.length === 0 ? undefined : deadlines.reduce((a, b) => (a < b ? a : b)));
 
 /** `threshold`: the strategy's own minimum output in raw units, if any (raises minOut). */
 export function swapPlan(ask: TradeAsk, route: SwapRoute, threshold?: bigint): TradePlan {
@@ -128,11 +129,31 @@ export function withdrawPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
   };
 }
 
+/**
+ * Claiming a gauge's rewards: no quote and no approval; `tokenIn` is the gauge, `tokenOut` its reward token,
+ * `amountIn` the rewards observed (the claim pays what has accrued by then, at least that).
+ */
+export function claimPlan(ask: TradeAsk): TradePlan {
+  return {
+    target: ask.tokenIn,
+    expectedOut: ask.amountIn,
+    minOut: 1n,
+    deadlines: [],
+    data: encodeFunctionData({ abi: stakingGaugeAbi, functionName: 'claim' }),
+    contracts: { gauge: ask.tokenIn },
+    decodeReturn: (returned) => decodeFunctionResult({ abi: stakingGaugeAbi, functionName: 'claim', data: returned }),
+    outcome: (receipt) => transferredTo(receipt, ask.tokenOut, ask.wallet, ask.tokenIn),
+    checkReadyTransaction: () => {},
+    summary: { kind: 'claim', gauge: ask.tokenIn, rewardToken: ask.tokenOut, expectedOut: ask.amountIn },
+  };
+}
+
 /** The outcome reader for an intent recorded earlier (after a restart), from its stored quote summary. */
 export function outcomeReader(kind: IntentKind, summary: Record<string, unknown>, ask: Pick<TradeAsk, 'tokenOut' | 'wallet'>) {
   return (receipt: TransactionReceipt): bigint | undefined => {
     if (kind === 'swap') return swapOutput(receipt, summary.router as Address, ask.wallet);
     if (kind === 'deposit') return mintedTo(receipt, ask.tokenOut, ask.wallet);
+    if (kind === 'claim') return transferredTo(receipt, ask.tokenOut, ask.wallet);
     return withdrawOutput(receipt, summary.oneClickFarm as Address, ask.wallet);
   };
 }

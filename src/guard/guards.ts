@@ -10,12 +10,15 @@ import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
 import { GuardRefusal } from './refusal.ts';
 
 /** The contracts routekeeper will call or approve on one chain. */
-export type Allowlist = { routers: readonly Address[]; oneClickFarms: readonly Address[]; farms: readonly Address[] };
+export type Allowlist = { routers: readonly Address[]; oneClickFarms: readonly Address[]; farms: readonly Address[]; gauges: readonly Address[] };
 
 const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));
 
-export function checkContractsAllowed(allowlist: Allowlist, contracts: { router: Address; oneClickFarm?: Address; farm?: Address }): void {
-  if (!listed(allowlist.routers, contracts.router)) {
+export function checkContractsAllowed(allowlist: Allowlist, contracts: { router?: Address; oneClickFarm?: Address; farm?: Address; gauge?: Address }): void {
+  if (contracts.gauge && !listed(allowlist.gauges, contracts.gauge)) {
+    throw new GuardRefusal('contract-not-allowed', `gauge ${contracts.gauge} is not on the allowlist for this chain`);
+  }
+  if (contracts.router && !listed(allowlist.routers, contracts.router)) {
     throw new GuardRefusal('contract-not-allowed', `router ${contracts.router} is not on the allowlist for this chain`);
   }
   if (contracts.oneClickFarm && !listed(allowlist.oneClickFarms, contracts.oneClickFarm)) {

@@ -12,7 +12,7 @@ import type { Address, Hex } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
 import { migrations } from './schema.ts';
 
-export type IntentKind = 'swap' | 'deposit' | 'withdraw';
+export type IntentKind = 'swap' | 'deposit' | 'withdraw' | 'claim';
 export type IntentStatus = 'pending' | 'refused' | 'dry-run' | 'submitted' | 'confirmed' | 'failed';
 export type AttemptPurpose = 'approve' | 'trade' | 'cancel';
 /** signed: stored, never sent as far as we know · broadcast: maybe in a mempool · mined · reverted · replaced · dropped */

@@ -5,7 +5,7 @@ export const migrations: string[] = [
     id          TEXT PRIMARY KEY,        -- strategy id + ':' + schedule slot: one run, at most one trade
     strategy_id TEXT NOT NULL,
     slot        TEXT NOT NULL,
-    kind        TEXT NOT NULL,           -- swap | deposit | withdraw
+    kind        TEXT NOT NULL,           -- swap | deposit | withdraw | claim
     wallet      TEXT NOT NULL,
     chain_id    INTEGER NOT NULL,
     token_in    TEXT NOT NULL,

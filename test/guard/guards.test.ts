@@ -38,7 +38,7 @@ const refusal = (work: () => void) => {
 
 describe('guards', () => {
   it('accept only allowlisted contracts', () => {
-    const allowlist = { routers: [ROUTER], oneClickFarms: [A], farms: [B] };
+    const allowlist = { routers: [ROUTER], oneClickFarms: [A], farms: [B], gauges: [] };
     expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, oneClickFarm: A, farm: B }))).toBe('accepted');
     expect(refusal(() => checkContractsAllowed(allowlist, { router: A }))).toBe('contract-not-allowed');
     expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, oneClickFarm: B }))).toBe('contract-not-allowed');

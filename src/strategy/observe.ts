@@ -1,0 +1,79 @@
+/**
+ * What each strategy looks at before deciding: balances, quotes and rewards, read through the service
+ * client and the chain. This is the only impure part of a strategy; its output is plain data for decide().
+ */
+import { type Address, erc20Abi, isAddressEqual } from 'viem';
+import { stakingGaugeAbi } from '../chain/abi.ts';
+import type { ChainClient } from '../chain/chains.ts';
+import type { TokenInfo } from '../chain/tokens.ts';
+import type { RoutingClient } from '../service/client.ts';
+import { NoRouteError } from '../service/errors.ts';
+import type { CompoundObservation } from './compound.ts';
+import type { DcaObservation } from './dca.ts';
+import type { LimitObservation } from './limit.ts';
+import type { RebalanceObservation } from './rebalance.ts';
+import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } from './types.ts';
+
+export type MarketView = {
+  client: ChainClient;
+  routing: RoutingClient;
+  wallet: Address;
+  /** The token that is also the chain's native coin (CELO on Celo), to value gas; undefined if none. */
+  nativeToken?: TokenInfo;
+  now(): number;
+};
+
+/** Gas a claim plus a re-deposit takes, with room to spare (devnet: about 90k + 450k). */
+export const compoundGasUnits = 700_000n;
+
+const balanceOf = (view: MarketView, token: Address) =>
+  view.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [view.wallet] });
+
+/** What `amountIn` of tokenIn fetches in tokenOut now; undefined when the service has no route. */
+export async function quoteValue(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint | undefined> {
+  if (amountIn === 0n) return 0n;
+  if (isAddressEqual(tokenIn, tokenOut)) return amountIn;
+  try {
+    return (await view.routing.getSwapRoute({ tokenIn, tokenOut, amountIn })).expectedOut;
+  } catch (error) {
+    if (error instanceof NoRouteError) return undefined;
+    throw error;
+  }
+}
+
+export async function observeDca(strategy: DcaStrategy, view: MarketView): Promise<DcaObservation> {
+  return { sellBalance: await balanceOf(view, strategy.sell.address) };
+}
+
+export async function observeLimit(strategy: LimitStrategy, view: MarketView, fills: number): Promise<LimitObservation> {
+  const [sellBalance, quotedOut] = await Promise.all([
+    balanceOf(view, strategy.sell.address),
+    quoteValue(view, strategy.sell.address, strategy.buy.address, strategy.amount),
+  ]);
+  return { now: view.now(), sellBalance, quotedOut, fills };
+}
+
+export async function observeRebalance(strategy: RebalanceStrategy, view: MarketView): Promise<RebalanceObservation> {
+  const holdings = await Promise.all(
+    strategy.targets.map(async ({ token }) => {
+      const balance = await balanceOf(view, token.address);
+      return { token: token.address, balance, value: (await quoteValue(view, token.address, strategy.quote.address, balance)) ?? 0n };
+    }),
+  );
+  const quoteHolding = holdings.find((h) => isAddressEqual(h.token, strategy.quote.address));
+  return { holdings, quoteBalance: quoteHolding?.balance ?? (await balanceOf(view, strategy.quote.address)) };
+}
+
+export async function observeCompound(strategy: CompoundStrategy, view: MarketView): Promise<CompoundObservation> {
+  const { gauge, valueToken } = strategy;
+  const [earned, position, gasPrice] = await Promise.all([
+    view.client.readContract({ address: gauge.address, abi: stakingGaugeAbi, functionName: 'earned', args: [view.wallet] }),
+    balanceOf(view, gauge.address),
+    view.client.getGasPrice(),
+  ]);
+  const [earnedValue, gasCostValue] = await Promise.all([
+    quoteValue(view, gauge.rewardToken.address, valueToken.address, earned),
+    view.nativeToken ? quoteValue(view, view.nativeToken.address, valueToken.address, gasPrice * compoundGasUnits) : Promise.resolve(0n),
+  ]);
+  return { now: view.now(), earned, position, earnedValue: earnedValue ?? 0n, gasCostValue: gasCostValue ?? 0n };
+}
