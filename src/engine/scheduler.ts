@@ -1,0 +1,137 @@
+/**
+ * When strategies run. Each run belongs to a slot: a time on the strategy's schedule (every N, aligned to
+ * the clock, or a cron expression). The slot names the run, so a slot trades at most once (see the ledger).
+ *
+ * - After downtime, `catchUp: once` runs the latest missed slot once, right away; `skip` waits for the next.
+ *   Never a burst of missed slots.
+ * - A strategy never overlaps itself: a slot that comes while its previous run is still going is skipped.
+ * - Runs of one wallet never overlap (balances and nonces stay coherent); at most `maxConcurrency` runs overall.
+ * - `stop()` starts no new run and waits (up to a bound) for the runs in progress to finish.
+ */
+import { Cron } from 'croner';
+import PQueue from 'p-queue';
+import type { Strategy } from '../strategy/types.ts';
+
+export type SchedulerDeps = {
+  strategies: readonly Strategy[];
+  run(strategy: Strategy, slot: string): Promise<void>;
+  /** The time (ms) of the latest slot this strategy ever ran, from the ledger. */
+  lastSlot(strategyId: string): number | undefined;
+  maxConcurrency: number;
+  now?: () => number;
+  random?: () => number;
+  /** Told about slots that were skipped and why. */
+  onSkip?(strategy: Strategy, slot: string, why: string): void;
+};
+
+export class Scheduler {
+  readonly #deps: SchedulerDeps;
+  readonly #now: () => number;
+  readonly #global: PQueue;
+  readonly #wallets = new Map<string, PQueue>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #running = new Set<string>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #stopping = false;
+
+  constructor(deps: SchedulerDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#global = new PQueue({ concurrency: deps.maxConcurrency });
+  }
+
+  start(): void {
+    for (const strategy of this.#deps.strategies) {
+      const now = this.#now();
+      const due = latestSlot(strategy, now);
+      const last = this.#deps.lastSlot(strategy.id);
+      const missed = due !== undefined && (last === undefined || last < due);
+      if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due);
+      else if (missed) this.#deps.onSkip?.(strategy, slotName(due), 'missed while stopped (catchUp: skip)');
+      this.#scheduleNext(strategy, now);
+    }
+  }
+
+  /** Starts no new run; waits up to `timeoutMs` for runs in progress. Resolves with the runs still going. */
+  async stop(timeoutMs = 30_000): Promise<string[]> {
+    this.#stopping = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    const settled = Promise.allSettled([...this.#inFlight]).then(() => 'done' as const);
+    const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+    await Promise.race([settled, timedOut]);
+    return [...this.#running];
+  }
+
+  #scheduleNext(strategy: Strategy, after: number): void {
+    if (this.#stopping) return;
+    const next = nextSlot(strategy, after);
+    if (next === undefined) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#fire(strategy, next);
+      this.#scheduleNext(strategy, next);
+    }, Math.max(0, next - this.#now()));
+    this.#timers.add(timer);
+  }
+
+  #fire(strategy: Strategy, slotTime: number): void {
+    const slot = slotName(slotTime);
+    if (this.#stopping) return;
+    if (this.#running.has(strategy.id)) {
+      this.#deps.onSkip?.(strategy, slot, 'the previous run is still going');
+      return;
+    }
+    this.#running.add(strategy.id);
+    const jitter = strategy.schedule.jitterMs > 0 ? Math.floor((this.#deps.random ?? Math.random)() * strategy.schedule.jitterMs) : 0;
+    const queue = this.#walletQueue(strategy.wallet);
+    const run = (async () => {
+      if (jitter > 0) await new Promise((resolve) => setTimeout(resolve, jitter));
+      await queue.add(() => this.#global.add(async () => {
+        if (!this.#stopping) await this.#deps.run(strategy, slot);
+      }));
+    })()
+      .catch(() => {}) // run() reports its own failures; the schedule goes on
+      .finally(() => {
+        this.#running.delete(strategy.id);
+        this.#inFlight.delete(run);
+      });
+    this.#inFlight.add(run);
+  }
+
+  #walletQueue(wallet: string): PQueue {
+    let queue = this.#wallets.get(wallet);
+    if (!queue) {
+      queue = new PQueue({ concurrency: 1 });
+      this.#wallets.set(wallet, queue);
+    }
+    return queue;
+  }
+}
+
+/** A slot's name: its time in ISO form (part of the intent id). */
+export const slotName = (time: number) => new Date(time).toISOString();
+
+const inWindow = (strategy: Strategy, time: number) =>
+  (strategy.schedule.startMs === undefined || time >= strategy.schedule.startMs) && (strategy.schedule.endMs === undefined || time <= strategy.schedule.endMs);
+
+/** The latest slot at or before `now` (within the strategy's window). */
+export function latestSlot(strategy: Strategy, now: number): number | undefined {
+  const { everyMs, cron } = strategy.schedule;
+  let slot: number | undefined;
+  if (everyMs !== undefined) slot = Math.floor(now / everyMs) * everyMs;
+  else if (cron !== undefined) slot = new Cron(cron, { paused: true, timezone: 'UTC' }).previousRuns(1, new Date(now + 1))[0]?.getTime();
+  return slot !== undefined && inWindow(strategy, slot) ? slot : undefined;
+}
+
+/** The first slot strictly after `after` (within the strategy's window). */
+export function nextSlot(strategy: Strategy, after: number): number | undefined {
+  const { everyMs, cron } = strategy.schedule;
+  let slot: number | undefined;
+  if (everyMs !== undefined) slot = (Math.floor(after / everyMs) + 1) * everyMs;
+  else if (cron !== undefined) slot = new Cron(cron, { paused: true, timezone: 'UTC' }).nextRun(new Date(after))?.getTime();
+  if (slot === undefined) return undefined;
+  if (strategy.schedule.endMs !== undefined && slot > strategy.schedule.endMs) return undefined;
+  if (strategy.schedule.startMs !== undefined && slot < strategy.schedule.startMs) return nextSlot(strategy, strategy.schedule.startMs - 1);
+  return slot;
+}
