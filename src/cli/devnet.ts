@@ -1,4 +1,4 @@
-import { startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
+import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { describeDevnet } from '../devnet/describe.ts';
 import { waitForShutdownSignal } from '../ops/shutdown.ts';
 import { type Command, parseCommandArgs, parseIntegerOption } from './command.ts';
@@ -10,7 +10,8 @@ export const devnetCommand: Command = {
 
 Starts anvil with the devnet world deployed (test tokens, Uniswap V2 pools, the router,
 OneClickFarm, farms and a rewards gauge) and a local Token Routing Service quoting over it.
-Stays up until SIGINT or SIGTERM, then stops both and exits 0.
+It mines a block every 5 s (as Celo does), and every transaction at once. Stays up until SIGINT or SIGTERM,
+then stops both and exits 0.
 
 Options:
   --json            print the address book as exactly one line of JSON on stdout once ready
@@ -30,6 +31,7 @@ Options:
     const servicePort = parseIntegerOption('service-port', values['service-port'], { max: 65535 });
     const shutdown = waitForShutdownSignal();
     const devnet = await startDevnet({ port, chainId });
+    const stopMining = mineEvery(devnet.node.rpcUrl, 5_000);
     let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
     try {
       routing = await startDevnetRoutingService(devnet.addressBook, { port: servicePort });
@@ -41,6 +43,7 @@ Options:
       }
       await shutdown;
     } finally {
+      stopMining();
       await routing?.service.close();
       await devnet.stop();
     }

@@ -4,9 +4,14 @@ import { devnetCommand } from './devnet.ts';
 import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { UsageError } from './errors.ts';
+import { checkCommand } from './check.ts';
+import { historyCommand } from './history.ts';
+import { onceCommand } from './once.ts';
 import { quoteCommand } from './quote.ts';
+import { runCommand } from './run.ts';
+import { schemaCommand } from './schema.ts';
 
-const commands: Command[] = [devnetCommand, quoteCommand];
+const commands: Command[] = [runCommand, onceCommand, quoteCommand, checkCommand, historyCommand, devnetCommand, schemaCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length));

@@ -137,8 +137,10 @@ export async function deployWorld(rpcUrl: string, chainId: number = devnetChainI
     args: [deployer.address],
   });
   const staked = (lpBalance * BigInt(Math.round(gaugeSpec.stakedShare * 1000))) / 1000n;
-  await call(gaugePool.address, artifacts.UniswapV2Pair.abi, 'approve', [gauge, staked]);
+  const stakedPerUser = (lpBalance * BigInt(Math.round(gaugeSpec.userStakedShare * 1000))) / 1000n;
+  await call(gaugePool.address, artifacts.UniswapV2Pair.abi, 'approve', [gauge, staked + stakedPerUser * BigInt(users.length)]);
   await call(gauge, artifacts.StakingGauge.abi, 'deposit', [staked, deployer.address]);
+  for (const user of users) await call(gauge, artifacts.StakingGauge.abi, 'deposit', [stakedPerUser, user.address]);
   const reward = amount(gaugeSpec.rewardToken, gaugeSpec.rewardAmount);
   await mint(gaugeSpec.rewardToken, deployer.address, reward);
   await call(tokens[gaugeSpec.rewardToken].address, artifacts.TestToken.abi, 'approve', [gauge, reward]);

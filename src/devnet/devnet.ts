@@ -48,6 +48,19 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   }
 }
 
+/**
+ * Mines an empty block every `intervalMs` (Celo makes one every 5 s), so that chain time moves and gauge
+ * rewards accrue even when nobody trades. Transactions are still mined at once. Returns a stop function.
+ */
+export function mineEvery(rpcUrl: string, intervalMs: number): () => void {
+  const testClient = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
+  const timer = setInterval(() => {
+    testClient.mine({ blocks: 1 }).catch(() => {});
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** Starts an anvil node forking `baseRpcUrl` (the devnet, or any chain: a Celo RPC for paper trading). */
 export function forkChain(baseRpcUrl: string, options: { port?: number } = {}): Promise<AnvilNode> {
   return startAnvil({ port: options.port ?? 0, forkUrl: baseRpcUrl, mnemonic: devnetMnemonic, accounts: 10 });

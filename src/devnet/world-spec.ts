@@ -40,8 +40,10 @@ export const uniswapV2FeePerMille = 3;
 export const gaugeSpec = {
   pool: 'CELO/cUSD',
   rewardToken: 'RWD' as TokenSymbol,
-  /** Share of the deployer's LP staked in the gauge at start, so rewards already flow. */
-  stakedShare: 0.5,
+  /** Share of the deployer's LP staked in the gauge at start for itself, so rewards already flow. */
+  stakedShare: 0.4,
+  /** Share of the deployer's LP staked in the gauge for each user account (so a compound strategy has rewards). */
+  userStakedShare: 0.02,
   rewardAmount: '1000000',
   rewardDurationSeconds: 365 * 24 * 3600,
 };

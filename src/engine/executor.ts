@@ -81,6 +81,8 @@ export type ExecutionReport = {
   simulatedOut?: bigint;
   amountOut?: bigint;
   txHash?: Hex;
+  /** Gas paid by the mined transaction, in wei of the native coin. */
+  gasCostWei?: bigint;
   steps: { step: string; ms: number; ok: boolean }[];
 };
 
@@ -240,21 +242,22 @@ export async function recordOutcome(
 ): Promise<Partial<ExecutionReport>> {
   const { receipt, attempt, cancelled } = result;
   const onChain = { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice };
+  const gasCostWei = receipt.gasUsed * receipt.effectiveGasPrice;
   if (cancelled) {
     const reason = 'cancelled: the stuck trade was replaced by a zero-value transfer';
     deps.ledger.updateIntent(intentId, { status: 'failed', reason, outcome: onChain });
-    return { status: 'failed', reason, txHash: receipt.transactionHash };
+    return { status: 'failed', reason, txHash: receipt.transactionHash, gasCostWei };
   }
   if (receipt.status !== 'success') {
     const tx = await deps.client.getTransaction({ hash: receipt.transactionHash });
     const why = await revertReason(deps.client, { from: wallet, to: tx.to as Address, data: tx.input, gas: tx.gas }, receipt.blockNumber - 1n);
     const reason = `reverted on chain: ${why}`;
     deps.ledger.updateIntent(intentId, { status: 'failed', reason, outcome: onChain });
-    return { status: 'failed', reason, txHash: attempt.hash };
+    return { status: 'failed', reason, txHash: attempt.hash, gasCostWei };
   }
   const amountOut = outcomeOf(receipt);
   deps.ledger.updateIntent(intentId, { status: 'confirmed', reason: null, outcome: { ...onChain, amountOut } });
-  return { status: 'confirmed', amountOut, txHash: receipt.transactionHash };
+  return { status: 'confirmed', amountOut, txHash: receipt.transactionHash, gasCostWei };
 }
 
 /**

@@ -105,6 +105,17 @@ export class Ledger {
     return ledger;
   }
 
+  /** Opens an existing ledger for reading only (`history`, `check`): no lock taken, nothing written. */
+  static openReadOnly(file: string): Ledger {
+    let db: Database.Database;
+    try {
+      db = new Database(file, { readonly: true, fileMustExist: true });
+    } catch (error) {
+      throw new RoutekeeperError(`no ledger at ${file}`, { cause: error });
+    }
+    return new Ledger(db, 'reader');
+  }
+
   #migrate() {
     const version = this.#db.pragma('user_version', { simple: true }) as number;
     for (let next = version; next < migrations.length; next++) {
@@ -138,7 +149,7 @@ export class Ledger {
 
   close(): void {
     clearInterval(this.#heartbeat);
-    this.#db.prepare('DELETE FROM owner_lock WHERE owner = ?').run(this.#owner);
+    if (!this.#db.readonly) this.#db.prepare('DELETE FROM owner_lock WHERE owner = ?').run(this.#owner);
     this.#db.close();
   }
 

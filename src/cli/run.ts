@@ -1,0 +1,95 @@
+import { readEnv } from '../config/env.ts';
+import { reconcileAll, startDaemon } from '../engine/daemon.ts';
+import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
+import { startHealthServer } from '../ops/health-server.ts';
+import { createLogger } from '../ops/logger.ts';
+import { createMetrics } from '../ops/metrics.ts';
+import { createNotifier } from '../ops/notifier.ts';
+import { waitForShutdownSignal } from '../ops/shutdown.ts';
+import { type Command, parseCommandArgs } from './command.ts';
+import { UsageError } from './errors.ts';
+
+const commonOptions = {
+  config: { type: 'string', short: 'c' },
+  'dry-run': { type: 'boolean' },
+  'address-book': { type: 'string' },
+} as const;
+
+const commonHelp = `  -c, --config <file>      strategy file (default: ROUTEKEEPER_CONFIG, else config/strategies.yaml)
+  --dry-run                quote, check and simulate, record what would happen, sign nothing
+  --address-book <file>    a deployment's address book: token symbols, allowlisted router and farms,
+                           and the RPC and service URLs when the environment does not give them
+Without RPC_URL (and without an address book) routekeeper starts its embedded devnet: a LOCAL chain
+with test tokens and a funded test account. Nothing there is worth real money.`;
+
+function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
+  const lines = [
+    runtime.mode === 'embedded devnet'
+      ? '*** routekeeper on its EMBEDDED DEVNET: a local chain with test tokens. No real funds are used. ***'
+      : runtime.mode === 'fork'
+        ? '*** routekeeper PAPER TRADING on a local fork of RPC_URL: real state, nothing reaches the real chain. ***'
+        : `*** routekeeper trading for real on chain ${runtime.chainId}. ***`,
+    `  chain ${runtime.chainId} at ${runtime.rpcUrl}`,
+    `  routing service ${runtime.serviceUrl}`,
+    `  strategies ${runtime.config.strategies.map((s) => `${s.id} (${s.kind})`).join(', ')} from ${runtime.configFile}`,
+    `  wallets ${wallets.join(', ')}`,
+    `  ledger ${runtime.ledgerFile}`,
+  ];
+  if (dryRun) lines.push('  DRY RUN: nothing will be signed.');
+  return lines.join('\n');
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run the daemon: every strategy on its schedule, until Ctrl-C',
+  help: `Usage: routekeeper run [--config <file>] [--dry-run] [--fork] [--address-book <file>]
+
+Runs the strategies on their schedules until SIGINT or SIGTERM. Unfinished trades from a previous run are
+settled with the chain first. Serves /healthz and /metrics on METRICS_PORT (default 9464, 0 = any free port).
+
+Options:
+${commonHelp}
+  --fork                   paper trading: run against a local anvil fork of RPC_URL`,
+  async run(argv) {
+    const { values } = parseCommandArgs('run', argv, { ...commonOptions, fork: { type: 'boolean' } });
+    const env = readEnv();
+    if (values.fork && !env.RPC_URL) throw new UsageError('--fork needs RPC_URL: the chain to fork');
+    const logger = createLogger();
+    const shutdown = waitForShutdownSignal();
+    const runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork });
+    try {
+      const metrics = createMetrics();
+      const execution = openExecution(runtime, {
+        dryRun: values['dry-run'],
+        onStage: (stage) => {
+          if (stage === 'replaced' || stage === 'cancelled') metrics.replacements.inc({ kind: stage });
+        },
+      });
+      const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.sender.address}`);
+      for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
+      const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger) };
+      let stopping = false;
+      const health = await startHealthServer({
+        port: env.METRICS_PORT ?? 9464,
+        metrics,
+        health: () => ({ ok: !stopping, details: { mode: runtime.mode, chainId: runtime.chainId, strategies: runtime.config.strategies.length } }),
+      });
+      runtime.onClose(() => health.close());
+      logger.info({ port: health.port }, `health and metrics on http://127.0.0.1:${health.port}/healthz and /metrics`);
+
+      await reconcileAll(execution, observers);
+      const daemon = startDaemon(runtime, execution, observers);
+      const signal = await shutdown;
+      stopping = true;
+      logger.info({ signal }, 'stopping: no new runs; waiting for runs in progress');
+      const unfinished = await daemon.stop();
+      if (unfinished.length > 0) logger.warn({ strategies: unfinished }, 'runs still in progress at exit: their intents are in the ledger and are settled at the next start');
+      logger.info('stopped');
+      return 0;
+    } finally {
+      await runtime.close();
+    }
+  },
+};
+
+export { commonHelp, commonOptions };

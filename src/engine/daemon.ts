@@ -1,0 +1,124 @@
+/**
+ * The daemon: reconcile every wallet's unfinished intents with the chain, then run the strategies on their
+ * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
+ */
+import { erc20Abi, formatEther, formatUnits } from 'viem';
+import type { Logger } from '../ops/logger.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Notifier } from '../ops/notifier.ts';
+import type { Strategy } from '../strategy/types.ts';
+import type { ExecutionReport } from './executor.ts';
+import { reconcile } from './reconcile.ts';
+import { type RunReport, runStrategy } from './runner.ts';
+import type { Execution, Runtime } from './runtime.ts';
+import { Scheduler } from './scheduler.ts';
+
+export type Observers = { logger: Logger; metrics: Metrics; notifier: Notifier };
+
+/** Settles what a previous process left open, wallet by wallet, before anything new runs. */
+export async function reconcileAll(execution: Execution, observers: Observers): Promise<ExecutionReport[]> {
+  const reports: ExecutionReport[] = [];
+  for (const [wallet, executor] of execution.executors) {
+    for (const report of await reconcile(executor)) {
+      observers.logger.info({ wallet, intent: report.intentId, status: report.status, reason: report.reason, amountOut: report.amountOut }, 'reconciled an unfinished intent');
+      reports.push(report);
+    }
+  }
+  return reports;
+}
+
+/** Runs one strategy for one slot and reports it; never throws (a failed run is reported, the daemon goes on). */
+export async function runAndReport(strategy: Strategy, slot: string, runtime: Runtime, execution: Execution, observers: Observers): Promise<RunReport | undefined> {
+  const { logger, metrics } = observers;
+  const executor = execution.executors.get(strategy.wallet);
+  const wallet = runtime.config.wallets.get(strategy.wallet);
+  if (!executor || !wallet) throw new Error(`no executor for wallet ${strategy.wallet}`);
+  metrics.ticks.inc({ strategy: strategy.id });
+  const stopTimer = metrics.runSeconds.startTimer({ strategy: strategy.id });
+  try {
+    const report = await runStrategy(strategy, slot, {
+      executor,
+      walletBudgets: wallet.budgets,
+      view: { client: runtime.client, routing: runtime.routing, wallet: executor.sender.address, nativeToken: runtime.nativeToken, now: Date.now },
+    });
+    recordRun(report, observers);
+    await recordBalances(strategy, runtime, executor.sender.address, metrics);
+    return report;
+  } catch (error) {
+    metrics.quotes.inc({ outcome: 'error' });
+    logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed before trading');
+    observers.notifier.notify('failed', { strategy: strategy.id, slot, reason: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  } finally {
+    stopTimer();
+  }
+}
+
+function recordRun(report: RunReport, { logger, metrics, notifier }: Observers): void {
+  if (report.trades.length === 0) logger.info({ strategy: report.strategyId, slot: report.slot }, `no trade: ${report.note}`);
+  for (const trade of report.trades) {
+    for (const step of trade.steps) metrics.stepSeconds.observe({ step: step.step }, step.ms / 1000);
+    if (trade.steps.some((step) => step.step === 'quote')) metrics.quotes.inc({ outcome: trade.steps.find((s) => s.step === 'quote')?.ok ? 'ok' : 'failed' });
+    metrics.transactions.inc({ status: trade.status });
+    if (trade.gasCostWei !== undefined) metrics.gasSpent.inc(Number(trade.gasCostWei));
+    const fields = {
+      strategy: report.strategyId,
+      intent: trade.intentId,
+      status: trade.status,
+      expectedOut: trade.expectedOut,
+      minOut: trade.minOut,
+      amountOut: trade.amountOut,
+      txHash: trade.txHash,
+      reason: trade.reason,
+    };
+    if (trade.status === 'confirmed') {
+      logger.info(fields, `filled: ${report.note}`);
+      notifier.notify('filled', fields);
+    } else if (trade.status === 'refused') {
+      metrics.refusals.inc({ reason: trade.refusal ?? 'unknown' });
+      logger.warn(fields, `refused by a guard: ${trade.reason}`);
+      notifier.notify('refused', fields);
+    } else if (trade.status === 'failed' || trade.status === 'submitted') {
+      logger.error(fields, `not filled: ${trade.reason}`);
+      notifier.notify('failed', fields);
+    } else {
+      logger.info(fields, `${trade.status}: ${report.note}`);
+    }
+  }
+}
+
+/** Wallet balances of the tokens a strategy touched, and gas paid, for the metrics. */
+async function recordBalances(strategy: Strategy, runtime: Runtime, wallet: `0x${string}`, metrics: Metrics): Promise<void> {
+  const tokens =
+    strategy.kind === 'rebalance' ? strategy.targets.map((t) => t.token) : strategy.kind === 'compound' ? [strategy.gauge.rewardToken, strategy.valueToken] : [strategy.sell, strategy.buy];
+  const balances = await Promise.all(tokens.map((token) => runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] })));
+  tokens.forEach((token, i) => metrics.balance.set({ wallet, token: token.symbol }, Number(formatUnits(balances[i] as bigint, token.decimals))));
+  metrics.balance.set({ wallet, token: 'native' }, Number(formatEther(await runtime.client.getBalance({ address: wallet }))));
+}
+
+export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
+
+export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers): Daemon {
+  const scheduler = new Scheduler({
+    strategies: runtime.config.strategies,
+    maxConcurrency: runtime.config.defaults.maxConcurrency,
+    lastSlot: (strategyId) => {
+      const [latest] = execution.ledger.history({ strategyId, limit: 1 });
+      const time = latest ? Date.parse(latest.slot.split('#')[0] as string) : Number.NaN;
+      return Number.isNaN(time) ? undefined : time;
+    },
+    run: async (strategy, slot) => {
+      await runAndReport(strategy, slot, runtime, execution, observers);
+    },
+    onSkip: (strategy, slot, why) => observers.logger.info({ strategy: strategy.id, slot }, `slot skipped: ${why}`),
+  });
+  scheduler.start();
+  return {
+    scheduler,
+    async stop() {
+      const unfinished = await scheduler.stop();
+      await observers.notifier.flush();
+      return unfinished;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Everything a command needs to act for the user, opened in one place: the chain (the embedded devnet,
+ * a fork of RPC_URL for paper trading, or RPC_URL itself), the routing service, the strategy file resolved
+ * against the chain, the ledger, and one sender and executor per wallet. `close()` undoes it in reverse.
+ */
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createPublicClient, http, parseGwei } from 'viem';
+import { type ChainClient, chainFor } from '../chain/chains.ts';
+import { type SenderStage, WalletSender } from '../chain/sender.ts';
+import { readTokenInfo, type TokenInfo } from '../chain/tokens.ts';
+import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
+import { allowlistFor } from '../config/allowlist.ts';
+import type { Env } from '../config/env.ts';
+import { ConfigError } from '../config/errors.ts';
+import { type ResolvedConfig, resolveConfig, tokenDirectory } from '../config/resolve.ts';
+import { loadStrategyFile } from '../config/strategy-file.ts';
+import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
+import { Ledger, type Attempt } from '../ledger/ledger.ts';
+import { type RoutingClient, createRoutingClient, productionServiceUrl } from '../service/client.ts';
+import { type ExecutorDeps, defaultExecutionSettings } from './executor.ts';
+
+export const defaultConfigFile = 'config/strategies.yaml';
+export const defaultDataDir = 'data';
+
+export type RuntimeOptions = {
+  env: Env;
+  configFile?: string;
+  addressBookFile?: string;
+  /** Paper trading: run against a local anvil fork of RPC_URL. */
+  fork?: boolean;
+  /** Only look (`check`): keep the previous devnet or fork ledger. */
+  inspectOnly?: boolean;
+  onStage?: (stage: SenderStage, attempt: Attempt) => void;
+};
+
+export type Runtime = {
+  mode: 'embedded devnet' | 'fork' | 'network';
+  chainId: number;
+  rpcUrl: string;
+  serviceUrl: string;
+  configFile: string;
+  ledgerFile: string;
+  book?: AddressBook;
+  client: ChainClient;
+  routing: RoutingClient;
+  config: ResolvedConfig;
+  nativeToken?: TokenInfo;
+  /** Adds a cleanup to run (in reverse order) at close. */
+  onClose(cleanup: () => Promise<void> | void): void;
+  close(): Promise<void>;
+};
+
+export type Execution = { ledger: Ledger; executors: Map<string, ExecutorDeps> };
+
+/** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
+export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Execution {
+  const ledger = Ledger.open(runtime.ledgerFile);
+  runtime.onClose(() => ledger.close());
+  const { config, chainId, client, routing } = runtime;
+  const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
+  const settings = { ...defaultExecutionSettings, dryRun: options.dryRun ?? false, approvals: config.defaults.approvals, feeCap };
+  const allowlist = allowlistFor(chainId, runtime.book);
+  const executors = new Map<string, ExecutorDeps>();
+  for (const wallet of config.wallets.values()) {
+    const sender = new WalletSender({ client, account: wallet.account, chainId, ledger, settings: { feeCap }, onStage: options.onStage });
+    executors.set(wallet.name, { chainId, client, ledger, routing, allowlist, sender, settings });
+  }
+  return { ledger, executors };
+}
+
+export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { env } = options;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    let book = options.addressBookFile ? loadAddressBook(options.addressBookFile) : undefined;
+    let rpcUrl = env.RPC_URL ?? book?.rpcUrl;
+    let mode: Runtime['mode'] = 'network';
+    const keys: NodeJS.ProcessEnv = { ...process.env };
+    const dataDir = resolve(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
+    let ledgerFile = join(dataDir, 'ledger.sqlite');
+
+    if (!rpcUrl) {
+      // No chain given: the embedded devnet, with its routing service and a funded test account.
+      mode = 'embedded devnet';
+      const devnet = await startDevnet();
+      cleanups.push(() => devnet.stop());
+      cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
+      const routing = await startDevnetRoutingService(devnet.addressBook);
+      cleanups.push(() => routing.service.close());
+      book = routing.addressBook;
+      rpcUrl = book.rpcUrl;
+      keys.ROUTEKEEPER_PRIVATE_KEY ??= book.accounts[0]?.privateKey;
+      // A fresh devnet is a new chain: the previous devnet's ledger describes transactions that never existed here.
+      ledgerFile = join(dataDir, 'devnet-ledger.sqlite');
+      if (!options.inspectOnly) for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledgerFile}${suffix}`, { force: true });
+    } else if (options.fork) {
+      mode = 'fork';
+      const node = await forkChain(rpcUrl);
+      cleanups.push(() => node.stop());
+      rpcUrl = node.rpcUrl;
+      ledgerFile = join(dataDir, 'fork-ledger.sqlite');
+      if (!options.inspectOnly) for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledgerFile}${suffix}`, { force: true });
+    }
+
+    const probe = createPublicClient({ transport: http(rpcUrl) });
+    let chainId: number;
+    try {
+      chainId = await probe.getChainId();
+    } catch (error) {
+      throw new ConfigError(`cannot reach the chain at ${rpcUrl}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const client = createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { batch: true }), pollingInterval: 1_000 });
+    const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
+    const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId });
+
+    const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
+    const config = await resolveConfig(loadStrategyFile(configFile), { client, chainId, book, env: keys });
+
+    const native = tokenDirectory(chainId, book).tokens.CELO;
+    const nativeToken = native ? await readTokenInfo(client, native.address).catch(() => undefined) : undefined;
+    return { mode, chainId, rpcUrl, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, onClose: (cleanup) => cleanups.push(cleanup), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

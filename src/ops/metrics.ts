@@ -1,0 +1,34 @@
+/** Prometheus metrics (prom-client), on a registry of the daemon's own. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'routekeeper_process_' });
+  const metric = { registers: [registry] };
+  return {
+    registry,
+    ticks: new Counter({ name: 'routekeeper_ticks_total', help: 'Strategy runs started', labelNames: ['strategy'], ...metric }),
+    quotes: new Counter({ name: 'routekeeper_quotes_total', help: 'Quotes asked for, by outcome', labelNames: ['outcome'], ...metric }),
+    refusals: new Counter({ name: 'routekeeper_guard_refusals_total', help: 'Quotes refused by a guard, by reason', labelNames: ['reason'], ...metric }),
+    transactions: new Counter({ name: 'routekeeper_transactions_total', help: 'Runs of trades by final status', labelNames: ['status'], ...metric }),
+    replacements: new Counter({ name: 'routekeeper_replacements_total', help: 'Stuck transactions replaced or cancelled', labelNames: ['kind'], ...metric }),
+    gasSpent: new Counter({ name: 'routekeeper_gas_spent_wei_total', help: 'Gas paid by mined transactions, in wei of the native coin', ...metric }),
+    runSeconds: new Histogram({
+      name: 'routekeeper_run_duration_seconds',
+      help: 'Time of a strategy run, from observation to the last receipt',
+      labelNames: ['strategy'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      ...metric,
+    }),
+    stepSeconds: new Histogram({
+      name: 'routekeeper_step_duration_seconds',
+      help: 'Time of each execution step (quote, guards, simulate, approve, send)',
+      labelNames: ['step'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      ...metric,
+    }),
+    balance: new Gauge({ name: 'routekeeper_wallet_balance', help: 'Wallet balances in whole tokens', labelNames: ['wallet', 'token'], ...metric }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
