@@ -1,15 +1,17 @@
 import { parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
 const fork = useDevnetFork();
 const DAY = 24n * 3600n;
 
+/** Two accounts anvil funds with native coin only: no tokens and, unlike the devnet's users, no stake yet. */
 function setup() {
-  const [alice, bob] = fork.addressBook.accounts;
+  const [alice, bob] = [devnetAccount(8), devnetAccount(9)];
   const gauge = fork.addressBook.contracts.gauges['CELO/cUSD'];
-  if (!alice || !bob || !gauge) throw new Error('devnet lacks the gauge or two funded accounts');
+  if (!gauge) throw new Error('devnet lacks the gauge');
   return { alice, bob, gauge: gauge.address, lp: gauge.pool, reward: fork.token(gauge.rewardToken) };
 }
 
@@ -29,11 +31,12 @@ async function giveLp(privateKey: `0x${string}`, address: `0x${string}`) {
 }
 
 describe('staking gauge', () => {
-  it('is already streaming rewards on the seeded devnet', async () => {
+  it('is already streaming rewards on the seeded devnet, to the deployer and every funded account', async () => {
     const now = (await fork.publicClient.getBlock()).timestamp;
     expect(await readGauge('rewardRate')).toBeGreaterThan(0n);
     expect(await readGauge('periodFinish')).toBeGreaterThan(now + 300n * DAY);
     expect(await readGauge('totalSupply')).toBeGreaterThan(0n);
+    for (const account of fork.addressBook.accounts) expect(await fork.balanceOf(setup().gauge, account.address)).toBeGreaterThan(0n);
   });
 
   it('accrues rewards with time and pays them on claim, to the wei', async () => {
