@@ -1,0 +1,181 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Address, parseAbiItem, parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { runCli, spawnCli } from '../helpers/cli.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+
+const fork = useDevnetFork({ routing: true });
+const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+
+let dir = '';
+let bookFile = '';
+const webhooks: { event: string; strategy?: string }[] = [];
+let webhookServer: ReturnType<typeof createServer>;
+let webhookUrl = '';
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'routekeeper-daemon-'));
+  bookFile = join(dir, 'address-book.json');
+  writeFileSync(bookFile, JSON.stringify(fork.addressBook));
+  webhookServer = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      webhooks.push(JSON.parse(body));
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => webhookServer.listen(0, '127.0.0.1', resolve));
+  webhookUrl = `http://127.0.0.1:${(webhookServer.address() as AddressInfo).port}/hook`;
+});
+afterAll(() => new Promise<void>((resolve) => webhookServer.close(() => resolve())));
+
+const env = (extra: Record<string, string> = {}) => ({
+  RPC_URL: '',
+  ROUTING_SERVICE_URL: '',
+  ROUTING_API_KEY: '',
+  ROUTEKEEPER_CONFIG: '',
+  ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+  ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
+  METRICS_PORT: '0',
+  ...extra,
+});
+
+function writeConfig(name: string, text: string) {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const everyKind = () => `
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+notifications:
+  webhooks: [{ url: "${webhookUrl}", events: [filled, refused, failed] }]
+strategies:
+  - { id: dca, kind: dca, wallet: main, every: 2s, sell: { token: cUSD, amount: "5" }, buy: CELO }
+  - { id: rebalance, kind: rebalance, wallet: main, every: 3s, targets: { CELO: 1, cEUR: 1 }, quoteToken: cUSD, driftBps: 500, minTrade: "50" }
+  - { id: take-profit, kind: limit, wallet: main, every: 2s, sell: { token: CELO, amount: "100" }, buy: cUSD, takeProfit: "0.4" }
+  - { id: compound, kind: compound, wallet: main, every: 2s, gauge: CELO/cUSD, valueToken: cUSD, minRewardValue: "1" }
+`;
+
+describe('routekeeper run', () => {
+  it('runs one strategy of each kind over time-warped cycles: ledger, balances, metrics, health, webhooks', async () => {
+    const config = writeConfig('every-kind.yaml', everyKind());
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
+    const fromBlock = await fork.publicClient.getBlockNumber();
+    const gaugeBefore = await fork.balanceOf(gauge, me);
+    const child = spawnCli(['run', '--config', config, '--address-book', bookFile], env());
+    const lines: Record<string, unknown>[] = [];
+    let buffer = '';
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      const parts = buffer.split('\n');
+      buffer = parts.pop() ?? '';
+      for (const part of parts) if (part.trim()) lines.push(JSON.parse(part));
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const waitFor = async (predicate: () => boolean, what: string, ms = 30_000) => {
+      const started = Date.now();
+      while (!predicate()) {
+        if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+
+    await waitFor(() => lines.some((line) => typeof line.port === 'number'), 'the metrics port');
+    const port = lines.find((line) => typeof line.port === 'number')?.port as number;
+    // A few cycles, each one a day later on the chain, so the gauge pays rewards worth compounding.
+    for (let cycle = 0; cycle < 3; cycle++) {
+      await fork.testClient.increaseTime({ seconds: 24 * 3600 });
+      await fork.testClient.mine({ blocks: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+    }
+    await waitFor(() => lines.some((line) => line.strategy === 'compound' && line.status === 'confirmed' && String(line.intent).endsWith('#deposit')), 'a compound deposit');
+
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/routekeeper_transactions_total\{status="confirmed"\} [1-9]/);
+    expect(metrics).toMatch(/routekeeper_ticks_total\{strategy="dca"\} [1-9]/);
+    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: 'ok', chainId: 42220, strategies: 4 });
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+
+    const ledger = Ledger.openReadOnly(join(dir, 'data', 'ledger.sqlite'));
+    try {
+      const rows = ledger.history({ limit: 1000 });
+      const confirmed = (strategy: string) => rows.filter((row) => row.strategyId === strategy && row.status === 'confirmed');
+      // DCA: every confirmed run is one Swap of exactly 5 cUSD for CELO, paying what the ledger says.
+      const dcaRuns = confirmed('dca');
+      expect(dcaRuns.length).toBeGreaterThanOrEqual(2);
+      const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: me, input: fork.token('cUSD'), output: fork.token('CELO') }, fromBlock });
+      const dcaSwaps = swaps.filter((log) => log.args.inputAmount === parseUnits('5', 18));
+      expect(dcaSwaps.map((log) => String(log.args.outputAmount)).sort()).toEqual(dcaRuns.map((row) => (row.outcome as { amountOut: string }).amountOut).sort());
+      // Rebalance sold cEUR and bought CELO; the limit order filled exactly once.
+      expect(confirmed('rebalance').map((row) => row.slot.split('#')[1]).sort()).toEqual(['buy-CELO', 'sell-cEUR']);
+      expect(confirmed('take-profit')).toHaveLength(1);
+      // Compound: a claim, then a deposit of exactly what the claim paid; the gauge position grew by the deposit.
+      const claim = confirmed('compound').find((row) => row.kind === 'claim');
+      const deposit = confirmed('compound').find((row) => row.kind === 'deposit');
+      expect(claim && deposit).toBeTruthy();
+      expect(deposit?.amountIn.toString()).toBe((claim?.outcome as { amountOut: string }).amountOut);
+      const deposits = confirmed('compound').filter((row) => row.kind === 'deposit');
+      const minted = deposits.reduce((sum, row) => sum + BigInt((row.outcome as { amountOut: string }).amountOut), 0n);
+      expect(await fork.balanceOf(gauge, me)).toBe(gaugeBefore + minted);
+    } finally {
+      ledger.close();
+    }
+    expect(webhooks.some((hook) => hook.event === 'filled' && hook.strategy === 'dca')).toBe(true);
+    expect(webhooks.some((hook) => hook.event === 'filled' && hook.strategy === 'compound')).toBe(true);
+
+    const history = await runCli(['history', '--json', '--strategy', 'take-profit'], env());
+    expect(history.code).toBe(0);
+    const recorded = JSON.parse(history.stdout);
+    expect(recorded.filter((row: { status: string }) => row.status === 'confirmed')).toHaveLength(1);
+  }, 90_000);
+});
+
+describe('bad configuration stops the daemon with the field path, a non-zero exit and no stack trace', () => {
+  const base = (strategy: string) => `wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - ${strategy}\n`;
+  const cases: [string, string, Record<string, string>, RegExp][] = [
+    ['an unknown kind', base('{ id: x, kind: grid, wallet: main, every: 30s }'), {}, /strategies\.0\.kind: unknown kind 'grid'; expected one of dca, rebalance, limit, compound/],
+    ['a bad token', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: DOGE, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.sell\.token: unknown token 'DOGE'/],
+    ['a bad amount', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: USDC, amount: "1.1234567" }, buy: CELO }'), {}, /strategies\.0\.sell\.amount: '1\.1234567' has 7 decimals but USDC has only 6/],
+    ['an amount that is not a number', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: USDC, amount: "ten" }, buy: CELO }'), {}, /strategies\.0\.sell\.amount: must be a decimal amount/],
+    ['a missing key variable', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), { ROUTEKEEPER_PRIVATE_KEY: '' }, /wallets\.main\.privateKeyEnv: the environment variable ROUTEKEEPER_PRIVATE_KEY is not set/],
+    ['a key that is not a key', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), { ROUTEKEEPER_PRIVATE_KEY: '0x1234' }, /wallets\.main\.privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY does not hold a 32-byte hex private key/],
+    ['a bad schedule', base('{ id: x, kind: dca, wallet: main, every: 30 seconds, sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.every: must be a duration/],
+    ['a bad cron', base('{ id: x, kind: dca, wallet: main, cron: "every day", sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.cron: must be a cron expression/],
+    ['an unknown wallet', base('{ id: x, kind: dca, wallet: savings, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.wallet: no wallet named 'savings'/],
+    ['a file that is not YAML', 'strategies: [ {', {}, /is not valid YAML/],
+  ];
+  for (const [what, text, extraEnv, message] of cases) {
+    it(what, async () => {
+      const config = writeConfig(`bad-${what.replaceAll(' ', '-')}.yaml`, text);
+      const { code, stdout, stderr } = await runCli(['run', '--config', config, '--address-book', bookFile], env(extraEnv));
+      expect(code).toBe(2);
+      expect(stderr).toMatch(message);
+      expect(`${stdout}${stderr}`).not.toMatch(/^\s+at /m);
+      expect(`${stdout}${stderr}`).not.toContain(fork.addressBook.accounts[0]?.privateKey.slice(2));
+    });
+  }
+});
+
+describe('routekeeper schema', () => {
+  it('prints the JSON Schema of the strategy file', async () => {
+    const { code, stdout } = await runCli(['schema']);
+    expect(code).toBe(0);
+    const schema = JSON.parse(stdout);
+    expect(schema.type).toBe('object');
+    expect(schema.required).toEqual(expect.arrayContaining(['wallets', 'strategies']));
+    expect(JSON.stringify(schema.properties.strategies)).toContain('"compound"');
+  });
+});
