@@ -93,7 +93,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;
       rpcUrl = book.rpcUrl;
-      keys.ROUTEKEEPER_PRIVATE_KEY ??= book.accounts[0]?.privateKey;
+      // Empty counts as unset, as everywhere in the environment (a copied .env.example has empty values).
+      if (!keys.ROUTEKEEPER_PRIVATE_KEY) keys.ROUTEKEEPER_PRIVATE_KEY = book.accounts[0]?.privateKey;
       // A fresh devnet is a new chain: the previous devnet's ledger describes transactions that never existed here.
       ledgerFile = join(dataDir, 'devnet-ledger.sqlite');
       if (!options.inspectOnly) for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledgerFile}${suffix}`, { force: true });
