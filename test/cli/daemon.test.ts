@@ -179,3 +179,55 @@ describe('routekeeper schema', () => {
     expect(JSON.stringify(schema.properties.strategies)).toContain('"compound"');
   });
 });
+
+describe('routekeeper once, check and run --fork', () => {
+  const dcaOnly = () =>
+    writeConfig('dca-only.yaml', `wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 2s, sell: { token: cUSD, amount: "7" }, buy: CELO }\n  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "1000" }\n`);
+
+  it('once: runs one strategy now, prints what it did, exit 0; a strategy it does not know is exit 2', async () => {
+    const config = dcaOnly();
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const before = await fork.balanceOf(fork.token('cUSD'), me);
+    const once = await runCli(['once', 'dca', '--config', config, '--address-book', bookFile, '--json'], env({ ROUTEKEEPER_DATA_DIR: join(dir, 'once') }));
+    expect(once.code, once.stderr).toBe(0);
+    const report = JSON.parse(once.stdout);
+    expect(report).toMatchObject({ strategyId: 'dca', trades: [{ status: 'confirmed' }] });
+    expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before - parseUnits('7', 18));
+    const waiting = await runCli(['once', 'tp', '--config', config, '--address-book', bookFile], env({ ROUTEKEEPER_DATA_DIR: join(dir, 'once') }));
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toMatch(/^tp: waiting: quoted /);
+    const unknown = await runCli(['once', 'nope', '--config', config, '--address-book', bookFile], env({ ROUTEKEEPER_DATA_DIR: join(dir, 'once') }));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no strategy 'nope'");
+  });
+
+  it('check: validates, reaches chain and service, shows balances and allowances', async () => {
+    const { code, stdout } = await runCli(['check', '--config', dcaOnly(), '--address-book', bookFile], env());
+    expect(code).toBe(0);
+    expect(stdout).toContain('2 strategies, 1 wallets, all tokens and amounts resolve');
+    expect(stdout).toMatch(/chain 42220 \(network\) at http:\/\/127\.0\.0\.1:\d+: block \d+/);
+    expect(stdout).toContain('routing service');
+    expect(stdout).toMatch(/ready/);
+    expect(stdout).toMatch(/ {2}cUSD {3}[\d,.]+ {2}\(allowance: router 0, OneClickFarm 0\)/);
+  });
+
+  it('run --fork: paper trades on a local fork of RPC_URL; the forked chain itself is untouched', async () => {
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const before = await fork.balanceOf(fork.token('cUSD'), me);
+    const nonce = await fork.publicClient.getTransactionCount({ address: me });
+    const child = spawnCli(['run', '--fork', '--config', dcaOnly(), '--address-book', bookFile], env({ RPC_URL: fork.addressBook.rpcUrl, ROUTEKEEPER_DATA_DIR: join(dir, 'paper') }));
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const started = Date.now();
+    while (!/"strategy":"dca".*"status":"confirmed"/.test(output)) {
+      if (Date.now() - started > 30_000) throw new Error(`no paper trade: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('PAPER TRADING on a local fork of RPC_URL');
+    expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before);
+    expect(await fork.publicClient.getTransactionCount({ address: me })).toBe(nonce);
+  });
+});
