@@ -79,37 +79,42 @@ function farmOf(route: EarnRoute): { addr: Address; extra: Hex } {
   return route.depositData;
 }
 
-export function depositPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
-  checkDepositQuote(ask, route);
+/** What deposits and withdrawals share: OneClickFarm is called and pulls the input, legs keep their own floors. */
+function earnPlan(
+  kind: 'deposit' | 'withdraw',
+  ask: TradeAsk,
+  route: EarnRoute,
+  call: (parts: { details: SwapPayload[]; farm: { addr: Address; extra: Hex }; minOut: bigint }) => Pick<TradePlan, 'data' | 'decodeReturn' | 'outcome'>,
+): TradePlan {
   const farm = farmOf(route);
   const details = legPayloads(route, ask.slippageBps);
   const minOut = minimumOutput(route.expectedOut, ask.slippageBps);
+  const deadlines = details.map((detail) => detail.deadline);
   return {
     target: route.oneClickFarmAddress,
     spender: route.oneClickFarmAddress,
     expectedOut: route.expectedOut,
     minOut,
-    deadlines: details.map((detail) => detail.deadline),
-    data: encodeDepositCall({ details, router: route.routerAddress, farm: farm.addr, minExpected: minOut, to: ask.wallet, farmData: farm.extra }),
+    deadlines,
     contracts: { router: route.routerAddress, oneClickFarm: route.oneClickFarmAddress, farm: farm.addr },
+    checkReadyTransaction: () => {},
+    summary: { kind, oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, deadline: earliest(deadlines), legs: details.length },
+    ...call({ details, farm, minOut }),
+  };
+}
+
+export function depositPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
+  checkDepositQuote(ask, route);
+  return earnPlan('deposit', ask, route, ({ details, farm, minOut }) => ({
+    data: encodeDepositCall({ details, router: route.routerAddress, farm: farm.addr, minExpected: minOut, to: ask.wallet, farmData: farm.extra }),
     decodeReturn: (returned) => decodeFunctionResult({ abi: oneClickFarmAbi, functionName: 'oneClickDeposit', data: returned }),
     outcome: (receipt) => mintedTo(receipt, ask.tokenOut, ask.wallet),
-    checkReadyTransaction: () => {},
-    summary: { kind: 'deposit', oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, deadline: earliest(details.map((d) => d.deadline)), legs: details.length },
-  };
+  }));
 }
 
 export function withdrawPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
   checkWithdrawQuote(ask, route);
-  const farm = farmOf(route);
-  const details = legPayloads(route, ask.slippageBps);
-  const minOut = minimumOutput(route.expectedOut, ask.slippageBps);
-  return {
-    target: route.oneClickFarmAddress,
-    spender: route.oneClickFarmAddress,
-    expectedOut: route.expectedOut,
-    minOut,
-    deadlines: details.map((detail) => detail.deadline),
+  return earnPlan('withdraw', ask, route, ({ details, farm, minOut }) => ({
     data: encodeWithdrawCall({
       position: ask.tokenIn,
       amount: ask.amountIn,
@@ -121,12 +126,9 @@ export function withdrawPlan(ask: TradeAsk, route: EarnRoute): TradePlan {
       minOut,
       to: ask.wallet,
     }),
-    contracts: { router: route.routerAddress, oneClickFarm: route.oneClickFarmAddress, farm: farm.addr },
     decodeReturn: (returned) => decodeFunctionResult({ abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', data: returned }),
     outcome: (receipt) => withdrawOutput(receipt, route.oneClickFarmAddress, ask.wallet),
-    checkReadyTransaction: () => {},
-    summary: { kind: 'withdraw', oneClickFarm: route.oneClickFarmAddress, farm: farm.addr, expectedOut: route.expectedOut, minOut, deadline: earliest(details.map((d) => d.deadline)), legs: details.length },
-  };
+  }));
 }
 
 /**

@@ -10,6 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/chain/abi.ts';
 import { encodePoolExtras } from '../../src/chain/encoding.ts';
+import type { SwapPayload } from '../../src/chain/payload.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
@@ -48,18 +49,7 @@ async function approveRouter(symbol: string, amount: bigint) {
   );
 }
 
-type Payload = {
-  path: Address[];
-  pairs: Address[];
-  extras: Hex[];
-  inputAmount: bigint;
-  minOutputAmount: bigint;
-  expectedOutputAmount: bigint;
-  to: Address;
-  deadline: bigint;
-  partner: bigint;
-  sig: Hex;
-};
+type Payload = SwapPayload;
 
 async function payloadFor(symbols: string[], poolNames: string[], inputAmount: bigint, overrides: Partial<Payload> = {}) {
   const r = route(symbols, poolNames);
