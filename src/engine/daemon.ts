@@ -103,9 +103,12 @@ export function startDaemon(runtime: Runtime, execution: Execution, observers: O
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
     lastSlot: (strategyId) => {
-      const [latest] = execution.ledger.history({ strategyId, limit: 1 });
-      const time = latest ? Date.parse(latest.slot.split('#')[0] as string) : Number.NaN;
-      return Number.isNaN(time) ? undefined : time;
+      // The newest scheduled slot: `once` runs (slot "once-<time>") are not on the schedule.
+      for (const intent of execution.ledger.history({ strategyId, limit: 100 })) {
+        const time = Date.parse(intent.slot.split('#')[0] as string);
+        if (!intent.slot.startsWith('once-') && !Number.isNaN(time)) return time;
+      }
+      return undefined;
     },
     run: async (strategy, slot) => {
       await runAndReport(strategy, slot, runtime, execution, observers);
