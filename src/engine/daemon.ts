@@ -3,6 +3,7 @@
  * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
  */
 import { erc20Abi, formatEther, formatUnits } from 'viem';
+import type { Ledger } from '../ledger/ledger.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Notifier } from '../ops/notifier.ts';
@@ -96,20 +97,22 @@ async function recordBalances(strategy: Strategy, runtime: Runtime, wallet: `0x$
   metrics.balance.set({ wallet, token: 'native' }, Number(formatEther(await runtime.client.getBalance({ address: wallet }))));
 }
 
+/** The time of the newest scheduled slot a strategy ran: `once` runs (slot "once-<time>") are not on its schedule. */
+export function lastScheduledSlot(ledger: Ledger, strategyId: string): number | undefined {
+  for (const intent of ledger.history({ strategyId, limit: 100 })) {
+    const time = Date.parse(intent.slot.split('#')[0] as string);
+    if (!intent.slot.startsWith('once-') && !Number.isNaN(time)) return time;
+  }
+  return undefined;
+}
+
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
 
 export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers): Daemon {
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
-    lastSlot: (strategyId) => {
-      // The newest scheduled slot: `once` runs (slot "once-<time>") are not on the schedule.
-      for (const intent of execution.ledger.history({ strategyId, limit: 100 })) {
-        const time = Date.parse(intent.slot.split('#')[0] as string);
-        if (!intent.slot.startsWith('once-') && !Number.isNaN(time)) return time;
-      }
-      return undefined;
-    },
+    lastSlot: (strategyId) => lastScheduledSlot(execution.ledger, strategyId),
     run: async (strategy, slot) => {
       await runAndReport(strategy, slot, runtime, execution, observers);
     },

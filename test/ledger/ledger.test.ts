@@ -117,3 +117,16 @@ describe('ledger', () => {
     expect(() => openLedger(file, { owner: 'restarted' })).not.toThrow();
   });
 });
+
+describe('the last scheduled slot of a strategy', () => {
+  it('is the newest slot on its schedule, not a once-run', async () => {
+    const { lastScheduledSlot } = await import('../../src/engine/daemon.ts');
+    const ledger = openLedger(freshFile());
+    expect(lastScheduledSlot(ledger, 'dca')).toBeUndefined();
+    ledger.createIntent(intent('2026-11-20T10:00:00.000Z#buy'), 1_000);
+    ledger.createIntent(intent('once-2026-11-20T10:07:00.000Z#buy'), 2_000);
+    expect(lastScheduledSlot(ledger, 'dca')).toBe(Date.parse('2026-11-20T10:00:00.000Z'));
+    ledger.createIntent(intent('2026-11-20T10:30:00.000Z#buy'), 3_000);
+    expect(lastScheduledSlot(ledger, 'dca')).toBe(Date.parse('2026-11-20T10:30:00.000Z'));
+  });
+});
