@@ -1,4 +1,5 @@
 import { formatTokenAmount } from '../chain/tokens.ts';
+import { minimumFromPrice } from '../guard/guards.ts';
 import type { DcaStrategy, Decision } from './types.ts';
 
 export type DcaObservation = { sellBalance: bigint };
@@ -10,7 +11,17 @@ export function decideDca(strategy: DcaStrategy, observed: DcaObservation): Deci
     return { trades: [], note: `holds ${formatTokenAmount(observed.sellBalance, sell.decimals)} ${sell.symbol}, needs ${formatTokenAmount(amount, sell.decimals)}` };
   }
   return {
-    trades: [{ key: 'buy', kind: 'swap', tokenIn: sell.address, tokenOut: buy.address, amountIn: amount, minPrice: strategy.minPrice }],
+    trades: [
+      {
+        key: 'buy',
+        kind: 'swap',
+        tokenIn: sell.address,
+        tokenOut: buy.address,
+        amountIn: amount,
+        // The price limit as a raw minimum, with the decimals already resolved (no chain read per run).
+        minAmountOut: strategy.minPrice === undefined ? undefined : minimumFromPrice(amount, strategy.minPrice, sell.decimals, buy.decimals),
+      },
+    ],
     note: `sell ${formatTokenAmount(amount, sell.decimals)} ${sell.symbol} for ${buy.symbol}`,
   };
 }

@@ -17,10 +17,11 @@ const e18 = 10n ** 18n;
 
 describe('dca', () => {
   const dca: DcaStrategy = { ...common, id: 'dca', kind: 'dca', sell: cUSD, amount: 10n * e18, buy: CELO, minPrice: '1.8' };
-  it('sells the fixed amount with its price limit when the balance allows', () => {
+  it('sells the fixed amount with its price limit (1.8 CELO per cUSD: at least 18 CELO) when the balance allows', () => {
     expect(decideDca(dca, { sellBalance: 10n * e18 }).trades).toEqual([
-      { key: 'buy', kind: 'swap', tokenIn: cUSD.address, tokenOut: CELO.address, amountIn: 10n * e18, minPrice: '1.8' },
+      { key: 'buy', kind: 'swap', tokenIn: cUSD.address, tokenOut: CELO.address, amountIn: 10n * e18, minAmountOut: 18n * e18 },
     ]);
+    expect(decideDca({ ...dca, minPrice: undefined }, { sellBalance: 10n * e18 }).trades[0]?.minAmountOut).toBeUndefined();
   });
   it('does nothing, and says why, when the balance is short', () => {
     const decision = decideDca(dca, { sellBalance: 9n * e18 });
