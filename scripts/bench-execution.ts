@@ -1,7 +1,9 @@
 /**
- * Prints, as JSON, the cost of safety: N swaps on the devnet through the full pipeline (quote, guards,
- * simulation, ledger, sender, outcome) against a bare baseline (the same quote, encode, send and receipt
- * with plain viem and no checks). Reports time per execution and JSON-RPC calls per execution.
+ * Prints, as JSON, the cost of safety: N swaps on the devnet through the full pipeline (quote, every check and
+ * the simulation, ledger, exact approval, sign, broadcast, follow, settle) against a bare viem baseline (the same
+ * quote, encode, send and receipt, with the router approved once up front and no checks). The two run alternately
+ * (A B A B…) in one process, so both see the same machine and the same chain. Reports time, HTTP round trips to
+ * the node (a batch counts once) and JSON-RPC calls per execution.
  * Usage: tsx scripts/bench-execution.ts [--swaps N]
  */
 import { mkdtempSync } from 'node:fs';
@@ -11,29 +13,33 @@ import { parseArgs } from 'node:util';
 import { type Address, createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chain/chains.ts';
-import { encodeSwapCall } from '../src/chain/calldata.ts';
-import { swapPayloadFrom } from '../src/chain/payload.ts';
-import { WalletSender } from '../src/chain/sender.ts';
+import { Wallet } from '../src/chain/wallet.ts';
 import { allowlistFor } from '../src/config/allowlist.ts';
+import { encodeSwapCall } from '../src/contracts/calldata.ts';
+import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
-import { defaultExecutionSettings, executeTrade } from '../src/engine/executor.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import { createRoutingClient } from '../src/service/client.ts';
+import { runTrade } from '../src/trade/pipeline.ts';
+import { defaultExecutionSettings } from '../src/trade/settings.ts';
 
 const { values } = parseArgs({ options: { swaps: { type: 'string', default: '40' } } });
 const swaps = Number(values.swaps);
 
-/** An http transport that counts JSON-RPC calls (each call inside a batch counts once) by method. */
+/** An http transport that counts HTTP requests (round trips) and JSON-RPC calls (each call in a batch) by method. */
 function countingTransport(url: string) {
-  const counts = new Map<string, number>();
+  const calls = new Map<string, number>();
+  let roundTrips = 0;
   const transport = http(url, {
     batch: true,
     onFetchRequest: async (request) => {
+      roundTrips++;
       const body = JSON.parse(await request.clone().text());
-      for (const call of Array.isArray(body) ? body : [body]) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
+      for (const call of Array.isArray(body) ? body : [body]) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
     },
   });
-  return { transport, counts, total: () => [...counts.values()].reduce((a, b) => a + b, 0), reset: () => counts.clear() };
+  const totalCalls = () => [...calls.values()].reduce((a, b) => a + b, 0);
+  return { transport, calls, roundTrips: () => roundTrips, totalCalls };
 }
 
 const devnet = await startDevnet();
@@ -47,54 +53,73 @@ try {
   const amountIn = parseUnits('50', 18);
   const routing = createRoutingClient({ baseUrl: book.routingServiceUrl, chainId: book.chainId, rateLimit: { requestsPerSecond: 10_000, maxConcurrent: 16 } });
 
-  // Both wallets approve the router once, up front, so each side measures the trade alone.
-  for (const key of [pipelineKey, baselineKey] as const) {
-    const wallet = createWalletClient({ chain, transport: http(book.rpcUrl), account: privateKeyToAccount(key) });
-    const hash = await wallet.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
-    await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
-  }
+  // The pipeline wallet approves exactly each trade's amount (the default); the baseline approves once, up front.
+  const setupWallet = createWalletClient({ chain, transport: http(book.rpcUrl), account: privateKeyToAccount(baselineKey) });
+  const approved = await setupWallet.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
+  await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash: approved, pollingInterval: 20 });
 
-  // ---- full pipeline
   const pipelineRpc = countingTransport(book.rpcUrl);
   const client = createPublicClient({ chain, transport: pipelineRpc.transport, pollingInterval: 20, cacheTime: 0 });
   const ledger = Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
-  const sender = new WalletSender({ client, account: privateKeyToAccount(pipelineKey), chainId: book.chainId, ledger, settings: { pollMs: 20 } });
-  const deps = { chainId: book.chainId, client, ledger, routing, allowlist: allowlistFor(book.chainId, book), sender, settings: defaultExecutionSettings };
-  pipelineRpc.reset();
-  const pipelineStarted = performance.now();
-  for (let i = 0; i < swaps; i++) {
-    const report = await executeTrade(deps, { strategyId: 'bench', slot: String(i), kind: 'swap', tokenIn: cUSD, tokenOut: CELO, amountIn, slippageBps: 50 });
-    if (report.status !== 'confirmed') throw new Error(`pipeline swap ${i} ended ${report.status}: ${report.reason}`);
-  }
-  const pipelineMs = (performance.now() - pipelineStarted) / swaps;
-  const pipelineCalls = pipelineRpc.total() / swaps;
-  const pipelineByMethod = Object.fromEntries([...pipelineRpc.counts].map(([method, n]) => [method, n / swaps]));
-  ledger.close();
+  const pipelineAccount = privateKeyToAccount(pipelineKey);
+  const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, ledger, settings: { pollMs: 20 } });
+  const deps = { ledger, routing, allowlist: allowlistFor(book.chainId, book), wallet, settings: defaultExecutionSettings };
 
-  // ---- bare baseline: quote, encode, send, receipt
   const baselineRpc = countingTransport(book.rpcUrl);
   const bareClient = createPublicClient({ chain, transport: baselineRpc.transport, pollingInterval: 20, cacheTime: 0 });
   const bareAccount = privateKeyToAccount(baselineKey);
   const bareWallet = createWalletClient({ chain, transport: baselineRpc.transport, account: bareAccount });
-  baselineRpc.reset();
-  const baselineStarted = performance.now();
+
+  let pipelineMs = 0;
+  let baselineMs = 0;
   for (let i = 0; i < swaps; i++) {
+    let started = performance.now();
+    const report = await runTrade(deps, {
+      id: `bench:${i}`,
+      strategyId: 'bench',
+      slot: String(i),
+      wallet: pipelineAccount.address,
+      chainId: book.chainId,
+      kind: 'swap',
+      tokenIn: cUSD,
+      tokenOut: CELO,
+      amountIn,
+      slippageBps: 50,
+    });
+    pipelineMs += performance.now() - started;
+    if (report.status !== 'confirmed') throw new Error(`pipeline swap ${i} ended ${report.status}: ${report.reason}`);
+
+    started = performance.now();
     const route = await routing.getSwapRoute({ tokenIn: cUSD, tokenOut: CELO, amountIn: amountIn + BigInt(i), slippageBps: 50 });
     const data = encodeSwapCall(swapPayloadFrom(route.details, { minOutputAmount: route.minimumExpectedOut ?? 0n, to: bareAccount.address }));
     const hash = await bareWallet.sendTransaction({ to: route.routerAddress, data, gas: 600_000n });
     const receipt = await bareClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    baselineMs += performance.now() - started;
     if (receipt.status !== 'success') throw new Error(`baseline swap ${i} reverted`);
   }
-  const baselineMs = (performance.now() - baselineStarted) / swaps;
-  const baselineCalls = baselineRpc.total() / swaps;
+  ledger.close();
 
+  const per = (value: number) => round(value / swaps);
+  const byMethod = (calls: Map<string, number>) => Object.fromEntries([...calls].map(([method, n]) => [method, per(n)]));
   console.log(
     JSON.stringify(
       {
         swaps,
-        pipeline: { msPerExecution: round(pipelineMs), rpcCallsPerExecution: round(pipelineCalls), rpcCallsByMethod: pipelineByMethod },
-        baseline: { msPerExecution: round(baselineMs), rpcCallsPerExecution: round(baselineCalls) },
-        overhead: { ms: round(pipelineMs - baselineMs), ratio: round(pipelineMs / baselineMs) },
+        pipeline: {
+          msPerExecution: per(pipelineMs),
+          roundTripsPerExecution: per(pipelineRpc.roundTrips()),
+          callsPerExecution: per(pipelineRpc.totalCalls()),
+          callsByMethod: byMethod(pipelineRpc.calls),
+          approvals: 'exact, one per swap',
+        },
+        baseline: {
+          msPerExecution: per(baselineMs),
+          roundTripsPerExecution: per(baselineRpc.roundTrips()),
+          callsPerExecution: per(baselineRpc.totalCalls()),
+          callsByMethod: byMethod(baselineRpc.calls),
+          approvals: 'unlimited, once before the run',
+        },
+        overhead: { ms: per(pipelineMs - baselineMs), ratio: round(pipelineMs / baselineMs) },
       },
       null,
       2,

@@ -1,9 +1,9 @@
 /** Tokens by symbol or address, with what the chain says about them, and amounts between human and raw units. */
-import { type Address, type PublicClient, erc20Abi, formatUnits, getAddress, isAddress } from 'viem';
+import { type Address, type PublicClient, erc20Abi, getAddress, isAddress } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../config/errors.ts';
+import type { TokenInfo } from '../units.ts';
 
-export type TokenInfo = { address: Address; symbol: string; decimals: number };
 
 /** A token given as an address, or as a symbol of the address book (exact case first, then any case). */
 export function resolveTokenAddress(value: string, book: Pick<AddressBook, 'tokens'> | undefined, what: string): Address {
@@ -43,11 +43,4 @@ export function parseTokenAmount(value: string, token: TokenInfo, what: string):
   const raw = BigInt(match[1] + fraction.padEnd(token.decimals, '0'));
   if (raw === 0n) throw new ConfigError(`${what}: the amount must be more than zero`);
   return raw;
-}
-
-/** Raw to a grouped human number, e.g. 1234500000000000000000n with 18 decimals → "1,234.5". */
-export function formatTokenAmount(raw: bigint, decimals: number): string {
-  const [whole = '0', fraction] = formatUnits(raw, decimals).split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction ? `${grouped}.${fraction}` : grouped;
 }

@@ -1,5 +1,5 @@
 import { erc20Abi, formatEther } from 'viem';
-import { formatTokenAmount, type TokenInfo } from '../chain/tokens.ts';
+import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
 import { openRuntime } from '../engine/runtime.ts';
 import type { Strategy } from '../strategy/types.ts';

@@ -1,6 +1,6 @@
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { describeDevnet } from '../devnet/describe.ts';
-import { waitForShutdownSignal } from '../ops/shutdown.ts';
+import { createShutdown } from '../ops/shutdown.ts';
 import { type Command, parseCommandArgs, parseIntegerOption } from './command.ts';
 
 export const devnetCommand: Command = {
@@ -29,7 +29,7 @@ Options:
     const port = parseIntegerOption('port', values.port, { max: 65535 });
     const chainId = parseIntegerOption('chain-id', values['chain-id'], { min: 1 });
     const servicePort = parseIntegerOption('service-port', values['service-port'], { max: 65535 });
-    const shutdown = waitForShutdownSignal();
+    const shutdown = createShutdown();
     const devnet = await startDevnet({ port, chainId });
     const stopMining = mineEvery(devnet.node.rpcUrl, 5_000);
     let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
@@ -41,7 +41,7 @@ Options:
         console.log(await describeDevnet(routing.addressBook));
         console.log('\nPress Ctrl-C to stop.');
       }
-      await shutdown;
+      await shutdown.requested;
     } finally {
       stopMining();
       await routing?.service.close();

@@ -39,10 +39,11 @@ Options:
       }
       if (intents.length === 0) console.log(`no runs recorded in ${file}`);
       for (const intent of intents) {
-        const outcome = intent.outcome as { amountOut?: string; txHash?: string } | null;
+        const out = intent.settlement?.amountOut;
+        const why = intent.anomaly ?? intent.failure?.reason;
         console.log(
           `${new Date(intent.createdAt).toISOString()}  ${intent.id}  ${intent.kind}  ${intent.status}  in ${intent.amountIn}` +
-            `${outcome?.amountOut ? `  out ${outcome.amountOut}` : ''}${intent.reason ? `  (${intent.reason})` : ''}${outcome?.txHash ? `  tx ${outcome.txHash}` : ''}`,
+            `${out !== undefined ? `  out ${out}` : ''}${why ? `  (${why})` : ''}${intent.settlement ? `  tx ${intent.settlement.txHash}` : ''}`,
         );
         for (const attempt of intent.attempts) console.log(`    ${attempt.purpose} nonce ${attempt.nonce} ${attempt.status} ${attempt.hash}`);
       }

@@ -1,5 +1,5 @@
 import { readEnv } from '../config/env.ts';
-import { reconcileAll, runAndReport } from '../engine/daemon.ts';
+import { resumeAll, runAndReport } from '../engine/daemon.ts';
 import { toJson } from '../ledger/ledger.ts';
 import { openExecution, openRuntime } from '../engine/runtime.ts';
 import { createLogger } from '../ops/logger.ts';
@@ -34,7 +34,7 @@ ${commonHelp}
       if (!strategy) throw new UsageError(`once: no strategy '${strategyId}' in ${runtime.configFile} (strategies: ${runtime.config.strategies.map((s) => s.id).join(', ')})`);
       const execution = openExecution(runtime, { dryRun: values['dry-run'] });
       const observers = { logger, metrics: createMetrics(), notifier: createNotifier(runtime.config.webhooks, logger) };
-      await reconcileAll(execution, observers);
+      await resumeAll(execution, observers);
       const report = await runAndReport(strategy, `once-${new Date().toISOString()}`, runtime, execution, observers);
       await observers.notifier.flush();
       if (!report) return 1;
@@ -46,7 +46,8 @@ ${commonHelp}
           console.log(`  ${trade.intentId}: ${trade.status}${trade.reason ? ` (${trade.reason})` : ''}${trade.amountOut !== undefined ? `, received ${trade.amountOut} raw` : ''}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
         }
       }
-      return report.trades.some((trade) => trade.status === 'failed' || trade.status === 'submitted') ? 1 : 0;
+      const settled = new Set(['confirmed', 'refused', 'dry-run', 'skipped']);
+      return report.trades.every((trade) => settled.has(trade.status)) ? 0 : 1;
     } finally {
       await runtime.close();
     }

@@ -1,6 +1,7 @@
 import { createPublicClient, http } from 'viem';
 import { chainFor } from '../chain/chains.ts';
-import { type TokenInfo, formatTokenAmount, parseTokenAmount, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
+import { parseTokenAmount, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
+import { type TokenInfo, formatTokenAmount } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../config/errors.ts';
 import { readEnv } from '../config/env.ts';

@@ -1,11 +1,12 @@
 import { readEnv } from '../config/env.ts';
-import { reconcileAll, startDaemon } from '../engine/daemon.ts';
+import { resumeAll, startDaemon } from '../engine/daemon.ts';
 import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
 import { startHealthServer } from '../ops/health-server.ts';
 import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
-import { waitForShutdownSignal } from '../ops/shutdown.ts';
+import { isAbort } from '../ops/abort.ts';
+import { createShutdown } from '../ops/shutdown.ts';
 import { type Command, parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
 
@@ -55,8 +56,16 @@ ${commonHelp}
     const env = readEnv();
     if (values.fork && !env.RPC_URL) throw new UsageError('--fork needs RPC_URL: the chain to fork');
     const logger = createLogger();
-    const shutdown = waitForShutdownSignal();
-    const runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork });
+    const shutdown = createShutdown();
+    const { signal } = shutdown;
+    let runtime: Runtime;
+    try {
+      runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, signal });
+    } catch (error) {
+      if (!isAbort(error)) throw error;
+      logger.info('stopped during start-up');
+      return 0;
+    }
     try {
       const metrics = createMetrics();
       const execution = openExecution(runtime, {
@@ -65,25 +74,26 @@ ${commonHelp}
           if (stage === 'replaced' || stage === 'cancelled') metrics.replacements.inc({ kind: stage });
         },
       });
-      const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.sender.address}`);
+      const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
       for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
       const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger) };
-      let stopping = false;
       const health = await startHealthServer({
         port: env.METRICS_PORT ?? 9464,
         metrics,
-        health: () => ({ ok: !stopping, details: { mode: runtime.mode, chainId: runtime.chainId, strategies: runtime.config.strategies.length } }),
+        health: () => ({ ok: !signal.aborted, details: { mode: runtime.mode, chainId: runtime.chainId, strategies: runtime.config.strategies.length } }),
       });
       runtime.onClose(() => health.close());
       logger.info({ port: health.port }, `health and metrics on http://127.0.0.1:${health.port}/healthz and /metrics`);
 
-      await reconcileAll(execution, observers);
-      const daemon = startDaemon(runtime, execution, observers);
-      const signal = await shutdown;
-      stopping = true;
-      logger.info({ signal }, 'stopping: no new runs; waiting for runs in progress');
-      const unfinished = await daemon.stop();
-      if (unfinished.length > 0) logger.warn({ strategies: unfinished }, 'runs still in progress at exit: their intents are in the ledger and are settled at the next start');
+      // Open trades of a previous process first; a stop during this is a stop like any other.
+      const resumed = resumeAll(execution, observers, signal).catch((error: unknown) => {
+        if (!isAbort(error)) throw error;
+      });
+      const daemon = await resumed.then(() => (signal.aborted ? undefined : startDaemon(runtime, execution, observers, signal)));
+      const received = await shutdown.requested;
+      logger.info({ signal: received }, 'stopping: no new runs; runs in progress stop at their next step');
+      const unfinished = (await daemon?.stop()) ?? [];
+      if (unfinished.length > 0) logger.warn({ strategies: unfinished }, 'runs still in progress at exit: their trades are in the ledger and resume at the next start');
       logger.info('stopped');
       return 0;
     } finally {

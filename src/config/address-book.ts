@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isHex } from 'viem';
 import { z } from 'zod';
-import { addressSchema } from './primitives.ts';
+import { addressSchema } from '../primitives.ts';
 
 const address = addressSchema;
 

@@ -142,7 +142,7 @@ export const strategyFileSchema = z
     ),
     notifications: z
       .object({
-        webhooks: z.array(z.object({ url: z.string().url(), events: z.array(z.enum(['filled', 'failed', 'refused'])).optional() })).default([]),
+        webhooks: z.array(z.object({ url: z.string().url(), events: z.array(z.enum(['filled', 'failed', 'refused', 'anomaly'])).optional() })).default([]),
       })
       .optional(),
     strategies: z.array(strategy).min(1, { message: 'needs at least one strategy' }),

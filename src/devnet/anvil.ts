@@ -31,6 +31,11 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     // Without this every stop() lingers 10 s; `silent` must stay off or start-up hangs.
     stopTimeout: 1000,
   });
+  // Ctrl-C in a terminal signals anvil too (same process group): it may be gone before we stop it.
+  let exited = false;
+  anvil.on('exit', () => {
+    exited = true;
+  });
   let port: number | undefined;
   const unsubscribe = anvil.on('message', (message) => {
     const match = /Listening on [\d.]+:(\d+)/.exec(message);
@@ -42,5 +47,14 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     await anvil.stop();
     throw new Error(`anvil started but did not say which port it listens on: ${anvil.logs.join('')}`);
   }
-  return { rpcUrl: `http://127.0.0.1:${port}`, port, stop: () => anvil.stop() };
+  const stop = async () => {
+    if (exited) return;
+    try {
+      await anvil.stop();
+    } catch (error) {
+      // "failed to stop in time" after it did exit (its close event came before we listened) is a stop.
+      if (!exited) throw error;
+    }
+  };
+  return { rpcUrl: `http://127.0.0.1:${port}`, port, stop };
 }

@@ -8,20 +8,23 @@ import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Notifier } from '../ops/notifier.ts';
 import type { Strategy } from '../strategy/types.ts';
-import type { ExecutionReport } from './executor.ts';
-import { reconcile } from './reconcile.ts';
+import { resumeOpenTrades } from '../trade/pipeline.ts';
+import { openStates, type TradeReport, type TradeState } from '../trade/types.ts';
 import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 
 export type Observers = { logger: Logger; metrics: Metrics; notifier: Notifier };
 
-/** Settles what a previous process left open, wallet by wallet, before anything new runs. */
-export async function reconcileAll(execution: Execution, observers: Observers): Promise<ExecutionReport[]> {
-  const reports: ExecutionReport[] = [];
+/**
+ * Continues what a previous process left open, wallet by wallet, before anything new runs: signed trades are
+ * followed to their fate, trades interrupted before signing are resumed (see the pipeline).
+ */
+export async function resumeAll(execution: Execution, observers: Observers, signal?: AbortSignal): Promise<TradeReport[]> {
+  const reports: TradeReport[] = [];
   for (const [wallet, executor] of execution.executors) {
-    for (const report of await reconcile(executor)) {
-      observers.logger.info({ wallet, intent: report.intentId, status: report.status, reason: report.reason, amountOut: report.amountOut }, 'reconciled an unfinished intent');
+    for (const report of await resumeOpenTrades(executor, signal)) {
+      observers.logger.info({ wallet, intent: report.intentId, status: report.status, reason: report.reason, amountOut: report.amountOut?.toString() }, 'resumed an unfinished trade');
       reports.push(report);
     }
   }
@@ -29,22 +32,27 @@ export async function reconcileAll(execution: Execution, observers: Observers): 
 }
 
 /** Runs one strategy for one slot and reports it; never throws (a failed run is reported, the daemon goes on). */
-export async function runAndReport(strategy: Strategy, slot: string, runtime: Runtime, execution: Execution, observers: Observers): Promise<RunReport | undefined> {
+export async function runAndReport(
+  strategy: Strategy,
+  slot: string,
+  runtime: Runtime,
+  execution: Execution,
+  observers: Observers,
+  signal?: AbortSignal,
+): Promise<RunReport | undefined> {
   const { logger, metrics } = observers;
   const executor = execution.executors.get(strategy.wallet);
-  const wallet = runtime.config.wallets.get(strategy.wallet);
-  if (!executor || !wallet) throw new Error(`no executor for wallet ${strategy.wallet}`);
+  if (!executor) throw new Error(`no executor for wallet ${strategy.wallet}`);
+  const wallet = executor.wallet.address;
   metrics.ticks.inc({ strategy: strategy.id });
   const stopTimer = metrics.runSeconds.startTimer({ strategy: strategy.id });
+  let report: RunReport;
   try {
-    const report = await runStrategy(strategy, slot, {
+    report = await runStrategy(strategy, slot, {
       executor,
-      walletBudgets: wallet.budgets,
-      view: { client: runtime.client, routing: runtime.routing, wallet: executor.sender.address, nativeToken: runtime.nativeToken, now: Date.now },
+      signal,
+      view: { client: runtime.client, routing: runtime.routing, wallet, nativeToken: runtime.nativeToken, now: Date.now },
     });
-    recordRun(report, observers);
-    await recordBalances(strategy, runtime, executor.sender.address, metrics);
-    return report;
   } catch (error) {
     metrics.quotes.inc({ outcome: 'error' });
     logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed before trading');
@@ -53,22 +61,31 @@ export async function runAndReport(strategy: Strategy, slot: string, runtime: Ru
   } finally {
     stopTimer();
   }
+  recordRun(report, observers);
+  // The run is reported; a failing balance read for the metrics is only a warning, never a second verdict.
+  await recordBalances(strategy, runtime, wallet, metrics).catch((error: unknown) =>
+    logger.warn({ strategy: strategy.id, error: error instanceof Error ? error.message : String(error) }, 'could not read balances for the metrics'),
+  );
+  return report;
 }
+
+const stillOpen = (status: TradeState | 'skipped') => (openStates as readonly string[]).includes(status);
 
 function recordRun(report: RunReport, { logger, metrics, notifier }: Observers): void {
   if (report.trades.length === 0) logger.info({ strategy: report.strategyId, slot: report.slot }, `no trade: ${report.note}`);
   for (const trade of report.trades) {
-    for (const step of trade.steps) metrics.stepSeconds.observe({ step: step.step }, step.ms / 1000);
-    if (trade.steps.some((step) => step.step === 'quote')) metrics.quotes.inc({ outcome: trade.steps.find((s) => s.step === 'quote')?.ok ? 'ok' : 'failed' });
+    for (const stage of trade.stages) metrics.stepSeconds.observe({ step: stage.stage }, stage.ms / 1000);
+    const quoted = trade.stages.find((stage) => stage.stage === 'quote');
+    if (quoted) metrics.quotes.inc({ outcome: quoted.ok ? 'ok' : 'failed' });
     metrics.transactions.inc({ status: trade.status });
     if (trade.gasCostWei !== undefined) metrics.gasSpent.inc(Number(trade.gasCostWei));
     const fields = {
       strategy: report.strategyId,
       intent: trade.intentId,
       status: trade.status,
-      expectedOut: trade.expectedOut,
-      minOut: trade.minOut,
-      amountOut: trade.amountOut,
+      expectedOut: trade.expectedOut?.toString(),
+      minOut: trade.minOut?.toString(),
+      amountOut: trade.amountOut?.toString(),
       txHash: trade.txHash,
       reason: trade.reason,
     };
@@ -79,7 +96,12 @@ function recordRun(report: RunReport, { logger, metrics, notifier }: Observers):
       metrics.refusals.inc({ reason: trade.refusal ?? 'unknown' });
       logger.warn(fields, `refused by a guard: ${trade.reason}`);
       notifier.notify('refused', fields);
-    } else if (trade.status === 'failed' || trade.status === 'submitted') {
+    } else if (trade.status === 'anomaly') {
+      logger.error(fields, `traded, but the outcome cannot be trusted: ${trade.reason}`);
+      notifier.notify('anomaly', fields);
+    } else if (stillOpen(trade.status) && trade.reason?.startsWith('interrupted')) {
+      logger.warn(fields, `${trade.reason}; it resumes at the next start`);
+    } else if (trade.status === 'failed' || stillOpen(trade.status)) {
       logger.error(fields, `not filled: ${trade.reason}`);
       notifier.notify('failed', fields);
     } else {
@@ -108,21 +130,24 @@ export function lastScheduledSlot(ledger: Ledger, strategyId: string): number | 
 
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
 
-export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers): Daemon {
+export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers, signal?: AbortSignal): Daemon {
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
     lastSlot: (strategyId) => lastScheduledSlot(execution.ledger, strategyId),
     run: async (strategy, slot) => {
-      await runAndReport(strategy, slot, runtime, execution, observers);
+      await runAndReport(strategy, slot, runtime, execution, observers, signal);
     },
     onSkip: (strategy, slot, why) => observers.logger.info({ strategy: strategy.id, slot }, `slot skipped: ${why}`),
+    onError: (strategy, slot, error) =>
+      observers.logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed unexpectedly'),
   });
   scheduler.start();
   return {
     scheduler,
     async stop() {
-      const unfinished = await scheduler.stop();
+      // Runs see the shutdown signal and stop at their next step; 4 s bounds the wait so a stop takes under 5 s.
+      const unfinished = await scheduler.stop(4_000);
       await observers.notifier.flush();
       return unfinished;
     },

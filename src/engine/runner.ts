@@ -1,26 +1,29 @@
 /**
- * One run of one strategy for one schedule slot: observe, decide, then execute the decided trades in order
- * (each its own ledger intent `<strategy>:<slot>#<key>`), stopping at the first that does not complete.
+ * One run of one strategy for one schedule slot: observe, decide, then run the decided trades in order (each
+ * its own trade `<strategy>:<slot>#<key>`), stopping at the first that does not complete.
  */
-import type { Budget } from '../guard/guards.ts';
 import { decideCompound } from '../strategy/compound.ts';
 import { decideDca } from '../strategy/dca.ts';
 import { decideLimit } from '../strategy/limit.ts';
-import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from '../strategy/observe.ts';
 import { decideRebalance } from '../strategy/rebalance.ts';
-import type { Decision, Strategy } from '../strategy/types.ts';
-import { type ExecutionReport, type ExecutorDeps, executeTrade } from './executor.ts';
+import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
+import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
+import type { Trade, TradeReport } from '../trade/types.ts';
+import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
-export type RunReport = { strategyId: string; slot: string; note: string; trades: ExecutionReport[] };
+export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[] };
 
-export type RunDeps = { executor: ExecutorDeps; view: MarketView; walletBudgets: readonly Budget[] };
+export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal };
+
+/** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
+const filledStates = new Set(['confirmed', 'anomaly', 'signed', 'broadcast']);
 
 export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decision> {
   switch (strategy.kind) {
     case 'dca':
       return decideDca(strategy, await observeDca(strategy, deps.view));
     case 'limit': {
-      const fills = deps.executor.ledger.history({ strategyId: strategy.id, limit: 10_000 }).filter((intent) => intent.status === 'confirmed').length;
+      const fills = deps.executor.ledger.history({ strategyId: strategy.id, limit: 10_000 }).filter((record) => filledStates.has(record.status)).length;
       return decideLimit(strategy, await observeLimit(strategy, deps.view, fills));
     }
     case 'rebalance':
@@ -30,30 +33,34 @@ export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decisio
   }
 }
 
+/** The trade a planned one becomes, once: named by its slot, for this wallet and chain. */
+export function tradeOf(strategy: Strategy, slot: string, planned: PlannedTrade, amountIn: bigint, executor: PipelineDeps): Trade {
+  const tradeSlot = `${slot}#${planned.key}`;
+  const common = {
+    id: intentIdOf(strategy.id, tradeSlot),
+    strategyId: strategy.id,
+    slot: tradeSlot,
+    wallet: executor.wallet.address,
+    chainId: executor.wallet.chainId,
+    tokenIn: planned.tokenIn,
+    tokenOut: planned.tokenOut,
+    amountIn,
+    slippageBps: strategy.slippageBps,
+  };
+  return planned.kind === 'swap' ? { ...common, kind: 'swap', minAmountOut: planned.minAmountOut } : { ...common, kind: planned.kind };
+}
+
 export async function runStrategy(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
-  const strategyBudgets: Budget[] =
-    strategy.kind === 'dca' && strategy.budget ? [{ token: strategy.sell.address, perDay: strategy.budget.perDay, total: strategy.budget.total }] : [];
   let previousOutput: bigint | undefined;
-  for (const trade of decision.trades) {
-    const amountIn = trade.amountIn === 'previous-output' ? previousOutput : trade.amountIn;
+  for (const planned of decision.trades) {
+    const amountIn = planned.amountIn === 'previous-output' ? previousOutput : planned.amountIn;
     if (amountIn === undefined || amountIn === 0n) {
-      report.note += `; ${trade.key} skipped: the previous step paid nothing to use`;
+      report.note += `; ${planned.key} skipped: the previous step paid nothing to use`;
       break;
     }
-    const executed = await executeTrade(deps.executor, {
-      strategyId: strategy.id,
-      slot: `${slot}#${trade.key}`,
-      kind: trade.kind,
-      tokenIn: trade.tokenIn,
-      tokenOut: trade.tokenOut,
-      amountIn,
-      slippageBps: strategy.slippageBps,
-      minPrice: trade.minPrice,
-      minAmountOut: trade.minAmountOut,
-      budgets: { strategy: strategyBudgets, wallet: deps.walletBudgets },
-    });
+    const executed = await runTrade(deps.executor, tradeOf(strategy, slot, planned, amountIn, deps.executor), deps.signal);
     report.trades.push(executed);
     if (executed.status !== 'confirmed') break;
     previousOutput = executed.amountOut;

@@ -7,8 +7,9 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPublicClient, http, parseGwei } from 'viem';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
-import { type SenderStage, WalletSender } from '../chain/sender.ts';
-import { readTokenInfo, type TokenInfo } from '../chain/tokens.ts';
+import { type TxStage, Wallet } from '../chain/wallet.ts';
+import { readTokenInfo } from '../chain/tokens.ts';
+import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { allowlistFor } from '../config/allowlist.ts';
 import type { Env } from '../config/env.ts';
@@ -18,7 +19,10 @@ import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { Ledger, type Attempt } from '../ledger/ledger.ts';
 import { type RoutingClient, createRoutingClient, productionServiceUrl } from '../service/client.ts';
-import { type ExecutorDeps, defaultExecutionSettings } from './executor.ts';
+import type { Budget } from '../guard/guards.ts';
+import type { PipelineDeps } from '../trade/pipeline.ts';
+import { defaultExecutionSettings } from '../trade/settings.ts';
+import { throwIfAborted } from '../ops/abort.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
 export const defaultDataDir = 'data';
@@ -31,7 +35,9 @@ export type RuntimeOptions = {
   fork?: boolean;
   /** Only look (`check`): keep the previous devnet or fork ledger. */
   inspectOnly?: boolean;
-  onStage?: (stage: SenderStage, attempt: Attempt) => void;
+  onStage?: (stage: TxStage, attempt: Attempt) => void;
+  /** Start-up stops between its steps once this fires (AbortedError); what was started is closed. */
+  signal?: AbortSignal;
 };
 
 export type Runtime = {
@@ -51,7 +57,8 @@ export type Runtime = {
   close(): Promise<void>;
 };
 
-export type Execution = { ledger: Ledger; executors: Map<string, ExecutorDeps> };
+/** The ledger and, per wallet name, what runs its trades. */
+export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps> };
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
 export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Execution {
@@ -61,10 +68,15 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
   const settings = { ...defaultExecutionSettings, dryRun: options.dryRun ?? false, approvals: config.defaults.approvals, feeCap };
   const allowlist = allowlistFor(chainId, runtime.book);
-  const executors = new Map<string, ExecutorDeps>();
-  for (const wallet of config.wallets.values()) {
-    const sender = new WalletSender({ client, account: wallet.account, chainId, ledger, settings: { feeCap }, onStage: options.onStage });
-    executors.set(wallet.name, { chainId, client, ledger, routing, allowlist, sender, settings });
+  const strategyBudgets = new Map<string, Budget[]>();
+  for (const strategy of config.strategies) {
+    if (strategy.kind === 'dca' && strategy.budget) strategyBudgets.set(strategy.id, [{ token: strategy.sell.address, perDay: strategy.budget.perDay, total: strategy.budget.total }]);
+  }
+  const executors = new Map<string, PipelineDeps>();
+  for (const configured of config.wallets.values()) {
+    const wallet = new Wallet({ client, account: configured.account, chainId, ledger, settings: { feeCap }, onStage: options.onStage });
+    const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
+    executors.set(configured.name, { ledger, routing, allowlist, wallet, settings, budgets });
   }
   return { ledger, executors };
 }
@@ -75,7 +87,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
+  const { signal } = options;
   try {
+    // Everything the user wrote is read and checked before any chain is started.
+    const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
+    const strategyFile = loadStrategyFile(configFile);
     let book = options.addressBookFile ? loadAddressBook(options.addressBookFile) : undefined;
     let rpcUrl = env.RPC_URL ?? book?.rpcUrl;
     let mode: Runtime['mode'] = 'network';
@@ -86,8 +102,10 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!rpcUrl) {
       // No chain given: the embedded devnet, with its routing service and a funded test account.
       mode = 'embedded devnet';
+      throwIfAborted(signal);
       const devnet = await startDevnet();
       cleanups.push(() => devnet.stop());
+      throwIfAborted(signal);
       cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
       const routing = await startDevnetRoutingService(devnet.addressBook);
       cleanups.push(() => routing.service.close());
@@ -102,6 +120,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       mode = 'fork';
       const node = await forkChain(rpcUrl);
       cleanups.push(() => node.stop());
+      throwIfAborted(signal);
       rpcUrl = node.rpcUrl;
       ledgerFile = join(dataDir, 'fork-ledger.sqlite');
       if (!options.inspectOnly) for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledgerFile}${suffix}`, { force: true });
@@ -117,12 +136,19 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     const client = createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { batch: true }), pollingInterval: 1_000 });
     const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId });
+    throwIfAborted(signal);
 
-    const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
-    const config = await resolveConfig(loadStrategyFile(configFile), { client, chainId, book, env: keys });
+    throwIfAborted(signal);
+    const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys });
+    throwIfAborted(signal);
 
     const native = tokenDirectory(chainId, book).tokens.CELO;
-    const nativeToken = native ? await readTokenInfo(client, native.address).catch(() => undefined) : undefined;
+    // Strategies value gas in it: a native token that is listed but cannot be read is an error, not "free gas".
+    const nativeToken = native
+      ? await readTokenInfo(client, native.address).catch((error: unknown) => {
+          throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
+        })
+      : undefined;
     return { mode, chainId, rpcUrl, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, onClose: (cleanup) => cleanups.push(cleanup), close };
   } catch (error) {
     await close();

@@ -6,7 +6,8 @@
  *   Never a burst of missed slots.
  * - A strategy never overlaps itself: a slot that comes while its previous run is still going is skipped.
  * - Runs of one wallet never overlap (balances and nonces stay coherent); at most `maxConcurrency` runs overall.
- * - `stop()` starts no new run and waits (up to a bound) for the runs in progress to finish.
+ * - `stop()` starts no new run and waits (up to a bound) for the runs in progress, which the shutdown signal
+ *   interrupts at their next step.
  */
 import { Cron } from 'croner';
 import PQueue from 'p-queue';
@@ -22,6 +23,8 @@ export type SchedulerDeps = {
   random?: () => number;
   /** Told about slots that were skipped and why. */
   onSkip?(strategy: Strategy, slot: string, why: string): void;
+  /** Told about a run that threw (run() reports its own failures; this is for what escaped it). */
+  onError?(strategy: Strategy, slot: string, error: unknown): void;
 };
 
 export class Scheduler {
@@ -91,7 +94,8 @@ export class Scheduler {
         if (!this.#stopping) await this.#deps.run(strategy, slot);
       }));
     })()
-      .catch(() => {}) // run() reports its own failures; the schedule goes on
+      // The schedule goes on; what escaped run() is told, never swallowed.
+      .catch((error: unknown) => this.#deps.onError?.(strategy, slot, error))
       .finally(() => {
         this.#running.delete(strategy.id);
         this.#inFlight.delete(run);

@@ -4,8 +4,8 @@
  * chain is compared with what we asked for, or computed by us.
  */
 import { type Address, type Hex, decodeFunctionData, isAddressEqual } from 'viem';
-import { routerAbi } from '../chain/abi.ts';
-import type { SwapPayload } from '../chain/payload.ts';
+import { routerAbi } from '../contracts/abi.ts';
+import type { SwapPayload } from '../contracts/payload.ts';
 import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
 import { GuardRefusal } from './refusal.ts';
 

@@ -10,34 +10,23 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Address, Hex } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
+import type { RefusalReason } from '../guard/refusal.ts';
+import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeKind, type TradeRecord, type TradeState } from '../trade/types.ts';
 import { migrations } from './schema.ts';
 
-export type IntentKind = 'swap' | 'deposit' | 'withdraw' | 'claim';
-export type IntentStatus = 'pending' | 'refused' | 'dry-run' | 'submitted' | 'confirmed' | 'failed';
 export type AttemptPurpose = 'approve' | 'trade' | 'cancel';
 /** signed: stored, never sent as far as we know · broadcast: maybe in a mempool · mined · reverted · replaced · dropped */
 export type AttemptStatus = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'replaced' | 'dropped';
 
-export type NewIntent = {
-  id: string;
-  strategyId: string;
-  slot: string;
-  kind: IntentKind;
-  wallet: Address;
-  chainId: number;
-  tokenIn: Address;
-  amountIn: bigint;
-  request: unknown;
-};
-
-export type Intent = Omit<NewIntent, 'request'> & {
-  request: unknown;
-  status: IntentStatus;
-  reason: string | null;
-  quote: unknown;
-  outcome: unknown;
-  createdAt: number;
-  updatedAt: number;
+/** A stage's change to a trade: its new state and whatever that stage learnt. */
+export type TradeChange = {
+  status: TradeState;
+  call?: CheckedCall;
+  simulatedOut?: bigint;
+  settlement?: Settlement;
+  /** null clears an earlier failure (a trade settled after an interruption). */
+  failure?: Failure | null;
+  anomaly?: string;
 };
 
 export type NewAttempt = {
@@ -153,50 +142,91 @@ export class Ledger {
     this.#db.close();
   }
 
-  // ------------------------------------------------------------ intents
+  // ------------------------------------------------------------ trades
 
-  /** Records a new intent as pending. Returns undefined when the slot already has one (it must not run again). */
-  createIntent(intent: NewIntent, now = Date.now()): Intent | undefined {
+  /** Claims the trade's slot (state `claimed`). Returns undefined when the slot already has a trade: it must not run again. */
+  claim(trade: Trade, now = Date.now()): TradeRecord | undefined {
     const inserted = this.#db
       .prepare(
-        `INSERT INTO intents (id, strategy_id, slot, kind, wallet, chain_id, token_in, amount_in, request, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT(id) DO NOTHING`,
+        `INSERT INTO intents (id, strategy_id, slot, kind, wallet, chain_id, token_in, token_out, amount_in, slippage_bps, min_amount_out, status, created_at, updated_at)
+         VALUES (@id, @strategyId, @slot, @kind, @wallet, @chainId, @tokenIn, @tokenOut, @amountIn, @slippageBps, @minAmountOut, 'claimed', @now, @now)
+         ON CONFLICT(id) DO NOTHING`,
       )
-      .run(intent.id, intent.strategyId, intent.slot, intent.kind, intent.wallet, intent.chainId, intent.tokenIn, intent.amountIn.toString(), toJson(intent.request), now, now);
-    return inserted.changes === 1 ? this.getIntent(intent.id) : undefined;
+      .run({
+        id: trade.id,
+        strategyId: trade.strategyId,
+        slot: trade.slot,
+        kind: trade.kind,
+        wallet: trade.wallet,
+        chainId: trade.chainId,
+        tokenIn: trade.tokenIn,
+        tokenOut: trade.tokenOut,
+        amountIn: trade.amountIn.toString(),
+        slippageBps: trade.slippageBps,
+        minAmountOut: trade.kind === 'swap' ? (trade.minAmountOut?.toString() ?? null) : null,
+        now,
+      });
+    return inserted.changes === 1 ? this.getIntent(trade.id) : undefined;
   }
 
-  getIntent(id: string): Intent | undefined {
+  getIntent(id: string): TradeRecord | undefined {
     const row = this.#db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined;
-    return row && intentFrom(row);
+    return row && recordFrom(row);
   }
 
-  updateIntent(id: string, change: { status: IntentStatus; reason?: string | null; quote?: unknown; outcome?: unknown }, now = Date.now()): void {
-    const sets = ['status = @status', 'updated_at = @now'];
-    if (change.reason !== undefined) sets.push('reason = @reason');
-    if (change.quote !== undefined) sets.push('quote = @quote');
-    if (change.outcome !== undefined) sets.push('outcome = @outcome');
-    this.#db.prepare(`UPDATE intents SET ${sets.join(', ')} WHERE id = @id`).run({
-      id,
-      now,
+  /** Moves a trade to its next state, with what the stage learnt (fields not given keep their value). */
+  advance(id: string, change: TradeChange, now = Date.now()): void {
+    const { call, settlement, failure } = change;
+    const big = (value: bigint | undefined) => (value === undefined ? null : value.toString());
+    const values: Record<string, string | number | null> = {
       status: change.status,
-      reason: change.reason ?? null,
-      quote: change.quote === undefined ? null : toJson(change.quote),
-      outcome: change.outcome === undefined ? null : toJson(change.outcome),
-    });
+      updated_at: now,
+      ...(call && {
+        target: call.target,
+        spender: call.spender ?? null,
+        call_data: call.data,
+        router: call.router ?? null,
+        farm: call.farm ?? null,
+        expected_out: big(call.expectedOut),
+        min_out: big(call.minOut),
+        deadline: big(call.deadline),
+      }),
+      ...(change.simulatedOut !== undefined && { simulated_out: big(change.simulatedOut) }),
+      ...(settlement && {
+        tx_hash: settlement.txHash,
+        block_number: Number(settlement.blockNumber),
+        gas_used: big(settlement.gasUsed),
+        effective_gas_price: big(settlement.effectiveGasPrice),
+        amount_out: big(settlement.amountOut),
+        reported_out: big(settlement.reportedOut),
+      }),
+      ...(failure !== undefined && {
+        reason: failure?.reason ?? null,
+        refusal: failure?.refusal ?? null,
+        error_class: failure?.errorClass ?? null,
+        retryable: failure?.retryable ? 1 : 0,
+      }),
+      ...(change.anomaly !== undefined && { anomaly: change.anomaly }),
+    };
+    const sets = Object.keys(values).map((column) => `${column} = @${column}`);
+    this.#db.prepare(`UPDATE intents SET ${sets.join(', ')} WHERE id = @id`).run({ ...values, id });
   }
 
-  /** Intents whose fate is not settled: they must be reconciled with the chain before anything new runs. */
-  unfinishedIntents(): Intent[] {
-    return (this.#db.prepare("SELECT * FROM intents WHERE status IN ('pending', 'submitted') ORDER BY created_at").all() as IntentRow[]).map(intentFrom);
+  /** Trades whose fate is not settled: they are resumed (or settled with the chain) before anything new runs. */
+  unfinishedIntents(): TradeRecord[] {
+    const open = openStates.map((state) => `'${state}'`).join(', ');
+    return (this.#db.prepare(`SELECT * FROM intents WHERE status IN (${open}) ORDER BY created_at`).all() as IntentRow[]).map(recordFrom);
   }
 
-  /** Raw amount of `tokenIn` committed by intents that traded or may have traded since `since` (ms), but `excludeId`. */
+  /**
+   * Raw amount of `tokenIn` committed since `since` (ms) by trades that traded or may still trade, but `excludeId`:
+   * everything open, confirmed or anomalous; refused, failed and dry-run trades spent nothing.
+   */
   spentSince(filter: { strategyId?: string; wallet?: Address; tokenIn: Address; since: number; excludeId?: string }): bigint {
     const rows = this.#db
       .prepare(
         `SELECT amount_in FROM intents
-         WHERE status IN ('pending', 'submitted', 'confirmed') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
+         WHERE status NOT IN ('refused', 'failed', 'dry-run') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
            AND (@strategyId IS NULL OR strategy_id = @strategyId) AND (@wallet IS NULL OR lower(wallet) = lower(@wallet))
            AND (@excludeId IS NULL OR id != @excludeId)`,
       )
@@ -206,38 +236,47 @@ export class Ledger {
     return rows.reduce((sum, row) => sum + BigInt(row.amount_in), 0n);
   }
 
-  history(options: { limit?: number; strategyId?: string } = {}): Intent[] {
+  history(options: { limit?: number; strategyId?: string } = {}): TradeRecord[] {
     return (
       this.#db
         .prepare('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at DESC, rowid DESC LIMIT @limit')
         .all({ strategyId: options.strategyId ?? null, limit: options.limit ?? 100 }) as IntentRow[]
-    ).map(intentFrom);
+    ).map(recordFrom);
   }
 
   // ------------------------------------------------------------ attempts
 
-  /** Stores a signed transaction (status `signed`) before it is broadcast. */
-  addAttempt(attempt: NewAttempt, now = Date.now()): Attempt {
-    const { lastInsertRowid } = this.#db
-      .prepare(
-        `INSERT INTO attempts (intent_id, purpose, wallet, chain_id, nonce, max_fee_per_gas, max_priority_fee_per_gas, gas_limit, raw_tx, hash, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signed', ?, ?)`,
-      )
-      .run(
-        attempt.intentId,
-        attempt.purpose,
-        attempt.wallet,
-        attempt.chainId,
-        attempt.nonce,
-        attempt.maxFeePerGas.toString(),
-        attempt.maxPriorityFeePerGas.toString(),
-        attempt.gasLimit.toString(),
-        attempt.rawTx,
-        attempt.hash,
-        now,
-        now,
-      );
-    return this.#attempt(Number(lastInsertRowid));
+  /**
+   * Stores signed transactions (status `signed`) before any is broadcast, and moves their trade to `signed`,
+   * in one database transaction: a trade is never `signed` without its bytes, nor has bytes while `checked`.
+   */
+  addAttempts(attempts: readonly NewAttempt[], now = Date.now()): Attempt[] {
+    const insert = this.#db.prepare(
+      `INSERT INTO attempts (intent_id, purpose, wallet, chain_id, nonce, max_fee_per_gas, max_priority_fee_per_gas, gas_limit, raw_tx, hash, status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signed', ?, ?)`,
+    );
+    const promote = this.#db.prepare(`UPDATE intents SET status = 'signed', updated_at = ? WHERE id = ? AND status IN ('claimed', 'quoted', 'checked')`);
+    const ids = this.#db.transaction(() =>
+      attempts.map((attempt) => {
+        promote.run(now, attempt.intentId);
+        const { lastInsertRowid } = insert.run(
+          attempt.intentId,
+          attempt.purpose,
+          attempt.wallet,
+          attempt.chainId,
+          attempt.nonce,
+          attempt.maxFeePerGas.toString(),
+          attempt.maxPriorityFeePerGas.toString(),
+          attempt.gasLimit.toString(),
+          attempt.rawTx,
+          attempt.hash,
+          now,
+          now,
+        );
+        return Number(lastInsertRowid);
+      }),
+    )();
+    return ids.map((id) => this.#attempt(id));
   }
 
   updateAttempt(
@@ -267,9 +306,9 @@ export class Ledger {
     return (this.#db.prepare('SELECT * FROM attempts WHERE intent_id = ? ORDER BY id').all(intentId) as AttemptRow[]).map(attemptFrom);
   }
 
-  /** The highest nonce this ledger ever signed for the wallet on the chain. */
+  /** The highest nonce this ledger signed for the wallet on the chain, leaving out transactions the node never took. */
   highestNonce(wallet: Address, chainId: number): number | undefined {
-    const row = this.#db.prepare('SELECT MAX(nonce) AS nonce FROM attempts WHERE lower(wallet) = lower(?) AND chain_id = ?').get(wallet, chainId) as {
+    const row = this.#db.prepare(`SELECT MAX(nonce) AS nonce FROM attempts WHERE lower(wallet) = lower(?) AND chain_id = ? AND status != 'dropped'`).get(wallet, chainId) as {
       nonce: number | null;
     };
     return row.nonce ?? undefined;
@@ -301,16 +340,35 @@ type IntentRow = {
   id: string;
   strategy_id: string;
   slot: string;
-  kind: IntentKind;
+  kind: TradeKind;
   wallet: Address;
   chain_id: number;
   token_in: Address;
+  token_out: Address;
   amount_in: string;
-  request: string;
-  status: IntentStatus;
+  slippage_bps: number;
+  min_amount_out: string | null;
+  status: TradeState;
+  target: Address | null;
+  spender: Address | null;
+  call_data: Hex | null;
+  router: Address | null;
+  farm: Address | null;
+  expected_out: string | null;
+  min_out: string | null;
+  deadline: string | null;
+  simulated_out: string | null;
+  amount_out: string | null;
+  reported_out: string | null;
+  tx_hash: Hex | null;
+  block_number: number | null;
+  gas_used: string | null;
+  effective_gas_price: string | null;
   reason: string | null;
-  quote: string | null;
-  outcome: string | null;
+  refusal: RefusalReason | null;
+  error_class: string | null;
+  retryable: number;
+  anomaly: string | null;
   created_at: number;
   updated_at: number;
 };
@@ -336,23 +394,58 @@ type AttemptRow = {
   updated_at: number;
 };
 
-const parseJson = (text: string | null) => (text === null ? null : JSON.parse(text));
+const bigOrUndefined = (value: string | null) => (value === null ? undefined : BigInt(value));
 
-function intentFrom(row: IntentRow): Intent {
-  return {
+function recordFrom(row: IntentRow): TradeRecord {
+  const trade = {
     id: row.id,
     strategyId: row.strategy_id,
     slot: row.slot,
-    kind: row.kind,
     wallet: row.wallet,
     chainId: row.chain_id,
     tokenIn: row.token_in,
+    tokenOut: row.token_out,
     amountIn: BigInt(row.amount_in),
-    request: parseJson(row.request),
+    slippageBps: row.slippage_bps,
+  };
+  const minAmountOut = bigOrUndefined(row.min_amount_out);
+  const typed: Trade = row.kind === 'swap' ? { ...trade, kind: 'swap', ...(minAmountOut !== undefined && { minAmountOut }) } : { ...trade, kind: row.kind };
+  const call: CheckedCall | undefined =
+    row.target && row.call_data && row.expected_out !== null && row.min_out !== null
+      ? {
+          target: row.target,
+          data: row.call_data,
+          expectedOut: BigInt(row.expected_out),
+          minOut: BigInt(row.min_out),
+          ...(row.spender && { spender: row.spender }),
+          ...(row.deadline !== null && { deadline: BigInt(row.deadline) }),
+          ...(row.router && { router: row.router }),
+          ...(row.farm && { farm: row.farm }),
+        }
+      : undefined;
+  const settlement: Settlement | undefined =
+    row.tx_hash && row.block_number !== null && row.gas_used !== null && row.effective_gas_price !== null
+      ? {
+          txHash: row.tx_hash,
+          blockNumber: BigInt(row.block_number),
+          gasUsed: BigInt(row.gas_used),
+          effectiveGasPrice: BigInt(row.effective_gas_price),
+          amountOut: bigOrUndefined(row.amount_out),
+          reportedOut: bigOrUndefined(row.reported_out),
+        }
+      : undefined;
+  const failure: Failure | undefined =
+    row.reason === null
+      ? undefined
+      : { reason: row.reason, retryable: row.retryable === 1, ...(row.refusal && { refusal: row.refusal }), ...(row.error_class && { errorClass: row.error_class }) };
+  return {
+    ...typed,
     status: row.status,
-    reason: row.reason,
-    quote: parseJson(row.quote),
-    outcome: parseJson(row.outcome),
+    ...(call && { call }),
+    ...(row.simulated_out !== null && { simulatedOut: BigInt(row.simulated_out) }),
+    ...(settlement && { settlement }),
+    ...(failure && { failure }),
+    ...(row.anomaly !== null && { anomaly: row.anomaly }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

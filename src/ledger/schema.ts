@@ -60,4 +60,49 @@ export const migrations: string[] = [
     heartbeat INTEGER NOT NULL
   );
   `,
+  // A trade in typed columns: what was asked, the checked call, the outcome, and why it failed.
+  // Old rows are carried over from their JSON; `pending` was before signing, `submitted` after.
+  `
+  ALTER TABLE intents ADD COLUMN token_out TEXT;
+  ALTER TABLE intents ADD COLUMN slippage_bps INTEGER;
+  ALTER TABLE intents ADD COLUMN min_amount_out TEXT;      -- the strategy's own floor, raw tokenOut
+  ALTER TABLE intents ADD COLUMN target TEXT;              -- the contract called
+  ALTER TABLE intents ADD COLUMN spender TEXT;             -- who pulls tokenIn (router or OneClickFarm)
+  ALTER TABLE intents ADD COLUMN call_data TEXT;           -- the exact calldata that passed the checks
+  ALTER TABLE intents ADD COLUMN router TEXT;
+  ALTER TABLE intents ADD COLUMN farm TEXT;
+  ALTER TABLE intents ADD COLUMN expected_out TEXT;
+  ALTER TABLE intents ADD COLUMN min_out TEXT;             -- the minimum signed into the call
+  ALTER TABLE intents ADD COLUMN deadline TEXT;            -- earliest deadline in the call, Unix seconds
+  ALTER TABLE intents ADD COLUMN simulated_out TEXT;
+  ALTER TABLE intents ADD COLUMN amount_out TEXT;          -- tokenOut Transfer logs to the wallet
+  ALTER TABLE intents ADD COLUMN reported_out TEXT;        -- the router's Swap event, for swaps
+  ALTER TABLE intents ADD COLUMN tx_hash TEXT;
+  ALTER TABLE intents ADD COLUMN block_number INTEGER;
+  ALTER TABLE intents ADD COLUMN gas_used TEXT;
+  ALTER TABLE intents ADD COLUMN effective_gas_price TEXT;
+  ALTER TABLE intents ADD COLUMN refusal TEXT;             -- the guard that refused
+  ALTER TABLE intents ADD COLUMN error_class TEXT;
+  ALTER TABLE intents ADD COLUMN retryable INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE intents ADD COLUMN anomaly TEXT;
+  UPDATE intents SET
+    token_out = json_extract(request, '$.tokenOut'),
+    slippage_bps = COALESCE(json_extract(request, '$.slippageBps'), 0),
+    min_amount_out = json_extract(request, '$.minAmountOut'),
+    expected_out = json_extract(quote, '$.expectedOut'),
+    min_out = json_extract(quote, '$.minOut'),
+    deadline = json_extract(quote, '$.deadline'),
+    router = json_extract(quote, '$.router'),
+    farm = json_extract(quote, '$.farm'),
+    amount_out = json_extract(outcome, '$.amountOut'),
+    simulated_out = json_extract(outcome, '$.simulatedOut'),
+    tx_hash = json_extract(outcome, '$.txHash'),
+    block_number = json_extract(outcome, '$.blockNumber'),
+    gas_used = json_extract(outcome, '$.gasUsed'),
+    effective_gas_price = json_extract(outcome, '$.effectiveGasPrice'),
+    status = CASE status WHEN 'pending' THEN 'claimed' WHEN 'submitted' THEN 'broadcast' ELSE status END;
+  ALTER TABLE intents DROP COLUMN request;
+  ALTER TABLE intents DROP COLUMN quote;
+  ALTER TABLE intents DROP COLUMN outcome;
+  `,
 ];

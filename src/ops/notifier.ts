@@ -5,7 +5,7 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from './logger.ts';
 
-export type NotificationEvent = 'filled' | 'failed' | 'refused';
+export type NotificationEvent = 'filled' | 'failed' | 'refused' | 'anomaly';
 export type Webhook = { url: string; events?: NotificationEvent[] };
 
 export function createNotifier(webhooks: readonly Webhook[], logger: Logger, options: { attempts?: number; perSecond?: number } = {}) {

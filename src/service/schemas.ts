@@ -4,7 +4,7 @@
  * decimal strings and come out of these schemas as bigint.
  */
 import { z } from 'zod';
-import { addressSchema, hexSchema, uint256String, uint256StringSchema } from '../config/primitives.ts';
+import { addressSchema, hexSchema, uint256String, uint256StringSchema } from '../primitives.ts';
 
 export const defaultChainId = 42220;
 export const defaultSlippageBps = 10;

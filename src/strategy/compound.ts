@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../chain/tokens.ts';
+import { formatTokenAmount } from '../units.ts';
 import type { CompoundStrategy, Decision } from './types.ts';
 
 export type CompoundObservation = {

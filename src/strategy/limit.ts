@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../chain/tokens.ts';
+import { formatTokenAmount } from '../units.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { Decision, LimitStrategy } from './types.ts';
 

@@ -1,8 +1,9 @@
 import { type Address, isAddressEqual } from 'viem';
-import { formatTokenAmount } from '../chain/tokens.ts';
+import { formatTokenAmount } from '../units.ts';
 import type { Decision, PlannedTrade, RebalanceStrategy } from './types.ts';
 
-export type Holding = { token: Address; balance: bigint; /** in the quote token's raw units */ value: bigint };
+/** `value` in the quote token's raw units; undefined when it cannot be valued (no route). */
+export type Holding = { token: Address; balance: bigint; value: bigint | undefined };
 export type RebalanceObservation = { holdings: Holding[]; quoteBalance: bigint };
 
 const WEIGHT_SCALE = 1_000_000n;
@@ -15,7 +16,15 @@ const WEIGHT_SCALE = 1_000_000n;
 export function decideRebalance(strategy: RebalanceStrategy, observed: RebalanceObservation): Decision {
   const quote = strategy.quote;
   const totalWeight = strategy.targets.reduce((sum, t) => sum + t.weight, 0);
-  const holdingOf = (token: Address) => observed.holdings.find((h) => isAddressEqual(h.token, token)) ?? { token, balance: 0n, value: 0n };
+  const unvalued = observed.holdings.filter((h) => h.value === undefined && h.balance > 0n);
+  if (unvalued.length > 0) {
+    const symbols = strategy.targets.filter((t) => unvalued.some((h) => isAddressEqual(h.token, t.token.address))).map((t) => t.token.symbol);
+    return { trades: [], note: `cannot value ${symbols.join(', ')} in ${quote.symbol} (no route): no trade` };
+  }
+  const holdingOf = (token: Address) => {
+    const holding = observed.holdings.find((h) => isAddressEqual(h.token, token));
+    return { token, balance: holding?.balance ?? 0n, value: holding?.value ?? 0n };
+  };
   const total = strategy.targets.reduce((sum, t) => sum + holdingOf(t.token.address).value, 0n);
   if (total === 0n) return { trades: [], note: 'nothing to rebalance: the portfolio is worth 0' };
 

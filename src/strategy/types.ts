@@ -1,6 +1,6 @@
 /** Strategies as the engine runs them: tokens resolved to addresses and decimals, amounts in raw units. */
 import type { Address } from 'viem';
-import type { TokenInfo } from '../chain/tokens.ts';
+import type { TokenInfo } from '../units.ts';
 
 export type Schedule = {
   everyMs?: number;
@@ -64,7 +64,7 @@ export type PlannedTrade = {
   tokenIn: Address;
   tokenOut: Address;
   amountIn: bigint | 'previous-output';
-  minPrice?: string;
+  /** The strategy's floor in raw tokenOut (a price limit, a take-profit level), for swaps. */
   minAmountOut?: bigint;
 };
 

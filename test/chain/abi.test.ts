@@ -1,6 +1,6 @@
 import { type Abi, type Address, toEventSelector, toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { farmAbi, knownSelectors, oneClickFarmAbi, oneClickWithdrawAbi, pairAdapterAbi, routerAbi } from '../../src/chain/abi.ts';
+import { farmAbi, knownSelectors, oneClickFarmAbi, oneClickWithdrawAbi, pairAdapterAbi, routerAbi } from '../../src/contracts/abi.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTokenAmount, parseTokenAmount, resolveTokenAddress } from '../../src/chain/tokens.ts';
+import { parseTokenAmount, resolveTokenAddress } from '../../src/chain/tokens.ts';
+import { formatTokenAmount } from '../../src/units.ts';
 import { ConfigError } from '../../src/config/errors.ts';
 import { parseRetryAfter } from '../../src/service/http.ts';
 

@@ -118,7 +118,7 @@ describe('routekeeper run', () => {
       expect(dcaRuns.length).toBeGreaterThanOrEqual(2);
       const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: me, input: fork.token('cUSD'), output: fork.token('CELO') }, fromBlock });
       const dcaSwaps = swaps.filter((log) => log.args.inputAmount === parseUnits('5', 18));
-      expect(dcaSwaps.map((log) => String(log.args.outputAmount)).sort()).toEqual(dcaRuns.map((row) => (row.outcome as { amountOut: string }).amountOut).sort());
+      expect(dcaSwaps.map((log) => String(log.args.outputAmount)).sort()).toEqual(dcaRuns.map((row) => String(row.settlement?.amountOut)).sort());
       // Rebalance sold cEUR and bought CELO; the limit order filled exactly once.
       expect(confirmed('rebalance').map((row) => row.slot.split('#')[1]).sort()).toEqual(['buy-CELO', 'sell-cEUR']);
       expect(confirmed('take-profit')).toHaveLength(1);
@@ -126,9 +126,9 @@ describe('routekeeper run', () => {
       const claim = confirmed('compound').find((row) => row.kind === 'claim');
       const deposit = confirmed('compound').find((row) => row.kind === 'deposit');
       expect(claim && deposit).toBeTruthy();
-      expect(deposit?.amountIn.toString()).toBe((claim?.outcome as { amountOut: string }).amountOut);
+      expect(deposit?.amountIn).toBe(claim?.settlement?.amountOut);
       const deposits = confirmed('compound').filter((row) => row.kind === 'deposit');
-      const minted = deposits.reduce((sum, row) => sum + BigInt((row.outcome as { amountOut: string }).amountOut), 0n);
+      const minted = deposits.reduce((sum, row) => sum + (row.settlement?.amountOut ?? 0n), 0n);
       expect(await fork.balanceOf(gauge, me)).toBe(gaugeBefore + minted);
     } finally {
       ledger.close();

@@ -1,7 +1,7 @@
 import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/chain/abi.ts';
-import { encodePoolExtras } from '../../src/chain/encoding.ts';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { encodePoolExtras } from '../../src/contracts/encoding.ts';
 import { addressBookSchema } from '../../src/config/address-book.ts';
 import { firstStdoutLine, runCli, spawnCli } from '../helpers/cli.ts';
 

@@ -1,7 +1,7 @@
 import { type Address, type Hex, parseUnits, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { oneClickFarmAbi, oneClickWithdrawAbi } from '../../src/chain/abi.ts';
-import { encodeGaugeFarmData, encodePoolExtras } from '../../src/chain/encoding.ts';
+import { oneClickFarmAbi, oneClickWithdrawAbi } from '../../src/contracts/abi.ts';
+import { encodeGaugeFarmData, encodePoolExtras } from '../../src/contracts/encoding.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type PoolState, constantProductOut, readPool } from '../helpers/uniswap.ts';

@@ -8,9 +8,9 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/chain/abi.ts';
-import { encodePoolExtras } from '../../src/chain/encoding.ts';
-import type { SwapPayload } from '../../src/chain/payload.ts';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { encodePoolExtras } from '../../src/contracts/encoding.ts';
+import type { SwapPayload } from '../../src/contracts/payload.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';

@@ -73,7 +73,7 @@ describe('a process killed mid-trade ends, after restart, with exactly one trade
         expect(trades[0]?.hash).toBe(swaps[0]?.transactionHash);
         expect(ledger.getIntent(`crash:slot-${stage}`)).toMatchObject({
           status: 'confirmed',
-          outcome: { amountOut: String(swaps[0]?.args.outputAmount) },
+          settlement: { amountOut: swaps[0]?.args.outputAmount, txHash: swaps[0]?.transactionHash },
         });
       } finally {
         ledger.close();

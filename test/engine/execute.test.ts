@@ -1,7 +1,8 @@
 import { type Address, erc20Abi, parseEventLogs, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/chain/abi.ts';
-import { executeTrade, type TradeRequest } from '../../src/engine/executor.ts';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { runTrade } from '../../src/trade/pipeline.ts';
+import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 
@@ -16,16 +17,19 @@ const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
   return executor;
 };
 const me = () => fork.addressBook.accounts[0]?.address as Address;
-const swap = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
+const swap = (overrides: Partial<Trade> = {}): Trade => ({
+  id: `${overrides.strategyId ?? 'dca-celo'}:2026-11-20T10:00:00Z`,
   strategyId: 'dca-celo',
   slot: '2026-11-20T10:00:00Z',
+  wallet: me(),
+  chainId: fork.addressBook.chainId,
   kind: 'swap',
   tokenIn: fork.token('cUSD'),
   tokenOut: fork.token('CELO'),
   amountIn: parseUnits('250', 18),
   slippageBps: 30,
   ...overrides,
-});
+}) as Trade;
 
 describe('executing a swap end to end', () => {
   it('trades exactly the amount, receives exactly the quote, and records intent, attempts and outcome', async () => {
@@ -35,11 +39,11 @@ describe('executing a swap end to end', () => {
       await fork.balanceOf(fork.token('CELO'), me()),
       await fork.publicClient.getTransactionCount({ address: me() }),
     ];
-    const report = await executeTrade(executor, swap());
+    const report = await runTrade(executor, swap());
     expect(report.status, report.reason).toBe('confirmed');
     expect(report.amountOut).toBe(report.expectedOut);
     expect(report.minOut).toBe(((report.expectedOut as bigint) * 9970n) / 10000n);
-    expect(report.steps.map((s) => s.step)).toEqual(['threshold', 'quote', 'guards', 'simulate', 'approve', 'send']);
+    expect(report.stages.map((s) => s.stage)).toEqual(['quote', 'check', 'sign', 'broadcast', 'follow', 'settle']);
 
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('250', 18));
     expect(await fork.balanceOf(fork.token('CELO'), me())).toBe(celoBefore + (report.amountOut as bigint));
@@ -49,8 +53,11 @@ describe('executing a swap end to end', () => {
     expect(await fork.publicClient.readContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'allowance', args: [me(), fork.addressBook.contracts.router] })).toBe(0n);
 
     const intent = executor.ledger.getIntent(report.intentId);
-    expect(intent).toMatchObject({ status: 'confirmed', strategyId: 'dca-celo', kind: 'swap', amountIn: parseUnits('250', 18), reason: null });
-    expect((intent?.outcome as { amountOut: string }).amountOut).toBe(String(report.amountOut));
+    expect(intent).toMatchObject({ status: 'confirmed', strategyId: 'dca-celo', kind: 'swap', amountIn: parseUnits('250', 18) });
+    expect(intent?.failure).toBeUndefined();
+    // Typed columns: the checked call and the outcome read from the receipt's logs.
+    expect(intent?.call).toMatchObject({ target: fork.addressBook.contracts.router, spender: fork.addressBook.contracts.router, expectedOut: report.expectedOut, minOut: report.minOut });
+    expect(intent?.settlement).toMatchObject({ amountOut: report.amountOut, reportedOut: report.amountOut, txHash: report.txHash });
     const attempts = executor.ledger.attemptsOf(report.intentId);
     expect(attempts.map((a) => [a.purpose, a.status, a.nonce])).toEqual([
       ['approve', 'mined', nonceBefore],
@@ -64,9 +71,9 @@ describe('executing a swap end to end', () => {
 
   it('never runs a slot twice', async () => {
     const executor = makeExecutor();
-    expect((await executeTrade(executor, swap())).status).toBe('confirmed');
+    expect((await runTrade(executor, swap())).status).toBe('confirmed');
     const nonce = await fork.publicClient.getTransactionCount({ address: me() });
-    const again = await executeTrade(executor, swap());
+    const again = await runTrade(executor, swap());
     expect(again.status).toBe('skipped');
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
   });
@@ -75,13 +82,10 @@ describe('executing a swap end to end', () => {
     const executor = makeExecutor({ settings: { dryRun: true } });
     const nonce = await fork.publicClient.getTransactionCount({ address: me() });
     const usd = await fork.balanceOf(fork.token('cUSD'), me());
-    const report = await executeTrade(executor, swap({ amountIn: parseUnits('1000', 18) }));
+    const report = await runTrade(executor, swap({ amountIn: parseUnits('1000', 18) }));
     expect(report.status).toBe('dry-run');
     expect(report.simulatedOut).toBe(report.expectedOut);
-    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({
-      status: 'dry-run',
-      outcome: { dryRun: true, simulatedOut: String(report.simulatedOut), minOut: String(report.minOut) },
-    });
+    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'dry-run', simulatedOut: report.simulatedOut, call: { minOut: report.minOut } });
     expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usd);
@@ -94,7 +98,7 @@ describe('executing deposits and withdrawals end to end', () => {
     const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const celo = fork.token('CELO');
     const [celoBefore, gaugeBefore] = [await fork.balanceOf(celo, me()), await fork.balanceOf(gauge, me())];
-    const deposit = await executeTrade(executor, { ...swap(), strategyId: 'compound', kind: 'deposit', tokenIn: celo, tokenOut: gauge, amountIn: parseUnits('8000', 18) });
+    const deposit = await runTrade(executor, { ...swap({ strategyId: 'compound' }), kind: 'deposit', tokenIn: celo, tokenOut: gauge, amountIn: parseUnits('8000', 18) });
     expect(deposit.status, deposit.reason).toBe('confirmed');
     expect(deposit.amountOut).toBe(deposit.expectedOut);
     expect(await fork.balanceOf(gauge, me())).toBe(gaugeBefore + (deposit.amountOut as bigint));
@@ -105,9 +109,8 @@ describe('executing deposits and withdrawals end to end', () => {
 
     const usd = fork.token('cUSD');
     const usdBefore = await fork.balanceOf(usd, me());
-    const withdraw = await executeTrade(executor, {
-      ...swap(),
-      strategyId: 'exit',
+    const withdraw = await runTrade(executor, {
+      ...swap({ strategyId: 'exit' }),
       kind: 'withdraw',
       tokenIn: gauge,
       tokenOut: usd,

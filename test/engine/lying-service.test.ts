@@ -1,6 +1,9 @@
 import { type Address, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeTrade, type TradeRequest } from '../../src/engine/executor.ts';
+import { runTrade } from '../../src/trade/pipeline.ts';
+import type { TradeBudgets } from '../../src/trade/settings.ts';
+import type { SwapTrade } from '../../src/trade/types.ts';
+import { minimumFromPrice } from '../../src/guard/guards.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor } from '../helpers/engine.ts';
@@ -14,16 +17,22 @@ beforeAll(async () => {
 afterAll(() => proxy.close());
 
 const me = () => fork.addressBook.accounts[0]?.address as Address;
-const request = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
+const request = (overrides: Partial<SwapTrade> = {}): SwapTrade => {
+  const slot = `slot-${Math.random()}`;
+  return {
+  id: `guarded:${slot}`,
   strategyId: 'guarded',
-  slot: `slot-${Math.random()}`,
+  slot,
+  wallet: me(),
+  chainId: fork.addressBook.chainId,
   kind: 'swap',
   tokenIn: fork.token('cUSD'),
   tokenOut: fork.token('CELO'),
   amountIn: parseUnits('100', 18),
   slippageBps: 50,
   ...overrides,
-});
+  };
+};
 
 async function wallet() {
   return Promise.all([
@@ -35,15 +44,15 @@ async function wallet() {
 }
 
 /** Runs a trade through the rewriting proxy and asserts it was refused for `reason` with nothing sent. */
-async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, overrides: Partial<TradeRequest> = {}, settings = {}) {
+async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, overrides: Partial<SwapTrade> = {}, settings = {}, budgets?: TradeBudgets) {
   proxy.setRewrite(rewrite);
-  const executor = testExecutor(fork, { serviceUrl: proxy.url, settings });
+  const executor = testExecutor(fork, { serviceUrl: proxy.url, settings, budgets });
   try {
     const before = await wallet();
-    const report = await executeTrade(executor, request(overrides));
+    const report = await runTrade(executor, request(overrides));
     expect(report.status, report.reason).toBe('refused');
     expect(report.refusal).toBe(reason);
-    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'refused', reason: expect.stringContaining(`${reason}:`) });
+    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'refused', failure: { refusal: reason, reason: expect.stringContaining(`${reason}:`) } });
     expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
     expect(await wallet()).toEqual(before);
   } finally {
@@ -90,10 +99,11 @@ describe('a lying service is refused before anything is signed', () => {
 
   it("below the strategy's own minimum", () => expectRefused(undefined, 'threshold', { minAmountOut: parseUnits('1000', 18) }));
 
-  it("below the strategy's price limit (3 CELO per cUSD when the pool gives about 2)", () => expectRefused(undefined, 'threshold', { minPrice: '3' }));
+  it("below the strategy's price limit (3 CELO per cUSD when the pool gives about 2)", () =>
+    expectRefused(undefined, 'threshold', { minAmountOut: minimumFromPrice(parseUnits('100', 18), '3', 18, 18) }));
 
   it('gas above the fee cap', () => expectRefused(undefined, 'fee-cap', {}, { feeCap: 1n }));
 
   it('over the daily budget', () =>
-    expectRefused(undefined, 'budget', { budgets: { strategy: [{ token: fork.token('cUSD'), perDay: parseUnits('99', 18) }] } }));
+    expectRefused(undefined, 'budget', {}, {}, { strategy: () => [{ token: fork.token('cUSD'), perDay: parseUnits('99', 18) }] }));
 });

@@ -1,6 +1,7 @@
 import { type Address, encodeAbiParameters, erc20Abi, keccak256, maxUint256, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executeTrade, type TradeRequest } from '../../src/engine/executor.ts';
+import { runTrade } from '../../src/trade/pipeline.ts';
+import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 
@@ -16,9 +17,12 @@ const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
   return executor;
 };
 const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: `0x${string}` };
-const swap = (slot: string): TradeRequest => ({
+const swap = (slot: string): Trade => ({
+  id: `sender-test:${slot}`,
   strategyId: 'sender-test',
   slot,
+  wallet: account().address,
+  chainId: fork.addressBook.chainId,
   kind: 'swap',
   tokenIn: fork.token('cUSD'),
   tokenOut: fork.token('CELO'),
@@ -46,17 +50,27 @@ async function approveRouter() {
 const tradeAttempt = (executor: TestExecutor, intentId: string, index = 0) =>
   executor.ledger.attemptsOf(intentId).filter((a) => a.purpose !== 'approve')[index];
 
+/** The trade is `broadcast` in the ledger (maybe in a mempool) and the node has it in its pool. */
+async function inPool(executor: TestExecutor, intentId: string) {
+  const sent = await waitFor(() => {
+    const attempt = tradeAttempt(executor, intentId);
+    return attempt?.status === 'broadcast' && attempt;
+  }, 'the trade to be broadcast');
+  for (let tries = 0; (await fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined)) === undefined; tries++) {
+    if (tries > 400) throw new Error('the node never had the trade');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return sent;
+}
+
 describe('the sender', () => {
   it('broadcasts the same signed bytes again when the node drops the transaction', async () => {
     await approveRouter();
     const executor = makeExecutor();
     await fork.testClient.setAutomine(false);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
-    const running = executeTrade(executor, swap('dropped'));
-    const sent = await waitFor(() => {
-      const attempt = tradeAttempt(executor, 'sender-test:dropped');
-      return attempt?.status === 'broadcast' && attempt;
-    }, 'the trade to be broadcast');
+    const running = runTrade(executor, swap('dropped'));
+    const sent = await inPool(executor, 'sender-test:dropped');
     await fork.testClient.dropTransaction({ hash: sent.hash });
     expect(await fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined)).toBeUndefined();
     await waitFor(() => executor.ledger.events('sender-test:dropped').some((e) => e.kind === 'rebroadcast'), 'a rebroadcast');
@@ -71,10 +85,10 @@ describe('the sender', () => {
 
   it('replaces a stuck transaction on the same nonce with fees at least 12.5% higher; one trade happens', async () => {
     await approveRouter();
-    const executor = makeExecutor({ sender: { stuckAfterMs: 300 } });
+    const executor = makeExecutor({ wallet: { stuckAfterMs: 300 } });
     await fork.testClient.setAutomine(false);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
-    const running = executeTrade(executor, swap('stuck'));
+    const running = runTrade(executor, swap('stuck'));
     await waitFor(() => executor.ledger.events('sender-test:stuck').some((e) => e.kind === 'replace'), 'a replacement');
     await fork.testClient.mine({ blocks: 1 });
 
@@ -99,9 +113,9 @@ describe('the sender', () => {
     await approveRouter();
     const { maxFeePerGas } = await fork.publicClient.estimateFeesPerGas();
     const feeCap = (maxFeePerGas * 105n) / 100n;
-    const executor = makeExecutor({ sender: { stuckAfterMs: 200, feeCap }, settings: { feeCap } });
+    const executor = makeExecutor({ wallet: { stuckAfterMs: 200, feeCap }, settings: { feeCap } });
     await fork.testClient.setAutomine(false);
-    const running = executeTrade(executor, swap('capped'));
+    const running = runTrade(executor, swap('capped'));
     const decision = await waitFor(() => executor.ledger.events('sender-test:capped').find((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
     expect(decision.details).toMatchObject({ decision: 'keep waiting', cap: feeCap.toString() });
     await fork.testClient.mine({ blocks: 1 });
@@ -113,10 +127,10 @@ describe('the sender', () => {
 
   it('cancels a stuck trade with a zero-value transfer to itself when the guards no longer pass', async () => {
     await approveRouter();
-    const executor = makeExecutor({ sender: { stuckAfterMs: 300 } });
+    const executor = makeExecutor({ wallet: { stuckAfterMs: 300 } });
     await fork.testClient.setAutomine(false);
-    const running = executeTrade(executor, swap('cancelled'));
-    await waitFor(() => tradeAttempt(executor, 'sender-test:cancelled')?.status === 'broadcast', 'the trade to be broadcast');
+    const running = runTrade(executor, swap('cancelled'));
+    await inPool(executor, 'sender-test:cancelled');
     // The wallet's cUSD vanishes (OpenZeppelin balances live in slot 0): the trade can no longer succeed.
     const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account().address, 0n]));
     await fork.testClient.setStorageAt({ address: fork.token('cUSD'), index: slot, value: `0x${'0'.repeat(64)}` });
@@ -139,8 +153,8 @@ describe('the sender', () => {
     await approveRouter();
     const executor = makeExecutor();
     await fork.testClient.setAutomine(false);
-    const running = executeTrade(executor, swap('reverted'));
-    await waitFor(() => tradeAttempt(executor, 'sender-test:reverted')?.status === 'broadcast', 'the trade to be broadcast');
+    const running = runTrade(executor, swap('reverted'));
+    await inPool(executor, 'sender-test:reverted');
     const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account().address, 0n]));
     await fork.testClient.setStorageAt({ address: fork.token('cUSD'), index: slot, value: `0x${'0'.repeat(64)}` });
     await fork.testClient.mine({ blocks: 1 });
@@ -149,16 +163,16 @@ describe('the sender', () => {
     expect(report.status).toBe('failed');
     expect(report.reason).toBe('reverted on chain: MinimaRouter: Initial transferFrom failed!');
     expect(executor.ledger.attemptsOf('sender-test:reverted').map((a) => a.status)).toEqual(['reverted']);
-    expect(executor.ledger.getIntent('sender-test:reverted')).toMatchObject({ status: 'failed', reason: report.reason });
+    expect(executor.ledger.getIntent('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'TransactionReverted' } });
   });
 
   it('detects a nonce consumed by another sender of the same key', async () => {
     const executor = makeExecutor();
-    expect((await executeTrade(executor, swap('first'))).status).toBe('confirmed');
+    expect((await runTrade(executor, swap('first'))).status).toBe('confirmed');
     const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
     // The same key, used from somewhere else.
     await fork.confirm(await fork.wallet(account().privateKey).sendTransaction({ to: account().address, value: 0n }));
-    expect((await executeTrade(executor, swap('second'))).status).toBe('confirmed');
+    expect((await runTrade(executor, swap('second'))).status).toBe('confirmed');
     const [event] = executor.ledger.events('sender-test:second').filter((e) => e.kind === 'nonce-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });
   });

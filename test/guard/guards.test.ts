@@ -1,7 +1,7 @@
 import { type Address, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { encodeSwapCall } from '../../src/chain/calldata.ts';
-import type { SwapPayload } from '../../src/chain/payload.ts';
+import { encodeSwapCall } from '../../src/contracts/calldata.ts';
+import type { SwapPayload } from '../../src/contracts/payload.ts';
 import {
   checkBudget,
   checkContractsAllowed,

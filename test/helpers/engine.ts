@@ -1,34 +1,45 @@
-/** An executor wired to a devnet fork, as the daemon wires it, with a fresh ledger per call. */
+/** The pipeline's dependencies wired to a devnet fork, as the daemon wires them, with a fresh ledger per call. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { type SenderSettings, WalletSender } from '../../src/chain/sender.ts';
+import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { allowlistFor } from '../../src/config/allowlist.ts';
-import { type ExecutionSettings, type ExecutorDeps, defaultExecutionSettings } from '../../src/engine/executor.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
+import type { PipelineDeps } from '../../src/trade/pipeline.ts';
+import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
 import type { DevnetFork } from './devnet.ts';
 
-export type TestExecutor = ExecutorDeps & { close(): void; ledgerFile: string };
+export type TestExecutor = PipelineDeps & { close(): void; ledgerFile: string };
 
 export function testExecutor(
   fork: DevnetFork,
-  options: { account?: number; serviceUrl?: string; settings?: Partial<ExecutionSettings>; sender?: Partial<SenderSettings>; ledgerFile?: string } = {},
+  options: {
+    account?: number;
+    serviceUrl?: string;
+    settings?: Partial<ExecutionSettings>;
+    wallet?: Partial<WalletSettings>;
+    budgets?: TradeBudgets;
+    ledgerFile?: string;
+    onStage?: WalletDeps['onStage'];
+    rpcUrl?: string;
+  } = {},
 ): TestExecutor {
   const book = fork.addressBook;
   const key = book.accounts[options.account ?? 0]?.privateKey;
   if (!key) throw new Error('no funded account');
   const ledgerFile = options.ledgerFile ?? join(mkdtempSync(join(tmpdir(), 'routekeeper-exec-')), 'ledger.sqlite');
   const ledger = Ledger.open(ledgerFile);
-  const client = createPublicClient({ chain: fork.chain, transport: http(book.rpcUrl, { batch: true }), pollingInterval: 50, cacheTime: 0 });
-  const sender = new WalletSender({
+  const client = createPublicClient({ chain: fork.chain, transport: http(options.rpcUrl ?? book.rpcUrl, { batch: true }), pollingInterval: 50, cacheTime: 0 });
+  const wallet = new Wallet({
     client,
     account: privateKeyToAccount(key),
     chainId: book.chainId,
     ledger,
-    settings: { pollMs: 50, stuckAfterMs: 60_000, giveUpAfterMs: 30_000, ...options.sender },
+    settings: { pollMs: 50, stuckAfterMs: 60_000, giveUpAfterMs: 30_000, syncWaitMs: 200, ...options.wallet },
+    onStage: options.onStage,
   });
   const routing = createRoutingClient({
     baseUrl: options.serviceUrl ?? book.routingServiceUrl,
@@ -37,13 +48,12 @@ export function testExecutor(
     retry: { maxRetries: 1, maxTotalMs: 2_000, baseDelayMs: 10, maxDelayMs: 10 },
   });
   return {
-    chainId: book.chainId,
-    client,
     ledger,
     routing,
     allowlist: allowlistFor(book.chainId, book),
-    sender,
+    wallet,
     settings: { ...defaultExecutionSettings, ...options.settings },
+    budgets: options.budgets,
     ledgerFile,
     close: () => ledger.close(),
   };

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ledger, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
+import { migrations } from '../../src/ledger/schema.ts';
+import type { Trade } from '../../src/trade/types.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;
 const celo = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;
@@ -21,65 +23,127 @@ function openLedger(file: string, options: Parameters<typeof Ledger.open>[1] = {
   open.push(ledger);
   return ledger;
 }
-const intent = (slot: string, amountIn = 10n ** 18n) => ({
+const cusd = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512' as const;
+const intent = (slot: string, amountIn = 10n ** 18n): Trade => ({
   id: `dca:${slot}`,
   strategyId: 'dca',
   slot,
-  kind: 'swap' as const,
+  kind: 'swap',
   wallet,
   chainId: 42220,
   tokenIn: celo,
+  tokenOut: cusd,
   amountIn,
-  request: { amountIn, slippageBps: 30 },
+  slippageBps: 30,
+  minAmountOut: 4n,
+});
+const signedAttempt = (intentId: string, nonce: number, hash: `0x${string}`) => ({
+  intentId,
+  purpose: 'trade' as const,
+  wallet,
+  chainId: 42220,
+  nonce,
+  maxFeePerGas: 30_000_000_000n,
+  maxPriorityFeePerGas: 1_000_000_000n,
+  gasLimit: 400_000n,
+  rawTx: '0x02f8aa' as const,
+  hash,
 });
 
 describe('ledger', () => {
   it('records one intent per slot: a second run of the slot gets nothing to do', () => {
     const ledger = openLedger(freshFile());
-    const created = ledger.createIntent(intent('2026-11-20T10:00'), 1_000);
-    expect(created).toMatchObject({ id: 'dca:2026-11-20T10:00', status: 'pending', amountIn: 10n ** 18n, request: { amountIn: '1000000000000000000', slippageBps: 30 } });
-    expect(ledger.createIntent(intent('2026-11-20T10:00'), 2_000)).toBeUndefined();
+    const created = ledger.claim(intent('2026-11-20T10:00'), 1_000);
+    expect(created).toEqual({ ...intent('2026-11-20T10:00'), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
+    expect(ledger.claim(intent('2026-11-20T10:00'), 2_000)).toBeUndefined();
     expect(ledger.unfinishedIntents().map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
-    ledger.updateIntent('dca:2026-11-20T10:00', { status: 'confirmed', outcome: { amountOut: 5n } });
-    expect(ledger.getIntent('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', outcome: { amountOut: '5' }, reason: null });
+    const settlement = { txHash: '0xfeed' as const, blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 5n, reportedOut: 5n };
+    ledger.advance('dca:2026-11-20T10:00', { status: 'confirmed', settlement });
+    expect(ledger.getIntent('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
+    expect(ledger.getIntent('dca:2026-11-20T10:00')?.failure).toBeUndefined();
     expect(ledger.unfinishedIntents()).toEqual([]);
+  });
+
+  it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', () => {
+    const ledger = openLedger(freshFile());
+    ledger.claim(intent('s2'));
+    const call = { target: celo, spender: celo, data: '0x9acc65a9' as const, expectedOut: 100n, minOut: 99n, deadline: 1_700_000_000n, router: celo };
+    ledger.advance('dca:s2', { status: 'checked', call, simulatedOut: 100n });
+    expect(ledger.getIntent('dca:s2')).toMatchObject({ status: 'checked', call, simulatedOut: 100n });
+    ledger.advance('dca:s2', { status: 'refused', failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+    // A later stage keeps what earlier ones stored.
+    expect(ledger.getIntent('dca:s2')).toMatchObject({ status: 'refused', call, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+  });
+
+  it('moves a trade to `signed` in the same transaction that stores its signed bytes', () => {
+    const ledger = openLedger(freshFile());
+    ledger.claim(intent('s3'));
+    ledger.advance('dca:s3', { status: 'checked' });
+    const [approve, trade] = ledger.addAttempts([{ ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' }, signedAttempt('dca:s3', 5, '0xaa02')]);
+    expect([approve?.nonce, trade?.nonce, trade?.status]).toEqual([4, 5, 'signed']);
+    expect(ledger.getIntent('dca:s3')?.status).toBe('signed');
+    // A replacement later leaves the trade's state alone.
+    ledger.advance('dca:s3', { status: 'broadcast' });
+    ledger.addAttempts([signedAttempt('dca:s3', 5, '0xaa03')]);
+    expect(ledger.getIntent('dca:s3')?.status).toBe('broadcast');
   });
 
   it('stores signed attempts with their bytes and follows their status', () => {
     const ledger = openLedger(freshFile());
-    ledger.createIntent(intent('s1'));
-    const attempt = ledger.addAttempt({
-      intentId: 'dca:s1',
-      purpose: 'trade',
-      wallet,
-      chainId: 42220,
-      nonce: 7,
-      maxFeePerGas: 30_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-      gasLimit: 400_000n,
-      rawTx: '0x02f8aa',
-      hash: '0xabc1',
-    });
+    ledger.claim(intent('s1'));
+    const [attempt] = ledger.addAttempts([signedAttempt('dca:s1', 7, '0xabc1')]);
+    if (!attempt) throw new Error('no attempt stored');
     expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null });
     ledger.updateAttempt(attempt.id, { status: 'broadcast' });
     ledger.updateAttempt(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
     expect(ledger.attemptsOf('dca:s1')).toEqual([expect.objectContaining({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n })]);
     expect(ledger.highestNonce(wallet, 42220)).toBe(7);
     expect(ledger.highestNonce(wallet, 1)).toBeUndefined();
+    // A transaction the node never took does not hold its nonce.
+    const [refused] = ledger.addAttempts([signedAttempt('dca:s1', 8, '0xabc2')]);
+    ledger.updateAttempt(refused?.id as number, { status: 'dropped', error: 'underpriced' });
+    expect(ledger.highestNonce(wallet, 42220)).toBe(7);
   });
 
   it('sums what a strategy and a wallet committed of a token since a time, ignoring refused and failed runs', () => {
     const ledger = openLedger(freshFile());
-    ledger.createIntent(intent('a', 100n), 1_000);
-    ledger.createIntent(intent('b', 200n), 2_000);
-    ledger.createIntent(intent('c', 400n), 3_000);
-    ledger.createIntent(intent('d', 800n), 4_000);
-    ledger.updateIntent('dca:b', { status: 'confirmed' });
-    ledger.updateIntent('dca:c', { status: 'refused', reason: 'price limit' });
-    ledger.updateIntent('dca:d', { status: 'failed', reason: 'reverted' });
+    ledger.claim(intent('a', 100n), 1_000);
+    ledger.claim(intent('b', 200n), 2_000);
+    ledger.claim(intent('c', 400n), 3_000);
+    ledger.claim(intent('d', 800n), 4_000);
+    ledger.advance('dca:b', { status: 'confirmed' });
+    ledger.advance('dca:c', { status: 'refused', failure: { reason: 'price limit', refusal: 'threshold', retryable: false } });
+    ledger.advance('dca:d', { status: 'failed', failure: { reason: 'reverted', retryable: false } });
     expect(ledger.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(300n);
     expect(ledger.spentSince({ wallet, tokenIn: celo, since: 1_500 })).toBe(200n);
     expect(ledger.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
+  });
+
+  it('carries a ledger written by the first version over into typed columns', () => {
+    const file = freshFile();
+    const raw = new Database(file);
+    raw.exec(migrations[0] as string);
+    raw.pragma('user_version = 1');
+    const insert = raw.prepare(
+      `INSERT INTO intents (id, strategy_id, slot, kind, wallet, chain_id, token_in, amount_in, request, status, reason, quote, outcome, created_at, updated_at)
+       VALUES (?, 'dca', ?, 'swap', ?, 42220, ?, '100', ?, ?, NULL, ?, ?, 1, 2)`,
+    );
+    const request = JSON.stringify({ tokenOut: cusd, slippageBps: 30, minAmountOut: '40' });
+    const quote = JSON.stringify({ kind: 'swap', router: cusd, expectedOut: '50', minOut: '49', deadline: '1700000000' });
+    insert.run('dca:old', 'old', wallet, celo, request, 'confirmed', quote, JSON.stringify({ txHash: '0xfeed', blockNumber: 9, gasUsed: '100', effectiveGasPrice: '7', amountOut: '50' }));
+    insert.run('dca:open', 'open', wallet, celo, request, 'submitted', quote, null);
+    raw.close();
+
+    const ledger = openLedger(file);
+    expect(ledger.getIntent('dca:old')).toMatchObject({
+      status: 'confirmed',
+      tokenOut: cusd,
+      slippageBps: 30,
+      minAmountOut: 40n,
+      settlement: { txHash: '0xfeed', blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 50n },
+    });
+    // `submitted` meant "maybe broadcast": it is still open, to be settled with the chain.
+    expect(ledger.unfinishedIntents().map((i) => [i.id, i.status])).toEqual([['dca:open', 'broadcast']]);
   });
 
   it('keeps events in order', () => {
@@ -123,10 +187,10 @@ describe('the last scheduled slot of a strategy', () => {
     const { lastScheduledSlot } = await import('../../src/engine/daemon.ts');
     const ledger = openLedger(freshFile());
     expect(lastScheduledSlot(ledger, 'dca')).toBeUndefined();
-    ledger.createIntent(intent('2026-11-20T10:00:00.000Z#buy'), 1_000);
-    ledger.createIntent(intent('once-2026-11-20T10:07:00.000Z#buy'), 2_000);
+    ledger.claim(intent('2026-11-20T10:00:00.000Z#buy'), 1_000);
+    ledger.claim(intent('once-2026-11-20T10:07:00.000Z#buy'), 2_000);
     expect(lastScheduledSlot(ledger, 'dca')).toBe(Date.parse('2026-11-20T10:00:00.000Z'));
-    ledger.createIntent(intent('2026-11-20T10:30:00.000Z#buy'), 3_000);
+    ledger.claim(intent('2026-11-20T10:30:00.000Z#buy'), 3_000);
     expect(lastScheduledSlot(ledger, 'dca')).toBe(Date.parse('2026-11-20T10:30:00.000Z'));
   });
 });

@@ -1,7 +1,7 @@
 import { type Address, parseUnits, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { oneClickFarmAbi, oneClickWithdrawAbi } from '../../src/chain/abi.ts';
-import { swapPayloadFrom } from '../../src/chain/payload.ts';
+import { oneClickFarmAbi, oneClickWithdrawAbi } from '../../src/contracts/abi.ts';
+import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import { type EarnRoute, earnRouteSchema } from '../../src/service/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, getJson, partnerOf, trader } from '../helpers/routing.ts';

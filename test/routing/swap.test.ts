@@ -1,7 +1,7 @@
 import { type Address, decodeFunctionData, parseEventLogs, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/chain/abi.ts';
-import { swapPayloadFrom } from '../../src/chain/payload.ts';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import { swapRouteSchema } from '../../src/service/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, getJson, partnerOf, trader } from '../helpers/routing.ts';

@@ -1,6 +1,6 @@
 import { parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/chain/abi.ts';
+import { routerAbi } from '../../src/contracts/abi.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import { BadRequestError, NoRouteError, UnauthorizedError } from '../../src/service/errors.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

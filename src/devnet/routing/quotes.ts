@@ -4,8 +4,8 @@
  * the order OneClickFarm runs them, on a copy of the reserves.
  */
 import { type Address, type Hex, encodeFunctionData, isAddressEqual } from 'viem';
-import { routerAbi } from '../../chain/abi.ts';
-import { encodePoolExtras, partnerDigest } from '../../chain/encoding.ts';
+import { routerAbi } from '../../contracts/abi.ts';
+import { encodePoolExtras, partnerDigest } from '../../contracts/encoding.ts';
 import {
   type EarnRouteJson,
   type EarnRouteQuery,

@@ -9,7 +9,7 @@ import { type Hex, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { z } from 'zod';
 import { chainFor } from '../../chain/chains.ts';
-import { encodeGaugeFarmData, encodePoolExtras } from '../../chain/encoding.ts';
+import { encodeGaugeFarmData, encodePoolExtras } from '../../contracts/encoding.ts';
 import type { AddressBook } from '../../config/address-book.ts';
 import { earnRouteQuerySchema, swapRouteQuerySchema } from '../../service/schemas.ts';
 import { ChainState } from './chain-state.ts';

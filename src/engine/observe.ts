@@ -3,25 +3,31 @@
  * client and the chain. This is the only impure part of a strategy; its output is plain data for decide().
  */
 import { type Address, erc20Abi, isAddressEqual } from 'viem';
-import { stakingGaugeAbi } from '../chain/abi.ts';
+import { stakingGaugeAbi } from '../contracts/abi.ts';
 import type { ChainClient } from '../chain/chains.ts';
-import type { TokenInfo } from '../chain/tokens.ts';
+import type { TokenInfo } from '../units.ts';
 import type { RoutingClient } from '../service/client.ts';
 import { NoRouteError } from '../service/errors.ts';
-import type { CompoundObservation } from './compound.ts';
-import type { DcaObservation } from './dca.ts';
-import type { LimitObservation } from './limit.ts';
-import type { RebalanceObservation } from './rebalance.ts';
-import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } from './types.ts';
+import { RoutekeeperError } from '../errors.ts';
+import type { CompoundObservation } from '../strategy/compound.ts';
+import type { DcaObservation } from '../strategy/dca.ts';
+import type { LimitObservation } from '../strategy/limit.ts';
+import type { RebalanceObservation } from '../strategy/rebalance.ts';
+import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } from '../strategy/types.ts';
 
 export type MarketView = {
   client: ChainClient;
   routing: RoutingClient;
   wallet: Address;
-  /** The token that is also the chain's native coin (CELO on Celo), to value gas; undefined if none. */
+  /** The token that is also the chain's native coin (CELO on Celo), to value gas; undefined if the chain has none. */
   nativeToken?: TokenInfo;
   now(): number;
 };
+
+/** A value a strategy needs to decide could not be had (no route, no native token): the run does not trade. */
+export class ValuationError extends RoutekeeperError {
+  override name = 'ValuationError';
+}
 
 /** Gas a claim plus a re-deposit takes, with room to spare (devnet: about 90k + 450k). */
 export const compoundGasUnits = 700_000n;
@@ -57,7 +63,8 @@ export async function observeRebalance(strategy: RebalanceStrategy, view: Market
   const holdings = await Promise.all(
     strategy.targets.map(async ({ token }) => {
       const balance = await balanceOf(view, token.address);
-      return { token: token.address, balance, value: (await quoteValue(view, token.address, strategy.quote.address, balance)) ?? 0n };
+      // No route means no value, not a value of zero (which would make the rebalance buy more of it).
+      return { token: token.address, balance, value: await quoteValue(view, token.address, strategy.quote.address, balance) };
     }),
   );
   const quoteHolding = holdings.find((h) => isAddressEqual(h.token, strategy.quote.address));
@@ -71,9 +78,13 @@ export async function observeCompound(strategy: CompoundStrategy, view: MarketVi
     balanceOf(view, gauge.address),
     view.client.getGasPrice(),
   ]);
+  // Gas is never free: without a way to value it the run stops here rather than compound at any cost.
+  const native = view.nativeToken;
+  if (!native) throw new ValuationError(`${strategy.id}: cannot value gas: the chain's native token is not known`);
   const [earnedValue, gasCostValue] = await Promise.all([
     quoteValue(view, gauge.rewardToken.address, valueToken.address, earned),
-    view.nativeToken ? quoteValue(view, view.nativeToken.address, valueToken.address, gasPrice * compoundGasUnits) : Promise.resolve(0n),
+    quoteValue(view, native.address, valueToken.address, gasPrice * compoundGasUnits),
   ]);
-  return { now: view.now(), earned, position, earnedValue: earnedValue ?? 0n, gasCostValue: gasCostValue ?? 0n };
+  if (gasCostValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no route from ${native.symbol} to ${valueToken.symbol}`);
+  return { now: view.now(), earned, position, earnedValue: earnedValue ?? 0n, gasCostValue };
 }

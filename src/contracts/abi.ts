@@ -16,6 +16,14 @@ export const routerAbi = parseAbi([
   'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
 ]);
 
+/**
+ * The `Swap` event the router's public source emits instead of the published ABI's: `output` unindexed and the
+ * verified partner id as an indexed `tenantId`. Which one the deployed router emits is not public: read both.
+ */
+export const routerTenantSwapEventAbi = parseAbi([
+  'event Swap(address indexed sender, address to, address indexed input, address output, uint256 inputAmount, uint256 outputAmount, uint256 indexed tenantId)',
+]);
+
 /** A pair adapter (ISwappaPairV1), called by the router once per hop. */
 export const pairAdapterAbi = parseAbi([
   'function swap(address input, address output, address to, bytes data)',
@@ -60,6 +68,7 @@ export const knownSelectors = {
   swapExactInputForOutput: '0x9acc65a9',
   routerGetOutputAmount: '0xe2f46a00',
   swapEventTopic: '0x20efd6d5195b7b50273f01cd79a27989255356f9f13293edc53ee142accfdb75',
+  tenantSwapEventTopic: '0xdba43ee9916cb156cc32a5d3406e87341e568126a46815294073ba25c9400246',
   adapterSwap: '0x32ef8314',
   adapterGetOutputAmount: '0x7eace892',
   oneClickDeposit: '0x887cdfbe',

@@ -1,0 +1,72 @@
+/**
+ * Sends stored signed bytes. All of a trade's transactions (an approval and its trade, on consecutive nonces)
+ * go out in one batched request; where the node offers eth_sendRawTransactionSync, its answer is the receipt,
+ * so a trade on a fast chain needs no further request. The ledger says `broadcast` before the bytes leave:
+ * from then on the transaction may be in a mempool, and only the chain can settle it.
+ */
+import { type Hex, type TransactionReceipt, formatTransactionReceipt } from 'viem';
+import { sendRawTransaction } from 'viem/actions';
+import type { Attempt } from '../ledger/ledger.ts';
+import { abortable } from '../ops/abort.ts';
+import { MethodUnsupportedError, NodeUnavailableError, TransactionRejectedError, nodeErrorOf } from './node-errors.ts';
+import type { TxStage, Wallet } from './wallet.ts';
+
+/** Nodes found not to offer eth_sendRawTransactionSync (asked once per client). */
+const withoutSync = new WeakSet<object>();
+
+/**
+ * Broadcasts the attempts together; resolves with the receipts the node returned at once (none when it does
+ * not send synchronously or has not mined them within `syncWaitMs`). A refusal by the node marks the attempt
+ * dropped and throws TransactionRejectedError; anything else is left to following the nonce.
+ */
+export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], options: { stage?: TxStage; signal?: AbortSignal } = {}): Promise<Map<Hex, TransactionReceipt>> {
+  const stage = options.stage ?? 'broadcast';
+  for (const attempt of attempts) if (attempt.status === 'signed') wallet.ledger.updateAttempt(attempt.id, { status: 'broadcast' });
+  const sync = !withoutSync.has(wallet.client);
+  const results = await Promise.all(attempts.map((attempt) => (sync ? sendSync(wallet, attempt, options.signal) : sendPlain(wallet, attempt))));
+  const receipts = new Map<Hex, TransactionReceipt>();
+  if (sync && results.some((result) => result instanceof MethodUnsupportedError)) {
+    withoutSync.add(wallet.client);
+    return broadcast(wallet, attempts, options);
+  }
+  for (const [i, attempt] of attempts.entries()) {
+    const result = results[i];
+    if (result instanceof TransactionRejectedError) {
+      wallet.ledger.updateAttempt(attempt.id, { status: 'dropped', error: result.details ?? result.shortMessage });
+      throw result;
+    }
+    if (result instanceof NodeUnavailableError) {
+      // It may or may not have arrived: following the nonce decides.
+      wallet.ledger.recordEvent('broadcast-uncertain', { hash: attempt.hash, error: result.shortMessage }, attempt.intentId);
+    }
+    if (result && 'transactionHash' in result) receipts.set(attempt.hash, result);
+    await wallet.onStage?.(stage, { ...attempt, status: 'broadcast' });
+  }
+  return receipts;
+}
+
+type SendResult = TransactionReceipt | undefined | Error;
+
+/** Known, nonce-too-low: not failures here (following the nonce settles them). */
+function classify(error: unknown): Error | undefined {
+  const typed = nodeErrorOf(error);
+  return typed instanceof TransactionRejectedError || typed instanceof NodeUnavailableError || typed instanceof MethodUnsupportedError ? typed : undefined;
+}
+
+async function sendPlain(wallet: Wallet, attempt: Attempt): Promise<SendResult> {
+  try {
+    await sendRawTransaction(wallet.client, { serializedTransaction: attempt.rawTx });
+    return undefined;
+  } catch (error) {
+    return classify(error);
+  }
+}
+
+async function sendSync(wallet: Wallet, attempt: Attempt, signal?: AbortSignal): Promise<SendResult> {
+  const request = wallet.client
+    .request({ method: 'eth_sendRawTransactionSync', params: [attempt.rawTx] }, { retryCount: 0 })
+    .then((receipt): SendResult => formatTransactionReceipt(receipt as never), classify);
+  // The node holds the answer until the transaction is mined; past syncWaitMs we stop waiting and follow it.
+  const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), wallet.settings.syncWaitMs));
+  return abortable(Promise.race([request, waited]), signal);
+}

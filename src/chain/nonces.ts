@@ -1,0 +1,34 @@
+/**
+ * Nonce allocation for one wallet: gapless, from what this wallet's ledger has signed and what the node
+ * counts as pending (read in the same batch as everything else before signing, so it costs no round trip).
+ */
+import type { Address } from 'viem';
+import type { Ledger } from '../ledger/ledger.ts';
+
+export class NonceAllocator {
+  readonly #ledger: Ledger;
+  readonly #wallet: Address;
+  readonly #chainId: number;
+
+  constructor(ledger: Ledger, wallet: Address, chainId: number) {
+    this.#ledger = ledger;
+    this.#wallet = wallet;
+    this.#chainId = chainId;
+  }
+
+  /**
+   * The first of `count` consecutive nonces to sign with. The ledger's next nonce wins when the node lags
+   * behind it (a node that has not seen our pending transactions); a node ahead of it means the key was used
+   * elsewhere, which is recorded on `intentId`.
+   */
+  next(pendingOnChain: number, intentId: string): number {
+    const highest = this.#ledger.highestNonce(this.#wallet, this.#chainId);
+    if (highest === undefined) return pendingOnChain;
+    const fromLedger = highest + 1;
+    if (pendingOnChain > fromLedger) {
+      this.#ledger.recordEvent('nonce-used-elsewhere', { wallet: this.#wallet, expected: fromLedger, onChain: pendingOnChain }, intentId);
+      return pendingOnChain;
+    }
+    return fromLedger;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Every chain read a trade needs before it is signed, in one batched JSON-RPC request: the latest block (time
+ * and base fee), the tip, the wallet's pending nonce, the spender's allowance, and an eth_simulateV1 of the
+ * exact calls we would sign (the approval first, when one is needed), which also gives each call's gas.
+ * Nodes without eth_simulateV1 get eth_call and eth_estimateGas in the same batch instead; the approval must
+ * then be in place before the trade can be simulated.
+ * This module reads and reports; deciding whether the answers are acceptable is the check stage's job.
+ */
+import { type Address, type Hex, encodeFunctionData, erc20Abi, hexToBigInt } from 'viem';
+import { call as ethCall, estimateGas, getBlock, getTransactionCount, readContract, simulateBlocks } from 'viem/actions';
+import type { ChainClient } from './chains.ts';
+import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
+import { reasonOf } from './revert.ts';
+
+/** The allowance a call needs (`amount`), and what the approval sets it to (`value`: the amount, or unlimited). */
+export type Approval = { token: Address; spender: Address; amount: bigint; value: bigint };
+
+export type PreflightRequest = {
+  from: Address;
+  to: Address;
+  data: Hex;
+  /** The approval the call needs, if its allowance is short; simulated before the call. */
+  approval?: Approval;
+};
+
+/** One simulated call: what it returned and the gas it used, or why it reverted. */
+export type CallResult = { ok: true; returned: Hex; gasUsed: bigint } | { ok: false; reason: string };
+
+export type Preflight = {
+  block: { number: bigint; timestamp: bigint; baseFeePerGas: bigint };
+  maxPriorityFeePerGas: bigint;
+  pendingNonce: number;
+  /** The current allowance of `approval.spender`; undefined when no approval was asked about. */
+  allowance?: bigint;
+  /** The approval simulated before the call (when one was given and the node simulates). */
+  approvalResult?: CallResult;
+  /** The call itself; `unsimulated` when the approval is missing and the node cannot simulate both together. */
+  call: CallResult | 'unsimulated';
+};
+
+/** Nodes found not to offer eth_simulateV1 (asked once per client). */
+const withoutSimulate = new WeakSet<object>();
+
+export async function preflight(client: ChainClient, request: PreflightRequest): Promise<Preflight> {
+  if (!withoutSimulate.has(client)) {
+    try {
+      return await readAll(client, request, true);
+    } catch (error) {
+      if (!(error instanceof MethodUnsupportedError)) throw error;
+      withoutSimulate.add(client);
+    }
+  }
+  return readAll(client, request, false);
+}
+
+async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
+  const { from, approval } = request;
+  // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
+  const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
+    getBlock(client, { blockTag: 'latest' }),
+    client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
+    getTransactionCount(client, { address: from, blockTag: 'pending' }),
+    approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
+    simulate ? simulateTogether(client, request) : callAlone(client, request),
+  ]);
+  const allowanceShort = approval !== undefined && (allowance as bigint) < approval.amount;
+  return {
+    block: { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n },
+    maxPriorityFeePerGas: tip,
+    pendingNonce,
+    allowance,
+    ...(simulate && approval ? { approvalResult: calls[0] } : {}),
+    call: !simulate && allowanceShort ? 'unsimulated' : (calls.at(-1) as CallResult),
+  };
+}
+
+/** eth_simulateV1 of [approval?, call] in one simulated block; an unsupported method is reported as such. */
+async function simulateTogether(client: ChainClient, { from, to, data, approval }: PreflightRequest): Promise<CallResult[]> {
+  const calls = [
+    ...(approval ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }] : []),
+    { from, to, data },
+  ];
+  let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
+  try {
+    blocks = await simulateBlocks(client, { blocks: [{ calls }] });
+  } catch (error) {
+    const typed = nodeErrorOf(error);
+    if (typed instanceof MethodUnsupportedError) throw typed;
+    // A revert of the whole simulated block (some nodes answer a failing call this way).
+    return calls.map(() => ({ ok: false, reason: reasonOf(error) }));
+  }
+  return (blocks[0]?.calls ?? []).map((result) =>
+    result.status === 'success' ? { ok: true, returned: result.data, gasUsed: result.gasUsed } : { ok: false, reason: reasonOf(result.error) },
+  );
+}
+
+/** The fallback: eth_call for what the call returns and eth_estimateGas for its gas, as the chain is now. */
+async function callAlone(client: ChainClient, { from, to, data }: PreflightRequest): Promise<CallResult[]> {
+  try {
+    const [returned, gasUsed] = await Promise.all([ethCall(client, { account: from, to, data }), estimateGas(client, { account: from, to, data })]);
+    return [{ ok: true, returned: returned.data ?? '0x', gasUsed }];
+  } catch (error) {
+    return [{ ok: false, reason: reasonOf(error) }];
+  }
+}

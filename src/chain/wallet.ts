@@ -1,0 +1,112 @@
+/**
+ * One wallet on one chain: its key, its nonces, its fee policy, and the order of its transactions.
+ * Signing stores the signed bytes in the ledger before anything is broadcast, so after a crash the same
+ * bytes are sent again, or their outcome adopted, and a slot is never signed twice.
+ */
+import PQueue from 'p-queue';
+import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, keccak256 } from 'viem';
+import type { LocalAccount } from 'viem/accounts';
+import type { Attempt, AttemptPurpose, Ledger } from '../ledger/ledger.ts';
+import type { ChainClient } from './chains.ts';
+import { type Fees, FeePolicy } from './fees.ts';
+import { NonceAllocator } from './nonces.ts';
+
+export type TxRequest = { to: Address; data: Hex; value?: bigint };
+
+/** A transaction to sign: the call, its purpose in the trade, and what it is signed with. */
+export type UnsignedTx = TxRequest & { purpose: AttemptPurpose; nonce: number; gas: bigint; fees: Fees };
+
+export type WalletSettings = {
+  /** Highest max fee per gas we ever sign. */
+  feeCap?: bigint;
+  /** How long a transaction may stay pending before it is replaced. */
+  stuckAfterMs: number;
+  /** How long to follow a nonce before giving up for now (the trade stays open and is followed at the next start). */
+  giveUpAfterMs: number;
+  /** The longest pause between two looks for a receipt (the first looks come much sooner). */
+  pollMs: number;
+  /** How long a send waits for the node to answer with the receipt (eth_sendRawTransactionSync) before following it. */
+  syncWaitMs: number;
+};
+
+export const defaultWalletSettings: WalletSettings = { stuckAfterMs: 60_000, giveUpAfterMs: 15 * 60_000, pollMs: 1_000, syncWaitMs: 2_000 };
+
+/** A step of a transaction's life, for logs, metrics and tests. */
+export type TxStage = 'signed' | 'broadcast' | 'replaced' | 'rebroadcast' | 'cancelled' | 'mined';
+
+export type WalletDeps = {
+  client: ChainClient;
+  account: LocalAccount;
+  chainId: number;
+  ledger: Ledger;
+  settings?: Partial<WalletSettings>;
+  onStage?: (stage: TxStage, attempt: Attempt) => void | Promise<void>;
+};
+
+/** What following a trade's transactions ended with: the mined attempt and its receipt. */
+export type Mined = { receipt: TransactionReceipt; attempt: Attempt; cancelled: boolean };
+
+export class Wallet {
+  readonly address: Address;
+  readonly chainId: number;
+  readonly client: ChainClient;
+  readonly ledger: Ledger;
+  readonly settings: WalletSettings;
+  readonly fees: FeePolicy;
+  readonly nonces: NonceAllocator;
+  readonly onStage: WalletDeps['onStage'];
+  readonly #account: LocalAccount;
+  readonly #queue = new PQueue({ concurrency: 1 });
+
+  constructor(deps: WalletDeps) {
+    this.#account = deps.account;
+    this.address = deps.account.address;
+    this.chainId = deps.chainId;
+    this.client = deps.client;
+    this.ledger = deps.ledger;
+    this.settings = { ...defaultWalletSettings, ...deps.settings };
+    this.fees = new FeePolicy(this.settings.feeCap);
+    this.nonces = new NonceAllocator(deps.ledger, this.address, deps.chainId);
+    this.onStage = deps.onStage;
+  }
+
+  /** Runs `work` when no other transaction work of this wallet is in progress (nonces stay gapless and ordered). */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.#queue.add(work) as Promise<T>;
+  }
+
+  /** Signs the transactions and stores them (and the trade's move to `signed`) in one ledger transaction. */
+  async sign(intentId: string, txs: readonly UnsignedTx[]): Promise<Attempt[]> {
+    const signed = await Promise.all(
+      txs.map(async (tx) => {
+        const serializable: TransactionSerializableEIP1559 = {
+          type: 'eip1559',
+          chainId: this.chainId,
+          nonce: tx.nonce,
+          to: tx.to,
+          data: tx.data,
+          value: tx.value ?? 0n,
+          gas: tx.gas,
+          maxFeePerGas: tx.fees.maxFeePerGas,
+          maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas,
+        };
+        const rawTx = await this.#account.signTransaction(serializable);
+        return {
+          intentId,
+          purpose: tx.purpose,
+          wallet: this.address,
+          chainId: this.chainId,
+          nonce: tx.nonce,
+          maxFeePerGas: tx.fees.maxFeePerGas,
+          maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas,
+          gasLimit: tx.gas,
+          rawTx,
+          hash: keccak256(rawTx),
+        };
+      }),
+    );
+    const attempts = this.ledger.addAttempts(signed);
+    for (const attempt of attempts) await this.onStage?.('signed', attempt);
+    return attempts;
+  }
+}

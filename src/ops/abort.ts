@@ -1,0 +1,44 @@
+/** Cancellation helpers: every wait of a run ends as soon as the daemon is told to stop. */
+
+/** Thrown when a run stops because the daemon is stopping; what it did so far is in the ledger. */
+export class AbortedError extends Error {
+  override name = 'AbortedError';
+  constructor(message = 'stopped: the daemon is shutting down') {
+    super(message);
+  }
+}
+
+export const isAbort = (error: unknown): boolean => error instanceof AbortedError || (error instanceof Error && error.name === 'AbortError');
+
+/** Throws AbortedError when `signal` has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AbortedError();
+}
+
+/** `promise`, or an AbortedError as soon as `signal` fires (the work itself is left to finish or fail alone). */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(new AbortedError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Waits `ms`, or rejects with AbortedError when `signal` fires first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return abortable(new Promise<void>((resolve) => setTimeout(resolve, ms)), signal);
+}

@@ -1,0 +1,173 @@
+/**
+ * One trade, end to end, as named stages:
+ *
+ *   claim → quote → check → approve → sign → broadcast → follow → settle
+ *
+ * Each stage advances the trade's state in the ledger. A run that stops midway (a stop, a crash, a node that
+ * does not answer) is a stored state, and `resumeTrade` continues it through the same stages: before `signed`
+ * it quotes and checks anew; from `signed` on it only ever broadcasts the stored bytes and follows them, so
+ * nothing new is signed for a slot whose fate is not known. Every run returns a typed report, failures included.
+ */
+import type { TransactionReceipt } from 'viem';
+import { getTransactionReceipt } from 'viem/actions';
+import { broadcast } from '../chain/broadcast.ts';
+import { follow } from '../chain/follower.ts';
+import type { Mined, Wallet } from '../chain/wallet.ts';
+import { RoutekeeperError } from '../errors.ts';
+import type { Allowlist } from '../guard/guards.ts';
+import { GuardRefusal } from '../guard/refusal.ts';
+import type { Attempt, Ledger } from '../ledger/ledger.ts';
+import { isAbort, throwIfAborted } from '../ops/abort.ts';
+import type { RoutingClient } from '../service/client.ts';
+import { check, recheck } from './check.ts';
+import { quote } from './quote.ts';
+import type { ExecutionSettings, TradeBudgets } from './settings.ts';
+import { settle } from './settle.ts';
+import { signTrade } from './sign.ts';
+import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
+
+export type PipelineDeps = {
+  ledger: Ledger;
+  routing: RoutingClient;
+  allowlist: Allowlist;
+  wallet: Wallet;
+  settings: ExecutionSettings;
+  budgets?: TradeBudgets;
+};
+
+export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
+
+/** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
+export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal): Promise<TradeReport> {
+  const claimed = deps.ledger.claim(trade);
+  if (!claimed) return { intentId: trade.id, status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
+  return advance(deps, claimed, signal);
+}
+
+/** Continues a trade from the state the ledger holds (after a restart). */
+export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal): Promise<TradeReport> {
+  return advance(deps, record, signal);
+}
+
+/** Resumes every unfinished trade of the deps' wallet on its chain, oldest first. */
+export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal): Promise<TradeReport[]> {
+  const reports: TradeReport[] = [];
+  const mine = deps.ledger
+    .unfinishedIntents()
+    .filter((record) => record.chainId === deps.wallet.chainId && record.wallet.toLowerCase() === deps.wallet.address.toLowerCase());
+  for (const record of mine) {
+    throwIfAborted(signal);
+    deps.ledger.recordEvent('resumed', { status: record.status }, record.id);
+    reports.push(await resumeTrade(deps, record, signal));
+  }
+  return reports;
+}
+
+const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
+
+async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal): Promise<TradeReport> {
+  const { ledger, wallet } = deps;
+  const report: TradeReport = { intentId: record.id, status: record.status, stages: [] };
+  const stage = async <T>(name: string, work: () => Promise<T> | T): Promise<T> => {
+    throwIfAborted(signal);
+    const started = performance.now();
+    try {
+      const result = await work();
+      report.stages.push({ stage: name, ms: performance.now() - started, ok: true });
+      return result;
+    } catch (error) {
+      report.stages.push({ stage: name, ms: performance.now() - started, ok: false });
+      throw error;
+    }
+  };
+
+  try {
+    const attempts = ledger.attemptsOf(record.id);
+    if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
+      if (Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
+        const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
+        ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'Interrupted', retryable: false } });
+        return { ...report, status: 'failed', reason };
+      }
+      if (record.status !== 'claimed') report.stages.push({ stage: 'claim', ms: 0, ok: true });
+      const proposal = await stage('quote', () => quote(deps.routing, record, signal));
+      ledger.advance(record.id, { status: 'quoted' });
+      const checked = await stage('check', () =>
+        check({ ledger, wallet, allowlist: deps.allowlist, settings: deps.settings, budgets: deps.budgets ?? {}, signal }, record, proposal),
+      );
+      Object.assign(report, { expectedOut: checked.call.expectedOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
+      ledger.advance(record.id, { status: deps.settings.dryRun ? 'dry-run' : 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
+      if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
+      return await wallet.exclusive(async () => {
+        const signed = await stage('sign', () => signTrade(wallet, record, checked));
+        return finish(deps, { ...record, call: checked.call }, signed, report, stage, signal);
+      });
+    }
+    return await wallet.exclusive(() => finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal));
+  } catch (error) {
+    return { ...report, ...recordFailure(ledger, record, error) };
+  }
+}
+
+type Stage = <T>(name: string, work: () => Promise<T> | T) => Promise<T>;
+
+/** broadcast → follow → settle, for freshly signed attempts or for those a previous run left open. */
+async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[], report: TradeReport, stage: Stage, signal?: AbortSignal): Promise<TradeReport> {
+  const { ledger, wallet } = deps;
+  let receipts = new Map<`0x${string}`, TransactionReceipt>();
+  if (unsent.length > 0) {
+    receipts = await stage('broadcast', () => broadcast(wallet, unsent, { signal }));
+  }
+  if (ledger.getIntent(record.id)?.status === 'signed') ledger.advance(record.id, { status: 'broadcast' });
+  const call = record.call;
+  const mined = await stage('follow', async () =>
+    (await follow(wallet, {
+      intentId: record.id,
+      deadline: call?.deadline,
+      // A replacement is a new signature: the checks that can change with time run again first.
+      recheck: call ? () => recheck({ wallet, settings: deps.settings }, record, call) : undefined,
+      receipts,
+      signal,
+    })) ?? (await adoptSettled(wallet, record)),
+  );
+  if (!mined) {
+    const reason = 'the node took none of its transactions; nothing was traded';
+    ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'TransactionRejected', retryable: false } });
+    return { ...report, status: 'failed', reason };
+  }
+  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined))) };
+}
+
+/** The trade's transaction mined before a previous process could record its outcome: adopt it. */
+async function adoptSettled(wallet: Wallet, record: TradeRecord): Promise<Mined | undefined> {
+  const settled = wallet.ledger.attemptsOf(record.id).filter((a) => a.status === 'mined' || a.status === 'reverted');
+  const last = settled.find((a) => a.purpose !== 'approve') ?? settled.at(-1);
+  if (!last) return undefined;
+  const receipt = await getTransactionReceipt(wallet.client, { hash: last.hash });
+  wallet.ledger.recordEvent('adopted', { hash: last.hash, status: receipt.status }, record.id);
+  return { receipt, attempt: last, cancelled: last.purpose === 'cancel' };
+}
+
+/**
+ * A run that threw. Refused by a guard: `refused`, nothing signed. Stopped (the daemon is stopping): the state
+ * stays, to be resumed at the next start. Signed transactions whose fate is unknown: the state stays open and
+ * the chain settles it later. Anything else before signing: `failed`, with the error's class.
+ */
+function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Partial<TradeReport> {
+  const message = error instanceof RoutekeeperError ? error.shortMessage : error instanceof Error ? error.message : String(error);
+  const errorClass = error instanceof Error ? error.name : 'Error';
+  const retryable = error instanceof RoutekeeperError ? error.retryable : false;
+  const state = ledger.getIntent(record.id)?.status ?? record.status;
+  if (error instanceof GuardRefusal) {
+    ledger.advance(record.id, { status: 'refused', failure: { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false } });
+    return { status: 'refused', refusal: error.reason, reason: message };
+  }
+  const unsettled = ledger.attemptsOf(record.id).some((a) => a.purpose !== 'approve' && isOpen(a));
+  if (isAbort(error) || unsettled) {
+    const reason = isAbort(error) ? `interrupted at ${state}: ${message}` : `outcome not known yet: ${message}`;
+    ledger.advance(record.id, { status: state, failure: { reason, errorClass, retryable: true } });
+    return { status: state, reason };
+  }
+  ledger.advance(record.id, { status: 'failed', failure: { reason: message, errorClass, retryable } });
+  return { status: 'failed', reason: message };
+}

@@ -1,0 +1,71 @@
+/**
+ * The settle stage, the same for a live run and for a run settled after a restart: what the mined receipt says
+ * happened, from the logs. What the wallet received is the output token's Transfer logs to the wallet; for a
+ * swap the router's Swap event (either version) must agree. A receipt from which no amount can be read, or whose
+ * amounts disagree, is an anomaly: recorded and reported, never a silent "confirmed".
+ */
+import type { Address, TransactionReceipt } from 'viem';
+import { getTransaction } from 'viem/actions';
+import { swapEventOutput, transferredTo } from '../chain/outcome.ts';
+import { revertReason } from '../chain/revert.ts';
+import type { Mined, Wallet } from '../chain/wallet.ts';
+import type { Failure, Settlement, TradeRecord, TradeReport } from './types.ts';
+
+/** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
+export function readOutcome(trade: Pick<TradeRecord, 'kind' | 'tokenOut' | 'wallet' | 'call'>, receipt: Pick<TransactionReceipt, 'logs'>): { amountOut?: bigint; reportedOut?: bigint; anomaly?: string } {
+  const amountOut = transferredTo(receipt.logs, trade.tokenOut, trade.wallet);
+  const router = trade.kind === 'swap' ? trade.call?.router : undefined;
+  const reportedOut = router ? swapEventOutput(receipt.logs, router, trade.wallet) : undefined;
+  if (amountOut === 0n) {
+    const said = reportedOut === undefined ? '' : ` (the router's Swap event says ${reportedOut})`;
+    return { reportedOut, anomaly: `the receipt shows no transfer of ${trade.tokenOut} to the wallet${said}` };
+  }
+  if (reportedOut !== undefined && reportedOut !== amountOut) {
+    return { amountOut, reportedOut, anomaly: `the router's Swap event says ${reportedOut}, the token's Transfer logs say ${amountOut}` };
+  }
+  if (trade.call && amountOut < trade.call.minOut) {
+    return { amountOut, reportedOut, anomaly: `the wallet received ${amountOut}, less than the minimum ${trade.call.minOut} the call enforces` };
+  }
+  return { amountOut, reportedOut };
+}
+
+/** Gas paid by every mined transaction of the trade (an approval included), in wei. */
+function gasCostOf(wallet: Wallet, intentId: string): bigint {
+  return wallet.ledger
+    .attemptsOf(intentId)
+    .filter((a) => a.status === 'mined' || a.status === 'reverted')
+    .reduce((sum, a) => sum + (a.gasUsed ?? 0n) * (a.effectiveGasPrice ?? 0n), 0n);
+}
+
+export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined): Promise<Partial<TradeReport>> {
+  const { receipt, attempt } = mined;
+  const settlement: Settlement = {
+    txHash: receipt.transactionHash,
+    blockNumber: receipt.blockNumber,
+    gasUsed: receipt.gasUsed,
+    effectiveGasPrice: receipt.effectiveGasPrice,
+  };
+  const common = { txHash: receipt.transactionHash, gasCostWei: gasCostOf(wallet, record.id) };
+  const fail = (reason: string): Partial<TradeReport> => {
+    const failure: Failure = { reason, errorClass: mined.cancelled ? 'Cancelled' : 'TransactionReverted', retryable: false };
+    wallet.ledger.advance(record.id, { status: 'failed', settlement, failure });
+    return { ...common, status: 'failed', reason };
+  };
+  if (mined.cancelled) return fail('cancelled: the stuck trade was replaced by a zero-value transfer');
+  if (receipt.status !== 'success') {
+    const tx = await getTransaction(wallet.client, { hash: receipt.transactionHash });
+    const why = await revertReason(wallet.client, { from: wallet.address, to: tx.to as Address, data: tx.input, gas: tx.gas }, receipt.blockNumber - 1n);
+    return fail(`reverted on chain: ${why}`);
+  }
+  if (attempt.purpose === 'approve') return fail('only the approval was mined; the trade was not');
+
+  const outcome = readOutcome(record, receipt);
+  const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut };
+  if (outcome.anomaly) {
+    wallet.ledger.advance(record.id, { status: 'anomaly', settlement: settled, anomaly: outcome.anomaly, failure: null });
+    wallet.ledger.recordEvent('anomaly', { hash: receipt.transactionHash, reason: outcome.anomaly }, record.id);
+    return { ...common, status: 'anomaly', reason: outcome.anomaly, amountOut: outcome.amountOut };
+  }
+  wallet.ledger.advance(record.id, { status: 'confirmed', settlement: settled, failure: null });
+  return { ...common, status: 'confirmed', amountOut: outcome.amountOut };
+}

@@ -1,0 +1,123 @@
+/**
+ * One trade, from the strategy's decision to its settlement: one kind-discriminated value the ledger stores
+ * in typed columns, and the state it has reached. Every stage of the pipeline (src/trade/pipeline.ts)
+ * advances the state; a run that stopped midway is a stored state that the same pipeline resumes.
+ */
+import type { Address, Hex } from 'viem';
+import type { RefusalReason } from '../guard/refusal.ts';
+
+export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim';
+
+type TradeBase = {
+  /** `<strategy id>:<slot>`: one trade per slot, ever. */
+  id: string;
+  strategyId: string;
+  slot: string;
+  wallet: Address;
+  chainId: number;
+  amountIn: bigint;
+  slippageBps: number;
+};
+
+/** Sell `amountIn` of tokenIn for tokenOut through the router. */
+export type SwapTrade = TradeBase & {
+  kind: 'swap';
+  tokenIn: Address;
+  tokenOut: Address;
+  /** The strategy's own floor (a price limit or take-profit level) in raw tokenOut. */
+  minAmountOut?: bigint;
+};
+
+/** Turn `amountIn` of tokenIn into the position token `tokenOut` (an LP or gauge token) through OneClickFarm. */
+export type DepositTrade = TradeBase & { kind: 'deposit'; tokenIn: Address; tokenOut: Address };
+
+/** Leave `amountIn` of the position token `tokenIn` for tokenOut, in one OneClickFarm transaction. */
+export type WithdrawTrade = TradeBase & { kind: 'withdraw'; tokenIn: Address; tokenOut: Address };
+
+/** Claim a gauge's rewards: `tokenIn` is the gauge, `tokenOut` its reward token, `amountIn` the rewards observed. */
+export type ClaimTrade = TradeBase & { kind: 'claim'; tokenIn: Address; tokenOut: Address };
+
+export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade;
+
+/**
+ * Where a trade is. Before `signed` nothing can have reached the chain; from `signed` on, the stored
+ * attempts decide. `confirmed`, `anomaly`, `refused`, `failed` and `dry-run` are final.
+ */
+export type TradeState =
+  | 'claimed' // the slot is taken; nothing asked yet
+  | 'quoted' // the service answered
+  | 'checked' // every guard and the simulation passed; the exact call is stored
+  | 'signed' // transactions signed and stored; maybe not broadcast
+  | 'broadcast' // maybe in a mempool: only the chain can settle it
+  | 'confirmed' // mined and paid what the receipt's logs say
+  | 'anomaly' // mined, but what the wallet received cannot be read, or disagrees with the router's event
+  | 'refused' // a guard said no; nothing was signed
+  | 'failed' // ended without a trade: reverted, cancelled, or failed before signing
+  | 'dry-run'; // checked and simulated, never signed
+
+export const openStates: readonly TradeState[] = ['claimed', 'quoted', 'checked', 'signed', 'broadcast'];
+export const presignStates: readonly TradeState[] = ['claimed', 'quoted', 'checked'];
+
+/** The exact call that passed the checks: what we sign, and what settlement needs to read its outcome. */
+export type CheckedCall = {
+  /** The contract we call: router, OneClickFarm, or the gauge for a claim. */
+  target: Address;
+  /** Who pulls `amountIn` of tokenIn from the wallet; none for a claim. */
+  spender?: Address;
+  data: Hex;
+  expectedOut: bigint;
+  minOut: bigint;
+  /** The earliest deadline inside the call (Unix seconds); none for a claim. */
+  deadline?: bigint;
+  /** The router the route runs through (swaps, and the legs of deposits and withdrawals). */
+  router?: Address;
+  farm?: Address;
+};
+
+/** What a mined transaction did, read from its receipt. */
+export type Settlement = {
+  txHash: Hex;
+  blockNumber: bigint;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+  /** Sum of tokenOut's Transfer logs to the wallet in the receipt. */
+  amountOut?: bigint;
+  /** What the router's Swap event (either version) says it paid the wallet, for swaps. */
+  reportedOut?: bigint;
+};
+
+/** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */
+export type Failure = { reason: string; refusal?: RefusalReason; errorClass?: string; retryable: boolean };
+
+/** A trade as the ledger holds it. */
+export type TradeRecord = Trade & {
+  status: TradeState;
+  call?: CheckedCall;
+  simulatedOut?: bigint;
+  settlement?: Settlement;
+  failure?: Failure;
+  /** Why the outcome cannot be trusted (state `anomaly`). */
+  anomaly?: string;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** A stage's name and time, for the run's report and the metrics. */
+export type StageTiming = { stage: string; ms: number; ok: boolean };
+
+/** What one run of the pipeline did to one trade, written even when it failed. */
+export type TradeReport = {
+  intentId: string;
+  /** The state reached, or `skipped` when the slot already had its trade. */
+  status: TradeState | 'skipped';
+  reason?: string;
+  refusal?: RefusalReason;
+  expectedOut?: bigint;
+  minOut?: bigint;
+  simulatedOut?: bigint;
+  amountOut?: bigint;
+  txHash?: Hex;
+  /** Gas paid by the mined transactions of this trade, in wei of the native coin. */
+  gasCostWei?: bigint;
+  stages: StageTiming[];
+};

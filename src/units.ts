@@ -1,0 +1,11 @@
+/** Tokens as the engine and the strategies see them, and raw amounts in human units for people. */
+import { type Address, formatUnits } from 'viem';
+
+export type TokenInfo = { address: Address; symbol: string; decimals: number };
+
+/** Raw to a grouped human number, e.g. 1234500000000000000000n with 18 decimals → "1,234.5". */
+export function formatTokenAmount(raw: bigint, decimals: number): string {
+  const [whole = '0', fraction] = formatUnits(raw, decimals).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction ? `${grouped}.${fraction}` : grouped;
+}
