@@ -71,8 +71,14 @@ function createDeployer(rpcUrl: string, chainId: number) {
   };
 }
 
+/** Which `Swap` event the router emits: the published ABI's 6-field one, or the public source's 7-field one. */
+export type SwapEventVersion = 'published' | 'tenant';
+
+export type DeployOptions = { chainId?: number; swapEvent?: SwapEventVersion };
+
 /** Deploys everything in `world-spec.ts` and returns the address book (without `routingServiceUrl`). */
-export async function deployWorld(rpcUrl: string, chainId: number = devnetChainId): Promise<AddressBook> {
+export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): Promise<AddressBook> {
+  const chainId = options.chainId ?? devnetChainId;
   const { deployer, call, deploy, publicClient } = createDeployer(rpcUrl, chainId);
   const serviceSigner = devnetAccount(roles.serviceSigner);
   const users = roles.users.map(devnetAccount);
@@ -87,7 +93,7 @@ export async function deployWorld(rpcUrl: string, chainId: number = devnetChainI
     call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [to, raw]);
 
   const factory = await deploy('UniswapV2Factory', artifacts.UniswapV2Factory, [deployer.address]);
-  const router = await deploy('DevnetRouter', artifacts.DevnetRouter, [deployer.address, serviceSigner.address]);
+  const router = await deploy('DevnetRouter', artifacts.DevnetRouter, [deployer.address, serviceSigner.address, options.swapEvent === 'tenant']);
   const adapter = await deploy('UniswapV2Adapter', artifacts.UniswapV2Adapter);
   const oneClickFarm = await deploy('OneClickFarm', artifacts.OneClickFarm);
   const uniswapV2Farm = await deploy('UniswapV2Farm', artifacts.UniswapV2Farm);

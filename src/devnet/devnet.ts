@@ -5,7 +5,7 @@
 import { type Hex, createTestClient, http } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
-import { deployWorld } from './deploy.ts';
+import { type SwapEventVersion, deployWorld } from './deploy.ts';
 import { type RoutingService, startRoutingService } from './routing/server.ts';
 import { devnetChainId, devnetMnemonic } from './world-spec.ts';
 
@@ -21,6 +21,8 @@ export type StartDevnetOptions = {
   port?: number;
   /** 42220 (Celo mainnet's id) unless told otherwise, so the daemon's chain handling is the real one. */
   chainId?: number;
+  /** The router's `Swap` event version (default: the published ABI's). */
+  swapEvent?: SwapEventVersion;
   /** A state from `dumpState()` together with the address book it was deployed with: skips deployment. */
   snapshot?: { state: Hex; addressBook: AddressBook };
 };
@@ -39,7 +41,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       await testClient.loadState({ state: options.snapshot.state });
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
-      addressBook = await deployWorld(node.rpcUrl, options.chainId ?? devnetChainId);
+      addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent });
     }
     return { node, addressBook, dumpState: () => testClient.dumpState(), stop: () => node.stop() };
   } catch (error) {

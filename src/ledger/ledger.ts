@@ -136,7 +136,9 @@ export class Ledger {
     this.#heartbeat.unref();
   }
 
+  /** Releases the lock and closes the file; closing twice is harmless. */
   close(): void {
+    if (!this.#db.open) return;
     clearInterval(this.#heartbeat);
     if (!this.#db.readonly) this.#db.prepare('DELETE FROM owner_lock WHERE owner = ?').run(this.#owner);
     this.#db.close();

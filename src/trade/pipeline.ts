@@ -8,7 +8,7 @@
  * it quotes and checks anew; from `signed` on it only ever broadcasts the stored bytes and follows them, so
  * nothing new is signed for a slot whose fate is not known. Every run returns a typed report, failures included.
  */
-import type { TransactionReceipt } from 'viem';
+import type { Hex, TransactionReceipt } from 'viem';
 import { getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
@@ -114,11 +114,9 @@ type Stage = <T>(name: string, work: () => Promise<T> | T) => Promise<T>;
 /** broadcast → follow → settle, for freshly signed attempts or for those a previous run left open. */
 async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[], report: TradeReport, stage: Stage, signal?: AbortSignal): Promise<TradeReport> {
   const { ledger, wallet } = deps;
-  let receipts = new Map<`0x${string}`, TransactionReceipt>();
-  if (unsent.length > 0) {
-    receipts = await stage('broadcast', () => broadcast(wallet, unsent, { signal }));
-  }
+  // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
   if (ledger.getIntent(record.id)?.status === 'signed') ledger.advance(record.id, { status: 'broadcast' });
+  const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal })) : new Map<Hex, TransactionReceipt>();
   const call = record.call;
   const mined = await stage('follow', async () =>
     (await follow(wallet, {

@@ -1,6 +1,6 @@
 import { type Abi, type Address, toEventSelector, toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { farmAbi, knownSelectors, oneClickFarmAbi, oneClickWithdrawAbi, pairAdapterAbi, routerAbi } from '../../src/contracts/abi.ts';
+import { farmAbi, knownSelectors, oneClickFarmAbi, oneClickWithdrawAbi, pairAdapterAbi, routerAbi, routerTenantSwapEventAbi } from '../../src/contracts/abi.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -13,6 +13,7 @@ describe('the daemon ABIs are the real ones', () => {
   it('have the selectors and topic the reference gives for the real contracts', () => {
     expect(selectorsOf(routerAbi)).toEqual([knownSelectors.swapExactInputForOutput, knownSelectors.routerGetOutputAmount]);
     expect(topicsOf(routerAbi)).toEqual([knownSelectors.swapEventTopic]);
+    expect(topicsOf(routerTenantSwapEventAbi)).toEqual([knownSelectors.tenantSwapEventTopic]);
     expect(selectorsOf(pairAdapterAbi)).toEqual([knownSelectors.adapterSwap, knownSelectors.adapterGetOutputAmount]);
     expect(selectorsOf(oneClickFarmAbi)).toEqual([knownSelectors.oneClickDeposit]);
     expect(selectorsOf(farmAbi)).toEqual([knownSelectors.farmDeposit, knownSelectors.farmWithdraw]);

@@ -15,7 +15,8 @@ import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { chainFor } from '../../src/chain/chains.ts';
 import type { AddressBook } from '../../src/config/address-book.ts';
-import { forkDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
+import type { SwapEventVersion } from '../../src/devnet/deploy.ts';
+import { forkDevnet, startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
 
 export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: AddressBook };
 
@@ -89,4 +90,33 @@ export function useDevnetFork(options: { routing?: boolean } = {}): DevnetFork {
     await stop?.();
   });
   return fork;
+}
+
+/**
+ * A devnet of this test file's own, deployed with options the shared one does not have (the router's other
+ * `Swap` event version), with a routing service over it; every test starts from the same state.
+ */
+export function useOwnDevnet(options: { swapEvent: SwapEventVersion }): DevnetFork {
+  const devnet = {} as DevnetFork;
+  let stop: (() => Promise<void>) | undefined;
+  let snapshot: Hex | undefined;
+  beforeAll(async () => {
+    const node = await startDevnet({ swapEvent: options.swapEvent });
+    const routing = await startDevnetRoutingService(node.addressBook);
+    stop = async () => {
+      await routing.service.close();
+      await node.stop();
+    };
+    Object.assign(devnet, createForkClients(routing.addressBook), { addressBook: routing.addressBook });
+  });
+  beforeEach(async () => {
+    snapshot = await devnet.testClient.snapshot();
+  });
+  afterEach(async () => {
+    if (snapshot) await devnet.testClient.revert({ id: snapshot });
+  });
+  afterAll(async () => {
+    await stop?.();
+  });
+  return devnet;
 }

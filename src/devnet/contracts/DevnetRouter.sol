@@ -9,8 +9,9 @@ import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/Messa
 import {ISwappaPairV1, SwapPayload} from "./Interfaces.sol";
 
 /// A router with exactly the interface and semantics of the real one on Celo
-/// (`swapExactInputForOutput` 0x9acc65a9, `getOutputAmount` 0xe2f46a00, the 6-field `Swap` event),
-/// so the daemon encodes the same bytes for the devnet as for mainnet.
+/// (`swapExactInputForOutput` 0x9acc65a9, `getOutputAmount` 0xe2f46a00), so the daemon encodes the same bytes
+/// for the devnet as for mainnet. Which `Swap` event the deployed router emits is not public: the published ABI
+/// has a 6-field one, the public source a 7-field one with an indexed `tenantId`. A deploy option picks one.
 contract DevnetRouter is Ownable {
     using SafeERC20 for IERC20;
 
@@ -30,15 +31,28 @@ contract DevnetRouter is Ownable {
         uint256 inputAmount,
         uint256 outputAmount
     );
+    /// The public source's version: `output` unindexed, the verified partner id indexed as `tenantId`.
+    event Swap(
+        address indexed sender,
+        address to,
+        address indexed input,
+        address output,
+        uint256 inputAmount,
+        uint256 outputAmount,
+        uint256 indexed tenantId
+    );
     event PartnerSet(uint256 indexed partner, address admin, uint256 feeNumerator);
     event AdminSignerSet(address signer);
 
     /// Signs `(partner, deadline, tokenIn, tokenOut)` for quotes made with a partner's API key.
     address public adminSigner;
     mapping(uint256 => Partner) public partners;
+    /// True: emit the public source's 7-field `Swap`; false: the published ABI's 6-field one.
+    bool public immutable emitsTenantSwap;
 
-    constructor(address owner_, address adminSigner_) Ownable(owner_) {
+    constructor(address owner_, address adminSigner_, bool emitsTenantSwap_) Ownable(owner_) {
         adminSigner = adminSigner_;
+        emitsTenantSwap = emitsTenantSwap_;
         emit AdminSignerSet(adminSigner_);
     }
 
@@ -71,7 +85,8 @@ contract DevnetRouter is Ownable {
         }
         uint256 received = IERC20(output).balanceOf(address(this)) - balanceBefore;
 
-        outputAmount = received - _payPartnerFee(details, input, output, received);
+        uint256 partner = verifiedPartner(details, input, output);
+        outputAmount = received - _payPartnerFee(partner, output, received);
         // Positive slippage stays in the router: the caller gets at most what it was quoted.
         if (outputAmount > details.expectedOutputAmount) {
             outputAmount = details.expectedOutputAmount;
@@ -79,7 +94,11 @@ contract DevnetRouter is Ownable {
         require(outputAmount >= details.minOutputAmount, "MinimaRouter: Insufficient output amount!");
 
         IERC20(output).safeTransfer(details.to, outputAmount);
-        emit Swap(msg.sender, details.to, input, output, details.inputAmount, outputAmount);
+        if (emitsTenantSwap) {
+            emit Swap(msg.sender, details.to, input, output, details.inputAmount, outputAmount, partner);
+        } else {
+            emit Swap(msg.sender, details.to, input, output, details.inputAmount, outputAmount);
+        }
     }
 
     function getOutputAmount(address[] calldata path, address[] calldata pairs, bytes[] calldata extras, uint256 inputAmount)
@@ -110,11 +129,8 @@ contract DevnetRouter is Ownable {
         return details.partner;
     }
 
-    function _payPartnerFee(SwapPayload calldata details, address input, address output, uint256 received)
-        private
-        returns (uint256 fee)
-    {
-        Partner memory partner = partners[verifiedPartner(details, input, output)];
+    function _payPartnerFee(uint256 partnerId, address output, uint256 received) private returns (uint256 fee) {
+        Partner memory partner = partners[partnerId];
         if (partner.admin == address(0)) return 0;
         fee = (received * partner.feeNumerator) / FEE_DENOMINATOR;
         if (fee > 0) IERC20(output).safeTransfer(partner.admin, fee);
