@@ -27,7 +27,17 @@ function mainHelp(): string {
   ].join('\n');
 }
 
+declare global {
+  /** Set by bin/routekeeper.js: signals received while the program was loading. */
+  var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
+}
+
 async function main(argv: string[]): Promise<number> {
+  const stoppedWhileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
+  if (stoppedWhileLoading) {
+    console.error(`routekeeper: stopped by ${stoppedWhileLoading} before starting; nothing was started`);
+    return 0;
+  }
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(mainHelp());

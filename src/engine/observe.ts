@@ -22,6 +22,8 @@ export type MarketView = {
   /** The token that is also the chain's native coin (CELO on Celo), to value gas; undefined if the chain has none. */
   nativeToken?: TokenInfo;
   now(): number;
+  /** The daemon's shutdown signal: a stop ends the quotes a strategy is waiting for. */
+  signal?: AbortSignal;
 };
 
 /** A value a strategy needs to decide could not be had (no route, no native token): the run does not trade. */
@@ -40,7 +42,7 @@ export async function quoteValue(view: MarketView, tokenIn: Address, tokenOut: A
   if (amountIn === 0n) return 0n;
   if (isAddressEqual(tokenIn, tokenOut)) return amountIn;
   try {
-    return (await view.routing.getSwapRoute({ tokenIn, tokenOut, amountIn })).expectedOut;
+    return (await view.routing.getSwapRoute({ tokenIn, tokenOut, amountIn, signal: view.signal })).expectedOut;
   } catch (error) {
     if (error instanceof NoRouteError) return undefined;
     throw error;

@@ -133,7 +133,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     } catch (error) {
       throw new ConfigError(`cannot reach the chain at ${rpcUrl}: ${(error as Error).message.split('\n')[0]}`);
     }
-    const client = createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { batch: true }), pollingInterval: 1_000 });
+    // The shutdown signal also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds).
+    const client = createPublicClient({
+      chain: chainFor(chainId, rpcUrl),
+      transport: http(rpcUrl, { batch: true, fetchOptions: signal ? { signal } : undefined }),
+      pollingInterval: 1_000,
+    });
     const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId });
     throwIfAborted(signal);

@@ -1,0 +1,154 @@
+/**
+ * Ctrl-C or SIGTERM at any instant stops `routekeeper run` within 5 s with exit 0, records what is in flight, and
+ * the interrupted trade resumes at the next start: once, with nothing lost and nothing done twice.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Address, parseAbiItem, parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { spawnCli } from '../helpers/cli.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { startFaultServer } from '../helpers/fault-server.ts';
+
+const fork = useDevnetFork({ routing: true });
+const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const me = () => fork.addressBook.accounts[0]?.address as Address;
+
+let dir = '';
+let bookFile = '';
+let configFile = '';
+let hangingService: Awaited<ReturnType<typeof startFaultServer>>;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'routekeeper-shutdown-'));
+  bookFile = join(dir, 'address-book.json');
+  writeFileSync(bookFile, JSON.stringify(fork.addressBook));
+  configFile = join(dir, 'dca.yaml');
+  // Hourly: the slot due at start-up runs once; no other slot comes during a test.
+  writeFileSync(configFile, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "9" }, buy: CELO }\n');
+  hangingService = await startFaultServer([{ hang: true }]);
+});
+afterAll(() => hangingService.close());
+
+const env = (dataDir: string, extra: Record<string, string> = {}) => ({
+  RPC_URL: '',
+  ROUTING_SERVICE_URL: '',
+  ROUTING_API_KEY: '',
+  ROUTEKEEPER_CONFIG: '',
+  ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+  ROUTEKEEPER_DATA_DIR: dataDir,
+  METRICS_PORT: '0',
+  ...extra,
+});
+
+type Child = { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> };
+
+function start(args: string[], childEnv: NodeJS.ProcessEnv): Child {
+  const child = spawnCli(args, childEnv);
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output, exited: new Promise((resolve) => child.on('close', resolve)) };
+}
+
+async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
+  const started = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Sends the signal and resolves with the exit code and how long the stop took. */
+async function stop(running: Child, signal: NodeJS.Signals) {
+  const sent = Date.now();
+  running.child.kill(signal);
+  const code = await running.exited;
+  return { code, ms: Date.now() - sent };
+}
+
+/** The DCA trade as the daemon's ledger has it (undefined while the ledger is not created yet). */
+function intentOf(dataDir: string) {
+  if (!existsSync(join(dataDir, 'ledger.sqlite'))) return undefined;
+  const ledger = Ledger.openReadOnly(join(dataDir, 'ledger.sqlite'));
+  try {
+    const [record] = ledger.history({ strategyId: 'dca' });
+    return record && { ...record, attempts: ledger.attemptsOf(record.id) };
+  } catch {
+    return undefined; // created but not migrated yet
+  } finally {
+    ledger.close();
+  }
+}
+
+const runArgs = ['run', '--config', '', '--address-book', ''];
+const args = () => runArgs.map((arg, i) => (i === 2 ? configFile : i === 4 ? bookFile : arg));
+
+/** Restarts with the honest service: the interrupted trade resumes and confirms; one swap in all. */
+async function restartAndSettle(dataDir: string, fromBlock: bigint, usdBefore: bigint) {
+  const again = start(args(), env(dataDir));
+  await until('the resumed trade to confirm', () => intentOf(dataDir)?.status === 'confirmed');
+  expect((await stop(again, 'SIGTERM')).code).toBe(0);
+  const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: me() }, fromBlock });
+  expect(swaps).toHaveLength(1);
+  expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('9', 18));
+  const record = intentOf(dataDir);
+  expect(record?.settlement?.amountOut).toBe(swaps[0]?.args.outputAmount);
+  expect(record?.attempts.filter((a) => a.purpose === 'trade')).toHaveLength(1);
+}
+
+describe('stopping routekeeper run', () => {
+  // While the program loads, and later while the embedded devnet starts and deploys.
+  for (const [signal, afterMs] of [['SIGINT', 150], ['SIGTERM', 150], ['SIGINT', 2_300]] as const) {
+    it(`${signal} ${afterMs} ms into start-up (loading, or starting the embedded devnet): exit 0 within 5 s`, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'routekeeper-startup-'));
+      const running = start(['run'], env(dataDir, { ROUTEKEEPER_PRIVATE_KEY: '' }));
+      await new Promise((resolve) => setTimeout(resolve, afterMs));
+      const { code, ms } = await stop(running, signal);
+      expect(code, running.output()).toBe(0);
+      expect(ms).toBeLessThan(5_000);
+      expect(running.output()).not.toMatch(/^\s+at /m);
+      expect(running.output()).not.toContain('Anvil failed to stop');
+    });
+  }
+
+  it('SIGINT during a quote: exit 0 within 5 s; the claimed trade resumes at the next start and trades once', async () => {
+    const dataDir = join(dir, 'during-quote');
+    const [usdBefore, fromBlock] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getBlockNumber()];
+    const asked = hangingService.requests.length;
+    const running = start(args(), env(dataDir, { ROUTING_SERVICE_URL: hangingService.url }));
+    await until('the quote to be asked', () => hangingService.requests.slice(asked).some((r) => r.url.startsWith('/routes')));
+    const { code, ms } = await stop(running, 'SIGINT');
+    expect(code, running.output()).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+    const interrupted = intentOf(dataDir);
+    expect(interrupted).toMatchObject({ status: 'claimed', failure: { retryable: true, reason: expect.stringMatching(/^interrupted at claimed/) } });
+    expect(interrupted?.attempts).toEqual([]);
+    await restartAndSettle(dataDir, fromBlock, usdBefore);
+  });
+
+  it('SIGTERM while following a stuck transaction: exit 0 within 5 s; the next start settles it, nothing re-signed', async () => {
+    const dataDir = join(dir, 'following');
+    const [usdBefore, fromBlock] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getBlockNumber()];
+    await fork.testClient.setAutomine(false);
+    try {
+      const running = start(args(), env(dataDir));
+      await until('the trade to reach the node', async () => {
+        const trade = intentOf(dataDir)?.attempts.find((a) => a.purpose === 'trade');
+        return trade !== undefined && (await fork.publicClient.getTransaction({ hash: trade.hash }).catch(() => undefined)) !== undefined;
+      });
+      // Let it be followed for a moment: it is stuck, no block comes.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const { code, ms } = await stop(running, 'SIGTERM');
+      expect(code, running.output()).toBe(0);
+      expect(ms).toBeLessThan(5_000);
+      expect(intentOf(dataDir)).toMatchObject({ status: 'broadcast', failure: { retryable: true } });
+    } finally {
+      await fork.testClient.setAutomine(true);
+    }
+    await fork.testClient.mine({ blocks: 1 });
+    await restartAndSettle(dataDir, fromBlock, usdBefore);
+  });
+});
