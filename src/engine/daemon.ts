@@ -35,7 +35,7 @@ export async function resumeAll(execution: Execution, observers: Observers, sign
 export async function runAndReport(
   strategy: Strategy,
   slot: string,
-  runtime: Runtime,
+  runtime: Pick<Runtime, 'client' | 'routing' | 'nativeToken'>,
   execution: Execution,
   observers: Observers,
   signal?: AbortSignal,
@@ -111,7 +111,7 @@ function recordRun(report: RunReport, { logger, metrics, notifier }: Observers):
 }
 
 /** Wallet balances of the tokens a strategy touched, and gas paid, for the metrics. */
-async function recordBalances(strategy: Strategy, runtime: Runtime, wallet: `0x${string}`, metrics: Metrics): Promise<void> {
+async function recordBalances(strategy: Strategy, runtime: Pick<Runtime, 'client'>, wallet: `0x${string}`, metrics: Metrics): Promise<void> {
   const tokens =
     strategy.kind === 'rebalance' ? strategy.targets.map((t) => t.token) : strategy.kind === 'compound' ? [strategy.gauge.rewardToken, strategy.valueToken] : [strategy.sell, strategy.buy];
   const balances = await Promise.all(tokens.map((token) => runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] })));

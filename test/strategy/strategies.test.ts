@@ -78,6 +78,17 @@ describe('rebalance', () => {
     expect(decision.trades).toEqual([]);
     expect(decision.note).toBe('within drift: the largest is 200 bps of 500');
   });
+  it('a holding it cannot value (no route) is not worth zero: no trade, rather than buying more of it', () => {
+    const decision = decideRebalance(rebalance, {
+      quoteBalance: 200n * e18,
+      holdings: [
+        { token: CELO.address, balance: 1400n * e18, value: undefined },
+        { token: USDC.address, balance: 100_000_000n, value: 100n * e18 },
+        { token: cUSD.address, balance: 200n * e18, value: 200n * e18 },
+      ],
+    });
+    expect(decision).toEqual({ trades: [], note: 'cannot value CELO in cUSD (no route): no trade' });
+  });
   it('sells the overweight token for the quote token first, then buys the underweight one', () => {
     // Worth 1000 cUSD: CELO 700 (target 500), USDC 100 (target 300), cUSD 200 (target 200).
     const decision = decideRebalance(rebalance, {

@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+import { type Address, parseUnits } from 'viem';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runAndReport } from '../../src/engine/daemon.ts';
+import { createLogger } from '../../src/ops/logger.ts';
+import { createMetrics } from '../../src/ops/metrics.ts';
+import type { Notifier } from '../../src/ops/notifier.ts';
+import type { DcaStrategy } from '../../src/strategy/types.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+
+const fork = useDevnetFork({ routing: true });
+const executors: TestExecutor[] = [];
+afterEach(() => {
+  for (const executor of executors.splice(0)) executor.close();
+});
+
+describe('reporting a run', () => {
+  it('a failing balance read after a confirmed fill sends one "filled" notification, not "filled" and "failed"', async () => {
+    const executor = testExecutor(fork);
+    executors.push(executor);
+    const routing = executor.routing;
+    // The node answers everything the run needs, then fails the balance reads made for the metrics.
+    const client = { ...executor.wallet.client, getBalance: () => Promise.reject(new Error('the node is down')) };
+    const sent: { event: string; fields: Record<string, unknown> }[] = [];
+    const notifier: Notifier = { notify: (event, fields) => sent.push({ event, fields }), flush: async () => {} };
+    const lines: string[] = [];
+    const logger = createLogger({ destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
+    const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
+    const strategy: DcaStrategy = {
+      id: 'dca',
+      kind: 'dca',
+      wallet: 'main',
+      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once' },
+      slippageBps: 50,
+      sell: token('cUSD'),
+      amount: parseUnits('3', 18),
+      buy: token('CELO'),
+    };
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const before = await fork.balanceOf(fork.token('cUSD'), me);
+
+    const report = await runAndReport(
+      strategy,
+      '2026-11-21T00:00:00.000Z',
+      { client, routing, nativeToken: token('CELO') },
+      { ledger: executor.ledger, executors: new Map([['main', executor]]) },
+      { logger, metrics: createMetrics(), notifier },
+    );
+    expect(report?.trades.map((t) => t.status)).toEqual(['confirmed']);
+    expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before - parseUnits('3', 18));
+    expect(sent.map((s) => s.event)).toEqual(['filled']);
+    expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut) });
+    expect(lines.some((line) => line.includes('could not read balances for the metrics') && line.includes('the node is down'))).toBe(true);
+  });
+});
