@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Address, createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseUnits } from 'viem';
+import { type Address, type Hex, createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chain/chains.ts';
 import { Wallet } from '../src/chain/wallet.ts';
@@ -46,85 +46,100 @@ const devnet = await startDevnet();
 const { service, addressBook: book } = await startDevnetRoutingService(devnet.addressBook);
 try {
   const chain = chainFor(book.chainId, book.rpcUrl);
-  const [pipelineKey, baselineKey] = [book.accounts[0]?.privateKey, book.accounts[1]?.privateKey];
-  if (!pipelineKey || !baselineKey) throw new Error('the devnet needs two funded accounts');
+  const [pipelineKey, baselineKey, exactKey] = [book.accounts[0]?.privateKey, book.accounts[1]?.privateKey, book.accounts[2]?.privateKey];
+  if (!pipelineKey || !baselineKey || !exactKey) throw new Error('the devnet needs three funded accounts');
+  const bareAccount = privateKeyToAccount(baselineKey);
   const cUSD = book.tokens.cUSD?.address as Address;
   const CELO = book.tokens.CELO?.address as Address;
   const amountIn = parseUnits('50', 18);
   const routing = createRoutingClient({ baseUrl: book.routingServiceUrl, chainId: book.chainId, rateLimit: { requestsPerSecond: 10_000, maxConcurrent: 16 } });
 
-  // The pipeline wallet approves exactly each trade's amount (the default); the baseline approves once, up front.
+  // The baseline approves once, up front.
   const setupWallet = createWalletClient({ chain, transport: http(book.rpcUrl), account: privateKeyToAccount(baselineKey) });
   const approved = await setupWallet.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
   await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash: approved, pollingInterval: 20 });
 
-  const pipelineRpc = countingTransport(book.rpcUrl);
-  const client = createPublicClient({ chain, transport: pipelineRpc.transport, pollingInterval: 20, cacheTime: 0 });
-  const ledger = Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
-  const pipelineAccount = privateKeyToAccount(pipelineKey);
-  const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, ledger, settings: { pollMs: 20 } });
-  const deps = { ledger, routing, allowlist: allowlistFor(book.chainId, book), wallet, settings: defaultExecutionSettings };
+  /**
+   * N alternating swaps: the pipeline (wallet `pipelineKey`) and the bare baseline. With `preApproved` the
+   * pipeline's wallet approved the router once up front, like the baseline's (the steady state of unlimited
+   * approvals); without, it approves exactly each swap's amount (the default), on the nonce before the swap.
+   */
+  async function measure(pipelineKey: Hex, preApproved: boolean) {
+    const pipelineAccount = privateKeyToAccount(pipelineKey);
+    if (preApproved) {
+      const setup = createWalletClient({ chain, transport: http(book.rpcUrl), account: pipelineAccount });
+      const hash = await setup.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
+      await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    }
+    const pipelineRpc = countingTransport(book.rpcUrl);
+    const client = createPublicClient({ chain, transport: pipelineRpc.transport, pollingInterval: 20, cacheTime: 0 });
+    const ledger = Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
+    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, ledger, settings: { pollMs: 20 } });
+    const deps = { ledger, routing, allowlist: allowlistFor(book.chainId, book), wallet, settings: defaultExecutionSettings };
 
-  const baselineRpc = countingTransport(book.rpcUrl);
-  const bareClient = createPublicClient({ chain, transport: baselineRpc.transport, pollingInterval: 20, cacheTime: 0 });
-  const bareAccount = privateKeyToAccount(baselineKey);
-  const bareWallet = createWalletClient({ chain, transport: baselineRpc.transport, account: bareAccount });
+    const baselineRpc = countingTransport(book.rpcUrl);
+    const bareClient = createPublicClient({ chain, transport: baselineRpc.transport, pollingInterval: 20, cacheTime: 0 });
+    const bareWallet = createWalletClient({ chain, transport: baselineRpc.transport, account: bareAccount });
 
-  let pipelineMs = 0;
-  let baselineMs = 0;
-  for (let i = 0; i < swaps; i++) {
-    let started = performance.now();
-    const report = await runTrade(deps, {
-      id: `bench:${i}`,
-      strategyId: 'bench',
-      slot: String(i),
-      wallet: pipelineAccount.address,
-      chainId: book.chainId,
-      kind: 'swap',
-      tokenIn: cUSD,
-      tokenOut: CELO,
-      amountIn,
-      slippageBps: 50,
-    });
-    pipelineMs += performance.now() - started;
-    if (report.status !== 'confirmed') throw new Error(`pipeline swap ${i} ended ${report.status}: ${report.reason}`);
+    let pipelineMs = 0;
+    let baselineMs = 0;
+    let baselineQuoteMs = 0;
+    const stageMs = new Map<string, number>();
+    for (let i = 0; i < swaps; i++) {
+      let started = performance.now();
+      const report = await runTrade(deps, {
+        id: `bench:${i}`,
+        strategyId: 'bench',
+        slot: String(i),
+        wallet: pipelineAccount.address,
+        chainId: book.chainId,
+        kind: 'swap',
+        tokenIn: cUSD,
+        tokenOut: CELO,
+        amountIn,
+        slippageBps: 50,
+      });
+      pipelineMs += performance.now() - started;
+      if (report.status !== 'confirmed') throw new Error(`pipeline swap ${i} ended ${report.status}: ${report.reason}`);
+      for (const stage of report.stages) stageMs.set(stage.stage, (stageMs.get(stage.stage) ?? 0) + stage.ms);
 
-    started = performance.now();
-    const route = await routing.getSwapRoute({ tokenIn: cUSD, tokenOut: CELO, amountIn: amountIn + BigInt(i), slippageBps: 50 });
-    const data = encodeSwapCall(swapPayloadFrom(route.details, { minOutputAmount: route.minimumExpectedOut ?? 0n, to: bareAccount.address }));
-    const hash = await bareWallet.sendTransaction({ to: route.routerAddress, data, gas: 600_000n });
-    const receipt = await bareClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    baselineMs += performance.now() - started;
-    if (receipt.status !== 'success') throw new Error(`baseline swap ${i} reverted`);
-  }
-  ledger.close();
+      started = performance.now();
+      const route = await routing.getSwapRoute({ tokenIn: cUSD, tokenOut: CELO, amountIn: amountIn + BigInt(i), slippageBps: 50 });
+      baselineQuoteMs += performance.now() - started;
+      const data = encodeSwapCall(swapPayloadFrom(route.details, { minOutputAmount: route.minimumExpectedOut ?? 0n, to: bareAccount.address }));
+      const hash = await bareWallet.sendTransaction({ to: route.routerAddress, data, gas: 600_000n });
+      const receipt = await bareClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      baselineMs += performance.now() - started;
+      if (receipt.status !== 'success') throw new Error(`baseline swap ${i} reverted`);
+    }
+    ledger.close();
 
-  const per = (value: number) => round(value / swaps);
-  const byMethod = (calls: Map<string, number>) => Object.fromEntries([...calls].map(([method, n]) => [method, per(n)]));
-  console.log(
-    JSON.stringify(
-      {
-        swaps,
-        pipeline: {
-          msPerExecution: per(pipelineMs),
-          roundTripsPerExecution: per(pipelineRpc.roundTrips()),
-          callsPerExecution: per(pipelineRpc.totalCalls()),
-          callsByMethod: byMethod(pipelineRpc.calls),
-          approvals: 'exact, one per swap',
-        },
-        baseline: {
-          msPerExecution: per(baselineMs),
-          roundTripsPerExecution: per(baselineRpc.roundTrips()),
-          callsPerExecution: per(baselineRpc.totalCalls()),
-          callsByMethod: byMethod(baselineRpc.calls),
-          approvals: 'unlimited, once before the run',
-        },
-        overhead: { ms: per(pipelineMs - baselineMs), ratio: round(pipelineMs / baselineMs) },
+    const per = (value: number) => round(value / swaps);
+    const byMethod = (calls: Map<string, number>) => Object.fromEntries([...calls].map(([method, n]) => [method, per(n)]));
+    return {
+      pipeline: {
+        msPerExecution: per(pipelineMs),
+        roundTripsPerExecution: per(pipelineRpc.roundTrips()),
+        callsPerExecution: per(pipelineRpc.totalCalls()),
+        callsByMethod: byMethod(pipelineRpc.calls),
+        msByStage: Object.fromEntries([...stageMs].map(([stage, ms]) => [stage, per(ms)])),
+        approvals: preApproved ? 'unlimited, once before the run' : 'exact, one per swap',
       },
-      null,
-      2,
-    ),
-  );
+      baseline: {
+        msPerExecution: per(baselineMs),
+        roundTripsPerExecution: per(baselineRpc.roundTrips()),
+        callsPerExecution: per(baselineRpc.totalCalls()),
+        callsByMethod: byMethod(baselineRpc.calls),
+        quoteMs: per(baselineQuoteMs),
+        approvals: 'unlimited, once before the run',
+      },
+      overhead: { ms: per(pipelineMs - baselineMs), ratio: round(pipelineMs / baselineMs) },
+    };
+  }
+
+  const steadyState = await measure(pipelineKey, true);
+  const withApproval = await measure(exactKey, false);
+  console.log(JSON.stringify({ swaps, ...steadyState, withExactApprovals: withApproval }, null, 2));
 } finally {
   await service.close();
   await devnet.stop();
