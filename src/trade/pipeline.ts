@@ -12,6 +12,7 @@ import type { Hex, TransactionReceipt } from 'viem';
 import { getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
+import { TransactionRevertedError } from '../chain/errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import type { Allowlist } from '../guard/guards.ts';
@@ -19,11 +20,11 @@ import { GuardRefusal } from '../guard/refusal.ts';
 import type { Attempt, Ledger } from '../ledger/ledger.ts';
 import { isAbort, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { check, recheck } from './check.ts';
+import { type Checked, check, recheck } from './check.ts';
 import { quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { settle } from './settle.ts';
-import { signTrade } from './sign.ts';
+import { approvalTx, signTrade } from './sign.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
 
 export type PipelineDeps = {
@@ -92,13 +93,20 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       if (record.status !== 'claimed') report.stages.push({ stage: 'claim', ms: 0, ok: true });
       const proposal = await stage('quote', () => quote(deps.routing, record, signal));
       ledger.advance(record.id, { status: 'quoted' });
-      const checked = await stage('check', () =>
-        check({ ledger, wallet, allowlist: deps.allowlist, settings: deps.settings, budgets: deps.budgets ?? {}, signal }, record, proposal),
-      );
+      const context = { ledger, wallet, allowlist: deps.allowlist, settings: deps.settings, budgets: deps.budgets ?? {}, signal };
+      let checked = await stage('check', () => check(context, record, proposal));
       Object.assign(report, { expectedOut: checked.call.expectedOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
       ledger.advance(record.id, { status: deps.settings.dryRun ? 'dry-run' : 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
       return await wallet.exclusive(async () => {
+        if (checked.gas.trade === undefined) {
+          // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
+          // then check again (the simulation included) before the trade is signed.
+          await stage('approve', () => approveFirst(wallet, record, checked, signal));
+          checked = await stage('check', () => check(context, record, proposal));
+          report.simulatedOut = checked.simulatedOut;
+          ledger.advance(record.id, { status: 'broadcast', simulatedOut: checked.simulatedOut });
+        }
         const signed = await stage('sign', () => signTrade(wallet, record, checked));
         return finish(deps, { ...record, call: checked.call }, signed, report, stage, signal);
       });
@@ -134,6 +142,17 @@ async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[]
     return { ...report, status: 'failed', reason };
   }
   return { ...report, ...(await stage('settle', () => settle(wallet, record, mined))) };
+}
+
+/** Signs, sends and follows the approval alone; throws if it did not succeed. */
+async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
+  const approval = approvalTx(checked, wallet.nonces.next(checked.reads.pendingNonce, record.id));
+  if (!approval) throw new Error('approveFirst: the check found no approval to make');
+  const signed = await wallet.sign(record.id, [approval]);
+  wallet.ledger.advance(record.id, { status: 'broadcast' });
+  const receipts = await broadcast(wallet, signed, { signal });
+  const mined = await follow(wallet, { intentId: record.id, receipts, signal });
+  if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
 }
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */

@@ -5,6 +5,7 @@ import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
@@ -120,5 +121,26 @@ describe('executing deposits and withdrawals end to end', () => {
     expect(withdraw.amountOut).toBe(withdraw.expectedOut);
     expect(await fork.balanceOf(usd, me())).toBe(usdBefore + (withdraw.amountOut as bigint));
     expect(await fork.balanceOf(gauge, me())).toBe(gaugeBefore);
+  });
+});
+
+describe('a node without eth_simulateV1', () => {
+  it('approves first, then simulates the trade with eth_call and eth_estimateGas, and trades exactly once', async () => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl, ['eth_simulateV1', 'eth_sendRawTransactionSync']);
+    try {
+      const executor = makeExecutor({ rpcUrl: proxy.url });
+      const [usdBefore, nonceBefore] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
+      const report = await runTrade(executor, swap({ strategyId: 'no-simulate' }));
+      expect(report.status, report.reason).toBe('confirmed');
+      expect(report.stages.map((s) => s.stage)).toEqual(['quote', 'check', 'approve', 'check', 'sign', 'broadcast', 'follow', 'settle']);
+      expect(report.simulatedOut).toBe(report.expectedOut);
+      expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('250', 18));
+      expect(executor.ledger.attemptsOf(report.intentId).map((a) => [a.purpose, a.status, a.nonce])).toEqual([
+        ['approve', 'mined', nonceBefore],
+        ['trade', 'mined', nonceBefore + 1],
+      ]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
