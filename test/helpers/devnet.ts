@@ -59,37 +59,47 @@ function createForkClients(book: AddressBook) {
 }
 
 /**
- * Forks the devnet for this test file; every test starts from the same state.
- * With `routing: true` a local routing service quotes over the fork (`addressBook.routingServiceUrl`).
+ * A chain for this test file: `start` brings it up once (before all tests) and says how to stop it;
+ * every test starts from the same state (an evm_snapshot taken before it, reverted after it).
  */
-export function useDevnetFork(options: { routing?: boolean } = {}): DevnetFork {
-  const fork = {} as DevnetFork;
+function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promise<void> }>): DevnetFork {
+  const chain = {} as DevnetFork;
   let stop: (() => Promise<void>) | undefined;
   let snapshot: Hex | undefined;
   beforeAll(async () => {
-    const { node, addressBook: forked } = await forkDevnet({ addressBook: inject('devnet') });
-    let addressBook = forked;
-    stop = node.stop;
-    if (options.routing) {
-      const routing = await startDevnetRoutingService(forked);
-      addressBook = routing.addressBook;
-      stop = async () => {
-        await routing.service.close();
-        await node.stop();
-      };
-    }
-    Object.assign(fork, createForkClients(addressBook), { addressBook });
+    const started = await start();
+    stop = started.stop;
+    Object.assign(chain, createForkClients(started.addressBook), { addressBook: started.addressBook });
   });
   beforeEach(async () => {
-    snapshot = await fork.testClient.snapshot();
+    snapshot = await chain.testClient.snapshot();
   });
   afterEach(async () => {
-    if (snapshot) await fork.testClient.revert({ id: snapshot });
+    if (snapshot) await chain.testClient.revert({ id: snapshot });
   });
   afterAll(async () => {
     await stop?.();
   });
-  return fork;
+  return chain;
+}
+
+/**
+ * Forks the devnet for this test file; every test starts from the same state.
+ * With `routing: true` a local routing service quotes over the fork (`addressBook.routingServiceUrl`).
+ */
+export function useDevnetFork(options: { routing?: boolean } = {}): DevnetFork {
+  return useChain(async () => {
+    const { node, addressBook } = await forkDevnet({ addressBook: inject('devnet') });
+    if (!options.routing) return { addressBook, stop: node.stop };
+    const routing = await startDevnetRoutingService(addressBook);
+    return {
+      addressBook: routing.addressBook,
+      stop: async () => {
+        await routing.service.close();
+        await node.stop();
+      },
+    };
+  });
 }
 
 /**
@@ -97,26 +107,15 @@ export function useDevnetFork(options: { routing?: boolean } = {}): DevnetFork {
  * `Swap` event version), with a routing service over it; every test starts from the same state.
  */
 export function useOwnDevnet(options: { swapEvent: SwapEventVersion }): DevnetFork {
-  const devnet = {} as DevnetFork;
-  let stop: (() => Promise<void>) | undefined;
-  let snapshot: Hex | undefined;
-  beforeAll(async () => {
-    const node = await startDevnet({ swapEvent: options.swapEvent });
-    const routing = await startDevnetRoutingService(node.addressBook);
-    stop = async () => {
-      await routing.service.close();
-      await node.stop();
+  return useChain(async () => {
+    const devnet = await startDevnet({ swapEvent: options.swapEvent });
+    const routing = await startDevnetRoutingService(devnet.addressBook);
+    return {
+      addressBook: routing.addressBook,
+      stop: async () => {
+        await routing.service.close();
+        await devnet.stop();
+      },
     };
-    Object.assign(devnet, createForkClients(routing.addressBook), { addressBook: routing.addressBook });
   });
-  beforeEach(async () => {
-    snapshot = await devnet.testClient.snapshot();
-  });
-  afterEach(async () => {
-    if (snapshot) await devnet.testClient.revert({ id: snapshot });
-  });
-  afterAll(async () => {
-    await stop?.();
-  });
-  return devnet;
 }
