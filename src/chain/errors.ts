@@ -22,8 +22,3 @@ export class ReceiptTimeoutError extends RoutekeeperError {
   override name = 'ReceiptTimeoutError';
   override readonly retryable = true;
 }
-
-/** The node refused the signed transaction (not enough gas money, bad nonce…). */
-export class BroadcastError extends RoutekeeperError {
-  override name = 'BroadcastError';
-}
