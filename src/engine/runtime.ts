@@ -22,7 +22,7 @@ import { type RoutingClient, createRoutingClient, productionServiceUrl } from '.
 import type { Budget } from '../guard/guards.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
 import { defaultExecutionSettings } from '../trade/settings.ts';
-import { throwIfAborted } from '../ops/abort.ts';
+import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
 export const defaultDataDir = 'data';
@@ -133,10 +133,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     } catch (error) {
       throw new ConfigError(`cannot reach the chain at ${rpcUrl}: ${(error as Error).message.split('\n')[0]}`);
     }
-    // The shutdown signal also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds).
+    // A stop also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds), once the
+    // grace that trades already sent get to settle is over.
+    const requestsEnd = afterGrace(signal, stopGraceMs + 500);
     const client = createPublicClient({
       chain: chainFor(chainId, rpcUrl),
-      transport: http(rpcUrl, { batch: true, fetchOptions: signal ? { signal } : undefined }),
+      transport: http(rpcUrl, { batch: true, fetchOptions: requestsEnd ? { signal: requestsEnd } : undefined }),
       pollingInterval: 1_000,
     });
     const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;

@@ -42,3 +42,27 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return abortable(new Promise<void>((resolve) => setTimeout(resolve, ms)), signal);
 }
+
+const graced = new WeakMap<AbortSignal, Map<number, AbortSignal>>();
+
+/**
+ * A signal that fires `graceMs` after `signal` does: work that has already sent transactions (following them
+ * to a receipt) gets a moment to record the outcome before the stop, still well within it. One per signal
+ * and grace, so every trade of a long-running daemon shares it (no listener per trade).
+ */
+export function afterGrace(signal: AbortSignal | undefined, graceMs: number): AbortSignal | undefined {
+  if (!signal) return undefined;
+  const bySignal = graced.get(signal) ?? new Map<number, AbortSignal>();
+  graced.set(signal, bySignal);
+  const known = bySignal.get(graceMs);
+  if (known) return known;
+  const controller = new AbortController();
+  const fire = () => setTimeout(() => controller.abort(signal.reason), graceMs).unref();
+  if (signal.aborted) fire();
+  else signal.addEventListener('abort', fire, { once: true });
+  bySignal.set(graceMs, controller.signal);
+  return controller.signal;
+}
+
+/** How long work that has sent transactions goes on after a stop is asked for. */
+export const stopGraceMs = 2_000;

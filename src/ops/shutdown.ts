@@ -5,6 +5,7 @@
  * The handlers stay installed: child-process helpers (execa's signal-exit) re-raise a signal that no other
  * listener handles, which would kill us before the graceful stop finished.
  */
+import { setMaxListeners } from 'node:events';
 import { AbortedError } from './abort.ts';
 
 export type Shutdown = {
@@ -15,6 +16,8 @@ export type Shutdown = {
 
 export function createShutdown(): Shutdown {
   const controller = new AbortController();
+  // Every wait of every run in progress listens to it: many listeners are the design, not a leak.
+  setMaxListeners(0, controller.signal);
   let resolveRequested: (signal: NodeJS.Signals) => void = () => {};
   const requested = new Promise<NodeJS.Signals>((resolve) => {
     resolveRequested = resolve;

@@ -18,7 +18,7 @@ import { RoutekeeperError } from '../errors.ts';
 import type { Allowlist } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import type { Attempt, Ledger } from '../ledger/ledger.ts';
-import { isAbort, throwIfAborted } from '../ops/abort.ts';
+import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../service/client.ts';
 import { type Checked, check, recheck } from './check.ts';
 import { quote } from './quote.ts';
@@ -69,8 +69,8 @@ const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.stat
 async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal): Promise<TradeReport> {
   const { ledger, wallet } = deps;
   const report: TradeReport = { intentId: record.id, status: record.status, stages: [] };
-  const stage = async <T>(name: string, work: () => Promise<T> | T): Promise<T> => {
-    throwIfAborted(signal);
+  const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
+    throwIfAborted(stopOn);
     const started = performance.now();
     try {
       const result = await work();
@@ -117,14 +117,16 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
   }
 }
 
-type Stage = <T>(name: string, work: () => Promise<T> | T) => Promise<T>;
+type Stage = <T>(name: string, work: () => Promise<T> | T, stopOn?: AbortSignal) => Promise<T>;
 
 /** broadcast → follow → settle, for freshly signed attempts or for those a previous run left open. */
-async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[], report: TradeReport, stage: Stage, signal?: AbortSignal): Promise<TradeReport> {
+async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[], report: TradeReport, stage: Stage, stopSignal?: AbortSignal): Promise<TradeReport> {
   const { ledger, wallet } = deps;
+  // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
+  const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
   if (ledger.getIntent(record.id)?.status === 'signed') ledger.advance(record.id, { status: 'broadcast' });
-  const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal })) : new Map<Hex, TransactionReceipt>();
+  const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal }), signal) : new Map<Hex, TransactionReceipt>();
   const call = record.call;
   const mined = await stage('follow', async () =>
     (await follow(wallet, {
@@ -135,13 +137,14 @@ async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[]
       receipts,
       signal,
     })) ?? (await adoptSettled(wallet, record)),
+    signal,
   );
   if (!mined) {
     const reason = 'the node took none of its transactions; nothing was traded';
     ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'TransactionRejected', retryable: false } });
     return { ...report, status: 'failed', reason };
   }
-  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined))) };
+  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined), signal)) };
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */
