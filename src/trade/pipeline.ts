@@ -90,7 +90,6 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'Interrupted', retryable: false } });
         return { ...report, status: 'failed', reason };
       }
-      if (record.status !== 'claimed') report.stages.push({ stage: 'claim', ms: 0, ok: true });
       const proposal = await stage('quote', () => quote(deps.routing, record, signal));
       ledger.advance(record.id, { status: 'quoted' });
       const context = { ledger, wallet, allowlist: deps.allowlist, settings: deps.settings, budgets: deps.budgets ?? {}, signal };
