@@ -65,7 +65,7 @@ async function sendPlain(wallet: Wallet, attempt: Attempt): Promise<SendResult> 
 async function sendSync(wallet: Wallet, attempt: Attempt, signal?: AbortSignal): Promise<SendResult> {
   const request = wallet.client
     .request({ method: 'eth_sendRawTransactionSync', params: [attempt.rawTx] }, { retryCount: 0 })
-    .then((receipt): SendResult => formatTransactionReceipt(receipt as never), classify);
+    .then((receipt): SendResult => formatTransactionReceipt(receipt), classify);
   // The node holds the answer until the transaction is mined; past syncWaitMs we stop waiting and follow it.
   const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), wallet.settings.syncWaitMs));
   return abortable(Promise.race([request, waited]), signal);
