@@ -14,7 +14,7 @@ import { type Address, type Hex, createPublicClient, createWalletClient, erc20Ab
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chain/chains.ts';
 import { Wallet } from '../src/chain/wallet.ts';
-import { allowlistFor } from '../src/config/allowlist.ts';
+import { chainChecks } from '../src/trade/check.ts';
 import { encodeSwapCall } from '../src/contracts/calldata.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
@@ -75,7 +75,7 @@ try {
     const client = createPublicClient({ chain, transport: pipelineRpc.transport, pollingInterval: 20, cacheTime: 0 });
     const ledger = Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
     const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, ledger, settings: { pollMs: 20 } });
-    const deps = { ledger, routing, allowlist: allowlistFor(book.chainId, book), wallet, settings: defaultExecutionSettings };
+    const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings };
 
     const baselineRpc = countingTransport(book.rpcUrl);
     const bareClient = createPublicClient({ chain, transport: baselineRpc.transport, pollingInterval: 20, cacheTime: 0 });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isHex } from 'viem';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
+import { priceSourcesSchema } from './chain-data.ts';
 
 const address = addressSchema;
 
@@ -45,6 +46,8 @@ export const addressBookSchema = z.object({
     gauges: z.record(z.string(), gauge),
   }),
   pools: z.array(pool),
+  /** Per token symbol, where its independent price comes from (see chain-data.ts). */
+  priceSources: priceSourcesSchema.optional(),
   accounts: z.array(z.object({ address, privateKey })),
   serviceSigner: z.object({ address, privateKey }).optional(),
   partners: z

@@ -1,11 +1,8 @@
 /**
  * Turns a checked strategy file into what the engine runs: token symbols to addresses (the address book,
- * else the chain's token list in config/tokens), human amounts to raw units with each token's on-chain
+ * else the chain's built-in data in config/chains), human amounts to raw units with each token's on-chain
  * decimals, wallet keys from the environment. Every error names the field path; no key is ever printed.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Address, isAddress, isAddressEqual, isHex, parseAbi } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import type { ChainClient } from '../chain/chains.ts';
@@ -14,6 +11,7 @@ import { type TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { Schedule, Strategy } from '../strategy/types.ts';
 import type { AddressBook } from './address-book.ts';
+import { tokenDirectory } from './chain-data.ts';
 import { ConfigError } from './errors.ts';
 import { type StrategyConfig, type StrategyFile, parseDuration } from './strategy-file.ts';
 
@@ -26,14 +24,6 @@ export type ResolvedConfig = {
   webhooks: NonNullable<StrategyFile['notifications']>['webhooks'];
 };
 
-const tokenListDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'tokens');
-
-/** The symbols known on a chain: its token list, then the address book's (which win). */
-export function tokenDirectory(chainId: number, book?: AddressBook): Pick<AddressBook, 'tokens'> {
-  const file = join(tokenListDir, `${chainId}.json`);
-  const listed = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).tokens as AddressBook['tokens']) : {};
-  return { tokens: { ...listed, ...(book && book.chainId === chainId ? book.tokens : {}) } };
-}
 
 const gaugeAbi = parseAbi(['function stakingToken() view returns (address)', 'function rewardToken() view returns (address)']);
 
@@ -91,7 +81,7 @@ type Resolvers = {
 };
 
 async function resolveStrategy(config: StrategyConfig, path: string, defaultSlippage: number, r: Resolvers): Promise<Strategy> {
-  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config), slippageBps: config.slippageBps ?? defaultSlippage };
+  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config), slippageBps: config.slippageBps ?? defaultSlippage, maxPriceDeviationBps: config.maxPriceDeviationBps };
   switch (config.kind) {
     case 'dca': {
       const sell = await r.token(config.sell.token, `${path}.sell.token`);

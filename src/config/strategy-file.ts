@@ -56,6 +56,8 @@ const scheduleFields = {
   start: isoTime.optional(),
   end: isoTime.optional(),
   slippageBps: slippageBps.optional(),
+  /** How far below the independent price reference a quote may pay before it is refused (basis points). */
+  maxPriceDeviationBps: z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).optional(),
 };
 
 const budget = z.object({ perDay: humanAmount.optional(), total: humanAmount.optional() });
@@ -124,13 +126,15 @@ export const strategyFileSchema = z
     defaults: z
       .object({
         slippageBps: slippageBps.default(50),
+        /** How far below the independent price reference a quote may pay before it is refused (basis points). */
+        maxPriceDeviationBps: z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).default(100),
         /** Highest max fee per gas we sign, in gwei. */
         maxFeePerGasGwei: price.optional(),
         approvals: z.enum(['exact', 'unlimited']).default('exact'),
         /** How many strategy runs may be in progress at once (runs of one wallet never overlap). */
         maxConcurrency: z.number().int().min(1).max(64).default(4),
       })
-      .default({ slippageBps: 50, approvals: 'exact', maxConcurrency: 4 }),
+      .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4 }),
     wallets: z.record(
       z.string(),
       z.object({

@@ -19,14 +19,14 @@ export type SwapPayload = {
  * A route detail from the service is a SwapPayload without `minOutputAmount` and `to`: the caller adds
  * both (its own slippage floor and its own recipient) and passes every other field through unchanged.
  */
-export function swapPayloadFrom(detail: RouteDetail, own: { minOutputAmount: bigint; to: Address }): SwapPayload {
+export function swapPayloadFrom(detail: RouteDetail, own: { minOutputAmount: bigint; to: Address; expectedOutputAmount?: bigint }): SwapPayload {
   return {
     path: detail.path,
     pairs: detail.pairs,
     extras: detail.extras,
     inputAmount: detail.inputAmount,
     minOutputAmount: own.minOutputAmount,
-    expectedOutputAmount: detail.expectedOutputAmount,
+    expectedOutputAmount: own.expectedOutputAmount ?? detail.expectedOutputAmount,
     to: own.to,
     deadline: BigInt(detail.deadline),
     partner: BigInt(detail.partner),

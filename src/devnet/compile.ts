@@ -22,6 +22,9 @@ const deployable = [
   'UniswapV2Farm',
   'GaugeFarm',
   'StakingGauge',
+  'DevnetPriceFeed',
+  // Hostile contracts, deployed by tests only.
+  'LyingToken',
 ] as const;
 
 /** The real Uniswap V2 core contracts, taken from the published build unchanged. */

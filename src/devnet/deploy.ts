@@ -17,11 +17,15 @@ import {
 import { chainFor } from '../chain/chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { devnetAccount } from './accounts.ts';
+import { reportWorldPrices } from './oracle.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import {
   devnetChainId,
+  feedDecimals,
+  feedMaxAgeSeconds,
   gaugeSpec,
   partnerSpecs,
+  priceSourceSpecs,
   poolSpecs,
   roles,
   type TokenSymbol,
@@ -156,6 +160,21 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     for (const spec of tokenSpecs) await mint(spec.symbol, user.address, amount(spec.symbol, userBalances[spec.symbol]));
   }
 
+  const priceSources: NonNullable<AddressBook['priceSources']> = {};
+  const reporter = devnetAccount(roles.oracleReporter);
+  for (const spec of tokenSpecs) {
+    const source = priceSourceSpecs[spec.symbol];
+    if (source.kind === 'pool') {
+      const pool = pools.find((entry) => entry.name === source.pool);
+      if (!pool) throw new DeploymentError(`price source pool ${source.pool} is not in the pool list`);
+      priceSources[spec.symbol] = [{ kind: 'pool', pool: pool.address, quote: source.quote }];
+      continue;
+    }
+    const feed = await deploy(`${spec.symbol} / USD feed`, artifacts.DevnetPriceFeed, [feedDecimals, `${spec.symbol} / USD`, reporter.address]);
+    priceSources[spec.symbol] = [{ kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds }];
+  }
+  await reportWorldPrices(rpcUrl, { chainId, priceSources });
+
   return {
     chainId,
     rpcUrl,
@@ -171,6 +190,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       },
     },
     pools,
+    priceSources,
     accounts: users.map(({ address, privateKey }) => ({ address, privateKey })),
     serviceSigner: { address: serviceSigner.address, privateKey: serviceSigner.privateKey },
     partners: partners.map((p) => ({ id: p.id, admin: p.admin, feeNumerator: p.feeNumerator.toString(), apiKey: p.apiKey })),

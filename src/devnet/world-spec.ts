@@ -60,7 +60,31 @@ export const roles = {
   serviceSigner: 1,
   partnerAdmins: [2],
   users: [3, 4, 5, 6, 7],
+  /** Reports the world's prices into the price feeds, as an oracle network does. */
+  oracleReporter: 8,
 } as const;
+
+/**
+ * How the daemon prices each devnet token independently of the routing service: an oracle feed reporting
+ * the world price above (`usdPrice`), or, for RWD, which no oracle covers, its pool against CELO.
+ */
+export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed' } | { kind: 'pool'; pool: string; quote: TokenSymbol }> = {
+  CELO: { kind: 'feed' },
+  cUSD: { kind: 'feed' },
+  cEUR: { kind: 'feed' },
+  USDC: { kind: 'feed' },
+  WETH: { kind: 'feed' },
+  RWD: { kind: 'pool', pool: 'RWD/CELO', quote: 'CELO' },
+};
+
+/** Feeds answer with 8 decimals, as Chainlink's USD feeds do. */
+export const feedDecimals = 8;
+
+/**
+ * How old a feed's answer may be. The embedded devnet re-reports every minute; a week lets tests move the
+ * chain's clock by days without a reporter running.
+ */
+export const feedMaxAgeSeconds = 7 * 24 * 3600;
 
 /** What each user account is given of every token, in human units. */
 export const userBalances: Record<TokenSymbol, string> = {

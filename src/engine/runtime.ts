@@ -11,17 +11,19 @@ import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
-import { allowlistFor } from '../config/allowlist.ts';
 import type { Env } from '../config/env.ts';
 import { ConfigError } from '../config/errors.ts';
-import { type ResolvedConfig, resolveConfig, tokenDirectory } from '../config/resolve.ts';
+import { type ResolvedConfig, resolveConfig } from '../config/resolve.ts';
+import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
+import { reportEvery } from '../devnet/oracle.ts';
 import { Ledger, type Attempt } from '../ledger/ledger.ts';
 import { type RoutingClient, createRoutingClient, productionServiceUrl } from '../service/client.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
 import { defaultExecutionSettings } from '../trade/settings.ts';
+import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
@@ -66,8 +68,15 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   runtime.onClose(() => ledger.close());
   const { config, chainId, client, routing } = runtime;
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
-  const settings = { ...defaultExecutionSettings, dryRun: options.dryRun ?? false, approvals: config.defaults.approvals, feeCap };
-  const allowlist = allowlistFor(chainId, runtime.book);
+  const settings = {
+    ...defaultExecutionSettings,
+    dryRun: options.dryRun ?? false,
+    approvals: config.defaults.approvals,
+    feeCap,
+    maxPriceDeviationBps: config.defaults.maxPriceDeviationBps,
+  };
+  const checks = chainChecks(client, chainId, runtime.book);
+  const tolerances = new Map(config.strategies.map((strategy) => [strategy.id, strategy.maxPriceDeviationBps]));
   const strategyBudgets = new Map<string, Budget[]>();
   for (const strategy of config.strategies) {
     if (strategy.kind === 'dca' && strategy.budget) strategyBudgets.set(strategy.id, [{ token: strategy.sell.address, perDay: strategy.budget.perDay, total: strategy.budget.total }]);
@@ -76,7 +85,7 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   for (const configured of config.wallets.values()) {
     const wallet = new Wallet({ client, account: configured.account, chainId, ledger, settings: { feeCap }, onStage: options.onStage });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
-    executors.set(configured.name, { ledger, routing, allowlist, wallet, settings, budgets });
+    executors.set(configured.name, { ledger, routing, ...checks, wallet, settings, budgets, priceTolerance: (id) => tolerances.get(id), nativeToken: runtime.nativeToken?.address });
   }
   return { ledger, executors };
 }
@@ -107,6 +116,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       cleanups.push(() => devnet.stop());
       throwIfAborted(signal);
       cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
+      // The oracle reports the world's prices again every minute, as real feeds do on a heartbeat.
+      cleanups.push(reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000));
       const routing = await startDevnetRoutingService(devnet.addressBook);
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;

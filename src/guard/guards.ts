@@ -6,26 +6,25 @@
 import { type Address, type Hex, decodeFunctionData, isAddressEqual } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
+import type { KnownContracts } from '../config/chain-data.ts';
 import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
 import { GuardRefusal } from './refusal.ts';
 
-/** The contracts routekeeper will call or approve on one chain. */
-export type Allowlist = { routers: readonly Address[]; oneClickFarms: readonly Address[]; farms: readonly Address[]; gauges: readonly Address[] };
-
 const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));
 
-export function checkContractsAllowed(allowlist: Allowlist, contracts: { router?: Address; oneClickFarm?: Address; farm?: Address; gauge?: Address }): void {
-  if (contracts.gauge && !listed(allowlist.gauges, contracts.gauge)) {
-    throw new GuardRefusal('contract-not-allowed', `gauge ${contracts.gauge} is not on the allowlist for this chain`);
+/** The router, OneClickFarm and gauge a call targets or approves are known for the chain. */
+export function checkContractsAllowed(
+  known: Pick<KnownContracts, 'routers' | 'oneClickFarms' | 'gauges'>,
+  contracts: { router?: Address; oneClickFarm?: Address; gauge?: Address },
+): void {
+  if (contracts.gauge && !listed(known.gauges.map((gauge) => gauge.address), contracts.gauge)) {
+    throw new GuardRefusal('contract-not-allowed', `gauge ${contracts.gauge} is not a known gauge on this chain`);
   }
-  if (contracts.router && !listed(allowlist.routers, contracts.router)) {
-    throw new GuardRefusal('contract-not-allowed', `router ${contracts.router} is not on the allowlist for this chain`);
+  if (contracts.router && !listed(known.routers, contracts.router)) {
+    throw new GuardRefusal('contract-not-allowed', `router ${contracts.router} is not a known router on this chain`, undefined, 'routerAddress');
   }
-  if (contracts.oneClickFarm && !listed(allowlist.oneClickFarms, contracts.oneClickFarm)) {
-    throw new GuardRefusal('contract-not-allowed', `OneClickFarm ${contracts.oneClickFarm} is not on the allowlist for this chain`);
-  }
-  if (contracts.farm && !listed(allowlist.farms, contracts.farm)) {
-    throw new GuardRefusal('contract-not-allowed', `farm ${contracts.farm} is not on the allowlist for this chain`);
+  if (contracts.oneClickFarm && !listed(known.oneClickFarms, contracts.oneClickFarm)) {
+    throw new GuardRefusal('contract-not-allowed', `OneClickFarm ${contracts.oneClickFarm} is not a known OneClickFarm on this chain`, undefined, 'oneClickFarmAddress');
   }
 }
 
@@ -82,14 +81,33 @@ export function checkThreshold(expectedOut: bigint, threshold: bigint | undefine
 }
 
 /**
- * The least output we accept on chain: expectedOut less our slippage (rounded down), raised to the
- * strategy's threshold when that is higher, never above expectedOut (the router caps output there).
+ * The least output we accept on chain: the quote's expected output less our slippage, never below what the
+ * independent reference says less the same slippage, raised to the strategy's threshold (all rounded down).
+ * Never capped at the quote: a quote that promises less than the reference does not lower the floor.
  */
-export function minimumOutput(expectedOut: bigint, slippageBps: number, threshold?: bigint): bigint {
+export function minimumOutput(expectedOut: bigint, slippageBps: number, floors: { threshold?: bigint; reference?: bigint } = {}): bigint {
   if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000) throw new RangeError(`slippageBps must be 0–10000, got ${slippageBps}`);
-  const floor = (expectedOut * BigInt(10_000 - slippageBps)) / 10_000n;
-  const withThreshold = threshold !== undefined && threshold > floor ? threshold : floor;
-  return withThreshold > expectedOut ? expectedOut : withThreshold;
+  const slipped = (amount: bigint) => (amount * BigInt(10_000 - slippageBps)) / 10_000n;
+  let minimum = slipped(expectedOut);
+  if (floors.reference !== undefined && slipped(floors.reference) > minimum) minimum = slipped(floors.reference);
+  if (floors.threshold !== undefined && floors.threshold > minimum) minimum = floors.threshold;
+  return minimum;
+}
+
+/**
+ * The quote pays at least the independent reference less the tolerance. A lower quote is an under-quote (the
+ * service keeping the difference) or a market that moved away from the reference; either way, no trade.
+ */
+export function checkPrice(quoted: bigint, reference: { amountOut: bigint; basis: string }, toleranceBps: number): void {
+  const lowest = (reference.amountOut * BigInt(10_000 - toleranceBps)) / 10_000n;
+  if (quoted < lowest) {
+    throw new GuardRefusal(
+      'price',
+      `the quote pays ${quoted}, below the reference ${reference.amountOut} by more than ${toleranceBps} bps (least accepted ${lowest})`,
+      `reference: ${reference.basis}`,
+      'expectedOut',
+    );
+  }
 }
 
 /**
@@ -106,8 +124,9 @@ export function minimumFromPrice(amountIn: bigint, price: string, decimalsIn: nu
 }
 
 /**
- * A ready-to-sign transaction from the service is used only if it is exactly our own call:
- * same target, same function, same payload (recipient, amounts, minimum included).
+ * A ready-to-sign transaction from the service is never signed, but it must describe our call: same target,
+ * function, recipient, amount, route, deadline, partner and signature. Its minimum and expected output are the
+ * service's; ours come from the reference and our own decision (see call.ts).
  */
 export function checkReadyTransaction(txn: SwapRoute['txn'], ours: { to: Address; from: Address; payload: SwapPayload }): void {
   if (!txn) return;
@@ -126,7 +145,7 @@ export function checkReadyTransaction(txn: SwapRoute['txn'], ours: { to: Address
   }
   if (decoded.functionName !== 'swapExactInputForOutput') return refuse(`it calls ${decoded.functionName}`);
   const theirs = decoded.args[0];
-  for (const field of ['to', 'inputAmount', 'minOutputAmount', 'expectedOutputAmount', 'deadline', 'partner', 'sig'] as const) {
+  for (const field of ['to', 'inputAmount', 'deadline', 'partner', 'sig'] as const) {
     if (String(theirs[field]).toLowerCase() !== String(ours.payload[field]).toLowerCase()) {
       refuse(`${field} is ${String(theirs[field])}, ours is ${String(ours.payload[field])}`);
     }

@@ -3,6 +3,22 @@ import { RoutekeeperError } from '../errors.ts';
 export type RefusalReason =
   | 'contract-not-allowed'
   | 'quote-mismatch'
+  /** A route names a pair adapter that is not known for the chain. */
+  | 'unknown-adapter'
+  /** A route names a pool that no known factory made and no list holds (or with another fee than the pool's). */
+  | 'unknown-pool'
+  /** A route passes through a token that is not on the chain's token list. */
+  | 'unknown-token'
+  /** A quote carries a partner id that is neither 0 nor ours. */
+  | 'unknown-partner'
+  /** A deposit's or withdraw's farm data does not name exactly the position's pool (and gauge). */
+  | 'farm-mismatch'
+  /** No independent price for a token of the trade: nothing to hold the quote to. */
+  | 'no-price'
+  /** The quote pays less than the independent price reference, beyond the strategy's tolerance. */
+  | 'price'
+  /** The strategy or the wallet is paused after an anomaly. */
+  | 'paused'
   | 'deadline'
   | 'threshold'
   | 'ready-transaction-mismatch'
@@ -10,13 +26,15 @@ export type RefusalReason =
   | 'budget'
   | 'simulation';
 
-/** A guard said no: nothing is signed, and `reason` says which guard. */
+/** A guard said no: nothing is signed, `reason` says which guard and `field` which part of the answer. */
 export class GuardRefusal extends RoutekeeperError {
   override name = 'GuardRefusal';
   constructor(
     readonly reason: RefusalReason,
     shortMessage: string,
     details?: string,
+    /** The part of the service's answer that was refused, e.g. `details.pairs[1]`. */
+    readonly field?: string,
   ) {
     super(shortMessage, { details });
   }

@@ -53,6 +53,9 @@ export type Attempt = NewAttempt & {
   updatedAt: number;
 };
 
+/** A strategy or a wallet that trades no more until a person lifts the pause (`routekeeper resume`). */
+export type Pause = { scope: 'strategy' | 'wallet'; key: string; reason: string; intentId?: string; pausedAt: number };
+
 export class LedgerLockedError extends RoutekeeperError {
   override name = 'LedgerLockedError';
 }
@@ -191,6 +194,7 @@ export class Ledger {
         farm: call.farm ?? null,
         expected_out: big(call.expectedOut),
         min_out: big(call.minOut),
+        reference_out: big(call.referenceOut),
         deadline: big(call.deadline),
       }),
       ...(change.simulatedOut !== undefined && { simulated_out: big(change.simulatedOut) }),
@@ -323,6 +327,28 @@ export class Ledger {
   // ------------------------------------------------------------ events
 
   /** A notable decision or observation (replacement, cancellation, a nonce used elsewhere…). */
+  /** Pauses a strategy or a wallet (a wallet by its address); a pause already in place keeps its first reason. */
+  pause(pause: Omit<Pause, 'pausedAt'>, now = Date.now()): void {
+    this.#db
+      .prepare('INSERT OR IGNORE INTO pauses (scope, key, reason, intent_id, paused_at) VALUES (?, ?, ?, ?, ?)')
+      .run(pause.scope, pauseKey(pause.scope, pause.key), pause.reason, pause.intentId ?? null, now);
+  }
+
+  /** The pauses that stop a trade of this strategy from this wallet. */
+  pausesFor(strategyId: string, wallet: Address): Pause[] {
+    return this.pauses().filter((pause) => (pause.scope === 'strategy' ? pause.key === strategyId : pause.key === wallet.toLowerCase()));
+  }
+
+  pauses(): Pause[] {
+    const rows = this.#db.prepare('SELECT * FROM pauses ORDER BY paused_at').all() as { scope: Pause['scope']; key: string; reason: string; intent_id: string | null; paused_at: number }[];
+    return rows.map((row) => ({ scope: row.scope, key: row.key, reason: row.reason, pausedAt: row.paused_at, ...(row.intent_id && { intentId: row.intent_id }) }));
+  }
+
+  /** Lifts a pause; false when there was none. */
+  resume(scope: Pause['scope'], key: string): boolean {
+    return this.#db.prepare('DELETE FROM pauses WHERE scope = ? AND key = ?').run(scope, pauseKey(scope, key)).changes === 1;
+  }
+
   recordEvent(kind: string, details: unknown, intentId?: string, now = Date.now()): void {
     this.#db.prepare('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, toJson(details));
   }
@@ -360,6 +386,7 @@ type IntentRow = {
   min_out: string | null;
   deadline: string | null;
   simulated_out: string | null;
+  reference_out: string | null;
   amount_out: string | null;
   reported_out: string | null;
   tx_hash: Hex | null;
@@ -419,6 +446,7 @@ function recordFrom(row: IntentRow): TradeRecord {
           data: row.call_data,
           expectedOut: BigInt(row.expected_out),
           minOut: BigInt(row.min_out),
+          ...(row.reference_out !== null && { referenceOut: BigInt(row.reference_out) }),
           ...(row.spender && { spender: row.spender }),
           ...(row.deadline !== null && { deadline: BigInt(row.deadline) }),
           ...(row.router && { router: row.router }),
@@ -487,3 +515,5 @@ function ownerAlive(pid: number, host: string): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+const pauseKey = (scope: Pause['scope'], key: string) => (scope === 'wallet' ? key.toLowerCase() : key);

@@ -105,4 +105,16 @@ export const migrations: string[] = [
   ALTER TABLE intents DROP COLUMN quote;
   ALTER TABLE intents DROP COLUMN outcome;
   `,
+  // 3: the independent reference each checked call was held to, and pauses after an anomaly.
+  `
+  ALTER TABLE intents ADD COLUMN reference_out TEXT;       -- what the price reference said the trade should pay
+  CREATE TABLE pauses (
+    scope TEXT NOT NULL CHECK (scope IN ('strategy', 'wallet')),
+    key TEXT NOT NULL,                                     -- the strategy id, or the wallet address in lower case
+    reason TEXT NOT NULL,
+    intent_id TEXT,                                        -- the trade whose anomaly paused it
+    paused_at INTEGER NOT NULL,
+    PRIMARY KEY (scope, key)
+  );
+  `,
 ];

@@ -11,7 +11,14 @@ export type Schedule = {
   endMs?: number;
 };
 
-type Common = { id: string; wallet: string; schedule: Schedule; slippageBps: number };
+type Common = {
+  id: string;
+  wallet: string;
+  schedule: Schedule;
+  slippageBps: number;
+  /** The strategy's own price tolerance (else the file's default). */
+  maxPriceDeviationBps?: number;
+};
 
 export type DcaStrategy = Common & {
   kind: 'dca';

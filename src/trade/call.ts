@@ -1,9 +1,9 @@
 /**
  * From a proposal to the exact call we sign, for each kind of trade: our own recipient, our own minimum
- * (expected output less our slippage, raised to the strategy's floor), every other route field passed through.
- * Pure: the check stage calls this, then checks the result.
+ * (see minimumOutput: never below the independent reference less our slippage), our own expected output,
+ * every other route field passed through. Pure: the check stage calls this, then checks the result.
  */
-import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, zeroAddress } from 'viem';
+import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, maxUint256, zeroAddress } from 'viem';
 import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi, stakingGaugeAbi } from '../contracts/abi.ts';
 import { encodeDepositCall, encodeSwapCall, encodeWithdrawCall } from '../contracts/calldata.ts';
 import { type SwapPayload, swapPayloadFrom } from '../contracts/payload.ts';
@@ -15,14 +15,23 @@ import type { CheckedCall, Trade, TradeKind } from './types.ts';
 /** Our call, with the pieces the checks compare (the swap payload, the OneClickFarm). */
 export type BuiltCall = CheckedCall & { payload?: SwapPayload; oneClickFarm?: Address };
 
+/**
+ * The `expectedOutputAmount` we sign. The router pays min(actual output, expectedOutputAmount) and keeps the
+ * rest, and the partner signature does not cover it: any number from the service would let the router keep
+ * the user's surplus. We sign the largest number, so the cap never binds and the user gets the whole output;
+ * the minimum is what protects the user.
+ */
+export const uncappedOutput = maxUint256;
+
 const earliest = (deadlines: bigint[]) => (deadlines.length === 0 ? undefined : deadlines.reduce((a, b) => (a < b ? a : b)));
 
-export function buildCall(trade: Trade, proposal: Proposal): BuiltCall {
+/** `referenceOut`: what the trade should pay at the independent reference (check.ts), the floor of our minimum. */
+export function buildCall(trade: Trade, proposal: Proposal, referenceOut?: bigint): BuiltCall {
   switch (proposal.kind) {
     case 'swap': {
       const { route } = proposal;
-      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, trade.kind === 'swap' ? trade.minAmountOut : undefined);
-      const payload = swapPayloadFrom(route.details, { minOutputAmount: minOut, to: trade.wallet });
+      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { threshold: trade.kind === 'swap' ? trade.minAmountOut : undefined, reference: referenceOut });
+      const payload = swapPayloadFrom(route.details, { minOutputAmount: minOut, to: trade.wallet, expectedOutputAmount: uncappedOutput });
       return {
         target: route.routerAddress,
         spender: route.routerAddress,
@@ -30,6 +39,7 @@ export function buildCall(trade: Trade, proposal: Proposal): BuiltCall {
         data: encodeSwapCall(payload),
         expectedOut: route.expectedOut,
         minOut,
+        referenceOut,
         deadline: payload.deadline,
         payload,
       };
@@ -40,7 +50,7 @@ export function buildCall(trade: Trade, proposal: Proposal): BuiltCall {
       const farm = route.depositData;
       if (!farm) throw new Error('buildCall: a deposit or withdraw proposal must be checked for depositData first');
       const details = legPayloads(route, trade.slippageBps);
-      const minOut = minimumOutput(route.expectedOut, trade.slippageBps);
+      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { reference: referenceOut });
       const data =
         proposal.kind === 'deposit'
           ? encodeDepositCall({ details, router: route.routerAddress, farm: farm.addr, minExpected: minOut, to: trade.wallet, farmData: farm.extra })
@@ -64,6 +74,7 @@ export function buildCall(trade: Trade, proposal: Proposal): BuiltCall {
         data,
         expectedOut: route.expectedOut,
         minOut,
+        referenceOut,
         deadline: earliest(details.map((detail) => detail.deadline)),
       };
     }
@@ -73,11 +84,15 @@ export function buildCall(trade: Trade, proposal: Proposal): BuiltCall {
   }
 }
 
-/** Each leg keeps its own slippage floor; a one-token leg (no swap) needs none. */
+/**
+ * Each leg keeps its own slippage floor from the quote (a one-token leg, no swap, needs none) and is never
+ * capped; the whole trade's minimum, held to the reference, is what protects the user.
+ */
 function legPayloads(route: EarnRoute, slippageBps: number): SwapPayload[] {
   return route.underlyingRoutes.map((detail: RouteDetail) =>
     swapPayloadFrom(detail, {
       minOutputAmount: detail.pairs.length === 0 ? 0n : minimumOutput(detail.expectedOutputAmount, slippageBps),
+      expectedOutputAmount: uncappedOutput,
       to: zeroAddress, // OneClickFarm sends each leg's output where it belongs
     }),
   );

@@ -4,18 +4,18 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { type Address, maxUint256 } from 'viem';
+import { type Address, isAddressEqual, maxUint256 } from 'viem';
 import type { Fees } from '../chain/fees.ts';
 import { type Approval, type Preflight, preflight } from '../chain/preflight.ts';
 import type { Wallet } from '../chain/wallet.ts';
 import {
-  type Allowlist,
   type Budget,
   checkBudget,
   checkContractsAllowed,
   checkDeadline,
   checkDepositQuote,
   checkFeeCap,
+  checkPrice,
   checkReadyTransaction,
   checkSimulation,
   checkSwapQuote,
@@ -23,25 +23,39 @@ import {
   checkWithdrawQuote,
 } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
+import { RouteVerifier, type VerifiedFarm, type VerifiedHop } from '../guard/route.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { abortable } from '../ops/abort.ts';
+import { NoPriceError, PriceReference } from '../price/reference.ts';
+import type { ChainClient } from '../chain/chains.ts';
+import type { AddressBook } from '../config/address-book.ts';
+import { knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
+import type { EarnRoute } from '../service/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
+import { type Reference, depositReference, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import type { Trade } from './types.ts';
 
 export type CheckContext = {
   ledger: Ledger;
   wallet: Wallet;
-  allowlist: Allowlist;
+  /** The chain's known contracts and tokens, and the on-chain facts that tie a route to them. */
+  routes: RouteVerifier;
+  /** The independent price reference. */
+  prices: PriceReference;
   settings: ExecutionSettings;
   budgets: TradeBudgets;
+  /** How far below the reference a quote may pay (basis points), for this trade's strategy. */
+  priceToleranceBps: number;
   signal?: AbortSignal;
 };
 
 /** A trade that passed every check: the call, the approval it needs, and the chain as the checks read it. */
 export type Checked = {
   call: BuiltCall;
+  /** What the trade should pay at the independent reference (claims have none). */
+  reference?: Reference;
   /** Set when the spender's allowance is short: approve first, on the nonce before the trade. */
   approval?: Approval;
   reads: Preflight;
@@ -53,43 +67,55 @@ export type Checked = {
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** What the checks hold a chain's quotes to: its known contracts and its independent prices (built-in data and the address book). */
+export function chainChecks(client: ChainClient, chainId: number, book?: AddressBook): Pick<CheckContext, 'routes' | 'prices'> {
+  return { routes: new RouteVerifier(knownContractsFor(chainId, book), client), prices: new PriceReference(client, priceSourcesFor(chainId, book)) };
+}
+
 export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal): Promise<Checked> {
   // 1. The answer is about what we asked: our tokens, our amount, one expected output, a farm to use.
   checkProposal(trade, proposal);
 
-  // 2. The call is ours: our recipient, our minimum (never the service's), other route fields passed through.
-  const call = buildCall(trade, proposal);
-
-  // 3. Every contract the call runs through or that receives an approval is known for this chain.
-  checkContractsAllowed(ctx.allowlist, {
-    router: call.router,
-    oneClickFarm: call.oneClickFarm,
-    farm: call.farm,
+  // 2. The router, OneClickFarm or gauge the call targets and approves is known for this chain.
+  checkContractsAllowed(ctx.routes.known, {
+    router: proposal.kind === 'claim' ? undefined : proposal.route.routerAddress,
+    oneClickFarm: proposal.kind === 'deposit' || proposal.kind === 'withdraw' ? proposal.route.oneClickFarmAddress : undefined,
     gauge: trade.kind === 'claim' ? trade.tokenIn : undefined,
   });
 
-  // 4. The strategy's own floor (price limit, take-profit level).
+  // 3. Every adapter, pool and token the route runs through is known, and a farm names exactly our position.
+  const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
+
+  // 4. What the trade should pay at the independent price reference; a quote below it beyond the tolerance is refused.
+  const reference = await abortable(referenceOf(ctx, trade, proposal, verified), ctx.signal);
+  if (reference && proposal.kind !== 'claim') checkPrice(proposal.route.expectedOut, reference, ctx.priceToleranceBps);
+
+  // 5. The call is ours: our recipient, our minimum (never below the reference less slippage), our expected output.
+  const call = buildCall(trade, proposal, reference?.amountOut);
+  if (call.minOut === 0n) throw new GuardRefusal('price', 'the minimum output would be 0: a trade that accepts nothing is never signed');
+
+  // 6. The strategy's own floor (price limit, take-profit level).
   if (trade.kind === 'swap') checkThreshold(call.expectedOut, trade.minAmountOut);
 
-  // 5. Budgets: what this strategy and this wallet already committed, from the ledger.
+  // 7. Budgets: what this strategy and this wallet already committed, from the ledger.
   checkBudgets(ctx, trade);
 
-  // 6. One batched read of the chain: block, fees, nonce, allowance, and a simulation of the exact transactions.
+  // 8. One batched read of the chain: block, fees, nonce, allowance, and a simulation of the exact transactions.
   const approval = call.spender ? approvalOf(trade, call.spender, ctx.settings) : undefined;
   const reads = await abortable(preflight(ctx.wallet.client, { from: trade.wallet, to: call.target, data: call.data, approval }), ctx.signal);
   const needsApproval = approval !== undefined && (reads.allowance ?? 0n) < approval.amount;
 
-  // 7. The deadline leaves time to be mined and is not too far.
+  // 9. The deadline leaves time to be mined and is not too far.
   if (call.deadline !== undefined) checkDeadline([call.deadline], reads.block.timestamp, ctx.settings.deadline);
 
-  // 8. A ready-to-sign transaction from the service, if it sent one, is exactly our call (minimum included).
+  // 10. A ready-to-sign transaction from the service, if it sent one, describes our call.
   if (proposal.kind === 'swap' && call.payload) checkReadyTransaction(proposal.route.txn, { to: call.target, from: trade.wallet, payload: call.payload });
 
-  // 9. Gas is within the cap.
+  // 11. Gas is within the cap.
   const fees = ctx.wallet.fees.fromBlock(reads.block.baseFeePerGas, reads.maxPriorityFeePerGas);
   checkFeeCap(fees.maxFeePerGas, ctx.settings.feeCap);
 
-  // 10. The exact transactions, simulated together, succeed and pay at least our minimum.
+  // 12. The exact transactions, simulated together, succeed and pay at least our minimum.
   if (needsApproval && reads.approvalResult && !reads.approvalResult.ok) {
     throw new GuardRefusal('simulation', `a simulation of the approval of ${approval.token} reverts: ${reads.approvalResult.reason}`);
   }
@@ -102,7 +128,53 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     gas.trade = reads.call.gasUsed;
   }
   if (needsApproval && reads.approvalResult?.ok) gas.approve = reads.approvalResult.gasUsed;
-  return { call, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+  return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+}
+
+type Verified = { hops: VerifiedHop[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: VerifiedHop[] }[] } | undefined;
+
+async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): Promise<Verified> {
+  switch (proposal.kind) {
+    case 'swap':
+      return { hops: await routes.verifyRoute(proposal.route.details, 'details') };
+    case 'deposit':
+    case 'withdraw': {
+      const { route } = proposal;
+      const depositData = route.depositData as NonNullable<EarnRoute['depositData']>;
+      // The position is what a deposit mints, or what a withdraw spends.
+      const position = proposal.kind === 'deposit' ? trade.tokenOut : trade.tokenIn;
+      const [farm, legs] = await Promise.all([
+        routes.verifyFarm(depositData, position),
+        Promise.all(route.underlyingRoutes.map(async (leg, i) => ({ inputAmount: leg.inputAmount, hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`) }))),
+      ]);
+      for (const [i, leg] of route.underlyingRoutes.entries()) {
+        // A deposit leg must end in one of the pool's tokens (anything else would stay in the farm for the next
+        // caller to take); a withdraw leg must start from one.
+        const end = proposal.kind === 'deposit' ? leg.path[leg.path.length - 1] : leg.path[0];
+        if (!end || (!isAddressEqual(end, farm.token0) && !isAddressEqual(end, farm.token1))) {
+          const field = `underlyingRoutes[${i}].path[${proposal.kind === 'deposit' ? leg.path.length - 1 : 0}]`;
+          throw new GuardRefusal('farm-mismatch', `${field} ${end} is not a token of pool ${farm.pool}`, undefined, field);
+        }
+      }
+      return { farm, legs };
+    }
+    case 'claim':
+      return undefined;
+  }
+}
+
+async function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified): Promise<Reference | undefined> {
+  try {
+    if (!verified) return undefined;
+    if ('hops' in verified) return await swapReference(ctx.prices, trade, verified.hops);
+    const client = ctx.wallet.client;
+    return proposal.kind === 'deposit'
+      ? await depositReference(client, ctx.prices, trade, verified.farm, verified.legs)
+      : await withdrawReference(client, ctx.prices, trade, verified.farm, verified.legs);
+  } catch (error) {
+    if (error instanceof NoPriceError) throw new GuardRefusal('no-price', error.shortMessage);
+    throw error;
+  }
 }
 
 /** The checks that can change with time, for a call already signed: run again before it is replaced. */

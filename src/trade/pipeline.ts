@@ -8,19 +8,18 @@
  * it quotes and checks anew; from `signed` on it only ever broadcasts the stored bytes and follows them, so
  * nothing new is signed for a slot whose fate is not known. Every run returns a typed report, failures included.
  */
-import type { Hex, TransactionReceipt } from 'viem';
+import type { Address, Hex, TransactionReceipt } from 'viem';
 import { getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
 import { TransactionRevertedError } from '../chain/errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
-import type { Allowlist } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import type { Attempt, Ledger } from '../ledger/ledger.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { type Checked, check, recheck } from './check.ts';
+import { type CheckContext, type Checked, check, recheck } from './check.ts';
 import { quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { settle } from './settle.ts';
@@ -30,10 +29,15 @@ import { type Trade, type TradeRecord, type TradeReport, presignStates } from '.
 export type PipelineDeps = {
   ledger: Ledger;
   routing: RoutingClient;
-  allowlist: Allowlist;
+  routes: CheckContext['routes'];
+  prices: CheckContext['prices'];
   wallet: Wallet;
   settings: ExecutionSettings;
   budgets?: TradeBudgets;
+  /** A strategy's own price tolerance, when it has one (else settings.maxPriceDeviationBps). */
+  priceTolerance?: (strategyId: string) => number | undefined;
+  /** The ERC20 that is also the native coin (CELO on Celo), for the balance check after a trade. */
+  nativeToken?: Address;
 };
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
@@ -42,6 +46,13 @@ export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:$
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal): Promise<TradeReport> {
   const claimed = deps.ledger.claim(trade);
   if (!claimed) return { intentId: trade.id, status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
+  // After an anomaly, the strategy and the wallet trade no more until a person looks (`routekeeper resume`).
+  const pause = deps.ledger.pausesFor(trade.strategyId, trade.wallet)[0];
+  if (pause) {
+    const reason = `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``;
+    deps.ledger.advance(trade.id, { status: 'refused', failure: { reason: `paused: ${reason}`, refusal: 'paused', errorClass: 'GuardRefusal', retryable: false } });
+    return { intentId: trade.id, status: 'refused', refusal: 'paused', reason, stages: [] };
+  }
   return advance(deps, claimed, signal);
 }
 
@@ -92,9 +103,18 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       }
       const proposal = await stage('quote', () => quote(deps.routing, record, signal));
       ledger.advance(record.id, { status: 'quoted' });
-      const context = { ledger, wallet, allowlist: deps.allowlist, settings: deps.settings, budgets: deps.budgets ?? {}, signal };
+      const context: CheckContext = {
+        ledger,
+        wallet,
+        routes: deps.routes,
+        prices: deps.prices,
+        settings: deps.settings,
+        budgets: deps.budgets ?? {},
+        priceToleranceBps: deps.priceTolerance?.(record.strategyId) ?? deps.settings.maxPriceDeviationBps,
+        signal,
+      };
       let checked = await stage('check', () => check(context, record, proposal));
-      Object.assign(report, { expectedOut: checked.call.expectedOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
+      Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
       ledger.advance(record.id, { status: deps.settings.dryRun ? 'dry-run' : 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
       return await wallet.exclusive(async () => {
@@ -143,7 +163,7 @@ async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[]
     ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'TransactionRejected', retryable: false } });
     return { ...report, status: 'failed', reason };
   }
-  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined), signal)) };
+  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken }), signal)) };
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */

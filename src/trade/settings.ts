@@ -14,6 +14,8 @@ export type ExecutionSettings = {
    * claimed less than this long ago; an older one is closed as failed, and its strategy's next slot decides anew.
    */
   resumeWithinMs: number;
+  /** How far below the independent price reference a quote may pay, in basis points (a strategy may say otherwise). */
+  maxPriceDeviationBps: number;
 };
 
 export const defaultExecutionSettings: ExecutionSettings = {
@@ -21,6 +23,7 @@ export const defaultExecutionSettings: ExecutionSettings = {
   approvals: 'exact',
   deadline: { minSeconds: 30, maxSeconds: 30 * 60 },
   resumeWithinMs: 15 * 60_000,
+  maxPriceDeviationBps: 100,
 };
 
 /** The budgets that apply to a trade: its strategy's, and its wallet's. */

@@ -2,13 +2,15 @@
  * The settle stage, the same for a live run and for a run settled after a restart: what the mined receipt says
  * happened, from the logs. What the wallet received is the output token's Transfer logs to the wallet; for a
  * swap the router's Swap event (either version) must agree. A receipt from which no amount can be read, or whose
- * amounts disagree, is an anomaly: recorded and reported, never a silent "confirmed".
+ * amounts disagree, is an anomaly; so are balances that moved otherwise than signed (balances.ts). An anomaly is
+ * recorded, reported, and pauses the trade's strategy and wallet until a person lifts the pause.
  */
 import type { Address, TransactionReceipt } from 'viem';
 import { getTransaction } from 'viem/actions';
 import { swapEventOutput, transferredTo } from '../chain/outcome.ts';
 import { revertReason } from '../chain/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
+import { checkBalanceChanges } from './balances.ts';
 import type { Failure, Settlement, TradeRecord, TradeReport } from './types.ts';
 
 /** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
@@ -37,7 +39,7 @@ function gasCostOf(wallet: Wallet, intentId: string): bigint {
     .reduce((sum, a) => sum + (a.gasUsed ?? 0n) * (a.effectiveGasPrice ?? 0n), 0n);
 }
 
-export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined): Promise<Partial<TradeReport>> {
+export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, options: { nativeToken?: Address } = {}): Promise<Partial<TradeReport>> {
   const { receipt, attempt } = mined;
   const settlement: Settlement = {
     txHash: receipt.transactionHash,
@@ -61,10 +63,19 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined):
 
   const outcome = readOutcome(record, receipt);
   const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut };
-  if (outcome.anomaly) {
-    wallet.ledger.advance(record.id, { status: 'anomaly', settlement: settled, anomaly: outcome.anomaly, failure: null });
-    wallet.ledger.recordEvent('anomaly', { hash: receipt.transactionHash, reason: outcome.anomaly }, record.id);
-    return { ...common, status: 'anomaly', reason: outcome.anomaly, amountOut: outcome.amountOut };
+  let anomaly = outcome.anomaly;
+  if (!anomaly) {
+    const balances = await checkBalanceChanges(wallet.client, record, settled, options);
+    if (balances.ok === 'skipped') wallet.ledger.recordEvent('balance-check-skipped', { why: balances.why }, record.id);
+    else if (!balances.ok) anomaly = balances.anomaly;
+  }
+  if (anomaly) {
+    wallet.ledger.advance(record.id, { status: 'anomaly', settlement: settled, anomaly, failure: null });
+    wallet.ledger.recordEvent('anomaly', { hash: receipt.transactionHash, reason: anomaly }, record.id);
+    const reason = `anomaly in trade ${record.id}: ${anomaly}`;
+    wallet.ledger.pause({ scope: 'strategy', key: record.strategyId, reason, intentId: record.id });
+    wallet.ledger.pause({ scope: 'wallet', key: record.wallet, reason, intentId: record.id });
+    return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut };
   }
   wallet.ledger.advance(record.id, { status: 'confirmed', settlement: settled, failure: null });
   return { ...common, status: 'confirmed', amountOut: outcome.amountOut };

@@ -67,6 +67,8 @@ export type CheckedCall = {
   data: Hex;
   expectedOut: bigint;
   minOut: bigint;
+  /** What the independent price reference said the trade should pay (none for a claim). */
+  referenceOut?: bigint;
   /** The earliest deadline inside the call (Unix seconds); none for a claim. */
   deadline?: bigint;
   /** The router the route runs through (swaps, and the legs of deposits and withdrawals). */
@@ -113,6 +115,7 @@ export type TradeReport = {
   reason?: string;
   refusal?: RefusalReason;
   expectedOut?: bigint;
+  referenceOut?: bigint;
   minOut?: bigint;
   simulatedOut?: bigint;
   amountOut?: bigint;

@@ -6,6 +6,7 @@ import {
   checkBudget,
   checkContractsAllowed,
   checkDeadline,
+  checkPrice,
   checkReadyTransaction,
   checkSwapQuote,
   checkThreshold,
@@ -37,12 +38,12 @@ const refusal = (work: () => void) => {
 };
 
 describe('guards', () => {
-  it('accept only allowlisted contracts', () => {
-    const allowlist = { routers: [ROUTER], oneClickFarms: [A], farms: [B], gauges: [] };
-    expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, oneClickFarm: A, farm: B }))).toBe('accepted');
-    expect(refusal(() => checkContractsAllowed(allowlist, { router: A }))).toBe('contract-not-allowed');
-    expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, oneClickFarm: B }))).toBe('contract-not-allowed');
-    expect(refusal(() => checkContractsAllowed(allowlist, { router: ROUTER, farm: A }))).toBe('contract-not-allowed');
+  it('accept only known routers, OneClickFarms and gauges', () => {
+    const known = { routers: [ROUTER], oneClickFarms: [A], gauges: [{ address: B, pool: A }] };
+    expect(refusal(() => checkContractsAllowed(known, { router: ROUTER, oneClickFarm: A, gauge: B }))).toBe('accepted');
+    expect(refusal(() => checkContractsAllowed(known, { router: A }))).toBe('contract-not-allowed');
+    expect(refusal(() => checkContractsAllowed(known, { router: ROUTER, oneClickFarm: B }))).toBe('contract-not-allowed');
+    expect(refusal(() => checkContractsAllowed(known, { gauge: A }))).toBe('contract-not-allowed');
   });
 
   it('refuse a swap quote for other tokens, another amount, or two expected outputs', () => {
@@ -61,11 +62,15 @@ describe('guards', () => {
     expect(refusal(() => checkDeadline([2801n], 1000n, bounds))).toBe('deadline');
   });
 
-  it('compute the minimum output from our slippage, raised to the threshold, never above expectedOut', () => {
+  it('compute the minimum output from our slippage, never below the reference less slippage, raised to the threshold', () => {
     expect(minimumOutput(1_000_000n, 30)).toBe(997_000n);
     expect(minimumOutput(999n, 10)).toBe(998n); // 998.001 rounded down
-    expect(minimumOutput(1_000_000n, 30, 999_000n)).toBe(999_000n);
-    expect(minimumOutput(1_000_000n, 30, 2_000_000n)).toBe(1_000_000n);
+    expect(minimumOutput(1_000_000n, 30, { threshold: 999_000n })).toBe(999_000n);
+    expect(minimumOutput(1_000_000n, 30, { threshold: 2_000_000n })).toBe(2_000_000n);
+    // An under-quote does not lower the floor: the reference less slippage holds.
+    expect(minimumOutput(500_000n, 30, { reference: 1_000_000n })).toBe(997_000n);
+    expect(minimumOutput(1_010_000n, 30, { reference: 1_000_000n })).toBe(1_006_970n);
+    expect(minimumOutput(1n, 30, { reference: 1_000_000n, threshold: 999_500n })).toBe(999_500n);
     expect(minimumOutput(1_000_000n, 0)).toBe(1_000_000n);
     expect(() => minimumOutput(1n, 10_001)).toThrow(RangeError);
     expect(refusal(() => checkThreshold(999n, 1000n))).toBe('threshold');
@@ -81,13 +86,24 @@ describe('guards', () => {
     expect(minimumFromPrice(3n, '0.5', 0, 0)).toBe(2n);
   });
 
-  it('use a ready-to-sign transaction only when it is exactly our call', () => {
+  it('refuse a quote below the reference by more than the tolerance', () => {
+    const reference = { amountOut: 1_000_000n, basis: 'test' };
+    expect(refusal(() => checkPrice(990_000n, reference, 100))).toBe('accepted');
+    expect(refusal(() => checkPrice(989_999n, reference, 100))).toBe('price');
+    expect(refusal(() => checkPrice(980_000n, reference, 100))).toBe('price');
+    expect(refusal(() => checkPrice(1n, reference, 100))).toBe('price');
+    expect(refusal(() => checkPrice(2_000_000n, reference, 0))).toBe('accepted');
+  });
+
+  it('accept a ready-to-sign transaction only when it describes our call (its minimum and expected output are its own)', () => {
     const payload: SwapPayload = { path: [A, B], pairs: [zeroAddress], extras: ['0x'], inputAmount: 1000n, minOutputAmount: 497n, expectedOutputAmount: 500n, to: ME, deadline: 1000n, partner: 0n, sig: '0x' };
     const ours = { to: ROUTER, from: ME, payload };
     const txn = (p: SwapPayload, to = ROUTER) => ({ to, from: ME, data: encodeSwapCall(p), value: 0n });
     expect(refusal(() => checkReadyTransaction(txn(payload), ours))).toBe('accepted');
     expect(refusal(() => checkReadyTransaction(txn({ ...payload, to: A }), ours))).toBe('ready-transaction-mismatch');
-    expect(refusal(() => checkReadyTransaction(txn({ ...payload, minOutputAmount: 0n }), ours))).toBe('ready-transaction-mismatch');
+    expect(refusal(() => checkReadyTransaction(txn({ ...payload, minOutputAmount: 0n, expectedOutputAmount: 1n }), ours))).toBe('accepted');
+    expect(refusal(() => checkReadyTransaction(txn({ ...payload, inputAmount: 999n }), ours))).toBe('ready-transaction-mismatch');
+    expect(refusal(() => checkReadyTransaction(txn({ ...payload, pairs: [A] }), ours))).toBe('ready-transaction-mismatch');
     expect(refusal(() => checkReadyTransaction(txn(payload, A), ours))).toBe('ready-transaction-mismatch');
     expect(refusal(() => checkReadyTransaction({ ...txn(payload), data: '0xdeadbeef' }, ours))).toBe('ready-transaction-mismatch');
     expect(refusal(() => checkReadyTransaction({ error: 'cannot build' }, ours))).toBe('accepted');

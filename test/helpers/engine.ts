@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
-import { allowlistFor } from '../../src/config/allowlist.ts';
+import { chainChecks } from '../../src/trade/check.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
@@ -50,7 +50,7 @@ export function testExecutor(
   return {
     ledger,
     routing,
-    allowlist: allowlistFor(book.chainId, book),
+    ...chainChecks(client, book.chainId, book),
     wallet,
     settings: { ...defaultExecutionSettings, ...options.settings },
     budgets: options.budgets,

@@ -1,0 +1,159 @@
+/**
+ * What routekeeper knows about a chain, as data: its tokens, the contracts a trade may run through (routers,
+ * OneClickFarms, pair adapters, pool factories, listed pools, farms, gauges), the routing partners that are
+ * ours, and where each token's independent price comes from. Built in per chain from `config/chains/<id>.json`
+ * (public sources cited in the file), plus an address book for the same chain (the devnet writes one).
+ * Nothing here comes from the routing service: it is what the service's answers are checked against.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Address, getAddress } from 'viem';
+import { z } from 'zod';
+import { addressSchema } from '../primitives.ts';
+import type { AddressBook } from './address-book.ts';
+import { ConfigError } from './errors.ts';
+
+export type AdapterKind = 'uniswap-v2';
+export type FarmKind = 'uniswap-v2' | 'gauge';
+
+/** Uniswap V2 core pairs charge 0.3% (997/1000 in the pair's swap); forks with another fee list their pools. */
+export const uniswapV2FeePerMille = 3;
+
+export type KnownContracts = {
+  chainId: number;
+  routers: readonly Address[];
+  oneClickFarms: readonly Address[];
+  /** Pair adapters a route may name in `pairs`, by how their `extras` are read. */
+  adapters: readonly { address: Address; kind: AdapterKind }[];
+  /** Factories whose pools a route may name in `extras` (checked on chain with getPair). */
+  factories: readonly { address: Address; kind: 'uniswap-v2'; feePerMille: number }[];
+  /** Pools known without a factory. */
+  pools: readonly { address: Address; token0: Address; token1: Address; feePerMille: number }[];
+  farms: readonly { address: Address; kind: FarmKind }[];
+  /** Gauges and the pool each one stakes. */
+  gauges: readonly { address: Address; pool: Address }[];
+  /** Tokens a route may pass through. */
+  tokens: readonly Address[];
+  /** Partner ids besides 0 that quotes may carry (ours). */
+  partners: readonly bigint[];
+};
+
+/** Where a token's USD price comes from, in order of preference. */
+export type PriceSource =
+  /** A Chainlink-style AggregatorV3Interface feed of token/USD; older than maxAgeSeconds is stale. */
+  | { kind: 'feed'; address: Address; maxAgeSeconds: number }
+  /** A known Uniswap V2 pool pairing the token with `quote`, a token that has a source of its own. */
+  | { kind: 'pool'; pool: Address; quote: Address };
+
+export type PriceSources = ReadonlyMap<string, readonly PriceSource[]>;
+
+const feedSource = z.object({ kind: z.literal('feed'), address: addressSchema, maxAgeSeconds: z.number().int().positive() });
+/** In files a pool source names its quote token by symbol. */
+const poolSource = z.object({ kind: z.literal('pool'), pool: addressSchema, quote: z.string() });
+export const priceSourcesSchema = z.record(z.string(), z.array(z.discriminatedUnion('kind', [feedSource, poolSource])).min(1));
+
+const chainFileSchema = z.object({
+  chainId: z.number().int().positive(),
+  name: z.string(),
+  sources: z.record(z.string(), z.string()),
+  tokens: z.record(z.string(), z.object({ address: addressSchema, decimals: z.number().int().min(0).max(255) })),
+  contracts: z.object({
+    routers: z.array(addressSchema),
+    oneClickFarms: z.array(addressSchema),
+    adapters: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2') })),
+    factories: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feePerMille: z.number().int().min(0).max(999) })),
+    farms: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'gauge']) })),
+    gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
+  }),
+  priceSources: priceSourcesSchema,
+});
+
+type ChainFile = z.infer<typeof chainFileSchema>;
+
+const chainsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'chains');
+
+function builtInChain(chainId: number): ChainFile | undefined {
+  const file = join(chainsDir, `${chainId}.json`);
+  if (!existsSync(file)) return undefined;
+  const parsed = chainFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new ConfigError(`invalid chain data ${file}: ${z.prettifyError(parsed.error).split('\n').join(' ')}`);
+  return parsed.data;
+}
+
+/** The symbols known on a chain: its built-in list, then the address book's (which win). */
+export function tokenDirectory(chainId: number, book?: AddressBook): Pick<AddressBook, 'tokens'> {
+  const own = book && book.chainId === chainId ? book : undefined;
+  return { tokens: { ...builtInChain(chainId)?.tokens, ...own?.tokens } };
+}
+
+const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2' };
+const farmKinds: Record<string, FarmKind> = { uniswapV2: 'uniswap-v2', gauge: 'gauge' };
+
+/** The contracts a trade may use on a chain: built in, plus an address book for the same chain. */
+export function knownContractsFor(chainId: number, book?: AddressBook): KnownContracts {
+  const base = builtInChain(chainId);
+  const own = book && book.chainId === chainId ? book : undefined;
+  const tokens = tokenDirectory(chainId, book).tokens;
+  const symbolAddress = (symbol: string, where: string): Address => {
+    const token = tokens[symbol];
+    if (!token) throw new ConfigError(`${where}: unknown token '${symbol}'`);
+    return token.address;
+  };
+  const kindOf = <K>(kinds: Record<string, K>, name: string, where: string): K => {
+    const kind = kinds[name];
+    if (!kind) throw new ConfigError(`${where}: unknown kind '${name}' (known: ${Object.keys(kinds).join(', ')})`);
+    return kind;
+  };
+  const contracts = own?.contracts;
+  return {
+    chainId,
+    routers: [...(base?.contracts.routers ?? []), ...(contracts ? [contracts.router] : [])],
+    oneClickFarms: [...(base?.contracts.oneClickFarms ?? []), ...(contracts ? [contracts.oneClickFarm] : [])],
+    adapters: [
+      ...(base?.contracts.adapters ?? []),
+      ...Object.entries(contracts?.adapters ?? {}).map(([name, address]) => ({ address, kind: kindOf(adapterKinds, name, `address book contracts.adapters.${name}`) })),
+    ],
+    factories: [
+      ...(base?.contracts.factories ?? []),
+      ...(contracts?.uniswapV2Factory ? [{ address: contracts.uniswapV2Factory, kind: 'uniswap-v2' as const, feePerMille: uniswapV2FeePerMille }] : []),
+    ],
+    pools: (own?.pools ?? []).map((pool) => ({
+      address: pool.address,
+      token0: symbolAddress(pool.token0, `address book pool ${pool.name}`),
+      token1: symbolAddress(pool.token1, `address book pool ${pool.name}`),
+      feePerMille: pool.feePerMille,
+    })),
+    farms: [
+      ...(base?.contracts.farms ?? []),
+      ...Object.entries(contracts?.farms ?? {}).map(([name, address]) => ({ address, kind: kindOf(farmKinds, name, `address book contracts.farms.${name}`) })),
+    ],
+    gauges: [...(base?.contracts.gauges ?? []), ...Object.values(contracts?.gauges ?? {}).map((gauge) => ({ address: gauge.address, pool: gauge.pool }))],
+    tokens: Object.values(tokens).map((token) => token.address),
+    partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
+  };
+}
+
+/** Each token's price sources, by lower-case address: built in, then the address book's (which win per token). */
+export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSources {
+  const base = builtInChain(chainId);
+  const own = book && book.chainId === chainId ? book : undefined;
+  const tokens = tokenDirectory(chainId, book).tokens;
+  const sources = new Map<string, PriceSource[]>();
+  for (const [origin, listed] of [['built-in chain data', base?.priceSources], ['address book', own?.priceSources]] as const) {
+    for (const [symbol, entries] of Object.entries(listed ?? {})) {
+      const token = tokens[symbol];
+      if (!token) throw new ConfigError(`${origin} priceSources.${symbol}: unknown token '${symbol}'`);
+      sources.set(
+        token.address.toLowerCase(),
+        entries.map((entry) => {
+          if (entry.kind === 'feed') return entry;
+          const quote = tokens[entry.quote];
+          if (!quote) throw new ConfigError(`${origin} priceSources.${symbol}: unknown quote token '${entry.quote}'`);
+          return { kind: 'pool', pool: getAddress(entry.pool), quote: quote.address };
+        }),
+      );
+    }
+  }
+  return sources;
+}

@@ -1,0 +1,143 @@
+/**
+ * Route verification: every contract a route runs through and every token it passes is one we know for the
+ * chain, checked before anything is signed. The router hands the input to `pairs[0]` and each adapter swaps
+ * in the pool its `extras` names, so an unknown adapter or pool can take the input and pay back anything.
+ * Facts read from the chain (a factory's pair for two tokens, a pool's tokens, a gauge's staking token) never
+ * change once non-zero, so they are read once per process.
+ */
+import { type Address, type Hex, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
+import type { ChainClient } from '../chain/chains.ts';
+import type { FarmKind, KnownContracts } from '../config/chain-data.ts';
+import { GuardRefusal } from './refusal.ts';
+
+/** A hop of a verified route: the pool it swaps in and that pool's fee. */
+export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePerMille: number };
+
+/** The pool (and gauge) a verified farm position is made of. */
+export type VerifiedFarm = { kind: FarmKind; pool: Address; token0: Address; token1: Address; gauge?: Address };
+
+export type RouteLike = { path: readonly Address[]; pairs: readonly Address[]; extras: readonly Hex[]; partner: bigint | number };
+
+const factoryAbi = parseAbi(['function getPair(address, address) view returns (address)']);
+const pairAbi = parseAbi(['function token0() view returns (address)', 'function token1() view returns (address)']);
+const gaugeAbi = parseAbi(['function stakingToken() view returns (address)']);
+
+const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));
+const sameSet = (a: readonly [Address, Address], b: readonly [Address, Address]) =>
+  (isAddressEqual(a[0], b[0]) && isAddressEqual(a[1], b[1])) || (isAddressEqual(a[0], b[1]) && isAddressEqual(a[1], b[0]));
+
+export class RouteVerifier {
+  readonly known: KnownContracts;
+  readonly #client: ChainClient;
+  readonly #facts = new Map<string, Promise<Address>>();
+
+  constructor(known: KnownContracts, client: ChainClient) {
+    this.known = known;
+    this.#client = client;
+  }
+
+  /**
+   * A swap route, or one leg of a deposit or withdraw (`field` names it in refusals, e.g. `underlyingRoutes[0]`):
+   * our partner, a known adapter per hop, a verified pool per hop with its real fee, listed intermediate tokens.
+   */
+  async verifyRoute(route: RouteLike, field: string): Promise<VerifiedHop[]> {
+    const partner = BigInt(route.partner);
+    if (partner !== 0n && !this.known.partners.includes(partner)) {
+      throw new GuardRefusal('unknown-partner', `${field}.partner ${partner} is neither 0 nor one of our partner ids`, undefined, `${field}.partner`);
+    }
+    if (route.path.length !== route.pairs.length + 1 || route.pairs.length !== route.extras.length) {
+      throw new GuardRefusal('quote-mismatch', `${field}: path, pairs and extras do not line up (${route.path.length}, ${route.pairs.length}, ${route.extras.length})`, undefined, field);
+    }
+    for (let i = 1; i < route.path.length - 1; i++) {
+      const token = route.path[i] as Address;
+      if (!listed(this.known.tokens, token)) {
+        throw new GuardRefusal('unknown-token', `${field}.path[${i}] ${token} is not on the token list of chain ${this.known.chainId}`, undefined, `${field}.path[${i}]`);
+      }
+    }
+    return Promise.all(
+      route.pairs.map(async (adapter, i) => {
+        const tokenIn = route.path[i] as Address;
+        const tokenOut = route.path[i + 1] as Address;
+        const known = this.known.adapters.find((entry) => isAddressEqual(entry.address, adapter));
+        if (!known) {
+          throw new GuardRefusal('unknown-adapter', `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`, undefined, `${field}.pairs[${i}]`);
+        }
+        // The only adapter kind so far reads `extras` as pool (20 bytes) ‖ fee per mille (1 byte).
+        const extras = route.extras[i] as Hex;
+        if (size(extras) !== 21) {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] is ${size(extras)} bytes, not a Uniswap V2 pool and fee (21)`, undefined, `${field}.extras[${i}]`);
+        }
+        const pool = getAddress(sliceHex(extras, 0, 20));
+        const feePerMille = Number.parseInt(sliceHex(extras, 20, 21).slice(2), 16);
+        const realFee = await this.#poolFee(pool, [tokenIn, tokenOut]);
+        if (realFee === undefined) {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
+        }
+        if (realFee !== feePerMille) {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] gives pool ${pool} a fee of ${feePerMille}‰; the pool charges ${realFee}‰`, undefined, `${field}.extras[${i}]`);
+        }
+        return { tokenIn, tokenOut, pool, feePerMille };
+      }),
+    );
+  }
+
+  /**
+   * A deposit's or withdraw's farm data names exactly the position's pool (and its gauge): a known farm,
+   * data of that farm's shape, the pool a known one, the gauge known and staking that pool, and the position
+   * token (what a deposit mints or a withdraw spends) that pool or gauge.
+   */
+  async verifyFarm(farm: { addr: Address; extra: Hex }, position: Address): Promise<VerifiedFarm> {
+    const known = this.known.farms.find((entry) => isAddressEqual(entry.address, farm.addr));
+    if (!known) throw new GuardRefusal('contract-not-allowed', `farm ${farm.addr} is not a known farm on chain ${this.known.chainId}`, undefined, 'depositData.addr');
+    const mismatch: (what: string) => never = (what) => {
+      throw new GuardRefusal('farm-mismatch', `depositData.extra ${what}`, undefined, 'depositData.extra');
+    };
+    const expectedSize = known.kind === 'gauge' ? 40 : 21;
+    if (size(farm.extra) !== expectedSize) mismatch(`is ${size(farm.extra)} bytes, not the ${expectedSize} a ${known.kind} farm reads`);
+    const pool = getAddress(sliceHex(farm.extra, 0, 20));
+    const [token0, token1] = await Promise.all([this.#fact(`token0:${pool}`, pool, pairAbi, 'token0'), this.#fact(`token1:${pool}`, pool, pairAbi, 'token1')]).catch(() =>
+      mismatch(`names ${pool}, which does not answer as a pool`),
+    );
+    const fee = await this.#poolFee(pool, [token0, token1]);
+    if (fee === undefined) mismatch(`names pool ${pool}, which no known factory made and no list holds`);
+    if (known.kind === 'uniswap-v2') {
+      const feeByte = Number.parseInt(sliceHex(farm.extra, 20, 21).slice(2), 16);
+      if (feeByte !== fee) mismatch(`gives pool ${pool} a fee of ${feeByte}‰; the pool charges ${fee}‰`);
+      if (!isAddressEqual(pool, position)) mismatch(`names pool ${pool}, not the position ${position}`);
+      return { kind: known.kind, pool, token0, token1 };
+    }
+    const gauge = getAddress(sliceHex(farm.extra, 20, 40));
+    const knownGauge = this.known.gauges.find((entry) => isAddressEqual(entry.address, gauge));
+    if (!knownGauge) mismatch(`names gauge ${gauge}, which is not a known gauge on chain ${this.known.chainId}`);
+    if (!isAddressEqual(knownGauge.pool, pool)) mismatch(`pairs gauge ${gauge} with pool ${pool}; the gauge stakes ${knownGauge.pool}`);
+    const staked = await this.#fact(`staking:${gauge}`, gauge, gaugeAbi, 'stakingToken').catch(() => zeroAddress);
+    if (!isAddressEqual(staked, pool)) mismatch(`names gauge ${gauge}, which stakes ${staked} on chain, not ${pool}`);
+    if (!isAddressEqual(gauge, position)) mismatch(`names gauge ${gauge}, not the position ${position}`);
+    return { kind: known.kind, pool, token0, token1, gauge };
+  }
+
+  /** The fee of a pool of exactly these two tokens, when a known factory made it or a list holds it. */
+  async #poolFee(pool: Address, tokens: readonly [Address, Address]): Promise<number | undefined> {
+    const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));
+    if (listedPool) return sameSet([listedPool.token0, listedPool.token1], tokens) ? listedPool.feePerMille : undefined;
+    for (const factory of this.known.factories) {
+      const [a, b] = BigInt(tokens[0]) < BigInt(tokens[1]) ? tokens : [tokens[1], tokens[0]];
+      const made = await this.#fact(`pair:${factory.address}:${a}:${b}`, factory.address, factoryAbi, 'getPair', [a, b]).catch(() => zeroAddress);
+      if (isAddressEqual(made, pool)) return factory.feePerMille;
+    }
+    return undefined;
+  }
+
+  /** A view call whose non-zero answer never changes: read once, kept for the process. */
+  #fact(key: string, address: Address, abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi, functionName: string, args: readonly Address[] = []): Promise<Address> {
+    const cached = this.#facts.get(key.toLowerCase());
+    if (cached) return cached;
+    const read = (this.#client.readContract({ address, abi, functionName, args } as never) as Promise<Address>).then((value) => {
+      if (isAddressEqual(value, zeroAddress)) this.#facts.delete(key.toLowerCase());
+      return getAddress(value);
+    });
+    this.#facts.set(key.toLowerCase(), read);
+    read.catch(() => this.#facts.delete(key.toLowerCase()));
+    return read;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The check after every trade: the wallet's balances just before and just after the mined block, compared with
+ * what was signed. The input spent is at most the amount signed, the output grew by at least the minimum and by
+ * as much as the receipt's logs claim, no other token of the route left the wallet, and the native coin paid gas
+ * only. A receipt can lie (a token's events are its own); balances are what the wallet has.
+ */
+import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
+import type { ChainClient } from '../chain/chains.ts';
+import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
+import type { TradeRecord } from './types.ts';
+
+export type BalanceCheck = { ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string };
+
+/** The tokens a call can move: the trade's own, and every token on its routes. */
+export function tokensOf(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOut'>, data: Hex | undefined): Address[] {
+  const tokens: Address[] = [record.tokenIn, record.tokenOut];
+  const add = (token: Address) => {
+    if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
+  };
+  if (data) {
+    try {
+      if (record.kind === 'swap') {
+        const decoded = decodeFunctionData({ abi: routerAbi, data });
+        if (decoded.functionName === 'swapExactInputForOutput') for (const token of decoded.args[0].path) add(token);
+      } else if (record.kind === 'deposit') {
+        const { args } = decodeFunctionData({ abi: oneClickFarmAbi, data });
+        for (const leg of args[0]) for (const token of leg.path) add(token);
+      } else if (record.kind === 'withdraw') {
+        const { args } = decodeFunctionData({ abi: oneClickWithdrawAbi, data });
+        for (const leg of args[4]) for (const token of leg.path) add(token);
+      }
+    } catch {
+      // A call we cannot decode is our own encoding gone wrong; the trade's own tokens are still checked.
+    }
+  }
+  return tokens;
+}
+
+export async function checkBalanceChanges(
+  client: ChainClient,
+  record: TradeRecord,
+  mined: { blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint; amountOut?: bigint },
+  options: { nativeToken?: Address } = {},
+): Promise<BalanceCheck> {
+  const wallet = record.wallet;
+  const before = mined.blockNumber - 1n;
+  const tokens = tokensOf(record, record.call?.data);
+  const balancesAt = (blockNumber: bigint) =>
+    Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber })));
+  const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, noncesBefore, noncesAfter] = await Promise.all([
+    balancesAt(before),
+    balancesAt(mined.blockNumber),
+    client.getBalance({ address: wallet, blockNumber: before }),
+    client.getBalance({ address: wallet, blockNumber: mined.blockNumber }),
+    client.getTransactionCount({ address: wallet, blockNumber: before }),
+    client.getTransactionCount({ address: wallet, blockNumber: mined.blockNumber }),
+  ]);
+  // Another transaction of this wallet in the same block would mix its changes with ours.
+  if (noncesAfter - noncesBefore !== 1) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}` };
+
+  const problems: string[] = [];
+  const change = (i: number) => (tokensAfter[i] as bigint) - (tokensBefore[i] as bigint);
+  const spent = -change(0);
+  if (record.kind !== 'claim' && spent > record.amountIn) problems.push(`${spent} of ${record.tokenIn} left the wallet; ${record.amountIn} was signed`);
+  const received = change(1);
+  const minOut = record.call?.minOut ?? 1n;
+  if (received < minOut) problems.push(`the balance of ${record.tokenOut} grew by ${received}, less than the minimum ${minOut}`);
+  else if (mined.amountOut !== undefined && received < mined.amountOut) {
+    problems.push(`the receipt's logs say ${mined.amountOut} of ${record.tokenOut} arrived; the balance grew by ${received}`);
+  }
+  for (let i = 2; i < tokens.length; i++) {
+    if (change(i) < 0n) problems.push(`${-change(i)} of ${tokens[i]}, a token the route only passes through, left the wallet`);
+  }
+  // Gas is the native coin's only way out, unless the trade's input is the chain's native token itself (CELO on Celo).
+  const gas = mined.gasUsed * mined.effectiveGasPrice;
+  const nativeIsInput = options.nativeToken !== undefined && isAddressEqual(options.nativeToken, record.tokenIn);
+  const nativeSpent = nativeBefore - nativeAfter;
+  if (nativeSpent > gas + (nativeIsInput ? record.amountIn : 0n)) problems.push(`${nativeSpent} wei of the native coin left the wallet; gas was ${gas}`);
+  return problems.length === 0 ? { ok: true } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}` };
+}

@@ -1,0 +1,103 @@
+/**
+ * What a trade should pay at the independent price reference: the reference rate, less the fees of the pools
+ * the verified route runs through. Price impact is not included, so a trade large against its pools reads as
+ * paying less than the reference (and is refused beyond the tolerance), as it should: it would move the market.
+ * Deposits and withdrawals value the position at the pool's fair price (from the product of its reserves and
+ * the reference prices of both tokens), which moving the reserves within a block does not change.
+ */
+import { erc20Abi, parseAbi } from 'viem';
+import type { ChainClient } from '../chain/chains.ts';
+import type { VerifiedFarm, VerifiedHop } from '../guard/route.ts';
+import type { PriceReference, UsdPrice } from '../price/reference.ts';
+import type { Trade } from './types.ts';
+
+export type Reference = {
+  /** What the trade should pay, in tokenOut's raw units. */
+  amountOut: bigint;
+  /** How it was found, for refusals and the ledger. */
+  basis: string;
+};
+
+const FEE_SCALE = 1_000_000n;
+const pairAbi = parseAbi(['function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)']);
+
+/** The share a route's pools leave of its input, scaled by FEE_SCALE. */
+export function routeFeeFactor(hops: readonly VerifiedHop[]): bigint {
+  return hops.reduce((factor, hop) => (factor * BigInt(1000 - hop.feePerMille)) / 1000n, FEE_SCALE);
+}
+
+const usd = (amount: bigint, price: UsdPrice, decimals: number) => (amount * price.usdE18) / 10n ** BigInt(decimals);
+
+export async function swapReference(prices: PriceReference, trade: Trade, hops: readonly VerifiedHop[], chainTime?: bigint): Promise<Reference> {
+  const { amountOut, priceIn, priceOut } = await prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn, chainTime);
+  const factor = routeFeeFactor(hops);
+  return {
+    amountOut: (amountOut * factor) / FEE_SCALE,
+    basis: `${priceIn.source} / ${priceOut.source}, less ${formatShare(FEE_SCALE - factor)} pool fees`,
+  };
+}
+
+/** The USD value (× 1e18) of one whole position token (18 decimals) at the pool's fair price. */
+async function positionUsd(client: ChainClient, prices: PriceReference, farm: VerifiedFarm, chainTime?: bigint): Promise<{ usdE18: bigint; basis: string }> {
+  const [[reserve0, reserve1], supply, price0, price1, decimals0, decimals1] = await Promise.all([
+    client.readContract({ address: farm.pool, abi: pairAbi, functionName: 'getReserves' }),
+    client.readContract({ address: farm.pool, abi: erc20Abi, functionName: 'totalSupply' }),
+    prices.usdPrice(farm.token0, chainTime),
+    prices.usdPrice(farm.token1, chainTime),
+    prices.decimals(farm.token0),
+    prices.decimals(farm.token1),
+  ]);
+  if (supply === 0n) return { usdE18: 0n, basis: `pool ${farm.pool} has no liquidity` };
+  // Fair value: 2·√(v0·v1), the pool's worth at the reference prices whatever its reserves' ratio.
+  const fair = 2n * sqrt(usd(reserve0, price0, decimals0) * usd(reserve1, price1, decimals1));
+  // A gauge token stands for one LP token.
+  return { usdE18: (fair * 10n ** 18n) / supply, basis: `pool ${farm.pool} at fair value (${price0.source}; ${price1.source})` };
+}
+
+export async function depositReference(
+  client: ChainClient,
+  prices: PriceReference,
+  trade: Trade,
+  farm: VerifiedFarm,
+  legs: readonly { inputAmount: bigint; hops: readonly VerifiedHop[] }[],
+  chainTime?: bigint,
+): Promise<Reference> {
+  const [priceIn, decimalsIn, position] = await Promise.all([prices.usdPrice(trade.tokenIn, chainTime), prices.decimals(trade.tokenIn), positionUsd(client, prices, farm, chainTime)]);
+  if (position.usdE18 === 0n) return { amountOut: 0n, basis: position.basis };
+  const valueIn = legs.reduce((sum, leg) => sum + (usd(leg.inputAmount, priceIn, decimalsIn) * routeFeeFactor(leg.hops)) / FEE_SCALE, 0n);
+  return { amountOut: (valueIn * 10n ** 18n) / position.usdE18, basis: `${priceIn.source} into ${position.basis}, less leg pool fees` };
+}
+
+export async function withdrawReference(
+  client: ChainClient,
+  prices: PriceReference,
+  trade: Trade,
+  farm: VerifiedFarm,
+  legs: readonly { hops: readonly VerifiedHop[] }[],
+  chainTime?: bigint,
+): Promise<Reference> {
+  const [priceOut, decimalsOut, position] = await Promise.all([prices.usdPrice(trade.tokenOut, chainTime), prices.decimals(trade.tokenOut), positionUsd(client, prices, farm, chainTime)]);
+  // Each underlying is about half the position's value; the costliest leg's fees are charged on all of it.
+  const factor = legs.reduce((lowest, leg) => {
+    const legFactor = routeFeeFactor(leg.hops);
+    return legFactor < lowest ? legFactor : lowest;
+  }, FEE_SCALE);
+  const valueOut = (((trade.amountIn * position.usdE18) / 10n ** 18n) * factor) / FEE_SCALE;
+  return { amountOut: (valueOut * 10n ** BigInt(decimalsOut)) / priceOut.usdE18, basis: `${position.basis} into ${priceOut.source}, less leg pool fees` };
+}
+
+function formatShare(scaled: bigint): string {
+  return `${(Number(scaled) / Number(FEE_SCALE / 100n)).toFixed(2)}%`;
+}
+
+/** ⌊√n⌋ by Newton's method. */
+export function sqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = n;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + n / x) / 2n;
+  }
+  return x;
+}
