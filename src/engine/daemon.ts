@@ -51,7 +51,7 @@ export async function runAndReport(
     report = await runStrategy(strategy, slot, {
       executor,
       signal,
-      view: { client: runtime.client, routing: runtime.routing, wallet, nativeToken: runtime.nativeToken, now: Date.now, signal },
+      view: { client: runtime.client, prices: executor.prices, wallet, nativeToken: runtime.nativeToken, now: Date.now, signal },
     });
   } catch (error) {
     metrics.quotes.inc({ outcome: 'error' });

@@ -1,13 +1,13 @@
 /**
- * What each strategy looks at before deciding: balances, quotes and rewards, read through the service
- * client and the chain. This is the only impure part of a strategy; its output is plain data for decide().
+ * What each strategy looks at before deciding: balances and rewards from the chain, and values at the
+ * independent price reference, never at the routing service's quotes (a fake quote must not be able to trigger
+ * a stop-loss or tilt a rebalance). This is the only impure part of a strategy; its output is plain data for decide().
  */
 import { type Address, erc20Abi, isAddressEqual } from 'viem';
 import { stakingGaugeAbi } from '../contracts/abi.ts';
 import type { ChainClient } from '../chain/chains.ts';
 import type { TokenInfo } from '../units.ts';
-import type { RoutingClient } from '../service/client.ts';
-import { NoRouteError } from '../service/errors.ts';
+import { NoPriceError, type PriceReference } from '../price/reference.ts';
 import { RoutekeeperError } from '../errors.ts';
 import type { CompoundObservation } from '../strategy/compound.ts';
 import type { DcaObservation } from '../strategy/dca.ts';
@@ -17,16 +17,17 @@ import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } 
 
 export type MarketView = {
   client: ChainClient;
-  routing: RoutingClient;
+  /** The independent price reference every value is read at. */
+  prices: PriceReference;
   wallet: Address;
   /** The token that is also the chain's native coin (CELO on Celo), to value gas; undefined if the chain has none. */
   nativeToken?: TokenInfo;
   now(): number;
-  /** The daemon's shutdown signal: a stop ends the quotes a strategy is waiting for. */
+  /** The daemon's shutdown signal. */
   signal?: AbortSignal;
 };
 
-/** A value a strategy needs to decide could not be had (no route, no native token): the run does not trade. */
+/** A value a strategy needs to decide could not be had (no price, no native token): the run does not trade. */
 export class ValuationError extends RoutekeeperError {
   override name = 'ValuationError';
 }
@@ -37,14 +38,14 @@ export const compoundGasUnits = 700_000n;
 const balanceOf = (view: MarketView, token: Address) =>
   view.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [view.wallet] });
 
-/** What `amountIn` of tokenIn fetches in tokenOut now; undefined when the service has no route. */
-export async function quoteValue(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint | undefined> {
+/** What `amountIn` of tokenIn is worth in tokenOut at the reference prices; undefined when either has no price. */
+export async function referenceValue(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint | undefined> {
   if (amountIn === 0n) return 0n;
   if (isAddressEqual(tokenIn, tokenOut)) return amountIn;
   try {
-    return (await view.routing.getSwapRoute({ tokenIn, tokenOut, amountIn, signal: view.signal })).expectedOut;
+    return (await view.prices.convert(tokenIn, tokenOut, amountIn)).amountOut;
   } catch (error) {
-    if (error instanceof NoRouteError) return undefined;
+    if (error instanceof NoPriceError) return undefined;
     throw error;
   }
 }
@@ -54,19 +55,19 @@ export async function observeDca(strategy: DcaStrategy, view: MarketView): Promi
 }
 
 export async function observeLimit(strategy: LimitStrategy, view: MarketView, fills: number): Promise<LimitObservation> {
-  const [sellBalance, quotedOut] = await Promise.all([
+  const [sellBalance, referenceOut] = await Promise.all([
     balanceOf(view, strategy.sell.address),
-    quoteValue(view, strategy.sell.address, strategy.buy.address, strategy.amount),
+    referenceValue(view, strategy.sell.address, strategy.buy.address, strategy.amount),
   ]);
-  return { now: view.now(), sellBalance, quotedOut, fills };
+  return { now: view.now(), sellBalance, referenceOut, fills };
 }
 
 export async function observeRebalance(strategy: RebalanceStrategy, view: MarketView): Promise<RebalanceObservation> {
   const holdings = await Promise.all(
     strategy.targets.map(async ({ token }) => {
       const balance = await balanceOf(view, token.address);
-      // No route means no value, not a value of zero (which would make the rebalance buy more of it).
-      return { token: token.address, balance, value: await quoteValue(view, token.address, strategy.quote.address, balance) };
+      // No price means no value, not a value of zero (which would make the rebalance buy more of it).
+      return { token: token.address, balance, value: await referenceValue(view, token.address, strategy.quote.address, balance) };
     }),
   );
   const quoteHolding = holdings.find((h) => isAddressEqual(h.token, strategy.quote.address));
@@ -84,9 +85,10 @@ export async function observeCompound(strategy: CompoundStrategy, view: MarketVi
   const native = view.nativeToken;
   if (!native) throw new ValuationError(`${strategy.id}: cannot value gas: the chain's native token is not known`);
   const [earnedValue, gasCostValue] = await Promise.all([
-    quoteValue(view, gauge.rewardToken.address, valueToken.address, earned),
-    quoteValue(view, native.address, valueToken.address, gasPrice * compoundGasUnits),
+    referenceValue(view, gauge.rewardToken.address, valueToken.address, earned),
+    referenceValue(view, native.address, valueToken.address, gasPrice * compoundGasUnits),
   ]);
-  if (gasCostValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no route from ${native.symbol} to ${valueToken.symbol}`);
-  return { now: view.now(), earned, position, earnedValue: earnedValue ?? 0n, gasCostValue };
+  if (gasCostValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no price for ${native.symbol} or ${valueToken.symbol}`);
+  if (earnedValue === undefined) throw new ValuationError(`${strategy.id}: cannot value the rewards: no price for ${gauge.rewardToken.symbol} or ${valueToken.symbol}`);
+  return { now: view.now(), earned, position, earnedValue, gasCostValue };
 }

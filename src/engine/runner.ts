@@ -51,6 +51,9 @@ export function tradeOf(strategy: Strategy, slot: string, planned: PlannedTrade,
 }
 
 export async function runStrategy(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
+  // A paused strategy or wallet (after an anomaly) does not even look: a person must lift the pause first.
+  const pause = deps.executor.ledger.pausesFor(strategy.id, deps.executor.wallet.address)[0];
+  if (pause) return { strategyId: strategy.id, slot, note: `paused: the ${pause.scope} ${pause.key} is paused (${pause.reason})`, trades: [] };
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
   let previousOutput: bigint | undefined;

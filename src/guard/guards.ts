@@ -95,6 +95,20 @@ export function minimumOutput(expectedOut: bigint, slippageBps: number, floors: 
 }
 
 /**
+ * The route's own pools pay within the tolerance of what the oracle says the output is worth (less the pools'
+ * fees). Less means pools pushed away from the market, or a trade too large for them: no trade either way.
+ */
+export function checkMarket(marketOut: bigint, oracleOut: bigint, toleranceBps: number): void {
+  const lowest = (oracleOut * BigInt(10_000 - toleranceBps)) / 10_000n;
+  if (marketOut < lowest) {
+    throw new GuardRefusal(
+      'price',
+      `the route's pools pay ${marketOut}, below the oracle's ${oracleOut} by more than ${toleranceBps} bps (least accepted ${lowest}): pools off the market, or a trade too large for them`,
+    );
+  }
+}
+
+/**
  * The quote pays at least the independent reference less the tolerance. A lower quote is an under-quote (the
  * service keeping the difference) or a market that moved away from the reference; either way, no trade.
  */

@@ -5,32 +5,33 @@ import type { Decision, LimitStrategy } from './types.ts';
 export type LimitObservation = {
   now: number;
   sellBalance: bigint;
-  /** What the service quotes for selling `amount` now; undefined when it has no route. */
-  quotedOut: bigint | undefined;
+  /** What `amount` is worth in the buy token at the independent price reference; undefined without a price. */
+  referenceOut: bigint | undefined;
   /** How many times this strategy already sold (confirmed runs). */
   fills: number;
 };
 
 /**
- * Take-profit: sell when `amount` fetches at least takeProfit × amount (and never accept less on chain).
- * Stop-loss: sell when it fetches at most stopLoss × amount (slippage is then the only floor).
+ * Take-profit: sell when `amount` is worth at least takeProfit × amount at the reference (and never accept
+ * less on chain). Stop-loss: sell when it is worth at most stopLoss × amount. Both read the independent price
+ * reference, never a quote; the trade's floor is then the reference less slippage (check.ts).
  */
 export function decideLimit(strategy: LimitStrategy, observed: LimitObservation): Decision {
   const { sell, buy, amount } = strategy;
   if (strategy.expiresMs !== undefined && observed.now >= strategy.expiresMs) return { trades: [], note: 'expired' };
   if (!strategy.repeat && observed.fills > 0) return { trades: [], note: 'already filled once' };
   if (observed.sellBalance < amount) return { trades: [], note: `holds ${formatTokenAmount(observed.sellBalance, sell.decimals)} ${sell.symbol}, less than the amount to sell` };
-  if (observed.quotedOut === undefined) return { trades: [], note: 'no quote' };
+  if (observed.referenceOut === undefined) return { trades: [], note: 'no reference price' };
 
   const atPrice = (price: string) => minimumFromPrice(amount, price, sell.decimals, buy.decimals);
-  const quoted = `${formatTokenAmount(observed.quotedOut, buy.decimals)} ${buy.symbol}`;
+  const worth = `${formatTokenAmount(observed.referenceOut, buy.decimals)} ${buy.symbol}`;
   const swap = { kind: 'swap' as const, tokenIn: sell.address, tokenOut: buy.address, amountIn: amount };
-  if (strategy.takeProfit !== undefined && observed.quotedOut >= atPrice(strategy.takeProfit)) {
+  if (strategy.takeProfit !== undefined && observed.referenceOut >= atPrice(strategy.takeProfit)) {
     const floor = atPrice(strategy.takeProfit);
-    return { trades: [{ ...swap, key: 'take-profit', minAmountOut: floor }], note: `take-profit: quoted ${quoted} ≥ ${formatTokenAmount(floor, buy.decimals)}` };
+    return { trades: [{ ...swap, key: 'take-profit', minAmountOut: floor }], note: `take-profit: worth ${worth} ≥ ${formatTokenAmount(floor, buy.decimals)}` };
   }
-  if (strategy.stopLoss !== undefined && observed.quotedOut <= atPrice(strategy.stopLoss)) {
-    return { trades: [{ ...swap, key: 'stop-loss' }], note: `stop-loss: quoted ${quoted} ≤ ${formatTokenAmount(atPrice(strategy.stopLoss), buy.decimals)}` };
+  if (strategy.stopLoss !== undefined && observed.referenceOut <= atPrice(strategy.stopLoss)) {
+    return { trades: [{ ...swap, key: 'stop-loss' }], note: `stop-loss: worth ${worth} ≤ ${formatTokenAmount(atPrice(strategy.stopLoss), buy.decimals)}` };
   }
-  return { trades: [], note: `waiting: quoted ${quoted}` };
+  return { trades: [], note: `waiting: worth ${worth}` };
 }

@@ -2,7 +2,7 @@ import { type Address, isAddressEqual } from 'viem';
 import { formatTokenAmount } from '../units.ts';
 import type { Decision, PlannedTrade, RebalanceStrategy } from './types.ts';
 
-/** `value` in the quote token's raw units; undefined when it cannot be valued (no route). */
+/** `value` in the quote token's raw units at the reference prices; undefined when it cannot be valued (no price). */
 export type Holding = { token: Address; balance: bigint; value: bigint | undefined };
 export type RebalanceObservation = { holdings: Holding[]; quoteBalance: bigint };
 
@@ -19,7 +19,7 @@ export function decideRebalance(strategy: RebalanceStrategy, observed: Rebalance
   const unvalued = observed.holdings.filter((h) => h.value === undefined && h.balance > 0n);
   if (unvalued.length > 0) {
     const symbols = strategy.targets.filter((t) => unvalued.some((h) => isAddressEqual(h.token, t.token.address))).map((t) => t.token.symbol);
-    return { trades: [], note: `cannot value ${symbols.join(', ')} in ${quote.symbol} (no route): no trade` };
+    return { trades: [], note: `cannot value ${symbols.join(', ')} in ${quote.symbol} (no reference price): no trade` };
   }
   const holdingOf = (token: Address) => {
     const holding = observed.holdings.find((h) => isAddressEqual(h.token, token));

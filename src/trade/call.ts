@@ -25,12 +25,15 @@ export const uncappedOutput = maxUint256;
 
 const earliest = (deadlines: bigint[]) => (deadlines.length === 0 ? undefined : deadlines.reduce((a, b) => (a < b ? a : b)));
 
-/** `referenceOut`: what the trade should pay at the independent reference (check.ts), the floor of our minimum. */
-export function buildCall(trade: Trade, proposal: Proposal, referenceOut?: bigint): BuiltCall {
+/**
+ * `floor`: the reference amount our minimum may not go below less slippage; `referenceOut`: what the reference
+ * said the trade should pay, recorded with the call (both from check.ts).
+ */
+export function buildCall(trade: Trade, proposal: Proposal, floor?: bigint, referenceOut?: bigint): BuiltCall {
   switch (proposal.kind) {
     case 'swap': {
       const { route } = proposal;
-      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { threshold: trade.kind === 'swap' ? trade.minAmountOut : undefined, reference: referenceOut });
+      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { threshold: trade.kind === 'swap' ? trade.minAmountOut : undefined, reference: floor });
       const payload = swapPayloadFrom(route.details, { minOutputAmount: minOut, to: trade.wallet, expectedOutputAmount: uncappedOutput });
       return {
         target: route.routerAddress,
@@ -50,7 +53,7 @@ export function buildCall(trade: Trade, proposal: Proposal, referenceOut?: bigin
       const farm = route.depositData;
       if (!farm) throw new Error('buildCall: a deposit or withdraw proposal must be checked for depositData first');
       const details = legPayloads(route, trade.slippageBps);
-      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { reference: referenceOut });
+      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { reference: floor });
       const data =
         proposal.kind === 'deposit'
           ? encodeDepositCall({ details, router: route.routerAddress, farm: farm.addr, minExpected: minOut, to: trade.wallet, farmData: farm.extra })

@@ -15,6 +15,7 @@ import {
   checkDeadline,
   checkDepositQuote,
   checkFeeCap,
+  checkMarket,
   checkPrice,
   checkReadyTransaction,
   checkSimulation,
@@ -86,12 +87,18 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   // 3. Every adapter, pool and token the route runs through is known, and a farm names exactly our position.
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
 
-  // 4. What the trade should pay at the independent price reference; a quote below it beyond the tolerance is refused.
+  // 4. What the trade should pay, found without the service: the route's pools must pay within the tolerance of
+  //    the oracle, and the quote within the tolerance of what the route pays.
   const reference = await abortable(referenceOf(ctx, trade, proposal, verified), ctx.signal);
-  if (reference && proposal.kind !== 'claim') checkPrice(proposal.route.expectedOut, reference, ctx.priceToleranceBps);
+  if (reference && proposal.kind !== 'claim') {
+    if (reference.oracleOut !== undefined) checkMarket(reference.amountOut, reference.oracleOut, ctx.priceToleranceBps);
+    checkPrice(proposal.route.expectedOut, reference, ctx.priceToleranceBps);
+  }
 
-  // 5. The call is ours: our recipient, our minimum (never below the reference less slippage), our expected output.
-  const call = buildCall(trade, proposal, reference?.amountOut);
+  // 5. The call is ours: our recipient, our minimum (never below the reference less slippage for a swap, less the
+  //    tolerance for a deposit or withdraw), our expected output.
+  const floor = reference && (reference.oracleOut !== undefined ? reference.amountOut : tolerated(reference.amountOut, ctx.priceToleranceBps));
+  const call = buildCall(trade, proposal, floor, reference?.amountOut);
   if (call.minOut === 0n) throw new GuardRefusal('price', 'the minimum output would be 0: a trade that accepts nothing is never signed');
 
   // 6. The strategy's own floor (price limit, take-profit level).
@@ -131,6 +138,9 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
 }
 
+/** An amount less a tolerance in basis points (rounded down). */
+const tolerated = (amount: bigint, toleranceBps: number) => (amount * BigInt(10_000 - toleranceBps)) / 10_000n;
+
 type Verified = { hops: VerifiedHop[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: VerifiedHop[] }[] } | undefined;
 
 async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): Promise<Verified> {
@@ -166,7 +176,11 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
 async function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified): Promise<Reference | undefined> {
   try {
     if (!verified) return undefined;
-    if ('hops' in verified) return await swapReference(ctx.prices, trade, verified.hops);
+    if ('hops' in verified && proposal.kind === 'swap') {
+      const { details, routerAddress } = proposal.route;
+      return await swapReference(ctx.wallet.client, ctx.prices, trade, { router: routerAddress, ...details }, verified.hops);
+    }
+    if (!('farm' in verified)) return undefined;
     const client = ctx.wallet.client;
     return proposal.kind === 'deposit'
       ? await depositReference(client, ctx.prices, trade, verified.farm, verified.legs)

@@ -1,11 +1,15 @@
 /**
- * What a trade should pay at the independent price reference: the reference rate, less the fees of the pools
- * the verified route runs through. Price impact is not included, so a trade large against its pools reads as
- * paying less than the reference (and is refused beyond the tolerance), as it should: it would move the market.
+ * What a trade should pay, found without the routing service's numbers.
+ *
+ * Swaps: the known router's `getOutputAmount` over the verified route (known adapters, verified pools) is what
+ * the route pays now, price impact included; the oracle's rate less the route's pool fees is what it is worth.
+ * The first is the reference the quote and the minimum are held to, once it is within the tolerance of the
+ * second: pools pushed away from the market, or a trade too large for them, are refused.
  * Deposits and withdrawals value the position at the pool's fair price (from the product of its reserves and
  * the reference prices of both tokens), which moving the reserves within a block does not change.
  */
-import { erc20Abi, parseAbi } from 'viem';
+import { type Address, type Hex, erc20Abi, parseAbi } from 'viem';
+import { routerAbi } from '../contracts/abi.ts';
 import type { ChainClient } from '../chain/chains.ts';
 import type { VerifiedFarm, VerifiedHop } from '../guard/route.ts';
 import type { PriceReference, UsdPrice } from '../price/reference.ts';
@@ -14,6 +18,8 @@ import type { Trade } from './types.ts';
 export type Reference = {
   /** What the trade should pay, in tokenOut's raw units. */
   amountOut: bigint;
+  /** For swaps: what the output is worth at the oracle's rate, less the route's pool fees. */
+  oracleOut?: bigint;
   /** How it was found, for refusals and the ledger. */
   basis: string;
 };
@@ -28,12 +34,22 @@ export function routeFeeFactor(hops: readonly VerifiedHop[]): bigint {
 
 const usd = (amount: bigint, price: UsdPrice, decimals: number) => (amount * price.usdE18) / 10n ** BigInt(decimals);
 
-export async function swapReference(prices: PriceReference, trade: Trade, hops: readonly VerifiedHop[], chainTime?: bigint): Promise<Reference> {
-  const { amountOut, priceIn, priceOut } = await prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn, chainTime);
+export async function swapReference(
+  client: ChainClient,
+  prices: PriceReference,
+  trade: Trade,
+  route: { router: Address; path: readonly Address[]; pairs: readonly Address[]; extras: readonly Hex[] },
+  hops: readonly VerifiedHop[],
+): Promise<Reference> {
+  const [{ amountOut, priceIn, priceOut }, marketOut] = await Promise.all([
+    prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn),
+    client.readContract({ address: route.router, abi: routerAbi, functionName: 'getOutputAmount', args: [route.path, route.pairs, route.extras, trade.amountIn] }),
+  ]);
   const factor = routeFeeFactor(hops);
   return {
-    amountOut: (amountOut * factor) / FEE_SCALE,
-    basis: `${priceIn.source} / ${priceOut.source}, less ${formatShare(FEE_SCALE - factor)} pool fees`,
+    amountOut: marketOut,
+    oracleOut: (amountOut * factor) / FEE_SCALE,
+    basis: `the known router's getOutputAmount over the verified route; oracle ${priceIn.source} / ${priceOut.source}, less ${formatShare(FEE_SCALE - factor)} pool fees`,
   };
 }
 

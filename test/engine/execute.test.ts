@@ -1,4 +1,4 @@
-import { type Address, erc20Abi, parseEventLogs, parseUnits } from 'viem';
+import { type Address, erc20Abi, parseEventLogs, parseUnits, decodeFunctionData, maxUint256 } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
@@ -43,7 +43,15 @@ describe('executing a swap end to end', () => {
     const report = await runTrade(executor, swap());
     expect(report.status, report.reason).toBe('confirmed');
     expect(report.amountOut).toBe(report.expectedOut);
-    expect(report.minOut).toBe(((report.expectedOut as bigint) * 9970n) / 10000n);
+    // The reference is what the verified route pays by the known router's own arithmetic: nothing moved in
+    // between, so exactly what arrived. (The oracle says 250 cUSD at $1 is 500 CELO at $0.50, less 0.3%: 498.5.)
+    expect(report.referenceOut).toBe(report.amountOut);
+    expect(report.referenceOut).toBeLessThan(parseUnits('498.5', 18));
+    expect(report.referenceOut).toBeGreaterThan(parseUnits('498.4', 18));
+    // The minimum is never below the reference less the 0.3% slippage, nor below the quote less slippage.
+    const slipped = (amount: bigint) => (amount * 9970n) / 10000n;
+    const expectedMin = [slipped(report.expectedOut as bigint), slipped(report.referenceOut as bigint)].reduce((a, b) => (a > b ? a : b));
+    expect(report.minOut).toBe(expectedMin);
     expect(report.stages.map((s) => s.stage)).toEqual(['quote', 'check', 'sign', 'broadcast', 'follow', 'settle']);
 
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('250', 18));
@@ -68,6 +76,11 @@ describe('executing a swap end to end', () => {
     const [event] = parseEventLogs({ abi: routerAbi, eventName: 'Swap', logs: receipt.logs });
     expect(event?.args.outputAmount).toBe(report.amountOut);
     expect(event?.args.to).toBe(me());
+    // The signed call: our minimum, and an expected output the router can never cap the user at.
+    const signed = decodeFunctionData({ abi: routerAbi, data: (await fork.publicClient.getTransaction({ hash: attempts[1]?.hash as `0x${string}` })).input });
+    expect(signed.functionName).toBe('swapExactInputForOutput');
+    const payload = (signed.args as readonly [{ minOutputAmount: bigint; expectedOutputAmount: bigint; to: string }])[0];
+    expect(payload).toMatchObject({ minOutputAmount: report.minOut, expectedOutputAmount: maxUint256, to: me() });
   });
 
   it('never runs a slot twice', async () => {

@@ -34,21 +34,21 @@ describe('limit', () => {
   const limit: LimitStrategy = { ...common, id: 'tp', kind: 'limit', sell: CELO, amount: 100n * e18, buy: USDC, takeProfit: '0.6', stopLoss: '0.4', repeat: false };
   const seen = { now: 1_000, sellBalance: 1000n * e18, fills: 0 };
   it('takes profit at or above the target, never accepting less than the target on chain', () => {
-    const decision = decideLimit(limit, { ...seen, quotedOut: 60_000_000n });
+    const decision = decideLimit(limit, { ...seen, referenceOut: 60_000_000n });
     expect(decision.trades).toEqual([{ key: 'take-profit', kind: 'swap', tokenIn: CELO.address, tokenOut: USDC.address, amountIn: 100n * e18, minAmountOut: 60_000_000n }]);
   });
   it('stops the loss at or below the stop', () => {
-    expect(decideLimit(limit, { ...seen, quotedOut: 40_000_000n }).trades).toEqual([
+    expect(decideLimit(limit, { ...seen, referenceOut: 40_000_000n }).trades).toEqual([
       { key: 'stop-loss', kind: 'swap', tokenIn: CELO.address, tokenOut: USDC.address, amountIn: 100n * e18 },
     ]);
   });
   it('waits in between, and stops once filled, expired, or short of funds', () => {
-    expect(decideLimit(limit, { ...seen, quotedOut: 59_999_999n }).note).toBe('waiting: quoted 59.999999 USDC');
-    expect(decideLimit(limit, { ...seen, quotedOut: 70_000_000n, fills: 1 }).trades).toEqual([]);
-    expect(decideLimit({ ...limit, repeat: true }, { ...seen, quotedOut: 70_000_000n, fills: 3 }).trades).toHaveLength(1);
-    expect(decideLimit({ ...limit, expiresMs: 1_000 }, { ...seen, quotedOut: 70_000_000n }).note).toBe('expired');
-    expect(decideLimit(limit, { ...seen, sellBalance: 99n * e18, quotedOut: 70_000_000n }).trades).toEqual([]);
-    expect(decideLimit(limit, { ...seen, quotedOut: undefined }).note).toBe('no quote');
+    expect(decideLimit(limit, { ...seen, referenceOut: 59_999_999n }).note).toBe('waiting: worth 59.999999 USDC');
+    expect(decideLimit(limit, { ...seen, referenceOut: 70_000_000n, fills: 1 }).trades).toEqual([]);
+    expect(decideLimit({ ...limit, repeat: true }, { ...seen, referenceOut: 70_000_000n, fills: 3 }).trades).toHaveLength(1);
+    expect(decideLimit({ ...limit, expiresMs: 1_000 }, { ...seen, referenceOut: 70_000_000n }).note).toBe('expired');
+    expect(decideLimit(limit, { ...seen, sellBalance: 99n * e18, referenceOut: 70_000_000n }).trades).toEqual([]);
+    expect(decideLimit(limit, { ...seen, referenceOut: undefined }).note).toBe('no reference price');
   });
 });
 
@@ -78,7 +78,7 @@ describe('rebalance', () => {
     expect(decision.trades).toEqual([]);
     expect(decision.note).toBe('within drift: the largest is 200 bps of 500');
   });
-  it('a holding it cannot value (no route) is not worth zero: no trade, rather than buying more of it', () => {
+  it('a holding it cannot value (no price) is not worth zero: no trade, rather than buying more of it', () => {
     const decision = decideRebalance(rebalance, {
       quoteBalance: 200n * e18,
       holdings: [
@@ -87,7 +87,7 @@ describe('rebalance', () => {
         { token: cUSD.address, balance: 200n * e18, value: 200n * e18 },
       ],
     });
-    expect(decision).toEqual({ trades: [], note: 'cannot value CELO in cUSD (no route): no trade' });
+    expect(decision).toEqual({ trades: [], note: 'cannot value CELO in cUSD (no reference price): no trade' });
   });
   it('sells the overweight token for the quote token first, then buys the underweight one', () => {
     // Worth 1000 cUSD: CELO 700 (target 500), USDC 100 (target 300), cUSD 200 (target 200).
