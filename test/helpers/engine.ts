@@ -25,9 +25,11 @@ export function testExecutor(
     ledgerFile?: string;
     onStage?: WalletDeps['onStage'];
     rpcUrl?: string;
+    /** Another address book for the same chain (a test's own tokens and price sources). */
+    addressBook?: DevnetFork['addressBook'];
   } = {},
 ): TestExecutor {
-  const book = fork.addressBook;
+  const book = options.addressBook ?? fork.addressBook;
   const key = book.accounts[options.account ?? 0]?.privateKey;
   if (!key) throw new Error('no funded account');
   const ledgerFile = options.ledgerFile ?? join(mkdtempSync(join(tmpdir(), 'routekeeper-exec-')), 'ledger.sqlite');

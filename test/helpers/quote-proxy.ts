@@ -6,8 +6,10 @@ export type Rewrite = (body: Record<string, any>, path: string) => Record<string
 
 export async function startQuoteProxy(upstream: string) {
   let rewrite: Rewrite | undefined;
+  let rewriteRequest: ((url: URL) => URL) | undefined;
   const server = createServer(async (request, response) => {
-    const answer = await fetch(new URL(request.url ?? '/', upstream), { headers: { accept: 'application/json' } });
+    const asked = new URL(request.url ?? '/', upstream);
+    const answer = await fetch(rewriteRequest ? rewriteRequest(asked) : asked, { headers: { accept: 'application/json' } });
     let text = await answer.text();
     if (answer.ok && rewrite) text = JSON.stringify(rewrite(JSON.parse(text), new URL(request.url ?? '/', upstream).pathname));
     response.writeHead(answer.status, { 'content-type': 'application/json' });
@@ -18,6 +20,10 @@ export async function startQuoteProxy(upstream: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setRewrite(next: Rewrite | undefined) {
       rewrite = next;
+    },
+    /** Changes what is asked upstream (a token the local service does not know, asked as one it does). */
+    setRequestRewrite(next: ((url: URL) => URL) | undefined) {
+      rewriteRequest = next;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

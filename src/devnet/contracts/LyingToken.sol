@@ -1,27 +1,54 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
-
-/// A hostile token for tests, never deployed by the devnet itself: transfers to `victim` move half the
-/// amount while the Transfer event claims all of it, so a receipt says more arrived than did.
-contract LyingToken is ERC20 {
+/// A hostile token for tests, never deployed by the devnet itself: a transfer to `victim` credits half the
+/// amount and burns the rest, while its one Transfer event claims the whole amount arrived. Every log of the
+/// receipt then agrees on a number the wallet never got.
+contract LyingToken {
+    string public constant name = "Lying Token";
+    string public constant symbol = "LIE";
+    uint8 public constant decimals = 18;
+    uint256 public totalSupply;
     address public victim;
+    mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
 
-    constructor() ERC20("Lying Token", "LIE") {}
-
-    function mint(address to, uint256 amount) external {
-        _mint(to, amount);
-    }
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
 
     function setVictim(address victim_) external {
         victim = victim_;
     }
 
-    function _update(address from, address to, uint256 value) internal override {
-        if (to != victim || from == address(0)) return super._update(from, to, value);
-        super._update(from, to, value / 2);
-        super._update(from, address(0xdead), value - value / 2);
-        emit Transfer(from, to, value);
+    function mint(address to, uint256 amount) external {
+        totalSupply += amount;
+        balanceOf[to] += amount;
+        emit Transfer(address(0), to, amount);
+    }
+
+    function approve(address spender, uint256 amount) external returns (bool) {
+        allowance[msg.sender][spender] = amount;
+        emit Approval(msg.sender, spender, amount);
+        return true;
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        _move(msg.sender, to, amount);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        if (allowed != type(uint256).max) allowance[from][msg.sender] = allowed - amount;
+        _move(from, to, amount);
+        return true;
+    }
+
+    function _move(address from, address to, uint256 amount) private {
+        balanceOf[from] -= amount;
+        uint256 credited = to == victim ? amount / 2 : amount;
+        balanceOf[to] += credited;
+        totalSupply -= amount - credited;
+        emit Transfer(from, to, amount);
     }
 }
