@@ -1,9 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { readEnv } from '../config/env.ts';
-import { defaultDataDir } from '../engine/runtime.ts';
 import { Ledger, toJson } from '../ledger/ledger.ts';
 import { type Command, parseCommandArgs, parseIntegerOption } from './command.ts';
+import { ledgerFileFor } from './ledger-file.ts';
 
 export const historyCommand: Command = {
   name: 'history',
@@ -27,9 +24,7 @@ Options:
       ledger: { type: 'string' },
     });
     const limit = parseIntegerOption('limit', values.limit, { min: 1, max: 100_000 }) ?? 50;
-    const dataDir = resolve(readEnv().ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
-    const candidates = values.ledger ? [values.ledger] : [join(dataDir, 'ledger.sqlite'), join(dataDir, 'devnet-ledger.sqlite')];
-    const file = candidates.find((candidate) => existsSync(candidate)) ?? (candidates[0] as string);
+    const file = ledgerFileFor(values.ledger);
     const ledger = Ledger.openReadOnly(file);
     try {
       const intents = ledger.history({ limit, strategyId: values.strategy }).map((intent) => ({ ...intent, attempts: ledger.attemptsOf(intent.id) }));

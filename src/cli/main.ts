@@ -6,12 +6,13 @@ import { RoutekeeperError } from '../errors.ts';
 import { UsageError } from './errors.ts';
 import { checkCommand } from './check.ts';
 import { historyCommand } from './history.ts';
+import { resumeCommand } from './resume.ts';
 import { onceCommand } from './once.ts';
 import { quoteCommand } from './quote.ts';
 import { runCommand } from './run.ts';
 import { schemaCommand } from './schema.ts';
 
-const commands: Command[] = [runCommand, onceCommand, quoteCommand, checkCommand, historyCommand, devnetCommand, schemaCommand];
+const commands: Command[] = [runCommand, onceCommand, quoteCommand, checkCommand, historyCommand, resumeCommand, devnetCommand, schemaCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length));

@@ -97,7 +97,8 @@ function recordRun(report: RunReport, { logger, metrics, notifier }: Observers):
       logger.warn(fields, `refused by a guard: ${trade.reason}`);
       notifier.notify('refused', fields);
     } else if (trade.status === 'anomaly') {
-      logger.error(fields, `traded, but the outcome cannot be trusted: ${trade.reason}`);
+      metrics.anomalies.inc({ strategy: report.strategyId });
+      logger.error(fields, `traded, but the outcome cannot be trusted: ${trade.reason}; the strategy and the wallet are paused until \`routekeeper resume\``);
       notifier.notify('anomaly', fields);
     } else if (stillOpen(trade.status) && trade.reason?.startsWith('interrupted')) {
       logger.warn(fields, `${trade.reason}; it resumes at the next start`);

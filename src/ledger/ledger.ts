@@ -108,6 +108,28 @@ export class Ledger {
     return new Ledger(db, 'reader');
   }
 
+  /**
+   * Opens an existing ledger to change its pauses (`resume`) while a daemon may hold it: no lock is taken;
+   * SQLite serializes the one write, and the daemon reads pauses afresh before every run.
+   */
+  static openForPauses(file: string): Ledger {
+    let db: Database.Database;
+    try {
+      db = new Database(file, { fileMustExist: true });
+    } catch (error) {
+      throw new RoutekeeperError(`no ledger at ${file}`, { cause: error });
+    }
+    db.pragma('busy_timeout = 5000');
+    const ledger = new Ledger(db, 'pauses');
+    try {
+      ledger.#migrate();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return ledger;
+  }
+
   #migrate() {
     const version = this.#db.pragma('user_version', { simple: true }) as number;
     for (let next = version; next < migrations.length; next++) {

@@ -11,6 +11,12 @@ export function createMetrics() {
     quotes: new Counter({ name: 'routekeeper_quotes_total', help: 'Quotes asked for, by outcome', labelNames: ['outcome'], ...metric }),
     refusals: new Counter({ name: 'routekeeper_guard_refusals_total', help: 'Quotes refused by a guard, by reason', labelNames: ['reason'], ...metric }),
     transactions: new Counter({ name: 'routekeeper_transactions_total', help: 'Runs of trades by final status', labelNames: ['status'], ...metric }),
+    anomalies: new Counter({
+      name: 'routekeeper_anomalies_total',
+      help: 'Trades whose outcome cannot be trusted (each pauses its strategy and wallet)',
+      labelNames: ['strategy'],
+      ...metric,
+    }),
     replacements: new Counter({ name: 'routekeeper_replacements_total', help: 'Stuck transactions replaced or cancelled', labelNames: ['kind'], ...metric }),
     gasSpent: new Counter({ name: 'routekeeper_gas_spent_wei_total', help: 'Gas paid by mined transactions, in wei of the native coin', ...metric }),
     runSeconds: new Histogram({
