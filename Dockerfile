@@ -11,7 +11,8 @@ COPY config ./config
 RUN mkdir -p /data && chown node:node /data
 USER node
 ENV ROUTEKEEPER_DATA_DIR=/data \
-    METRICS_PORT=9464
+    METRICS_PORT=9464 \
+    METRICS_HOST=0.0.0.0
 VOLUME ["/data"]
 EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \

@@ -4,7 +4,7 @@
  * so a trade on a fast chain needs no further request. The ledger says `broadcast` before the bytes leave:
  * from then on the transaction may be in a mempool, and only the chain can settle it.
  */
-import { type Hex, type TransactionReceipt, formatTransactionReceipt } from 'viem';
+import { type EIP1193RequestFn, type Hex, type TransactionReceipt, type WalletRpcSchema, formatTransactionReceipt, numberToHex, parseTransaction } from 'viem';
 import { sendRawTransaction } from 'viem/actions';
 import type { Attempt } from '../ledger/ledger.ts';
 import { abortable } from '../ops/abort.ts';
@@ -22,8 +22,9 @@ const withoutSync = new WeakSet<object>();
 export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], options: { stage?: TxStage; signal?: AbortSignal } = {}): Promise<Map<Hex, TransactionReceipt>> {
   const stage = options.stage ?? 'broadcast';
   for (const attempt of attempts) if (attempt.status === 'signed') wallet.ledger.updateAttempt(attempt.id, { status: 'broadcast' });
-  const sync = !withoutSync.has(wallet.client);
-  const results = await Promise.all(attempts.map((attempt) => (sync ? sendSync(wallet, attempt, options.signal) : sendPlain(wallet, attempt))));
+  const sync = !wallet.impersonated && !withoutSync.has(wallet.client);
+  const send = (attempt: Attempt) => (wallet.impersonated ? sendImpersonated(wallet, attempt) : sync ? sendSync(wallet, attempt, options.signal) : sendPlain(wallet, attempt));
+  const results = await Promise.all(attempts.map(send));
   const receipts = new Map<Hex, TransactionReceipt>();
   if (sync && results.some((result) => result instanceof MethodUnsupportedError)) {
     withoutSync.add(wallet.client);
@@ -56,6 +57,39 @@ function classify(error: unknown): Error | undefined {
 async function sendPlain(wallet: Wallet, attempt: Attempt): Promise<SendResult> {
   try {
     await sendRawTransaction(wallet.client, { serializedTransaction: attempt.rawTx });
+    return undefined;
+  } catch (error) {
+    return classify(error);
+  }
+}
+
+/** On a fork: the node sends the stored transaction as the wallet (impersonated); no signature exists. */
+async function sendImpersonated(wallet: Wallet, attempt: Attempt): Promise<SendResult> {
+  const tx = parseTransaction(attempt.rawTx);
+  // eth_sendTransaction is a wallet method: the fork node holds the "account" for us.
+  const request = wallet.client.request as unknown as EIP1193RequestFn<WalletRpcSchema>;
+  try {
+    const hash = await request({
+      method: 'eth_sendTransaction',
+      params: [
+        {
+          from: wallet.address,
+          to: tx.to ?? undefined,
+          data: tx.data ?? '0x',
+          value: numberToHex(tx.value ?? 0n),
+          gas: numberToHex(attempt.gasLimit),
+          nonce: numberToHex(attempt.nonce),
+          maxFeePerGas: numberToHex(attempt.maxFeePerGas),
+          maxPriorityFeePerGas: numberToHex(attempt.maxPriorityFeePerGas),
+          type: '0x2',
+        },
+      ],
+    });
+    // The node names the transaction; should its hash differ from the one computed at "signing", the node's is kept.
+    if (hash.toLowerCase() !== attempt.hash.toLowerCase()) {
+      wallet.ledger.updateAttemptHash(attempt.id, hash);
+      attempt.hash = hash;
+    }
     return undefined;
   } catch (error) {
     return classify(error);

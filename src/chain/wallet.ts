@@ -4,7 +4,7 @@
  * bytes are sent again, or their outcome adopted, and a slot is never signed twice.
  */
 import PQueue from 'p-queue';
-import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, keccak256 } from 'viem';
+import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, concatHex, keccak256, serializeTransaction } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Attempt, AttemptPurpose, Ledger } from '../ledger/ledger.ts';
 import type { ChainClient } from './chains.ts';
@@ -37,6 +37,11 @@ export type TxStage = 'signed' | 'broadcast' | 'replaced' | 'rebroadcast' | 'can
 export type WalletDeps = {
   client: ChainClient;
   account: LocalAccount;
+  /**
+   * Paper trading on a local fork: the node sends as the account (anvil_impersonateAccount) and the key never
+   * signs anything, so no fork transaction can ever be replayed on the real chain.
+   */
+  impersonate?: boolean;
   chainId: number;
   ledger: Ledger;
   settings?: Partial<WalletSettings>;
@@ -55,6 +60,8 @@ export class Wallet {
   readonly fees: FeePolicy;
   readonly nonces: NonceAllocator;
   readonly onStage: WalletDeps['onStage'];
+  /** True on a fork: transactions are sent by the node as this address, never signed with its key. */
+  readonly impersonated: boolean;
   readonly #account: LocalAccount;
   readonly #queue = new PQueue({ concurrency: 1 });
 
@@ -68,6 +75,7 @@ export class Wallet {
     this.fees = new FeePolicy(this.settings.feeCap);
     this.nonces = new NonceAllocator(deps.ledger, this.address, deps.chainId);
     this.onStage = deps.onStage;
+    this.impersonated = deps.impersonate ?? false;
   }
 
   /** Runs `work` when no other transaction work of this wallet is in progress (nonces stay gapless and ordered). */
@@ -90,7 +98,7 @@ export class Wallet {
           maxFeePerGas: tx.fees.maxFeePerGas,
           maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas,
         };
-        const rawTx = await this.#account.signTransaction(serializable);
+        const { rawTx, hash } = this.impersonated ? impersonatedTransaction(serializable, this.address) : await this.#signed(serializable);
         return {
           intentId,
           purpose: tx.purpose,
@@ -101,7 +109,7 @@ export class Wallet {
           maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas,
           gasLimit: tx.gas,
           rawTx,
-          hash: keccak256(rawTx),
+          hash,
         };
       }),
     );
@@ -109,4 +117,20 @@ export class Wallet {
     for (const attempt of attempts) await this.onStage?.('signed', attempt);
     return attempts;
   }
+
+  async #signed(serializable: TransactionSerializableEIP1559): Promise<{ rawTx: Hex; hash: Hex }> {
+    const rawTx = await this.#account.signTransaction(serializable);
+    return { rawTx, hash: keccak256(rawTx) };
+  }
+}
+
+/**
+ * A fork transaction as anvil builds it for an impersonated sender: the placeholder signature r = s = 1, and a
+ * hash over the encoding and the sender (so two impersonated senders never share one). Nothing here comes from a
+ * key; the stored bytes prove nothing and could not be sent anywhere as this sender. The broadcast checks the
+ * node's hash against this one and keeps the node's.
+ */
+export function impersonatedTransaction(tx: TransactionSerializableEIP1559, sender: Address): { rawTx: Hex; hash: Hex } {
+  const rawTx = serializeTransaction(tx, { r: '0x01', s: '0x01', yParity: 0 });
+  return { rawTx, hash: keccak256(concatHex([rawTx, sender])) };
 }

@@ -1,3 +1,4 @@
+import { redactUrl, scrub } from '../ops/secrets.ts';
 import { erc20Abi, formatEther } from 'viem';
 import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
@@ -27,14 +28,14 @@ and its allowances to the allowlisted router and OneClickFarm. Signs nothing. Ex
     try {
       const block = await runtime.client.getBlock({ blockTag: 'latest' });
       console.log(`strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`);
-      console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrl}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
+      console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${redactUrl(runtime.rpcUrl)}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
       let serviceOk = true;
       try {
         const health = await runtime.routing.health();
-        console.log(`routing service ${runtime.serviceUrl}: ${health.state}`);
+        console.log(`routing service ${redactUrl(runtime.serviceUrl)}: ${health.state}`);
       } catch (error) {
         serviceOk = false;
-        console.log(`routing service ${runtime.serviceUrl}: NOT reachable (${(error as Error).message.split('\n')[0]})`);
+        console.log(`routing service ${redactUrl(runtime.serviceUrl)}: NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
       }
       const spenders = [
         ...(runtime.book ? [['router', runtime.book.contracts.router], ['OneClickFarm', runtime.book.contracts.oneClickFarm]] : []),

@@ -1,4 +1,5 @@
 /** `routekeeper <command>`: dispatches to one command and turns its outcome into an exit code. */
+import { scrub, scrubDeep } from '../ops/secrets.ts';
 import type { Command } from './command.ts';
 import { devnetCommand } from './devnet.ts';
 import { ConfigError } from '../config/errors.ts';
@@ -58,13 +59,13 @@ try {
 } catch (error) {
   // Our own errors are explained by their message; a stack trace would only hide it.
   if (error instanceof UsageError || error instanceof ConfigError) {
-    console.error(`routekeeper: ${error.message}`);
+    console.error(`routekeeper: ${scrub(error.message)}`);
     process.exitCode = 2;
   } else if (error instanceof RoutekeeperError) {
-    console.error(`routekeeper: ${error.message}`);
+    console.error(`routekeeper: ${scrub(error.message)}`);
     process.exitCode = 1;
   } else {
-    console.error('routekeeper: unexpected failure:', error);
+    console.error('routekeeper: unexpected failure:', scrubDeep(error));
     process.exitCode = 1;
   }
 }

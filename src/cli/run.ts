@@ -1,3 +1,4 @@
+import { redactUrl } from '../ops/secrets.ts';
 import { readEnv } from '../config/env.ts';
 import { resumeAll, startDaemon } from '../engine/daemon.ts';
 import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
@@ -30,8 +31,8 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
       : runtime.mode === 'fork'
         ? '*** routekeeper PAPER TRADING on a local fork of RPC_URL: real state, nothing reaches the real chain. ***'
         : `*** routekeeper trading for real on chain ${runtime.chainId}. ***`,
-    `  chain ${runtime.chainId} at ${runtime.rpcUrl}`,
-    `  routing service ${runtime.serviceUrl}`,
+    `  chain ${runtime.chainId} at ${redactUrl(runtime.rpcUrl)}`,
+    `  routing service ${redactUrl(runtime.serviceUrl)}`,
     `  strategies ${runtime.config.strategies.map((s) => `${s.id} (${s.kind})`).join(', ')} from ${runtime.configFile}`,
     `  wallets ${wallets.join(', ')}`,
     `  ledger ${runtime.ledgerFile}`,
@@ -46,7 +47,8 @@ export const runCommand: Command = {
   help: `Usage: routekeeper run [--config <file>] [--dry-run] [--fork] [--address-book <file>]
 
 Runs the strategies on their schedules until SIGINT or SIGTERM. Unfinished trades from a previous run are
-settled with the chain first. Serves /healthz and /metrics on METRICS_PORT (default 9464, 0 = any free port).
+settled with the chain first. Serves /healthz and /metrics on METRICS_PORT (default 9464, 0 = any free port), on METRICS_HOST
+(default 127.0.0.1: this machine only).
 
 Options:
 ${commonHelp}
@@ -79,11 +81,12 @@ ${commonHelp}
       const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger) };
       const health = await startHealthServer({
         port: env.METRICS_PORT ?? 9464,
+        host: env.METRICS_HOST ?? '127.0.0.1',
         metrics,
         health: () => ({ ok: !signal.aborted, details: { mode: runtime.mode, chainId: runtime.chainId, strategies: runtime.config.strategies.length } }),
       });
       runtime.onClose(() => health.close());
-      logger.info({ port: health.port }, `health and metrics on http://127.0.0.1:${health.port}/healthz and /metrics`);
+      logger.info({ port: health.port }, `health and metrics on http://${env.METRICS_HOST ?? '127.0.0.1'}:${health.port}/healthz and /metrics`);
 
       // Open trades of a previous process first; a stop during this is a stop like any other.
       const resumed = resumeAll(execution, observers, signal).catch((error: unknown) => {

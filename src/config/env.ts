@@ -16,6 +16,8 @@ const envSchema = z.object({
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
   METRICS_PORT: optional(z.string().regex(/^\d+$/, { message: 'must be a port number' }).transform(Number)),
+  /** Where /healthz and /metrics listen: this machine only unless told otherwise (a container says 0.0.0.0). */
+  METRICS_HOST: optional(z.string().regex(/^[\w.:-]+$/, { message: 'must be a host name or an IP address, such as 127.0.0.1 or 0.0.0.0' })),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createPublicClient, http, parseGwei } from 'viem';
+import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
 import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
@@ -25,6 +25,7 @@ import type { PipelineDeps } from '../trade/pipeline.ts';
 import { defaultExecutionSettings } from '../trade/settings.ts';
 import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
+import { redactUrl, registerSecretUrl, scrub } from '../ops/secrets.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
 export const defaultDataDir = 'data';
@@ -83,7 +84,8 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   }
   const executors = new Map<string, PipelineDeps>();
   for (const configured of config.wallets.values()) {
-    const wallet = new Wallet({ client, account: configured.account, chainId, ledger, settings: { feeCap }, onStage: options.onStage });
+    // Paper trading never signs with the real key: the fork node sends as the wallet (impersonated at start-up).
+    const wallet = new Wallet({ client, account: configured.account, impersonate: runtime.mode === 'fork', chainId, ledger, settings: { feeCap }, onStage: options.onStage });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     executors.set(configured.name, { ledger, routing, ...checks, wallet, settings, budgets, priceTolerance: (id) => tolerances.get(id), nativeToken: runtime.nativeToken?.address });
   }
@@ -97,6 +99,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
   const { signal } = options;
+  // URLs given by the user may carry keys: from here on they are redacted wherever text is written.
+  registerSecretUrl(env.RPC_URL);
+  registerSecretUrl(env.ROUTING_SERVICE_URL);
   try {
     // Everything the user wrote is read and checked before any chain is started.
     const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
@@ -142,7 +147,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     try {
       chainId = await probe.getChainId();
     } catch (error) {
-      throw new ConfigError(`cannot reach the chain at ${rpcUrl}: ${(error as Error).message.split('\n')[0]}`);
+      throw new ConfigError(`cannot reach the chain at ${redactUrl(rpcUrl)}: ${scrub((error as Error).message.split('\n')[0] ?? '')}`);
     }
     // A stop also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds), once the
     // grace that trades already sent get to settle is over.
@@ -159,6 +164,10 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     throwIfAborted(signal);
     const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys });
     throwIfAborted(signal);
+    if (mode === 'fork') {
+      const testClient = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
+      for (const wallet of config.wallets.values()) await testClient.impersonateAccount({ address: wallet.account.address });
+    }
 
     const native = tokenDirectory(chainId, book).tokens.CELO;
     // Strategies value gas in it: a native token that is listed but cannot be read is an error, not "free gas".

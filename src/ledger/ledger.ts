@@ -4,6 +4,7 @@
  * the same bytes can be sent again, or their outcome adopted, and nothing is ever signed twice for a slot.
  * One process owns a ledger at a time; a lock whose owner died (or stopped beating) is taken over.
  */
+import { scrub } from '../ops/secrets.ts';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -229,12 +230,12 @@ export class Ledger {
         reported_out: big(settlement.reportedOut),
       }),
       ...(failure !== undefined && {
-        reason: failure?.reason ?? null,
+        reason: failure ? scrub(failure.reason) : null,
         refusal: failure?.refusal ?? null,
         error_class: failure?.errorClass ?? null,
         retryable: failure?.retryable ? 1 : 0,
       }),
-      ...(change.anomaly !== undefined && { anomaly: change.anomaly }),
+      ...(change.anomaly !== undefined && { anomaly: scrub(change.anomaly) }),
     };
     const sets = Object.keys(values).map((column) => `${column} = @${column}`);
     this.#db.prepare(`UPDATE intents SET ${sets.join(', ')} WHERE id = @id`).run({ ...values, id });
@@ -307,6 +308,11 @@ export class Ledger {
     return ids.map((id) => this.#attempt(id));
   }
 
+  /** The hash a fork node gave an impersonated transaction, when it is not the one computed before sending. */
+  updateAttemptHash(id: number, hash: Hex, now = Date.now()): void {
+    this.#db.prepare('UPDATE attempts SET hash = ?, updated_at = ? WHERE id = ?').run(hash, now, id);
+  }
+
   updateAttempt(
     id: number,
     change: { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string },
@@ -353,7 +359,7 @@ export class Ledger {
   pause(pause: Omit<Pause, 'pausedAt'>, now = Date.now()): void {
     this.#db
       .prepare('INSERT OR IGNORE INTO pauses (scope, key, reason, intent_id, paused_at) VALUES (?, ?, ?, ?, ?)')
-      .run(pause.scope, pauseKey(pause.scope, pause.key), pause.reason, pause.intentId ?? null, now);
+      .run(pause.scope, pauseKey(pause.scope, pause.key), scrub(pause.reason), pause.intentId ?? null, now);
   }
 
   /** The pauses that stop a trade of this strategy from this wallet. */
@@ -372,7 +378,7 @@ export class Ledger {
   }
 
   recordEvent(kind: string, details: unknown, intentId?: string, now = Date.now()): void {
-    this.#db.prepare('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, toJson(details));
+    this.#db.prepare('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, scrub(toJson(details)));
   }
 
   events(intentId?: string): { at: number; kind: string; intentId: string | null; details: unknown }[] {

@@ -22,7 +22,7 @@ export async function startHealthServer(options: { port: number; host?: string; 
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', resolve);
+    server.listen(options.port, options.host ?? '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {

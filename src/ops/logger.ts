@@ -1,8 +1,10 @@
 /**
- * pino: pretty on a terminal, JSON lines otherwise. Keys are redacted wherever they appear by name, and
+ * pino: pretty on a terminal, JSON lines otherwise. Keys are redacted wherever they appear by name, secret
+ * URLs wherever they appear in text (secrets.ts), and
  * amounts are logged as strings (bigint would lose precision as a JSON number).
  */
 import pino, { type Logger } from 'pino';
+import { scrubDeep } from './secrets.ts';
 
 export type { Logger };
 
@@ -16,9 +18,12 @@ export function createLogger(options: { level?: string; pretty?: boolean; destin
     serializers: { err: pino.stdSerializers.err },
     formatters: { bindings: () => ({}) },
     hooks: {
-      // bigint anywhere in a log call becomes a decimal string.
+      // bigint anywhere in a log call becomes a decimal string; a secret URL anywhere is redacted.
       logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {
-        method.apply(this, args.map((arg) => (arg && typeof arg === 'object' ? JSON.parse(JSON.stringify(arg, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) : arg)));
+        method.apply(
+          this,
+          args.map((arg) => scrubDeep(arg && typeof arg === 'object' && !(arg instanceof Error) ? JSON.parse(JSON.stringify(arg, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) : arg)),
+        );
       },
     },
   };

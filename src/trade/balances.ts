@@ -40,7 +40,7 @@ export async function checkBalanceChanges(
   client: ChainClient,
   record: TradeRecord,
   mined: { blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint; amountOut?: bigint },
-  options: { nativeToken?: Address } = {},
+  options: { nativeToken?: Address; ownHashes?: readonly Hex[] } = {},
 ): Promise<BalanceCheck> {
   const wallet = record.wallet;
   const before = mined.blockNumber - 1n;
@@ -55,8 +55,14 @@ export async function checkBalanceChanges(
     client.getTransactionCount({ address: wallet, blockNumber: before }),
     client.getTransactionCount({ address: wallet, blockNumber: mined.blockNumber }),
   ]);
-  // Another transaction of this wallet in the same block would mix its changes with ours.
-  if (noncesAfter - noncesBefore !== 1) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}` };
+  // The trade's approval may share its block (it moves no balance, only gas); a transaction of the wallet that is
+  // not this trade's would mix its changes with ours, and the comparison is then skipped.
+  let gas = mined.gasUsed * mined.effectiveGasPrice;
+  if (noncesAfter - noncesBefore !== 1) {
+    const together = await sameBlockGas(client, wallet, mined.blockNumber, options.ownHashes ?? []);
+    if (together === undefined) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade` };
+    gas = together;
+  }
 
   const problems: string[] = [];
   const change = (i: number) => (tokensAfter[i] as bigint) - (tokensBefore[i] as bigint);
@@ -72,9 +78,17 @@ export async function checkBalanceChanges(
     if (change(i) < 0n) problems.push(`${-change(i)} of ${tokens[i]}, a token the route only passes through, left the wallet`);
   }
   // Gas is the native coin's only way out, unless the trade's input is the chain's native token itself (CELO on Celo).
-  const gas = mined.gasUsed * mined.effectiveGasPrice;
   const nativeIsInput = options.nativeToken !== undefined && isAddressEqual(options.nativeToken, record.tokenIn);
   const nativeSpent = nativeBefore - nativeAfter;
   if (nativeSpent > gas + (nativeIsInput ? record.amountIn : 0n)) problems.push(`${nativeSpent} wei of the native coin left the wallet; gas was ${gas}`);
   return problems.length === 0 ? { ok: true } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}` };
+}
+
+/** The gas of the wallet's transactions in a block when all of them are this trade's; undefined otherwise. */
+async function sameBlockGas(client: ChainClient, wallet: Address, blockNumber: bigint, ownHashes: readonly Hex[]): Promise<bigint | undefined> {
+  const block = await client.getBlock({ blockNumber, includeTransactions: true });
+  const sent = block.transactions.filter((tx) => isAddressEqual(tx.from, wallet));
+  if (!sent.every((tx) => ownHashes.some((hash) => hash.toLowerCase() === tx.hash.toLowerCase()))) return undefined;
+  const receipts = await Promise.all(sent.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
+  return receipts.reduce((sum, receipt) => sum + receipt.gasUsed * receipt.effectiveGasPrice, 0n);
 }

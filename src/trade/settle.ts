@@ -65,7 +65,8 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut };
   let anomaly = outcome.anomaly;
   if (!anomaly) {
-    const balances = await checkBalanceChanges(wallet.client, record, settled, options);
+    const ownHashes = wallet.ledger.attemptsOf(record.id).map((attempt) => attempt.hash);
+    const balances = await checkBalanceChanges(wallet.client, record, settled, { ...options, ownHashes });
     if (balances.ok === 'skipped') wallet.ledger.recordEvent('balance-check-skipped', { why: balances.why }, record.id);
     else if (!balances.ok) anomaly = balances.anomaly;
   }

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Address, parseAbiItem, parseUnits } from 'viem';
+import { type Address, type Hex, parseAbiItem, parseTransaction, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/ledger/ledger.ts';
+import { Ledger, toJson } from '../../src/ledger/ledger.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -232,5 +233,24 @@ describe('routekeeper once, check and run --fork', () => {
     expect(output).toContain('PAPER TRADING on a local fork of RPC_URL');
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before);
     expect(await fork.publicClient.getTransactionCount({ address: me })).toBe(nonce);
+
+    // No signature by the wallet's key exists anywhere: the fork node sent as the wallet (impersonated). Every
+    // stored transaction carries the placeholder r = s = 1; the key's own signature of it appears nowhere.
+    const paper = Ledger.openReadOnly(join(dir, 'paper', 'fork-ledger.sqlite'));
+    try {
+      const attempts = paper.history({ limit: 100 }).flatMap((intent) => paper.attemptsOf(intent.id));
+      expect(attempts.length).toBeGreaterThanOrEqual(2);
+      const account = privateKeyToAccount(fork.addressBook.accounts[0]?.privateKey as Hex);
+      for (const attempt of attempts) {
+        const { r, s: sValue, v, yParity, ...unsigned } = parseTransaction(attempt.rawTx);
+        expect([BigInt(r as Hex), BigInt(sValue as Hex)]).toEqual([1n, 1n]);
+        const real = parseTransaction(await account.signTransaction(unsigned as never));
+        const everything = `${output}${toJson(paper.history({ limit: 100 }))}${toJson(attempts)}${toJson(paper.events())}`;
+        expect(everything).not.toContain((real.r as Hex).slice(2));
+        expect(everything).not.toContain((real.s as Hex).slice(2));
+      }
+    } finally {
+      paper.close();
+    }
   });
 });
