@@ -1,4 +1,4 @@
-/** GET /healthz and GET /metrics on METRICS_PORT. */
+/** GET /healthz and GET /metrics on METRICS_PORT, on this machine only (127.0.0.1) unless a host is given. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.ts';
@@ -24,9 +24,11 @@ export async function startHealthServer(options: { port: number; host?: string; 
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', resolve);
   });
-  const { port } = server.address() as AddressInfo;
+  const { port, address } = server.address() as AddressInfo;
   return {
     port,
+    /** The address it listens on. */
+    address,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
