@@ -13,6 +13,8 @@ const envSchema = z.object({
   RPC_URL: optional(httpUrl),
   ROUTING_SERVICE_URL: optional(httpUrl),
   ROUTING_API_KEY: optional(z.string()),
+  /** The partner id the API key belongs to: quotes may carry it (or 0), no other. */
+  ROUTING_PARTNER_ID: optional(z.string().regex(/^\d+$/, { message: 'must be a partner id (a whole number)' }).transform(BigInt)),
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
   METRICS_PORT: optional(z.string().regex(/^\d+$/, { message: 'must be a port number' }).transform(Number)),

@@ -55,6 +55,8 @@ export type Runtime = {
   routing: RoutingClient;
   config: ResolvedConfig;
   nativeToken?: TokenInfo;
+  /** The partner id of our routing API key (ROUTING_PARTNER_ID). */
+  partnerId?: bigint;
   /** Adds a cleanup to run (in reverse order) at close. */
   onClose(cleanup: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -76,7 +78,7 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
     feeCap,
     maxPriceDeviationBps: config.defaults.maxPriceDeviationBps,
   };
-  const checks = chainChecks(client, chainId, runtime.book);
+  const checks = chainChecks(client, chainId, runtime.book, runtime.partnerId);
   const tolerances = new Map(config.strategies.map((strategy) => [strategy.id, strategy.maxPriceDeviationBps]));
   const strategyBudgets = new Map<string, Budget[]>();
   for (const strategy of config.strategies) {
@@ -176,7 +178,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
           throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
         })
       : undefined;
-    return { mode, chainId, rpcUrl, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, onClose: (cleanup) => cleanups.push(cleanup), close };
+    return { mode, chainId, rpcUrl, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, partnerId: env.ROUTING_PARTNER_ID, onClose: (cleanup) => cleanups.push(cleanup), close };
   } catch (error) {
     await close();
     throw error;

@@ -68,9 +68,14 @@ export type Checked = {
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** What the checks hold a chain's quotes to: its known contracts and its independent prices (built-in data and the address book). */
-export function chainChecks(client: ChainClient, chainId: number, book?: AddressBook): Pick<CheckContext, 'routes' | 'prices'> {
-  return { routes: new RouteVerifier(knownContractsFor(chainId, book), client), prices: new PriceReference(client, priceSourcesFor(chainId, book)) };
+/**
+ * What the checks hold a chain's quotes to: its known contracts and its independent prices (built-in data and
+ * the address book), and our partner id (that of our API key), which quotes may carry besides 0.
+ */
+export function chainChecks(client: ChainClient, chainId: number, book?: AddressBook, ourPartner?: bigint): Pick<CheckContext, 'routes' | 'prices'> {
+  const known = knownContractsFor(chainId, book);
+  const partners = ourPartner === undefined ? known.partners : [...known.partners, ourPartner];
+  return { routes: new RouteVerifier({ ...known, partners }, client), prices: new PriceReference(client, priceSourcesFor(chainId, book)) };
 }
 
 export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal): Promise<Checked> {
