@@ -46,13 +46,6 @@ export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:$
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal): Promise<TradeReport> {
   const claimed = deps.ledger.claim(trade);
   if (!claimed) return { intentId: trade.id, status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
-  // After an anomaly, the strategy and the wallet trade no more until a person looks (`routekeeper resume`).
-  const pause = deps.ledger.pausesFor(trade.strategyId, trade.wallet)[0];
-  if (pause) {
-    const reason = `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``;
-    deps.ledger.advance(trade.id, { status: 'refused', failure: { reason: `paused: ${reason}`, refusal: 'paused', errorClass: 'GuardRefusal', retryable: false } });
-    return { intentId: trade.id, status: 'refused', refusal: 'paused', reason, stages: [] };
-  }
   return advance(deps, claimed, signal);
 }
 
@@ -100,6 +93,11 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
         ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'Interrupted', retryable: false } });
         return { ...report, status: 'failed', reason };
+      }
+      // After an anomaly, the strategy and the wallet sign nothing new until a person looks (`routekeeper resume`).
+      const pause = ledger.pausesFor(record.strategyId, record.wallet)[0];
+      if (pause) {
+        throw new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
       }
       const proposal = await stage('quote', () => quote(deps.routing, record, signal));
       ledger.advance(record.id, { status: 'quoted' });
