@@ -73,12 +73,20 @@ type ChainFile = z.infer<typeof chainFileSchema>;
 
 const chainsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'chains');
 
+const builtInChains = new Map<number, ChainFile | undefined>();
+
+/** The built-in data of a chain, read and checked once per process. */
 function builtInChain(chainId: number): ChainFile | undefined {
+  if (builtInChains.has(chainId)) return builtInChains.get(chainId);
   const file = join(chainsDir, `${chainId}.json`);
-  if (!existsSync(file)) return undefined;
-  const parsed = chainFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new ConfigError(`invalid chain data ${file}: ${z.prettifyError(parsed.error).split('\n').join(' ')}`);
-  return parsed.data;
+  let data: ChainFile | undefined;
+  if (existsSync(file)) {
+    const parsed = chainFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (!parsed.success) throw new ConfigError(`invalid chain data ${file}: ${z.prettifyError(parsed.error).split('\n').join(' ')}`);
+    data = parsed.data;
+  }
+  builtInChains.set(chainId, data);
+  return data;
 }
 
 /** The symbols known on a chain: its built-in list, then the address book's (which win). */

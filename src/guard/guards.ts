@@ -10,7 +10,8 @@ import type { KnownContracts } from '../config/chain-data.ts';
 import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
 import { GuardRefusal } from './refusal.ts';
 
-const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));
+/** Whether `address` is in `list` (addresses compared without regard to case). */
+export const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));
 
 /** The router, OneClickFarm and gauge a call targets or approves are known for the chain. */
 export function checkContractsAllowed(

@@ -8,6 +8,7 @@
 import { type Address, type Hex, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import type { FarmKind, KnownContracts } from '../config/chain-data.ts';
+import { listed } from './guards.ts';
 import { GuardRefusal } from './refusal.ts';
 
 /** A hop of a verified route: the pool it swaps in and that pool's fee. */
@@ -22,7 +23,6 @@ const factoryAbi = parseAbi(['function getPair(address, address) view returns (a
 const pairAbi = parseAbi(['function token0() view returns (address)', 'function token1() view returns (address)']);
 const gaugeAbi = parseAbi(['function stakingToken() view returns (address)']);
 
-const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));
 const sameSet = (a: readonly [Address, Address], b: readonly [Address, Address]) =>
   (isAddressEqual(a[0], b[0]) && isAddressEqual(a[1], b[1])) || (isAddressEqual(a[0], b[1]) && isAddressEqual(a[1], b[0]));
 
