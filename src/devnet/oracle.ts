@@ -27,12 +27,13 @@ function feedsOf(book: Pick<AddressBook, 'priceSources'>): Map<string, Address> 
 export async function reportWorldPrices(rpcUrl: string, book: Pick<AddressBook, 'chainId' | 'priceSources'>, prices: WorldPrices = initialWorldPrices): Promise<void> {
   const reporter = devnetAccount(roles.oracleReporter);
   const client = createWalletClient({ chain: chainFor(book.chainId, rpcUrl), transport: http(rpcUrl), account: reporter.account });
+  const reader = createPublicClient({ transport: http(rpcUrl) });
   const feeds = feedsOf(book);
   for (const [symbol, usd] of Object.entries(prices)) {
     const feed = feeds.get(symbol);
     if (!feed) continue;
     const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetPriceFeed.abi, functionName: 'report', args: [parseUnits(usd.toString(), feedDecimals)] });
-    await createPublicClient({ transport: http(rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   }
 }
 

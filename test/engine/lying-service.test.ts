@@ -1,5 +1,5 @@
 import { type Address, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeBudgets } from '../../src/trade/settings.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
@@ -7,14 +7,10 @@ import { minimumFromPrice } from '../../src/guard/guards.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor } from '../helpers/engine.ts';
-import { type Rewrite, startQuoteProxy } from '../helpers/quote-proxy.ts';
+import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
-let proxy: Awaited<ReturnType<typeof startQuoteProxy>>;
-beforeAll(async () => {
-  proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
-});
-afterAll(() => proxy.close());
+const proxy = useQuoteProxy(fork);
 
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const request = (overrides: Partial<SwapTrade> = {}): SwapTrade => {

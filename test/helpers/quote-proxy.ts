@@ -1,6 +1,8 @@
 /** A proxy in front of the local routing service that rewrites its JSON answers: a lying service, for guard tests. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import type { DevnetFork } from './devnet.ts';
 
 export type Rewrite = (body: Record<string, any>, path: string) => Record<string, any>;
 
@@ -27,4 +29,16 @@ export async function startQuoteProxy(upstream: string) {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+export type QuoteProxy = Awaited<ReturnType<typeof startQuoteProxy>>;
+
+/** A rewriting proxy in front of the fork's routing service for this test file: started before its tests, closed after. */
+export function useQuoteProxy(fork: DevnetFork): QuoteProxy {
+  const proxy = {} as QuoteProxy;
+  beforeAll(async () => {
+    Object.assign(proxy, await startQuoteProxy(fork.addressBook.routingServiceUrl as string));
+  });
+  afterAll(() => proxy.close());
+  return proxy;
 }

@@ -4,22 +4,18 @@
  * anomaly, and its strategy and wallet are paused until a person lifts the pause.
  */
 import { type Address, concatHex, createWalletClient, http, numberToHex, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor } from '../helpers/engine.ts';
-import { startQuoteProxy } from '../helpers/quote-proxy.ts';
+import { useQuoteProxy } from '../helpers/quote-proxy.ts';
 import { constantProductOut } from '../helpers/uniswap.ts';
 
 const fork = useDevnetFork({ routing: true });
-let proxy: Awaited<ReturnType<typeof startQuoteProxy>>;
-beforeAll(async () => {
-  proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
-});
-afterAll(() => proxy.close());
+const proxy = useQuoteProxy(fork);
 
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const deployer = devnetAccount(9);

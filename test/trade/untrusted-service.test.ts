@@ -5,7 +5,7 @@
  * the attacker's contracts no richer. The honest quote still trades.
  */
 import { type Address, type Hex, concatHex, createWalletClient, http, numberToHex, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
@@ -16,14 +16,10 @@ import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor } from '../helpers/engine.ts';
-import { type Rewrite, startQuoteProxy } from '../helpers/quote-proxy.ts';
+import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
-let proxy: Awaited<ReturnType<typeof startQuoteProxy>>;
-beforeAll(async () => {
-  proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
-});
-afterAll(() => proxy.close());
+const proxy = useQuoteProxy(fork);
 
 const attacker = devnetAccount(9);
 const me = () => fork.addressBook.accounts[0]?.address as Address;
