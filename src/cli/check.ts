@@ -28,7 +28,7 @@ and its allowances to the allowlisted router and OneClickFarm. Signs nothing. Ex
     try {
       const block = await runtime.client.getBlock({ blockTag: 'latest' });
       console.log(`strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`);
-      console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${redactUrl(runtime.rpcUrl)}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
+      console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
       let serviceOk = true;
       try {
         const health = await runtime.routing.health();

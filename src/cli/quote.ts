@@ -49,7 +49,7 @@ Environment:
     const maxHops = parseIntegerOption('max-hops', values['max-hops'], { min: 1, max: 4 });
     const env = readEnv();
     const book: AddressBook | undefined = values['address-book'] ? loadAddressBook(values['address-book']) : undefined;
-    const rpcUrl = env.RPC_URL ?? book?.rpcUrl;
+    const rpcUrl = env.RPC_URL?.[0] ?? book?.rpcUrl;
     if (!rpcUrl) throw new ConfigError('RPC_URL is not set: it is needed to read token decimals (or pass --address-book)');
 
     const probe = createPublicClient({ transport: http(rpcUrl, { batch: true }) });

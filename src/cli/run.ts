@@ -31,11 +31,11 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
       : runtime.mode === 'fork'
         ? '*** routekeeper PAPER TRADING on a local fork of RPC_URL: real state, nothing reaches the real chain. ***'
         : `*** routekeeper trading for real on chain ${runtime.chainId}. ***`,
-    `  chain ${runtime.chainId} at ${redactUrl(runtime.rpcUrl)}`,
+    `  chain ${runtime.chainId} at ${runtime.rpcUrls.map(redactUrl).join(', ')}`,
     `  routing service ${redactUrl(runtime.serviceUrl)}`,
     `  strategies ${runtime.config.strategies.map((s) => `${s.id} (${s.kind})`).join(', ')} from ${runtime.configFile}`,
     `  wallets ${wallets.join(', ')}`,
-    `  ledger ${runtime.ledgerFile}`,
+    `  ledger ${runtime.ledgerFile} (chain ${runtime.chain.chainId}, genesis ${runtime.chain.genesisHash.slice(0, 10)}…)`,
   ];
   if (dryRun) lines.push('  DRY RUN: nothing will be signed.');
   return lines.join('\n');

@@ -7,10 +7,17 @@ import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-const httpUrl = z.string().refine((value) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value), { message: 'must be an http(s) URL' });
+const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value);
+const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an http(s) URL' });
+
+/** One node URL, or several separated by commas: the daemon then fails over between them (best first). */
+const httpUrls = z
+  .string()
+  .transform((value) => value.split(',').map((url) => url.trim()).filter((url) => url !== ''))
+  .refine((urls) => urls.length > 0 && urls.every(isHttpUrl), { message: 'must be an http(s) URL, or several separated by commas' });
 
 const envSchema = z.object({
-  RPC_URL: optional(httpUrl),
+  RPC_URL: optional(httpUrls),
   ROUTING_SERVICE_URL: optional(httpUrl),
   ROUTING_API_KEY: optional(z.string()),
   /** The partner id the API key belongs to: quotes may carry it (or 0), no other. */

@@ -3,7 +3,6 @@
  * a fork of RPC_URL for paper trading, or RPC_URL itself), the routing service, the strategy file resolved
  * against the chain, the ledger, and one sender and executor per wallet. `close()` undoes it in reverse.
  */
-import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
@@ -18,14 +17,16 @@ import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { reportEvery } from '../devnet/oracle.ts';
-import { Ledger, type Attempt } from '../ledger/ledger.ts';
+import { type Attempt, type ChainIdentity, Ledger } from '../ledger/ledger.ts';
+import { networkLedgerName, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../ledger/files.ts';
+import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient, productionServiceUrl } from '../service/client.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
 import { defaultExecutionSettings } from '../trade/settings.ts';
 import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
-import { redactUrl, registerSecretUrl, scrub } from '../ops/secrets.ts';
+import { registerSecretUrl } from '../ops/secrets.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
 export const defaultDataDir = 'data';
@@ -46,7 +47,10 @@ export type RuntimeOptions = {
 export type Runtime = {
   mode: 'embedded devnet' | 'fork' | 'network';
   chainId: number;
-  rpcUrl: string;
+  /** The chain every RPC URL serves (checked at start): the ledger is bound to it. */
+  chain: ChainIdentity;
+  /** The node URLs, best first (one, unless RPC_URL names several). */
+  rpcUrls: string[];
   serviceUrl: string;
   configFile: string;
   ledgerFile: string;
@@ -67,7 +71,7 @@ export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps> }
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
 export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Execution {
-  const ledger = Ledger.open(runtime.ledgerFile);
+  const ledger = Ledger.open(runtime.ledgerFile, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
   const { config, chainId, client, routing } = runtime;
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
@@ -102,20 +106,20 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const { signal } = options;
   // URLs given by the user may carry keys: from here on they are redacted wherever text is written.
-  registerSecretUrl(env.RPC_URL);
+  for (const url of env.RPC_URL ?? []) registerSecretUrl(url);
   registerSecretUrl(env.ROUTING_SERVICE_URL);
   try {
     // Everything the user wrote is read and checked before any chain is started.
     const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
     const strategyFile = loadStrategyFile(configFile);
     let book = options.addressBookFile ? loadAddressBook(options.addressBookFile) : undefined;
-    let rpcUrl = env.RPC_URL ?? book?.rpcUrl;
+    let rpcUrls = env.RPC_URL ?? (book ? [book.rpcUrl] : []);
     let mode: Runtime['mode'] = 'network';
     const keys: NodeJS.ProcessEnv = { ...process.env };
     const dataDir = resolve(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
-    let ledgerFile = join(dataDir, 'ledger.sqlite');
+    let forkBlock: bigint | undefined;
 
-    if (!rpcUrl) {
+    if (rpcUrls.length === 0) {
       // No chain given: the embedded devnet, with its routing service and a funded test account.
       mode = 'embedded devnet';
       throwIfAborted(signal);
@@ -128,41 +132,39 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       const routing = await startDevnetRoutingService(devnet.addressBook);
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;
-      rpcUrl = book.rpcUrl;
+      rpcUrls = [book.rpcUrl];
       // Empty counts as unset, as everywhere in the environment (a copied .env.example has empty values).
       if (!keys.ROUTEKEEPER_PRIVATE_KEY) keys.ROUTEKEEPER_PRIVATE_KEY = book.accounts[0]?.privateKey;
-      // A fresh devnet is a new chain: the previous devnet's ledger describes transactions that never existed here.
-      ledgerFile = join(dataDir, 'devnet-ledger.sqlite');
-      if (!options.inspectOnly) for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledgerFile}${suffix}`, { force: true });
     } else if (options.fork) {
       mode = 'fork';
-      const node = await forkChain(rpcUrl);
+      const node = await forkChain(rpcUrls[0] as string);
       cleanups.push(() => node.stop());
       throwIfAborted(signal);
-      rpcUrl = node.rpcUrl;
-      ledgerFile = join(dataDir, 'fork-ledger.sqlite');
-      if (!options.inspectOnly) for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledgerFile}${suffix}`, { force: true });
+      rpcUrls = [node.rpcUrl];
+      forkBlock = await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber();
     }
 
-    const probe = createPublicClient({ transport: http(rpcUrl) });
-    let chainId: number;
-    try {
-      chainId = await probe.getChainId();
-    } catch (error) {
-      throw new ConfigError(`cannot reach the chain at ${redactUrl(rpcUrl)}: ${scrub((error as Error).message.split('\n')[0] ?? '')}`);
+    const chain = await commonChainOf(rpcUrls);
+    const { chainId } = chain;
+    // The ledger belongs to one chain. A devnet or a fork is a new chain at every start: a ledger of its own,
+    // named after it; earlier ones are removed unless a live process holds them (`check` only looks).
+    let ledgerFile = join(dataDir, networkLedgerName);
+    if (mode !== 'network') {
+      const kind = mode === 'fork' ? 'fork' : 'devnet';
+      if (!options.inspectOnly) removeStaleThrowawayLedgers(dataDir, kind);
+      ledgerFile = throwawayLedgerFile(dataDir, kind, chain, forkBlock);
     }
     // A stop also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds), once the
     // grace that trades already sent get to settle is over.
     const requestsEnd = afterGrace(signal, stopGraceMs + 500);
+    const rpcUrl = rpcUrls[0] as string;
     const client = createPublicClient({
       chain: chainFor(chainId, rpcUrl),
-      transport: http(rpcUrl, { batch: true, fetchOptions: requestsEnd ? { signal: requestsEnd } : undefined }),
+      transport: nodeTransport(rpcUrls, { batch: true, signal: requestsEnd }),
       pollingInterval: 1_000,
     });
     const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId });
-    throwIfAborted(signal);
-
     throwIfAborted(signal);
     const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys });
     throwIfAborted(signal);
@@ -178,7 +180,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
           throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
         })
       : undefined;
-    return { mode, chainId, rpcUrl, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, partnerId: env.ROUTING_PARTNER_ID, onClose: (cleanup) => cleanups.push(cleanup), close };
+    return { mode, chainId, chain, rpcUrls, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, partnerId: env.ROUTING_PARTNER_ID, onClose: (cleanup) => cleanups.push(cleanup), close };
   } catch (error) {
     await close();
     throw error;

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Address, Hex } from 'viem';
+import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
 import type { RefusalReason } from '../guard/refusal.ts';
 import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeKind, type TradeRecord, type TradeState } from '../trade/types.ts';
@@ -61,6 +62,14 @@ export class LedgerLockedError extends RoutekeeperError {
   override name = 'LedgerLockedError';
 }
 
+/** Which chain a ledger describes: its id, and the hash of its block 0 (two chains may share an id). */
+export type ChainIdentity = { chainId: number; genesisHash: Hex };
+
+/** The ledger was written on another chain than the one it is opened against. */
+export class LedgerChainMismatchError extends ConfigError {
+  override name = 'LedgerChainMismatchError';
+}
+
 /** A lock not refreshed for this long is taken over even if its process seems alive (hung, or another host). */
 export const lockStaleAfterMs = 30_000;
 const heartbeatEveryMs = 10_000;
@@ -78,8 +87,12 @@ export class Ledger {
     this.#owner = owner;
   }
 
-  /** Opens (creating if needed) the ledger file and takes its lock; LedgerLockedError if a live process holds it. */
-  static open(file: string, options: { owner?: string; now?: () => number } = {}): Ledger {
+  /**
+   * Opens (creating if needed) the ledger file and takes its lock; LedgerLockedError if a live process holds it.
+   * With `chain`, the ledger is bound to that chain at its first open and refuses any other afterwards
+   * (LedgerChainMismatchError), before the lock is taken.
+   */
+  static open(file: string, options: { owner?: string; now?: () => number; chain?: ChainIdentity } = {}): Ledger {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
@@ -90,6 +103,7 @@ export class Ledger {
     const ledger = new Ledger(db, options.owner ?? `${hostname()}:${process.pid}:${Date.now()}`);
     try {
       ledger.#migrate();
+      if (options.chain) ledger.#bind(file, options.chain, (options.now ?? Date.now)());
       ledger.#acquireLock(options.now ?? Date.now);
     } catch (error) {
       db.close();
@@ -138,6 +152,52 @@ export class Ledger {
         this.#db.exec(migrations[next] as string);
         this.#db.pragma(`user_version = ${next + 1}`);
       })();
+    }
+  }
+
+  /** The chain this ledger was written on, once bound. */
+  chain(): ChainIdentity | undefined {
+    const row = this.#db.prepare('SELECT chain_id, genesis_hash FROM chain WHERE id = 1').get() as { chain_id: number; genesis_hash: Hex } | undefined;
+    return row && { chainId: row.chain_id, genesisHash: row.genesis_hash };
+  }
+
+  #bind(file: string, chain: ChainIdentity, now: number) {
+    this.#db.transaction(() => {
+      const bound = this.chain();
+      // A ledger from before binding is bound at its first open, unless its trades name another chain id.
+      const other = bound
+        ? undefined
+        : (this.#db.prepare('SELECT chain_id FROM intents WHERE chain_id != ? LIMIT 1').get(chain.chainId) as { chain_id: number } | undefined);
+      const mismatch = bound ? bound.chainId !== chain.chainId || bound.genesisHash.toLowerCase() !== chain.genesisHash.toLowerCase() : other !== undefined;
+      if (mismatch) {
+        const written = bound ? `chain ${bound.chainId} (genesis ${bound.genesisHash})` : `chain ${other?.chain_id}`;
+        throw new LedgerChainMismatchError(
+          `the ledger ${file} was written on ${written}, but the node is chain ${chain.chainId} (genesis ${chain.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
+        );
+      }
+      if (!bound) this.#db.prepare('INSERT INTO chain (id, chain_id, genesis_hash, bound_at) VALUES (1, ?, ?, ?)').run(chain.chainId, chain.genesisHash, now);
+    }).immediate();
+  }
+
+  /**
+   * Whether a live routekeeper process holds the ledger file's lock (read without taking it): a file someone
+   * holds is never deleted or reused.
+   */
+  static isHeld(file: string, now = Date.now()): boolean {
+    let db: Database.Database;
+    try {
+      db = new Database(file, { readonly: true, fileMustExist: true });
+    } catch {
+      return false;
+    }
+    try {
+      const held = db.prepare('SELECT pid, host, heartbeat FROM owner_lock WHERE id = 1').get() as { pid: number; host: string; heartbeat: number } | undefined;
+      return held !== undefined && now - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host);
+    } catch {
+      // No lock table yet: a ledger being created right now by another process.
+      return true;
+    } finally {
+      db.close();
     }
   }
 

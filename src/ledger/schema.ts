@@ -117,4 +117,15 @@ export const migrations: string[] = [
     PRIMARY KEY (scope, key)
   );
   `,
+  // 4: the chain the ledger was written on. A ledger describes transactions of one chain; opened against
+  // another (a new devnet, a fork, another network with the same chain id) its open trades would be settled
+  // with the wrong chain's evidence.
+  `
+  CREATE TABLE chain (
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    chain_id     INTEGER NOT NULL,
+    genesis_hash TEXT NOT NULL,                            -- the hash of block 0
+    bound_at     INTEGER NOT NULL
+  );
+  `,
 ];

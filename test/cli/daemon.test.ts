@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, type Hex, parseAbiItem, parseTransaction, parseUnits } from 'viem';
@@ -236,7 +236,10 @@ describe('routekeeper once, check and run --fork', () => {
 
     // No signature by the wallet's key exists anywhere: the fork node sent as the wallet (impersonated). Every
     // stored transaction carries the placeholder r = s = 1; the key's own signature of it appears nowhere.
-    const paper = Ledger.openReadOnly(join(dir, 'paper', 'fork-ledger.sqlite'));
+    // The fork's ledger is named after its chain and the block it forked at.
+    const forkLedgers = readdirSync(join(dir, 'paper')).filter((name) => /^fork-42220-at-\d+\.sqlite$/.test(name));
+    expect(forkLedgers).toHaveLength(1);
+    const paper = Ledger.openReadOnly(join(dir, 'paper', forkLedgers[0] as string));
     try {
       const attempts = paper.history({ limit: 100 }).flatMap((intent) => paper.attemptsOf(intent.id));
       expect(attempts.length).toBeGreaterThanOrEqual(2);

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Ledger, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
+import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../../src/ledger/files.ts';
+import { Ledger, LedgerChainMismatchError, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
 import { migrations } from '../../src/ledger/schema.ts';
 import type { Trade } from '../../src/trade/types.ts';
 
@@ -179,6 +180,62 @@ describe('ledger', () => {
     raw.prepare("INSERT OR REPLACE INTO owner_lock (id, owner, pid, host, heartbeat) VALUES (1, 'crashed', ?, ?, ?)").run(dead, hostname(), Date.now());
     raw.close();
     expect(() => openLedger(file, { owner: 'restarted' })).not.toThrow();
+  });
+});
+
+describe('a ledger bound to its chain', () => {
+  const devnetA = { chainId: 42220, genesisHash: `0x${'aa'.repeat(32)}` } as const;
+  const devnetB = { chainId: 42220, genesisHash: `0x${'bb'.repeat(32)}` } as const;
+
+  it('remembers the chain it was created on and refuses another with the same chain id', () => {
+    const file = freshFile();
+    const first = openLedger(file, { chain: devnetA });
+    first.claim(intent('2026-01-01T00:00:00.000Z'));
+    expect(first.chain()).toEqual(devnetA);
+    first.close();
+    open.pop();
+    let refused: unknown;
+    try {
+      Ledger.open(file, { chain: devnetB });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(LedgerChainMismatchError);
+    expect((refused as Error).message).toBe(
+      `the ledger ${file} was written on chain 42220 (genesis ${devnetA.genesisHash}), but the node is chain 42220 (genesis ${devnetB.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
+    );
+    // Refused before the lock was taken: the rightful chain still opens it, with its trade.
+    expect(openLedger(file, { chain: devnetA }).getIntent('dca:2026-01-01T00:00:00.000Z')?.status).toBe('claimed');
+  });
+
+  it('binds a ledger from before binding at its first open, unless its trades name another chain id', () => {
+    const file = freshFile();
+    openLedger(file).claim(intent('2026-01-01T00:00:00.000Z'));
+    open.pop()?.close();
+    expect(() => Ledger.open(file, { chain: { chainId: 44787, genesisHash: devnetA.genesisHash } })).toThrow(LedgerChainMismatchError);
+    expect(openLedger(file, { chain: devnetA }).chain()).toEqual(devnetA);
+  });
+
+  it('tells whether a live process holds a ledger, without taking it', () => {
+    const file = freshFile();
+    const held = openLedger(file, { chain: devnetA });
+    expect(Ledger.isHeld(file)).toBe(true);
+    held.close();
+    expect(Ledger.isHeld(file)).toBe(false);
+    expect(Ledger.isHeld(join(tmpdir(), 'no-such-ledger.sqlite'))).toBe(false);
+  });
+
+  it('removes the ledgers of earlier devnets at start, never one that a live process holds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'routekeeper-data-'));
+    const running = throwawayLedgerFile(dir, 'devnet', devnetA);
+    const stopped = throwawayLedgerFile(dir, 'devnet', devnetB);
+    expect(running).toBe(join(dir, 'devnet-42220-aaaaaaaa.sqlite'));
+    openLedger(running, { chain: devnetA });
+    openLedger(stopped, { chain: devnetB });
+    open.pop()?.close();
+    expect(removeStaleThrowawayLedgers(dir, 'devnet')).toEqual([stopped]);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.sqlite'))).toEqual(['devnet-42220-aaaaaaaa.sqlite']);
+    expect(defaultLedgerFile(dir)).toBe(running);
   });
 });
 

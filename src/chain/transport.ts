@@ -1,0 +1,48 @@
+/**
+ * How the daemon reaches its node: one URL, or several with viem's `fallback` ranking them by latency and
+ * stability (a failing node is passed over until it answers again). Every URL must be the same chain: checked
+ * once at start-up by `chainIdentityOf` on each, since a fallback to another chain would settle trades with
+ * the wrong chain's evidence.
+ */
+import { type Hex, type Transport, createPublicClient, fallback, http } from 'viem';
+import { ConfigError } from '../config/errors.ts';
+import type { ChainIdentity } from '../ledger/ledger.ts';
+import { redactUrl, scrub } from '../ops/secrets.ts';
+
+export type NodeTransportOptions = { batch?: boolean; signal?: AbortSignal };
+
+/**
+ * One HTTP transport per URL, failing over in rank order. viem retries a failed request (HTTP 429 after its
+ * Retry-After, 5xx and timeouts with exponential backoff) before the next URL is tried.
+ */
+export function nodeTransport(urls: readonly string[], options: NodeTransportOptions = {}): Transport {
+  const one = (url: string) => http(url, { batch: options.batch ?? false, retryCount: 3, retryDelay: 200, fetchOptions: options.signal ? { signal: options.signal } : undefined });
+  if (urls.length === 1) return one(urls[0] as string);
+  return fallback(urls.map(one), { rank: { interval: 15_000, sampleCount: 5 }, retryCount: 1 });
+}
+
+/** The chain a node serves: its id and its block 0. A ConfigError names the URL (redacted) it could not reach. */
+export async function chainIdentityOf(url: string): Promise<ChainIdentity> {
+  const probe = createPublicClient({ transport: http(url, { retryCount: 1 }) });
+  try {
+    const [chainId, genesis] = await Promise.all([probe.getChainId(), probe.getBlock({ blockNumber: 0n })]);
+    return { chainId, genesisHash: genesis.hash as Hex };
+  } catch (error) {
+    throw new ConfigError(`cannot reach the chain at ${redactUrl(url)}: ${scrub((error as Error).message.split('\n')[0] ?? '')}`);
+  }
+}
+
+/** The one chain all the URLs serve; a ConfigError when two disagree. */
+export async function commonChainOf(urls: readonly string[]): Promise<ChainIdentity> {
+  const identities = await Promise.all(urls.map(chainIdentityOf));
+  const [first] = identities;
+  if (!first) throw new ConfigError('no RPC URL given');
+  identities.forEach((identity, i) => {
+    if (identity.chainId !== first.chainId || identity.genesisHash !== first.genesisHash) {
+      throw new ConfigError(
+        `RPC_URL names nodes of different chains: ${redactUrl(urls[0] as string)} serves chain ${first.chainId} (genesis ${first.genesisHash}), ${redactUrl(urls[i] as string)} chain ${identity.chainId} (genesis ${identity.genesisHash})`,
+      );
+    }
+  });
+  return first;
+}

@@ -1,0 +1,57 @@
+/**
+ * Where ledgers live in the data directory. A real network has one ledger, `ledger.sqlite`, bound to its chain
+ * at creation. The embedded devnet and paper-trading forks are new chains at every start: each gets a ledger
+ * named after its chain (`devnet-<chain id>-<genesis>.sqlite`, `fork-<chain id>-at-<block>.sqlite`), and
+ * earlier ones of the same kind are removed at start unless a live process holds them.
+ */
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChainIdentity } from './ledger.ts';
+import { Ledger } from './ledger.ts';
+
+export const networkLedgerName = 'ledger.sqlite';
+
+export type ThrowawayKind = 'devnet' | 'fork';
+
+/** The ledger file of a devnet or a fork: named after the chain (and, for a fork, the block it forked at). */
+export function throwawayLedgerFile(dataDir: string, kind: ThrowawayKind, chain: ChainIdentity, forkBlock?: bigint): string {
+  const tag = kind === 'devnet' ? chain.genesisHash.slice(2, 10) : `at-${forkBlock ?? 0n}`;
+  return join(dataDir, `${kind}-${chain.chainId}-${tag}.sqlite`);
+}
+
+/** Ledgers of earlier devnets or forks: their chains are gone. One a live process holds is left alone. */
+export function removeStaleThrowawayLedgers(dataDir: string, kind: ThrowawayKind): string[] {
+  const removed: string[] = [];
+  for (const file of throwawayLedgers(dataDir, kind)) {
+    if (Ledger.isHeld(file)) continue;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    removed.push(file);
+  }
+  return removed;
+}
+
+/** The ledger a reading command opens by default: the network's, else the newest devnet or fork ledger. */
+export function defaultLedgerFile(dataDir: string): string {
+  const network = join(dataDir, networkLedgerName);
+  const throwaway = [...throwawayLedgers(dataDir, 'devnet'), ...throwawayLedgers(dataDir, 'fork')];
+  if (throwaway.length === 0 || existsFile(network)) return network;
+  return throwaway.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0] as string;
+}
+
+function throwawayLedgers(dataDir: string, kind: ThrowawayKind): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.startsWith(`${kind}-`) && name.endsWith('.sqlite')).map((name) => join(dataDir, name));
+}
+
+function existsFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
