@@ -12,13 +12,19 @@ export class TransactionRevertedError extends RoutekeeperError {
   }
 }
 
-/** Our nonce was used by a transaction we did not sign: the key is in use elsewhere. */
-export class NonceConsumedError extends RoutekeeperError {
-  override name = 'NonceConsumedError';
+/**
+ * A nonce of the wallet was used by a transaction routekeeper did not sign (or the node counts more transactions
+ * than the ledger signed): the key is in use elsewhere. The wallet is paused until a person looks.
+ */
+export class KeyUsedElsewhereError extends RoutekeeperError {
+  override name = 'KeyUsedElsewhereError';
 }
 
-/** No receipt within the time we wait; the transaction may still be mined, so its intent stays open. */
-export class ReceiptTimeoutError extends RoutekeeperError {
-  override name = 'ReceiptTimeoutError';
+/**
+ * The trade's fate is not known: no receipt we can trust, and no proof that none of its transactions mined. The
+ * trade stays `unknown` (it counts against budgets and blocks its strategy) until the chain shows what happened.
+ */
+export class OutcomeUnknownError extends RoutekeeperError {
+  override name = 'OutcomeUnknownError';
   override readonly retryable = true;
 }

@@ -1,13 +1,19 @@
 /**
- * Follows a trade's transactions until each of its nonces is mined, in nonce order (an approval before its
- * trade). While following a nonce:
+ * Follows a trade's transactions until each of its nonces is settled by the chain, in nonce order (an approval
+ * before its trade). While following a nonce:
+ *  - a receipt counts only once the chain holds it (src/chain/evidence.ts): its block is the canonical one at
+ *    its height, lists it, and has `confirmations − 1` blocks on top. A receipt whose block is dropped by a
+ *    reorg is followed again: the transaction mines anew, or is broadcast again;
  *  - a transaction that vanished from the node's pool is broadcast again, byte for byte;
  *  - a transaction pending for `stuckAfterMs` is replaced on the same nonce with fees at least 12.5% higher,
  *    up to the fee cap; at the cap the decision to keep waiting is recorded once;
  *  - once the call's deadline has passed (it could only revert), or the checks refuse it now, the replacement
- *    is a cancellation: a zero-value transfer to ourselves;
- *  - a nonce used by a transaction we never signed means the key is used elsewhere: recorded, and the
- *    attempts are marked dropped.
+ *    is a cancellation: a zero-value transfer to ourselves. Past the deadline a cancellation is sent even above
+ *    the fee cap, once: 21,000 gas at the smallest replacement bump, instead of a wallet blocked by a
+ *    transaction that can only revert;
+ *  - a nonce used while none of our receipts shows is traced to the transaction that used it: ours (the receipt
+ *    is then awaited), or one we never signed (KeyUsedElsewhereError: the key is used elsewhere).
+ * When nothing settles the nonce in `giveUpAfterMs`, OutcomeUnknownError: the trade stays open as `unknown`.
  * Receipts are looked for at once, then after 25, 50, 100 ms… up to `pollMs`: a missed first look costs
  * milliseconds, not a second.
  */
@@ -16,7 +22,8 @@ import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } 
 import type { Attempt } from '../ledger/ledger.ts';
 import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
-import { NonceConsumedError, ReceiptTimeoutError } from './errors.ts';
+import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
+import { inclusionOf, nonceUse } from './evidence.ts';
 import type { Mined, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
@@ -25,8 +32,10 @@ export type FollowOptions = {
   deadline?: bigint;
   /** The checks that can change with time, run before every replacement of the call; a throw makes it a cancellation. */
   recheck?: () => Promise<void>;
-  /** Receipts already in hand (from a synchronous send). */
+  /** Receipts already in hand (from a synchronous send); held to the same evidence as any other. */
   receipts?: ReadonlyMap<Hex, TransactionReceipt>;
+  /** How long to follow before leaving the trade `unknown` (default: the wallet's `giveUpAfterMs`). */
+  giveUpAfterMs?: number;
   signal?: AbortSignal;
 };
 
@@ -46,50 +55,97 @@ export async function follow(wallet: Wallet, options: FollowOptions): Promise<Mi
 
 async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions): Promise<Mined> {
   const { client, ledger } = wallet;
+  const giveUpAfterMs = options.giveUpAfterMs ?? wallet.settings.giveUpAfterMs;
   const started = Date.now();
   let lastSent = Date.now();
   let atCapRecorded = false;
   let pause = 0;
+  /** What is known so far, for the `unknown` reason if we give up. */
+  let known = 'no receipt';
+  const noted = new Set<string>();
+  const noteOnce = (key: string, kind: string, details: unknown) => {
+    if (noted.has(key)) return;
+    noted.add(key);
+    ledger.recordEvent(kind, details, options.intentId);
+  };
   for (let look = 0; ; look++) {
     const open = ledger.attemptsOf(options.intentId).filter((a) => a.nonce === nonce && isOpen(a));
-    const receipts = await Promise.all(open.map((a) => options.receipts?.get(a.hash) ?? getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)));
+    if (open.length === 0) throw new Error(`followNonce: no open attempt at nonce ${nonce}`);
+    const receipts = await Promise.all(
+      open.map((a) => (look === 0 ? options.receipts?.get(a.hash) : undefined) ?? getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)),
+    );
     const minedIndex = receipts.findIndex((r) => r !== undefined);
-    if (minedIndex >= 0) return settleNonce(wallet, open, minedIndex, receipts[minedIndex] as TransactionReceipt);
-
-    // Now and then, and whenever the transaction looks stuck, look at the nonce and the node's pool.
-    const stuck = Date.now() - lastSent >= wallet.settings.stuckAfterMs;
-    if (look % 5 === 4 || stuck) {
-      const confirmedNonce = await getTransactionCount(client, { address: wallet.address, blockTag: 'latest' });
-      if (confirmedNonce > nonce) {
-        // Used, but by none of ours (checked just above): look once more for a late receipt, then give up on it.
-        const late = await Promise.all(open.map((a) => getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)));
-        const lateIndex = late.findIndex((r) => r !== undefined);
-        if (lateIndex >= 0) return settleNonce(wallet, open, lateIndex, late[lateIndex] as TransactionReceipt);
-        for (const attempt of open) ledger.updateAttempt(attempt.id, { status: 'dropped', error: 'nonce used by another transaction' });
-        ledger.recordEvent('nonce-used-elsewhere', { wallet: wallet.address, nonce }, options.intentId);
-        throw new NonceConsumedError(`nonce ${nonce} of ${wallet.address} was used by a transaction routekeeper did not sign`);
-      }
-      const newest = open.at(-1);
-      if (newest && (await getTransaction(client, { hash: newest.hash }).catch(() => undefined)) === undefined) {
-        await broadcast(wallet, [newest], { stage: 'rebroadcast', signal: options.signal });
-        // Recorded once the node has it again: an event says what happened, not what is about to.
-        ledger.recordEvent('rebroadcast', { hash: newest.hash }, options.intentId);
+    const receipt = receipts[minedIndex];
+    if (receipt) {
+      const inclusion = await inclusionOf(client, receipt, wallet.settings.confirmations).catch(() => 'unreachable' as const);
+      if (inclusion === 'confirmed') return settleNonce(wallet, open, minedIndex, receipt);
+      if (inclusion === 'not-in-chain') {
+        // A reorg dropped its block, or the node made the receipt up: either way it proves nothing yet.
+        noteOnce(`absent:${receipt.blockHash}`, 'receipt-not-in-chain', { hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+        known = `a receipt in block ${receipt.blockNumber} that the chain does not hold`;
+      } else {
+        known = `mined in block ${receipt.blockNumber}, awaiting ${wallet.settings.confirmations} confirmations`;
         lastSent = Date.now();
-        continue;
+      }
+    } else {
+      // Now and then, and whenever the transaction looks stuck, look at the nonce and the node's pool.
+      const stuck = Date.now() - lastSent >= wallet.settings.stuckAfterMs;
+      if (look % 5 === 4 || stuck) {
+        const confirmedNonce = await getTransactionCount(client, { address: wallet.address, blockTag: 'latest' });
+        if (confirmedNonce > nonce) {
+          known = await traceUsedNonce(wallet, nonce, open, options.intentId, noteOnce);
+        } else {
+          const newest = open.at(-1);
+          if (newest && (await getTransaction(client, { hash: newest.hash }).catch(() => undefined)) === undefined) {
+            await broadcast(wallet, [newest], { stage: 'rebroadcast', signal: options.signal });
+            // Recorded once the node has it again: an event says what happened, not what is about to.
+            ledger.recordEvent('rebroadcast', { hash: newest.hash }, options.intentId);
+            lastSent = Date.now();
+            continue;
+          }
+          if (stuck && newest) {
+            const outcome = await unstick(wallet, newest, options, atCapRecorded);
+            if (outcome === 'at-cap') atCapRecorded = true;
+            else lastSent = Date.now();
+          }
+        }
       }
     }
-    const newest = open.at(-1);
-    if (stuck && newest) {
-      const outcome = await unstick(wallet, newest, options, atCapRecorded);
-      if (outcome === 'at-cap') atCapRecorded = true;
-      else lastSent = Date.now();
-    }
-    if (Date.now() - started > wallet.settings.giveUpAfterMs) {
-      throw new ReceiptTimeoutError(`no receipt for nonce ${nonce} of ${wallet.address} after ${Math.round((Date.now() - started) / 1000)} s; it stays open and is followed again at the next start`);
+    if (Date.now() - started > giveUpAfterMs) {
+      throw new OutcomeUnknownError(`nonce ${nonce} of ${wallet.address} not settled after ${Math.round((Date.now() - started) / 1000)} s (${known}); the trade stays open until the chain shows what happened`);
     }
     pause = Math.min(wallet.settings.pollMs, pause === 0 ? 25 : pause * 2);
     await sleep(pause, options.signal);
   }
+}
+
+/**
+ * The wallet's count has passed the nonce and none of our receipts shows: find the transaction that used it.
+ * Ours: its receipt is awaited. Another of our trades' (a ledger inconsistency): this one's attempts can never
+ * mine. One we never signed: the key is used elsewhere. Not found: nothing is concluded.
+ */
+async function traceUsedNonce(
+  wallet: Wallet,
+  nonce: number,
+  open: Attempt[],
+  intentId: string,
+  noteOnce: (key: string, kind: string, details: unknown) => void,
+): Promise<string> {
+  const used = await nonceUse(wallet.client, wallet.address, nonce).catch(() => undefined);
+  if (!used) return `nonce ${nonce} is used, but the node does not show by which transaction`;
+  if (open.some((a) => a.hash.toLowerCase() === used.hash.toLowerCase())) {
+    noteOnce(`seen:${used.hash}`, 'seen-in-block', { hash: used.hash, blockNumber: used.blockNumber });
+    return `${used.hash} is in block ${used.blockNumber}, but the node gives no receipt for it`;
+  }
+  const other = wallet.ledger.attemptByHash(used.hash);
+  for (const attempt of open) {
+    wallet.ledger.updateAttempt(attempt.id, { status: 'dropped', error: `nonce ${nonce} used by ${used.hash} in block ${used.blockNumber}` });
+  }
+  if (other) {
+    throw new OutcomeUnknownError(`nonce ${nonce} was used by ${used.hash} of our trade ${other.intentId}; none of this trade's transactions can mine`);
+  }
+  wallet.ledger.recordEvent('key-used-elsewhere', { wallet: wallet.address, nonce, hash: used.hash, blockNumber: used.blockNumber }, intentId);
+  throw new KeyUsedElsewhereError(`nonce ${nonce} of ${wallet.address} was used by ${used.hash} (block ${used.blockNumber}), a transaction routekeeper did not sign: the key is used elsewhere`);
 }
 
 /** Replaces or cancels a stuck transaction; 'at-cap' when fees cannot rise and we keep waiting. */
@@ -99,7 +155,10 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
   const fees = wallet.fees.bumped(newest, wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip)));
   const deadlinePassed = options.deadline !== undefined && block.timestamp > options.deadline;
 
-  if (wallet.fees.overCap(fees.maxFeePerGas)) {
+  const overCap = wallet.fees.overCap(fees.maxFeePerGas);
+  // Past the deadline the call can only revert and blocks every later nonce: one cancellation goes out even above the cap.
+  const cancelAboveCap = overCap && deadlinePassed && newest.purpose !== 'cancel';
+  if (overCap && !cancelAboveCap) {
     if (!atCapRecorded) {
       ledger.recordEvent('stuck-at-fee-cap', { hash: newest.hash, decision: 'keep waiting', wouldNeed: fees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed }, options.intentId);
     }
@@ -122,7 +181,7 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
       : { to: stored.to ?? wallet.address, data: stored.data ?? '0x', value: stored.value ?? 0n, purpose: newest.purpose, nonce: newest.nonce, gas: newest.gasLimit, fees },
   ]);
   await broadcast(wallet, [replacement as Attempt], { stage: cancel ? 'cancelled' : 'replaced', signal: options.signal });
-  ledger.recordEvent(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement?.hash, ...fees, why }, options.intentId);
+  ledger.recordEvent(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) }, options.intentId);
   return cancel ? 'cancelled' : 'replaced';
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Address } from 'viem';
 import type { Ledger } from '../ledger/ledger.ts';
+import { KeyUsedElsewhereError } from './errors.ts';
 
 export class NonceAllocator {
   readonly #ledger: Ledger;
@@ -19,7 +20,7 @@ export class NonceAllocator {
   /**
    * The first of `count` consecutive nonces to sign with. The ledger's next nonce wins when the node lags
    * behind it (a node that has not seen our pending transactions); a node ahead of it means the key was used
-   * elsewhere, which is recorded on `intentId`.
+   * elsewhere: recorded on `intentId`, and nothing more is signed (KeyUsedElsewhereError pauses the wallet).
    */
   next(pendingOnChain: number, intentId: string): number {
     const highest = this.#ledger.highestNonce(this.#wallet, this.#chainId);
@@ -27,7 +28,9 @@ export class NonceAllocator {
     const fromLedger = highest + 1;
     if (pendingOnChain > fromLedger) {
       this.#ledger.recordEvent('nonce-used-elsewhere', { wallet: this.#wallet, expected: fromLedger, onChain: pendingOnChain }, intentId);
-      return pendingOnChain;
+      throw new KeyUsedElsewhereError(
+        `the node counts ${pendingOnChain} transactions from ${this.#wallet}, but routekeeper signed ${fromLedger}: the key is used elsewhere`,
+      );
     }
     return fromLedger;
   }

@@ -27,9 +27,11 @@ export type WalletSettings = {
   pollMs: number;
   /** How long a send waits for the node to answer with the receipt (eth_sendRawTransactionSync) before following it. */
   syncWaitMs: number;
+  /** Blocks, the receipt's own included, before a transaction counts as mined (a reorg within them is followed). */
+  confirmations: number;
 };
 
-export const defaultWalletSettings: WalletSettings = { stuckAfterMs: 60_000, giveUpAfterMs: 15 * 60_000, pollMs: 1_000, syncWaitMs: 2_000 };
+export const defaultWalletSettings: WalletSettings = { stuckAfterMs: 60_000, giveUpAfterMs: 15 * 60_000, pollMs: 1_000, syncWaitMs: 2_000, confirmations: 1 };
 
 /** A step of a transaction's life, for logs, metrics and tests. */
 export type TxStage = 'signed' | 'broadcast' | 'replaced' | 'rebroadcast' | 'cancelled' | 'mined';

@@ -48,6 +48,8 @@ export const addressBookSchema = z.object({
   pools: z.array(pool),
   /** Per token symbol, where its independent price comes from (see chain-data.ts). */
   priceSources: priceSourcesSchema.optional(),
+  /** Blocks before a trade counts as mined on this deployment (a devnet: 1). */
+  confirmations: z.number().int().min(1).optional(),
   accounts: z.array(z.object({ address, privateKey })),
   serviceSigner: z.object({ address, privateKey }).optional(),
   partners: z

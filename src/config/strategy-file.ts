@@ -133,6 +133,11 @@ export const strategyFileSchema = z
         approvals: z.enum(['exact', 'unlimited']).default('exact'),
         /** How many strategy runs may be in progress at once (runs of one wallet never overlap). */
         maxConcurrency: z.number().int().min(1).max(64).default(4),
+        /**
+         * Blocks, the trade's own included, before a trade counts as mined; a reorg within them is followed.
+         * Default: the address book's, else 1 on the embedded devnet and forks and 3 on a real network.
+         */
+        confirmations: z.number().int().min(1).max(64).optional(),
       })
       .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4 }),
     wallets: z.record(

@@ -191,6 +191,8 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     },
     pools,
     priceSources,
+    // One chain, one node, no reorgs unless a test makes one.
+    confirmations: 1,
     accounts: users.map(({ address, privateKey }) => ({ address, privateKey })),
     serviceSigner: { address: serviceSigner.address, privateKey: serviceSigner.privateKey },
     partners: partners.map((p) => ({ id: p.id, admin: p.admin, feeNumerator: p.feeNumerator.toString(), apiKey: p.apiKey })),

@@ -13,6 +13,7 @@ import { openStates, type TradeReport, type TradeState } from '../trade/types.ts
 import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
+import { startSettler } from './settler.ts';
 
 export type Observers = { logger: Logger; metrics: Metrics; notifier: Notifier };
 
@@ -100,6 +101,13 @@ function recordRun(report: RunReport, { logger, metrics, notifier }: Observers):
       metrics.anomalies.inc({ strategy: report.strategyId });
       logger.error(fields, `traded, but the outcome cannot be trusted: ${trade.reason}; the strategy and the wallet are paused until \`routekeeper resume\``);
       notifier.notify('anomaly', fields);
+    } else if (trade.errorClass === 'KeyUsedElsewhereError') {
+      metrics.anomalies.inc({ strategy: report.strategyId });
+      logger.error(fields, `${trade.reason}; the wallet is paused until \`routekeeper resume --wallet\``);
+      notifier.notify('anomaly', fields);
+    } else if (trade.status === 'unknown') {
+      logger.error(fields, `${trade.reason}; it counts as traded, and its strategy waits until the chain settles it`);
+      notifier.notify('failed', fields);
     } else if (stillOpen(trade.status) && trade.reason?.startsWith('interrupted')) {
       logger.warn(fields, `${trade.reason}; it resumes at the next start`);
     } else if (trade.status === 'failed' || stillOpen(trade.status)) {
@@ -131,6 +139,17 @@ export function lastScheduledSlot(ledger: Ledger, strategyId: string): number | 
 
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
 
+/** A trade the settler followed again: logged, counted and notified as any run's trade. */
+function reportSettled(observers: Observers) {
+  return (strategyId: string, trade: TradeReport) => {
+    if (trade.status === 'unknown') {
+      observers.logger.warn({ strategy: strategyId, intent: trade.intentId, reason: trade.reason }, 'outcome still not known; following it again later');
+      return;
+    }
+    recordRun({ strategyId, slot: trade.intentId, note: `settled ${trade.intentId}`, trades: [trade] }, observers);
+  };
+}
+
 export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers, signal?: AbortSignal): Daemon {
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
@@ -144,11 +163,12 @@ export function startDaemon(runtime: Runtime, execution: Execution, observers: O
       observers.logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed unexpectedly'),
   });
   scheduler.start();
+  const settler = startSettler(execution, reportSettled(observers), signal);
   return {
     scheduler,
     async stop() {
       // Runs see the shutdown signal and stop at their next step; 4 s bounds the wait so a stop takes under 5 s.
-      const unfinished = await scheduler.stop(4_000);
+      const [unfinished] = await Promise.all([scheduler.stop(4_000), settler.stop()]);
       await observers.notifier.flush();
       return unfinished;
     },

@@ -8,7 +8,7 @@ import { decideLimit } from '../strategy/limit.ts';
 import { decideRebalance } from '../strategy/rebalance.ts';
 import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
-import type { Trade, TradeReport } from '../trade/types.ts';
+import { type Trade, type TradeReport, maybeTradedStates } from '../trade/types.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
 export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[] };
@@ -16,7 +16,7 @@ export type RunReport = { strategyId: string; slot: string; note: string; trades
 export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal };
 
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
-const filledStates = new Set(['confirmed', 'anomaly', 'signed', 'broadcast']);
+const filledStates = new Set<string>(['confirmed', 'anomaly', ...maybeTradedStates]);
 
 export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decision> {
   switch (strategy.kind) {
@@ -54,6 +54,11 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
   // A paused strategy or wallet (after an anomaly) does not even look: a person must lift the pause first.
   const pause = deps.executor.ledger.pausesFor(strategy.id, deps.executor.wallet.address)[0];
   if (pause) return { strategyId: strategy.id, slot, note: `paused: the ${pause.scope} ${pause.key} is paused (${pause.reason})`, trades: [] };
+  // A trade whose outcome is not known yet may have traded: nothing new until the chain has settled it.
+  const pending = deps.executor.ledger.tradesOf(strategy.id, maybeTradedStates)[0];
+  if (pending) {
+    return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${pending.id} is not known yet (${pending.failure?.reason ?? pending.status})`, trades: [] };
+  }
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
   let previousOutput: bigint | undefined;

@@ -91,11 +91,27 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   const executors = new Map<string, PipelineDeps>();
   for (const configured of config.wallets.values()) {
     // Paper trading never signs with the real key: the fork node sends as the wallet (impersonated at start-up).
-    const wallet = new Wallet({ client, account: configured.account, impersonate: runtime.mode === 'fork', chainId, ledger, settings: { feeCap }, onStage: options.onStage });
+    const wallet = new Wallet({
+      client,
+      account: configured.account,
+      impersonate: runtime.mode === 'fork',
+      chainId,
+      ledger,
+      settings: { feeCap, confirmations: confirmationsFor(runtime) },
+      onStage: options.onStage,
+    });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     executors.set(configured.name, { ledger, routing, ...checks, wallet, settings, budgets, priceTolerance: (id) => tolerances.get(id), nativeToken: runtime.nativeToken?.address });
   }
   return { ledger, executors };
+}
+
+/** Blocks before a trade counts as mined on a real network when neither the strategy file nor the address book says. */
+export const networkConfirmations = 3;
+
+/** The strategy file's `confirmations`, else the address book's, else 1 on a devnet or fork and 3 on a network. */
+export function confirmationsFor(runtime: Pick<Runtime, 'config' | 'book' | 'mode'>): number {
+  return runtime.config.defaults.confirmations ?? runtime.book?.confirmations ?? (runtime.mode === 'network' ? networkConfirmations : 1);
 }
 
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {

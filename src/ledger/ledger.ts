@@ -307,6 +307,12 @@ export class Ledger {
     return (this.#db.prepare(`SELECT * FROM intents WHERE status IN (${open}) ORDER BY created_at`).all() as IntentRow[]).map(recordFrom);
   }
 
+  /** A strategy's trades in one of these states, oldest first. */
+  tradesOf(strategyId: string, states: readonly TradeState[]): TradeRecord[] {
+    const list = states.map((state) => `'${state}'`).join(', ');
+    return (this.#db.prepare(`SELECT * FROM intents WHERE strategy_id = ? AND status IN (${list}) ORDER BY created_at`).all(strategyId) as IntentRow[]).map(recordFrom);
+  }
+
   /**
    * Raw amount of `tokenIn` committed since `since` (ms) by trades that traded or may still trade, but `excludeId`:
    * everything open, confirmed or anomalous; refused, failed and dry-run trades spent nothing.
@@ -394,6 +400,12 @@ export class Ledger {
         effectiveGasPrice: change.effectiveGasPrice?.toString() ?? null,
         error: change.error ?? null,
       });
+  }
+
+  /** The attempt with this transaction hash, of any trade. */
+  attemptByHash(hash: Hex): Attempt | undefined {
+    const row = this.#db.prepare('SELECT * FROM attempts WHERE lower(hash) = lower(?)').get(hash) as AttemptRow | undefined;
+    return row && attemptFrom(row);
   }
 
   attemptsOf(intentId: string): Attempt[] {

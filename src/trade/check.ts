@@ -4,7 +4,9 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { type Address, isAddressEqual, maxUint256 } from 'viem';
+import { type Address, decodeFunctionData, isAddressEqual, maxUint256 } from 'viem';
+import { routerAbi } from '../contracts/abi.ts';
+import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
 import { type Approval, type Preflight, preflight } from '../chain/preflight.ts';
 import type { Wallet } from '../chain/wallet.ts';
@@ -34,7 +36,7 @@ import { knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
 import type { EarnRoute } from '../service/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
-import { type Reference, depositReference, swapReference, withdrawReference } from './reference.ts';
+import { type Reference, depositReference, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import type { Trade } from './types.ts';
 
@@ -196,14 +198,33 @@ async function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, 
   }
 }
 
-/** The checks that can change with time, for a call already signed: run again before it is replaced. */
-export async function recheck(ctx: Pick<CheckContext, 'wallet' | 'settings'>, trade: Trade, call: Pick<BuiltCall, 'target' | 'data' | 'minOut' | 'deadline'>): Promise<void> {
+/** What a replacement's recheck needs besides the chain: the route verifier and prices, and the strategy's tolerance. */
+export type RecheckContext = Pick<CheckContext, 'wallet' | 'settings'> & Partial<Pick<CheckContext, 'routes' | 'prices' | 'priceToleranceBps'>>;
+
+/**
+ * The checks that can change with time, for a call already signed: run again before it is replaced (a new
+ * signature). The deadline still leaves time; the exact call, simulated now, pays our minimum; and for a swap,
+ * what it pays now is within the tolerance of the oracle now (a market that moved up while the transaction
+ * waited would otherwise be sold into at the old price).
+ */
+export async function recheck(ctx: RecheckContext, trade: Trade, call: Pick<BuiltCall, 'target' | 'data' | 'minOut' | 'deadline'>): Promise<void> {
   const reads = await preflight(ctx.wallet.client, { from: trade.wallet, to: call.target, data: call.data });
   if (call.deadline !== undefined) checkDeadline([call.deadline], reads.block.timestamp, { ...ctx.settings.deadline, minSeconds: 0 });
   if (reads.call === 'unsimulated' || !reads.call.ok) {
     throw new GuardRefusal('simulation', `a simulation of the exact transaction reverts: ${reads.call === 'unsimulated' ? 'not simulated' : reads.call.reason}`);
   }
-  checkSimulation(returnedAmount(trade.kind, reads.call.returned), call.minOut);
+  const paysNow = returnedAmount(trade.kind, reads.call.returned);
+  checkSimulation(paysNow, call.minOut);
+  if (trade.kind === 'swap' && ctx.routes && ctx.prices) {
+    const [payload] = decodeFunctionData({ abi: routerAbi, data: call.data }).args as readonly [SwapPayload];
+    const hops = await ctx.routes.verifyRoute(payload, 'call');
+    try {
+      checkMarket(paysNow, await oracleSwapValue(ctx.prices, trade, hops), ctx.priceToleranceBps ?? ctx.settings.maxPriceDeviationBps);
+    } catch (error) {
+      if (error instanceof NoPriceError) throw new GuardRefusal('no-price', error.shortMessage);
+      throw error;
+    }
+  }
 }
 
 function checkProposal(trade: Trade, proposal: Proposal): void {

@@ -12,7 +12,7 @@ import type { Address, Hex, TransactionReceipt } from 'viem';
 import { getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
-import { TransactionRevertedError } from '../chain/errors.ts';
+import { KeyUsedElsewhereError, TransactionRevertedError } from '../chain/errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
@@ -49,9 +49,12 @@ export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortS
   return advance(deps, claimed, signal);
 }
 
-/** Continues a trade from the state the ledger holds (after a restart). */
-export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal): Promise<TradeReport> {
-  return advance(deps, record, signal);
+/**
+ * Continues a trade from the state the ledger holds (after a restart, or to settle an `unknown` one).
+ * `followForMs` bounds how long its transactions are followed this time (default: the wallet's `giveUpAfterMs`).
+ */
+export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, options: { followForMs?: number } = {}): Promise<TradeReport> {
+  return advance(deps, record, signal, options.followForMs);
 }
 
 /** Resumes every unfinished trade of the deps' wallet on its chain, oldest first. */
@@ -70,7 +73,7 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
 
 const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
 
-async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal): Promise<TradeReport> {
+async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number): Promise<TradeReport> {
   const { ledger, wallet } = deps;
   const report: TradeReport = { intentId: record.id, status: record.status, stages: [] };
   const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
@@ -125,10 +128,10 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
           ledger.advance(record.id, { status: 'broadcast', simulatedOut: checked.simulatedOut });
         }
         const signed = await stage('sign', () => signTrade(wallet, record, checked));
-        return finish(deps, { ...record, call: checked.call }, signed, report, stage, signal);
+        return finish(deps, { ...record, call: checked.call }, signed, report, stage, signal, followForMs);
       });
     }
-    return await wallet.exclusive(() => finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal));
+    return await wallet.exclusive(() => finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal, followForMs));
   } catch (error) {
     return { ...report, ...recordFailure(ledger, record, error) };
   }
@@ -137,7 +140,15 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
 type Stage = <T>(name: string, work: () => Promise<T> | T, stopOn?: AbortSignal) => Promise<T>;
 
 /** broadcast → follow → settle, for freshly signed attempts or for those a previous run left open. */
-async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[], report: TradeReport, stage: Stage, stopSignal?: AbortSignal): Promise<TradeReport> {
+async function finish(
+  deps: PipelineDeps,
+  record: TradeRecord,
+  unsent: Attempt[],
+  report: TradeReport,
+  stage: Stage,
+  stopSignal?: AbortSignal,
+  followForMs?: number,
+): Promise<TradeReport> {
   const { ledger, wallet } = deps;
   // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
   const signal = afterGrace(stopSignal, stopGraceMs);
@@ -150,8 +161,16 @@ async function finish(deps: PipelineDeps, record: TradeRecord, unsent: Attempt[]
       intentId: record.id,
       deadline: call?.deadline,
       // A replacement is a new signature: the checks that can change with time run again first.
-      recheck: call ? () => recheck({ wallet, settings: deps.settings }, record, call) : undefined,
+      recheck: call
+        ? () =>
+            recheck(
+              { wallet, settings: deps.settings, routes: deps.routes, prices: deps.prices, priceToleranceBps: deps.priceTolerance?.(record.strategyId) },
+              record,
+              call,
+            )
+        : undefined,
       receipts,
+      giveUpAfterMs: followForMs,
       signal,
     })) ?? (await adoptSettled(wallet, record)),
     signal,
@@ -186,9 +205,10 @@ async function adoptSettled(wallet: Wallet, record: TradeRecord): Promise<Mined 
 }
 
 /**
- * A run that threw. Refused by a guard: `refused`, nothing signed. Stopped (the daemon is stopping): the state
- * stays, to be resumed at the next start. Signed transactions whose fate is unknown: the state stays open and
- * the chain settles it later. Anything else before signing: `failed`, with the error's class.
+ * A run that threw. Refused by a guard: `refused`, nothing signed. The key used elsewhere: `failed`, and the wallet
+ * is paused until a person looks. Stopped (the daemon is stopping): the state stays, to be resumed at the next
+ * start. Signed transactions whose fate is not known: `unknown`, settled later only by what the chain shows.
+ * Anything else before signing: `failed`, with the error's class.
  */
 function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Partial<TradeReport> {
   const message = error instanceof RoutekeeperError ? error.shortMessage : error instanceof Error ? error.message : String(error);
@@ -197,14 +217,26 @@ function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Par
   const state = ledger.getIntent(record.id)?.status ?? record.status;
   if (error instanceof GuardRefusal) {
     ledger.advance(record.id, { status: 'refused', failure: { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false } });
-    return { status: 'refused', refusal: error.reason, reason: message };
+    return { status: 'refused', refusal: error.reason, reason: message, errorClass };
   }
-  const unsettled = ledger.attemptsOf(record.id).some((a) => a.purpose !== 'approve' && isOpen(a));
-  if (isAbort(error) || unsettled) {
-    const reason = isAbort(error) ? `interrupted at ${state}: ${message}` : `outcome not known yet: ${message}`;
+  // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
+  const unsettled = ledger.attemptsOf(record.id).some((a) => a.purpose !== 'approve' && (isOpen(a) || a.status === 'mined' || a.status === 'reverted'));
+  if (isAbort(error)) {
+    // An unknown trade stays unknown, with the reason it had; anything else resumes where it was at the next start.
+    if (state === 'unknown') return { status: 'unknown', reason: ledger.getIntent(record.id)?.failure?.reason ?? message, errorClass };
+    const reason = `interrupted at ${state}: ${message}`;
     ledger.advance(record.id, { status: state, failure: { reason, errorClass, retryable: true } });
-    return { status: state, reason };
+    return { status: state, reason, errorClass };
+  }
+  if (error instanceof KeyUsedElsewhereError) {
+    ledger.pause({ scope: 'wallet', key: record.wallet, reason: message, intentId: record.id });
+  }
+  if (unsettled || state === 'unknown') {
+    // Maybe traded: it counts against budgets and one-shot orders and blocks its strategy until the chain tells.
+    const reason = `outcome not known: ${message}`;
+    ledger.advance(record.id, { status: 'unknown', failure: { reason, errorClass, retryable: true } });
+    return { status: 'unknown', reason, errorClass };
   }
   ledger.advance(record.id, { status: 'failed', failure: { reason: message, errorClass, retryable } });
-  return { status: 'failed', reason: message };
+  return { status: 'failed', reason: message, errorClass };
 }

@@ -53,6 +53,12 @@ export async function swapReference(
   };
 }
 
+/** What a swap's output is worth now at the oracle's rate, less the route's pool fees (a replacement's recheck). */
+export async function oracleSwapValue(prices: PriceReference, trade: Trade, hops: readonly VerifiedHop[]): Promise<bigint> {
+  const { amountOut } = await prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn);
+  return (amountOut * routeFeeFactor(hops)) / FEE_SCALE;
+}
+
 /** The USD value (× 1e18) of one whole position token (18 decimals) at the pool's fair price. */
 async function positionUsd(client: ChainClient, prices: PriceReference, farm: VerifiedFarm, chainTime?: bigint): Promise<{ usdE18: bigint; basis: string }> {
   const [[reserve0, reserve1], supply, price0, price1, decimals0, decimals1] = await Promise.all([

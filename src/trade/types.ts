@@ -49,13 +49,16 @@ export type TradeState =
   | 'checked' // every guard and the simulation passed; the exact call is stored
   | 'signed' // transactions signed and stored; maybe not broadcast
   | 'broadcast' // maybe in a mempool: only the chain can settle it
+  | 'unknown' // signed and maybe mined, but the chain has not shown what happened (no trusted receipt, node errors)
   | 'confirmed' // mined and paid what the receipt's logs say
   | 'anomaly' // mined, but what the wallet received cannot be read, or disagrees with the router's event
   | 'refused' // a guard said no; nothing was signed
   | 'failed' // ended without a trade: reverted, cancelled, or failed before signing
   | 'dry-run'; // checked and simulated, never signed
 
-export const openStates: readonly TradeState[] = ['claimed', 'quoted', 'checked', 'signed', 'broadcast'];
+export const openStates: readonly TradeState[] = ['claimed', 'quoted', 'checked', 'signed', 'broadcast', 'unknown'];
+/** States in which a trade may have traded: they count against budgets and one-shot orders, and block their strategy until settled. */
+export const maybeTradedStates: readonly TradeState[] = ['signed', 'broadcast', 'unknown'];
 export const presignStates: readonly TradeState[] = ['claimed', 'quoted', 'checked'];
 
 /** The exact call that passed the checks: what we sign, and what settlement needs to read its outcome. */
@@ -114,6 +117,8 @@ export type TradeReport = {
   status: TradeState | 'skipped';
   reason?: string;
   refusal?: RefusalReason;
+  /** The class of the error that ended or interrupted it. */
+  errorClass?: string;
   expectedOut?: bigint;
   referenceOut?: bigint;
   minOut?: bigint;

@@ -166,14 +166,24 @@ describe('the sender', () => {
     expect(executor.ledger.getIntent('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'TransactionReverted' } });
   });
 
-  it('detects a nonce consumed by another sender of the same key', async () => {
+  it('stops signing from a wallet whose key is used elsewhere: the wallet is paused, nothing is signed', async () => {
     const executor = makeExecutor();
     expect((await runTrade(executor, swap('first'))).status).toBe('confirmed');
     const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
     // The same key, used from somewhere else.
     await fork.confirm(await fork.wallet(account().privateKey).sendTransaction({ to: account().address, value: 0n }));
-    expect((await runTrade(executor, swap('second'))).status).toBe('confirmed');
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
+
+    const report = await runTrade(executor, swap('second'));
+    expect(report).toMatchObject({ status: 'failed', errorClass: 'KeyUsedElsewhereError' });
+    expect(report.reason).toBe(`the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere`);
     const [event] = executor.ledger.events('sender-test:second').filter((e) => e.kind === 'nonce-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });
+    expect(executor.ledger.attemptsOf('sender-test:second')).toEqual([]);
+    expect(executor.ledger.pausesFor('sender-test', account().address)).toMatchObject([{ scope: 'wallet', key: account().address.toLowerCase(), intentId: 'sender-test:second' }]);
+    expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce + 1);
+    expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
+    // Paused: the next trade is refused before it is even quoted.
+    expect(await runTrade(executor, swap('third'))).toMatchObject({ status: 'refused', refusal: 'paused' });
   });
 });
