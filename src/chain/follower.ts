@@ -57,7 +57,8 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   const { client, ledger } = wallet;
   const giveUpAfterMs = options.giveUpAfterMs ?? wallet.settings.giveUpAfterMs;
   const started = Date.now();
-  let lastSent = Date.now();
+  // When the fees last changed: sending the same bytes again does not make a transaction less stuck.
+  let lastPriced = Date.now();
   let atCapRecorded = false;
   let pause = 0;
   /** What is known so far, for the `unknown` reason if we give up. */
@@ -85,11 +86,11 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
         known = `a receipt in block ${receipt.blockNumber} that the chain does not hold`;
       } else {
         known = `mined in block ${receipt.blockNumber}, awaiting ${wallet.settings.confirmations} confirmations`;
-        lastSent = Date.now();
+        lastPriced = Date.now();
       }
     } else {
       // Now and then, and whenever the transaction looks stuck, look at the nonce and the node's pool.
-      const stuck = Date.now() - lastSent >= wallet.settings.stuckAfterMs;
+      const stuck = Date.now() - lastPriced >= wallet.settings.stuckAfterMs;
       if (look % 5 === 4 || stuck) {
         const confirmedNonce = await getTransactionCount(client, { address: wallet.address, blockTag: 'latest' });
         if (confirmedNonce > nonce) {
@@ -98,15 +99,14 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
           const newest = open.at(-1);
           if (newest && (await getTransaction(client, { hash: newest.hash }).catch(() => undefined)) === undefined) {
             await broadcast(wallet, [newest], { stage: 'rebroadcast', signal: options.signal });
-            // Recorded once the node has it again: an event says what happened, not what is about to.
+            // Recorded once it is sent again: an event says what happened, not what is about to.
             ledger.recordEvent('rebroadcast', { hash: newest.hash }, options.intentId);
-            lastSent = Date.now();
-            continue;
           }
+          // A node may also drop what it cannot mine (fees under the base fee): stuck either way.
           if (stuck && newest) {
             const outcome = await unstick(wallet, newest, options, atCapRecorded);
             if (outcome === 'at-cap') atCapRecorded = true;
-            else lastSent = Date.now();
+            else lastPriced = Date.now();
           }
         }
       }
@@ -152,18 +152,20 @@ async function traceUsedNonce(
 async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, atCapRecorded: boolean): Promise<'replaced' | 'cancelled' | 'at-cap'> {
   const { client, ledger } = wallet;
   const [block, tip] = await Promise.all([getBlock(client, { blockTag: 'latest' }), client.request({ method: 'eth_maxPriorityFeePerGas' })]);
-  const fees = wallet.fees.bumped(newest, wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip)));
+  const chainFees = wallet.fees.bumped(newest, wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip)));
   const deadlinePassed = options.deadline !== undefined && block.timestamp > options.deadline;
 
-  const overCap = wallet.fees.overCap(fees.maxFeePerGas);
-  // Past the deadline the call can only revert and blocks every later nonce: one cancellation goes out even above the cap.
+  const overCap = wallet.fees.overCap(chainFees.maxFeePerGas);
+  // Past the deadline the call can only revert and blocks every later nonce: one cancellation goes out even above
+  // the cap, at the smallest bump that replaces it (21,000 gas at 1.125 × its fee: mined once fees fall back).
   const cancelAboveCap = overCap && deadlinePassed && newest.purpose !== 'cancel';
   if (overCap && !cancelAboveCap) {
     if (!atCapRecorded) {
-      ledger.recordEvent('stuck-at-fee-cap', { hash: newest.hash, decision: 'keep waiting', wouldNeed: fees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed }, options.intentId);
+      ledger.recordEvent('stuck-at-fee-cap', { hash: newest.hash, decision: 'keep waiting', wouldNeed: chainFees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed }, options.intentId);
     }
     return 'at-cap';
   }
+  const fees = cancelAboveCap ? wallet.fees.bumped(newest, { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }) : chainFees;
   let cancel = deadlinePassed || newest.purpose === 'cancel';
   let why = deadlinePassed ? `its deadline ${options.deadline} has passed` : 'it is still pending';
   if (!cancel && newest.purpose === 'trade' && options.recheck) {

@@ -1,27 +1,77 @@
 /**
- * A JSON-RPC proxy in front of a node that answers the methods it is told to refuse as a node without them
- * would (-32601, method not found), single calls and batches alike, and forwards everything else.
+ * A fault-injecting JSON-RPC proxy in front of a node. By default it forwards everything; a test changes its
+ * `faults` at any time to make the node lie or fail:
+ *  - `refuse`: methods answered as a node without them would (-32601, method not found);
+ *  - `intercept`: answer a call itself (the node never sees it), e.g. swallow a send or make up a receipt;
+ *  - `rewrite`: change the node's answer, e.g. withhold receipts or report a lower nonce;
+ *  - `afterForward`: the node got the request, but the caller gets an HTTP 502 or no answer at all;
+ *  - `down`: the node cannot be reached (HTTP 503 for every request, nothing forwarded).
+ * Single calls and batches alike; every call is counted by method.
  */
-import { createServer } from 'node:http';
+import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Call = { jsonrpc: string; id: number | string; method: string; params?: unknown };
+export type RpcCall = { jsonrpc: string; id: number | string; method: string; params?: unknown[] };
+export type RpcAnswer = { jsonrpc: '2.0'; id: number | string; result?: unknown; error?: { code: number; message: string } };
 
-export async function startRpcProxy(upstream: string, refuse: readonly string[]) {
-  const refused = (call: Call) => ({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } });
-  const server = createServer((request, response) => {
+export type RpcFaults = {
+  refuse?: readonly string[];
+  intercept?: (call: RpcCall) => RpcAnswer | undefined;
+  rewrite?: (call: RpcCall, answer: RpcAnswer) => RpcAnswer;
+  afterForward?: (calls: readonly RpcCall[]) => 'http-502' | 'hang' | undefined;
+  down?: boolean;
+};
+
+export const answer = (call: RpcCall, result: unknown): RpcAnswer => ({ jsonrpc: '2.0', id: call.id, result });
+
+export async function startRpcProxy(upstream: string, refuse: readonly string[] = []) {
+  const faults: RpcFaults = { refuse };
+  const calls = new Map<string, number>();
+  const hanging = new Set<() => void>();
+  const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', async () => {
-      const parsed = JSON.parse(body) as Call | Call[];
-      const calls = Array.isArray(parsed) ? parsed : [parsed];
-      const forwarded = calls.filter((call) => !refuse.includes(call.method));
-      const answers = new Map<Call['id'], unknown>();
-      if (forwarded.length > 0) {
-        const upstreamAnswer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forwarded) });
-        for (const answer of (await upstreamAnswer.json()) as { id: Call['id'] }[]) answers.set(answer.id, answer);
+      if (faults.down) {
+        response.writeHead(503, { 'content-type': 'text/plain' });
+        response.end('node down');
+        return;
       }
-      const replies = calls.map((call) => (refuse.includes(call.method) ? refused(call) : answers.get(call.id)));
+      const parsed = JSON.parse(body) as RpcCall | RpcCall[];
+      const batch = Array.isArray(parsed) ? parsed : [parsed];
+      for (const call of batch) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
+      const answers = new Map<RpcCall['id'], RpcAnswer>();
+      const forwarded: RpcCall[] = [];
+      for (const call of batch) {
+        const own = faults.refuse?.includes(call.method)
+          ? { jsonrpc: '2.0' as const, id: call.id, error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } }
+          : faults.intercept?.(call);
+        if (own) answers.set(call.id, own);
+        else forwarded.push(call);
+      }
+      try {
+        if (forwarded.length > 0) {
+          const upstreamAnswer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forwarded) });
+          const byId = new Map(((await upstreamAnswer.json()) as RpcAnswer[]).map((a) => [a.id, a]));
+          for (const call of forwarded) {
+            const got = byId.get(call.id) as RpcAnswer;
+            answers.set(call.id, faults.rewrite ? faults.rewrite(call, got) : got);
+          }
+        }
+      } catch {
+        response.writeHead(502).end();
+        return;
+      }
+      const after = forwarded.length > 0 ? faults.afterForward?.(forwarded) : undefined;
+      if (after === 'hang') {
+        hanging.add(() => response.destroy());
+        return;
+      }
+      if (after === 'http-502') {
+        response.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
+        return;
+      }
+      const replies = batch.map((call) => answers.get(call.id));
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(Array.isArray(parsed) ? replies : replies[0]));
     });
@@ -29,6 +79,14 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[])
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    faults,
+    /** How many calls of a method the proxy received. */
+    count: (method: string) => calls.get(method) ?? 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const end of hanging) end();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
