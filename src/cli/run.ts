@@ -2,6 +2,7 @@ import { redactUrl } from '../ops/secrets.ts';
 import { readEnv } from '../config/env.ts';
 import { resumeAll, startDaemon } from '../engine/daemon.ts';
 import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
+import { HealthMonitor, probeEvery } from '../ops/health.ts';
 import { startHealthServer } from '../ops/health-server.ts';
 import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
@@ -78,12 +79,24 @@ ${commonHelp}
       });
       const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
       for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
-      const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger) };
+      const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
+      const monitor = new HealthMonitor(
+        runtime.config.strategies.map((strategy) => strategy.id),
+        { staleAfterMs: staleSeconds * 1000, failedRunsLimit: failedRuns },
+        metrics.registry,
+      );
+      const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
+      runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
+      const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor };
       const health = await startHealthServer({
         port: env.METRICS_PORT ?? 9464,
         host: env.METRICS_HOST ?? '127.0.0.1',
         metrics,
-        health: () => ({ ok: !signal.aborted, details: { mode: runtime.mode, chainId: runtime.chainId, strategies: runtime.config.strategies.length } }),
+        health: () => {
+          const report = monitor.report();
+          const reasons = signal.aborted ? ['stopping', ...report.reasons] : report.reasons;
+          return { ok: reasons.length === 0, details: { mode: runtime.mode, chainId: runtime.chainId, ...report, reasons } };
+        },
       });
       runtime.onClose(() => health.close());
       logger.info({ port: health.port }, `health and metrics on http://${env.METRICS_HOST ?? '127.0.0.1'}:${health.port}/healthz and /metrics`);

@@ -138,8 +138,19 @@ export const strategyFileSchema = z
          * Default: the address book's, else 1 on the embedded devnet and forks and 3 on a real network.
          */
         confirmations: z.number().int().min(1).max(64).optional(),
+        /** What /healthz holds the daemon to. */
+        health: z
+          .object({
+            /** How often the chain and the routing service are asked whether they answer (seconds). */
+            probeSeconds: z.number().int().min(1).max(3600).default(10),
+            /** A component not reached for this long is down (seconds). */
+            staleSeconds: z.number().int().min(1).max(86_400).default(60),
+            /** A strategy whose last this-many runs failed makes the daemon unhealthy. */
+            failedRuns: z.number().int().min(1).max(1000).default(3),
+          })
+          .default({ probeSeconds: 10, staleSeconds: 60, failedRuns: 3 }),
       })
-      .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4 }),
+      .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4, health: { probeSeconds: 10, staleSeconds: 60, failedRuns: 3 } }),
     wallets: z.record(
       z.string(),
       z.object({

@@ -5,6 +5,7 @@
 import { erc20Abi, formatEther, formatUnits } from 'viem';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { HealthMonitor } from '../ops/health.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Notifier } from '../ops/notifier.ts';
 import type { Strategy } from '../strategy/types.ts';
@@ -15,7 +16,7 @@ import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
 
-export type Observers = { logger: Logger; metrics: Metrics; notifier: Notifier };
+export type Observers = { logger: Logger; metrics: Metrics; notifier: Notifier; health?: HealthMonitor };
 
 /**
  * Continues what a previous process left open, wallet by wallet, before anything new runs: signed trades are
@@ -56,13 +57,17 @@ export async function runAndReport(
     });
   } catch (error) {
     metrics.quotes.inc({ outcome: 'error' });
-    logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed before trading');
-    observers.notifier.notify('failed', { strategy: strategy.id, slot, reason: error instanceof Error ? error.message : String(error) });
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.error({ strategy: strategy.id, slot, error: reason }, 'run failed before trading');
+    observers.notifier.notify('failed', { strategy: strategy.id, slot, reason });
+    observers.health?.ran(strategy.id, 'failed before trading', reason);
     return undefined;
   } finally {
     stopTimer();
   }
   recordRun(report, observers);
+  const failed = report.trades.find((trade) => trade.status === 'failed' || trade.status === 'unknown');
+  observers.health?.ran(strategy.id, report.trades.at(-1)?.status ?? 'no trade', failed && `${failed.status}: ${failed.reason}`);
   // The run is reported; a failing balance read for the metrics is only a warning, never a second verdict.
   await recordBalances(strategy, runtime, wallet, metrics).catch((error: unknown) =>
     logger.warn({ strategy: strategy.id, error: error instanceof Error ? error.message : String(error) }, 'could not read balances for the metrics'),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HealthMonitor } from '../../src/ops/health.ts';
 import { startHealthServer } from '../../src/ops/health-server.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 
@@ -15,5 +16,55 @@ describe('the health and metrics server', () => {
       await local.close();
       await everywhere.close();
     }
+  });
+});
+
+describe('what /healthz holds the daemon to', () => {
+  const at = { now: 1_000_000 };
+  const monitor = () => {
+    const metrics = createMetrics();
+    return { metrics, health: new HealthMonitor(['dca', 'limit'], { staleAfterMs: 60_000, failedRunsLimit: 3, now: () => at.now }, metrics.registry) };
+  };
+
+  it('is unhealthy until the chain and the routing service have been reached, and while either fails', async () => {
+    const { health, metrics } = monitor();
+    expect(health.report()).toMatchObject({ ok: false, reasons: ['chain: never reached', 'routing: never reached'] });
+    health.reached('chain');
+    health.reached('routing');
+    expect(health.report()).toMatchObject({ ok: true, reasons: [] });
+    at.now += 1_000;
+    health.unreachable('routing', 'the routing service could not be reached at http://127.0.0.1:9/ (connect)');
+    expect(health.report()).toMatchObject({
+      ok: false,
+      reasons: ['routing: last reached 1 s ago; last error: the routing service could not be reached at http://127.0.0.1:9/ (connect)'],
+      components: { chain: { ok: true }, routing: { ok: false } },
+    });
+    expect(await metrics.registry.getSingleMetricAsString('routekeeper_component_up')).toContain('routekeeper_component_up{component="routing"} 0');
+    at.now += 1_000;
+    health.reached('routing');
+    expect(health.report().ok).toBe(true);
+    // Not reached for longer than the staleness bound: down, although no error was seen.
+    at.now += 60_001;
+    health.reached('routing');
+    expect(health.report()).toMatchObject({ ok: false, reasons: ['chain: last reached 62 s ago'] });
+  });
+
+  it('is unhealthy while a strategy has failed its last N runs; one success heals it', async () => {
+    const { health, metrics } = monitor();
+    health.reached('chain');
+    health.reached('routing');
+    health.ran('dca', 'confirmed');
+    health.ran('dca', 'failed before trading', 'quote: no route');
+    health.ran('dca', 'failed', 'failed: reverted');
+    expect(health.report().ok).toBe(true);
+    health.ran('dca', 'unknown', 'unknown: outcome not known');
+    expect(health.report()).toMatchObject({
+      ok: false,
+      reasons: ['strategy dca: its last 3 runs failed; last error: unknown: outcome not known'],
+      strategies: { dca: { consecutiveFailures: 3, lastOutcome: 'unknown', lastSuccessAt: at.now }, limit: { consecutiveFailures: 0, ok: true } },
+    });
+    expect(await metrics.registry.getSingleMetricAsString('routekeeper_strategy_consecutive_failures')).toContain('routekeeper_strategy_consecutive_failures{strategy="dca"} 3');
+    health.ran('dca', 'no trade');
+    expect(health.report().ok).toBe(true);
   });
 });
