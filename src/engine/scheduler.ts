@@ -70,11 +70,23 @@ export class Scheduler {
     if (this.#stopping) return;
     const next = nextSlot(strategy, after);
     if (next === undefined) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
+    this.#wakeAt(next, () => {
       this.#fire(strategy, next);
       this.#scheduleNext(strategy, next);
-    }, Math.max(0, next - this.#now()));
+    });
+  }
+
+  /**
+   * Calls `then` at `time`. Node fires a timer longer than 2³¹−1 ms (about 24.8 days) at once, so a slot further
+   * away (a `start` months ahead, a yearly cron) is waited for in steps.
+   */
+  #wakeAt(time: number, then: () => void): void {
+    const wait = Math.max(0, time - this.#now());
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (wait > maxTimerMs) this.#wakeAt(time, then);
+      else then();
+    }, Math.min(wait, maxTimerMs));
     this.#timers.add(timer);
   }
 
@@ -112,6 +124,9 @@ export class Scheduler {
     return queue;
   }
 }
+
+/** The longest delay a Node timer honours. */
+const maxTimerMs = 2 ** 31 - 1;
 
 /** A slot's name: its time in ISO form (part of the intent id). */
 export const slotName = (time: number) => new Date(time).toISOString();

@@ -105,7 +105,7 @@ describe('routekeeper run', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/routekeeper_transactions_total\{status="confirmed"\} [1-9]/);
     expect(metrics).toMatch(/routekeeper_ticks_total\{strategy="dca"\} [1-9]/);
-    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: 'ok', chainId: 42220, strategies: 4 });
+    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: 'ok', chainId: 42220, reasons: [], components: { chain: { ok: true }, routing: { ok: true } }, strategies: { dca: { ok: true, consecutiveFailures: 0 } } });
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

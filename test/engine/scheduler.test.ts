@@ -23,6 +23,20 @@ describe('slots', () => {
 });
 
 describe('scheduler', () => {
+  it('waits for a slot further away than a Node timer can wait (about 24.8 days) instead of firing at once', async () => {
+    const runs: string[] = [];
+    const scheduler = new Scheduler({
+      strategies: [strategy('later', { everyMs: 1_000, startMs: Date.now() + 40 * 24 * 3_600_000 })],
+      run: async (s, slot) => void runs.push(`${s.id}@${slot}`),
+      lastSlot: () => undefined,
+      maxConcurrency: 4,
+    });
+    scheduler.start();
+    await sleep(100);
+    await scheduler.stop();
+    expect(runs).toEqual([]);
+  });
+
   it('after downtime runs the latest missed slot once (catchUp: once), never a burst', async () => {
     const runs: string[] = [];
     const scheduler = new Scheduler({

@@ -1,0 +1,158 @@
+/**
+ * `routekeeper run` as a child process against a devnet fork (a test's own strategies and data directory), and
+ * the one check every hostile-world test ends with: the ledger equals the chain.
+ */
+import { type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Address, type Hex, parseAbiItem } from 'viem';
+import { expect } from 'vitest';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { openStates } from '../../src/trade/types.ts';
+import { spawnCli } from './cli.ts';
+import type { DevnetFork } from './devnet.ts';
+
+const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+
+export type DaemonProcess = {
+  child: ChildProcessWithoutNullStreams;
+  /** The JSON log lines so far. */
+  lines: Record<string, unknown>[];
+  stderr(): string;
+  exited: Promise<number | null>;
+  waitFor(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** The port of /healthz and /metrics, once it listens. */
+  port(): Promise<number>;
+};
+
+/** A directory of its own for one daemon: its address book (RPC_URL may point elsewhere) and data. */
+export function daemonHome(fork: DevnetFork, name: string) {
+  const dir = mkdtempSync(join(tmpdir(), `routekeeper-${name}-`));
+  const book = join(dir, 'address-book.json');
+  writeFileSync(book, JSON.stringify(fork.addressBook));
+  const config = (yaml: string) => {
+    const file = join(dir, `strategies-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(file, yaml);
+    return file;
+  };
+  return { dir, book, dataDir: join(dir, 'data'), ledgerFile: join(dir, 'data', 'ledger.sqlite'), config };
+}
+
+/** Strategies of one wallet, each a DCA of `amount` every `every`; `start` in the future makes them wait (settle only). */
+export function dcaYaml(strategies: { id: string; sell: string; buy: string; amount: string; every: string }[], options: { start?: string; defaults?: string } = {}) {
+  const start = options.start ? `, start: "${options.start}"` : '';
+  return `
+defaults: { confirmations: 1${options.defaults ? `, ${options.defaults}` : ''} }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+${strategies.map((s) => `  - { id: ${s.id}, kind: dca, wallet: main, every: ${s.every}, sell: { token: ${s.sell}, amount: "${s.amount}" }, buy: ${s.buy}${start} }`).join('\n')}
+`;
+}
+
+export function spawnDaemon(home: { book: string; dataDir: string }, config: string, env: Record<string, string>): DaemonProcess {
+  const child = spawnCli(['run', '--config', config, '--address-book', home.book], {
+    RPC_URL: '',
+    ROUTING_SERVICE_URL: '',
+    ROUTING_API_KEY: '',
+    ROUTEKEEPER_CONFIG: '',
+    ROUTEKEEPER_DATA_DIR: home.dataDir,
+    METRICS_PORT: '0',
+    ...env,
+  });
+  const lines: Record<string, unknown>[] = [];
+  let buffer = '';
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    for (const part of parts) {
+      if (!part.trim()) continue;
+      try {
+        lines.push(JSON.parse(part));
+      } catch {
+        lines.push({ msg: part });
+      }
+    }
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const waitFor = async (predicate: () => boolean, what: string, timeoutMs = 30_000) => {
+    const started = Date.now();
+    while (!predicate()) {
+      if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const port = async () => {
+    await waitFor(() => lines.some((line) => typeof line.port === 'number'), 'the metrics port');
+    return lines.find((line) => typeof line.port === 'number')?.port as number;
+  };
+  return { child, lines, stderr: () => stderr, exited, waitFor, port };
+}
+
+/**
+ * Starts the daemon with the same strategies waiting for a far start, so it only settles what earlier runs left
+ * open; stops it (SIGTERM) once the ledger has nothing open.
+ */
+export async function settleWithDaemon(home: ReturnType<typeof daemonHome>, yaml: string, env: Record<string, string>, timeoutMs = 60_000): Promise<void> {
+  const settler = spawnDaemon(home, home.config(yaml), env);
+  const started = Date.now();
+  for (;;) {
+    const open = openIntents(home.ledgerFile);
+    if (open.length === 0 && settler.lines.some((line) => typeof line.port === 'number')) break;
+    if (Date.now() - started > timeoutMs) {
+      settler.child.kill('SIGKILL');
+      throw new Error(`trades still open after ${timeoutMs} ms: ${JSON.stringify(open)}; log: ${settler.lines.map((l) => l.msg).join(' | ')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  settler.child.kill('SIGTERM');
+  expect(await settler.exited).toBe(0);
+}
+
+function openIntents(ledgerFile: string): { id: string; status: string; reason?: string }[] {
+  let ledger: Ledger;
+  try {
+    ledger = Ledger.openReadOnly(ledgerFile);
+  } catch {
+    return [];
+  }
+  try {
+    return ledger
+      .history({ limit: 100_000 })
+      .filter((intent) => openStates.includes(intent.status))
+      .map((intent) => ({ id: intent.id, status: intent.status, reason: intent.failure?.reason }));
+  } finally {
+    ledger.close();
+  }
+}
+
+/**
+ * The ledger equals the chain: every swap the wallet made since `fromBlock` is exactly one confirmed trade (same
+ * hash, same amount paid), every confirmed trade is one of those swaps, no trade has two mined transactions,
+ * and nothing is left open. Returns the number of swaps.
+ */
+export async function expectLedgerEqualsChain(fork: DevnetFork, ledgerFile: string, wallet: Address, fromBlock: bigint): Promise<number> {
+  const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: wallet }, fromBlock });
+  const ledger = Ledger.openReadOnly(ledgerFile);
+  try {
+    const intents = ledger.history({ limit: 100_000 });
+    expect(intents.filter((intent) => openStates.includes(intent.status)).map((intent) => [intent.id, intent.status, intent.failure?.reason])).toEqual([]);
+    expect(intents.filter((intent) => intent.status === 'anomaly').map((intent) => [intent.id, intent.anomaly])).toEqual([]);
+    const confirmed = intents.filter((intent) => intent.status === 'confirmed');
+    const byHash = new Map<Hex, bigint | undefined>(confirmed.map((intent) => [intent.settlement?.txHash as Hex, intent.settlement?.amountOut]));
+    expect(byHash.size).toBe(confirmed.length);
+    expect([...byHash.keys()].sort()).toEqual(swaps.map((swap) => swap.transactionHash).sort());
+    for (const swap of swaps) expect(byHash.get(swap.transactionHash)).toBe(swap.args.outputAmount);
+    for (const intent of intents) {
+      const mined = ledger.attemptsOf(intent.id).filter((attempt) => attempt.purpose === 'trade' && attempt.status === 'mined');
+      expect(mined.length, intent.id).toBeLessThanOrEqual(1);
+    }
+    return swaps.length;
+  } finally {
+    ledger.close();
+  }
+}
