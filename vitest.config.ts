@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on child processes, anvil or timers rather than the CPU: two at a time, even on 2 cores
+    // (the default is one fewer than the cores).
+    maxWorkers: 2,
   },
 });
