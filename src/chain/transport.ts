@@ -12,13 +12,18 @@ import { redactUrl, scrub } from '../ops/secrets.ts';
 export type NodeTransportOptions = { batch?: boolean; signal?: AbortSignal };
 
 /**
- * One HTTP transport per URL, failing over in rank order. viem retries a failed request (HTTP 429 after its
- * Retry-After, 5xx and timeouts with exponential backoff) before the next URL is tried.
+ * viem retries a failed request (HTTP 429 after its Retry-After, 5xx and timeouts with exponential backoff).
+ * With one URL, that URL is retried; with several, a failing URL is passed over at once for the next in rank
+ * order, and the whole list is retried.
  */
 export function nodeTransport(urls: readonly string[], options: NodeTransportOptions = {}): Transport {
-  const one = (url: string) => http(url, { batch: options.batch ?? false, retryCount: 3, retryDelay: 200, fetchOptions: options.signal ? { signal: options.signal } : undefined });
-  if (urls.length === 1) return one(urls[0] as string);
-  return fallback(urls.map(one), { rank: { interval: 15_000, sampleCount: 5 }, retryCount: 1 });
+  const retries = { retryCount: 3, retryDelay: 200 };
+  const one = (url: string, retryCount: number) => http(url, { batch: options.batch ?? false, retryCount, retryDelay: retries.retryDelay, fetchOptions: options.signal ? { signal: options.signal } : undefined });
+  if (urls.length === 1) return one(urls[0] as string, retries.retryCount);
+  return fallback(
+    urls.map((url) => one(url, 0)),
+    { rank: { interval: 15_000, sampleCount: 5 }, ...retries },
+  );
 }
 
 /** The chain a node serves: its id and its block 0. A ConfigError names the URL (redacted) it could not reach. */

@@ -8,6 +8,7 @@ import { runStrategy } from '../../src/engine/runner.ts';
 import type { DcaStrategy } from '../../src/strategy/types.ts';
 import { resumeTrade, runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
+import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { answer, startRpcProxy } from '../helpers/rpc-proxy.ts';
@@ -87,6 +88,9 @@ describe('a node that withholds receipts', () => {
     );
     expect(kinds(executor, 'hostile:withheld')).toContain('seen-in-block');
     expect(executor.ledger.getIntent('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'OutcomeUnknownError', retryable: true } });
+    // `routekeeper history` says why it is open.
+    const history = await runCli(['history', '--ledger', executor.ledgerFile]);
+    expect(history.stdout).toMatch(new RegExp(`hostile:withheld  swap  unknown  in ${amountIn}  \\(outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`));
 
     // It counts as traded: the budget has room for half a trade more, so the next one of 300 is refused.
     expect(await runTrade(executor, swap('next'))).toMatchObject({ status: 'refused', refusal: 'budget' });
