@@ -5,6 +5,7 @@
 import { type Address, type Hex, erc20Abi, keccak256, maxUint256, parseAbiItem, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStrategy } from '../../src/engine/runner.ts';
+import { startSettler } from '../../src/engine/settler.ts';
 import type { DcaStrategy } from '../../src/strategy/types.ts';
 import { resumeTrade, runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
@@ -109,10 +110,21 @@ describe('a node that withholds receipts', () => {
     expect(run.trades).toEqual([]);
     expect(run.note).toMatch(/^waiting: the outcome of hostile:withheld is not known yet \(outcome not known: nonce/);
 
-    // The node answers again: the same trade is settled from the chain, once.
+    // The daemon's settler follows it again with backoff; once the node answers again, the same trade is settled
+    // from the chain, once.
+    const settledReports: { strategyId: string; status: string }[] = [];
+    const settler = startSettler({ ledger: executor.ledger, executors: new Map([['main', executor]]) }, (strategyId, trade) => settledReports.push({ strategyId, ...trade }), undefined, {
+      firstRetryMs: 100,
+      maxRetryMs: 400,
+      followForMs: 300,
+      tickMs: 50,
+    });
+    cleanups.push(settler.stop);
+    await waitFor(() => settledReports.length >= 2, 'two attempts of the settler while receipts are withheld');
+    expect(settledReports.every((report) => report.status === 'unknown')).toBe(true);
     proxy.faults.rewrite = undefined;
-    const settled = await resumeTrade(executor, executor.ledger.getIntent('hostile:withheld') as never, undefined, { followForMs: 5_000 });
-    expect(settled).toMatchObject({ status: 'confirmed', amountOut: mined?.args.outputAmount, txHash: mined?.transactionHash });
+    const settled = await waitFor(() => settledReports.find((report) => report.status === 'confirmed'), 'the settler to settle it');
+    expect(settled).toMatchObject({ strategyId: 'hostile', intentId: 'hostile:withheld', amountOut: mined?.args.outputAmount, txHash: mined?.transactionHash });
     expect(executor.ledger.getIntent('hostile:withheld')).toMatchObject({ status: 'confirmed', settlement: { amountOut: mined?.args.outputAmount, blockNumber: mined?.blockNumber } });
     expect(executor.ledger.getIntent('hostile:withheld')?.failure).toBeUndefined();
     expect(await swapsSince(fromBlock)).toHaveLength(1);
