@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, toJson } from '../../src/ledger/ledger.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { spawnDaemon } from '../helpers/daemon-process.ts';
 
 const fork = useDevnetFork({ routing: true });
 const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
@@ -72,28 +73,9 @@ describe('routekeeper run', () => {
     const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const fromBlock = await fork.publicClient.getBlockNumber();
     const gaugeBefore = await fork.balanceOf(gauge, me);
-    const child = spawnCli(['run', '--config', config, '--address-book', bookFile], env());
-    const lines: Record<string, unknown>[] = [];
-    let buffer = '';
-    child.stdout.on('data', (chunk) => {
-      buffer += chunk;
-      const parts = buffer.split('\n');
-      buffer = parts.pop() ?? '';
-      for (const part of parts) if (part.trim()) lines.push(JSON.parse(part));
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const waitFor = async (predicate: () => boolean, what: string, ms = 30_000) => {
-      const started = Date.now();
-      while (!predicate()) {
-        if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
+    const { child, lines, stderr, exited, waitFor, port: listening } = spawnDaemon({ book: bookFile, dataDir: join(dir, 'data') }, config, env());
 
-    await waitFor(() => lines.some((line) => typeof line.port === 'number'), 'the metrics port');
-    const port = lines.find((line) => typeof line.port === 'number')?.port as number;
+    const port = await listening();
     // A few cycles, each one a day later on the chain, so the gauge pays rewards worth compounding.
     for (let cycle = 0; cycle < 3; cycle++) {
       await fork.testClient.increaseTime({ seconds: 24 * 3600 });
@@ -109,7 +91,7 @@ describe('routekeeper run', () => {
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(stderr).toBe('');
+    expect(stderr()).toBe('');
 
     const ledger = Ledger.openReadOnly(join(dir, 'data', 'ledger.sqlite'));
     try {
