@@ -11,7 +11,7 @@ import { resumeTrade, runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { answer, startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -24,18 +24,7 @@ afterEach(async () => {
 const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
 const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: Hex };
 const amountIn = parseUnits('300', 18);
-const swap = (slot: string): Trade => ({
-  id: `hostile:${slot}`,
-  strategyId: 'hostile',
-  slot,
-  wallet: account().address,
-  chainId: fork.addressBook.chainId,
-  kind: 'swap',
-  tokenIn: fork.token('cUSD'),
-  tokenOut: fork.token('CELO'),
-  amountIn,
-  slippageBps: 50,
-});
+const swap = (slot: string): Trade => swapTrade(fork, 'hostile', slot, { amountIn });
 
 async function withProxy() {
   const proxy = await startRpcProxy(fork.addressBook.rpcUrl);

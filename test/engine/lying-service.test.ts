@@ -6,29 +6,14 @@ import type { SwapTrade } from '../../src/trade/types.ts';
 import { minimumFromPrice } from '../../src/guard/guards.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { testExecutor } from '../helpers/engine.ts';
+import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 const proxy = useQuoteProxy(fork);
 
 const me = () => fork.addressBook.accounts[0]?.address as Address;
-const request = (overrides: Partial<SwapTrade> = {}): SwapTrade => {
-  const slot = `slot-${Math.random()}`;
-  return {
-  id: `guarded:${slot}`,
-  strategyId: 'guarded',
-  slot,
-  wallet: me(),
-  chainId: fork.addressBook.chainId,
-  kind: 'swap',
-  tokenIn: fork.token('cUSD'),
-  tokenOut: fork.token('CELO'),
-  amountIn: parseUnits('100', 18),
-  slippageBps: 50,
-  ...overrides,
-  };
-};
+const request = (overrides: Partial<SwapTrade> = {}): SwapTrade => swapTrade(fork, 'guarded', `slot-${Math.random()}`, overrides);
 
 async function wallet() {
   return Promise.all([

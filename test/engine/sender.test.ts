@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
@@ -17,18 +17,7 @@ const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
   return executor;
 };
 const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: `0x${string}` };
-const swap = (slot: string): Trade => ({
-  id: `sender-test:${slot}`,
-  strategyId: 'sender-test',
-  slot,
-  wallet: account().address,
-  chainId: fork.addressBook.chainId,
-  kind: 'swap',
-  tokenIn: fork.token('cUSD'),
-  tokenOut: fork.token('CELO'),
-  amountIn: parseUnits('300', 18),
-  slippageBps: 50,
-});
+const swap = (slot: string): Trade => swapTrade(fork, 'sender-test', slot, { amountIn: parseUnits('300', 18) });
 
 async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
   const started = Date.now();

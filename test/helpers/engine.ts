@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, http } from 'viem';
+import { type Address, createPublicClient, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
@@ -10,9 +10,27 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
+import type { SwapTrade } from '../../src/trade/types.ts';
 import type { DevnetFork } from './devnet.ts';
 
 export type TestExecutor = PipelineDeps & { close(): void; ledgerFile: string };
+
+/** A swap of 100 cUSD for CELO from the fork's first account, named `<strategyId>:<slot>`; tests override what they need. */
+export function swapTrade(fork: DevnetFork, strategyId: string, slot: string, overrides: Partial<SwapTrade> = {}): SwapTrade {
+  return {
+    id: `${strategyId}:${slot}`,
+    strategyId,
+    slot,
+    wallet: fork.addressBook.accounts[0]?.address as Address,
+    chainId: fork.addressBook.chainId,
+    kind: 'swap',
+    tokenIn: fork.token('cUSD'),
+    tokenOut: fork.token('CELO'),
+    amountIn: parseUnits('100', 18),
+    slippageBps: 50,
+    ...overrides,
+  };
+}
 
 export function testExecutor(
   fork: DevnetFork,

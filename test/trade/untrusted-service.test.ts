@@ -15,7 +15,7 @@ import type { LimitStrategy } from '../../src/strategy/types.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { testExecutor } from '../helpers/engine.ts';
+import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -28,20 +28,7 @@ const pool = (name: string) => fork.addressBook.pools.find((entry) => entry.name
 const extrasOf = (address: Address, feePerMille = 3) => concatHex([address, numberToHex(feePerMille, { size: 1 })]).toLowerCase() as Hex;
 
 let slotCounter = 0;
-const trade = (overrides: Partial<Trade> = {}): Trade =>
-  ({
-    id: `attacked:${++slotCounter}`,
-    strategyId: 'attacked',
-    slot: `${slotCounter}`,
-    wallet: me(),
-    chainId: fork.addressBook.chainId,
-    kind: 'swap',
-    tokenIn: fork.token('cUSD'),
-    tokenOut: fork.token('CELO'),
-    amountIn: parseUnits('100', 18),
-    slippageBps: 50,
-    ...overrides,
-  }) as Trade;
+const trade = (overrides: Partial<Trade> = {}): Trade => ({ ...swapTrade(fork, 'attacked', `${++slotCounter}`), ...overrides }) as Trade;
 
 /** Everything of the wallet an attack could touch, and everything the attacker's contracts hold. */
 async function snapshotOf(watched: readonly Address[] = []) {
