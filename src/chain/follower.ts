@@ -63,6 +63,8 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   let pause = 0;
   /** What is known so far, for the `unknown` reason if we give up. */
   let known = 'no receipt';
+  /** Set once the nonce was traced to one of our transactions: no need to search the chain again. */
+  let seenOurs = false;
   const noted = new Set<string>();
   const noteOnce = (key: string, kind: string, details: unknown) => {
     if (noted.has(key)) return;
@@ -94,7 +96,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
       if (look % 5 === 4 || stuck) {
         const confirmedNonce = await getTransactionCount(client, { address: wallet.address, blockTag: 'latest' });
         if (confirmedNonce > nonce) {
-          known = await traceUsedNonce(wallet, nonce, open, options.intentId, noteOnce);
+          if (!seenOurs) ({ known, ours: seenOurs } = await traceUsedNonce(wallet, nonce, open, options.intentId));
         } else {
           const newest = open.at(-1);
           if (newest && (await getTransaction(client, { hash: newest.hash }).catch(() => undefined)) === undefined) {
@@ -129,13 +131,12 @@ async function traceUsedNonce(
   nonce: number,
   open: Attempt[],
   intentId: string,
-  noteOnce: (key: string, kind: string, details: unknown) => void,
-): Promise<string> {
+): Promise<{ known: string; ours: boolean }> {
   const used = await nonceUse(wallet.client, wallet.address, nonce).catch(() => undefined);
-  if (!used) return `nonce ${nonce} is used, but the node does not show by which transaction`;
+  if (!used) return { known: `nonce ${nonce} is used, but the node does not show by which transaction`, ours: false };
   if (open.some((a) => a.hash.toLowerCase() === used.hash.toLowerCase())) {
-    noteOnce(`seen:${used.hash}`, 'seen-in-block', { hash: used.hash, blockNumber: used.blockNumber });
-    return `${used.hash} is in block ${used.blockNumber}, but the node gives no receipt for it`;
+    wallet.ledger.recordEvent('seen-in-block', { hash: used.hash, blockNumber: used.blockNumber }, intentId);
+    return { known: `${used.hash} is in block ${used.blockNumber}, but the node gives no receipt for it`, ours: true };
   }
   const other = wallet.ledger.attemptByHash(used.hash);
   for (const attempt of open) {
