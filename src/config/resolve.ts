@@ -29,7 +29,14 @@ const gaugeAbi = parseAbi(['function stakingToken() view returns (address)', 'fu
 
 export async function resolveConfig(
   file: StrategyFile,
-  context: { client: ChainClient; chainId: number; book?: AddressBook; env?: NodeJS.ProcessEnv },
+  context: {
+    client: ChainClient;
+    chainId: number;
+    book?: AddressBook;
+    env?: NodeJS.ProcessEnv;
+    /** The first-start policy of strategies that set none (nor `defaults.firstRun`): `now` for the devnet demo. */
+    firstRun?: Schedule['firstRun'];
+  },
 ): Promise<ResolvedConfig> {
   const env = context.env ?? process.env;
   const directory = tokenDirectory(context.chainId, context.book);
@@ -69,7 +76,8 @@ export async function resolveConfig(
 
   const strategies: Strategy[] = [];
   for (const [i, config] of file.strategies.entries()) {
-    strategies.push(await resolveStrategy(config, `strategies.${i}`, file.defaults.slippageBps, { token, amount, context }));
+    const firstRun = config.firstRun ?? file.defaults.firstRun ?? context.firstRun ?? 'slot';
+    strategies.push(await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun }, { token, amount, context }));
   }
   return { wallets, strategies, defaults: file.defaults, webhooks: file.notifications?.webhooks ?? [] };
 }
@@ -80,8 +88,13 @@ type Resolvers = {
   context: { client: ChainClient; chainId: number; book?: AddressBook };
 };
 
-async function resolveStrategy(config: StrategyConfig, path: string, defaultSlippage: number, r: Resolvers): Promise<Strategy> {
-  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config), slippageBps: config.slippageBps ?? defaultSlippage, maxPriceDeviationBps: config.maxPriceDeviationBps };
+async function resolveStrategy(
+  config: StrategyConfig,
+  path: string,
+  defaults: { slippageBps: number; firstRun: Schedule['firstRun'] },
+  r: Resolvers,
+): Promise<Strategy> {
+  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config, defaults.firstRun), slippageBps: config.slippageBps ?? defaults.slippageBps, maxPriceDeviationBps: config.maxPriceDeviationBps };
   switch (config.kind) {
     case 'dca': {
       const sell = await r.token(config.sell.token, `${path}.sell.token`);
@@ -161,8 +174,9 @@ async function resolveGauge(value: string, path: string, r: Resolvers): Promise<
   }
 }
 
-function scheduleOf(config: StrategyConfig): Schedule {
+function scheduleOf(config: StrategyConfig, firstRun: Schedule['firstRun']): Schedule {
   return {
+    firstRun,
     everyMs: config.every === undefined ? undefined : parseDuration(config.every),
     cron: config.cron,
     jitterMs: config.jitter === undefined ? 0 : parseDuration(config.jitter),

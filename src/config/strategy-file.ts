@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Cron } from 'croner';
 import { parse as parseYaml } from 'yaml';
+import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 
@@ -19,6 +20,44 @@ export function parseDuration(value: string): number {
   return Number(match[1]) * unitMs[match[2] as keyof typeof unitMs];
 }
 
+/**
+ * Tolerances beyond these are accepted only with `acceptHighTolerance: true` beside them (or in `defaults`):
+ * a slipped zero is the commonest way to hand a trade's value to whoever sandwiches it.
+ */
+export const saneLimits = { slippageBps: 300, maxPriceDeviationBps: 1_000 } as const;
+
+/**
+ * An object whose unknown keys are errors, so a typo (`minPirce`) never silently drops a protection. The
+ * message holds one line per unknown key, in the order of the issue's `keys`, each with the closest known
+ * key when one is near enough to be a typo (see `unknownKeyLines`).
+ */
+function closed<const Shape extends z.ZodRawShape>(shape: Shape) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => unknownKeyMessage(key, known)).join('\n') : undefined),
+  });
+}
+
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const suggestion = closestKey(key, known);
+  return suggestion ? `unknown field; did you mean '${suggestion}'?` : `unknown field; expected one of ${known.join(', ')}`;
+}
+
+/**
+ * The known key a typo most likely meant: the same letters in another case, a singular or plural of it
+ * (`strategy`, `budget`), or at most a third of its letters wrong.
+ */
+function closestKey(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const exactButCase = known.find((candidate) => candidate.toLowerCase() === lower);
+  if (exactButCase) return exactButCase;
+  const stem = (word: string) => word.toLowerCase().replace(/(ies|y|s)$/, '');
+  const sameStem = known.find((candidate) => stem(candidate) === stem(key));
+  if (sameStem) return sameStem;
+  const best = closest(key, [...known]);
+  return best !== undefined && distance(key, best) <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+}
+
 // One refine: zod runs a string's later checks even after an earlier one failed.
 const duration = z
   .string()
@@ -30,156 +69,272 @@ const humanAmount = z.string({ error: amountMessage }).regex(/^\d+(\.\d+)?$/, { 
 const price = z.string({ error: priceMessage }).regex(/^\d+(\.\d+)?$/, { message: priceMessage });
 const tokenRef = z.string().min(1, { message: 'must name a token by symbol or address' });
 const isoTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be a date and time such as "2026-12-01T00:00:00Z"' });
-const slippageBps = z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' });
-const cron = z.string().refine(
-  (value) => {
-    try {
-      new Cron(value, { paused: true });
-      return true;
-    } catch {
-      return false;
+const bps = (what: string) => z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).describe(what);
+
+/** Croner's nicknames, which stand for 5-field expressions. */
+const cronNicknames = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+
+/** Checks a cron expression's shape: 5 fields (minute hour day month weekday), 6 only with `cronSeconds`. */
+export function cronProblem(expression: string, withSeconds: boolean): string | undefined {
+  const fields = expression.trim().split(/\s+/);
+  if (!cronNicknames.includes(expression.trim())) {
+    const expected = withSeconds ? 6 : 5;
+    if (fields.length !== expected) {
+      return withSeconds
+        ? `has ${fields.length} fields; with cronSeconds: true it needs 6 (second minute hour day month weekday)`
+        : `has ${fields.length} fields; a cron expression here has 5 (minute hour day month weekday, UTC)${fields.length === 6 ? ', or add cronSeconds: true to give seconds first' : ''}`;
     }
-  },
-  { message: 'must be a cron expression such as "*/5 * * * *"' },
-);
+  }
+  try {
+    new Cron(expression, { paused: true, timezone: 'UTC' });
+    return undefined;
+  } catch {
+    return 'must be a cron expression such as "*/5 * * * *" (minute hour day month weekday, UTC)';
+  }
+}
+
+const firstRun = z
+  .enum(['now', 'slot'])
+  .describe('On a fresh ledger: `now` runs the current slot at start, `slot` waits for the next slot. Default: `now` on the embedded devnet, `slot` on forks and networks.');
+const acceptHighTolerance = z
+  .boolean()
+  .describe(`Confirms a slippageBps above ${saneLimits.slippageBps} or a maxPriceDeviationBps above ${saneLimits.maxPriceDeviationBps} at this level (in defaults: everywhere).`);
 
 const scheduleFields = {
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }),
-  wallet: z.string(),
-  /** Run every this long (slots aligned to the clock), or on a cron schedule. */
-  every: duration.optional(),
-  cron: cron.optional(),
-  /** A random delay up to this long before each run, so many daemons do not hit the service at once. */
-  jitter: duration.optional(),
-  /** After downtime: run the missed slot once, or skip to the next one. Never a burst. */
-  catchUp: z.enum(['once', 'skip']).default('once'),
-  start: isoTime.optional(),
-  end: isoTime.optional(),
-  slippageBps: slippageBps.optional(),
-  /** How far below the independent price reference a quote may pay before it is refused (basis points). */
-  maxPriceDeviationBps: z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).optional(),
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).describe('Unique name of the strategy; part of every intent id and metric label.'),
+  wallet: z.string().describe('The name of a wallet under `wallets`.'),
+  every: duration.optional().describe('Run every this long ("250ms", "30s", "5m", "1h", "1d"); slots are aligned to the clock. Exactly one of every or cron.'),
+  cron: z.string().optional().describe('A cron expression in UTC with 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5". Exactly one of every or cron.'),
+  cronSeconds: z.boolean().optional().describe('The cron expression starts with a seconds field (6 fields).'),
+  jitter: duration.optional().describe('A random delay up to this long before each run; shorter than the interval.'),
+  catchUp: z.enum(['once', 'skip']).default('once').describe('After downtime: `once` runs the latest missed slot once at start, `skip` waits for the next slot. Never a burst.'),
+  firstRun: firstRun.optional(),
+  start: isoTime.optional().describe('No run before this time (ISO 8601).'),
+  end: isoTime.optional().describe('No run after this time (ISO 8601); after start.'),
+  slippageBps: bps('Least output accepted below the quote and the reference, in basis points (default: defaults.slippageBps).').optional(),
+  maxPriceDeviationBps: bps('How far below the independent price reference a quote may pay before it is refused, in basis points (default: defaults.maxPriceDeviationBps).').optional(),
+  acceptHighTolerance: acceptHighTolerance.optional(),
 };
 
-const budget = z.object({ perDay: humanAmount.optional(), total: humanAmount.optional() });
-
-const dca = z.object({
-  ...scheduleFields,
-  kind: z.literal('dca'),
-  sell: z.object({ token: tokenRef, amount: humanAmount }),
-  buy: tokenRef,
-  /** Least amount of `buy` per unit of `sell`, in human units; below it the run buys nothing. */
-  minPrice: price.optional(),
-  /** Of the sold token, in its human units. */
-  budget: budget.optional(),
+const budget = closed({
+  perDay: humanAmount.optional().describe('Most spent per UTC day, in the token\'s human units.'),
+  total: humanAmount.optional().describe('Most spent ever, in the token\'s human units.'),
 });
 
-const rebalance = z.object({
-  ...scheduleFields,
-  kind: z.literal('rebalance'),
-  /** Target weights; they are normalised, so 60/40 and 3/2 mean the same. */
-  targets: z.record(tokenRef, z.number().positive({ message: 'must be a positive weight' })).refine((t) => Object.keys(t).length >= 2, {
-    message: 'needs at least two tokens',
-  }),
-  /** The token everything is valued in (and traded through). */
-  quoteToken: tokenRef,
-  /** Act when any token's weight is this far (in basis points of the whole) from its target. */
-  driftBps: z.number().int().min(1).max(10_000).default(500),
-  /** Skip trades worth less than this, in quoteToken's human units. */
-  minTrade: humanAmount.default('1'),
+const sellOrder = closed({
+  token: tokenRef.describe('The token sold, by symbol or address.'),
+  amount: humanAmount.describe('How much is sold per run, in the token\'s human units ("10", "0.5").'),
 });
 
-const limit = z
-  .object({
-    ...scheduleFields,
-    kind: z.literal('limit'),
-    sell: z.object({ token: tokenRef, amount: humanAmount }),
-    buy: tokenRef,
-    /** Sell when one `sell` fetches at least this much `buy` (human units). */
-    takeProfit: price.optional(),
-    /** Sell when one `sell` fetches at most this much `buy`. */
-    stopLoss: price.optional(),
-    /** Keep selling each time the condition holds (default: once, then done). */
-    repeat: z.boolean().default(false),
-    expires: isoTime.optional(),
+const dca = closed({
+  ...scheduleFields,
+  kind: z.literal('dca').describe('Buy with a fixed amount on a schedule.'),
+  sell: sellOrder.describe('What each run sells.'),
+  buy: tokenRef.describe('The token bought, by symbol or address.'),
+  minPrice: price.optional().describe('Least amount of `buy` per unit of `sell`, in human units; below it the run buys nothing.'),
+  budget: budget.optional().describe('Spend limits of this strategy, in the sold token.'),
+});
+
+const rebalance = closed({
+  ...scheduleFields,
+  kind: z.literal('rebalance').describe('Keep target weights between tokens.'),
+  targets: z
+    .record(tokenRef, z.number().positive({ message: 'must be a positive weight' }))
+    .refine((t) => Object.keys(t).length >= 2, { message: 'needs at least two tokens' })
+    .describe('Target weights by token; they are normalised, so 60/40 and 3/2 mean the same.'),
+  quoteToken: tokenRef.describe('The token everything is valued in and traded through.'),
+  driftBps: z.number().int().min(1).max(10_000).default(500).describe('Act when a token\'s weight is this far from its target, in basis points of the whole.'),
+  minTrade: humanAmount.default('1').describe('Skip trades worth less than this, in quoteToken\'s human units.'),
+});
+
+const limit = closed({
+  ...scheduleFields,
+  kind: z.literal('limit').describe('Sell at a take-profit or stop-loss price.'),
+  sell: sellOrder.describe('What the order sells.'),
+  buy: tokenRef.describe('The token bought, by symbol or address.'),
+  takeProfit: price.optional().describe('Sell when one `sell` fetches at least this much `buy` (human units), never accepting less on chain.'),
+  stopLoss: price.optional().describe('Sell when one `sell` fetches at most this much `buy` (human units).'),
+  repeat: z.boolean().default(false).describe('Keep selling each time the condition holds (default: once, then done).'),
+  expires: isoTime.optional().describe('No sale after this time (ISO 8601).'),
+});
+
+const compound = closed({
+  ...scheduleFields,
+  kind: z.literal('compound').describe('Claim a gauge\'s rewards and deposit them back into the position.'),
+  gauge: z.string().min(1).describe('A gauge by its address-book name ("CELO/cUSD") or address.'),
+  valueToken: tokenRef.describe('The token rewards and gas are valued in.'),
+  minRewardValue: humanAmount.describe('Claim only when the rewards are worth at least this much more than the gas, in valueToken\'s human units.'),
+  exit: closed({
+    to: tokenRef.describe('The token the whole position is withdrawn into.'),
+    at: isoTime.optional().describe('Withdraw at or after this time (ISO 8601); without it, never.'),
   })
-  .refine((s) => s.takeProfit !== undefined || s.stopLoss !== undefined, { message: 'needs takeProfit, stopLoss or both', path: ['takeProfit'] });
-
-const compound = z.object({
-  ...scheduleFields,
-  kind: z.literal('compound'),
-  /** A gauge by its address-book name ("CELO/cUSD") or address. */
-  gauge: z.string().min(1),
-  /** The token rewards and gas are valued in. */
-  valueToken: tokenRef,
-  /** Claim and re-deposit only when the rewards are worth at least this much more than the gas, in valueToken. */
-  minRewardValue: humanAmount,
-  /** Leave the position for this token (via /earn/withdraw), at or after `at`. */
-  exit: z.object({ to: tokenRef, at: isoTime.optional() }).optional(),
+    .optional()
+    .describe('Leave the position via /earn/withdraw.'),
 });
 
 export const strategyKinds = ['dca', 'rebalance', 'limit', 'compound'] as const;
 
 const strategy = z.discriminatedUnion('kind', [dca, rebalance, limit, compound]);
 
-export const strategyFileSchema = z
-  .object({
-    defaults: z
-      .object({
-        slippageBps: slippageBps.default(50),
-        /** How far below the independent price reference a quote may pay before it is refused (basis points). */
-        maxPriceDeviationBps: z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).default(100),
-        /** Highest max fee per gas we sign, in gwei. */
-        maxFeePerGasGwei: price.optional(),
-        approvals: z.enum(['exact', 'unlimited']).default('exact'),
-        /** How many strategy runs may be in progress at once (runs of one wallet never overlap). */
-        maxConcurrency: z.number().int().min(1).max(64).default(4),
-        /**
-         * Blocks, the trade's own included, before a trade counts as mined; a reorg within them is followed.
-         * Default: the address book's, else 1 on the embedded devnet and forks and 3 on a real network.
-         */
-        confirmations: z.number().int().min(1).max(64).optional(),
-        /** What /healthz holds the daemon to. */
-        health: z
-          .object({
-            /** How often the chain and the routing service are asked whether they answer (seconds). */
-            probeSeconds: z.number().int().min(1).max(3600).default(10),
-            /** A component not reached for this long is down (seconds). */
-            staleSeconds: z.number().int().min(1).max(86_400).default(60),
-            /** A strategy whose last this-many runs failed makes the daemon unhealthy. */
-            failedRuns: z.number().int().min(1).max(1000).default(3),
-          })
-          .default({ probeSeconds: 10, staleSeconds: 60, failedRuns: 3 }),
-      })
-      .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4, health: { probeSeconds: 10, staleSeconds: 60, failedRuns: 3 } }),
-    wallets: z.record(
-      z.string(),
-      z.object({
-        /** The environment variable holding the wallet's private key (never the key itself). */
-        privateKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { message: 'must be an environment variable name such as ROUTEKEEPER_PRIVATE_KEY' }),
-        /** Spend limits per token for everything this wallet does, in each token's human units. */
-        budgets: z.record(tokenRef, budget).optional(),
-      }),
-    ),
-    notifications: z
-      .object({
-        webhooks: z.array(z.object({ url: z.string().url(), events: z.array(z.enum(['filled', 'failed', 'refused', 'anomaly'])).optional() })).default([]),
-      })
-      .optional(),
-    strategies: z.array(strategy).min(1, { message: 'needs at least one strategy' }),
+const healthDefaults = { probeSeconds: 10, staleSeconds: 60, failedRuns: 3 };
+
+const defaults = closed({
+  slippageBps: bps('Least output accepted below the quote and the reference, in basis points.').default(50),
+  maxPriceDeviationBps: bps('How far below the independent price reference a quote may pay before it is refused, in basis points.').default(100),
+  acceptHighTolerance: acceptHighTolerance.optional(),
+  maxFeePerGasGwei: price.optional().describe('The highest max fee per gas ever signed, in gwei (also a guard).'),
+  approvals: z.enum(['exact', 'unlimited']).default('exact').describe('`exact`: approve each trade\'s amount; `unlimited`: approve once.'),
+  maxConcurrency: z.number().int().min(1).max(64).default(4).describe('Strategy runs in progress at once (runs of one wallet never overlap).'),
+  confirmations: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Blocks, the trade\'s own included, before a trade counts as mined. Default: the address book\'s, else 1 on the embedded devnet and forks and 3 on a network.'),
+  firstRun: firstRun.optional(),
+  health: closed({
+    probeSeconds: z.number().int().min(1).max(3600).default(10).describe('How often the chain and the routing service are asked whether they answer (seconds).'),
+    staleSeconds: z.number().int().min(1).max(86_400).default(60).describe('A component not reached for this long is down (seconds).'),
+    failedRuns: z.number().int().min(1).max(1000).default(3).describe('A strategy whose last this-many runs failed makes the daemon unhealthy.'),
   })
-  .superRefine((file, ctx) => {
-    const seen = new Set<string>();
-    file.strategies.forEach((s, i) => {
-      if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: ['strategies', i, 'id'], message: `'${s.id}' is used by another strategy` });
-      seen.add(s.id);
-      if (!file.wallets[s.wallet]) {
-        ctx.addIssue({ code: 'custom', path: ['strategies', i, 'wallet'], message: `no wallet named '${s.wallet}' (wallets: ${Object.keys(file.wallets).join(', ') || 'none'})` });
-      }
-      if ((s.every === undefined) === (s.cron === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['strategies', i, 'every'], message: 'give exactly one of `every` or `cron`' });
-      }
-    });
+    .default(healthDefaults)
+    .describe('What /healthz holds the daemon to.'),
+});
+
+export const strategyFileSchema = closed({
+  defaults: defaults
+    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4, health: healthDefaults })
+    .describe('Settings for every strategy; all optional.'),
+  wallets: z
+    .record(
+      z.string(),
+      closed({
+        privateKeyEnv: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/, { message: 'must be an environment variable name such as ROUTEKEEPER_PRIVATE_KEY' })
+          .describe('The environment variable holding the wallet\'s private key (never the key itself).'),
+        budgets: z.record(tokenRef, budget.describe('Spend limits of one token.')).optional().describe('Spend limits per token for everything this wallet does, in each token\'s human units.'),
+      }),
+    )
+    .describe('The wallets strategies trade from, by name.'),
+  notifications: closed({
+    webhooks: z
+      .array(
+        closed({
+          url: z.url().describe('Where the JSON POST goes.'),
+          events: z.array(z.enum(['filled', 'failed', 'refused', 'anomaly'])).optional().describe('Which events (default: all).'),
+        }),
+      )
+      .default([])
+      .describe('JSON POSTs per fill, failure, refusal and anomaly.'),
+  })
+    .optional()
+    .describe('Where the daemon tells what happened.'),
+  strategies: z.array(strategy).min(1, { message: 'needs at least one strategy' }).describe('What to trade, each with an id, a kind, a wallet and a schedule.'),
+}).superRefine((file, ctx) => {
+  const seen = new Set<string>();
+  file.strategies.forEach((s, i) => {
+    const at = (...path: (string | number)[]) => ['strategies', i, ...path];
+    if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: at('id'), message: `'${s.id}' is used by another strategy` });
+    seen.add(s.id);
+    if (!file.wallets[s.wallet]) {
+      ctx.addIssue({ code: 'custom', path: at('wallet'), message: `no wallet named '${s.wallet}' (wallets: ${Object.keys(file.wallets).join(', ') || 'none'})` });
+    }
+    for (const problem of strategyProblems(s, file.defaults)) ctx.addIssue({ code: 'custom', path: at(...problem.path), message: problem.message });
   });
+  for (const [name, wallet] of Object.entries(file.wallets)) {
+    for (const [token, limits] of Object.entries(wallet.budgets ?? {})) {
+      const problem = budgetProblem(limits);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['wallets', name, 'budgets', token, 'perDay'], message: problem });
+    }
+  }
+});
+
+type Problem = { path: (string | number)[]; message: string };
+type StrategyInput = z.output<typeof strategy>;
+
+/** The checks that involve more than one field of a strategy (and the file's defaults). */
+function strategyProblems(s: StrategyInput, fileDefaults: z.output<typeof defaults>): Problem[] {
+  const problems: Problem[] = [];
+  if ((s.every === undefined) === (s.cron === undefined)) problems.push({ path: ['every'], message: 'give exactly one of `every` or `cron`' });
+  if (s.cron !== undefined) {
+    const problem = cronProblem(s.cron, s.cronSeconds === true);
+    if (problem) problems.push({ path: ['cron'], message: problem });
+  } else if (s.cronSeconds !== undefined) {
+    problems.push({ path: ['cronSeconds'], message: 'only applies to `cron`' });
+  }
+  if (s.start !== undefined && s.end !== undefined && Date.parse(s.start) >= Date.parse(s.end)) {
+    problems.push({ path: ['end'], message: `${s.end} is not after start ${s.start}` });
+  }
+  if (s.jitter !== undefined) {
+    const jitterMs = parseDuration(s.jitter);
+    const intervalMs = shortestIntervalMs(s);
+    if (intervalMs !== undefined && jitterMs >= intervalMs) {
+      problems.push({ path: ['jitter'], message: `${s.jitter} is not shorter than the interval (${formatDuration(intervalMs)}): runs would pile into the next slot` });
+    }
+  }
+  const confirmed = s.acceptHighTolerance === true || fileDefaults.acceptHighTolerance === true;
+  for (const key of ['slippageBps', 'maxPriceDeviationBps'] as const) {
+    const value = s[key];
+    if (value !== undefined && value > saneLimits[key] && !confirmed) problems.push({ path: [key], message: highToleranceMessage(key, value) });
+  }
+  if (s.kind === 'dca' && s.budget) {
+    const problem = budgetProblem(s.budget);
+    if (problem) problems.push({ path: ['budget', 'perDay'], message: problem });
+  }
+  if (s.kind === 'limit' && s.takeProfit === undefined && s.stopLoss === undefined) problems.push({ path: ['takeProfit'], message: 'needs takeProfit, stopLoss or both' });
+  if (s.kind === 'limit' && s.takeProfit !== undefined && s.stopLoss !== undefined && compareDecimals(s.stopLoss, s.takeProfit) >= 0) {
+    problems.push({ path: ['stopLoss'], message: `${s.stopLoss} is not below takeProfit ${s.takeProfit}: every price would trigger a sale` });
+  }
+  return problems;
+}
+
+function highToleranceMessage(key: keyof typeof saneLimits, value: number): string {
+  return `${value} (${value / 100}%) is above ${saneLimits[key]} (${saneLimits[key] / 100}%); if you mean it, add acceptHighTolerance: true beside it`;
+}
+
+function budgetProblem(limits: { perDay?: string | undefined; total?: string | undefined }): string | undefined {
+  if (limits.perDay === undefined || limits.total === undefined || compareDecimals(limits.perDay, limits.total) <= 0) return undefined;
+  return `${limits.perDay} is more than the total ${limits.total}`;
+}
+
+/** Compares two non-negative decimal strings exactly. */
+function compareDecimals(a: string, b: string): number {
+  const [aWhole = '', aFraction = ''] = a.split('.');
+  const [bWhole = '', bFraction = ''] = b.split('.');
+  const width = Math.max(aFraction.length, bFraction.length);
+  const left = BigInt(aWhole + aFraction.padEnd(width, '0'));
+  const right = BigInt(bWhole + bFraction.padEnd(width, '0'));
+  return left === right ? 0 : left < right ? -1 : 1;
+}
+
+/** The shortest gap between runs: the interval, or the least gap among a cron schedule's next runs. */
+function shortestIntervalMs(s: { every?: string | undefined; cron?: string | undefined }): number | undefined {
+  if (s.every !== undefined) return parseDuration(s.every);
+  if (s.cron === undefined) return undefined;
+  try {
+    const runs = new Cron(s.cron, { paused: true, timezone: 'UTC' }).nextRuns(20).map((run) => run.getTime());
+    const gaps = runs.slice(1).map((time, i) => time - (runs[i] as number));
+    return gaps.length ? Math.min(...gaps) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** 90_000 → "1m30s": milliseconds in the file's own duration units. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join('');
+}
 
 export type StrategyFile = z.output<typeof strategyFileSchema>;
 export type StrategyConfig = StrategyFile['strategies'][number];
@@ -209,8 +364,21 @@ export function loadStrategyFile(file: string): StrategyFile {
 export function parseStrategyFile(raw: unknown, source = 'the strategy file'): StrategyFile {
   const parsed = strategyFileSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(file)'}: ${describeIssue(issue, raw)}`);
-  throw new ConfigError(`${source} is invalid:\n${[...new Set(problems)].join('\n')}`);
+  const problems = [...new Set(parsed.error.issues.flatMap((issue) => problemLines(issue, raw)))];
+  // One problem is one line; several are listed under one line naming the file.
+  if (problems.length === 1) throw new ConfigError(`${source}: ${problems[0]}`);
+  throw new ConfigError(`${source} is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+}
+
+/** `path: what is wrong`, one per unknown key for an object with several. */
+function problemLines(issue: z.core.$ZodIssue, raw: unknown): string[] {
+  const at = (path: PropertyKey[]) => path.map(String).join('.') || '(file)';
+  if (issue.code === 'unrecognized_keys') {
+    // closed() wrote one message line per key, in the same order.
+    const messages = issue.message.split('\n');
+    return issue.keys.map((key, i) => `${at([...issue.path, key])}: ${messages[i] ?? 'unknown field'}`);
+  }
+  return [`${at(issue.path)}: ${describeIssue(issue, raw)}`];
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {

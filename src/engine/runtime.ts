@@ -182,7 +182,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId });
     throwIfAborted(signal);
-    const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys });
+    // The demo trades within seconds of `npm start`; a real chain (or its paper-trading fork) waits for the slot.
+    const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys, firstRun: mode === 'embedded devnet' ? 'now' : 'slot' });
     throwIfAborted(signal);
     if (mode === 'fork') {
       const testClient = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });

@@ -3,7 +3,7 @@
  * the clock, or a cron expression). The slot names the run, so a slot trades at most once (see the ledger).
  *
  * - After downtime, `catchUp: once` runs the latest missed slot once, right away; `skip` waits for the next.
- *   Never a burst of missed slots.
+ *   Never a burst of missed slots. A strategy that never ran waits for its next slot, unless `firstRun: now`.
  * - A strategy never overlaps itself: a slot that comes while its previous run is still going is skipped.
  * - Runs of one wallet never overlap (balances and nonces stay coherent); at most `maxConcurrency` runs overall.
  * - `stop()` starts no new run and waits (up to a bound) for the runs in progress, which the shutdown signal
@@ -48,7 +48,9 @@ export class Scheduler {
       const now = this.#now();
       const due = latestSlot(strategy, now);
       const last = this.#deps.lastSlot(strategy.id);
-      const missed = due !== undefined && (last === undefined || last < due);
+      // A fresh strategy's current slot is not "missed" unless it asked to start now (`firstRun: now`).
+      const fresh = last === undefined;
+      const missed = due !== undefined && (fresh ? strategy.schedule.firstRun === 'now' : last < due);
       if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due);
       else if (missed) this.#deps.onSkip?.(strategy, slotName(due), 'missed while stopped (catchUp: skip)');
       this.#scheduleNext(strategy, now);

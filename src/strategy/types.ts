@@ -7,6 +7,8 @@ export type Schedule = {
   cron?: string;
   jitterMs: number;
   catchUp: 'once' | 'skip';
+  /** On a fresh ledger: run the current slot at start (`now`), or wait for the next one (`slot`). */
+  firstRun: 'now' | 'slot';
   startMs?: number;
   endMs?: number;
 };

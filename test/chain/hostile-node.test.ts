@@ -89,7 +89,7 @@ describe('a node that withholds receipts', () => {
       id: 'hostile',
       kind: 'dca',
       wallet: 'main',
-      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once' },
+      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' },
       slippageBps: 50,
       sell: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
       buy: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },

@@ -54,6 +54,7 @@ function writeConfig(name: string, text: string) {
 }
 
 const everyKind = () => `
+defaults: { firstRun: now }
 wallets:
   main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
 notifications:
@@ -139,7 +140,7 @@ describe('bad configuration stops the daemon with the field path, a non-zero exi
     ['a missing key variable', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), { ROUTEKEEPER_PRIVATE_KEY: '' }, /wallets\.main\.privateKeyEnv: the environment variable ROUTEKEEPER_PRIVATE_KEY is not set/],
     ['a key that is not a key', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), { ROUTEKEEPER_PRIVATE_KEY: '0x1234' }, /wallets\.main\.privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY does not hold a 32-byte hex private key/],
     ['a bad schedule', base('{ id: x, kind: dca, wallet: main, every: 30 seconds, sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.every: must be a duration/],
-    ['a bad cron', base('{ id: x, kind: dca, wallet: main, cron: "every day", sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.cron: must be a cron expression/],
+    ['a bad cron', base('{ id: x, kind: dca, wallet: main, cron: "every day", sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.cron: has 2 fields; a cron expression here has 5/],
     ['an unknown wallet', base('{ id: x, kind: dca, wallet: savings, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.wallet: no wallet named 'savings'/],
     ['a file that is not YAML', 'strategies: [ {', {}, /is not valid YAML/],
   ];

@@ -27,7 +27,7 @@ beforeAll(async () => {
   writeFileSync(bookFile, JSON.stringify(fork.addressBook));
   configFile = join(dir, 'dca.yaml');
   // Hourly: the slot due at start-up runs once; no other slot comes during a test.
-  writeFileSync(configFile, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "9" }, buy: CELO }\n');
+  writeFileSync(configFile, 'defaults: { firstRun: now }\nwallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "9" }, buy: CELO }\n');
   hangingService = await startFaultServer([{ hang: true }]);
 });
 afterAll(() => hangingService.close());

@@ -31,7 +31,7 @@ describe('reporting a run', () => {
       id: 'dca',
       kind: 'dca',
       wallet: 'main',
-      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once' },
+      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' },
       slippageBps: 50,
       sell: token('cUSD'),
       amount: parseUnits('3', 18),

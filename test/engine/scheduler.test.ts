@@ -3,7 +3,7 @@ import { Scheduler, latestSlot, nextSlot } from '../../src/engine/scheduler.ts';
 import type { Strategy } from '../../src/strategy/types.ts';
 
 const strategy = (id: string, schedule: Partial<Strategy['schedule']>, wallet = 'main'): Strategy =>
-  ({ id, wallet, kind: 'dca', slippageBps: 30, schedule: { jitterMs: 0, catchUp: 'once', ...schedule } }) as Strategy;
+  ({ id, wallet, kind: 'dca', slippageBps: 30, schedule: { jitterMs: 0, catchUp: 'once', firstRun: 'now', ...schedule } }) as Strategy;
 const at = (iso: string) => Date.parse(iso);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,6 +66,25 @@ describe('scheduler', () => {
     await scheduler.stop();
     expect(runs).toEqual([]);
     expect(skipped).toEqual(['2026-11-20T10:00:00.000Z: missed while stopped (catchUp: skip)']);
+  });
+
+  it('on a fresh ledger, firstRun: slot waits for the next slot and firstRun: now runs the current one', async () => {
+    const runs: string[] = [];
+    let now = at('2026-11-20T10:59:59.950Z');
+    const scheduler = new Scheduler({
+      strategies: [strategy('waits', { everyMs: 3_600_000, firstRun: 'slot' }), strategy('starts', { everyMs: 3_600_000, firstRun: 'now' })],
+      run: async (s, slot) => void runs.push(`${s.id}@${slot}`),
+      lastSlot: () => undefined,
+      maxConcurrency: 4,
+      now: () => now,
+    });
+    scheduler.start();
+    await sleep(10);
+    expect(runs).toEqual(['starts@2026-11-20T10:00:00.000Z']);
+    now = at('2026-11-20T11:00:00Z');
+    for (let waited = 0; runs.length < 3 && waited < 5_000; waited += 10) await sleep(10);
+    await scheduler.stop();
+    expect(runs.sort()).toEqual(['starts@2026-11-20T10:00:00.000Z', 'starts@2026-11-20T11:00:00.000Z', 'waits@2026-11-20T11:00:00.000Z']);
   });
 
   it('does not run a slot that already ran', async () => {

@@ -43,7 +43,7 @@ export function daemonHome(fork: DevnetFork, name: string) {
 export function dcaYaml(strategies: { id: string; sell: string; buy: string; amount: string; every: string }[], options: { start?: string; defaults?: string } = {}) {
   const start = options.start ? `, start: "${options.start}"` : '';
   return `
-defaults: { confirmations: 1${options.defaults ? `, ${options.defaults}` : ''} }
+defaults: { confirmations: 1, firstRun: now${options.defaults ? `, ${options.defaults}` : ''} }
 wallets:
   main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
 strategies:

@@ -12,7 +12,7 @@ const cUSD = token('cUSD', 2);
 const USDC = token('USDC', 3, 6);
 const RWD = token('RWD', 4);
 const GAUGE = '0x00000000000000000000000000000000000000aa' as Address;
-const common = { wallet: 'main', schedule: { everyMs: 30_000, jitterMs: 0, catchUp: 'once' as const }, slippageBps: 30 };
+const common = { wallet: 'main', schedule: { everyMs: 30_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const }, slippageBps: 30 };
 const e18 = 10n ** 18n;
 
 describe('dca', () => {

@@ -190,7 +190,7 @@ describe('strategies decide on the reference, not on quotes', () => {
     id: 'stop',
     wallet: 'main',
     kind: 'limit',
-    schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip' },
+    schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
     slippageBps: 50,
     sell: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
     amount: parseUnits('100', 18),
