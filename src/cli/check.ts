@@ -4,8 +4,7 @@ import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
 import { openRuntime } from '../engine/runtime.ts';
 import type { Strategy } from '../strategy/types.ts';
-import { type Command, parseCommandArgs } from './command.ts';
-import { commonOptions } from './run.ts';
+import { commonOptions, parseCommandArgs } from './command.ts';
 
 const tokensOf = (strategy: Strategy): TokenInfo[] =>
   strategy.kind === 'rebalance'
@@ -14,52 +13,44 @@ const tokensOf = (strategy: Strategy): TokenInfo[] =>
       ? [strategy.gauge.rewardToken, strategy.valueToken]
       : [strategy.sell, strategy.buy];
 
-export const checkCommand: Command = {
-  name: 'check',
-  summary: 'validate the strategy file, reach the chain and the service, show balances and allowances',
-  help: `Usage: routekeeper check [--config <file>] [--address-book <file>]
-
-Checks the strategy file against the chain (tokens, decimals, amounts, wallet keys), asks the chain and
-the routing service whether they answer, and shows each wallet's balances of the tokens its strategies use
-and its allowances to the allowlisted router and OneClickFarm. Signs nothing. Exit 0 when all is well.`,
-  async run(argv) {
-    const { values } = parseCommandArgs('check', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'] });
-    const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
+/** `routekeeper check`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs('check', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'] });
+  const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
+  try {
+    const block = await runtime.client.getBlock({ blockTag: 'latest' });
+    console.log(`strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`);
+    console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
+    let serviceOk = true;
     try {
-      const block = await runtime.client.getBlock({ blockTag: 'latest' });
-      console.log(`strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`);
-      console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
-      let serviceOk = true;
-      try {
-        const health = await runtime.routing.health();
-        console.log(`routing service ${redactUrl(runtime.serviceUrl)}: ${health.state}`);
-      } catch (error) {
-        serviceOk = false;
-        console.log(`routing service ${redactUrl(runtime.serviceUrl)}: NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
-      }
-      const spenders = [
-        ...(runtime.book ? [['router', runtime.book.contracts.router], ['OneClickFarm', runtime.book.contracts.oneClickFarm]] : []),
-        ...(runtime.chainId === 42220 && !runtime.book ? [['router', '0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf']] : []),
-      ] as [string, `0x${string}`][];
-      for (const wallet of runtime.config.wallets.values()) {
-        const address = wallet.account.address;
-        console.log(`wallet ${wallet.name} ${address}: ${formatEther(await runtime.client.getBalance({ address }))} native`);
-        const tokens = new Map<string, TokenInfo>();
-        for (const strategy of runtime.config.strategies.filter((s) => s.wallet === wallet.name)) for (const token of tokensOf(strategy)) tokens.set(token.address, token);
-        for (const token of tokens.values()) {
-          const balance = await runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
-          const allowances = await Promise.all(
-            spenders.map(async ([name, spender]) => {
-              const allowed = await runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'allowance', args: [address, spender] });
-              return `${name} ${formatTokenAmount(allowed, token.decimals)}`;
-            }),
-          );
-          console.log(`  ${token.symbol.padEnd(6)} ${formatTokenAmount(balance, token.decimals)}${allowances.length ? `  (allowance: ${allowances.join(', ')})` : ''}`);
-        }
-      }
-      return serviceOk ? 0 : 1;
-    } finally {
-      await runtime.close();
+      const health = await runtime.routing.health();
+      console.log(`routing service ${redactUrl(runtime.serviceUrl)}: ${health.state}`);
+    } catch (error) {
+      serviceOk = false;
+      console.log(`routing service ${redactUrl(runtime.serviceUrl)}: NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
     }
-  },
-};
+    const spenders = [
+      ...(runtime.book ? [['router', runtime.book.contracts.router], ['OneClickFarm', runtime.book.contracts.oneClickFarm]] : []),
+      ...(runtime.chainId === 42220 && !runtime.book ? [['router', '0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf']] : []),
+    ] as [string, `0x${string}`][];
+    for (const wallet of runtime.config.wallets.values()) {
+      const address = wallet.account.address;
+      console.log(`wallet ${wallet.name} ${address}: ${formatEther(await runtime.client.getBalance({ address }))} native`);
+      const tokens = new Map<string, TokenInfo>();
+      for (const strategy of runtime.config.strategies.filter((s) => s.wallet === wallet.name)) for (const token of tokensOf(strategy)) tokens.set(token.address, token);
+      for (const token of tokens.values()) {
+        const balance = await runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+        const allowances = await Promise.all(
+          spenders.map(async ([name, spender]) => {
+            const allowed = await runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'allowance', args: [address, spender] });
+            return `${name} ${formatTokenAmount(allowed, token.decimals)}`;
+          }),
+        );
+        console.log(`  ${token.symbol.padEnd(6)} ${formatTokenAmount(balance, token.decimals)}${allowances.length ? `  (allowance: ${allowances.join(', ')})` : ''}`);
+      }
+    }
+    return serviceOk ? 0 : 1;
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,14 +1,20 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './errors.ts';
 
-export type Command = {
-  name: string;
-  summary: string;
-  /** The full `--help` text. */
-  help: string;
-  /** Resolves to the process exit code. */
-  run(argv: string[]): Promise<number>;
-};
+/** The options of the commands that run strategies (run, once, check). */
+export const commonOptions = {
+  config: { type: 'string', short: 'c' },
+  'dry-run': { type: 'boolean' },
+  'address-book': { type: 'string' },
+} as const;
+
+/** Their help lines. */
+export const commonHelp = `  -c, --config <file>      strategy file (default: ROUTEKEEPER_CONFIG, else config/strategies.yaml)
+  --dry-run                quote, check and simulate, record what would happen, sign nothing
+  --address-book <file>    a deployment's address book: token symbols, allowlisted router and farms,
+                           and the RPC and service URLs when the environment does not give them
+Without RPC_URL (and without an address book) routekeeper starts its embedded devnet: a LOCAL chain
+with test tokens and a funded test account. Nothing there is worth real money.`;
 
 /** Parses a command's arguments strictly; an unknown or malformed option is a UsageError naming it. */
 export function parseCommandArgs<const T extends NonNullable<ParseArgsConfig['options']>>(

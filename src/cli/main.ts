@@ -1,19 +1,14 @@
-/** `routekeeper <command>`: dispatches to one command and turns its outcome into an exit code. */
-import { scrub, scrubDeep } from '../ops/secrets.ts';
-import type { Command } from './command.ts';
-import { devnetCommand } from './devnet.ts';
+/**
+ * `routekeeper <command>`: dispatches to one command and turns its outcome into an exit code. Only the chosen
+ * command's code is loaded, so `--help`, `--version` and a typo answer at once.
+ */
+import { readFileSync } from 'node:fs';
+import { closest, distance } from 'fastest-levenshtein';
 import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
+import { scrub } from '../ops/secrets.ts';
+import { type CommandEntry, commands } from './catalog.ts';
 import { UsageError } from './errors.ts';
-import { checkCommand } from './check.ts';
-import { historyCommand } from './history.ts';
-import { resumeCommand } from './resume.ts';
-import { onceCommand } from './once.ts';
-import { quoteCommand } from './quote.ts';
-import { runCommand } from './run.ts';
-import { schemaCommand } from './schema.ts';
-
-const commands: Command[] = [runCommand, onceCommand, quoteCommand, checkCommand, historyCommand, resumeCommand, devnetCommand, schemaCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
@@ -24,9 +19,25 @@ function mainHelp(): string {
     '',
     'Commands:',
     ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    `  ${'help'.padEnd(width)}  show a command's options: routekeeper help <command>`,
     '',
+    'Options: --help (-h) shows this help, --version (-v) the version.',
     "Run 'routekeeper <command> --help' for a command's options.",
   ].join('\n');
+}
+
+/** The package's version, from the package.json beside src/ and dist/. */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+function commandNamed(name: string): CommandEntry {
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command) return command;
+  const names = commands.map((candidate) => candidate.name);
+  const near = closest(name, names);
+  const hint = distance(name, near) <= 2 ? `; did you mean '${near}'?` : '';
+  throw new UsageError(`unknown command '${name}'${hint} Commands: ${names.join(', ')}. See 'routekeeper --help'.`);
 }
 
 declare global {
@@ -35,23 +46,33 @@ declare global {
 }
 
 async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    console.log(mainHelp());
+    return 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(version());
+    return 0;
+  }
+  if (name === 'help') {
+    if (rest.length > 1) throw new UsageError("help: give one command, e.g. 'routekeeper help run'");
+    console.log(rest[0] === undefined ? mainHelp() : commandNamed(rest[0]).help);
+    return 0;
+  }
+  const command = commandNamed(name);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(command.help);
+    return 0;
+  }
+  const loaded = await command.load();
+  // Signals that came while loading were kept by bin/routekeeper.js; from here the command handles its own.
   const stoppedWhileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
   if (stoppedWhileLoading) {
     console.error(`routekeeper: stopped by ${stoppedWhileLoading} before starting; nothing was started`);
     return 0;
   }
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    console.log(mainHelp());
-    return name === undefined ? 2 : 0;
-  }
-  const command = commands.find((candidate) => candidate.name === name);
-  if (!command) throw new UsageError(`unknown command '${name}'. Commands: ${commands.map((c) => c.name).join(', ')}`);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(command.help);
-    return 0;
-  }
-  return command.run(rest);
+  return loaded.run(rest);
 }
 
 try {
@@ -65,7 +86,11 @@ try {
     console.error(`routekeeper: ${scrub(error.message)}`);
     process.exitCode = 1;
   } else {
-    console.error('routekeeper: unexpected failure:', scrubDeep(error));
+    // Not one of ours: a bug. One line to read, and the stack for the report only when asked for.
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    console.error(`routekeeper: unexpected failure: ${scrub(message ?? '')}`);
+    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') console.error(scrub(error instanceof Error ? (error.stack ?? '') : ''));
+    else console.error('routekeeper: this is a bug; run again with LOG_LEVEL=debug for the stack trace, and report it');
     process.exitCode = 1;
   }
 }

@@ -5,51 +5,38 @@ import { openExecution, openRuntime } from '../engine/runtime.ts';
 import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
-import { type Command, parseCommandArgs } from './command.ts';
+import { commonOptions, parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
-import { commonHelp, commonOptions } from './run.ts';
 
-export const onceCommand: Command = {
-  name: 'once',
-  summary: 'run one strategy once, now, and print what it did',
-  help: `Usage: routekeeper once <strategy-id> [--config <file>] [--dry-run] [--address-book <file>] [--json]
-
-Runs one strategy once, now (its own slot "once-<time>"), after settling unfinished trades.
-Exit 0 when the run completed: it traded, found nothing to do, or a guard refused (the reason is printed).
-Exit 1 when a trade failed or its outcome is not known yet; 2 on bad configuration.
-
-Options:
-${commonHelp}
-  --json                   print the run's report as one JSON object`,
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs('once', argv, { ...commonOptions, json: { type: 'boolean' } }, true);
-    const [strategyId, ...extra] = positionals;
-    if (!strategyId || extra.length > 0) throw new UsageError("once: give exactly one strategy id. See 'routekeeper once --help'.");
-    const env = readEnv();
-    // Logs go to stderr: stdout carries the result.
-    const logger = createLogger({ destination: process.stderr, pretty: false });
-    const runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'] });
-    try {
-      const strategy = runtime.config.strategies.find((s) => s.id === strategyId);
-      if (!strategy) throw new UsageError(`once: no strategy '${strategyId}' in ${runtime.configFile} (strategies: ${runtime.config.strategies.map((s) => s.id).join(', ')})`);
-      const execution = openExecution(runtime, { dryRun: values['dry-run'] });
-      const observers = { logger, metrics: createMetrics(), notifier: createNotifier(runtime.config.webhooks, logger) };
-      await resumeAll(execution, observers);
-      const report = await runAndReport(strategy, `once-${new Date().toISOString()}`, runtime, execution, observers);
-      await observers.notifier.flush();
-      if (!report) return 1;
-      if (values.json) {
-        console.log(toJson(report));
-      } else {
-        console.log(`${report.strategyId}: ${report.note}`);
-        for (const trade of report.trades) {
-          console.log(`  ${trade.intentId}: ${trade.status}${trade.reason ? ` (${trade.reason})` : ''}${trade.amountOut !== undefined ? `, received ${trade.amountOut} raw` : ''}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
-        }
+/** `routekeeper once`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('once', argv, { ...commonOptions, json: { type: 'boolean' } }, true);
+  const [strategyId, ...extra] = positionals;
+  if (!strategyId || extra.length > 0) throw new UsageError("once: give exactly one strategy id. See 'routekeeper once --help'.");
+  const env = readEnv();
+  // Logs go to stderr: stdout carries the result.
+  const logger = createLogger({ destination: process.stderr, pretty: false });
+  const runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'] });
+  try {
+    const strategy = runtime.config.strategies.find((s) => s.id === strategyId);
+    if (!strategy) throw new UsageError(`once: no strategy '${strategyId}' in ${runtime.configFile} (strategies: ${runtime.config.strategies.map((s) => s.id).join(', ')})`);
+    const execution = openExecution(runtime, { dryRun: values['dry-run'] });
+    const observers = { logger, metrics: createMetrics(), notifier: createNotifier(runtime.config.webhooks, logger) };
+    await resumeAll(execution, observers);
+    const report = await runAndReport(strategy, `once-${new Date().toISOString()}`, runtime, execution, observers);
+    await observers.notifier.flush();
+    if (!report) return 1;
+    if (values.json) {
+      console.log(toJson(report));
+    } else {
+      console.log(`${report.strategyId}: ${report.note}`);
+      for (const trade of report.trades) {
+        console.log(`  ${trade.intentId}: ${trade.status}${trade.reason ? ` (${trade.reason})` : ''}${trade.amountOut !== undefined ? `, received ${trade.amountOut} raw` : ''}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
       }
-      const settled = new Set(['confirmed', 'refused', 'dry-run', 'skipped']);
-      return report.trades.every((trade) => settled.has(trade.status)) ? 0 : 1;
-    } finally {
-      await runtime.close();
     }
-  },
-};
+    const settled = new Set(['confirmed', 'refused', 'dry-run', 'skipped']);
+    return report.trades.every((trade) => settled.has(trade.status)) ? 0 : 1;
+  } finally {
+    await runtime.close();
+  }
+}

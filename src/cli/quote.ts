@@ -5,99 +5,78 @@ import { type TokenInfo, formatTokenAmount } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../config/errors.ts';
 import { readEnv } from '../config/env.ts';
-import { createRoutingClient, productionServiceUrl } from '../service/client.ts';
-import { type Command, parseCommandArgs, parseIntegerOption } from './command.ts';
+import { createRoutingClient } from '../service/client.ts';
+import { productionServiceUrl } from '../service/endpoints.ts';
+import { parseCommandArgs, parseIntegerOption } from './command.ts';
 import { UsageError } from './errors.ts';
 
-export const quoteCommand: Command = {
-  name: 'quote',
-  summary: 'ask the routing service for a swap route and print it in human and raw units',
-  help: `Usage: routekeeper quote --token-in <symbol|address> --token-out <symbol|address> --amount <amount>
-                        [--raw] [--slippage-bps N] [--max-hops N] [--json] [--address-book <file>]
+/** `routekeeper quote`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs('quote', argv, {
+    'token-in': { type: 'string' },
+    'token-out': { type: 'string' },
+    amount: { type: 'string' },
+    raw: { type: 'boolean' },
+    'slippage-bps': { type: 'string' },
+    'max-hops': { type: 'string' },
+    json: { type: 'boolean' },
+    'address-book': { type: 'string' },
+  });
+  for (const required of ['token-in', 'token-out', 'amount'] as const) {
+    if (values[required] === undefined) throw new UsageError(`quote: --${required} is required. See 'routekeeper quote --help'.`);
+  }
+  const slippageBps = parseIntegerOption('slippage-bps', values['slippage-bps'], { max: 10_000 });
+  const maxHops = parseIntegerOption('max-hops', values['max-hops'], { min: 1, max: 4 });
+  const env = readEnv();
+  const book: AddressBook | undefined = values['address-book'] ? loadAddressBook(values['address-book']) : undefined;
+  const rpcUrl = env.RPC_URL?.[0] ?? book?.rpcUrl;
+  if (!rpcUrl) throw new ConfigError('RPC_URL is not set: it is needed to read token decimals (or pass --address-book)');
 
-Asks the Token Routing Service for a route and prints it with symbols and decimals read on chain.
-Nothing is signed or sent.
+  const probe = createPublicClient({ transport: http(rpcUrl, { batch: true }) });
+  const chainId = await probe.getChainId();
+  const client = createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { batch: true }) });
+  const tokenIn = await readTokenInfo(client, resolveTokenAddress(values['token-in'] as string, book, '--token-in'));
+  const tokenOut = await readTokenInfo(client, resolveTokenAddress(values['token-out'] as string, book, '--token-out'));
+  const amountIn = values.raw ? parseRawAmount(values.amount as string) : parseTokenAmount(values.amount as string, tokenIn, '--amount');
 
-Options:
-  --token-in, --token-out   a token address, or a symbol from the address book
-  --amount                  amount of --token-in in its own units (12.5), or raw units with --raw
-  --raw                     --amount is a raw integer (no decimals applied)
-  --slippage-bps N          slippage for the minimum output (service default: 10)
-  --max-hops N              longest route to consider (service default: 3)
-  --json                    print one JSON object (amounts as strings) instead of text
-  --address-book <file>     a deployment's address book (the devnet prints one); supplies token symbols,
-                            and the RPC and service URLs when the environment does not
-Environment:
-  RPC_URL                   JSON-RPC node, to read decimals and symbols (default: the address book's)
-  ROUTING_SERVICE_URL       the service (default: the address book's, else ${productionServiceUrl})
-  ROUTING_API_KEY           optional API key, sent as X-API-KEY`,
-  async run(argv) {
-    const { values } = parseCommandArgs('quote', argv, {
-      'token-in': { type: 'string' },
-      'token-out': { type: 'string' },
-      amount: { type: 'string' },
-      raw: { type: 'boolean' },
-      'slippage-bps': { type: 'string' },
-      'max-hops': { type: 'string' },
-      json: { type: 'boolean' },
-      'address-book': { type: 'string' },
-    });
-    for (const required of ['token-in', 'token-out', 'amount'] as const) {
-      if (values[required] === undefined) throw new UsageError(`quote: --${required} is required. See 'routekeeper quote --help'.`);
-    }
-    const slippageBps = parseIntegerOption('slippage-bps', values['slippage-bps'], { max: 10_000 });
-    const maxHops = parseIntegerOption('max-hops', values['max-hops'], { min: 1, max: 4 });
-    const env = readEnv();
-    const book: AddressBook | undefined = values['address-book'] ? loadAddressBook(values['address-book']) : undefined;
-    const rpcUrl = env.RPC_URL?.[0] ?? book?.rpcUrl;
-    if (!rpcUrl) throw new ConfigError('RPC_URL is not set: it is needed to read token decimals (or pass --address-book)');
+  const service = createRoutingClient({ baseUrl: env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl, apiKey: env.ROUTING_API_KEY, chainId });
+  const route = await service.getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn, slippageBps, maxHops });
+  const path = await Promise.all(route.details.path.map((address) => readTokenInfo(client, address)));
 
-    const probe = createPublicClient({ transport: http(rpcUrl, { batch: true }) });
-    const chainId = await probe.getChainId();
-    const client = createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { batch: true }) });
-    const tokenIn = await readTokenInfo(client, resolveTokenAddress(values['token-in'] as string, book, '--token-in'));
-    const tokenOut = await readTokenInfo(client, resolveTokenAddress(values['token-out'] as string, book, '--token-out'));
-    const amountIn = values.raw ? parseRawAmount(values.amount as string) : parseTokenAmount(values.amount as string, tokenIn, '--amount');
-
-    const service = createRoutingClient({ baseUrl: env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl, apiKey: env.ROUTING_API_KEY, chainId });
-    const route = await service.getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn, slippageBps, maxHops });
-    const path = await Promise.all(route.details.path.map((address) => readTokenInfo(client, address)));
-
-    const summary = {
-      service: service.baseUrl,
-      chainId,
-      tokenIn,
-      tokenOut,
-      amountIn: amount(amountIn, tokenIn),
-      expectedOut: amount(route.expectedOut, tokenOut),
-      minimumExpectedOut: route.minimumExpectedOut === undefined ? undefined : amount(route.minimumExpectedOut, tokenOut),
-      path: path.map(({ symbol, address }) => ({ symbol, address })),
-      routerAddress: route.routerAddress,
-      deadline: route.details.deadline,
-      partner: route.details.partner,
-    };
-    if (values.json) {
-      console.log(JSON.stringify(summary));
-      return 0;
-    }
-    const price = Number(route.expectedOut) / 10 ** tokenOut.decimals / (Number(amountIn) / 10 ** tokenIn.decimals);
-    const rows: [string, string][] = [
-      ['sell', `${summary.amountIn.human} ${tokenIn.symbol}  (raw ${summary.amountIn.raw})`],
-      ['expected', `${summary.expectedOut.human} ${tokenOut.symbol}  (raw ${summary.expectedOut.raw})`],
-      ...(summary.minimumExpectedOut
-        ? ([['minimum', `${summary.minimumExpectedOut.human} ${tokenOut.symbol}  (raw ${summary.minimumExpectedOut.raw})`]] as [string, string][])
-        : []),
-      ['price', `1 ${tokenIn.symbol} = ${price.toPrecision(6)} ${tokenOut.symbol}`],
-      ['route', `${path.map((token) => token.symbol).join(' → ')}  (${route.details.pairs.length} hop${route.details.pairs.length === 1 ? '' : 's'})`],
-      ['router', route.routerAddress],
-      ['deadline', `${new Date(route.details.deadline * 1000).toISOString()}  (Unix ${route.details.deadline})`],
-      ['partner', String(route.details.partner)],
-    ];
-    console.log(`Quote from ${service.baseUrl} on chain ${chainId}`);
-    for (const [label, value] of rows) console.log(`  ${label.padEnd(9)} ${value}`);
+  const summary = {
+    service: service.baseUrl,
+    chainId,
+    tokenIn,
+    tokenOut,
+    amountIn: amount(amountIn, tokenIn),
+    expectedOut: amount(route.expectedOut, tokenOut),
+    minimumExpectedOut: route.minimumExpectedOut === undefined ? undefined : amount(route.minimumExpectedOut, tokenOut),
+    path: path.map(({ symbol, address }) => ({ symbol, address })),
+    routerAddress: route.routerAddress,
+    deadline: route.details.deadline,
+    partner: route.details.partner,
+  };
+  if (values.json) {
+    console.log(JSON.stringify(summary));
     return 0;
-  },
-};
+  }
+  const price = Number(route.expectedOut) / 10 ** tokenOut.decimals / (Number(amountIn) / 10 ** tokenIn.decimals);
+  const rows: [string, string][] = [
+    ['sell', `${summary.amountIn.human} ${tokenIn.symbol}  (raw ${summary.amountIn.raw})`],
+    ['expected', `${summary.expectedOut.human} ${tokenOut.symbol}  (raw ${summary.expectedOut.raw})`],
+    ...(summary.minimumExpectedOut
+      ? ([['minimum', `${summary.minimumExpectedOut.human} ${tokenOut.symbol}  (raw ${summary.minimumExpectedOut.raw})`]] as [string, string][])
+      : []),
+    ['price', `1 ${tokenIn.symbol} = ${price.toPrecision(6)} ${tokenOut.symbol}`],
+    ['route', `${path.map((token) => token.symbol).join(' → ')}  (${route.details.pairs.length} hop${route.details.pairs.length === 1 ? '' : 's'})`],
+    ['router', route.routerAddress],
+    ['deadline', `${new Date(route.details.deadline * 1000).toISOString()}  (Unix ${route.details.deadline})`],
+    ['partner', String(route.details.partner)],
+  ];
+  console.log(`Quote from ${service.baseUrl} on chain ${chainId}`);
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(9)} ${value}`);
+  return 0;
+}
 
 function amount(raw: bigint, token: TokenInfo) {
   return { raw: raw.toString(), human: formatTokenAmount(raw, token.decimals) };

@@ -9,21 +9,8 @@ import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
 import { isAbort } from '../ops/abort.ts';
 import { createShutdown } from '../ops/shutdown.ts';
-import { type Command, parseCommandArgs } from './command.ts';
+import { commonOptions, parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
-
-const commonOptions = {
-  config: { type: 'string', short: 'c' },
-  'dry-run': { type: 'boolean' },
-  'address-book': { type: 'string' },
-} as const;
-
-const commonHelp = `  -c, --config <file>      strategy file (default: ROUTEKEEPER_CONFIG, else config/strategies.yaml)
-  --dry-run                quote, check and simulate, record what would happen, sign nothing
-  --address-book <file>    a deployment's address book: token symbols, allowlisted router and farms,
-                           and the RPC and service URLs when the environment does not give them
-Without RPC_URL (and without an address book) routekeeper starts its embedded devnet: a LOCAL chain
-with test tokens and a funded test account. Nothing there is worth real money.`;
 
 function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
   const lines = [
@@ -42,80 +29,67 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
   return lines.join('\n');
 }
 
-export const runCommand: Command = {
-  name: 'run',
-  summary: 'run the daemon: every strategy on its schedule, until Ctrl-C',
-  help: `Usage: routekeeper run [--config <file>] [--dry-run] [--fork] [--address-book <file>]
+/** `routekeeper run`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs('run', argv, { ...commonOptions, fork: { type: 'boolean' } });
+  const env = readEnv();
+  if (values.fork && !env.RPC_URL) throw new UsageError('--fork needs RPC_URL: the chain to fork');
+  const logger = createLogger();
+  const shutdown = createShutdown();
+  const { signal } = shutdown;
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, signal });
+  } catch (error) {
+    if (!isAbort(error)) throw error;
+    logger.info('stopped during start-up');
+    return 0;
+  }
+  try {
+    const metrics = createMetrics();
+    const execution = openExecution(runtime, {
+      dryRun: values['dry-run'],
+      onStage: (stage) => {
+        if (stage === 'replaced' || stage === 'cancelled') metrics.replacements.inc({ kind: stage });
+      },
+    });
+    const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
+    for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
+    const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
+    const monitor = new HealthMonitor(
+      runtime.config.strategies.map((strategy) => strategy.id),
+      { staleAfterMs: staleSeconds * 1000, failedRunsLimit: failedRuns },
+      metrics.registry,
+    );
+    const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
+    runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
+    const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor };
+    const health = await startHealthServer({
+      port: env.METRICS_PORT ?? 9464,
+      host: env.METRICS_HOST ?? '127.0.0.1',
+      metrics,
+      health: () => {
+        const report = monitor.report();
+        const reasons = signal.aborted ? ['stopping', ...report.reasons] : report.reasons;
+        return { ok: reasons.length === 0, details: { mode: runtime.mode, chainId: runtime.chainId, ...report, reasons } };
+      },
+    });
+    runtime.onClose(() => health.close());
+    logger.info({ port: health.port }, `health and metrics on http://${env.METRICS_HOST ?? '127.0.0.1'}:${health.port}/healthz and /metrics`);
 
-Runs the strategies on their schedules until SIGINT or SIGTERM. Unfinished trades from a previous run are
-settled with the chain first. Serves /healthz and /metrics on METRICS_PORT (default 9464, 0 = any free port), on METRICS_HOST
-(default 127.0.0.1: this machine only).
-
-Options:
-${commonHelp}
-  --fork                   paper trading: run against a local anvil fork of RPC_URL`,
-  async run(argv) {
-    const { values } = parseCommandArgs('run', argv, { ...commonOptions, fork: { type: 'boolean' } });
-    const env = readEnv();
-    if (values.fork && !env.RPC_URL) throw new UsageError('--fork needs RPC_URL: the chain to fork');
-    const logger = createLogger();
-    const shutdown = createShutdown();
-    const { signal } = shutdown;
-    let runtime: Runtime;
-    try {
-      runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, signal });
-    } catch (error) {
+    // Open trades of a previous process first; a stop during this is a stop like any other.
+    const resumed = resumeAll(execution, observers, signal).catch((error: unknown) => {
       if (!isAbort(error)) throw error;
-      logger.info('stopped during start-up');
-      return 0;
-    }
-    try {
-      const metrics = createMetrics();
-      const execution = openExecution(runtime, {
-        dryRun: values['dry-run'],
-        onStage: (stage) => {
-          if (stage === 'replaced' || stage === 'cancelled') metrics.replacements.inc({ kind: stage });
-        },
-      });
-      const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
-      for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
-      const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
-      const monitor = new HealthMonitor(
-        runtime.config.strategies.map((strategy) => strategy.id),
-        { staleAfterMs: staleSeconds * 1000, failedRunsLimit: failedRuns },
-        metrics.registry,
-      );
-      const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
-      runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
-      const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor };
-      const health = await startHealthServer({
-        port: env.METRICS_PORT ?? 9464,
-        host: env.METRICS_HOST ?? '127.0.0.1',
-        metrics,
-        health: () => {
-          const report = monitor.report();
-          const reasons = signal.aborted ? ['stopping', ...report.reasons] : report.reasons;
-          return { ok: reasons.length === 0, details: { mode: runtime.mode, chainId: runtime.chainId, ...report, reasons } };
-        },
-      });
-      runtime.onClose(() => health.close());
-      logger.info({ port: health.port }, `health and metrics on http://${env.METRICS_HOST ?? '127.0.0.1'}:${health.port}/healthz and /metrics`);
+    });
+    const daemon = await resumed.then(() => (signal.aborted ? undefined : startDaemon(runtime, execution, observers, signal)));
+    const received = await shutdown.requested;
+    logger.info({ signal: received }, 'stopping: no new runs; runs in progress stop at their next step');
+    const unfinished = (await daemon?.stop()) ?? [];
+    if (unfinished.length > 0) logger.warn({ strategies: unfinished }, 'runs still in progress at exit: their trades are in the ledger and resume at the next start');
+    logger.info('stopped');
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
 
-      // Open trades of a previous process first; a stop during this is a stop like any other.
-      const resumed = resumeAll(execution, observers, signal).catch((error: unknown) => {
-        if (!isAbort(error)) throw error;
-      });
-      const daemon = await resumed.then(() => (signal.aborted ? undefined : startDaemon(runtime, execution, observers, signal)));
-      const received = await shutdown.requested;
-      logger.info({ signal: received }, 'stopping: no new runs; runs in progress stop at their next step');
-      const unfinished = (await daemon?.stop()) ?? [];
-      if (unfinished.length > 0) logger.warn({ strategies: unfinished }, 'runs still in progress at exit: their trades are in the ledger and resume at the next start');
-      logger.info('stopped');
-      return 0;
-    } finally {
-      await runtime.close();
-    }
-  },
-};
-
-export { commonHelp, commonOptions };

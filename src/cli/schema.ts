@@ -1,8 +1,7 @@
 import { strategyFileJsonSchema } from '../config/strategy-file.ts';
-import type { Command } from './command.ts';
+import { schemaPath } from './schema-path.ts';
 
-/** Where the package keeps the schema, for editors: `# yaml-language-server: $schema=<this path>`. */
-export const schemaPath = 'schema/strategy-file.schema.json';
+export { schemaPath };
 
 /** The schema document: the strategy file's JSON Schema with a title, as committed at `schemaPath`. */
 export function strategyFileSchemaDocument(): string {
@@ -10,17 +9,8 @@ export function strategyFileSchemaDocument(): string {
   return `${JSON.stringify({ $schema, title: 'routekeeper strategy file', ...schema }, null, 2)}\n`;
 }
 
-export const schemaCommand: Command = {
-  name: 'schema',
-  summary: "print the strategy file's JSON Schema (for editor completion)",
-  help: `Usage: routekeeper schema
-
-Prints the JSON Schema of the strategy file: every field with its description, and no field it does not
-know (additionalProperties: false), so an editor flags a typo as the daemon would. The package carries it at
-${schemaPath}; in a YAML file, point your editor at it:
-# yaml-language-server: $schema=node_modules/routekeeper/${schemaPath}`,
-  async run() {
-    process.stdout.write(strategyFileSchemaDocument());
-    return 0;
-  },
-};
+/** `routekeeper schema`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(_argv: string[]): Promise<number> {
+  process.stdout.write(strategyFileSchemaDocument());
+  return 0;
+}

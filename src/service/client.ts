@@ -18,9 +18,7 @@ import {
   healthSchema,
   swapRouteSchema,
 } from './schemas.ts';
-
-/** The hosted service (Celo mainnet). */
-export const productionServiceUrl = 'https://router.nodefinance.org';
+import { productionServiceUrl } from './endpoints.ts';
 
 export type RoutingClientConfig = {
   baseUrl?: string;

@@ -1,0 +1,142 @@
+/**
+ * Every command's name, summary and help, with a loader for its code: `--help`, `--version` and a mistyped
+ * command answer without importing viem or the engine, and a command loads only what it uses.
+ */
+import { commonHelp } from './command.ts';
+import { productionServiceUrl } from '../service/endpoints.ts';
+import { schemaPath } from './schema-path.ts';
+
+export type CommandEntry = {
+  name: string;
+  summary: string;
+  /** The full `--help` text. */
+  help: string;
+  /** Loads the command; its `run` resolves to the process exit code. */
+  load(): Promise<{ run(argv: string[]): Promise<number> }>;
+};
+
+export const commands: CommandEntry[] = [
+  {
+    name: 'run',
+    summary: 'run the daemon: every strategy on its schedule, until Ctrl-C',
+    help: `Usage: routekeeper run [--config <file>] [--dry-run] [--fork] [--address-book <file>]
+
+Runs the strategies on their schedules until SIGINT or SIGTERM. Unfinished trades from a previous run are
+settled with the chain first. Serves /healthz and /metrics on METRICS_PORT (default 9464, 0 = any free port), on METRICS_HOST
+(default 127.0.0.1: this machine only).
+
+Options:
+${commonHelp}
+  --fork                   paper trading: run against a local anvil fork of RPC_URL`,
+    load: () => import('./run.ts'),
+  },
+  {
+    name: 'once',
+    summary: 'run one strategy once, now, and print what it did',
+    help: `Usage: routekeeper once <strategy-id> [--config <file>] [--dry-run] [--address-book <file>] [--json]
+
+Runs one strategy once, now (its own slot "once-<time>"), after settling unfinished trades.
+Exit 0 when the run completed: it traded, found nothing to do, or a guard refused (the reason is printed).
+Exit 1 when a trade failed or its outcome is not known yet; 2 on bad configuration.
+
+Options:
+${commonHelp}
+  --json                   print the run's report as one JSON object`,
+    load: () => import('./once.ts'),
+  },
+  {
+    name: 'quote',
+    summary: 'ask the routing service for a swap route and print it in human and raw units',
+    help: `Usage: routekeeper quote --token-in <symbol|address> --token-out <symbol|address> --amount <amount>
+                        [--raw] [--slippage-bps N] [--max-hops N] [--json] [--address-book <file>]
+
+Asks the Token Routing Service for a route and prints it with symbols and decimals read on chain.
+Nothing is signed or sent.
+
+Options:
+  --token-in, --token-out   a token address, or a symbol from the address book
+  --amount                  amount of --token-in in its own units (12.5), or raw units with --raw
+  --raw                     --amount is a raw integer (no decimals applied)
+  --slippage-bps N          slippage for the minimum output (service default: 10)
+  --max-hops N              longest route to consider (service default: 3)
+  --json                    print one JSON object (amounts as strings) instead of text
+  --address-book <file>     a deployment's address book (the devnet prints one); supplies token symbols,
+                            and the RPC and service URLs when the environment does not
+Environment:
+  RPC_URL                   JSON-RPC node, to read decimals and symbols (default: the address book's)
+  ROUTING_SERVICE_URL       the service (default: the address book's, else ${productionServiceUrl})
+  ROUTING_API_KEY           optional API key, sent as X-API-KEY`,
+    load: () => import('./quote.ts'),
+  },
+  {
+    name: 'check',
+    summary: 'validate the strategy file, reach the chain and the service, show balances and allowances',
+    help: `Usage: routekeeper check [--config <file>] [--address-book <file>]
+
+Checks the strategy file against the chain (tokens, decimals, amounts, wallet keys), asks the chain and
+the routing service whether they answer, and shows each wallet's balances of the tokens its strategies use
+and its allowances to the allowlisted router and OneClickFarm. Signs nothing. Exit 0 when all is well.`,
+    load: () => import('./check.ts'),
+  },
+  {
+    name: 'history',
+    summary: 'show the ledger: every run, what it traded and why',
+    help: `Usage: routekeeper history [--json] [--limit N] [--strategy <id>] [--ledger <file>]
+
+Shows the newest intents first: strategy, slot, kind, status, amounts, reason, transaction, and each
+transaction attempt. Reads the ledger without locking it, so it works while the daemon runs.
+Default ledger: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the embedded devnet's.
+
+Options:
+  --json             one JSON array (amounts as strings)
+  --limit N          at most N intents (default 50)
+  --strategy <id>    only this strategy's
+  --ledger <file>    read this ledger file`,
+    load: () => import('./history.ts'),
+  },
+  {
+    name: 'resume',
+    summary: 'list pauses after anomalies, or lift one (--strategy <id> | --wallet <address>)',
+    help: `Usage: routekeeper resume [--strategy <id> | --wallet <address>] [--ledger <file>]
+
+A trade whose outcome cannot be trusted (an anomaly: balances that moved otherwise than signed, a receipt
+whose amounts disagree) pauses its strategy and its wallet: they trade no more until a person has looked.
+Without options, lists the pauses. With one, lifts it; a running daemon sees that before its next run.
+Exit 1 when there was no such pause.
+
+Options:
+  --strategy <id>      lift the pause of this strategy
+  --wallet <address>   lift the pause of this wallet
+  --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
+    load: () => import('./resume.ts'),
+  },
+  {
+    name: 'devnet',
+    summary: 'start the local devnet and its routing service, and keep them up until Ctrl-C',
+    help: `Usage: routekeeper devnet [--json] [--port N] [--service-port N] [--chain-id N]
+
+Starts anvil with the devnet world deployed (test tokens, Uniswap V2 pools, the router,
+OneClickFarm, farms and a rewards gauge) and a local Token Routing Service quoting over it.
+It mines a block every 5 s (as Celo does), and every transaction at once. Stays up until SIGINT or SIGTERM,
+then stops both and exits 0.
+
+Options:
+  --json            print the address book as exactly one line of JSON on stdout once ready
+  --port N          RPC port (default: a free port)
+  --service-port N  routing service port (default: a free port)
+  --chain-id N      chain id (default 42220, Celo mainnet's)
+  -h, --help        this text`,
+    load: () => import('./devnet.ts'),
+  },
+  {
+    name: 'schema',
+    summary: "print the strategy file's JSON Schema (for editor completion)",
+    help: `Usage: routekeeper schema
+
+Prints the JSON Schema of the strategy file: every field with its description, and no field it does not
+know (additionalProperties: false), so an editor flags a typo as the daemon would. The package carries it at
+${schemaPath}; in a YAML file, point your editor at it:
+# yaml-language-server: $schema=node_modules/routekeeper/${schemaPath}`,
+    load: () => import('./schema.ts'),
+  },
+];
