@@ -1,5 +1,11 @@
 import { RoutekeeperError } from '../errors.ts';
 
+/** A node named by RPC_URL (or the address book) does not answer at start-up: a runtime failure, exit 1. */
+export class ChainUnreachableError extends RoutekeeperError {
+  override name = 'ChainUnreachableError';
+  override readonly retryable = true;
+}
+
 /** The transaction was mined and reverted, or would revert when estimated; `reason` is the decoded revert string. */
 export class TransactionRevertedError extends RoutekeeperError {
   override name = 'TransactionRevertedError';

@@ -1,9 +1,8 @@
 /** Tokens by symbol or address, with what the chain says about them, and amounts between human and raw units. */
-import { type Address, type PublicClient, erc20Abi, getAddress, isAddress } from 'viem';
+import { type Address, BaseError, HttpRequestError, type PublicClient, TimeoutError, erc20Abi, getAddress, isAddress } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { TokenInfo } from '../units.ts';
-
 
 /** A token given as an address, or as a symbol of the address book (exact case first, then any case). */
 export function resolveTokenAddress(value: string, book: Pick<AddressBook, 'tokens'> | undefined, what: string): Address {
@@ -27,6 +26,20 @@ export async function readTokenInfo(client: PublicClient, address: Address): Pro
     client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }),
   ]);
   return { address, symbol, decimals };
+}
+
+/**
+ * A token the user named: the chain must answer for it as an ERC20 token, else a ConfigError names `what`.
+ * A node that cannot be reached is not the user's mistake: that error goes on as it is.
+ */
+export async function readNamedToken(client: PublicClient, address: Address, what: string, chainId: number): Promise<TokenInfo> {
+  try {
+    return await readTokenInfo(client, address);
+  } catch (error) {
+    const unreachable = error instanceof BaseError && error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null;
+    if (unreachable) throw error;
+    throw new ConfigError(`${what}: ${address} does not answer as an ERC20 token on chain ${chainId}`);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { type Hex, type Transport, createPublicClient, fallback, http } from 'viem';
 import { ConfigError } from '../config/errors.ts';
+import { ChainUnreachableError } from './errors.ts';
 import type { ChainIdentity } from '../ledger/ledger.ts';
 import { redactUrl, scrub } from '../ops/secrets.ts';
 
@@ -33,7 +34,7 @@ export async function chainIdentityOf(url: string): Promise<ChainIdentity> {
     const [chainId, genesis] = await Promise.all([probe.getChainId(), probe.getBlock({ blockNumber: 0n })]);
     return { chainId, genesisHash: genesis.hash as Hex };
   } catch (error) {
-    throw new ConfigError(`cannot reach the chain at ${redactUrl(url)}: ${scrub((error as Error).message.split('\n')[0] ?? '')}`);
+    throw new ChainUnreachableError(`cannot reach the chain at ${redactUrl(url)}: ${scrub((error as Error).message.split('\n')[0] ?? '')}`, { cause: error });
   }
 }
 

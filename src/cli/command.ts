@@ -6,6 +6,7 @@ export const commonOptions = {
   config: { type: 'string', short: 'c' },
   'dry-run': { type: 'boolean' },
   'address-book': { type: 'string' },
+  devnet: { type: 'boolean' },
 } as const;
 
 /** Their help lines. */
@@ -13,6 +14,8 @@ export const commonHelp = `  -c, --config <file>      strategy file (default: RO
   --dry-run                quote, check and simulate, record what would happen, sign nothing
   --address-book <file>    a deployment's address book: token symbols, allowlisted router and farms,
                            and the RPC and service URLs when the environment does not give them
+  --devnet                 the embedded devnet, asked for explicitly (needed where ROUTEKEEPER_REQUIRE_RPC_URL=true,
+                           as in the container image)
 Without RPC_URL (and without an address book) routekeeper starts its embedded devnet: a LOCAL chain
 with test tokens and a funded test account. Nothing there is worth real money.`;
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { closest, distance } from 'fastest-levenshtein';
 import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
-import { scrub } from '../ops/secrets.ts';
+import { redactUrl, scrub } from '../ops/secrets.ts';
 import { type CommandEntry, commands } from './catalog.ts';
 import { UsageError } from './errors.ts';
 
@@ -36,7 +36,7 @@ function commandNamed(name: string): CommandEntry {
   if (command) return command;
   const names = commands.map((candidate) => candidate.name);
   const near = closest(name, names);
-  const hint = distance(name, near) <= 2 ? `; did you mean '${near}'?` : '';
+  const hint = distance(name, near) <= 2 ? `; did you mean '${near}'?` : '.';
   throw new UsageError(`unknown command '${name}'${hint} Commands: ${names.join(', ')}. See 'routekeeper --help'.`);
 }
 
@@ -75,22 +75,41 @@ async function main(argv: string[]): Promise<number> {
   return loaded.run(rest);
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (error) {
+/**
+ * A failure of a library we call that reached here untyped: a node or a service that cannot be reached is a
+ * runtime failure the user can act on (one line, exit 1), not a bug. viem is loaded only on this path.
+ */
+async function explainForeign(error: unknown): Promise<RoutekeeperError | undefined> {
+  const { BaseError, HttpRequestError, TimeoutError, RpcRequestError } = await import('viem');
+  if (!(error instanceof BaseError)) return undefined;
+  const transport = error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError || cause instanceof RpcRequestError) as
+    | InstanceType<typeof HttpRequestError | typeof TimeoutError | typeof RpcRequestError>
+    | null;
+  if (!transport) return undefined;
+  const url = 'url' in transport && typeof transport.url === 'string' ? ` at ${redactUrl(transport.url)}` : '';
+  return new RoutekeeperError(`the chain's node${url} failed: ${transport.shortMessage}`, { cause: error });
+}
+
+function report(error: unknown): number {
   // Our own errors are explained by their message; a stack trace would only hide it.
   if (error instanceof UsageError || error instanceof ConfigError) {
     console.error(`routekeeper: ${scrub(error.message)}`);
-    process.exitCode = 2;
-  } else if (error instanceof RoutekeeperError) {
-    console.error(`routekeeper: ${scrub(error.message)}`);
-    process.exitCode = 1;
-  } else {
-    // Not one of ours: a bug. One line to read, and the stack for the report only when asked for.
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    console.error(`routekeeper: unexpected failure: ${scrub(message ?? '')}`);
-    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') console.error(scrub(error instanceof Error ? (error.stack ?? '') : ''));
-    else console.error('routekeeper: this is a bug; run again with LOG_LEVEL=debug for the stack trace, and report it');
-    process.exitCode = 1;
+    return 2;
   }
+  if (error instanceof RoutekeeperError) {
+    console.error(`routekeeper: ${scrub(error.message)}`);
+    return 1;
+  }
+  // Not one of ours: a bug. One line to read, and the stack for the report only when asked for.
+  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  console.error(`routekeeper: unexpected failure: ${scrub(message ?? '')}`);
+  if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') console.error(scrub(error instanceof Error ? (error.stack ?? '') : ''));
+  else console.error('routekeeper: this is a bug; run again with LOG_LEVEL=debug for the stack trace, and report it');
+  return 1;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  process.exitCode = report((await explainForeign(error).catch(() => undefined)) ?? error);
 }

@@ -1,6 +1,6 @@
 import { createPublicClient, http } from 'viem';
 import { chainFor } from '../chain/chains.ts';
-import { parseTokenAmount, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
+import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
 import { type TokenInfo, formatTokenAmount } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../config/errors.ts';
@@ -35,8 +35,8 @@ export async function run(argv: string[]): Promise<number> {
   const probe = createPublicClient({ transport: http(rpcUrl, { batch: true }) });
   const chainId = await probe.getChainId();
   const client = createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { batch: true }) });
-  const tokenIn = await readTokenInfo(client, resolveTokenAddress(values['token-in'] as string, book, '--token-in'));
-  const tokenOut = await readTokenInfo(client, resolveTokenAddress(values['token-out'] as string, book, '--token-out'));
+  const tokenIn = await readNamedToken(client, resolveTokenAddress(values['token-in'] as string, book, '--token-in'), '--token-in', chainId);
+  const tokenOut = await readNamedToken(client, resolveTokenAddress(values['token-out'] as string, book, '--token-out'), '--token-out', chainId);
   const amountIn = values.raw ? parseRawAmount(values.amount as string) : parseTokenAmount(values.amount as string, tokenIn, '--amount');
 
   const service = createRoutingClient({ baseUrl: env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl, apiKey: env.ROUTING_API_KEY, chainId });

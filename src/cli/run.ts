@@ -10,7 +10,7 @@ import { createNotifier } from '../ops/notifier.ts';
 import { isAbort } from '../ops/abort.ts';
 import { createShutdown } from '../ops/shutdown.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
-import { UsageError } from './errors.ts';
+import { ConfigError } from '../config/errors.ts';
 
 function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
   const lines = [
@@ -29,24 +29,52 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
   return lines.join('\n');
 }
 
+/** A port that cannot be listened on, as the setting to change. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new ConfigError(`METRICS_PORT ${port} on ${host} is in use (another routekeeper?): set METRICS_PORT to a free port, or 0 for any`);
+  if (code === 'EACCES') return new ConfigError(`METRICS_PORT ${port} on ${host} needs privileges: use a port above 1023, or 0 for any`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`METRICS_HOST ${host} is not an address of this machine`);
+  return error;
+}
+
 /** `routekeeper run`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs('run', argv, { ...commonOptions, fork: { type: 'boolean' } });
   const env = readEnv();
-  if (values.fork && !env.RPC_URL) throw new UsageError('--fork needs RPC_URL: the chain to fork');
   const logger = createLogger();
+  const metrics = createMetrics();
+  // The port is taken before anything starts: a port in use stops start-up before a devnet or fork exists.
+  let monitor: HealthMonitor | undefined;
+  let started: Pick<Runtime, 'mode' | 'chainId'> | undefined;
   const shutdown = createShutdown();
   const { signal } = shutdown;
+  const host = env.METRICS_HOST ?? '127.0.0.1';
+  const health = await startHealthServer({
+    port: env.METRICS_PORT ?? 9464,
+    host,
+    metrics,
+    health: () => {
+      if (!monitor || !started) return { ok: false, details: { reasons: ['starting'] } };
+      const report = monitor.report();
+      const reasons = signal.aborted ? ['stopping', ...report.reasons] : report.reasons;
+      return { ok: reasons.length === 0, details: { mode: started.mode, chainId: started.chainId, ...report, reasons } };
+    },
+  }).catch((error: unknown) => {
+    throw listenError(error, host, env.METRICS_PORT ?? 9464);
+  });
   let runtime: Runtime;
   try {
-    runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, signal });
+    runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, devnet: values.devnet, signal });
   } catch (error) {
+    await health.close();
     if (!isAbort(error)) throw error;
     logger.info('stopped during start-up');
     return 0;
   }
+  runtime.onClose(() => health.close());
+  started = { mode: runtime.mode, chainId: runtime.chainId };
   try {
-    const metrics = createMetrics();
     const execution = openExecution(runtime, {
       dryRun: values['dry-run'],
       onStage: (stage) => {
@@ -56,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
     const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
     for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
     const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
-    const monitor = new HealthMonitor(
+    monitor = new HealthMonitor(
       runtime.config.strategies.map((strategy) => strategy.id),
       { staleAfterMs: staleSeconds * 1000, failedRunsLimit: failedRuns },
       metrics.registry,
@@ -64,18 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
     runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
     const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor };
-    const health = await startHealthServer({
-      port: env.METRICS_PORT ?? 9464,
-      host: env.METRICS_HOST ?? '127.0.0.1',
-      metrics,
-      health: () => {
-        const report = monitor.report();
-        const reasons = signal.aborted ? ['stopping', ...report.reasons] : report.reasons;
-        return { ok: reasons.length === 0, details: { mode: runtime.mode, chainId: runtime.chainId, ...report, reasons } };
-      },
-    });
-    runtime.onClose(() => health.close());
-    logger.info({ port: health.port }, `health and metrics on http://${env.METRICS_HOST ?? '127.0.0.1'}:${health.port}/healthz and /metrics`);
+    logger.info({ port: health.port }, `health and metrics on http://${host}:${health.port}/healthz and /metrics`);
 
     // Open trades of a previous process first; a stop during this is a stop like any other.
     const resumed = resumeAll(execution, observers, signal).catch((error: unknown) => {

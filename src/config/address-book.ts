@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isHex } from 'viem';
 import { z } from 'zod';
+import { ConfigError } from './errors.ts';
 import { addressSchema } from '../primitives.ts';
 import { priceSourcesSchema } from './chain-data.ts';
 
@@ -67,7 +68,7 @@ export const addressBookSchema = z.object({
 
 export type AddressBook = z.infer<typeof addressBookSchema>;
 
-export class AddressBookError extends Error {
+export class AddressBookError extends ConfigError {
   override name = 'AddressBookError';
 }
 
@@ -75,13 +76,21 @@ export class AddressBookError extends Error {
 export function loadAddressBook(file: string): AddressBook {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    const text = readFileSync(file, 'utf8');
+    if (text.trim() === '') {
+      throw new AddressBookError(`--address-book ${file} is empty (if \`routekeeper devnet --json\` writes it, wait until the devnet is ready)`);
+    }
+    raw = JSON.parse(text);
   } catch (error) {
-    throw new AddressBookError(`cannot read address book ${file}: ${(error as Error).message}`, { cause: error });
+    if (error instanceof AddressBookError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code ?? `not JSON (${(error as Error).message.split('\n')[0]})`;
+    throw new AddressBookError(`--address-book ${file}: ${why}`, { cause: error });
   }
   const parsed = addressBookSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new AddressBookError(`invalid address book ${file}:\n${z.prettifyError(parsed.error)}`);
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`);
+    throw new AddressBookError(`--address-book ${file} is not an address book: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? `; and ${problems.length - 3} more` : ''}`);
   }
   return parsed.data;
 }

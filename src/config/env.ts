@@ -6,6 +6,9 @@ import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 
+/** pino's levels. */
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value);
 const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an http(s) URL' });
@@ -24,9 +27,18 @@ const envSchema = z.object({
   ROUTING_PARTNER_ID: optional(z.string().regex(/^\d+$/, { message: 'must be a partner id (a whole number)' }).transform(BigInt)),
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
-  METRICS_PORT: optional(z.string().regex(/^\d+$/, { message: 'must be a port number' }).transform(Number)),
+  METRICS_PORT: optional(
+    z
+      .string()
+      .regex(/^\d+$/, { message: 'must be a port number from 0 to 65535' })
+      .transform(Number)
+      .refine((port) => port <= 65_535, { message: 'must be a port number from 0 to 65535' }),
+  ),
   /** Where /healthz and /metrics listen: this machine only unless told otherwise (a container says 0.0.0.0). */
   METRICS_HOST: optional(z.string().regex(/^[\w.:-]+$/, { message: 'must be a host name or an IP address, such as 127.0.0.1 or 0.0.0.0' })),
+  LOG_LEVEL: optional(z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` })),
+  /** Set in the container image: without RPC_URL, refuse to start instead of starting the embedded devnet (unless --devnet). */
+  ROUTEKEEPER_REQUIRE_RPC_URL: optional(z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true')),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -6,7 +6,7 @@
 import { type Address, isAddress, isAddressEqual, isHex, parseAbi } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import type { ChainClient } from '../chain/chains.ts';
-import { parseTokenAmount, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
+import { parseTokenAmount, readNamedToken, resolveTokenAddress } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { Schedule, Strategy } from '../strategy/types.ts';
@@ -44,24 +44,17 @@ export async function resolveConfig(
   const token = async (value: string, path: string): Promise<TokenInfo> => {
     const address = resolveTokenAddress(value, directory, path);
     const key = address.toLowerCase();
-    if (!infoCache.has(key)) infoCache.set(key, readTokenInfo(context.client, address));
-    try {
-      return await (infoCache.get(key) as Promise<TokenInfo>);
-    } catch {
-      throw new ConfigError(`${path}: ${address} does not answer as an ERC20 token on chain ${context.chainId}`);
-    }
+    if (!infoCache.has(key)) infoCache.set(key, readNamedToken(context.client, address, path, context.chainId));
+    return (infoCache.get(key) as Promise<TokenInfo>).catch((error: unknown) => {
+      // The cache holds the first path that named the token; the error names this one.
+      if (error instanceof ConfigError) throw new ConfigError(`${path}: ${address} does not answer as an ERC20 token on chain ${context.chainId}`);
+      throw error;
+    });
   };
   const amount = (value: string, info: TokenInfo, path: string) => parseTokenAmount(value, info, path);
 
   const wallets = new Map<string, ResolvedWallet>();
   for (const [name, wallet] of Object.entries(file.wallets)) {
-    const path = `wallets.${name}.privateKeyEnv`;
-    const key = env[wallet.privateKeyEnv];
-    if (!key) throw new ConfigError(`${path}: the environment variable ${wallet.privateKeyEnv} is not set`);
-    const normalized = key.startsWith('0x') ? key : `0x${key}`;
-    if (!isHex(normalized) || normalized.length !== 66) {
-      throw new ConfigError(`${path}: ${wallet.privateKeyEnv} does not hold a 32-byte hex private key`);
-    }
     const budgets: Budget[] = [];
     for (const [symbol, limits] of Object.entries(wallet.budgets ?? {})) {
       const info = await token(symbol, `wallets.${name}.budgets.${symbol}`);
@@ -71,7 +64,7 @@ export async function resolveConfig(
         total: limits.total === undefined ? undefined : amount(limits.total, info, `wallets.${name}.budgets.${symbol}.total`),
       });
     }
-    wallets.set(name, { name, account: privateKeyToAccount(normalized), budgets });
+    wallets.set(name, { name, account: accountOf(name, wallet, env), budgets });
   }
 
   const strategies: Strategy[] = [];
@@ -80,6 +73,22 @@ export async function resolveConfig(
     strategies.push(await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun }, { token, amount, context }));
   }
   return { wallets, strategies, defaults: file.defaults, webhooks: file.notifications?.webhooks ?? [] };
+}
+
+/** The account whose key the wallet's variable holds; the error names the variable, never its value. */
+export function accountOf(name: string, wallet: { privateKeyEnv: string }, env: NodeJS.ProcessEnv): LocalAccount {
+  const path = `wallets.${name}.privateKeyEnv`;
+  const key = env[wallet.privateKeyEnv];
+  if (!key) throw new ConfigError(`${path}: the environment variable ${wallet.privateKeyEnv} is not set`);
+  const normalized = key.startsWith('0x') ? key : `0x${key}`;
+  if (!isHex(normalized) || normalized.length !== 66) {
+    throw new ConfigError(`${path}: ${wallet.privateKeyEnv} does not hold a 32-byte hex private key`);
+  }
+  try {
+    return privateKeyToAccount(normalized);
+  } catch {
+    throw new ConfigError(`${path}: ${wallet.privateKeyEnv} does not hold a valid secp256k1 private key`);
+  }
 }
 
 type Resolvers = {

@@ -12,7 +12,7 @@ import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import type { Env } from '../config/env.ts';
 import { ConfigError } from '../config/errors.ts';
-import { type ResolvedConfig, resolveConfig } from '../config/resolve.ts';
+import { type ResolvedConfig, accountOf, resolveConfig } from '../config/resolve.ts';
 import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
@@ -38,6 +38,8 @@ export type RuntimeOptions = {
   addressBookFile?: string;
   /** Paper trading: run against a local anvil fork of RPC_URL. */
   fork?: boolean;
+  /** Asked for the embedded devnet explicitly (`--devnet`): needed where ROUTEKEEPER_REQUIRE_RPC_URL is set. */
+  devnet?: boolean;
   /** Only look (`check`): keep the previous devnet or fork ledger. */
   inspectOnly?: boolean;
   onStage?: (stage: TxStage, attempt: Attempt) => void;
@@ -107,6 +109,9 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   return { ledger, executors };
 }
 
+/** The key variable the embedded devnet fills with its funded test account when it is unset. */
+const devnetKeyVariable = 'ROUTEKEEPER_PRIVATE_KEY';
+
 /** Blocks before a trade counts as mined on a real network when neither the strategy file nor the address book says. */
 export const networkConfirmations = 3;
 
@@ -135,6 +140,17 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     const keys: NodeJS.ProcessEnv = { ...process.env };
     const dataDir = resolve(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
     let forkBlock: bigint | undefined;
+    const embedded = rpcUrls.length === 0;
+    if (options.devnet && !embedded) throw new ConfigError('--devnet starts the embedded devnet: unset RPC_URL (and leave out --address-book) to use it');
+    if (embedded && options.fork) throw new ConfigError('--fork needs RPC_URL: the chain to fork');
+    if (embedded && env.ROUTEKEEPER_REQUIRE_RPC_URL && !options.devnet) {
+      throw new ConfigError('RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet');
+    }
+    // Wallet keys are checked before any chain starts; on the embedded devnet the default wallet's is a test key.
+    for (const [name, wallet] of Object.entries(strategyFile.wallets)) {
+      const devnetSupplies = embedded && wallet.privateKeyEnv === devnetKeyVariable && !keys[devnetKeyVariable];
+      if (!devnetSupplies) accountOf(name, wallet, keys);
+    }
 
     if (rpcUrls.length === 0) {
       // No chain given: the embedded devnet, with its routing service and a funded test account.
@@ -151,9 +167,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       book = routing.addressBook;
       rpcUrls = [book.rpcUrl];
       // Empty counts as unset, as everywhere in the environment (a copied .env.example has empty values).
-      if (!keys.ROUTEKEEPER_PRIVATE_KEY) keys.ROUTEKEEPER_PRIVATE_KEY = book.accounts[0]?.privateKey;
+      if (!keys[devnetKeyVariable]) keys[devnetKeyVariable] = book.accounts[0]?.privateKey;
     } else if (options.fork) {
       mode = 'fork';
+      // The chain forked must answer first: anvil's own failure would say less.
+      await commonChainOf(rpcUrls);
       const node = await forkChain(rpcUrls[0] as string);
       cleanups.push(() => node.stop());
       throwIfAborted(signal);

@@ -13,7 +13,7 @@ export const redactedPaths = ['privateKey', '*.privateKey', 'apiKey', '*.apiKey'
 export function createLogger(options: { level?: string; pretty?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
   const pretty = options.pretty ?? (process.stdout.isTTY === true && !options.destination);
   const base = {
-    level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+    level: options.level ?? (process.env.LOG_LEVEL || 'info'),
     redact: { paths: redactedPaths, censor: '[redacted]' },
     serializers: { err: pino.stdSerializers.err },
     formatters: { bindings: () => ({}) },

@@ -65,9 +65,9 @@ describe('secret URLs', () => {
     }
   });
 
-  it('an unreachable RPC_URL with a key in its path is one line on stderr, exit 2, without the key', async () => {
+  it('an unreachable RPC_URL with a key in its path is one line on stderr, exit 1, without the key', async () => {
     const result = await runCli(['check'], { RPC_URL: 'http://127.0.0.1:9/v3/SECRETKEY123', ROUTEKEEPER_CONFIG: 'config/strategies.yaml', ROUTEKEEPER_PRIVATE_KEY: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('cannot reach the chain at http://127.0.0.1:9/***');
     expect(result.stderr + result.stdout).not.toContain('SECRETKEY123');
