@@ -3,6 +3,7 @@ import { erc20Abi, formatEther } from 'viem';
 import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
 import { openRuntime } from '../engine/runtime.ts';
+import { nextRuns, strategyInWords } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 
@@ -13,6 +14,17 @@ const tokensOf = (strategy: Strategy): TokenInfo[] =>
       ? [strategy.gauge.rewardToken, strategy.valueToken]
       : [strategy.sell, strategy.buy];
 
+/** Per strategy: what it will do, in words, and its next 3 runs (UTC). */
+function printPlan(strategies: readonly Strategy[], now: number): void {
+  console.log('plan (times in UTC):');
+  for (const strategy of strategies) {
+    const { firstRun, times } = nextRuns(strategy, now);
+    console.log(`  ${strategy.id} (${strategy.kind}, wallet ${strategy.wallet}): ${strategyInWords(strategy)}`);
+    const first = firstRun === 'now' ? 'on a fresh ledger, runs at start (firstRun: now); then' : 'on a fresh ledger, waits for its first slot (firstRun: slot);';
+    console.log(`    ${first} next runs ${times.length ? times.map((time) => new Date(time).toISOString()).join(', ') : 'none: its window has ended'}`);
+  }
+}
+
 /** `routekeeper check`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs('check', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'] });
@@ -20,6 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const block = await runtime.client.getBlock({ blockTag: 'latest' });
     console.log(`strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`);
+    printPlan(runtime.config.strategies, Date.now());
     console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
     let serviceOk = true;
     try {

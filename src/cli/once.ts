@@ -1,4 +1,5 @@
 import { readEnv } from '../config/env.ts';
+import { describeTrade } from '../trade/describe.ts';
 import { resumeAll, runAndReport } from '../engine/daemon.ts';
 import { toJson } from '../ledger/ledger.ts';
 import { openExecution, openRuntime } from '../engine/runtime.ts';
@@ -14,8 +15,8 @@ export async function run(argv: string[]): Promise<number> {
   const [strategyId, ...extra] = positionals;
   if (!strategyId || extra.length > 0) throw new UsageError("once: give exactly one strategy id. See 'routekeeper once --help'.");
   const env = readEnv();
-  // Logs go to stderr: stdout carries the result.
-  const logger = createLogger({ destination: process.stderr, pretty: false });
+  // Logs go to stderr (pretty on a terminal): stdout carries the result.
+  const logger = createLogger({ destination: process.stderr, pretty: process.stderr.isTTY === true });
   const runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'] });
   try {
     const strategy = runtime.config.strategies.find((s) => s.id === strategyId);
@@ -30,9 +31,7 @@ export async function run(argv: string[]): Promise<number> {
       console.log(toJson(report));
     } else {
       console.log(`${report.strategyId}: ${report.note}`);
-      for (const trade of report.trades) {
-        console.log(`  ${trade.intentId}: ${trade.status}${trade.reason ? ` (${trade.reason})` : ''}${trade.amountOut !== undefined ? `, received ${trade.amountOut} raw` : ''}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
-      }
+      for (const trade of report.trades) console.log(`  ${trade.intentId}: ${describeTrade(trade, execution.names)}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
     }
     const settled = new Set(['confirmed', 'refused', 'dry-run', 'skipped']);
     return report.trades.every((trade) => settled.has(trade.status)) ? 0 : 1;

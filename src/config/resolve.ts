@@ -6,7 +6,7 @@
 import { type Address, isAddress, isAddressEqual, isHex, parseAbi } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import type { ChainClient } from '../chain/chains.ts';
-import { parseTokenAmount, readNamedToken, resolveTokenAddress } from '../chain/tokens.ts';
+import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { Schedule, Strategy } from '../strategy/types.ts';
@@ -22,6 +22,8 @@ export type ResolvedConfig = {
   strategies: Strategy[];
   defaults: StrategyFile['defaults'];
   webhooks: NonNullable<StrategyFile['notifications']>['webhooks'];
+  /** Every token the strategies name (and the gauges' own tokens), with symbol and decimals: for telling people amounts. */
+  tokens: TokenInfo[];
 };
 
 
@@ -60,6 +62,8 @@ export async function resolveConfig(
       const info = await token(symbol, `wallets.${name}.budgets.${symbol}`);
       budgets.push({
         token: info.address,
+        symbol: info.symbol,
+        decimals: info.decimals,
         perDay: limits.perDay === undefined ? undefined : amount(limits.perDay, info, `wallets.${name}.budgets.${symbol}.perDay`),
         total: limits.total === undefined ? undefined : amount(limits.total, info, `wallets.${name}.budgets.${symbol}.total`),
       });
@@ -72,7 +76,15 @@ export async function resolveConfig(
     const firstRun = config.firstRun ?? file.defaults.firstRun ?? context.firstRun ?? 'slot';
     strategies.push(await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun }, { token, amount, context }));
   }
-  return { wallets, strategies, defaults: file.defaults, webhooks: file.notifications?.webhooks ?? [] };
+  const tokens = await Promise.all(infoCache.values());
+  // A gauge's own token (a compound's deposit output) is named too, when it answers as a token.
+  for (const strategy of strategies) {
+    if (strategy.kind === 'compound') {
+      const gaugeToken = await readTokenInfo(context.client, strategy.gauge.address).catch(() => undefined);
+      if (gaugeToken) tokens.push(gaugeToken);
+    }
+  }
+  return { wallets, strategies, defaults: file.defaults, webhooks: file.notifications?.webhooks ?? [], tokens };
 }
 
 /** The account whose key the wallet's variable holds; the error names the variable, never its value. */

@@ -3,7 +3,9 @@
  * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
  */
 import { erc20Abi, formatEther, formatUnits } from 'viem';
-import type { Ledger } from '../ledger/ledger.ts';
+import { type Ledger, type RunOutcome, runOutcomeOf } from '../ledger/ledger.ts';
+import { isAbort } from '../ops/abort.ts';
+import { type TokenNames, describeTrade } from '../trade/describe.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { HealthMonitor } from '../ops/health.ts';
 import type { Metrics } from '../ops/metrics.ts';
@@ -16,7 +18,14 @@ import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
 
-export type Observers = { logger: Logger; metrics: Metrics; notifier: Notifier; health?: HealthMonitor };
+export type Observers = {
+  logger: Logger;
+  metrics: Metrics;
+  notifier: Notifier;
+  health?: HealthMonitor;
+  /** The last "nothing to do" note per strategy: the same note again is logged at debug level only. */
+  notes?: Map<string, string>;
+};
 
 /**
  * Continues what a previous process left open, wallet by wallet, before anything new runs: signed trades are
@@ -26,7 +35,10 @@ export async function resumeAll(execution: Execution, observers: Observers, sign
   const reports: TradeReport[] = [];
   for (const [wallet, executor] of execution.executors) {
     for (const report of await resumeOpenTrades(executor, signal)) {
-      observers.logger.info({ wallet, intent: report.intentId, status: report.status, reason: report.reason, amountOut: report.amountOut?.toString() }, 'resumed an unfinished trade');
+      observers.logger.info(
+        { wallet, intent: report.intentId, status: report.status, reason: report.reason, amountOut: report.amountOut?.toString() },
+        `resumed ${report.intentId}: ${describeTrade(report, execution.names)}`,
+      );
       reports.push(report);
     }
   }
@@ -48,6 +60,8 @@ export async function runAndReport(
   const wallet = executor.wallet.address;
   metrics.ticks.inc({ strategy: strategy.id });
   const stopTimer = metrics.runSeconds.startTimer({ strategy: strategy.id });
+  // The run is in the ledger before it looks at anything: `history` shows every run, even one a crash cut short.
+  const runId = execution.ledger.startRun(strategy.id, slot);
   let report: RunReport;
   try {
     report = await runStrategy(strategy, slot, {
@@ -56,17 +70,29 @@ export async function runAndReport(
       view: { client: runtime.client, prices: executor.prices, wallet, nativeToken: runtime.nativeToken, now: Date.now, signal },
     });
   } catch (error) {
-    metrics.quotes.inc({ outcome: 'error' });
     const reason = error instanceof Error ? error.message : String(error);
-    logger.error({ strategy: strategy.id, slot, error: reason }, 'run failed before trading');
+    if (isAbort(error)) {
+      execution.ledger.finishRun(runId, 'interrupted', `stopped before trading: ${reason}`);
+      logger.info({ strategy: strategy.id, slot }, 'run stopped before trading');
+      return undefined;
+    }
+    metrics.quotes.inc({ outcome: 'error' });
+    metrics.runs.inc({ strategy: strategy.id, outcome: 'failed' });
+    metrics.failures.inc({ strategy: strategy.id });
+    execution.ledger.finishRun(runId, 'failed', `failed before trading: ${reason}`);
+    logger.error({ strategy: strategy.id, slot, error: reason }, `${strategy.id}: failed before trading: ${reason}`);
     observers.notifier.notify('failed', { strategy: strategy.id, slot, reason });
     observers.health?.ran(strategy.id, 'failed before trading', reason);
     return undefined;
   } finally {
     stopTimer();
   }
-  recordRun(report, observers);
+  recordRun(report, observers, execution.names);
+  const outcome = outcomeOf(report);
+  execution.ledger.finishRun(runId, outcome, report.note);
+  metrics.runs.inc({ strategy: strategy.id, outcome });
   const failed = report.trades.find((trade) => trade.status === 'failed' || trade.status === 'unknown');
+  if (failed) metrics.failures.inc({ strategy: strategy.id });
   observers.health?.ran(strategy.id, report.trades.at(-1)?.status ?? 'no trade', failed && `${failed.status}: ${failed.reason}`);
   // The run is reported; a failing balance read for the metrics is only a warning, never a second verdict.
   await recordBalances(strategy, runtime, wallet, metrics).catch((error: unknown) =>
@@ -75,62 +101,97 @@ export async function runAndReport(
   return report;
 }
 
+/** A run's outcome for the ledger: what its last trade reached, or why it traded nothing. */
+export function outcomeOf(report: RunReport): RunOutcome {
+  const last = report.trades.at(-1);
+  if (last) return runOutcomeOf(last.status);
+  return report.note.startsWith('paused:') ? 'paused' : report.note.startsWith('waiting: the outcome') ? 'waiting' : 'nothing';
+}
+
 const stillOpen = (status: TradeState | 'skipped') => (openStates as readonly string[]).includes(status);
 
-function recordRun(report: RunReport, { logger, metrics, notifier }: Observers): void {
-  if (report.trades.length === 0) logger.info({ strategy: report.strategyId, slot: report.slot }, `no trade: ${report.note}`);
+function recordRun(report: RunReport, { logger, metrics, notifier, notes }: Observers, names: TokenNames): void {
+  if (report.trades.length === 0) {
+    // A note the strategy keeps repeating ("already filled once", "waiting: worth …") is news once.
+    const repeated = notes?.get(report.strategyId) === report.note;
+    notes?.set(report.strategyId, report.note);
+    logger[repeated ? 'debug' : 'info']({ strategy: report.strategyId, slot: report.slot }, `${report.strategyId}: no trade: ${report.note}`);
+    return;
+  }
+  notes?.delete(report.strategyId);
+  // The run's reasoning once; then one headline per trade, saying what that trade did.
+  if (report.trades.length > 1) logger.info({ strategy: report.strategyId, slot: report.slot }, `${report.strategyId}: ${report.note}`);
   for (const trade of report.trades) {
     for (const stage of trade.stages) metrics.stepSeconds.observe({ step: stage.stage }, stage.ms / 1000);
     const quoted = trade.stages.find((stage) => stage.stage === 'quote');
     if (quoted) metrics.quotes.inc({ outcome: quoted.ok ? 'ok' : 'failed' });
     metrics.transactions.inc({ status: trade.status });
-    if (trade.gasCostWei !== undefined) metrics.gasSpent.inc(Number(trade.gasCostWei));
+    if (trade.gasCostWei !== undefined) metrics.gasSpent.inc({ strategy: report.strategyId }, Number(formatEther(trade.gasCostWei)));
+    if (trade.status === 'confirmed') recordVolume(metrics, report.strategyId, trade, names);
+    const raw = {
+      amountIn: trade.trade.amountIn.toString(),
+      expectedOut: trade.expectedOut?.toString(),
+      minOut: trade.minOut?.toString(),
+      amountOut: trade.amountOut?.toString(),
+    };
     const fields = {
       strategy: report.strategyId,
       intent: trade.intentId,
       status: trade.status,
-      expectedOut: trade.expectedOut?.toString(),
-      minOut: trade.minOut?.toString(),
-      amountOut: trade.amountOut?.toString(),
+      amountIn: names.amount(trade.trade.amountIn, trade.trade.tokenIn),
+      amountOut: trade.amountOut === undefined ? undefined : names.amount(trade.amountOut, trade.trade.tokenOut),
+      minOut: trade.minOut === undefined ? undefined : names.amount(trade.minOut, trade.trade.tokenOut),
+      raw,
       txHash: trade.txHash,
       reason: trade.reason,
     };
+    // Webhooks are read by programs: raw amounts as strings, and the headline for people.
+    const hook = { strategy: report.strategyId, intent: trade.intentId, status: trade.status, ...raw, txHash: trade.txHash, reason: trade.reason, summary: describeTrade(trade, names) };
+    const headline = `${report.strategyId}: ${describeTrade(trade, names)}${report.trades.length === 1 && trade.status === 'confirmed' ? ` (${report.note})` : ''}`;
     if (trade.status === 'confirmed') {
-      logger.info(fields, `filled: ${report.note}`);
-      notifier.notify('filled', fields);
+      logger.info(fields, headline);
+      notifier.notify('filled', hook);
     } else if (trade.status === 'refused') {
       metrics.refusals.inc({ reason: trade.refusal ?? 'unknown' });
-      logger.warn(fields, `refused by a guard: ${trade.reason}`);
-      notifier.notify('refused', fields);
+      logger.warn(fields, headline);
+      notifier.notify('refused', hook);
     } else if (trade.status === 'anomaly') {
       metrics.anomalies.inc({ strategy: report.strategyId });
-      logger.error(fields, `traded, but the outcome cannot be trusted: ${trade.reason}; the strategy and the wallet are paused until \`routekeeper resume\``);
-      notifier.notify('anomaly', fields);
+      logger.error(fields, `${headline}; the strategy and the wallet are paused until \`routekeeper resume\``);
+      notifier.notify('anomaly', hook);
     } else if (trade.errorClass === 'KeyUsedElsewhereError') {
       metrics.anomalies.inc({ strategy: report.strategyId });
-      logger.error(fields, `${trade.reason}; the wallet is paused until \`routekeeper resume --wallet\``);
-      notifier.notify('anomaly', fields);
+      logger.error(fields, `${headline}; the wallet is paused until \`routekeeper resume --wallet\``);
+      notifier.notify('anomaly', hook);
     } else if (trade.status === 'unknown') {
-      logger.error(fields, `${trade.reason}; it counts as traded, and its strategy waits until the chain settles it`);
-      notifier.notify('failed', fields);
+      logger.error(fields, `${headline}; it counts as traded, and its strategy waits until the chain settles it`);
+      notifier.notify('failed', hook);
     } else if (stillOpen(trade.status) && trade.reason?.startsWith('interrupted')) {
-      logger.warn(fields, `${trade.reason}; it resumes at the next start`);
+      logger.warn(fields, `${headline}; it resumes at the next start`);
     } else if (trade.status === 'failed' || stillOpen(trade.status)) {
-      logger.error(fields, `not filled: ${trade.reason}`);
-      notifier.notify('failed', fields);
+      logger.error(fields, headline);
+      notifier.notify('failed', hook);
     } else {
-      logger.info(fields, `${trade.status}: ${report.note}`);
+      logger.info(fields, headline);
     }
   }
 }
 
-/** Wallet balances of the tokens a strategy touched, and gas paid, for the metrics. */
+/** What a confirmed trade sold and bought, in whole tokens (tokens whose decimals are not known are left out). */
+function recordVolume(metrics: Metrics, strategyId: string, trade: TradeReport, names: TokenNames): void {
+  const sold = names.get(trade.trade.tokenIn);
+  const bought = names.get(trade.trade.tokenOut);
+  if (sold) metrics.volume.inc({ strategy: strategyId, token: sold.symbol, side: 'sold' }, Number(formatUnits(trade.trade.amountIn, sold.decimals)));
+  if (bought && trade.amountOut !== undefined) metrics.volume.inc({ strategy: strategyId, token: bought.symbol, side: 'bought' }, Number(formatUnits(trade.amountOut, bought.decimals)));
+}
+
+/** Wallet balances of the tokens a strategy touched, labelled with the wallet's name, for the metrics. */
 async function recordBalances(strategy: Strategy, runtime: Pick<Runtime, 'client'>, wallet: `0x${string}`, metrics: Metrics): Promise<void> {
   const tokens =
     strategy.kind === 'rebalance' ? strategy.targets.map((t) => t.token) : strategy.kind === 'compound' ? [strategy.gauge.rewardToken, strategy.valueToken] : [strategy.sell, strategy.buy];
   const balances = await Promise.all(tokens.map((token) => runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] })));
-  tokens.forEach((token, i) => metrics.balance.set({ wallet, token: token.symbol }, Number(formatUnits(balances[i] as bigint, token.decimals))));
-  metrics.balance.set({ wallet, token: 'native' }, Number(formatEther(await runtime.client.getBalance({ address: wallet }))));
+  tokens.forEach((token, i) => metrics.balance.set({ wallet: strategy.wallet, token: token.symbol }, Number(formatUnits(balances[i] as bigint, token.decimals))));
+  metrics.balance.set({ wallet: strategy.wallet, token: 'native' }, Number(formatEther(await runtime.client.getBalance({ address: wallet }))));
 }
 
 /** The time of the newest scheduled slot a strategy ran: `once` runs (slot "once-<time>") are not on its schedule. */
@@ -145,17 +206,18 @@ export function lastScheduledSlot(ledger: Ledger, strategyId: string): number | 
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
 
 /** A trade the settler followed again: logged, counted and notified as any run's trade. */
-function reportSettled(observers: Observers) {
+function reportSettled(observers: Observers, names: TokenNames) {
   return (strategyId: string, trade: TradeReport) => {
     if (trade.status === 'unknown') {
       observers.logger.warn({ strategy: strategyId, intent: trade.intentId, reason: trade.reason }, 'outcome still not known; following it again later');
       return;
     }
-    recordRun({ strategyId, slot: trade.intentId, note: `settled ${trade.intentId}`, trades: [trade] }, observers);
+    recordRun({ strategyId, slot: trade.intentId, note: `settled ${trade.intentId}`, trades: [trade] }, observers, names);
   };
 }
 
 export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers, signal?: AbortSignal): Daemon {
+  const { names } = execution;
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
@@ -168,7 +230,7 @@ export function startDaemon(runtime: Runtime, execution: Execution, observers: O
       observers.logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed unexpectedly'),
   });
   scheduler.start();
-  const settler = startSettler(execution, reportSettled(observers), signal);
+  const settler = startSettler(execution, reportSettled(observers, names), signal);
   return {
     scheduler,
     async stop() {

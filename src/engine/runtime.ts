@@ -13,6 +13,7 @@ import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import type { Env } from '../config/env.ts';
 import { ConfigError } from '../config/errors.ts';
 import { type ResolvedConfig, accountOf, resolveConfig } from '../config/resolve.ts';
+import { TokenNames } from '../trade/describe.ts';
 import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
@@ -69,13 +70,14 @@ export type Runtime = {
   close(): Promise<void>;
 };
 
-/** The ledger and, per wallet name, what runs its trades. */
-export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps> };
+/** The ledger, per wallet name what runs its trades, and the names of the tokens they trade (for people). */
+export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames };
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
 export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Execution {
   const ledger = Ledger.open(runtime.ledgerFile, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
+  ledger.nameTokens([...runtime.config.tokens, ...(runtime.nativeToken ? [runtime.nativeToken] : [])]);
   const { config, chainId, client, routing } = runtime;
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
   const settings = {
@@ -89,7 +91,10 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
   const tolerances = new Map(config.strategies.map((strategy) => [strategy.id, strategy.maxPriceDeviationBps]));
   const strategyBudgets = new Map<string, Budget[]>();
   for (const strategy of config.strategies) {
-    if (strategy.kind === 'dca' && strategy.budget) strategyBudgets.set(strategy.id, [{ token: strategy.sell.address, perDay: strategy.budget.perDay, total: strategy.budget.total }]);
+    if (strategy.kind === 'dca' && strategy.budget) {
+      const { address, symbol, decimals } = strategy.sell;
+      strategyBudgets.set(strategy.id, [{ token: address, symbol, decimals, perDay: strategy.budget.perDay, total: strategy.budget.total }]);
+    }
   }
   const executors = new Map<string, PipelineDeps>();
   for (const configured of config.wallets.values()) {
@@ -106,7 +111,7 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     executors.set(configured.name, { ledger, routing, ...checks, wallet, settings, budgets, priceTolerance: (id) => tolerances.get(id), nativeToken: runtime.nativeToken?.address });
   }
-  return { ledger, executors };
+  return { ledger, executors, names: new TokenNames(ledger.tokenNames()) };
 }
 
 /** The key variable the embedded devnet fills with its funded test account when it is unset. */

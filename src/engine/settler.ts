@@ -14,7 +14,7 @@ export const defaultSettlerOptions: SettlerOptions = { firstRetryMs: 5_000, maxR
 export type Settler = { stop(): Promise<void> };
 
 export function startSettler(
-  execution: Execution,
+  execution: Pick<Execution, 'ledger' | 'executors'>,
   onSettled: (strategyId: string, report: TradeReport) => void,
   signal?: AbortSignal,
   options: SettlerOptions = defaultSettlerOptions,

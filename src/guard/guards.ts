@@ -8,6 +8,7 @@ import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { KnownContracts } from '../config/chain-data.ts';
 import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
+import { displayNumber } from '../trade/describe.ts';
 import { GuardRefusal } from './refusal.ts';
 
 /** Whether `address` is in `list` (addresses compared without regard to case). */
@@ -176,7 +177,8 @@ export function checkFeeCap(maxFeePerGas: bigint, cap: bigint | undefined): void
   }
 }
 
-export type Budget = { token: Address; perDay?: bigint; total?: bigint };
+/** Spend limits of one token, in raw units; its symbol and decimals, when known, word the refusal for people. */
+export type Budget = { token: Address; perDay?: bigint; total?: bigint; symbol?: string; decimals?: number };
 
 /** Whether spending `amount` more keeps every budget; `spent` gives what is already committed in a window. */
 export function checkBudget(
@@ -190,7 +192,8 @@ export function checkBudget(
     if (limit === undefined) continue;
     const already = spent(window);
     if (already + amount > limit) {
-      throw new GuardRefusal('budget', `${scope} ${window === 'day' ? 'daily' : 'total'} budget: ${already} spent + ${amount} would pass ${limit}`);
+      const shown = (raw: bigint) => (budget.decimals === undefined ? `${raw}` : `${displayNumber(raw, budget.decimals)}${budget.symbol ? ` ${budget.symbol}` : ''}`);
+      throw new GuardRefusal('budget', `${scope} ${window === 'day' ? 'daily' : 'total'} budget: ${shown(already)} spent + ${shown(amount)} would pass ${shown(limit)}`);
     }
   }
 }

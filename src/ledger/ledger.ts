@@ -65,6 +65,32 @@ export class LedgerLockedError extends RoutekeeperError {
 /** Which chain a ledger describes: its id, and the hash of its block 0 (two chains may share an id). */
 export type ChainIdentity = { chainId: number; genesisHash: Hex };
 
+/** How a run ended: what its trades reached, or why it traded nothing. */
+export type RunOutcome = 'traded' | 'nothing' | 'refused' | 'failed' | 'unknown' | 'anomaly' | 'paused' | 'waiting' | 'dry-run' | 'skipped' | 'interrupted';
+
+/** The outcome of a run whose last trade reached `status`. */
+export function runOutcomeOf(status: TradeState | 'skipped'): RunOutcome {
+  switch (status) {
+    case 'confirmed':
+      return 'traded';
+    case 'refused':
+    case 'failed':
+    case 'unknown':
+    case 'anomaly':
+    case 'dry-run':
+    case 'skipped':
+      return status;
+    default:
+      return 'interrupted';
+  }
+}
+
+/** One run of a strategy for one slot, as `history` shows it; `finishedAt` is missing when the process stopped mid-run. */
+export type RunRecord = { id: number; strategyId: string; slot: string; startedAt: number; finishedAt?: number; outcome?: RunOutcome; note?: string };
+
+/** A token's symbol and decimals, as its contract reported them when a strategy was resolved. */
+export type TokenName = { address: Address; symbol: string; decimals: number };
+
 /** The ledger was written on another chain than the one it is opened against. */
 export class LedgerChainMismatchError extends ConfigError {
   override name = 'LedgerChainMismatchError';
@@ -447,6 +473,67 @@ export class Ledger {
   /** Lifts a pause; false when there was none. */
   resume(scope: Pause['scope'], key: string): boolean {
     return this.#db.prepare('DELETE FROM pauses WHERE scope = ? AND key = ?').run(scope, pauseKey(scope, key)).changes === 1;
+  }
+
+  // ------------------------------------------------------------ runs and token names
+
+  /** Records that a run started (before it looks at anything), so a run the process did not finish still shows. */
+  startRun(strategyId: string, slot: string, now = Date.now()): number {
+    return Number(this.#db.prepare('INSERT INTO runs (strategy_id, slot, started_at) VALUES (?, ?, ?)').run(strategyId, slot, now).lastInsertRowid);
+  }
+
+  finishRun(id: number, outcome: RunOutcome, note: string, now = Date.now()): void {
+    this.#db.prepare('UPDATE runs SET finished_at = ?, outcome = ?, note = ? WHERE id = ?').run(now, outcome, scrub(note), id);
+  }
+
+  /** Runs, newest first. */
+  runs(options: { limit?: number; strategyId?: string } = {}): RunRecord[] {
+    const rows = this.#db
+      .prepare('SELECT * FROM runs WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY started_at DESC, id DESC LIMIT @limit')
+      .all({ strategyId: options.strategyId ?? null, limit: options.limit ?? 100 }) as {
+      id: number;
+      strategy_id: string;
+      slot: string;
+      started_at: number;
+      finished_at: number | null;
+      outcome: RunOutcome | null;
+      note: string | null;
+    }[];
+    return rows.map((row) => ({
+      id: row.id,
+      strategyId: row.strategy_id,
+      slot: row.slot,
+      startedAt: row.started_at,
+      ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
+      ...(row.outcome === null ? {} : { outcome: row.outcome }),
+      ...(row.note === null ? {} : { note: row.note }),
+    }));
+  }
+
+  /** Whether a run of this strategy and slot was recorded. */
+  hasRun(strategyId: string, slot: string): boolean {
+    return this.#db.prepare('SELECT 1 FROM runs WHERE strategy_id = ? AND slot = ? LIMIT 1').get(strategyId, slot) !== undefined;
+  }
+
+  /** The trades of one run: its strategy's intents whose slot is the run's slot and a trade key (`<slot>#<key>`). */
+  tradesOfRun(strategyId: string, slot: string): TradeRecord[] {
+    return (
+      this.#db
+        .prepare("SELECT * FROM intents WHERE strategy_id = ? AND substr(slot, 1, length(?) + 1) = ? || '#' ORDER BY created_at, rowid")
+        .all(strategyId, slot, slot) as IntentRow[]
+    ).map(recordFrom);
+  }
+
+  /** Remembers tokens' symbols and decimals, so amounts read back in human units. */
+  nameTokens(tokens: readonly TokenName[]): void {
+    const upsert = this.#db.prepare('INSERT INTO tokens (address, symbol, decimals) VALUES (?, ?, ?) ON CONFLICT(address) DO UPDATE SET symbol = excluded.symbol, decimals = excluded.decimals');
+    this.#db.transaction(() => {
+      for (const token of tokens) upsert.run(token.address.toLowerCase(), token.symbol, token.decimals);
+    })();
+  }
+
+  tokenNames(): TokenName[] {
+    return this.#db.prepare('SELECT address, symbol, decimals FROM tokens').all() as TokenName[];
   }
 
   recordEvent(kind: string, details: unknown, intentId?: string, now = Date.now()): void {

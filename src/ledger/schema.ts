@@ -128,4 +128,23 @@ export const migrations: string[] = [
     bound_at     INTEGER NOT NULL
   );
   `,
+  // 5: every run of a strategy, whatever it did (traded, nothing to do, refused, failed before trading), and the
+  // symbol and decimals of the tokens trades name, so the ledger can be read in human units without a node.
+  `
+  CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    strategy_id TEXT NOT NULL,
+    slot        TEXT NOT NULL,                             -- the slot's time, or once-<time>
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER,                                   -- none: the process stopped during the run
+    outcome     TEXT,                                      -- traded, nothing, refused, failed, unknown, anomaly, paused, waiting, dry-run, interrupted
+    note        TEXT
+  );
+  CREATE INDEX runs_by_strategy ON runs (strategy_id, started_at);
+  CREATE TABLE tokens (
+    address  TEXT PRIMARY KEY,                             -- lower case
+    symbol   TEXT NOT NULL,
+    decimals INTEGER NOT NULL
+  );
+  `,
 ];

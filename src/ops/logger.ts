@@ -27,6 +27,10 @@ export function createLogger(options: { level?: string; pretty?: boolean; destin
       },
     },
   };
-  if (pretty) return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
+  if (pretty) {
+    // pino-pretty writes to stdout unless told the file descriptor (stderr for commands whose stdout is their result).
+    const fd = options.destination === process.stderr ? 2 : 1;
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,raw', destination: fd } } });
+  }
   return options.destination ? pino(base, options.destination as pino.DestinationStream) : pino(base);
 }

@@ -1,9 +1,13 @@
-/** Prometheus metrics (prom-client), on a registry of the daemon's own. */
+/**
+ * Prometheus metrics (prom-client), on a registry of the daemon's own. Names follow Prometheus conventions:
+ * seconds as floats, `_total` counters, amounts in whole tokens; Node's default process metrics keep their
+ * standard names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`) so stock dashboards read them.
+ */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'routekeeper_process_' });
+  collectDefaultMetrics({ register: registry });
   const metric = { registers: [registry] };
   return {
     registry,
@@ -18,7 +22,25 @@ export function createMetrics() {
       ...metric,
     }),
     replacements: new Counter({ name: 'routekeeper_replacements_total', help: 'Stuck transactions replaced or cancelled', labelNames: ['kind'], ...metric }),
-    gasSpent: new Counter({ name: 'routekeeper_gas_spent_wei_total', help: 'Gas paid by mined transactions, in wei of the native coin', ...metric }),
+    gasSpent: new Counter({
+      name: 'routekeeper_gas_spent_native_total',
+      help: 'Gas paid by mined transactions, in whole native coin (CELO on Celo)',
+      labelNames: ['strategy'],
+      ...metric,
+    }),
+    runs: new Counter({
+      name: 'routekeeper_runs_total',
+      help: 'Strategy runs finished, by outcome (traded, nothing, refused, failed, unknown, anomaly, paused, waiting, dry-run, interrupted)',
+      labelNames: ['strategy', 'outcome'],
+      ...metric,
+    }),
+    failures: new Counter({ name: 'routekeeper_strategy_failures_total', help: 'Runs that failed (before trading, or a trade failed or ended unknown)', labelNames: ['strategy'], ...metric }),
+    volume: new Counter({
+      name: 'routekeeper_volume_total',
+      help: 'Amounts moved by confirmed trades, in whole tokens: side="sold" what left the wallet, side="bought" what came in',
+      labelNames: ['strategy', 'token', 'side'],
+      ...metric,
+    }),
     runSeconds: new Histogram({
       name: 'routekeeper_run_duration_seconds',
       help: 'Time of a strategy run, from observation to the last receipt',
@@ -33,7 +55,7 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       ...metric,
     }),
-    balance: new Gauge({ name: 'routekeeper_wallet_balance', help: 'Wallet balances in whole tokens', labelNames: ['wallet', 'token'], ...metric }),
+    balance: new Gauge({ name: 'routekeeper_wallet_balance', help: 'Wallet balances in whole tokens, by wallet name', labelNames: ['wallet', 'token'], ...metric }),
   };
 }
 

@@ -42,10 +42,12 @@ export type PipelineDeps = {
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
 
+const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, amountIn: trade.amountIn });
+
 /** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal): Promise<TradeReport> {
   const claimed = deps.ledger.claim(trade);
-  if (!claimed) return { intentId: trade.id, status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
+  if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed, signal);
 }
 
@@ -75,7 +77,7 @@ const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.stat
 
 async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number): Promise<TradeReport> {
   const { ledger, wallet } = deps;
-  const report: TradeReport = { intentId: record.id, status: record.status, stages: [] };
+  const report: TradeReport = { intentId: record.id, trade: askedOf(record), status: record.status, stages: [] };
   const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
     throwIfAborted(stopOn);
     const started = performance.now();

@@ -113,6 +113,8 @@ export type StageTiming = { stage: string; ms: number; ok: boolean };
 /** What one run of the pipeline did to one trade, written even when it failed. */
 export type TradeReport = {
   intentId: string;
+  /** What was asked: the kind, the tokens and the amount in, for telling people what happened. */
+  trade: Pick<Trade, 'kind' | 'tokenIn' | 'tokenOut' | 'amountIn'>;
   /** The state reached, or `skipped` when the slot already had its trade. */
   status: TradeState | 'skipped';
   reason?: string;

@@ -80,7 +80,7 @@ describe('a node that withholds receipts', () => {
     expect(executor.ledger.getIntent('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'OutcomeUnknownError', retryable: true } });
     // `routekeeper history` says why it is open.
     const history = await runCli(['history', '--ledger', executor.ledgerFile]);
-    expect(history.stdout).toMatch(new RegExp(`hostile:withheld  swap  unknown  in ${amountIn}  \\(outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`));
+    expect(history.stdout).toMatch(new RegExp(`hostile:withheld  unknown: sell .* for .*: outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`));
 
     // It counts as traded: the budget has room for half a trade more, so the next one of 300 is refused.
     expect(await runTrade(executor, swap('next'))).toMatchObject({ status: 'refused', refusal: 'budget' });

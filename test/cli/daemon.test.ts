@@ -88,6 +88,19 @@ describe('routekeeper run', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/routekeeper_transactions_total\{status="confirmed"\} [1-9]/);
     expect(metrics).toMatch(/routekeeper_ticks_total\{strategy="dca"\} [1-9]/);
+    // Prometheus conventions: Node's process metrics under their standard names, wallets by name, seconds as floats.
+    expect(metrics).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(metrics).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+    expect(metrics).not.toContain('routekeeper_process_');
+    expect(metrics).toMatch(/^routekeeper_wallet_balance\{wallet="main",token="cUSD"\} \d/m);
+    expect(metrics).toMatch(/^routekeeper_step_duration_seconds_sum\{step="quote"\} \d+\.\d{4,}/m);
+    // What a trader watches: runs by outcome, failures, volume per token, gas in native coin.
+    expect(metrics).toMatch(/^routekeeper_runs_total\{strategy="dca",outcome="traded"\} [1-9]/m);
+    expect(metrics).toMatch(/^routekeeper_volume_total\{strategy="dca",token="CELO",side="bought"\} \d+\.\d+/m);
+    expect(metrics).toMatch(/^routekeeper_gas_spent_native_total\{strategy="dca"\} 0\.\d+/m);
+    const soldByDca = Number(/^routekeeper_volume_total\{strategy="dca",token="cUSD",side="sold"\} (\S+)/m.exec(metrics)?.[1]);
+    const tradedByDca = Number(/^routekeeper_runs_total\{strategy="dca",outcome="traded"\} (\S+)/m.exec(metrics)?.[1]);
+    expect(soldByDca).toBe(5 * tradedByDca);
     expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: 'ok', chainId: 42220, reasons: [], components: { chain: { ok: true }, routing: { ok: true } }, strategies: { dca: { ok: true, consecutiveFailures: 0 } } });
 
     child.kill('SIGTERM');
@@ -125,8 +138,12 @@ describe('routekeeper run', () => {
 
     const history = await runCli(['history', '--json', '--strategy', 'take-profit'], env());
     expect(history.code).toBe(0);
-    const recorded = JSON.parse(history.stdout);
-    expect(recorded.filter((row: { status: string }) => row.status === 'confirmed')).toHaveLength(1);
+    // Every run of the take-profit order is there; exactly one traded, and the runs after it found nothing to do.
+    const recorded: { outcome: string; note?: string; trades: { status: string }[] }[] = JSON.parse(history.stdout);
+    expect(recorded.flatMap((row) => row.trades).filter((trade) => trade.status === 'confirmed')).toHaveLength(1);
+    expect(recorded.filter((row) => row.outcome === 'traded')).toHaveLength(1);
+    expect(recorded.length).toBeGreaterThan(1);
+    expect(recorded.filter((row) => row.outcome === 'nothing').every((row) => row.note?.startsWith('already filled'))).toBe(true);
   }, 90_000);
 });
 
@@ -196,6 +213,33 @@ describe('routekeeper once, check and run --fork', () => {
     expect(stdout).toContain('routing service');
     expect(stdout).toMatch(/ready/);
     expect(stdout).toMatch(/ {2}cUSD {3}[\d,.]+ {2}\(allowance: router 0, OneClickFarm 0\)/);
+  });
+
+  it('check: shows the plan of each example strategy in words and human units, with its next 3 runs', async () => {
+    const { code, stdout, stderr } = await runCli(['check', '--config', 'config/strategies.yaml', '--address-book', bookFile], env());
+    expect(code, stderr).toBe(0);
+    const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
+    const plan = stdout.split('\n');
+    const line = (id: string) => plan.find((l) => l.startsWith(`  ${id} (`));
+    expect(line('dca-cusd-celo')).toBe('  dca-cusd-celo (dca, wallet main): buy CELO with 10 cUSD every 30s, only at 1.5 CELO per cUSD or more; at most 1,000 cUSD a day; slippage 0.3%');
+    expect(line('rebalance-celo-ceur')).toBe(
+      '  rebalance-celo-ceur (rebalance, wallet main): keep CELO 50%, cEUR 50% (valued in cUSD) every 1m: trade when a weight is 5% off its target, in trades of at least 50 cUSD; slippage 0.5%, price deviation up to 8%',
+    );
+    expect(line('take-profit-celo')).toBe(
+      '  take-profit-celo (limit, wallet main): sell 100 CELO for cUSD when it fetches 0.49 cUSD per CELO or more (take-profit), or 0.30 cUSD per CELO or less (stop-loss), once; looks every 15s; slippage 0.5%',
+    );
+    expect(line('compound-celo-cusd')).toBe(
+      `  compound-celo-cusd (compound, wallet main): claim the RWD rewards of gauge ${gauge} when worth 0.01 cUSD more than the gas, and deposit them back, every 1m; slippage 0.5%`,
+    );
+    // Each is followed by its next 3 runs, on its interval; with an address book (a network), a fresh start waits for the slot.
+    for (const [id, seconds] of [['dca-cusd-celo', 30], ['rebalance-celo-ceur', 60], ['take-profit-celo', 15], ['compound-celo-cusd', 60]] as const) {
+      const runs = plan[plan.indexOf(line(id) as string) + 1] as string;
+      expect(runs).toMatch(/^ {4}on a fresh ledger, waits for its first slot \(firstRun: slot\); next runs /);
+      const times = [...runs.matchAll(/\d{4}-\d\d-\d\dT[\d:.]+Z/g)].map((match) => Date.parse(match[0]));
+      expect(times).toHaveLength(3);
+      expect(times.map((time) => time % (seconds * 1000))).toEqual([0, 0, 0]);
+      expect([(times[1] as number) - (times[0] as number), (times[2] as number) - (times[1] as number)]).toEqual([seconds * 1000, seconds * 1000]);
+    }
   });
 
   it('run --fork: paper trades on a local fork of RPC_URL; the forked chain itself is untouched', async () => {

@@ -7,21 +7,33 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-describe('npm start', () => {
-  it('with no configuration, starts the embedded devnet and reaches a first executed trade', async () => {
-    // Exactly the command of package.json's "start" script (exec'd, so signals reach the daemon itself).
-    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-    const child = spawn('sh', ['-c', `exec ${scripts.start}`], {
+/** The ENV of the Dockerfile's final stage, as the container sees it. */
+function containerEnv(): Record<string, string> {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env: Record<string, string> = {};
+  for (const [, block] of finalStage.matchAll(/^ENV ((?:.*\\\n)*.*)$/gm)) {
+    for (const [, name, value] of (block as string).matchAll(/(\w+)=(\S+)/g)) env[name as string] = value as string;
+  }
+  return env;
+}
+
+/** Runs `command` (exec'd, so signals reach the daemon itself) until its first confirmed trade, then stops it. */
+async function firstTradeOf(command: string, extraEnv: Record<string, string> = {}) {
+  {
+    const child = spawn('sh', ['-c', `exec ${command}`], {
       cwd: root,
       detached: true, // its own process group, so cleanup can end everything it started
       env: {
         ...process.env,
+        ...extraEnv,
         RPC_URL: '',
         ROUTING_SERVICE_URL: '',
         ROUTEKEEPER_CONFIG: '',
         ROUTEKEEPER_PRIVATE_KEY: '',
         ROUTEKEEPER_DATA_DIR: mkdtempSync(join(tmpdir(), 'routekeeper-start-')),
         METRICS_PORT: '0',
+        METRICS_HOST: '127.0.0.1',
       },
       stdio: 'pipe',
     });
@@ -48,5 +60,28 @@ describe('npm start', () => {
         // the whole group is already gone, as it should be
       }
     }
+  }
+}
+
+describe('npm start', () => {
+  it('with no configuration, starts the embedded devnet and reaches a first executed trade', async () => {
+    // Exactly the command of package.json's "start" script.
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    await firstTradeOf(scripts.start);
+  }, 90_000);
+});
+
+describe('the container image', () => {
+  it('runs compiled code under tini, keeps .env out of the build, and refuses to start without RPC_URL unless --devnet is asked for', async () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(finalStage).not.toMatch(/g\+\+|make|python3/);
+    expect(finalStage).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "node", "bin/routekeeper.js"]');
+    expect(readFileSync(join(root, '.dockerignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.env', '.env.*', 'data', 'node_modules']));
+    const env = containerEnv();
+    expect(env).toMatchObject({ ROUTEKEEPER_REQUIRE_RPC_URL: 'true', ROUTEKEEPER_DATA_DIR: '/data', METRICS_HOST: '0.0.0.0' });
+    // The container's environment (its data directory and listen address aside) with `run --devnet`: the demo.
+    const { ROUTEKEEPER_DATA_DIR: _dataDir, METRICS_HOST: _host, ...asInContainer } = env;
+    await firstTradeOf('node bin/routekeeper.js run --devnet', asInContainer);
   }, 90_000);
 });

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { type Address, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAndReport } from '../../src/engine/daemon.ts';
+import { TokenNames, displayNumber } from '../../src/trade/describe.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { Notifier } from '../../src/ops/notifier.ts';
@@ -44,13 +45,20 @@ describe('reporting a run', () => {
       strategy,
       '2026-11-21T00:00:00.000Z',
       { client, routing, nativeToken: token('CELO') },
-      { ledger: executor.ledger, executors: new Map([['main', executor]]) },
+      { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames([token('cUSD'), token('CELO')]) },
       { logger, metrics: createMetrics(), notifier },
     );
     expect(report?.trades.map((t) => t.status)).toEqual(['confirmed']);
+    // One headline in human units with symbols; the raw amounts stay as fields.
+    const amountOut = report?.trades[0]?.amountOut as bigint;
+    const filled = lines.map((line) => JSON.parse(line)).find((line) => line.status === 'confirmed');
+    expect(filled.msg).toBe(`dca: filled: sold 3 cUSD for ${displayNumber(amountOut, 18)} CELO (at least ${displayNumber(report?.trades[0]?.minOut as bigint, 18)} CELO) (${report?.note})`);
+    expect(filled).toMatchObject({ amountIn: '3 cUSD', raw: { amountIn: '3000000000000000000', amountOut: String(amountOut) } });
+    // The run is in the ledger with its outcome and note.
+    expect(executor.ledger.runs({ strategyId: 'dca' })).toMatchObject([{ slot: '2026-11-21T00:00:00.000Z', outcome: 'traded', note: report?.note }]);
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before - parseUnits('3', 18));
     expect(sent.map((s) => s.event)).toEqual(['filled']);
-    expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut) });
+    expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut), summary: expect.stringMatching(/^filled: sold 3 cUSD for [\d.]+ CELO/) });
     expect(lines.some((line) => line.includes('could not read balances for the metrics') && line.includes('the node is down'))).toBe(true);
   });
 });
