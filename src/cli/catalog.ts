@@ -73,9 +73,10 @@ Environment:
     summary: 'validate the strategy file, reach the chain and the service, show balances and allowances',
     help: `Usage: routekeeper check [--config <file>] [--address-book <file>]
 
-Checks the strategy file against the chain (tokens, decimals, amounts, wallet keys), asks the chain and
-the routing service whether they answer, and shows each wallet's balances of the tokens its strategies use
-and its allowances to the allowlisted router and OneClickFarm. Signs nothing. Exit 0 when all is well.`,
+Checks the strategy file against the chain (tokens, decimals, amounts, wallet keys), shows the plan (per
+strategy what it will do, in human units, and its next 3 run times in UTC), asks the chain and the routing
+service whether they answer, and shows each wallet's balances of the tokens its strategies use and its
+allowances to the known router and OneClickFarm. Signs nothing. Exit 0 when all is well.`,
     load: () => import('./check.ts'),
   },
   {
@@ -83,12 +84,13 @@ and its allowances to the allowlisted router and OneClickFarm. Signs nothing. Ex
     summary: 'show the ledger: every run, what it traded and why',
     help: `Usage: routekeeper history [--json] [--limit N] [--strategy <id>] [--ledger <file>]
 
-Shows the newest intents first: strategy, slot, kind, status, amounts, reason, transaction, and each
-transaction attempt. Reads the ledger without locking it, so it works while the daemon runs.
+Shows every run, newest first: when, strategy, slot, outcome (traded, nothing, refused, failed, unknown,
+anomaly, paused, waiting, dry-run, interrupted) and why; under each run its trades in human units and their
+transaction attempts. Reads the ledger without locking it, so it works while the daemon runs.
 Default ledger: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the embedded devnet's.
 
 Options:
-  --json             one JSON array (amounts as strings)
+  --json             one JSON array of runs, each with its trades (amounts raw, as strings)
   --limit N          at most N intents (default 50)
   --strategy <id>    only this strategy's
   --ledger <file>    read this ledger file`,
