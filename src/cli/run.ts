@@ -91,7 +91,7 @@ export async function run(argv: string[]): Promise<number> {
     );
     const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
     runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
-    const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor };
+    const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor, notes: new Map<string, string>() };
     logger.info({ port: health.port }, `health and metrics on http://${host}:${health.port}/healthz and /metrics`);
 
     // Open trades of a previous process first; a stop during this is a stop like any other.

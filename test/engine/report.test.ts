@@ -6,7 +6,7 @@ import { TokenNames, displayNumber } from '../../src/trade/describe.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { Notifier } from '../../src/ops/notifier.ts';
-import type { DcaStrategy } from '../../src/strategy/types.ts';
+import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 
@@ -60,5 +60,26 @@ describe('reporting a run', () => {
     expect(sent.map((s) => s.event)).toEqual(['filled']);
     expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut), summary: expect.stringMatching(/^filled: sold 3 cUSD for [\d.]+ CELO/) });
     expect(lines.some((line) => line.includes('could not read balances for the metrics') && line.includes('the node is down'))).toBe(true);
+  });
+
+  it('logs a repeated "nothing to do" note once at info, then at debug until it changes', async () => {
+    const executor = testExecutor(fork);
+    executors.push(executor);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
+    const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
+    const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
+    const limit = (amount: string): LimitStrategy => ({ id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits(amount, 18), buy: token('cUSD'), takeProfit: '1000', repeat: false });
+    const observers = { logger, metrics: createMetrics(), notifier: { notify() {}, flush: async () => {} }, notes: new Map<string, string>() };
+    const execution = { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames() };
+    const runtime = { client: executor.wallet.client, routing: executor.routing, nativeToken: token('CELO') };
+    // The note names what the order is worth: the same three times, then another amount, another note.
+    for (const [minute, amount] of [[0, '1'], [1, '1'], [2, '1'], [3, '2']] as const) {
+      await runAndReport(limit(amount), `2026-11-21T10:0${minute}:00.000Z`, runtime, execution, observers);
+    }
+    const notes = lines.map((line) => JSON.parse(line)).filter((line) => String(line.msg).startsWith('tp: no trade: '));
+    expect(notes.map((line) => line.level)).toEqual([30, 20, 20, 30]);
+    expect(new Set(notes.slice(0, 3).map((line) => line.msg)).size).toBe(1);
+    expect(executor.ledger.runs({ strategyId: 'tp' }).map((run) => run.outcome)).toEqual(['nothing', 'nothing', 'nothing', 'nothing']);
   });
 });
