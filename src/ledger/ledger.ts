@@ -486,8 +486,17 @@ export class Ledger {
     this.#db.prepare('UPDATE runs SET finished_at = ?, outcome = ?, note = ? WHERE id = ?').run(now, outcome, scrub(note), id);
   }
 
+  /**
+   * Whether the file predates migration 5 (runs and token names). A reader opened on a ledger that an older
+   * version wrote (and no daemon migrated since) sees no runs and no names rather than failing.
+   */
+  #withoutRuns(): boolean {
+    return (this.#db.pragma('user_version', { simple: true }) as number) < 5;
+  }
+
   /** Runs, newest first. */
   runs(options: { limit?: number; strategyId?: string } = {}): RunRecord[] {
+    if (this.#withoutRuns()) return [];
     const rows = this.#db
       .prepare('SELECT * FROM runs WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY started_at DESC, id DESC LIMIT @limit')
       .all({ strategyId: options.strategyId ?? null, limit: options.limit ?? 100 }) as {
@@ -512,6 +521,7 @@ export class Ledger {
 
   /** Whether a run of this strategy and slot was recorded. */
   hasRun(strategyId: string, slot: string): boolean {
+    if (this.#withoutRuns()) return false;
     return this.#db.prepare('SELECT 1 FROM runs WHERE strategy_id = ? AND slot = ? LIMIT 1').get(strategyId, slot) !== undefined;
   }
 
@@ -533,6 +543,7 @@ export class Ledger {
   }
 
   tokenNames(): TokenName[] {
+    if (this.#withoutRuns()) return [];
     return this.#db.prepare('SELECT address, symbol, decimals FROM tokens').all() as TokenName[];
   }
 

@@ -147,6 +147,28 @@ describe('ledger', () => {
     expect(ledger.unfinishedIntents().map((i) => [i.id, i.status])).toEqual([['dca:open', 'broadcast']]);
   });
 
+  it('records runs and token names; a reader of a ledger from before them sees none rather than failing', () => {
+    const file = freshFile();
+    const older = new Database(file);
+    for (const [i, migration] of migrations.slice(0, 4).entries()) {
+      older.exec(migration);
+      older.pragma(`user_version = ${i + 1}`);
+    }
+    older.close();
+    const reader = Ledger.openReadOnly(file);
+    expect([reader.runs(), reader.tokenNames(), reader.hasRun('dca', 'x')]).toEqual([[], [], false]);
+    reader.close();
+
+    const ledger = openLedger(file);
+    const run = ledger.startRun('dca', '2026-11-21T10:00:00.000Z', 1_000);
+    expect(ledger.runs()).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000 }]);
+    ledger.finishRun(run, 'nothing', 'holds 9 cUSD, needs 10', 1_500);
+    expect(ledger.runs({ strategyId: 'dca' })).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000, finishedAt: 1_500, outcome: 'nothing', note: 'holds 9 cUSD, needs 10' }]);
+    expect(ledger.hasRun('dca', '2026-11-21T10:00:00.000Z')).toBe(true);
+    ledger.nameTokens([{ address: celo, symbol: 'CELO', decimals: 18 }]);
+    expect(ledger.tokenNames()).toEqual([{ address: celo.toLowerCase(), symbol: 'CELO', decimals: 18 }]);
+  });
+
   it('keeps events in order', () => {
     const ledger = openLedger(freshFile());
     ledger.recordEvent('nonce-used-elsewhere', { expected: 3, onChain: 5 });
