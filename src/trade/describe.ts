@@ -2,21 +2,21 @@
  * Trades in words, for people: amounts in human units with symbols ("sold 10 cUSD for 19.94 CELO"). Logs,
  * `once` and `history` use these; the raw amounts stay in the structured fields and the JSON forms.
  */
-import { type Address, formatUnits } from 'viem';
+import type { Address } from 'viem';
+import { formatTokenAmount } from '../units.ts';
 import type { TokenName } from '../ledger/ledger.ts';
 import type { Trade, TradeState } from './types.ts';
 
 /** Shown digits after the point; a smaller amount shows its first significant digits instead. */
 const shownDecimals = 6;
 
-/** Raw to a short human number: grouped, at most 6 decimals (6 significant ones below 1), trailing zeros cut. */
+/** Raw to a short human number: formatTokenAmount's, cut to 6 decimals (6 significant ones below 1), trailing zeros cut. */
 export function displayNumber(raw: bigint, decimals: number): string {
-  const exact = formatUnits(raw, decimals);
-  const [whole = '0', fraction = ''] = exact.split('.');
-  const leadingZeros = whole === '0' || whole === '-0' ? (/^0*/.exec(fraction)?.[0].length ?? 0) : 0;
-  const kept = fraction.slice(0, whole.replace('-', '') === '0' ? leadingZeros + shownDecimals : shownDecimals).replace(/0+$/, '');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return kept ? `${grouped}.${kept}` : grouped;
+  const [grouped, fraction = ''] = formatTokenAmount(raw, decimals).split('.');
+  const belowOne = grouped === '0' || grouped === '-0';
+  const leadingZeros = belowOne ? fraction.length - fraction.replace(/^0+/, '').length : 0;
+  const kept = fraction.slice(0, leadingZeros + shownDecimals).replace(/0+$/, '');
+  return kept ? `${grouped}.${kept}` : (grouped as string);
 }
 
 /** Symbols and decimals by address: what the ledger or the resolved strategies know. */
