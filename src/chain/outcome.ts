@@ -9,6 +9,13 @@ export function transferredTo(logs: readonly Log[], token: Address, recipient: A
     .reduce((sum, event) => sum + event.args.value, 0n);
 }
 
+/** Tokens `sender` transferred to anyone but `recipient` in these logs: what a router kept back as fees. */
+export function transferredToOthers(logs: readonly Log[], token: Address, sender: Address, recipient: Address): bigint {
+  return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: logs as Log[] })
+    .filter((event) => isAddressEqual(event.address, token) && isAddressEqual(event.args.from, sender) && !isAddressEqual(event.args.to, recipient))
+    .reduce((sum, event) => sum + event.args.value, 0n);
+}
+
 /**
  * What `router`'s Swap events say it paid `recipient`, from either version of the event (the published ABI's
  * 6-field one, or the public source's 7-field one with `tenantId`); undefined when the router emitted none.

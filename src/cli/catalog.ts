@@ -97,14 +97,50 @@ Options:
     load: () => import('./history.ts'),
   },
   {
+    name: 'status',
+    summary: 'what each strategy did with the money: P&L, value, gas, fees, last and next run',
+    help: `Usage: routekeeper status [--json] [--strategy <id>] [--ledger <file>]
+
+Reads the ledger (no node needed) and prints one screen per strategy, then the wallets:
+  dca        invested, received, average price, value now, P&L, against a lump sum at the first trade's price
+  rebalance  value of its holdings against holding the starting balances, turnover, trades
+  limit      each fill's price against its trigger and the reference price then
+  compound   rewards claimed and their value when claimed, position added, yield after gas
+and for every strategy: gas (in the native coin and the strategy's value token), routing partner fees,
+refusals and failures by reason, last run and its outcome, next run, and whether it is paused.
+Values are at the reference prices the daemon last recorded (defaults.valuation.everySeconds).
+A running daemon serves the same numbers on its status page and at /api/status.
+
+Options:
+  --json             the report as one JSON object (its fields are described in the README)
+  --strategy <id>    only this strategy (and its wallet)
+  --ledger <file>    the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
+    load: () => import('./status.ts'),
+  },
+  {
+    name: 'pause',
+    summary: 'pause a strategy or a wallet (by id, wallet name or address) until resumed',
+    help: `Usage: routekeeper pause <strategy-id | wallet-name | wallet-address> [--reason <text>] [--ledger <file>]
+
+Records the pause in the ledger. A running daemon reads pauses before every run, so the paused strategy
+(or every strategy of the paused wallet) runs no more from its next slot; a run already under way finishes.
+'routekeeper resume <id>' lifts it. A strategy id wins over a wallet of the same name (use --wallet).
+
+Options:
+  --wallet <address>   pause this wallet
+  --reason <text>      why (shown by status, the status page and resume)
+  --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
+    load: () => import('./pause.ts'),
+  },
+  {
     name: 'resume',
-    summary: 'list pauses after anomalies, or lift one (--strategy <id> | --wallet <address>)',
-    help: `Usage: routekeeper resume [--strategy <id> | --wallet <address>] [--ledger <file>]
+    summary: 'list pauses, or lift one (a strategy id, wallet name or address)',
+    help: `Usage: routekeeper resume [<strategy-id | wallet-name | wallet-address>] [--strategy <id> | --wallet <address>] [--ledger <file>]
 
 A trade whose outcome cannot be trusted (an anomaly: balances that moved otherwise than signed, a receipt
 whose amounts disagree) pauses its strategy and its wallet: they trade no more until a person has looked.
-Without options, lists the pauses. With one, lifts it; a running daemon sees that before its next run.
-Exit 1 when there was no such pause.
+'routekeeper pause' pauses by hand. Without an argument, lists the pauses. With one, lifts it; a running
+daemon sees that before its next run. Exit 1 when there was no such pause.
 
 Options:
   --strategy <id>      lift the pause of this strategy

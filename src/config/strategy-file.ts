@@ -177,6 +177,7 @@ export const strategyKinds = ['dca', 'rebalance', 'limit', 'compound'] as const;
 const strategy = z.discriminatedUnion('kind', [dca, rebalance, limit, compound]);
 
 const healthDefaults = { probeSeconds: 10, staleSeconds: 60, failedRuns: 3 };
+const valuationDefaults = { everySeconds: 60 };
 
 const defaults = closed({
   slippageBps: bps('Least output accepted below the quote and the reference, in basis points.').default(50),
@@ -200,11 +201,22 @@ const defaults = closed({
   })
     .default(healthDefaults)
     .describe('What /healthz holds the daemon to.'),
+  valuation: closed({
+    everySeconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(86_400)
+      .default(60)
+      .describe('How often the daemon records the reference prices and the wallets\' balances that `status` and the status page value holdings with (seconds); also after every run that traded.'),
+  })
+    .default(valuationDefaults)
+    .describe('How the daemon records what the strategies\' holdings are worth.'),
 });
 
 export const strategyFileSchema = closed({
   defaults: defaults
-    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4, health: healthDefaults })
+    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4, health: healthDefaults, valuation: valuationDefaults })
     .describe('Settings for every strategy; all optional.'),
   wallets: z
     .record(

@@ -17,6 +17,7 @@ import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
+import { type Marker, startMarker } from './marker.ts';
 
 export type Observers = {
   logger: Logger;
@@ -25,6 +26,8 @@ export type Observers = {
   health?: HealthMonitor;
   /** The last "nothing to do" note per strategy: the same note again is logged at debug level only. */
   notes?: Map<string, string>;
+  /** Records prices and balances soon after a run traded (the status page's valuations). */
+  marker?: Pick<Marker, 'soon'>;
 };
 
 /**
@@ -88,6 +91,7 @@ export async function runAndReport(
     stopTimer();
   }
   recordRun(report, observers, execution.names);
+  if (report.trades.some((trade) => trade.status === 'confirmed')) observers.marker?.soon();
   const outcome = outcomeOf(report);
   execution.ledger.finishRun(runId, outcome, report.note);
   metrics.runs.inc({ strategy: strategy.id, outcome });
@@ -216,8 +220,25 @@ function reportSettled(observers: Observers, names: TokenNames) {
   };
 }
 
-export function startDaemon(runtime: Runtime, execution: Execution, observers: Observers, signal?: AbortSignal): Daemon {
+export function startDaemon(runtime: Runtime, execution: Execution, observersIn: Observers, signal?: AbortSignal): Daemon {
   const { names } = execution;
+  const [first] = execution.executors.values();
+  const marker = first
+    ? startMarker(
+        {
+          client: runtime.client,
+          prices: first.prices,
+          ledger: execution.ledger,
+          strategies: runtime.config.strategies,
+          wallets: new Map([...execution.executors].map(([name, executor]) => [name, executor.wallet.address])),
+          nativeToken: runtime.nativeToken,
+          logger: observersIn.logger,
+        },
+        runtime.config.defaults.valuation.everySeconds * 1000,
+      )
+    : undefined;
+  const observers = { ...observersIn, marker };
+  let stopping = false;
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
@@ -229,13 +250,17 @@ export function startDaemon(runtime: Runtime, execution: Execution, observers: O
     onError: (strategy, slot, error) =>
       observers.logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed unexpectedly'),
   });
-  scheduler.start();
+  // Holdings are recorded before the first run trades (a rebalance is measured against them).
+  void (marker?.first ?? Promise.resolve()).then(() => {
+    if (!signal?.aborted && !stopping) scheduler.start();
+  });
   const settler = startSettler(execution, reportSettled(observers, names), signal);
   return {
     scheduler,
     async stop() {
+      stopping = true;
       // Runs see the shutdown signal and stop at their next step; 4 s bounds the wait so a stop takes under 5 s.
-      const [unfinished] = await Promise.all([scheduler.stop(4_000), settler.stop()]);
+      const [unfinished] = await Promise.all([scheduler.stop(4_000), settler.stop(), marker?.stop()]);
       await observers.notifier.flush();
       return unfinished;
     },

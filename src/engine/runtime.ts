@@ -18,7 +18,7 @@ import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { reportEvery } from '../devnet/oracle.ts';
-import { type Attempt, type ChainIdentity, Ledger } from '../ledger/ledger.ts';
+import { type Attempt, type ChainIdentity, Ledger, toJson } from '../ledger/ledger.ts';
 import { networkLedgerName, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../ledger/files.ts';
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient } from '../service/client.ts';
@@ -111,7 +111,28 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     executors.set(configured.name, { ledger, routing, ...checks, wallet, settings, budgets, priceTolerance: (id) => tolerances.get(id), nativeToken: runtime.nativeToken?.address });
   }
+  describeForStatus(runtime, ledger, executors);
   return { ledger, executors, names: new TokenNames(ledger.tokenNames()) };
+}
+
+/**
+ * What `status` needs besides the trades, written at every start: the strategies as resolved (with their
+ * wallets' addresses), the chain's native coin, and the block explorer of a real network (a fork's or a devnet's
+ * transactions are on no explorer).
+ */
+function describeForStatus(runtime: Runtime, ledger: Ledger, executors: ReadonlyMap<string, PipelineDeps>): void {
+  ledger.describeStrategies(
+    runtime.config.strategies.map((strategy) => ({
+      id: strategy.id,
+      kind: strategy.kind,
+      walletName: strategy.wallet,
+      wallet: (executors.get(strategy.wallet) as PipelineDeps).wallet.address,
+      definition: toJson(strategy),
+    })),
+  );
+  if (runtime.nativeToken) ledger.setMeta('native-token', toJson(runtime.nativeToken));
+  const explorer = runtime.mode === 'network' ? runtime.client.chain.blockExplorers?.default.url : undefined;
+  ledger.setMeta('explorer', explorer ?? '');
 }
 
 /** The key variable the embedded devnet fills with its funded test account when it is unset. */

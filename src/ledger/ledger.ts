@@ -91,6 +91,14 @@ export type RunRecord = { id: number; strategyId: string; slot: string; startedA
 /** A token's symbol and decimals, as its contract reported them when a strategy was resolved. */
 export type TokenName = { address: Address; symbol: string; decimals: number };
 
+/** A token's reference price as observed at a block (`token` is lower case, or 'native' for the chain's coin). */
+export type PriceMark = { at: number; block: bigint; token: string; usdE18: bigint; source: string };
+/** A wallet's balance of a token as observed at a block. */
+export type BalanceMark = { at: number; block: bigint; wallet: Address; token: Address; balance: bigint };
+/** A strategy as a daemon resolved it; `definition` is its JSON with raw amounts as strings. */
+export type StrategyDescription = { id: string; kind: string; walletName: string; wallet: Address; definition: string };
+export type StrategyRecord = StrategyDescription & { firstSeen: number; lastSeen: number };
+
 /** The ledger was written on another chain than the one it is opened against. */
 export class LedgerChainMismatchError extends ConfigError {
   override name = 'LedgerChainMismatchError';
@@ -314,6 +322,7 @@ export class Ledger {
         effective_gas_price: big(settlement.effectiveGasPrice),
         amount_out: big(settlement.amountOut),
         reported_out: big(settlement.reportedOut),
+        partner_fee: big(settlement.partnerFee),
       }),
       ...(failure !== undefined && {
         reason: failure ? scrub(failure.reason) : null,
@@ -452,7 +461,6 @@ export class Ledger {
 
   // ------------------------------------------------------------ events
 
-  /** A notable decision or observation (replacement, cancellation, a nonce used elsewhere…). */
   /** Pauses a strategy or a wallet (a wallet by its address); a pause already in place keeps its first reason. */
   pause(pause: Omit<Pause, 'pausedAt'>, now = Date.now()): void {
     this.#db
@@ -491,7 +499,16 @@ export class Ledger {
    * version wrote (and no daemon migrated since) sees no runs and no names rather than failing.
    */
   #withoutRuns(): boolean {
-    return (this.#db.pragma('user_version', { simple: true }) as number) < 5;
+    return this.#version() < 5;
+  }
+
+  /** Whether the file predates migration 6 (prices, balances and strategies): a reader sees none of them. */
+  #withoutMarks(): boolean {
+    return this.#version() < 6;
+  }
+
+  #version(): number {
+    return this.#db.pragma('user_version', { simple: true }) as number;
   }
 
   /** Runs, newest first. */
@@ -547,6 +564,120 @@ export class Ledger {
     return this.#db.prepare('SELECT address, symbol, decimals FROM tokens').all() as TokenName[];
   }
 
+  // ------------------------------------------------------------ valuations and strategies
+
+  /**
+   * Records observed reference prices and balances, each only when it differs from the last one recorded for
+   * its token (and wallet): a flat market adds no rows. Returns how many rows were written.
+   */
+  recordMarks(prices: readonly PriceMark[], balances: readonly BalanceMark[]): number {
+    const lastPrice = this.#db.prepare('SELECT usd_e18 FROM prices WHERE token = ? ORDER BY at DESC, rowid DESC LIMIT 1').pluck();
+    const lastBalance = this.#db.prepare('SELECT balance FROM balances WHERE wallet = ? AND token = ? ORDER BY at DESC, rowid DESC LIMIT 1').pluck();
+    const insertPrice = this.#db.prepare('INSERT INTO prices (at, block, token, usd_e18, source) VALUES (?, ?, ?, ?, ?)');
+    const insertBalance = this.#db.prepare('INSERT INTO balances (at, block, wallet, token, balance) VALUES (?, ?, ?, ?, ?)');
+    return this.#db.transaction(() => {
+      let written = 0;
+      for (const mark of prices) {
+        const token = mark.token.toLowerCase();
+        if (lastPrice.get(token) === mark.usdE18.toString()) continue;
+        insertPrice.run(mark.at, Number(mark.block), token, mark.usdE18.toString(), mark.source);
+        written++;
+      }
+      for (const mark of balances) {
+        const [wallet, token] = [mark.wallet.toLowerCase(), mark.token.toLowerCase()];
+        if (lastBalance.get(wallet, token) === mark.balance.toString()) continue;
+        insertBalance.run(mark.at, Number(mark.block), wallet, token, mark.balance.toString());
+        written++;
+      }
+      return written;
+    })();
+  }
+
+  /** Every recorded reference price, oldest first (token addresses in lower case). */
+  priceMarks(): PriceMark[] {
+    if (this.#withoutMarks()) return [];
+    const rows = this.#db.prepare('SELECT at, block, token, usd_e18, source FROM prices ORDER BY at, rowid').all() as { at: number; block: number; token: string; usd_e18: string; source: string }[];
+    return rows.map((row) => ({ at: row.at, block: BigInt(row.block), token: row.token, usdE18: BigInt(row.usd_e18), source: row.source }));
+  }
+
+  /** Every recorded balance of a wallet, oldest first. */
+  balanceMarks(wallet: Address): BalanceMark[] {
+    if (this.#withoutMarks()) return [];
+    const rows = this.#db.prepare('SELECT at, block, wallet, token, balance FROM balances WHERE wallet = ? ORDER BY at, rowid').all(wallet.toLowerCase()) as {
+      at: number;
+      block: number;
+      wallet: Address;
+      token: Address;
+      balance: string;
+    }[];
+    return rows.map((row) => ({ at: row.at, block: BigInt(row.block), wallet: row.wallet, token: row.token, balance: BigInt(row.balance) }));
+  }
+
+  /** Records the strategies a daemon starts with, as resolved; strategies no longer in the file keep their row. */
+  describeStrategies(strategies: readonly StrategyDescription[], now = Date.now()): void {
+    const upsert = this.#db.prepare(
+      `INSERT INTO strategies (id, kind, wallet_name, wallet, definition, first_seen, last_seen) VALUES (@id, @kind, @walletName, @wallet, @definition, @now, @now)
+       ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, wallet_name = excluded.wallet_name, wallet = excluded.wallet, definition = excluded.definition, last_seen = excluded.last_seen`,
+    );
+    this.#db.transaction(() => {
+      for (const strategy of strategies) upsert.run({ ...strategy, wallet: strategy.wallet.toLowerCase(), now });
+    })();
+  }
+
+  /** The strategies daemons started with, oldest first. */
+  strategyDescriptions(): StrategyRecord[] {
+    if (this.#withoutMarks()) return [];
+    const rows = this.#db.prepare('SELECT * FROM strategies ORDER BY first_seen, id').all() as {
+      id: string;
+      kind: string;
+      wallet_name: string;
+      wallet: Address;
+      definition: string;
+      first_seen: number;
+      last_seen: number;
+    }[];
+    return rows.map((row) => ({ id: row.id, kind: row.kind, walletName: row.wallet_name, wallet: row.wallet, definition: row.definition, firstSeen: row.first_seen, lastSeen: row.last_seen }));
+  }
+
+  setMeta(key: string, value: string): void {
+    this.#db.prepare('INSERT INTO ledger_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  meta(key: string): string | undefined {
+    if (this.#withoutMarks()) return undefined;
+    return this.#db.prepare('SELECT value FROM ledger_meta WHERE key = ?').pluck().get(key) as string | undefined;
+  }
+
+  /** Every trade of the ledger, oldest first (accounting reads them all). */
+  allTrades(strategyId?: string): TradeRecord[] {
+    return (this.#db.prepare('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at, rowid').all({ strategyId: strategyId ?? null }) as IntentRow[]).map(recordFrom);
+  }
+
+  /** Gas paid in wei by the mined (or reverted) transactions of each trade: approvals and cancellations included. */
+  gasByTrade(): Map<string, bigint> {
+    const rows = this.#db.prepare("SELECT intent_id, gas_used, effective_gas_price FROM attempts WHERE status IN ('mined', 'reverted')").all() as {
+      intent_id: string;
+      gas_used: string | null;
+      effective_gas_price: string | null;
+    }[];
+    const gas = new Map<string, bigint>();
+    for (const row of rows) gas.set(row.intent_id, (gas.get(row.intent_id) ?? 0n) + BigInt(row.gas_used ?? '0') * BigInt(row.effective_gas_price ?? '0'));
+    return gas;
+  }
+
+  /** How many runs each strategy had, by outcome. */
+  runCounts(): { strategyId: string; outcome: RunOutcome | 'interrupted'; count: number }[] {
+    if (this.#withoutRuns()) return [];
+    return (
+      this.#db.prepare("SELECT strategy_id, COALESCE(outcome, 'interrupted') AS outcome, COUNT(*) AS count FROM runs GROUP BY strategy_id, outcome").all() as {
+        strategy_id: string;
+        outcome: RunOutcome;
+        count: number;
+      }[]
+    ).map((row) => ({ strategyId: row.strategy_id, outcome: row.outcome, count: row.count }));
+  }
+
+  /** A notable decision or observation (replacement, cancellation, a nonce used elsewhere…). */
   recordEvent(kind: string, details: unknown, intentId?: string, now = Date.now()): void {
     this.#db.prepare('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, scrub(toJson(details)));
   }
@@ -587,6 +718,8 @@ type IntentRow = {
   reference_out: string | null;
   amount_out: string | null;
   reported_out: string | null;
+  /** Missing in ledgers before migration 6, read by an older reader. */
+  partner_fee?: string | null;
   tx_hash: Hex | null;
   block_number: number | null;
   gas_used: string | null;
@@ -660,6 +793,7 @@ function recordFrom(row: IntentRow): TradeRecord {
           effectiveGasPrice: BigInt(row.effective_gas_price),
           amountOut: bigOrUndefined(row.amount_out),
           reportedOut: bigOrUndefined(row.reported_out),
+          partnerFee: bigOrUndefined(row.partner_fee ?? null),
         }
       : undefined;
   const failure: Failure | undefined =

@@ -147,4 +147,39 @@ export const migrations: string[] = [
     decimals INTEGER NOT NULL
   );
   `,
+  // 6: what the user's money is worth over time, and what the strategies were. The ledger's trades are the
+  // accounting; these are its inputs: the reference prices and the wallets' balances the daemon observed (a row
+  // only when a value changed), and each strategy as it was resolved at the daemon's last start.
+  `
+  CREATE TABLE prices (
+    at      INTEGER NOT NULL,                              -- ms
+    block   INTEGER NOT NULL,
+    token   TEXT NOT NULL,                                 -- lower case; 'native' for the chain's coin
+    usd_e18 TEXT NOT NULL,                                 -- USD per whole token, 18 decimals
+    source  TEXT NOT NULL
+  );
+  CREATE INDEX prices_by_token ON prices (token, at);
+  CREATE TABLE balances (
+    at      INTEGER NOT NULL,
+    block   INTEGER NOT NULL,
+    wallet  TEXT NOT NULL,                                 -- lower case
+    token   TEXT NOT NULL,                                 -- lower case
+    balance TEXT NOT NULL                                  -- raw
+  );
+  CREATE INDEX balances_by_wallet ON balances (wallet, token, at);
+  CREATE TABLE strategies (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    wallet_name TEXT NOT NULL,
+    wallet      TEXT NOT NULL,                             -- the address, lower case
+    definition  TEXT NOT NULL,                             -- JSON of the resolved strategy (raw amounts as strings)
+    first_seen  INTEGER NOT NULL,
+    last_seen   INTEGER NOT NULL                           -- the daemon start that last had it in its strategy file
+  );
+  CREATE TABLE ledger_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  ALTER TABLE intents ADD COLUMN partner_fee TEXT;         -- tokenOut the router paid a routing partner, for swaps
+  `,
 ];

@@ -7,28 +7,33 @@
  */
 import type { Address, TransactionReceipt } from 'viem';
 import { getTransaction } from 'viem/actions';
-import { swapEventOutput, transferredTo } from '../chain/outcome.ts';
+import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/outcome.ts';
 import { revertReason } from '../chain/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { checkBalanceChanges } from './balances.ts';
 import type { Failure, Settlement, TradeRecord, TradeReport } from './types.ts';
 
 /** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
-export function readOutcome(trade: Pick<TradeRecord, 'kind' | 'tokenOut' | 'wallet' | 'call'>, receipt: Pick<TransactionReceipt, 'logs'>): { amountOut?: bigint; reportedOut?: bigint; anomaly?: string } {
+export function readOutcome(
+  trade: Pick<TradeRecord, 'kind' | 'tokenOut' | 'wallet' | 'call'>,
+  receipt: Pick<TransactionReceipt, 'logs'>,
+): { amountOut?: bigint; reportedOut?: bigint; partnerFee?: bigint; anomaly?: string } {
   const amountOut = transferredTo(receipt.logs, trade.tokenOut, trade.wallet);
   const router = trade.kind === 'swap' ? trade.call?.router : undefined;
   const reportedOut = router ? swapEventOutput(receipt.logs, router, trade.wallet) : undefined;
+  // The router pays a routing partner's fee out of the output before the wallet's share (onchain-interfaces.md).
+  const partnerFee = router ? transferredToOthers(receipt.logs, trade.tokenOut, router, trade.wallet) : undefined;
   if (amountOut === 0n) {
     const said = reportedOut === undefined ? '' : ` (the router's Swap event says ${reportedOut})`;
     return { reportedOut, anomaly: `the receipt shows no transfer of ${trade.tokenOut} to the wallet${said}` };
   }
   if (reportedOut !== undefined && reportedOut !== amountOut) {
-    return { amountOut, reportedOut, anomaly: `the router's Swap event says ${reportedOut}, the token's Transfer logs say ${amountOut}` };
+    return { amountOut, reportedOut, partnerFee, anomaly: `the router's Swap event says ${reportedOut}, the token's Transfer logs say ${amountOut}` };
   }
   if (trade.call && amountOut < trade.call.minOut) {
-    return { amountOut, reportedOut, anomaly: `the wallet received ${amountOut}, less than the minimum ${trade.call.minOut} the call enforces` };
+    return { amountOut, reportedOut, partnerFee, anomaly: `the wallet received ${amountOut}, less than the minimum ${trade.call.minOut} the call enforces` };
   }
-  return { amountOut, reportedOut };
+  return { amountOut, reportedOut, partnerFee };
 }
 
 /** Gas paid by every mined transaction of the trade (an approval included), in wei. */
@@ -62,7 +67,7 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   if (attempt.purpose === 'approve') return fail('only the approval was mined; the trade was not');
 
   const outcome = readOutcome(record, receipt);
-  const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut };
+  const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut, partnerFee: outcome.partnerFee };
   let anomaly = outcome.anomaly;
   if (!anomaly) {
     const ownHashes = wallet.ledger.attemptsOf(record.id).map((attempt) => attempt.hash);

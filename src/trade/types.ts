@@ -89,6 +89,8 @@ export type Settlement = {
   amountOut?: bigint;
   /** What the router's Swap event (either version) says it paid the wallet, for swaps. */
   reportedOut?: bigint;
+  /** tokenOut the router paid to others than the wallet (a routing partner's fee), for swaps. */
+  partnerFee?: bigint;
 };
 
 /** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */

@@ -1,0 +1,140 @@
+/**
+ * The valuation marker: records, at one block, the independent reference price of every token the strategies
+ * touch and each wallet's balances of them, so `status` and the status page can say what the money is worth
+ * over time without a node. It marks at start, every `everyMs`, and soon after every run that traded. A failed
+ * reading is skipped (a token without a price has no mark), never guessed.
+ */
+import { type Address, erc20Abi } from 'viem';
+import type { BalanceMark, Ledger, PriceMark } from '../ledger/ledger.ts';
+import type { Logger } from '../ops/logger.ts';
+import { NoPriceError, type PriceReference } from '../price/reference.ts';
+import type { Strategy } from '../strategy/types.ts';
+import type { TokenInfo } from '../units.ts';
+import type { ChainClient } from '../chain/chains.ts';
+
+/** The token under which the chain's own coin is priced (gas is paid in it). */
+export const nativePriceKey = 'native';
+
+/** The tokens a strategy holds or values: what its wallet's balances and prices are recorded for. */
+export function tokensOf(strategy: Strategy): Address[] {
+  switch (strategy.kind) {
+    case 'dca':
+    case 'limit':
+      return [strategy.sell.address, strategy.buy.address];
+    case 'rebalance':
+      return [...strategy.targets.map((target) => target.token.address), strategy.quote.address];
+    case 'compound':
+      return [strategy.gauge.rewardToken.address, strategy.valueToken.address, strategy.gauge.address, ...(strategy.exit ? [strategy.exit.to.address] : [])];
+  }
+}
+
+export type MarkerDeps = {
+  client: ChainClient;
+  prices: PriceReference;
+  ledger: Ledger;
+  strategies: readonly Strategy[];
+  /** Wallet name to address. */
+  wallets: ReadonlyMap<string, Address>;
+  nativeToken?: TokenInfo;
+  logger: Logger;
+  now?: () => number;
+};
+
+const unique = (addresses: readonly Address[]) => [...new Map(addresses.map((address) => [address.toLowerCase(), address])).values()];
+
+/** Reads and records one mark; resolves to the number of rows written (unchanged values write none). */
+export async function markOnce(deps: MarkerDeps): Promise<number> {
+  const block = await deps.client.getBlock({ blockTag: 'latest' });
+  const at = (deps.now ?? Date.now)();
+  const tokens = unique(deps.strategies.flatMap(tokensOf)).filter((token) => deps.prices.hasSource(token));
+  const priced = await Promise.all(
+    tokens.map(async (token): Promise<PriceMark | undefined> => {
+      try {
+        const price = await deps.prices.usdPrice(token, block.timestamp);
+        return { at, block: block.number, token, usdE18: price.usdE18, source: price.source };
+      } catch (error) {
+        if (error instanceof NoPriceError) return undefined;
+        throw error;
+      }
+    }),
+  );
+  const prices = priced.filter((mark) => mark !== undefined);
+  const native = deps.nativeToken && prices.find((mark) => mark.token.toLowerCase() === deps.nativeToken?.address.toLowerCase());
+  if (native) prices.push({ ...native, token: nativePriceKey });
+  const holdings = [...deps.wallets].flatMap(([name, wallet]) =>
+    unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensOf)).map((token) => ({ wallet, token })),
+  );
+  const balances = await Promise.all(
+    holdings.map(
+      async ({ wallet, token }): Promise<BalanceMark> => ({
+        at,
+        block: block.number,
+        wallet,
+        token,
+        balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: block.number }),
+      }),
+    ),
+  );
+  const written = deps.ledger.recordMarks(prices, balances);
+  // Unchanged values write no rows; when they were last seen is what `status` values at.
+  deps.ledger.setMeta(markedAtKey, String(at));
+  return written;
+}
+
+/** The ledger_meta key of the last mark's time (ms). */
+export const markedAtKey = 'marked-at';
+
+export type Marker = {
+  /** Settles when the first mark is recorded or failed: runs start after it, so holdings before any trade are known. */
+  first: Promise<void>;
+  /** Marks within about a second (coalescing several requests): after a run that traded. */
+  soon(): void;
+  stop(): Promise<void>;
+};
+
+export function startMarker(deps: MarkerDeps, everyMs: number): Marker {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const mark = (): Promise<void> | undefined => {
+    if (stopped) return undefined;
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = markOnce(deps)
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ error: error instanceof Error ? error.message.split('\n')[0] : String(error) }, 'could not record prices and balances for status'),
+      )
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          mark();
+        }
+      });
+    return running;
+  };
+  const interval = setInterval(mark, everyMs);
+  interval.unref();
+  let pending: NodeJS.Timeout | undefined;
+  const first = mark() ?? Promise.resolve();
+  return {
+    first,
+    soon() {
+      if (pending || stopped) return;
+      pending = setTimeout(() => {
+        pending = undefined;
+        mark();
+      }, 500);
+      pending.unref();
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(interval);
+      clearTimeout(pending);
+      await running;
+    },
+  };
+}
