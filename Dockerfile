@@ -20,6 +20,7 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY config ./config
 COPY schema ./schema
+COPY web ./web
 RUN mkdir -p /data && chown node:node /data
 USER node
 # Without RPC_URL the container refuses to start instead of trading on a throw-away devnet; `run --devnet`

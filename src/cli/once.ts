@@ -3,6 +3,7 @@ import { describeTrade } from '../trade/describe.ts';
 import { resumeAll, runAndReport } from '../engine/daemon.ts';
 import { toJson } from '../ledger/ledger.ts';
 import { openExecution, openRuntime } from '../engine/runtime.ts';
+import { markOrWarn, markerDepsOf } from '../engine/marker.ts';
 import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
@@ -24,7 +25,11 @@ export async function run(argv: string[]): Promise<number> {
     const execution = openExecution(runtime, { dryRun: values['dry-run'] });
     const observers = { logger, metrics: createMetrics(), notifier: createNotifier(runtime.config.webhooks, logger) };
     await resumeAll(execution, observers);
+    // Prices and balances before and after, so `status` values a ledger that only `once` wrote.
+    const marking = markerDepsOf(runtime, execution, logger);
+    if (marking) await markOrWarn(marking);
     const report = await runAndReport(strategy, `once-${new Date().toISOString()}`, runtime, execution, observers);
+    if (marking && report?.trades.some((trade) => trade.status === 'confirmed')) await markOrWarn(marking);
     await observers.notifier.flush();
     if (!report) return 1;
     if (values.json) {

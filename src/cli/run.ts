@@ -11,8 +11,9 @@ import { isAbort } from '../ops/abort.ts';
 import { createShutdown } from '../ops/shutdown.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 import { ConfigError } from '../config/errors.ts';
+import { statusReport, strategyDetail } from '../status/report.ts';
 
-function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
+function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: string): string {
   const lines = [
     runtime.mode === 'embedded devnet'
       ? '*** routekeeper on its EMBEDDED DEVNET: a local chain with test tokens. No real funds are used. ***'
@@ -24,6 +25,7 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean): string {
     `  strategies ${runtime.config.strategies.map((s) => `${s.id} (${s.kind})`).join(', ')} from ${runtime.configFile}`,
     `  wallets ${wallets.join(', ')}`,
     `  ledger ${runtime.ledgerFile} (chain ${runtime.chain.chainId}, genesis ${runtime.chain.genesisHash.slice(0, 10)}…)`,
+    `  status page ${page}  (health ${page}healthz, metrics ${page}metrics)`,
   ];
   if (dryRun) lines.push('  DRY RUN: nothing will be signed.');
   return lines.join('\n');
@@ -37,6 +39,8 @@ function listenError(error: unknown, host: string, port: number): unknown {
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`METRICS_HOST ${host} is not an address of this machine`);
   return error;
 }
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** `routekeeper run`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
@@ -54,6 +58,7 @@ export async function run(argv: string[]): Promise<number> {
     port: env.METRICS_PORT ?? 9464,
     host,
     metrics,
+    token: env.ROUTEKEEPER_STATUS_TOKEN,
     health: () => {
       if (!monitor || !started) return { ok: false, details: { reasons: ['starting'] } };
       const report = monitor.report();
@@ -82,7 +87,9 @@ export async function run(argv: string[]): Promise<number> {
       },
     });
     const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
-    for (const line of banner(runtime, wallets, values['dry-run'] ?? false).split('\n')) logger.info(line);
+    const page = `http://${host.includes(':') ? `[${host}]` : host}:${health.port}/`;
+    // The page's line carries the port as a field, for programs that start the daemon on port 0.
+    for (const line of banner(runtime, wallets, values['dry-run'] ?? false, page).split('\n')) logger.info(line.includes(page) ? { port: health.port } : {}, line);
     const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
     monitor = new HealthMonitor(
       runtime.config.strategies.map((strategy) => strategy.id),
@@ -92,7 +99,13 @@ export async function run(argv: string[]): Promise<number> {
     const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
     runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
     const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor, notes: new Map<string, string>() };
-    logger.info({ port: health.port }, `health and metrics on http://${host}:${health.port}/healthz and /metrics`);
+    health.serveStatus({
+      report: () => statusReport(execution.ledger),
+      strategy: (id) => strategyDetail(execution.ledger, id),
+    });
+    if (!isLoopback(host) && env.ROUTEKEEPER_STATUS_TOKEN === undefined) {
+      logger.warn(`the status page and /metrics on ${host} are open to anyone who reaches that address: set ROUTEKEEPER_STATUS_TOKEN`);
+    }
 
     // Open trades of a previous process first; a stop during this is a stop like any other.
     const resumed = resumeAll(execution, observers, signal).catch((error: unknown) => {

@@ -35,6 +35,8 @@ const envSchema = z.object({
       .refine((port) => port <= 65_535, { message: 'must be a port number from 0 to 65535' }),
   ),
   /** Where /healthz and /metrics listen: this machine only unless told otherwise (a container says 0.0.0.0). */
+  /** Asked of every request to the status page's data and /metrics as `Authorization: Bearer <token>`. */
+  ROUTEKEEPER_STATUS_TOKEN: optional(z.string().min(16, { message: 'must be at least 16 characters (a random string, such as `openssl rand -hex 16`)' })),
   METRICS_HOST: optional(z.string().regex(/^[\w.:-]+$/, { message: 'must be a host name or an IP address, such as 127.0.0.1 or 0.0.0.0' })),
   LOG_LEVEL: optional(z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` })),
   /** Set in the container image: without RPC_URL, refuse to start instead of starting the embedded devnet (unless --devnet). */

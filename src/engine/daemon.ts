@@ -17,7 +17,7 @@ import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
-import { type Marker, startMarker } from './marker.ts';
+import { type Marker, markerDepsOf, startMarker } from './marker.ts';
 
 export type Observers = {
   logger: Logger;
@@ -222,21 +222,8 @@ function reportSettled(observers: Observers, names: TokenNames) {
 
 export function startDaemon(runtime: Runtime, execution: Execution, observersIn: Observers, signal?: AbortSignal): Daemon {
   const { names } = execution;
-  const [first] = execution.executors.values();
-  const marker = first
-    ? startMarker(
-        {
-          client: runtime.client,
-          prices: first.prices,
-          ledger: execution.ledger,
-          strategies: runtime.config.strategies,
-          wallets: new Map([...execution.executors].map(([name, executor]) => [name, executor.wallet.address])),
-          nativeToken: runtime.nativeToken,
-          logger: observersIn.logger,
-        },
-        runtime.config.defaults.valuation.everySeconds * 1000,
-      )
-    : undefined;
+  const markerDeps = markerDepsOf(runtime, execution, observersIn.logger);
+  const marker = markerDeps && startMarker(markerDeps, runtime.config.defaults.valuation.everySeconds * 1000);
   const observers = { ...observersIn, marker };
   let stopping = false;
   const scheduler = new Scheduler({

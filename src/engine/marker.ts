@@ -42,6 +42,32 @@ export type MarkerDeps = {
 
 const unique = (addresses: readonly Address[]) => [...new Map(addresses.map((address) => [address.toLowerCase(), address])).values()];
 
+/** What the marker reads with, as a daemon or `once` opened it. */
+export function markerDepsOf(
+  runtime: { client: ChainClient; config: { strategies: readonly Strategy[] }; nativeToken?: TokenInfo },
+  execution: { ledger: Ledger; executors: ReadonlyMap<string, { prices: PriceReference; wallet: { address: Address } }> },
+  logger: Logger,
+): MarkerDeps | undefined {
+  const [first] = execution.executors.values();
+  if (!first) return undefined;
+  return {
+    client: runtime.client,
+    prices: first.prices,
+    ledger: execution.ledger,
+    strategies: runtime.config.strategies,
+    wallets: new Map([...execution.executors].map(([name, executor]) => [name, executor.wallet.address])),
+    nativeToken: runtime.nativeToken,
+    logger,
+  };
+}
+
+/** Marks once, logging rather than throwing when the node does not answer. */
+export async function markOrWarn(deps: MarkerDeps): Promise<void> {
+  await markOnce(deps).catch((error: unknown) =>
+    deps.logger.warn({ error: error instanceof Error ? error.message.split('\n')[0] : String(error) }, 'could not record prices and balances for status'),
+  );
+}
+
 /** Reads and records one mark; resolves to the number of rows written (unchanged values write none). */
 export async function markOnce(deps: MarkerDeps): Promise<number> {
   const block = await deps.client.getBlock({ blockTag: 'latest' });
@@ -102,18 +128,13 @@ export function startMarker(deps: MarkerDeps, everyMs: number): Marker {
       again = true;
       return running;
     }
-    running = markOnce(deps)
-      .then(
-        () => undefined,
-        (error: unknown) => deps.logger.warn({ error: error instanceof Error ? error.message.split('\n')[0] : String(error) }, 'could not record prices and balances for status'),
-      )
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          mark();
-        }
-      });
+    running = markOrWarn(deps).finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        mark();
+      }
+    });
     return running;
   };
   const interval = setInterval(mark, everyMs);

@@ -23,7 +23,15 @@ export type Books = {
   balances(wallet: string): readonly BalanceMark[];
   /** A token the strategies do not describe (a gauge's position token), by address. */
   token(address: string): Token;
+  /** When prices were last observed (unchanged ones write no row): value charts reach this time. */
+  markedAt?: number;
 };
+
+/** The times a value chart has points at: each trade, each price change, and the last observation. */
+function chartTimes(tradeTimes: readonly number[], priceTimes: readonly number[], since: number, markedAt: number | undefined): number[] {
+  const times = new Set([...tradeTimes, ...priceTimes.filter((t) => t >= since), ...(markedAt !== undefined && markedAt >= since ? [markedAt] : [])]);
+  return [...times].sort((a, b) => a - b);
+}
 
 /** A point of a chart: a time (ms) and decimal strings by series name. */
 export type Point = { t: number } & Record<string, string | number | null>;
@@ -233,7 +241,12 @@ export function dcaAccount(strategy: DcaStrategy, trades: readonly TradeRecord[]
   // Value over time: at every trade and every price mark since the first, what was received so far is worth.
   const points: Point[] = [];
   if (first) {
-    const times = [...new Set([...fills.map((trade) => trade.createdAt), ...books.prices.times([sell.address, buy.address]).filter((t) => t >= first.createdAt)])].sort((a, b) => a - b);
+    const times = chartTimes(
+      fills.map((trade) => trade.createdAt),
+      books.prices.times([sell.address, buy.address]),
+      first.createdAt,
+      books.markedAt,
+    );
     let next = 0;
     let putIn = 0n;
     let got = 0n;
@@ -307,7 +320,12 @@ export function rebalanceAccount(strategy: RebalanceStrategy, trades: readonly T
   };
   const points: Point[] = [];
   if (start && since !== undefined) {
-    const times = [...new Set([...fills.map((trade) => trade.createdAt), ...books.prices.times(tokens.map((token) => token.address)).filter((t) => t >= since)])].sort((a, b) => a - b);
+    const times = chartTimes(
+      fills.map((trade) => trade.createdAt),
+      books.prices.times(tokens.map((token) => token.address)),
+      since,
+      books.markedAt,
+    );
     for (const t of times) {
       const [portfolio, held] = [worth(holdingsAt(t), t), worth(start, t)];
       points.push({ t, value: portfolio === undefined ? null : decimal(portfolio, quote), hold: held === undefined ? null : decimal(held, quote) });

@@ -81,6 +81,7 @@ export class LedgerView {
     const nativeJson = ledger.meta('native-token');
     const native: Token = nativeJson ? (JSON.parse(nativeJson) as Token) : { address: nativePriceKey, symbol: 'native coin', decimals: 18 };
     this.explorer = ledger.meta('explorer') || null;
+    const marked = ledger.meta(markedAtKey);
     this.#trades = ledger.allTrades();
     const names = this.names;
     this.books = {
@@ -90,6 +91,7 @@ export class LedgerView {
       balances: (wallet) => ledger.balanceMarks(wallet as Address),
       // A token no strategy named has unknown decimals; position tokens are 18-decimal like the LP tokens they stand for.
       token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
+      ...(marked !== undefined && { markedAt: Number(marked) }),
     };
   }
 
@@ -178,8 +180,7 @@ export function statusReport(ledger: Ledger, options: { strategyId?: string; now
   const view = new LedgerView(ledger);
   const chosen = view.strategies.filter((known) => options.strategyId === undefined || known.strategy.id === options.strategyId);
   const strategies = chosen.map((known) => strategyStatus(view, known, now));
-  const marked = ledger.meta(markedAtKey);
-  const pricesAt = marked === undefined ? ledger.priceMarks().at(-1)?.at : Number(marked);
+  const pricesAt = view.books.markedAt ?? ledger.priceMarks().at(-1)?.at;
   return {
     version: statusVersion,
     generatedAt: iso(now),
