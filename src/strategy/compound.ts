@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../units.ts';
+import { displayNumber } from '../trade/describe.ts';
 import type { CompoundStrategy, Decision } from './types.ts';
 
 export type CompoundObservation = {
@@ -26,7 +26,7 @@ export function decideCompound(strategy: CompoundStrategy, observed: CompoundObs
     };
   }
   const net = observed.earnedValue - observed.gasCostValue;
-  const worth = (value: bigint) => `${formatTokenAmount(value, valueToken.decimals)} ${valueToken.symbol}`;
+  const worth = (value: bigint) => `${displayNumber(value, valueToken.decimals)} ${valueToken.symbol}`;
   if (observed.earned === 0n || net < strategy.minRewardValue) {
     return { trades: [], note: `rewards worth ${worth(observed.earnedValue)} less gas ${worth(observed.gasCostValue)} are below ${worth(strategy.minRewardValue)}` };
   }

@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../units.ts';
+import { displayNumber } from '../trade/describe.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { DcaStrategy, Decision } from './types.ts';
 
@@ -8,7 +8,7 @@ export type DcaObservation = { sellBalance: bigint };
 export function decideDca(strategy: DcaStrategy, observed: DcaObservation): Decision {
   const { sell, buy, amount } = strategy;
   if (observed.sellBalance < amount) {
-    return { trades: [], note: `holds ${formatTokenAmount(observed.sellBalance, sell.decimals)} ${sell.symbol}, needs ${formatTokenAmount(amount, sell.decimals)}` };
+    return { trades: [], note: `holds ${displayNumber(observed.sellBalance, sell.decimals)} ${sell.symbol}, needs ${displayNumber(amount, sell.decimals)}` };
   }
   return {
     trades: [
@@ -22,6 +22,6 @@ export function decideDca(strategy: DcaStrategy, observed: DcaObservation): Deci
         minAmountOut: strategy.minPrice === undefined ? undefined : minimumFromPrice(amount, strategy.minPrice, sell.decimals, buy.decimals),
       },
     ],
-    note: `sell ${formatTokenAmount(amount, sell.decimals)} ${sell.symbol} for ${buy.symbol}`,
+    note: `sell ${displayNumber(amount, sell.decimals)} ${sell.symbol} for ${buy.symbol}`,
   };
 }

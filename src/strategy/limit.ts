@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../units.ts';
+import { displayNumber } from '../trade/describe.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { Decision, LimitStrategy } from './types.ts';
 
@@ -20,18 +20,18 @@ export function decideLimit(strategy: LimitStrategy, observed: LimitObservation)
   const { sell, buy, amount } = strategy;
   if (strategy.expiresMs !== undefined && observed.now >= strategy.expiresMs) return { trades: [], note: 'expired' };
   if (!strategy.repeat && observed.fills > 0) return { trades: [], note: 'already filled once' };
-  if (observed.sellBalance < amount) return { trades: [], note: `holds ${formatTokenAmount(observed.sellBalance, sell.decimals)} ${sell.symbol}, less than the amount to sell` };
+  if (observed.sellBalance < amount) return { trades: [], note: `holds ${displayNumber(observed.sellBalance, sell.decimals)} ${sell.symbol}, less than the amount to sell` };
   if (observed.referenceOut === undefined) return { trades: [], note: 'no reference price' };
 
   const atPrice = (price: string) => minimumFromPrice(amount, price, sell.decimals, buy.decimals);
-  const worth = `${formatTokenAmount(observed.referenceOut, buy.decimals)} ${buy.symbol}`;
+  const worth = `${displayNumber(observed.referenceOut, buy.decimals)} ${buy.symbol}`;
   const swap = { kind: 'swap' as const, tokenIn: sell.address, tokenOut: buy.address, amountIn: amount };
   if (strategy.takeProfit !== undefined && observed.referenceOut >= atPrice(strategy.takeProfit)) {
     const floor = atPrice(strategy.takeProfit);
-    return { trades: [{ ...swap, key: 'take-profit', minAmountOut: floor }], note: `take-profit: worth ${worth} ≥ ${formatTokenAmount(floor, buy.decimals)}` };
+    return { trades: [{ ...swap, key: 'take-profit', minAmountOut: floor }], note: `take-profit: worth ${worth} ≥ ${displayNumber(floor, buy.decimals)}` };
   }
   if (strategy.stopLoss !== undefined && observed.referenceOut <= atPrice(strategy.stopLoss)) {
-    return { trades: [{ ...swap, key: 'stop-loss' }], note: `stop-loss: worth ${worth} ≤ ${formatTokenAmount(atPrice(strategy.stopLoss), buy.decimals)}` };
+    return { trades: [{ ...swap, key: 'stop-loss' }], note: `stop-loss: worth ${worth} ≤ ${displayNumber(atPrice(strategy.stopLoss), buy.decimals)}` };
   }
   return { trades: [], note: `waiting: worth ${worth}` };
 }

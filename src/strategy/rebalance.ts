@@ -1,5 +1,5 @@
 import { type Address, isAddressEqual } from 'viem';
-import { formatTokenAmount } from '../units.ts';
+import { displayNumber } from '../trade/describe.ts';
 import type { Decision, PlannedTrade, RebalanceStrategy } from './types.ts';
 
 /** `value` in the quote token's raw units at the reference prices; undefined when it cannot be valued (no price). */
@@ -62,6 +62,6 @@ export function decideRebalance(strategy: RebalanceStrategy, observed: Rebalance
     }))
     .filter((trade) => trade.amountIn > 0n);
   const trades = [...sells, ...buys];
-  if (trades.length === 0) return { trades, note: `drifted ${worst} bps, but every trade would be below the minimum of ${formatTokenAmount(strategy.minTrade, quote.decimals)} ${quote.symbol}` };
+  if (trades.length === 0) return { trades, note: `drifted ${worst} bps, but every trade would be below the minimum of ${displayNumber(strategy.minTrade, quote.decimals)} ${quote.symbol}` };
   return { trades, note: `drifted ${worst} bps: ${sells.length} sell(s), then ${buys.length} buy(s)` };
 }
