@@ -1,0 +1,174 @@
+/**
+ * With a daemon running on the devnet: `pause` is honoured within one slot and `resume` lifts it (a strategy,
+ * then a wallet by its name), `status --json` shows it; and the status page, loaded in a real headless
+ * Chromium, draws every chart with the points of its series and shows the numbers `status --json` prints.
+ * The screenshot is saved as test-artifacts/status-page.png.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ledger, type RunRecord } from '../../src/ledger/ledger.ts';
+import type { TradeRecord } from '../../src/trade/types.ts';
+import { runCli } from '../helpers/cli.ts';
+import { type DaemonProcess, daemonHome, spawnDaemon } from '../helpers/daemon-process.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+
+const fork = useDevnetFork({ routing: true });
+const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((path) => path && existsSync(path));
+const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+const yaml = `
+defaults: { confirmations: 1, firstRun: now, valuation: { everySeconds: 3600 } }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: dca, kind: dca, wallet: main, every: 1s, sell: { token: cUSD, amount: "5" }, buy: CELO }
+  - { id: tp, kind: limit, wallet: main, every: 1s, sell: { token: CELO, amount: "50" }, buy: cUSD, takeProfit: "0.45" }
+`;
+
+let home: ReturnType<typeof daemonHome>;
+let daemon: DaemonProcess;
+
+/** What the ledger holds now, read as `status` reads it (the daemon keeps writing). */
+function read<T>(look: (ledger: Ledger) => T): T {
+  const ledger = Ledger.openReadOnly(home.ledgerFile);
+  try {
+    return look(ledger);
+  } finally {
+    ledger.close();
+  }
+}
+const runsOf = (id: string): RunRecord[] => read((ledger) => ledger.runs({ strategyId: id, limit: 10_000 }));
+const tradesOf = (id: string): TradeRecord[] => read((ledger) => ledger.allTrades(id));
+const until = async (what: string, check: () => boolean, timeoutMs = 30_000) => {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; log: ${daemon.lines.map((line) => line.msg).join(' | ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+const status = async (...args: string[]) => {
+  const printed = await runCli(['status', '--json', '--ledger', home.ledgerFile, ...args]);
+  expect(printed.code, printed.stderr).toBe(0);
+  return JSON.parse(printed.stdout);
+};
+const cli = (...args: string[]) => runCli([...args, '--ledger', home.ledgerFile]);
+
+beforeAll(async () => {
+  home = daemonHome(fork, 'status-page');
+  daemon = spawnDaemon(home, home.config(yaml), { ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
+  await daemon.port();
+  await until('two DCA buys and the take-profit', () => existsSync(home.ledgerFile) && tradesOf('dca').filter((t) => t.status === 'confirmed').length >= 2 && tradesOf('tp').some((t) => t.status === 'confirmed'));
+}, 60_000);
+
+afterAll(async () => {
+  daemon?.child.kill('SIGTERM');
+  expect(await daemon?.exited).toBe(0);
+});
+
+describe('pause and resume with a running daemon', () => {
+  it('stops a strategy within one slot, shows why, and resumes it; a wallet by its name likewise', async () => {
+    const paused = await cli('pause', 'dca', '--reason', 'checking the price');
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toContain('paused the strategy dca');
+    const at = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // A run that started before the pause may still trade; none that started a slot (1 s) later does.
+    expect(tradesOf('dca').filter((trade) => trade.createdAt > at + 1_000)).toEqual([]);
+    const later = runsOf('dca').filter((run) => run.startedAt > at + 1_000);
+    expect(later.length).toBeGreaterThanOrEqual(1);
+    expect(later.map((run) => run.outcome)).toEqual(later.map(() => 'paused'));
+    expect(later[0]?.note).toBe('paused: the strategy dca is paused (checking the price)');
+    const shown = await status('--strategy', 'dca');
+    expect(shown.strategies[0].paused).toMatchObject({ scope: 'strategy', key: 'dca', reason: 'checking the price' });
+    expect((await runCli(['status', '--strategy', 'dca', '--ledger', home.ledgerFile])).stdout).toContain('PAUSED since');
+    // The other strategy runs on.
+    expect(runsOf('tp').filter((run) => run.startedAt > at + 1_000 && run.outcome === 'nothing').length).toBeGreaterThanOrEqual(1);
+
+    const twice = await cli('pause', 'dca');
+    expect(twice.stdout).toContain('already paused');
+    const unknown = await cli('pause', 'nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe("routekeeper: pause: no strategy or wallet 'nope' in the ledger; known: dca, tp, main (wallet)");
+
+    const resumed = await cli('resume', 'dca');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const resumedAt = Date.now();
+    await until('a DCA buy after resume', () => tradesOf('dca').some((trade) => trade.createdAt > resumedAt && trade.status === 'confirmed'));
+    expect((await status('--strategy', 'dca')).strategies[0].paused).toBeNull();
+
+    // The wallet by its name: every strategy of it stops.
+    expect((await cli('pause', 'main')).stdout).toContain(`paused the wallet main (${fork.addressBook.accounts[0]?.address.toLowerCase()})`);
+    const walletAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(tradesOf('dca').filter((trade) => trade.createdAt > walletAt + 1_000)).toEqual([]);
+    expect(runsOf('tp').filter((run) => run.startedAt > walletAt + 1_000).map((run) => run.outcome)).toContain('paused');
+    const walletShown = await status();
+    expect(walletShown.wallets[0].paused).toMatchObject({ scope: 'wallet', reason: 'paused by hand (routekeeper pause)' });
+    expect(walletShown.strategies.map((s: { paused: { scope: string } | null }) => s.paused?.scope)).toEqual(['wallet', 'wallet']);
+    expect((await cli('resume', 'main')).code).toBe(0);
+    // Left paused for the page's test, whose numbers must not move while it compares them.
+    expect((await cli('pause', 'dca', '--reason', 'frozen for the page')).code).toBe(0);
+  }, 60_000);
+});
+
+describe.skipIf(!chromium)('the status page in a real browser', () => {
+  it('draws every chart and shows the numbers of status --json', async () => {
+    const { chromium: playwright } = await import('playwright-core');
+    const port = await daemon.port();
+    // Nothing trades any more (the DCA is paused, the take-profit filled once): the numbers hold still.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const browser = await playwright.launch({ executablePath: chromium, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await page.waitForFunction(() => document.body.dataset.generatedAt !== undefined && document.querySelectorAll('[data-chart] canvas').length >= 4, undefined, { timeout: 20_000 });
+      const report = await status();
+      // Every figure on the page is a field of status --json, shown as the page shows it.
+      const figures = await page.$$eval('[data-field]', (nodes) => nodes.map((node) => ({ id: (node as HTMLElement).dataset.strategy as string, field: (node as HTMLElement).dataset.field as string, text: node.textContent })));
+      expect(figures.length).toBeGreaterThanOrEqual(20);
+      for (const { id, field, text } of figures) {
+        const strategy = report.strategies.find((s: { id: string }) => s.id === id);
+        const value = field.split('.').reduce((v: unknown, key) => (v === null || v === undefined ? undefined : (v as Record<string, unknown>)[key]), strategy);
+        const expected = value === null || value === undefined ? '—' : /(Percent|vsTrigger)$/.test(field) ? `${value}%` : String(value);
+        expect(`${id} ${field}: ${text}`).toBe(`${id} ${field}: ${expected}`);
+      }
+      const dca = report.strategies.find((s: { id: string }) => s.id === 'dca');
+      expect(figures.find((f) => f.id === 'dca' && f.field === 'dca.invested.text')?.text).toBe(dca.dca.invested.text);
+      expect(BigInt(dca.dca.invested.raw)).toBe(5n * 10n ** 18n * BigInt(dca.trades.confirmed));
+
+      // Each chart drew its series: the points of /api/strategies/<id>, and ink on the canvas.
+      const charts = await page.$$eval('[data-chart]', (nodes) =>
+        nodes.map((node) => {
+          const canvas = node.querySelector('canvas');
+          let inked = 0;
+          if (canvas) {
+            const pixels = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height).data;
+            for (let i = 3; i < pixels.length; i += 4) if ((pixels[i] as number) > 0) inked++;
+          }
+          const section = node.closest('[data-strategy-section]') as HTMLElement;
+          return { id: section.dataset.strategySection as string, chart: (node as HTMLElement).dataset.chart as string, points: Number((node as HTMLElement).dataset.points), inked };
+        }),
+      );
+      const expected: { id: string; chart: string; points: number }[] = [];
+      for (const id of ['dca', 'tp']) {
+        const detail = await (await fetch(`http://127.0.0.1:${port}/api/strategies/${id}`)).json();
+        const names = id === 'dca' ? ['value', 'fills', 'gas'] : ['fills', 'gas'];
+        for (const chart of names) expected.push({ id, chart, points: detail.series[chart].length });
+      }
+      expect(charts.map(({ id, chart, points }) => ({ id, chart, points }))).toEqual(expected);
+      expect(expected.find((c) => c.id === 'dca' && c.chart === 'fills')?.points).toBe(dca.trades.confirmed);
+      for (const chart of charts) expect(chart.inked, `${chart.id}/${chart.chart} drew nothing`).toBeGreaterThan(500);
+      expect(errors).toEqual([]);
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: `${artifacts}status-page.png`, fullPage: true });
+      expect(existsSync(`${artifacts}status-page.png`)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
+
+if (!chromium) console.warn('status page browser test skipped: no Chromium found (install Debian\'s chromium, or set CHROMIUM_PATH)');
