@@ -167,6 +167,12 @@ function number(value) {
   return value.toLocaleString('en-US', { maximumSignificantDigits: 5 });
 }
 
+/** The time axis spans the points; one point alone gets a minute either side rather than a scale of years. */
+function xRange(xs) {
+  const [first, last] = [xs[0], xs[xs.length - 1]];
+  return first === last ? [first - 60, last + 60] : [first, last];
+}
+
 function drawChart(container, key, chart) {
   const data = [chart.points.map((point) => point.t / 1000), ...chart.lines.map(([field]) => chart.points.map((point) => (point[field] === null || point[field] === undefined ? null : Number(point[field]))))];
   container.dataset.points = String(chart.points.length);
@@ -183,8 +189,7 @@ function drawChart(container, key, chart) {
       width: Math.max(320, container.clientWidth || 520),
       height: 220,
       series: [{}, ...chart.lines.map(([, label], i) => ({ label, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 6 }, value: (_u, v) => (v === null ? '—' : number(v)) }))],
-      // One point alone gets a minute either side rather than a scale of years.
-      scales: { x: { time: true, range: (_u, min, max) => (min === max ? [min - 60, max + 60] : [min, max]) } },
+      scales: { x: { time: true, range: (u) => xRange(u.data[0]) } },
       axes: [{}, { size: 90, values: (_u, splits) => splits.map(number) }],
     },
     data,

@@ -49,6 +49,8 @@ export const addressBookSchema = z.object({
   pools: z.array(pool),
   /** Per token symbol, where its independent price comes from (see chain-data.ts). */
   priceSources: priceSourcesSchema.optional(),
+  /** The block explorer of this deployment, if it has one: the status page links transactions to `<explorer>/tx/<hash>`. */
+  explorer: z.string().url().optional(),
   /** Blocks before a trade counts as mined on this deployment (a devnet: 1). */
   confirmations: z.number().int().min(1).optional(),
   accounts: z.array(z.object({ address, privateKey })),

@@ -131,7 +131,8 @@ function describeForStatus(runtime: Runtime, ledger: Ledger, executors: Readonly
     })),
   );
   if (runtime.nativeToken) ledger.setMeta('native-token', toJson(runtime.nativeToken));
-  const explorer = runtime.mode === 'network' ? runtime.client.chain.blockExplorers?.default.url : undefined;
+  // An address book describes its own deployment (a devnet may share Celo's chain id): only its explorer counts.
+  const explorer = runtime.mode !== 'network' ? undefined : runtime.book ? runtime.book.explorer : runtime.client.chain.blockExplorers?.default.url;
   ledger.setMeta('explorer', explorer ?? '');
 }
 

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * With a daemon running on the devnet: `pause` is honoured within one slot and `resume` lifts it (a strategy,
  * then a wallet by its name), `status --json` shows it; and the status page, loaded in a real headless
