@@ -8,14 +8,19 @@ import { UsageError } from './errors.ts';
 
 export type PauseTarget = { scope: Pause['scope']; key: string; label: string };
 
-export function pauseTarget(command: string, ledger: Ledger, given: { id?: string; strategy?: string; wallet?: string }): PauseTarget | undefined {
+type Given = { id?: string; strategy?: string; wallet?: string };
+
+/** The arguments' own mistakes, found before any ledger is opened. */
+export function checkPauseArguments(command: string, given: Given): void {
   const chosen = [given.id, given.strategy, given.wallet].filter((value) => value !== undefined);
   if (chosen.length > 1) throw new UsageError(`${command}: give one strategy id or wallet, not ${chosen.length}`);
+  if (given.wallet !== undefined && !isAddress(given.wallet, { strict: false })) throw new UsageError(`${command}: --wallet '${given.wallet}' is not an address`);
+}
+
+export function pauseTarget(command: string, ledger: Ledger, given: Given): PauseTarget | undefined {
+  checkPauseArguments(command, given);
   if (given.strategy !== undefined) return { scope: 'strategy', key: given.strategy, label: `strategy ${given.strategy}` };
-  if (given.wallet !== undefined) {
-    if (!isAddress(given.wallet, { strict: false })) throw new UsageError(`${command}: --wallet '${given.wallet}' is not an address`);
-    return { scope: 'wallet', key: given.wallet, label: `wallet ${given.wallet}` };
-  }
+  if (given.wallet !== undefined) return { scope: 'wallet', key: given.wallet, label: `wallet ${given.wallet}` };
   const id = given.id;
   if (id === undefined) return undefined;
   if (isAddress(id, { strict: false })) return { scope: 'wallet', key: id, label: `wallet ${id}` };

@@ -2,7 +2,7 @@ import { Ledger } from '../ledger/ledger.ts';
 import { parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
 import { ledgerFileFor } from './ledger-file.ts';
-import { pauseTarget } from './pause-target.ts';
+import { checkPauseArguments, pauseTarget } from './pause-target.ts';
 
 /** `routekeeper resume`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
@@ -17,6 +17,7 @@ export async function run(argv: string[]): Promise<number> {
     true,
   );
   if (positionals.length > 1) throw new UsageError(`resume: one strategy id or wallet, got ${positionals.length}: ${positionals.join(' ')}`);
+  checkPauseArguments('resume', { id: positionals[0], strategy: values.strategy, wallet: values.wallet });
   const ledger = Ledger.openForPauses(ledgerFileFor(values.ledger));
   try {
     const target = pauseTarget('resume', ledger, { id: positionals[0], strategy: values.strategy, wallet: values.wallet });

@@ -19,6 +19,34 @@ describe('the health and metrics server', () => {
   });
 });
 
+describe('the status page and its data behind a bearer token', () => {
+  it('asks /api and /metrics for the token, and leaves /healthz and the page itself open', async () => {
+    const token = 'a-token-of-sixteen-chars';
+    const server = await startHealthServer({ port: 0, metrics: createMetrics(), health: () => ({ ok: true, details: {} }), token });
+    const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
+    const bearer = (value: string) => ({ headers: { authorization: `Bearer ${value}` } });
+    try {
+      expect((await fetch(url('/api/status'), bearer(token))).status).toBe(503);
+      server.serveStatus({ report: () => ({ version: 1, gas: 12n }), strategy: (id) => (id === 'dca' ? { series: {} } : undefined) });
+      for (const path of ['/api/status', '/api/strategies/dca', '/metrics']) {
+        expect((await fetch(url(path))).status, path).toBe(401);
+        expect((await fetch(url(path), bearer('a-token-of-sixteen-chart'))).status, path).toBe(401);
+        expect((await fetch(url(path), bearer(token))).status, path).toBe(200);
+      }
+      expect(await (await fetch(url('/api/status'), bearer(token))).json()).toEqual({ version: 1, gas: '12' });
+      expect((await fetch(url('/api/strategies/nope'), bearer(token))).status).toBe(404);
+      expect((await fetch(url('/healthz'))).status).toBe(200);
+      const page = await fetch(url('/'));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script src="/assets/status.js"></script>');
+      expect((await fetch(url('/assets/uPlot.iife.min.js'))).status).toBe(200);
+      expect((await fetch(url('/assets/../package.json'))).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('what /healthz holds the daemon to', () => {
   const at = { now: 1_000_000 };
   const monitor = () => {
