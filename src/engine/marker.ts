@@ -72,7 +72,9 @@ export async function markOrWarn(deps: MarkerDeps): Promise<void> {
 export async function markOnce(deps: MarkerDeps): Promise<number> {
   const block = await deps.client.getBlock({ blockTag: 'latest' });
   const at = (deps.now ?? Date.now)();
-  const tokens = unique(deps.strategies.flatMap(tokensOf)).filter((token) => deps.prices.hasSource(token));
+  // The native coin is priced even when no strategy trades it: gas is valued with it.
+  const native = deps.nativeToken?.address;
+  const tokens = unique([...deps.strategies.flatMap(tokensOf), ...(native ? [native] : [])]).filter((token) => deps.prices.hasSource(token));
   const priced = await Promise.all(
     tokens.map(async (token): Promise<PriceMark | undefined> => {
       try {
@@ -85,8 +87,8 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
     }),
   );
   const prices = priced.filter((mark) => mark !== undefined);
-  const native = deps.nativeToken && prices.find((mark) => mark.token.toLowerCase() === deps.nativeToken?.address.toLowerCase());
-  if (native) prices.push({ ...native, token: nativePriceKey });
+  const nativePrice = native && prices.find((mark) => mark.token.toLowerCase() === native.toLowerCase());
+  if (nativePrice) prices.push({ ...nativePrice, token: nativePriceKey });
   const holdings = [...deps.wallets].flatMap(([name, wallet]) =>
     unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensOf)).map((token) => ({ wallet, token })),
   );

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { toJson } from '../ledger/ledger.ts';
 import type { Metrics } from './metrics.ts';
 
 export type Health = () => { ok: boolean; details: Record<string, unknown> };
@@ -48,9 +49,6 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.end(typeof body === 'string' ? body : JSON.stringify(body));
 };
 
-/** JSON with bigints as decimal strings. */
-const stringify = (value: unknown) => JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
-
 export async function startHealthServer(options: { port: number; host?: string; metrics: Metrics; health: Health; token?: string }) {
   let status: StatusApi | undefined;
   const server = createServer(async (request, response) => {
@@ -82,11 +80,11 @@ export async function startHealthServer(options: { port: number; host?: string; 
     }
     if (!status) return json(response, 503, { error: 'starting: the ledger is not open yet' });
     try {
-      if (path === '/api/status') return json(response, 200, stringify(status.report()));
+      if (path === '/api/status') return json(response, 200, toJson(status.report()));
       const id = path.startsWith('/api/strategies/') ? decodeURIComponent(path.slice('/api/strategies/'.length)) : undefined;
       const detail = id === undefined ? undefined : status.strategy(id);
       if (detail === undefined) return json(response, 404, { error: id === undefined ? 'try /api/status or /api/strategies/<id>' : `no strategy '${id}'` });
-      return json(response, 200, stringify(detail));
+      return json(response, 200, toJson(detail));
     } catch (error) {
       return json(response, 500, { error: error instanceof Error ? error.message : String(error) });
     }

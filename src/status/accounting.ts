@@ -4,6 +4,7 @@
  * for every strategy gas, routing-partner fees, refusals and failures. Values are exact bigints in raw units;
  * amounts.ts writes them for people and scripts.
  */
+import { formatUnits } from 'viem';
 import type { BalanceMark } from '../ledger/ledger.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy, Strategy } from '../strategy/types.ts';
@@ -130,13 +131,8 @@ export type StrategyAccount =
   | { kind: 'compound'; common: CommonAccount; compound: CompoundAccount; series: Series };
 
 const sum = (values: readonly bigint[]) => values.reduce((total, value) => total + value, 0n);
-const decimal = (raw: bigint, token: Token) => {
-  const negative = raw < 0n;
-  const magnitude = (negative ? -raw : raw).toString().padStart(token.decimals + 1, '0');
-  const whole = magnitude.slice(0, magnitude.length - token.decimals);
-  const fraction = magnitude.slice(magnitude.length - token.decimals).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
-};
+/** A chart value: the exact decimal of a raw amount. */
+const decimal = (raw: bigint, token: Token) => formatUnits(raw, token.decimals);
 const one = (token: Token) => 10n ** BigInt(token.decimals);
 const filled = (trade: TradeRecord): trade is TradeRecord & { settlement: { amountOut: bigint } } => trade.status === 'confirmed' && trade.settlement?.amountOut !== undefined;
 
@@ -247,15 +243,10 @@ export function dcaAccount(strategy: DcaStrategy, trades: readonly TradeRecord[]
       first.createdAt,
       books.markedAt,
     );
-    let next = 0;
-    let putIn = 0n;
-    let got = 0n;
     for (const t of times) {
-      while (next < fills.length && (fills[next] as (typeof fills)[number]).createdAt <= t) {
-        putIn += (fills[next] as (typeof fills)[number]).amountIn;
-        got += (fills[next] as (typeof fills)[number]).settlement.amountOut;
-        next++;
-      }
+      const sofar = fills.filter((trade) => trade.createdAt <= t);
+      const putIn = sum(sofar.map((trade) => trade.amountIn));
+      const got = sum(sofar.map((trade) => trade.settlement.amountOut));
       const worth = books.prices.convert(got, buy, sell, t);
       points.push({ t, invested: decimal(putIn, sell), value: worth === undefined ? null : decimal(worth, sell) });
     }

@@ -72,7 +72,10 @@ export class LedgerView {
   readonly names: TokenNames;
   readonly books: Books;
   readonly explorer: string | null;
+  /** When the newest price was recorded, or last seen unchanged. */
+  readonly pricesAt: number | undefined;
   readonly #trades: TradeRecord[];
+  readonly #runCounts: ReturnType<Ledger['runCounts']>;
 
   constructor(ledger: Ledger) {
     this.ledger = ledger;
@@ -83,9 +86,12 @@ export class LedgerView {
     this.explorer = ledger.meta('explorer') || null;
     const marked = ledger.meta(markedAtKey);
     this.#trades = ledger.allTrades();
+    this.#runCounts = ledger.runCounts();
     const names = this.names;
+    const marks = ledger.priceMarks();
+    this.pricesAt = marked === undefined ? marks.at(-1)?.at : Number(marked);
     this.books = {
-      prices: new PriceBook(ledger.priceMarks()),
+      prices: new PriceBook(marks),
       native,
       gas: ledger.gasByTrade(),
       balances: (wallet) => ledger.balanceMarks(wallet as Address),
@@ -93,6 +99,13 @@ export class LedgerView {
       token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
       ...(marked !== undefined && { markedAt: Number(marked) }),
     };
+  }
+
+  /** A strategy's runs by outcome. */
+  runCounts(strategyId: string): Partial<Record<RunOutcome, number>> {
+    const runs: Partial<Record<RunOutcome, number>> = {};
+    for (const row of this.#runCounts.filter((row) => row.strategyId === strategyId)) runs[row.outcome] = row.count;
+    return runs;
   }
 
   tradesOf(strategyId: string): TradeRecord[] {
@@ -120,8 +133,6 @@ function lastRunOf(runs: readonly RunRecord[]): RunJson | null {
 export function strategyStatus(view: LedgerView, known: KnownStrategy, now: number): StrategyStatus {
   const { strategy } = known;
   const pauses = view.ledger.pausesFor(strategy.id, known.wallet);
-  const runs: Partial<Record<RunOutcome, number>> = {};
-  for (const row of view.ledger.runCounts().filter((row) => row.strategyId === strategy.id)) runs[row.outcome] = row.count;
   const account = view.account(known);
   const next = known.current ? nextSlot(strategy, now) : undefined;
   const { kind, common } = account;
@@ -134,7 +145,7 @@ export function strategyStatus(view: LedgerView, known: KnownStrategy, now: numb
     paused: pauseJson(pauses.find((pause) => pause.scope === 'strategy') ?? pauses[0]),
     lastRun: lastRunOf(view.ledger.runs({ strategyId: strategy.id, limit: 1 })),
     nextRun: next === undefined ? null : iso(next),
-    runs,
+    runs: view.runCounts(strategy.id),
     ...common,
     ...(account.kind === 'dca' && { dca: account.dca }),
     ...(account.kind === 'rebalance' && { rebalance: account.rebalance }),
@@ -180,7 +191,7 @@ export function statusReport(ledger: Ledger, options: { strategyId?: string; now
   const view = new LedgerView(ledger);
   const chosen = view.strategies.filter((known) => options.strategyId === undefined || known.strategy.id === options.strategyId);
   const strategies = chosen.map((known) => strategyStatus(view, known, now));
-  const pricesAt = view.books.markedAt ?? ledger.priceMarks().at(-1)?.at;
+  const pricesAt = view.pricesAt;
   return {
     version: statusVersion,
     generatedAt: iso(now),
