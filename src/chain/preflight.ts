@@ -1,7 +1,10 @@
 /**
- * Every chain read a trade needs before it is signed, in one batched JSON-RPC request: the latest block (time
- * and base fee), the tip, the wallet's pending nonce, the spender's allowance, and an eth_simulateV1 of the
+ * Every chain read a trade needs before it is signed: the latest block (time and base fee), then in one batched
+ * JSON-RPC request the tip, the wallet's pending nonce, the spender's allowance, and an eth_simulateV1 of the
  * exact calls we would sign (the approval first, when one is needed), which also gives each call's gas.
+ * The simulation runs in the block after the latest, one second later: a node simulating in the latest block's
+ * own time sees no time elapse, so it skips the storage writes time drives (Uniswap V2's price accumulators, a
+ * gauge's reward accrual) and under-reports the gas by up to a quarter, enough for a deposit to run out of it.
  * Nodes without eth_simulateV1 get eth_call and eth_estimateGas in the same batch instead; the approval must
  * then be in place before the trade can be simulated.
  * This module reads and reports; deciding whether the answers are acceptable is the check stage's job.
@@ -55,13 +58,13 @@ export async function preflight(client: ChainClient, request: PreflightRequest):
 
 async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
   const { from, approval } = request;
+  const block = await getBlock(client, { blockTag: 'latest' });
   // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
-  const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
-    getBlock(client, { blockTag: 'latest' }),
+  const [tip, pendingNonce, allowance, calls] = await Promise.all([
     client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
     getTransactionCount(client, { address: from, blockTag: 'pending' }),
     approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
-    simulate ? simulateTogether(client, request) : callAlone(client, request),
+    simulate ? simulateTogether(client, request, { number: block.number + 1n, time: block.timestamp + 1n }) : callAlone(client, request),
   ]);
   const allowanceShort = approval !== undefined && (allowance as bigint) < approval.amount;
   return {
@@ -74,15 +77,19 @@ async function readAll(client: ChainClient, request: PreflightRequest, simulate:
   };
 }
 
-/** eth_simulateV1 of [approval?, call] in one simulated block; an unsupported method is reported as such. */
-async function simulateTogether(client: ChainClient, { from, to, data, approval }: PreflightRequest): Promise<CallResult[]> {
+/** eth_simulateV1 of [approval?, call] in one simulated block, the next one; an unsupported method is reported as such. */
+async function simulateTogether(
+  client: ChainClient,
+  { from, to, data, approval }: PreflightRequest,
+  next: { number: bigint; time: bigint },
+): Promise<CallResult[]> {
   const calls = [
     ...(approval ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }] : []),
     { from, to, data },
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
   try {
-    blocks = await simulateBlocks(client, { blocks: [{ calls }] });
+    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: next, calls }] });
   } catch (error) {
     const typed = nodeErrorOf(error);
     if (typed instanceof MethodUnsupportedError) throw typed;
