@@ -3,8 +3,8 @@
  * the interrupted trade resumes at the next start: once, with nothing lost and nothing done twice.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, parseAbiItem, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,12 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
   }
 }
 
+/** Whether the process has a handler for the signal: its bit in the SigCgt mask of /proc/<pid>/status. */
+function catches(pid: number, signal: NodeJS.Signals): boolean {
+  const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(constants.signals[signal] - 1)) & 1n) === 1n;
+}
+
 /** Sends the signal and resolves with the exit code and how long the stop took. */
 async function stop(running: Child, signal: NodeJS.Signals) {
   const sent = Date.now();
@@ -106,6 +112,9 @@ describe('stopping routekeeper run', () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'routekeeper-startup-'));
       const running = start(['run'], env(dataDir, { ROUTEKEEPER_PRIVATE_KEY: '' }));
       await new Promise((resolve) => setTimeout(resolve, afterMs));
+      // No program can honour a signal before Node has booted far enough to run its first line; on a loaded
+      // machine that can take longer than 150 ms. The signal goes once the process catches it (/proc's SigCgt).
+      await until('the process to catch the signal', () => catches(running.child.pid as number, signal), 10_000);
       const { code, ms } = await stop(running, signal);
       expect(code, running.output()).toBe(0);
       expect(ms).toBeLessThan(5_000);
