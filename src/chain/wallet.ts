@@ -66,6 +66,7 @@ export class Wallet {
   readonly impersonated: boolean;
   readonly #account: LocalAccount;
   readonly #queue = new PQueue({ concurrency: 1 });
+  #signings = 0;
 
   constructor(deps: WalletDeps) {
     this.#account = deps.account;
@@ -83,6 +84,14 @@ export class Wallet {
   /** Runs `work` when no other transaction work of this wallet is in progress (nonces stay gapless and ordered). */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.#queue.add(work) as Promise<T>;
+  }
+
+  /**
+   * How many times this wallet has signed since the process started: a trade checked while it was N and signed
+   * when it is more was simulated on a chain that has changed since (another trade of the wallet went first).
+   */
+  get signings(): number {
+    return this.#signings;
   }
 
   /** Signs the transactions and stores them (and the trade's move to `signed`) in one ledger transaction. */
@@ -116,6 +125,7 @@ export class Wallet {
       }),
     );
     const attempts = this.ledger.addAttempts(signed);
+    this.#signings++;
     for (const attempt of attempts) await this.onStage?.('signed', attempt);
     return attempts;
   }

@@ -12,6 +12,12 @@ import { createShutdown } from '../ops/shutdown.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 import { ConfigError } from '../config/errors.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
+import { describeRateLimit } from '../service/limiter.ts';
+
+/** A list for one line of the banner: a daemon may run thousands of strategies. */
+function listed(items: string[], most = 8): string {
+  return items.length <= most ? items.join(', ') : `${items.length}: ${items.slice(0, most).join(', ')}, …`;
+}
 
 function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: string): string {
   const lines = [
@@ -21,9 +27,9 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: stri
         ? '*** routekeeper PAPER TRADING on a local fork of RPC_URL: real state, nothing reaches the real chain. ***'
         : `*** routekeeper trading for real on chain ${runtime.chainId}. ***`,
     `  chain ${runtime.chainId} at ${runtime.rpcUrls.map(redactUrl).join(', ')}`,
-    `  routing service ${redactUrl(runtime.serviceUrl)}`,
-    `  strategies ${runtime.config.strategies.map((s) => `${s.id} (${s.kind})`).join(', ')} from ${runtime.configFile}`,
-    `  wallets ${wallets.join(', ')}`,
+    `  routing service ${redactUrl(runtime.serviceUrl)} (${describeRateLimit(runtime.routing.limiter.limit)})`,
+    `  strategies ${listed(runtime.config.strategies.map((s) => `${s.id} (${s.kind})`))} from ${runtime.configFile}`,
+    `  wallets ${listed(wallets)}`,
     `  ledger ${runtime.ledgerFile} (chain ${runtime.chain.chainId}, genesis ${runtime.chain.genesisHash.slice(0, 10)}…)`,
     `  status page ${page}  (health ${page}healthz, metrics ${page}metrics)`,
   ];

@@ -25,6 +25,21 @@ const envSchema = z.object({
   ROUTING_API_KEY: optional(z.string()),
   /** The partner id the API key belongs to: quotes may carry it (or 0), no other. */
   ROUTING_PARTNER_ID: optional(z.string().regex(/^\d+$/, { message: 'must be a partner id (a whole number)' }).transform(BigInt)),
+  /** How hard to press the routing service (over the strategy file's defaults.routing). */
+  ROUTING_REQUESTS_PER_SECOND: optional(
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?$/, { message: 'must be a number of requests per second, such as 10 or 0.5' })
+      .transform(Number)
+      .refine((rate) => rate > 0, { message: 'must be more than 0' }),
+  ),
+  ROUTING_MAX_CONCURRENT: optional(
+    z
+      .string()
+      .regex(/^\d+$/, { message: 'must be a whole number of requests, such as 4' })
+      .transform(Number)
+      .refine((count) => count >= 1, { message: 'must be at least 1' }),
+  ),
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
   METRICS_PORT: optional(

@@ -13,7 +13,7 @@ import type { Schedule, Strategy } from '../strategy/types.ts';
 import type { AddressBook } from './address-book.ts';
 import { tokenDirectory } from './chain-data.ts';
 import { ConfigError } from './errors.ts';
-import { type StrategyConfig, type StrategyFile, parseDuration } from './strategy-file.ts';
+import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from './strategy-file.ts';
 
 export type ResolvedWallet = { name: string; account: LocalAccount; budgets: Budget[] };
 
@@ -74,7 +74,8 @@ export async function resolveConfig(
   const strategies: Strategy[] = [];
   for (const [i, config] of file.strategies.entries()) {
     const firstRun = config.firstRun ?? file.defaults.firstRun ?? context.firstRun ?? 'slot';
-    strategies.push(await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun }, { token, amount, context }));
+    const spreadMs = parseDuration(file.defaults.spread);
+    strategies.push(await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun, spreadMs }, { token, amount, context }));
   }
   const tokens = await Promise.all(infoCache.values());
   // A gauge's own token (a compound's deposit output) is named too, when it answers as a token.
@@ -112,10 +113,10 @@ type Resolvers = {
 async function resolveStrategy(
   config: StrategyConfig,
   path: string,
-  defaults: { slippageBps: number; firstRun: Schedule['firstRun'] },
+  defaults: { slippageBps: number; firstRun: Schedule['firstRun']; spreadMs: number },
   r: Resolvers,
 ): Promise<Strategy> {
-  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config, defaults.firstRun), slippageBps: config.slippageBps ?? defaults.slippageBps, maxPriceDeviationBps: config.maxPriceDeviationBps };
+  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config, defaults), slippageBps: config.slippageBps ?? defaults.slippageBps, maxPriceDeviationBps: config.maxPriceDeviationBps };
   switch (config.kind) {
     case 'dca': {
       const sell = await r.token(config.sell.token, `${path}.sell.token`);
@@ -195,14 +196,21 @@ async function resolveGauge(value: string, path: string, r: Resolvers): Promise<
   }
 }
 
-function scheduleOf(config: StrategyConfig, firstRun: Schedule['firstRun']): Schedule {
+/** A late run is missed after this fraction of the interval, unless the strategy sets its own `lateness`. */
+const defaultLatenessFraction = 0.25;
+
+function scheduleOf(config: StrategyConfig, defaults: { firstRun: Schedule['firstRun']; spreadMs: number }): Schedule {
+  // A cron schedule's interval is its shortest gap: spread and lateness must fit every one of its slots.
+  const intervalMs = shortestIntervalMs(config) as number;
   return {
-    firstRun,
+    firstRun: defaults.firstRun,
     everyMs: config.every === undefined ? undefined : parseDuration(config.every),
     cron: config.cron,
     jitterMs: config.jitter === undefined ? 0 : parseDuration(config.jitter),
     catchUp: config.catchUp,
     startMs: config.start === undefined ? undefined : Date.parse(config.start),
     endMs: config.end === undefined ? undefined : Date.parse(config.end),
+    spreadMs: Math.min(defaults.spreadMs, Math.floor(intervalMs / 2)),
+    latenessMs: config.lateness === undefined ? Math.floor(intervalMs * defaultLatenessFraction) : parseDuration(config.lateness),
   };
 }

@@ -107,6 +107,9 @@ const scheduleFields = {
   cron: z.string().optional().describe('A cron expression in UTC with 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5". Exactly one of every or cron.'),
   cronSeconds: z.boolean().optional().describe('The cron expression starts with a seconds field (6 fields).'),
   jitter: duration.optional().describe('A random delay up to this long before each run; shorter than the interval.'),
+  lateness: duration
+    .optional()
+    .describe('A run that cannot start this long after its planned start is not run late but recorded as missed, with the reason. Shorter than the interval; default a quarter of it.'),
   catchUp: z.enum(['once', 'skip']).default('once').describe('After downtime: `once` runs the latest missed slot once at start, `skip` waits for the next slot. Never a burst.'),
   firstRun: firstRun.optional(),
   start: isoTime.optional().describe('No run before this time (ISO 8601).'),
@@ -185,7 +188,24 @@ const defaults = closed({
   acceptHighTolerance: acceptHighTolerance.optional(),
   maxFeePerGasGwei: price.optional().describe('The highest max fee per gas ever signed, in gwei (also a guard).'),
   approvals: z.enum(['exact', 'unlimited']).default('exact').describe('`exact`: approve each trade\'s amount; `unlimited`: approve once.'),
-  maxConcurrency: z.number().int().min(1).max(64).default(4).describe('Strategy runs in progress at once (runs of one wallet never overlap).'),
+  maxConcurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .default(16)
+    .describe('Strategy runs in progress at once, across all wallets (a wallet orders only its nonces, signing and sending).'),
+  spread: z
+    .string()
+    .refine((value) => durationPattern.test(value), { message: 'must be a duration such as "60s", or "0s" for none' })
+    .default('60s')
+    .describe('Strategies on one schedule start spread over this much of each slot (at most half the interval), each at an offset fixed by its id; "0s" starts them all at the slot.'),
+  routing: closed({
+    requestsPerSecond: z.number().positive().max(100_000).optional().describe('Requests per second to the routing service (default: 10 for the hosted service, unlimited for a local one).'),
+    maxConcurrent: z.number().int().min(1).max(10_000).optional().describe('Requests in flight at once to the routing service (default: 4 for the hosted service, unlimited for a local one).'),
+  })
+    .optional()
+    .describe('How hard the daemon may press the routing service. A 429 answer slows it down for as long as its Retry-After says.'),
   confirmations: z
     .number()
     .int()
@@ -216,7 +236,7 @@ const defaults = closed({
 
 export const strategyFileSchema = closed({
   defaults: defaults
-    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 4, health: healthDefaults, valuation: valuationDefaults })
+    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 16, spread: '60s', health: healthDefaults, valuation: valuationDefaults })
     .describe('Settings for every strategy; all optional.'),
   wallets: z
     .record(
@@ -286,6 +306,12 @@ function strategyProblems(s: StrategyInput, fileDefaults: z.output<typeof defaul
       problems.push({ path: ['jitter'], message: `${s.jitter} is not shorter than the interval (${formatDuration(intervalMs)}): runs would pile into the next slot` });
     }
   }
+  if (s.lateness !== undefined) {
+    const intervalMs = shortestIntervalMs(s);
+    if (intervalMs !== undefined && parseDuration(s.lateness) >= intervalMs) {
+      problems.push({ path: ['lateness'], message: `${s.lateness} is not shorter than the interval (${formatDuration(intervalMs)}): a late run would overlap the next slot` });
+    }
+  }
   const confirmed = s.acceptHighTolerance === true || fileDefaults.acceptHighTolerance === true;
   for (const key of ['slippageBps', 'maxPriceDeviationBps'] as const) {
     const value = s[key];
@@ -322,7 +348,7 @@ function compareDecimals(a: string, b: string): number {
 }
 
 /** The shortest gap between runs: the interval, or the least gap among a cron schedule's next runs. */
-function shortestIntervalMs(s: { every?: string | undefined; cron?: string | undefined }): number | undefined {
+export function shortestIntervalMs(s: { every?: string | undefined; cron?: string | undefined }): number | undefined {
   if (s.every !== undefined) return parseDuration(s.every);
   if (s.cron === undefined) return undefined;
   try {

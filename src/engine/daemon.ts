@@ -233,7 +233,11 @@ export function startDaemon(runtime: Runtime, execution: Execution, observersIn:
     run: async (strategy, slot) => {
       await runAndReport(strategy, slot, runtime, execution, observers, signal);
     },
-    onSkip: (strategy, slot, why) => observers.logger.info({ strategy: strategy.id, slot }, `slot skipped: ${why}`),
+    onMissed: (strategy, slot, why) => {
+      execution.ledger.missedRun(strategy.id, slot, why);
+      observers.metrics.slotsMissed.inc({ strategy: strategy.id });
+      observers.logger.warn({ strategy: strategy.id, slot }, `${strategy.id}: slot ${slot} missed: ${why}`);
+    },
     onError: (strategy, slot, error) =>
       observers.logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed unexpectedly'),
   });

@@ -23,8 +23,11 @@ import { networkLedgerName, removeStaleThrowawayLedgers, throwawayLedgerFile } f
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient } from '../service/client.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
+import { rateLimitFor } from '../service/limiter.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
+import { SharedQuotes } from '../trade/quote.ts';
+import { getBlockNumber } from 'viem/actions';
 import { defaultExecutionSettings } from '../trade/settings.ts';
 import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
@@ -96,6 +99,7 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
       strategyBudgets.set(strategy.id, [{ token: address, symbol, decimals, perDay: strategy.budget.perDay, total: strategy.budget.total }]);
     }
   }
+  const sharedQuotes = new SharedQuotes(() => getBlockNumber(client));
   const executors = new Map<string, PipelineDeps>();
   for (const configured of config.wallets.values()) {
     // Paper trading never signs with the real key: the fork node sends as the wallet (impersonated at start-up).
@@ -109,7 +113,17 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
       onStage: options.onStage,
     });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
-    executors.set(configured.name, { ledger, routing, ...checks, wallet, settings, budgets, priceTolerance: (id) => tolerances.get(id), nativeToken: runtime.nativeToken?.address });
+    executors.set(configured.name, {
+      ledger,
+      routing,
+      ...checks,
+      wallet,
+      settings,
+      budgets,
+      priceTolerance: (id) => tolerances.get(id),
+      nativeToken: runtime.nativeToken?.address,
+      sharedQuotes,
+    });
   }
   describeForStatus(runtime, ledger, executors);
   return { ledger, executors, names: new TokenNames(ledger.tokenNames()) };
@@ -226,7 +240,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       pollingInterval: 1_000,
     });
     const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
-    const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId });
+    const rateLimit = rateLimitFor(serviceUrl, { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT }, strategyFile.defaults.routing);
+    const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId, rateLimit });
     throwIfAborted(signal);
     // The demo trades within seconds of `npm start`; a real chain (or its paper-trading fork) waits for the slot.
     const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys, firstRun: mode === 'embedded devnet' ? 'now' : 'slot' });

@@ -2,13 +2,19 @@
  * When strategies run. Each run belongs to a slot: a time on the strategy's schedule (every N, aligned to
  * the clock, or a cron expression). The slot names the run, so a slot trades at most once (see the ledger).
  *
- * - After downtime, `catchUp: once` runs the latest missed slot once, right away; `skip` waits for the next.
- *   Never a burst of missed slots. A strategy that never ran waits for its next slot, unless `firstRun: now`.
- * - A strategy never overlaps itself: a slot that comes while its previous run is still going is skipped.
- * - Runs of one wallet never overlap (balances and nonces stay coherent); at most `maxConcurrency` runs overall.
+ * - Many strategies on one interval do not all start in the same millisecond: each starts at its slot plus an
+ *   offset within the schedule's `spreadMs`, fixed by its id (the same every slot, on every start-up).
+ * - A slot that cannot start within `latenessMs` of its planned start (the daemon busy with other runs, the
+ *   strategy's previous run still going) is not run late: it is reported missed, with the reason.
+ * - After downtime, `catchUp: once` runs the latest missed slot once, right away; `skip` waits for the next and
+ *   reports the one it skipped. Never a burst of missed slots. A strategy that never ran waits for its next slot,
+ *   unless `firstRun: now`.
+ * - Runs of one wallet may overlap: the wallet orders what must be ordered (nonces, signing, sending).
+ *   At most `maxConcurrency` runs are in progress.
  * - `stop()` starts no new run and waits (up to a bound) for the runs in progress, which the shutdown signal
  *   interrupts at their next step.
  */
+import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import PQueue from 'p-queue';
 import type { Strategy } from '../strategy/types.ts';
@@ -21,8 +27,8 @@ export type SchedulerDeps = {
   maxConcurrency: number;
   now?: () => number;
   random?: () => number;
-  /** Told about slots that were skipped and why. */
-  onSkip?(strategy: Strategy, slot: string, why: string): void;
+  /** Told about a slot that did not run, and why. */
+  onMissed?(strategy: Strategy, slot: string, why: string): void;
   /** Told about a run that threw (run() reports its own failures; this is for what escaped it). */
   onError?(strategy: Strategy, slot: string, error: unknown): void;
 };
@@ -30,8 +36,7 @@ export type SchedulerDeps = {
 export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #now: () => number;
-  readonly #global: PQueue;
-  readonly #wallets = new Map<string, PQueue>();
+  readonly #queue: PQueue;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #running = new Set<string>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -40,7 +45,7 @@ export class Scheduler {
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
-    this.#global = new PQueue({ concurrency: deps.maxConcurrency });
+    this.#queue = new PQueue({ concurrency: deps.maxConcurrency });
   }
 
   start(): void {
@@ -51,8 +56,8 @@ export class Scheduler {
       // A fresh strategy's current slot is not "missed" unless it asked to start now (`firstRun: now`).
       const fresh = last === undefined;
       const missed = due !== undefined && (fresh ? strategy.schedule.firstRun === 'now' : last < due);
-      if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due);
-      else if (missed) this.#deps.onSkip?.(strategy, slotName(due), 'missed while stopped (catchUp: skip)');
+      if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due, now);
+      else if (missed) this.#deps.onMissed?.(strategy, slotName(due), 'missed while stopped (catchUp: skip)');
       this.#scheduleNext(strategy, now);
     }
   }
@@ -72,8 +77,8 @@ export class Scheduler {
     if (this.#stopping) return;
     const next = nextSlot(strategy, after);
     if (next === undefined) return;
-    this.#wakeAt(next, () => {
-      this.#fire(strategy, next);
+    this.#wakeAt(plannedStart(strategy, next), () => {
+      this.#fire(strategy, next, plannedStart(strategy, next));
       this.#scheduleNext(strategy, next);
     });
   }
@@ -92,21 +97,34 @@ export class Scheduler {
     this.#timers.add(timer);
   }
 
-  #fire(strategy: Strategy, slotTime: number): void {
+  /** Runs the slot from `startAt` on (its planned start, or now for a catch-up), unless it cannot start in time. */
+  #fire(strategy: Strategy, slotTime: number, startAt: number): void {
     const slot = slotName(slotTime);
     if (this.#stopping) return;
     if (this.#running.has(strategy.id)) {
-      this.#deps.onSkip?.(strategy, slot, 'the previous run is still going');
+      this.#deps.onMissed?.(strategy, slot, 'the previous run of this strategy was still going');
       return;
     }
     this.#running.add(strategy.id);
-    const jitter = strategy.schedule.jitterMs > 0 ? Math.floor((this.#deps.random ?? Math.random)() * strategy.schedule.jitterMs) : 0;
-    const queue = this.#walletQueue(strategy.wallet);
+    const { jitterMs, latenessMs } = strategy.schedule;
+    const jitter = jitterMs > 0 ? Math.floor((this.#deps.random ?? Math.random)() * jitterMs) : 0;
+    const latestStart = startAt + jitter + (latenessMs ?? Number.POSITIVE_INFINITY);
     const run = (async () => {
       if (jitter > 0) await new Promise((resolve) => setTimeout(resolve, jitter));
-      await queue.add(() => this.#global.add(async () => {
-        if (!this.#stopping) await this.#deps.run(strategy, slot);
-      }));
+      await this.#queue.add(async () => {
+        if (this.#stopping) return;
+        const late = this.#now() - latestStart;
+        if (late > 0) {
+          const waiting = this.#queue.size;
+          this.#deps.onMissed?.(
+            strategy,
+            slot,
+            `could not start within ${latenessMs} ms of its planned start (${late} ms later; ${this.#queue.pending} runs in progress, ${waiting} waiting, maxConcurrency ${this.#deps.maxConcurrency})`,
+          );
+          return;
+        }
+        await this.#deps.run(strategy, slot);
+      });
     })()
       // The schedule goes on; what escaped run() is told, never swallowed.
       .catch((error: unknown) => this.#deps.onError?.(strategy, slot, error))
@@ -116,19 +134,21 @@ export class Scheduler {
       });
     this.#inFlight.add(run);
   }
-
-  #walletQueue(wallet: string): PQueue {
-    let queue = this.#wallets.get(wallet);
-    if (!queue) {
-      queue = new PQueue({ concurrency: 1 });
-      this.#wallets.set(wallet, queue);
-    }
-    return queue;
-  }
 }
 
 /** The longest delay a Node timer honours. */
 const maxTimerMs = 2 ** 31 - 1;
+
+/**
+ * When a slot's run is planned to start: the slot plus the strategy's own offset within `spreadMs`, derived from
+ * its id, so that thousands of strategies on one interval spread over the slot the same way every time.
+ */
+export function plannedStart(strategy: Strategy, slotTime: number): number {
+  const spreadMs = strategy.schedule.spreadMs ?? 0;
+  if (spreadMs <= 0) return slotTime;
+  const fraction = createHash('sha256').update(strategy.id).digest().readUInt32BE(0) / 2 ** 32;
+  return slotTime + Math.floor(fraction * spreadMs);
+}
 
 /** A slot's name: its time in ISO form (part of the intent id). */
 export const slotName = (time: number) => new Date(time).toISOString();

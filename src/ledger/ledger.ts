@@ -66,7 +66,7 @@ export class LedgerLockedError extends RoutekeeperError {
 export type ChainIdentity = { chainId: number; genesisHash: Hex };
 
 /** How a run ended: what its trades reached, or why it traded nothing. */
-export type RunOutcome = 'traded' | 'nothing' | 'refused' | 'failed' | 'unknown' | 'anomaly' | 'paused' | 'waiting' | 'dry-run' | 'skipped' | 'interrupted';
+export type RunOutcome = 'traded' | 'nothing' | 'refused' | 'failed' | 'unknown' | 'anomaly' | 'paused' | 'waiting' | 'dry-run' | 'skipped' | 'interrupted' | 'missed';
 
 /** The outcome of a run whose last trade reached `status`. */
 export function runOutcomeOf(status: TradeState | 'skipped'): RunOutcome {
@@ -350,13 +350,14 @@ export class Ledger {
 
   /**
    * Raw amount of `tokenIn` committed since `since` (ms) by trades that traded or may still trade, but `excludeId`:
-   * everything open, confirmed or anomalous; refused, failed and dry-run trades spent nothing.
+   * everything checked, signed, sent, confirmed or anomalous. Refused, failed and dry-run trades spent nothing, and a
+   * trade still being quoted (claimed, quoted) has not passed its budget yet: it commits when it is checked.
    */
   spentSince(filter: { strategyId?: string; wallet?: Address; tokenIn: Address; since: number; excludeId?: string }): bigint {
     const rows = this.#db
       .prepare(
         `SELECT amount_in FROM intents
-         WHERE status NOT IN ('refused', 'failed', 'dry-run') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
+         WHERE status NOT IN ('claimed', 'quoted', 'refused', 'failed', 'dry-run') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
            AND (@strategyId IS NULL OR strategy_id = @strategyId) AND (@wallet IS NULL OR lower(wallet) = lower(@wallet))
            AND (@excludeId IS NULL OR id != @excludeId)`,
       )
@@ -488,6 +489,11 @@ export class Ledger {
   /** Records that a run started (before it looks at anything), so a run the process did not finish still shows. */
   startRun(strategyId: string, slot: string, now = Date.now()): number {
     return Number(this.#db.prepare('INSERT INTO runs (strategy_id, slot, started_at) VALUES (?, ?, ?)').run(strategyId, slot, now).lastInsertRowid);
+  }
+
+  /** A slot that did not run (it could not start in time): a run that started and finished at once, `missed`, with why. */
+  missedRun(strategyId: string, slot: string, why: string, now = Date.now()): void {
+    this.#db.prepare("INSERT INTO runs (strategy_id, slot, started_at, finished_at, outcome, note) VALUES (?, ?, ?, ?, 'missed', ?)").run(strategyId, slot, now, now, scrub(why));
   }
 
   finishRun(id: number, outcome: RunOutcome, note: string, now = Date.now()): void {

@@ -12,6 +12,7 @@ export function createMetrics() {
   return {
     registry,
     ticks: new Counter({ name: 'routekeeper_ticks_total', help: 'Strategy runs started', labelNames: ['strategy'], ...metric }),
+    slotsMissed: new Counter({ name: 'routekeeper_slots_missed_total', help: 'Schedule slots that did not run, each recorded in the ledger with why', labelNames: ['strategy'], ...metric }),
     quotes: new Counter({ name: 'routekeeper_quotes_total', help: 'Quotes asked for, by outcome', labelNames: ['outcome'], ...metric }),
     refusals: new Counter({ name: 'routekeeper_guard_refusals_total', help: 'Quotes refused by a guard, by reason', labelNames: ['reason'], ...metric }),
     transactions: new Counter({ name: 'routekeeper_transactions_total', help: 'Runs of trades by final status', labelNames: ['status'], ...metric }),

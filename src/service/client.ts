@@ -6,9 +6,9 @@
  */
 import type { Address } from 'viem';
 import type { z } from 'zod';
-import { InvalidQuoteError } from './errors.ts';
+import { InvalidQuoteError, RateLimitedError } from './errors.ts';
 import { getJson } from './http.ts';
-import { type RateLimit, defaultRateLimit, limiterFor } from './limiter.ts';
+import { type RateLimit, defaultRateLimitFor, limiterFor } from './limiter.ts';
 import { type RetryContext, type RetryPolicy, defaultRetryPolicy, withRetries } from './retry.ts';
 import {
   type EarnRoute,
@@ -61,7 +61,7 @@ export function createRoutingClient(config: RoutingClientConfig = {}) {
   const chainId = config.chainId ?? defaultChainId;
   const timeoutMs = config.timeoutMs ?? 10_000;
   const retry = config.retry ?? defaultRetryPolicy;
-  const limiter = limiterFor(baseUrl, config.apiKey, config.rateLimit ?? defaultRateLimit);
+  const limiter = limiterFor(baseUrl, config.apiKey, config.rateLimit ?? defaultRateLimitFor(baseUrl));
   const headers: Record<string, string> = { accept: 'application/json', ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) };
   const inFlight = new Map<string, Promise<unknown>>();
 
@@ -74,7 +74,14 @@ export function createRoutingClient(config: RoutingClientConfig = {}) {
     if (pending) return pending as Promise<z.output<S>>;
 
     const call = withRetries(
-      () => limiter.schedule(() => getJson(url, { headers, timeoutMs, signal })),
+      () =>
+        limiter.schedule(() =>
+          getJson(url, { headers, timeoutMs, signal }).catch((error: unknown) => {
+            // Every request to this service slows down, not only this one's retry.
+            if (error instanceof RateLimitedError) limiter.rateLimited(error.retryAfterMs);
+            throw error;
+          }),
+        ),
       retry,
       { signal, onRetry: (context) => config.onRetry?.({ ...context, endpoint }) },
     ).then((body) => validate(schema, body, endpoint));
@@ -96,6 +103,8 @@ export function createRoutingClient(config: RoutingClientConfig = {}) {
   return {
     baseUrl,
     chainId,
+    /** The limiter every client of this service and key shares (its rate, and whether a 429 holds it now). */
+    limiter,
 
     /** GET /routes: a swap route from tokenIn to tokenOut. */
     getSwapRoute(params: SwapRouteParams): Promise<SwapRoute> {

@@ -5,7 +5,7 @@
  */
 import type { Address } from 'viem';
 import type { Ledger, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
-import { nextSlot } from '../engine/scheduler.ts';
+import { nextSlot, plannedStart } from '../engine/scheduler.ts';
 import { strategyInWords } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { TokenNames, describeTrade } from '../trade/describe.ts';
@@ -134,7 +134,9 @@ export function strategyStatus(view: LedgerView, known: KnownStrategy, now: numb
   const { strategy } = known;
   const pauses = view.ledger.pausesFor(strategy.id, known.wallet);
   const account = view.account(known);
-  const next = known.current ? nextSlot(strategy, now) : undefined;
+  const slot = known.current ? nextSlot(strategy, now) : undefined;
+  // When it will start: its slot plus its spread offset.
+  const next = slot === undefined ? undefined : plannedStart(strategy, slot);
   const { kind, common } = account;
   return {
     id: strategy.id,

@@ -3,7 +3,7 @@
  * with symbols, its schedule, its protections, and its next run times (`routekeeper check`).
  */
 import { formatDuration } from '../config/strategy-file.ts';
-import { nextSlot } from '../engine/scheduler.ts';
+import { nextSlot, plannedStart } from '../engine/scheduler.ts';
 import { displayNumber } from '../trade/describe.ts';
 import type { TokenInfo } from '../units.ts';
 import type { Schedule, Strategy } from './types.ts';
@@ -53,14 +53,14 @@ export function strategyInWords(strategy: Strategy): string {
   }
 }
 
-/** The next `count` run times after `now`, and whether a fresh start runs the current slot at once. */
+/** The next `count` run times after `now` (each slot plus its spread offset), and whether a fresh start runs the current slot at once. */
 export function nextRuns(strategy: Strategy, now: number, count = 3): { firstRun: Schedule['firstRun']; times: number[] } {
   const times: number[] = [];
   let after = now;
   while (times.length < count) {
     const next = nextSlot(strategy, after);
     if (next === undefined) break;
-    times.push(next);
+    times.push(plannedStart(strategy, next));
     after = next;
   }
   return { firstRun: strategy.schedule.firstRun, times };

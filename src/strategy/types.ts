@@ -11,6 +11,10 @@ export type Schedule = {
   firstRun: 'now' | 'slot';
   startMs?: number;
   endMs?: number;
+  /** Starts are spread over this much of each slot, by strategy id (0 or absent: at the slot itself). */
+  spreadMs?: number;
+  /** A run that cannot start this long after its planned start is reported missed (absent: never). */
+  latenessMs?: number;
 };
 
 type Common = {

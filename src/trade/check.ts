@@ -111,25 +111,22 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   // 6. The strategy's own floor (price limit, take-profit level).
   if (trade.kind === 'swap') checkThreshold(call.expectedOut, trade.minAmountOut);
 
-  // 7. Budgets: what this strategy and this wallet already committed, from the ledger.
-  checkBudgets(ctx, trade);
-
-  // 8. One batched read of the chain: block, fees, nonce, allowance, and a simulation of the exact transactions.
+  // 7. One batched read of the chain: block, fees, nonce, allowance, and a simulation of the exact transactions.
   const approval = call.spender ? approvalOf(trade, call.spender, ctx.settings) : undefined;
   const reads = await abortable(preflight(ctx.wallet.client, { from: trade.wallet, to: call.target, data: call.data, approval }), ctx.signal);
   const needsApproval = approval !== undefined && (reads.allowance ?? 0n) < approval.amount;
 
-  // 9. The deadline leaves time to be mined and is not too far.
+  // 8. The deadline leaves time to be mined and is not too far.
   if (call.deadline !== undefined) checkDeadline([call.deadline], reads.block.timestamp, ctx.settings.deadline);
 
-  // 10. A ready-to-sign transaction from the service, if it sent one, describes our call.
+  // 9. A ready-to-sign transaction from the service, if it sent one, describes our call.
   if (proposal.kind === 'swap' && call.payload) checkReadyTransaction(proposal.route.txn, { to: call.target, from: trade.wallet, payload: call.payload });
 
-  // 11. Gas is within the cap.
+  // 10. Gas is within the cap.
   const fees = ctx.wallet.fees.fromBlock(reads.block.baseFeePerGas, reads.maxPriorityFeePerGas);
   checkFeeCap(fees.maxFeePerGas, ctx.settings.feeCap);
 
-  // 12. The exact transactions, simulated together, succeed and pay at least our minimum.
+  // 11. The exact transactions, simulated together, succeed and pay at least our minimum.
   if (needsApproval && reads.approvalResult && !reads.approvalResult.ok) {
     throw new GuardRefusal('simulation', `a simulation of the approval of ${approval.token} reverts: ${reads.approvalResult.reason}`);
   }
@@ -244,7 +241,12 @@ function approvalOf(trade: Trade, spender: Address, settings: ExecutionSettings)
   return { token: trade.tokenIn, spender, amount: trade.amountIn, value: settings.approvals === 'unlimited' ? maxUint256 : trade.amountIn };
 }
 
-function checkBudgets(ctx: CheckContext, trade: Trade): void {
+/**
+ * Budgets: what this strategy and this wallet already committed, from the ledger. The caller runs this and records
+ * the trade as checked in one synchronous step (no await between): runs of one wallet check concurrently, and each
+ * sees every trade committed before it, never one half-checked. Trades still being quoted or checked commit nothing.
+ */
+export function checkBudgets(ctx: Pick<CheckContext, 'budgets' | 'ledger'>, trade: Trade): void {
   const now = Date.now();
   const scopes: { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string; wallet?: Address } }[] = [
     { budgets: ctx.budgets.strategy?.(trade.strategyId) ?? [], scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },

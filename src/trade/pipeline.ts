@@ -19,8 +19,8 @@ import { GuardRefusal } from '../guard/refusal.ts';
 import type { Attempt, Ledger } from '../ledger/ledger.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { type CheckContext, type Checked, check, recheck } from './check.ts';
-import { quote } from './quote.ts';
+import { type CheckContext, type Checked, check, checkBudgets, recheck } from './check.ts';
+import { type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { settle } from './settle.ts';
 import { approvalTx, signTrade } from './sign.ts';
@@ -38,6 +38,8 @@ export type PipelineDeps = {
   priceTolerance?: (strategyId: string) => number | undefined;
   /** The ERC20 that is also the native coin (CELO on Celo), for the balance check after a trade. */
   nativeToken?: Address;
+  /** Identical quotes within a block, asked once for every wallet of the process. */
+  sharedQuotes?: SharedQuotes;
 };
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
@@ -104,7 +106,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       if (pause) {
         throw new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
       }
-      const proposal = await stage('quote', () => quote(deps.routing, record, signal));
+      const proposal = await stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal)));
       ledger.advance(record.id, { status: 'quoted' });
       const context: CheckContext = {
         ledger,
@@ -116,11 +118,21 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         priceToleranceBps: deps.priceTolerance?.(record.strategyId) ?? deps.settings.maxPriceDeviationBps,
         signal,
       };
+      const signingsAtCheck = wallet.signings;
       let checked = await stage('check', () => check(context, record, proposal));
       Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
+      // The budget check and the move to `checked` (which commits the amount) in one synchronous step.
+      checkBudgets(context, record);
       ledger.advance(record.id, { status: deps.settings.dryRun ? 'dry-run' : 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
       return await wallet.exclusive(async () => {
+        // Runs of one wallet check side by side; if another of its trades was signed meanwhile, the balance,
+        // allowance and simulation this one was checked on are gone: check again on the chain as it is now.
+        if (wallet.signings !== signingsAtCheck) {
+          checked = await stage('check', () => check(context, record, proposal));
+          Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
+          ledger.advance(record.id, { status: 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
+        }
         if (checked.gas.trade === undefined) {
           // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
           // then check again (the simulation included) before the trade is signed.

@@ -9,6 +9,37 @@ export type Proposal =
   /** A claim needs no quote: the gauge pays what has accrued. */
   | { kind: 'claim' };
 
+/**
+ * Quotes asked identically in one block are asked once: a thousand DCA strategies selling the same amount of the
+ * same token in the same block share one answer, each still checked on its own. The block is the node's latest
+ * as the client last read it (viem caches it for the client's polling interval). Failures are not shared.
+ */
+export class SharedQuotes {
+  readonly #currentBlock: () => Promise<bigint>;
+  #block: bigint | undefined;
+  readonly #byRequest = new Map<string, Promise<Proposal>>();
+
+  constructor(currentBlock: () => Promise<bigint>) {
+    this.#currentBlock = currentBlock;
+  }
+
+  async quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal): Promise<Proposal> {
+    const block = await this.#currentBlock();
+    if (block !== this.#block) {
+      this.#block = block;
+      this.#byRequest.clear();
+    }
+    const request = [trade.kind, trade.chainId, trade.tokenIn, trade.tokenOut, trade.amountIn, trade.slippageBps, trade.wallet].join('|').toLowerCase();
+    let shared = this.#byRequest.get(request);
+    if (!shared) {
+      shared = quote(routing, trade, signal);
+      this.#byRequest.set(request, shared);
+      shared.catch(() => this.#byRequest.get(request) === shared && this.#byRequest.delete(request));
+    }
+    return shared;
+  }
+}
+
 export async function quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal): Promise<Proposal> {
   const common = { tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, chainId: trade.chainId, signal };
   switch (trade.kind) {

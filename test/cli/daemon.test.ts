@@ -7,6 +7,8 @@ import { type Address, type Hex, parseAbiItem, parseTransaction, parseUnits } fr
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, toJson } from '../../src/ledger/ledger.ts';
+import { plannedStart } from '../../src/engine/scheduler.ts';
+import type { Strategy } from '../../src/strategy/types.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { spawnDaemon } from '../helpers/daemon-process.ts';
@@ -237,7 +239,11 @@ describe('routekeeper once, check and run --fork', () => {
       expect(runs).toMatch(/^ {4}on a fresh ledger, waits for its first slot \(firstRun: slot\); next runs /);
       const times = [...runs.matchAll(/\d{4}-\d\d-\d\dT[\d:.]+Z/g)].map((match) => Date.parse(match[0]));
       expect(times).toHaveLength(3);
-      expect(times.map((time) => time % (seconds * 1000))).toEqual([0, 0, 0]);
+      // Each run starts at its slot plus the strategy's own offset (the same every slot), within half the interval.
+      const offset = (times[0] as number) % (seconds * 1000);
+      expect(times.map((time) => time % (seconds * 1000))).toEqual([offset, offset, offset]);
+      expect(offset).toBeLessThan((seconds * 1000) / 2);
+      expect(offset).toBe(plannedStart({ id, schedule: { spreadMs: (seconds * 1000) / 2 } } as Strategy, 0));
       expect([(times[1] as number) - (times[0] as number), (times[2] as number) - (times[1] as number)]).toEqual([seconds * 1000, seconds * 1000]);
     }
   });

@@ -31,7 +31,7 @@ describe('the strategy file is strict', () => {
     ['a typo in a wallet budget', file(dca(), { wallets: { main: { privateKeyEnv: 'KEY', budgets: { cUSD: { totl: '1' } } } } }), "f.yaml: wallets.main.budgets.cUSD.totl: unknown field; did you mean 'total'?"],
     ['a typo in a webhook', file(dca(), { notifications: { webhooks: [{ url: 'https://example.org/h', event: ['filled'] }] } }), "f.yaml: notifications.webhooks.0.event: unknown field; did you mean 'events'?"],
     ['a typo at the top', file(dca(), { strategy: [] }), "f.yaml: strategy: unknown field; did you mean 'strategies'?"],
-    ['a field of another kind', file(dca({ takeProfit: '2' })), 'f.yaml: strategies.0.takeProfit: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget'],
+    ['a field of another kind', file(dca({ takeProfit: '2' })), 'f.yaml: strategies.0.takeProfit: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget'],
     ['a 6-field cron', file(dca({ every: undefined, cron: '*/5 * * * * *' })), 'f.yaml: strategies.0.cron: has 6 fields; a cron expression here has 5 (minute hour day month weekday, UTC), or add cronSeconds: true to give seconds first'],
     ['a 4-field cron', file(dca({ every: undefined, cron: '0 9 * *' })), 'f.yaml: strategies.0.cron: has 4 fields; a cron expression here has 5 (minute hour day month weekday, UTC)'],
     ['a 5-field cron with cronSeconds', file(dca({ every: undefined, cron: '0 9 * * *', cronSeconds: true })), 'f.yaml: strategies.0.cron: has 5 fields; with cronSeconds: true it needs 6 (second minute hour day month weekday)'],
@@ -51,7 +51,7 @@ describe('the strategy file is strict', () => {
 
   it('lists several problems, one per line under the file', () => {
     expect(problemOf(file(dca({ slipageBps: 10, colour: 'red' })))).toBe(
-      "f.yaml is invalid:\n  strategies.0.slipageBps: unknown field; did you mean 'slippageBps'?\n  strategies.0.colour: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget",
+      "f.yaml is invalid:\n  strategies.0.slipageBps: unknown field; did you mean 'slippageBps'?\n  strategies.0.colour: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget",
     );
   });
 

@@ -106,17 +106,23 @@ describe('ledger', () => {
     expect(ledger.highestNonce(wallet, 42220)).toBe(7);
   });
 
-  it('sums what a strategy and a wallet committed of a token since a time, ignoring refused and failed runs', () => {
+  it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being quoted', () => {
     const ledger = openLedger(freshFile());
     ledger.claim(intent('a', 100n), 1_000);
     ledger.claim(intent('b', 200n), 2_000);
     ledger.claim(intent('c', 400n), 3_000);
     ledger.claim(intent('d', 800n), 4_000);
+    ledger.claim(intent('e', 1_600n), 5_000);
+    ledger.claim(intent('f', 3_200n), 6_000);
     ledger.advance('dca:b', { status: 'confirmed' });
     ledger.advance('dca:c', { status: 'refused', failure: { reason: 'price limit', refusal: 'threshold', retryable: false } });
     ledger.advance('dca:d', { status: 'failed', failure: { reason: 'reverted', retryable: false } });
-    expect(ledger.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(300n);
-    expect(ledger.spentSince({ wallet, tokenIn: celo, since: 1_500 })).toBe(200n);
+    ledger.advance('dca:e', { status: 'checked' });
+    ledger.advance('dca:f', { status: 'quoted' });
+    // a is claimed and f quoted: neither has passed its budget yet, so neither commits anything.
+    expect(ledger.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
+    expect(ledger.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
+    expect(ledger.spentSince({ wallet, tokenIn: celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
     expect(ledger.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
   });
 

@@ -1,0 +1,181 @@
+/**
+ * Scale: N DCA strategies over W wallets, every minute, run by the daemon (`routekeeper run`, a child process of
+ * its own) against a devnet this script starts (anvil, and the local routing service in this process, so the
+ * daemon's figures are the daemon's alone). The script funds the extra wallets itself. Per slot it prints the
+ * runs started, those finished inside the slot, the time from the slot's start to its last finish and the missed
+ * slots (all from the daemon's ledger); for the whole run the daemon's peak RSS and CPU (from /proc), and for
+ * live runs the median time from signing a transaction to its recorded receipt.
+ *
+ * Usage: tsx scripts/bench-scale.ts [--mode dry-run|live|both] [--strategies N] [--wallets W] [--slots S]
+ *                                   [--live-strategies N] [--concurrency C]
+ * Defaults: both modes; dry-run N = 10000, live N = 1000, W = 50, 3 measured slots, maxConcurrency 64.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, keccak256, parseEther, parseUnits, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { chainFor } from '../src/chain/chains.ts';
+import { mineEvery, startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
+import { reportEvery } from '../src/devnet/oracle.ts';
+import { networkLedgerName } from '../src/ledger/files.ts';
+
+const { values } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'both' },
+    strategies: { type: 'string', default: '10000' },
+    'live-strategies': { type: 'string', default: '1000' },
+    wallets: { type: 'string', default: '50' },
+    slots: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '64' },
+  },
+});
+const wallets = Number(values.wallets);
+const measuredSlots = Number(values.slots);
+const concurrency = Number(values.concurrency);
+const slotMs = 60_000;
+const ticksPerSecond = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
+
+const devnet = await startDevnet();
+const { service, addressBook: book } = await startDevnetRoutingService(devnet.addressBook);
+const stopMining = mineEvery(book.rpcUrl, 5_000);
+const stopReporting = reportEvery(book.rpcUrl, book, 60_000);
+const chain = chainFor(book.chainId, book.rpcUrl);
+const publicClient = createPublicClient({ chain, transport: http(book.rpcUrl) });
+
+/** W deterministic test keys, each given native gas and 1,000 cUSD by the devnet's first account. */
+async function fundWallets(count: number): Promise<Hex[]> {
+  const keys = Array.from({ length: count }, (_, i) => keccak256(toHex(`routekeeper bench wallet ${i}`)));
+  const testClient = createTestClient({ mode: 'anvil', transport: http(book.rpcUrl) });
+  const funder = createWalletClient({ chain, transport: http(book.rpcUrl), account: privateKeyToAccount(book.accounts[0]?.privateKey as Hex) });
+  const cUSD = book.tokens.cUSD?.address as Hex;
+  for (const key of keys) {
+    const address = privateKeyToAccount(key).address;
+    await testClient.setBalance({ address, value: parseEther('1000') });
+    const hash = await funder.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'transfer', args: [address, parseUnits('1000', 18)] });
+    await publicClient.waitForTransactionReceipt({ hash });
+  }
+  return keys;
+}
+
+function strategyFile(strategies: number, walletCount: number): string {
+  const lines = [`defaults: { maxConcurrency: ${concurrency}, approvals: unlimited }`, 'wallets:'];
+  for (let w = 0; w < walletCount; w++) lines.push(`  w${w}: { privateKeyEnv: BENCH_KEY_${w} }`);
+  lines.push('strategies:');
+  // Twenty different amounts: some quotes are shared within a wallet and a block, most are not.
+  for (let i = 0; i < strategies; i++) lines.push(`  - { id: dca-${i}, kind: dca, wallet: w${i % walletCount}, every: 1m, sell: { token: cUSD, amount: "0.0${(i % 20) + 10}" }, buy: CELO }`);
+  return `${lines.join('\n')}\n`;
+}
+
+type Sample = { at: number; rssMB: number; cpuTicks: number };
+
+function sample(pid: number): Sample | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const rssKB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    return { at: Date.now(), rssMB: rssKB / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
+};
+
+async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]) {
+  const dir = mkdtempSync(join(tmpdir(), `routekeeper-scale-${mode}-`));
+  const configFile = join(dir, 'strategies.yaml');
+  const bookFile = join(dir, 'address-book.json');
+  writeFileSync(configFile, strategyFile(strategies, keys.length));
+  writeFileSync(bookFile, JSON.stringify(book));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    RPC_URL: book.rpcUrl,
+    ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...Object.fromEntries(keys.map((key, w) => [`BENCH_KEY_${w}`, key])),
+  };
+  const args = ['bin/routekeeper.js', 'run', '--config', configFile, '--address-book', bookFile, ...(mode === 'dry-run' ? ['--dry-run'] : [])];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+
+  // The daemon waits for the next minute (a network start): measure that slot and the following ones.
+  const firstSlot = Math.ceil((Date.now() + 5_000) / slotMs) * slotMs;
+  const endAt = firstSlot + measuredSlots * slotMs;
+  const samples: Sample[] = [];
+  while (Date.now() < endAt + 2_000) {
+    const taken = sample(child.pid as number);
+    if (taken) samples.push(taken);
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  child.kill('SIGTERM');
+  const code = await exited;
+  if (samples.length === 0 || child.exitCode === null) throw new Error(`the daemon did not run: ${stderr}`);
+
+  const ledger = new Database(join(dir, 'data', networkLedgerName), { readonly: true });
+  type RunRow = { slot: string; started_at: number; finished_at: number | null; outcome: string | null };
+  const runs = ledger.prepare('SELECT slot, started_at, finished_at, outcome FROM runs').all() as RunRow[];
+  const perSlot = [];
+  for (let s = 0; s < measuredSlots; s++) {
+    const slotTime = firstSlot + s * slotMs;
+    const slot = new Date(slotTime).toISOString();
+    const rows = runs.filter((run) => run.slot === slot);
+    const ran = rows.filter((run) => run.outcome !== 'missed');
+    const finished = ran.filter((run) => run.finished_at !== null && run.finished_at < slotTime + slotMs);
+    const lastFinish = Math.max(...ran.map((run) => run.finished_at ?? Number.POSITIVE_INFINITY));
+    const inSlot = samples.filter((x) => x.at >= slotTime && x.at < slotTime + slotMs);
+    const cpu = inSlot.length > 1 ? ((inSlot.at(-1) as Sample).cpuTicks - (inSlot[0] as Sample).cpuTicks) / ticksPerSecond / (((inSlot.at(-1) as Sample).at - (inSlot[0] as Sample).at) / 1000) : null;
+    perSlot.push({
+      slot,
+      due: strategies,
+      started: ran.length,
+      finishedInSlot: finished.length,
+      finishedInSlotPct: +((100 * finished.length) / strategies).toFixed(2),
+      slotStartToLastFinishMs: Number.isFinite(lastFinish) ? lastFinish - slotTime : null,
+      missed: rows.filter((run) => run.outcome === 'missed').length,
+      outcomes: Object.fromEntries([...new Set(ran.map((run) => run.outcome ?? 'unfinished'))].map((o) => [o, ran.filter((run) => (run.outcome ?? 'unfinished') === o).length])),
+      daemonCpuCores: cpu === null ? null : +cpu.toFixed(2),
+    });
+  }
+  const attempts = ledger.prepare("SELECT created_at, updated_at FROM attempts WHERE purpose = 'trade' AND status = 'mined'").all() as { created_at: number; updated_at: number }[];
+  ledger.close();
+  const totalCpu = ((samples.at(-1) as Sample).cpuTicks - (samples[0] as Sample).cpuTicks) / ticksPerSecond / (((samples.at(-1) as Sample).at - (samples[0] as Sample).at) / 1000);
+  return {
+    mode,
+    strategies,
+    wallets: keys.length,
+    maxConcurrency: concurrency,
+    slots: perSlot,
+    finishedInSlotPct: +((100 * perSlot.reduce((sum, s) => sum + s.finishedInSlot, 0)) / (strategies * measuredSlots)).toFixed(2),
+    missed: perSlot.reduce((sum, s) => sum + s.missed, 0),
+    peakRssMB: +Math.max(...samples.map((x) => x.rssMB)).toFixed(1),
+    daemonCpuCores: +totalCpu.toFixed(2),
+    ...(mode === 'live' ? { transactions: attempts.length, medianTxMs: median(attempts.map((a) => a.updated_at - a.created_at)) } : {}),
+    exitCode: code,
+  };
+}
+
+try {
+  const keys = await fundWallets(wallets);
+  const results = [];
+  if (values.mode !== 'live') results.push(await runMode('dry-run', Number(values.strategies), keys));
+  if (values.mode !== 'dry-run') results.push(await runMode('live', Number(values['live-strategies']), keys));
+  console.log(JSON.stringify({ cores: (await import('node:os')).availableParallelism(), slotSeconds: slotMs / 1000, results }, null, 2));
+} finally {
+  stopMining();
+  stopReporting();
+  await service.close();
+  await devnet.stop();
+}

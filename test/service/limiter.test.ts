@@ -1,0 +1,81 @@
+import type { Address } from 'viem';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRoutingClient } from '../../src/service/client.ts';
+import { productionServiceUrl } from '../../src/service/endpoints.ts';
+import { AdaptiveLimiter, defaultRateLimitFor, rateLimitFor } from '../../src/service/limiter.ts';
+import { startFaultServer, validSwapAnswer } from '../helpers/fault-server.ts';
+
+const CELO = '0x471EcE3750Da237f93B8E339c536989b8978a438' as Address;
+const CUSD = '0x765DE816845861e75A25fCA122bb6898B8B1282a' as Address;
+const servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the routing service limit', () => {
+  it('is conservative for the hosted service and any remote one, unlimited for a local one, and configurable field by field', () => {
+    expect(defaultRateLimitFor(productionServiceUrl)).toEqual({ requestsPerSecond: 10, maxConcurrent: 4 });
+    expect(defaultRateLimitFor('https://routing.example.org/v1')).toEqual({ requestsPerSecond: 10, maxConcurrent: 4 });
+    expect(defaultRateLimitFor('http://127.0.0.1:4100')).toEqual({});
+    expect(defaultRateLimitFor('http://localhost:4100')).toEqual({});
+    // The environment over the strategy file over the default, each field on its own.
+    const fromEnv = { requestsPerSecond: 50, maxConcurrent: undefined };
+    const fromFile = { requestsPerSecond: 20, maxConcurrent: 8 };
+    expect(rateLimitFor(productionServiceUrl, fromEnv, fromFile)).toEqual({ requestsPerSecond: 50, maxConcurrent: 8 });
+    expect(rateLimitFor(productionServiceUrl, undefined, { maxConcurrent: 2 })).toEqual({ requestsPerSecond: 10, maxConcurrent: 2 });
+    expect(rateLimitFor('http://127.0.0.1:4100', undefined, undefined)).toEqual({ requestsPerSecond: undefined, maxConcurrent: undefined });
+  });
+
+  it('holds every request to the service for as long as a 429 says (Retry-After), and halves its rate', async () => {
+    const server = await startFaultServer([{ status: 429, headers: { 'retry-after': '2' }, body: { error: 'slow down' } }, { status: 200, body: validSwapAnswer() }]);
+    servers.push(server);
+    const client = createRoutingClient({
+      baseUrl: server.url,
+      rateLimit: { requestsPerSecond: 40, maxConcurrent: 8 },
+      retry: { maxRetries: 2, maxTotalMs: 10_000, baseDelayMs: 10, maxDelayMs: 50 },
+    });
+    const quote = (amountIn: bigint) => client.getSwapRoute({ tokenIn: CELO, tokenOut: CUSD, amountIn });
+
+    const first = quote(1n);
+    while (server.requests.length === 0) await sleep(5);
+    await sleep(50);
+    expect(client.limiter.heldUntil).toBeGreaterThan(Date.now() + 1_800);
+    expect(client.limiter.rate).toBe(20);
+    // Five other strategies quote meanwhile: none of them reaches the service before the 2 s are over.
+    const others = [2n, 3n, 4n, 5n, 6n].map(quote);
+    const routes = await Promise.all([first, ...others]);
+
+    expect(routes.map((route) => route.expectedOut)).toEqual(Array(6).fill(498500000000000000n));
+    expect(server.requests).toHaveLength(7);
+    const limitedAt = server.requests[0]?.at as number;
+    for (const request of server.requests.slice(1)) expect(request.at - limitedAt).toBeGreaterThanOrEqual(1_990);
+    // At half of 40 per second: at least 50 ms between two starts.
+    const starts = server.requests.slice(1).map((request) => request.at);
+    for (let i = 1; i < starts.length; i++) expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThanOrEqual(45);
+  });
+
+  it('gives the rate back in quarters once the service has been quiet, up to the configured rate', async () => {
+    const limiter = new AdaptiveLimiter({ requestsPerSecond: 40 }, { recoverAfterMs: 60 });
+    limiter.rateLimited(0);
+    expect(limiter.rate).toBe(20);
+    limiter.rateLimited(0);
+    expect(limiter.rate).toBe(10);
+    const seen = [limiter.rate];
+    for (let waited = 0; limiter.rate !== 40 && waited < 2_000; waited += 10) {
+      await sleep(10);
+      if (seen.at(-1) !== limiter.rate) seen.push(limiter.rate);
+    }
+    expect(seen).toEqual([10, 20, 30, 40]);
+  });
+
+  it('slows an unlimited service down on a 429 and lifts the limit again once it is quiet', async () => {
+    const limiter = new AdaptiveLimiter({}, { recoverAfterMs: 40 });
+    await Promise.all(Array.from({ length: 30 }, () => limiter.schedule(async () => undefined)));
+    limiter.rateLimited(0);
+    // Thirty requests in the last second: now fifteen per second, then doubled back until past sixty.
+    expect(limiter.rate).toBe(15);
+    for (let waited = 0; limiter.rate !== undefined && waited < 2_000; waited += 10) await sleep(10);
+    expect(limiter.rate).toBeUndefined();
+  });
+});
