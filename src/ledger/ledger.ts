@@ -115,10 +115,24 @@ export class Ledger {
   readonly #db: Database.Database;
   readonly #owner: string;
   #heartbeat: NodeJS.Timeout | undefined;
+  /**
+   * Each statement is prepared once: a daemon with thousands of strategies runs the same few dozen statements
+   * thousands of times a minute, and a statement prepared per call costs time and native memory until collected.
+   */
+  readonly #statements = new Map<string, Database.Statement>();
 
   private constructor(db: Database.Database, owner: string) {
     this.#db = db;
     this.#owner = owner;
+  }
+
+  #sql(source: string): Database.Statement {
+    let statement = this.#statements.get(source);
+    if (!statement) {
+      statement = this.#db.prepare(source);
+      this.#statements.set(source, statement);
+    }
+    return statement;
   }
 
   /**
@@ -191,7 +205,7 @@ export class Ledger {
 
   /** The chain this ledger was written on, once bound. */
   chain(): ChainIdentity | undefined {
-    const row = this.#db.prepare('SELECT chain_id, genesis_hash FROM chain WHERE id = 1').get() as { chain_id: number; genesis_hash: Hex } | undefined;
+    const row = this.#sql('SELECT chain_id, genesis_hash FROM chain WHERE id = 1').get() as { chain_id: number; genesis_hash: Hex } | undefined;
     return row && { chainId: row.chain_id, genesisHash: row.genesis_hash };
   }
 
@@ -201,7 +215,7 @@ export class Ledger {
       // A ledger from before binding is bound at its first open, unless its trades name another chain id.
       const other = bound
         ? undefined
-        : (this.#db.prepare('SELECT chain_id FROM intents WHERE chain_id != ? LIMIT 1').get(chain.chainId) as { chain_id: number } | undefined);
+        : (this.#sql('SELECT chain_id FROM intents WHERE chain_id != ? LIMIT 1').get(chain.chainId) as { chain_id: number } | undefined);
       const mismatch = bound ? bound.chainId !== chain.chainId || bound.genesisHash.toLowerCase() !== chain.genesisHash.toLowerCase() : other !== undefined;
       if (mismatch) {
         const written = bound ? `chain ${bound.chainId} (genesis ${bound.genesisHash})` : `chain ${other?.chain_id}`;
@@ -209,7 +223,7 @@ export class Ledger {
           `the ledger ${file} was written on ${written}, but the node is chain ${chain.chainId} (genesis ${chain.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
         );
       }
-      if (!bound) this.#db.prepare('INSERT INTO chain (id, chain_id, genesis_hash, bound_at) VALUES (1, ?, ?, ?)').run(chain.chainId, chain.genesisHash, now);
+      if (!bound) this.#sql('INSERT INTO chain (id, chain_id, genesis_hash, bound_at) VALUES (1, ?, ?, ?)').run(chain.chainId, chain.genesisHash, now);
     }).immediate();
   }
 
@@ -237,7 +251,7 @@ export class Ledger {
 
   #acquireLock(now: () => number) {
     const take = this.#db.transaction(() => {
-      const held = this.#db.prepare('SELECT owner, pid, host, heartbeat FROM owner_lock WHERE id = 1').get() as
+      const held = this.#sql('SELECT owner, pid, host, heartbeat FROM owner_lock WHERE id = 1').get() as
         | { owner: string; pid: number; host: string; heartbeat: number }
         | undefined;
       if (held && held.owner !== this.#owner && now() - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host)) {
@@ -251,7 +265,7 @@ export class Ledger {
     });
     take.immediate();
     this.#heartbeat = setInterval(() => {
-      this.#db.prepare('UPDATE owner_lock SET heartbeat = ? WHERE id = 1 AND owner = ?').run(now(), this.#owner);
+      this.#sql('UPDATE owner_lock SET heartbeat = ? WHERE id = 1 AND owner = ?').run(now(), this.#owner);
     }, heartbeatEveryMs);
     this.#heartbeat.unref();
   }
@@ -260,7 +274,7 @@ export class Ledger {
   close(): void {
     if (!this.#db.open) return;
     clearInterval(this.#heartbeat);
-    if (!this.#db.readonly) this.#db.prepare('DELETE FROM owner_lock WHERE owner = ?').run(this.#owner);
+    if (!this.#db.readonly) this.#sql('DELETE FROM owner_lock WHERE owner = ?').run(this.#owner);
     this.#db.close();
   }
 
@@ -292,7 +306,7 @@ export class Ledger {
   }
 
   getIntent(id: string): TradeRecord | undefined {
-    const row = this.#db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined;
+    const row = this.#sql('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined;
     return row && recordFrom(row);
   }
 
@@ -333,19 +347,19 @@ export class Ledger {
       ...(change.anomaly !== undefined && { anomaly: scrub(change.anomaly) }),
     };
     const sets = Object.keys(values).map((column) => `${column} = @${column}`);
-    this.#db.prepare(`UPDATE intents SET ${sets.join(', ')} WHERE id = @id`).run({ ...values, id });
+    this.#sql(`UPDATE intents SET ${sets.join(', ')} WHERE id = @id`).run({ ...values, id });
   }
 
   /** Trades whose fate is not settled: they are resumed (or settled with the chain) before anything new runs. */
   unfinishedIntents(): TradeRecord[] {
     const open = openStates.map((state) => `'${state}'`).join(', ');
-    return (this.#db.prepare(`SELECT * FROM intents WHERE status IN (${open}) ORDER BY created_at`).all() as IntentRow[]).map(recordFrom);
+    return (this.#sql(`SELECT * FROM intents WHERE status IN (${open}) ORDER BY created_at`).all() as IntentRow[]).map(recordFrom);
   }
 
   /** A strategy's trades in one of these states, oldest first. */
   tradesOf(strategyId: string, states: readonly TradeState[]): TradeRecord[] {
     const list = states.map((state) => `'${state}'`).join(', ');
-    return (this.#db.prepare(`SELECT * FROM intents WHERE strategy_id = ? AND status IN (${list}) ORDER BY created_at`).all(strategyId) as IntentRow[]).map(recordFrom);
+    return (this.#sql(`SELECT * FROM intents WHERE strategy_id = ? AND status IN (${list}) ORDER BY created_at`).all(strategyId) as IntentRow[]).map(recordFrom);
   }
 
   /**
@@ -382,11 +396,11 @@ export class Ledger {
    * in one database transaction: a trade is never `signed` without its bytes, nor has bytes while `checked`.
    */
   addAttempts(attempts: readonly NewAttempt[], now = Date.now()): Attempt[] {
-    const insert = this.#db.prepare(
+    const insert = this.#sql(
       `INSERT INTO attempts (intent_id, purpose, wallet, chain_id, nonce, max_fee_per_gas, max_priority_fee_per_gas, gas_limit, raw_tx, hash, status, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signed', ?, ?)`,
     );
-    const promote = this.#db.prepare(`UPDATE intents SET status = 'signed', updated_at = ? WHERE id = ? AND status IN ('claimed', 'quoted', 'checked')`);
+    const promote = this.#sql(`UPDATE intents SET status = 'signed', updated_at = ? WHERE id = ? AND status IN ('claimed', 'quoted', 'checked')`);
     const ids = this.#db.transaction(() =>
       attempts.map((attempt) => {
         promote.run(now, attempt.intentId);
@@ -412,7 +426,7 @@ export class Ledger {
 
   /** The hash a fork node gave an impersonated transaction, when it is not the one computed before sending. */
   updateAttemptHash(id: number, hash: Hex, now = Date.now()): void {
-    this.#db.prepare('UPDATE attempts SET hash = ?, updated_at = ? WHERE id = ?').run(hash, now, id);
+    this.#sql('UPDATE attempts SET hash = ?, updated_at = ? WHERE id = ?').run(hash, now, id);
   }
 
   updateAttempt(
@@ -440,24 +454,24 @@ export class Ledger {
 
   /** The attempt with this transaction hash, of any trade. */
   attemptByHash(hash: Hex): Attempt | undefined {
-    const row = this.#db.prepare('SELECT * FROM attempts WHERE lower(hash) = lower(?)').get(hash) as AttemptRow | undefined;
+    const row = this.#sql('SELECT * FROM attempts WHERE lower(hash) = lower(?)').get(hash) as AttemptRow | undefined;
     return row && attemptFrom(row);
   }
 
   attemptsOf(intentId: string): Attempt[] {
-    return (this.#db.prepare('SELECT * FROM attempts WHERE intent_id = ? ORDER BY id').all(intentId) as AttemptRow[]).map(attemptFrom);
+    return (this.#sql('SELECT * FROM attempts WHERE intent_id = ? ORDER BY id').all(intentId) as AttemptRow[]).map(attemptFrom);
   }
 
   /** The highest nonce this ledger signed for the wallet on the chain, leaving out transactions the node never took. */
   highestNonce(wallet: Address, chainId: number): number | undefined {
-    const row = this.#db.prepare(`SELECT MAX(nonce) AS nonce FROM attempts WHERE lower(wallet) = lower(?) AND chain_id = ? AND status != 'dropped'`).get(wallet, chainId) as {
+    const row = this.#sql(`SELECT MAX(nonce) AS nonce FROM attempts WHERE lower(wallet) = lower(?) AND chain_id = ? AND status != 'dropped'`).get(wallet, chainId) as {
       nonce: number | null;
     };
     return row.nonce ?? undefined;
   }
 
   #attempt(id: number): Attempt {
-    return attemptFrom(this.#db.prepare('SELECT * FROM attempts WHERE id = ?').get(id) as AttemptRow);
+    return attemptFrom(this.#sql('SELECT * FROM attempts WHERE id = ?').get(id) as AttemptRow);
   }
 
   // ------------------------------------------------------------ events
@@ -475,29 +489,29 @@ export class Ledger {
   }
 
   pauses(): Pause[] {
-    const rows = this.#db.prepare('SELECT * FROM pauses ORDER BY paused_at').all() as { scope: Pause['scope']; key: string; reason: string; intent_id: string | null; paused_at: number }[];
+    const rows = this.#sql('SELECT * FROM pauses ORDER BY paused_at').all() as { scope: Pause['scope']; key: string; reason: string; intent_id: string | null; paused_at: number }[];
     return rows.map((row) => ({ scope: row.scope, key: row.key, reason: row.reason, pausedAt: row.paused_at, ...(row.intent_id && { intentId: row.intent_id }) }));
   }
 
   /** Lifts a pause; false when there was none. */
   resume(scope: Pause['scope'], key: string): boolean {
-    return this.#db.prepare('DELETE FROM pauses WHERE scope = ? AND key = ?').run(scope, pauseKey(scope, key)).changes === 1;
+    return this.#sql('DELETE FROM pauses WHERE scope = ? AND key = ?').run(scope, pauseKey(scope, key)).changes === 1;
   }
 
   // ------------------------------------------------------------ runs and token names
 
   /** Records that a run started (before it looks at anything), so a run the process did not finish still shows. */
   startRun(strategyId: string, slot: string, now = Date.now()): number {
-    return Number(this.#db.prepare('INSERT INTO runs (strategy_id, slot, started_at) VALUES (?, ?, ?)').run(strategyId, slot, now).lastInsertRowid);
+    return Number(this.#sql('INSERT INTO runs (strategy_id, slot, started_at) VALUES (?, ?, ?)').run(strategyId, slot, now).lastInsertRowid);
   }
 
   /** A slot that did not run (it could not start in time): a run that started and finished at once, `missed`, with why. */
   missedRun(strategyId: string, slot: string, why: string, now = Date.now()): void {
-    this.#db.prepare("INSERT INTO runs (strategy_id, slot, started_at, finished_at, outcome, note) VALUES (?, ?, ?, ?, 'missed', ?)").run(strategyId, slot, now, now, scrub(why));
+    this.#sql("INSERT INTO runs (strategy_id, slot, started_at, finished_at, outcome, note) VALUES (?, ?, ?, ?, 'missed', ?)").run(strategyId, slot, now, now, scrub(why));
   }
 
   finishRun(id: number, outcome: RunOutcome, note: string, now = Date.now()): void {
-    this.#db.prepare('UPDATE runs SET finished_at = ?, outcome = ?, note = ? WHERE id = ?').run(now, outcome, scrub(note), id);
+    this.#sql('UPDATE runs SET finished_at = ?, outcome = ?, note = ? WHERE id = ?').run(now, outcome, scrub(note), id);
   }
 
   /**
@@ -545,7 +559,7 @@ export class Ledger {
   /** Whether a run of this strategy and slot was recorded. */
   hasRun(strategyId: string, slot: string): boolean {
     if (this.#withoutRuns()) return false;
-    return this.#db.prepare('SELECT 1 FROM runs WHERE strategy_id = ? AND slot = ? LIMIT 1').get(strategyId, slot) !== undefined;
+    return this.#sql('SELECT 1 FROM runs WHERE strategy_id = ? AND slot = ? LIMIT 1').get(strategyId, slot) !== undefined;
   }
 
   /** The trades of one run: its strategy's intents whose slot is the run's slot and a trade key (`<slot>#<key>`). */
@@ -559,7 +573,7 @@ export class Ledger {
 
   /** Remembers tokens' symbols and decimals, so amounts read back in human units. */
   nameTokens(tokens: readonly TokenName[]): void {
-    const upsert = this.#db.prepare('INSERT INTO tokens (address, symbol, decimals) VALUES (?, ?, ?) ON CONFLICT(address) DO UPDATE SET symbol = excluded.symbol, decimals = excluded.decimals');
+    const upsert = this.#sql('INSERT INTO tokens (address, symbol, decimals) VALUES (?, ?, ?) ON CONFLICT(address) DO UPDATE SET symbol = excluded.symbol, decimals = excluded.decimals');
     this.#db.transaction(() => {
       for (const token of tokens) upsert.run(token.address.toLowerCase(), token.symbol, token.decimals);
     })();
@@ -567,7 +581,7 @@ export class Ledger {
 
   tokenNames(): TokenName[] {
     if (this.#withoutRuns()) return [];
-    return this.#db.prepare('SELECT address, symbol, decimals FROM tokens').all() as TokenName[];
+    return this.#sql('SELECT address, symbol, decimals FROM tokens').all() as TokenName[];
   }
 
   // ------------------------------------------------------------ valuations and strategies
@@ -577,10 +591,10 @@ export class Ledger {
    * its token (and wallet): a flat market adds no rows. Returns how many rows were written.
    */
   recordMarks(prices: readonly PriceMark[], balances: readonly BalanceMark[]): number {
-    const lastPrice = this.#db.prepare('SELECT usd_e18 FROM prices WHERE token = ? ORDER BY at DESC, rowid DESC LIMIT 1').pluck();
-    const lastBalance = this.#db.prepare('SELECT balance FROM balances WHERE wallet = ? AND token = ? ORDER BY at DESC, rowid DESC LIMIT 1').pluck();
-    const insertPrice = this.#db.prepare('INSERT INTO prices (at, block, token, usd_e18, source) VALUES (?, ?, ?, ?, ?)');
-    const insertBalance = this.#db.prepare('INSERT INTO balances (at, block, wallet, token, balance) VALUES (?, ?, ?, ?, ?)');
+    const lastPrice = this.#sql('SELECT usd_e18 FROM prices WHERE token = ? ORDER BY at DESC, rowid DESC LIMIT 1').pluck();
+    const lastBalance = this.#sql('SELECT balance FROM balances WHERE wallet = ? AND token = ? ORDER BY at DESC, rowid DESC LIMIT 1').pluck();
+    const insertPrice = this.#sql('INSERT INTO prices (at, block, token, usd_e18, source) VALUES (?, ?, ?, ?, ?)');
+    const insertBalance = this.#sql('INSERT INTO balances (at, block, wallet, token, balance) VALUES (?, ?, ?, ?, ?)');
     return this.#db.transaction(() => {
       let written = 0;
       for (const mark of prices) {
@@ -602,14 +616,14 @@ export class Ledger {
   /** Every recorded reference price, oldest first (token addresses in lower case). */
   priceMarks(): PriceMark[] {
     if (this.#withoutMarks()) return [];
-    const rows = this.#db.prepare('SELECT at, block, token, usd_e18, source FROM prices ORDER BY at, rowid').all() as { at: number; block: number; token: string; usd_e18: string; source: string }[];
+    const rows = this.#sql('SELECT at, block, token, usd_e18, source FROM prices ORDER BY at, rowid').all() as { at: number; block: number; token: string; usd_e18: string; source: string }[];
     return rows.map((row) => ({ at: row.at, block: BigInt(row.block), token: row.token, usdE18: BigInt(row.usd_e18), source: row.source }));
   }
 
   /** Every recorded balance of a wallet, oldest first. */
   balanceMarks(wallet: Address): BalanceMark[] {
     if (this.#withoutMarks()) return [];
-    const rows = this.#db.prepare('SELECT at, block, wallet, token, balance FROM balances WHERE wallet = ? ORDER BY at, rowid').all(wallet.toLowerCase()) as {
+    const rows = this.#sql('SELECT at, block, wallet, token, balance FROM balances WHERE wallet = ? ORDER BY at, rowid').all(wallet.toLowerCase()) as {
       at: number;
       block: number;
       wallet: Address;
@@ -621,7 +635,7 @@ export class Ledger {
 
   /** Records the strategies a daemon starts with, as resolved; strategies no longer in the file keep their row. */
   describeStrategies(strategies: readonly StrategyDescription[], now = Date.now()): void {
-    const upsert = this.#db.prepare(
+    const upsert = this.#sql(
       `INSERT INTO strategies (id, kind, wallet_name, wallet, definition, first_seen, last_seen) VALUES (@id, @kind, @walletName, @wallet, @definition, @now, @now)
        ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, wallet_name = excluded.wallet_name, wallet = excluded.wallet, definition = excluded.definition, last_seen = excluded.last_seen`,
     );
@@ -633,7 +647,7 @@ export class Ledger {
   /** The strategies daemons started with, oldest first. */
   strategyDescriptions(): StrategyRecord[] {
     if (this.#withoutMarks()) return [];
-    const rows = this.#db.prepare('SELECT * FROM strategies ORDER BY first_seen, id').all() as {
+    const rows = this.#sql('SELECT * FROM strategies ORDER BY first_seen, id').all() as {
       id: string;
       kind: string;
       wallet_name: string;
@@ -646,22 +660,22 @@ export class Ledger {
   }
 
   setMeta(key: string, value: string): void {
-    this.#db.prepare('INSERT INTO ledger_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.#sql('INSERT INTO ledger_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   meta(key: string): string | undefined {
     if (this.#withoutMarks()) return undefined;
-    return this.#db.prepare('SELECT value FROM ledger_meta WHERE key = ?').pluck().get(key) as string | undefined;
+    return this.#sql('SELECT value FROM ledger_meta WHERE key = ?').pluck().get(key) as string | undefined;
   }
 
   /** Every trade of the ledger, oldest first (accounting reads them all). */
   allTrades(strategyId?: string): TradeRecord[] {
-    return (this.#db.prepare('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at, rowid').all({ strategyId: strategyId ?? null }) as IntentRow[]).map(recordFrom);
+    return (this.#sql('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at, rowid').all({ strategyId: strategyId ?? null }) as IntentRow[]).map(recordFrom);
   }
 
   /** Gas paid in wei by the mined (or reverted) transactions of each trade: approvals and cancellations included. */
   gasByTrade(): Map<string, bigint> {
-    const rows = this.#db.prepare("SELECT intent_id, gas_used, effective_gas_price FROM attempts WHERE status IN ('mined', 'reverted')").all() as {
+    const rows = this.#sql("SELECT intent_id, gas_used, effective_gas_price FROM attempts WHERE status IN ('mined', 'reverted')").all() as {
       intent_id: string;
       gas_used: string | null;
       effective_gas_price: string | null;
@@ -675,7 +689,7 @@ export class Ledger {
   runCounts(): { strategyId: string; outcome: RunOutcome | 'interrupted'; count: number }[] {
     if (this.#withoutRuns()) return [];
     return (
-      this.#db.prepare("SELECT strategy_id, COALESCE(outcome, 'interrupted') AS outcome, COUNT(*) AS count FROM runs GROUP BY strategy_id, outcome").all() as {
+      this.#sql("SELECT strategy_id, COALESCE(outcome, 'interrupted') AS outcome, COUNT(*) AS count FROM runs GROUP BY strategy_id, outcome").all() as {
         strategy_id: string;
         outcome: RunOutcome;
         count: number;
@@ -685,11 +699,11 @@ export class Ledger {
 
   /** A notable decision or observation (replacement, cancellation, a nonce used elsewhere…). */
   recordEvent(kind: string, details: unknown, intentId?: string, now = Date.now()): void {
-    this.#db.prepare('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, scrub(toJson(details)));
+    this.#sql('INSERT INTO events (at, kind, intent_id, details) VALUES (?, ?, ?, ?)').run(now, kind, intentId ?? null, scrub(toJson(details)));
   }
 
   events(intentId?: string): { at: number; kind: string; intentId: string | null; details: unknown }[] {
-    const rows = this.#db.prepare('SELECT * FROM events WHERE (@intentId IS NULL OR intent_id = @intentId) ORDER BY id').all({ intentId: intentId ?? null }) as {
+    const rows = this.#sql('SELECT * FROM events WHERE (@intentId IS NULL OR intent_id = @intentId) ORDER BY id').all({ intentId: intentId ?? null }) as {
       at: number;
       kind: string;
       intent_id: string | null;

@@ -1,0 +1,66 @@
+/**
+ * A slot that cannot start in time is never silent: the daemon records it in the ledger as a `missed` run with
+ * why, counts it in routekeeper_slots_missed_total{strategy}, warns, and `history` and `status` show it.
+ */
+import { describe, expect, it } from 'vitest';
+import { Ledger, type RunRecord } from '../../src/ledger/ledger.ts';
+import { runCli } from '../helpers/cli.ts';
+import { daemonHome, spawnDaemon } from '../helpers/daemon-process.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+
+const fork = useDevnetFork({ routing: true });
+
+describe('missed slots', () => {
+  it('are recorded, counted, warned about and shown: one run at a time, two strategies due at once, 1 ms of lateness', async () => {
+    const home = daemonHome(fork, 'missed-slots');
+    // Both start at the slot itself (no spread); one run at a time: whichever waits for the other is late.
+    const yaml = `
+defaults: { confirmations: 1, firstRun: now, maxConcurrency: 1, spread: "0s" }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: first, kind: dca, wallet: main, every: 1s, lateness: 1ms, sell: { token: cUSD, amount: "1" }, buy: CELO }
+  - { id: second, kind: dca, wallet: main, every: 1s, lateness: 1ms, sell: { token: cUSD, amount: "1" }, buy: CELO }
+`;
+    const daemon = spawnDaemon(home, home.config(yaml), { ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
+    const port = await daemon.port();
+    const runsOf = () => {
+      const ledger = Ledger.openReadOnly(home.ledgerFile);
+      try {
+        return ledger.runs({ limit: 1_000 });
+      } finally {
+        ledger.close();
+      }
+    };
+    await daemon.waitFor(() => runsOf().filter((run) => run.outcome === 'missed').length >= 3 && runsOf().filter((run) => run.outcome === 'traded').length >= 3, 'three missed and three traded slots', 20_000);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const runs = runsOf();
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+
+    const missed = runs.filter((run) => run.outcome === 'missed');
+    for (const run of missed) expect(run.note).toMatch(/^could not start within 1 ms of its planned start \(\d+ ms later; 1 runs in progress, 0 waiting, maxConcurrency 1\)$/);
+    // Never silent: every slot both strategies were due in has exactly one run per strategy, run or missed.
+    const bySlot = new Map<string, RunRecord[]>();
+    for (const run of runs) bySlot.set(run.slot, [...(bySlot.get(run.slot) ?? []), run]);
+    for (const [slot, inSlot] of bySlot) {
+      if (inSlot.some((run) => run.outcome === 'missed')) expect(inSlot.map((run) => run.strategyId).sort(), slot).toEqual(['first', 'second']);
+    }
+    // The counter equals the ledger's missed runs, per strategy, when it was read.
+    for (const id of ['first', 'second']) {
+      const counted = Number(new RegExp(`^routekeeper_slots_missed_total\\{strategy="${id}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+      expect(counted).toBe(missed.filter((run) => run.strategyId === id).length);
+    }
+    // A warning per missed slot, naming the strategy and the slot.
+    const warnings = daemon.lines.filter((line) => line.level === 40 && typeof line.msg === 'string' && line.msg.includes(' missed: '));
+    expect(warnings.length).toBeGreaterThanOrEqual(missed.length);
+    expect(warnings[0]).toMatchObject({ strategy: expect.stringMatching(/^(first|second)$/), slot: expect.stringMatching(/^\d{4}-/) });
+
+    const history = await runCli(['history', '--json', '--ledger', home.ledgerFile, '--limit', '1000']);
+    const shown = JSON.parse(history.stdout) as { outcome: string; note: string }[];
+    expect(shown.filter((row) => row.outcome === 'missed')).toHaveLength(missed.length);
+    const status = JSON.parse((await runCli(['status', '--json', '--ledger', home.ledgerFile])).stdout);
+    const counts = status.strategies.map((s: { id: string; runs: Record<string, number> }) => [s.id, s.runs.missed ?? 0]);
+    expect(counts.reduce((sum: number, [, n]: [string, number]) => sum + n, 0)).toBe(missed.length);
+  });
+});
