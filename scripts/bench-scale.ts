@@ -105,7 +105,9 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     ...Object.fromEntries(keys.map((key, w) => [`BENCH_KEY_${w}`, key])),
   };
   const args = ['bin/routekeeper.js', 'run', '--config', configFile, '--address-book', bookFile, ...(mode === 'dry-run' ? ['--dry-run'] : [])];
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_NODE_ARGS: flags for the daemon's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -28,6 +28,8 @@ export type Observers = {
   notes?: Map<string, string>;
   /** Records prices and balances soon after a run traded (the status page's valuations). */
   marker?: Pick<Marker, 'soon'>;
+  /** Strategies whose balances the metrics already show: after that, read again only when a run sent something. */
+  balancesShown?: Set<string>;
 };
 
 /**
@@ -98,10 +100,16 @@ export async function runAndReport(
   const failed = report.trades.find((trade) => trade.status === 'failed' || trade.status === 'unknown');
   if (failed) metrics.failures.inc({ strategy: strategy.id });
   observers.health?.ran(strategy.id, report.trades.at(-1)?.status ?? 'no trade', failed && `${failed.status}: ${failed.reason}`);
-  // The run is reported; a failing balance read for the metrics is only a warning, never a second verdict.
-  await recordBalances(strategy, runtime, wallet, metrics).catch((error: unknown) =>
-    logger.warn({ strategy: strategy.id, error: error instanceof Error ? error.message : String(error) }, 'could not read balances for the metrics'),
-  );
+  // Balances move only when a transaction was sent (or on the wallet's first run, to show them at all): a run
+  // that traded nothing costs no reads, which matters with thousands of strategies. A failing read for the
+  // metrics is only a warning, never a second verdict.
+  const moved = report.trades.some((trade) => trade.txHash !== undefined || trade.gasCostWei !== undefined);
+  if (moved || !observers.balancesShown?.has(strategy.id)) {
+    observers.balancesShown?.add(strategy.id);
+    await recordBalances(strategy, runtime, wallet, metrics).catch((error: unknown) =>
+      logger.warn({ strategy: strategy.id, error: error instanceof Error ? error.message : String(error) }, 'could not read balances for the metrics'),
+    );
+  }
   return report;
 }
 
@@ -224,7 +232,7 @@ export function startDaemon(runtime: Runtime, execution: Execution, observersIn:
   const { names } = execution;
   const markerDeps = markerDepsOf(runtime, execution, observersIn.logger);
   const marker = markerDeps && startMarker(markerDeps, runtime.config.defaults.valuation.everySeconds * 1000);
-  const observers = { ...observersIn, marker };
+  const observers = { ...observersIn, marker, balancesShown: new Set<string>() };
   let stopping = false;
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,

@@ -50,25 +50,33 @@ export class HealthMonitor {
     if (registry) {
       const registers = [registry];
       this.#gauges = {
-        up: new Gauge({ name: 'routekeeper_component_up', help: '1 while the component was reached recently, else 0', labelNames: ['component'], registers }),
+        up: new Gauge({
+          name: 'routekeeper_component_up',
+          help: '1 while the component was reached recently, else 0',
+          labelNames: ['component'],
+          registers,
+          // Worked out when scraped: "recently" depends on the time of the scrape, not of the last probe.
+          collect: () => this.#updateComponentGauges(),
+        }),
         lastRun: new Gauge({ name: 'routekeeper_strategy_last_run_timestamp_seconds', help: 'When the strategy last ran (Unix seconds)', labelNames: ['strategy'], registers }),
         lastSuccess: new Gauge({ name: 'routekeeper_strategy_last_success_timestamp_seconds', help: 'When a run of the strategy last succeeded (Unix seconds)', labelNames: ['strategy'], registers }),
         failures: new Gauge({ name: 'routekeeper_strategy_consecutive_failures', help: 'Runs of the strategy that failed in a row', labelNames: ['strategy'], registers }),
       };
-      this.#updateGauges();
+      this.#updateComponentGauges();
+      for (const id of this.#strategies.keys()) this.#updateStrategyGauges(id);
     }
   }
 
   /** The component answered. */
   reached(component: Component): void {
     this.#components[component].lastOkAt = this.#now();
-    this.#updateGauges();
+    this.#updateComponentGauges();
   }
 
   /** The component could not be reached (or failed inside). */
   unreachable(component: Component, error: string): void {
     Object.assign(this.#components[component], { lastError: scrub(error), lastErrorAt: this.#now() });
-    this.#updateGauges();
+    this.#updateComponentGauges();
   }
 
   /** A strategy's run ended: `error` when it failed (before trading, or its trade failed or is unknown). */
@@ -79,7 +87,8 @@ export class HealthMonitor {
     if (error === undefined) Object.assign(state, { lastSuccessAt: at, consecutiveFailures: 0 });
     else Object.assign(state, { lastError: scrub(error), consecutiveFailures: state.consecutiveFailures + 1 });
     this.#strategies.set(strategyId, state);
-    this.#updateGauges();
+    // Only this strategy's gauges: with thousands of strategies, touching all of them per run is the daemon's busiest work.
+    this.#updateStrategyGauges(strategyId);
   }
 
   report(): HealthReport {
@@ -107,14 +116,17 @@ export class HealthMonitor {
     return seen.lastErrorAt === undefined || seen.lastErrorAt < seen.lastOkAt;
   }
 
-  #updateGauges(): void {
+  #updateComponentGauges(): void {
     if (!this.#gauges) return;
     for (const [name, seen] of Object.entries(this.#components)) this.#gauges.up.set({ component: name }, this.#componentOk(seen) ? 1 : 0);
-    for (const [id, state] of this.#strategies) {
-      if (state.lastRunAt !== undefined) this.#gauges.lastRun.set({ strategy: id }, state.lastRunAt / 1000);
-      if (state.lastSuccessAt !== undefined) this.#gauges.lastSuccess.set({ strategy: id }, state.lastSuccessAt / 1000);
-      this.#gauges.failures.set({ strategy: id }, state.consecutiveFailures);
-    }
+  }
+
+  #updateStrategyGauges(id: string): void {
+    const state = this.#strategies.get(id);
+    if (!this.#gauges || !state) return;
+    if (state.lastRunAt !== undefined) this.#gauges.lastRun.set({ strategy: id }, state.lastRunAt / 1000);
+    if (state.lastSuccessAt !== undefined) this.#gauges.lastSuccess.set({ strategy: id }, state.lastSuccessAt / 1000);
+    this.#gauges.failures.set({ strategy: id }, state.consecutiveFailures);
   }
 }
 

@@ -22,6 +22,11 @@ export class NoPriceError extends RoutekeeperError {
 export type PriceReferenceOptions = {
   /** Two sources of one token further apart than this (basis points) give no price. */
   maxSourceDisagreementBps: number;
+  /**
+   * The chain's latest block number as the client last read it. When given, a token's price "now" is read once per
+   * block and shared by every trade checked in it (a price cannot change within a block).
+   */
+  currentBlock?: () => Promise<bigint>;
 };
 
 export const defaultPriceReferenceOptions: PriceReferenceOptions = { maxSourceDisagreementBps: 300 };
@@ -39,6 +44,8 @@ export class PriceReference {
   readonly #sources: PriceSources;
   readonly #options: PriceReferenceOptions;
   readonly #decimals = new Map<string, Promise<number>>();
+  /** Prices "now" of the block last seen, and that block's time. */
+  #thisBlock: { number: bigint; time: Promise<bigint>; prices: Map<string, Promise<UsdPrice>> } | undefined;
 
   constructor(client: ChainClient, sources: PriceSources, options: Partial<PriceReferenceOptions> = {}) {
     this.#client = client;
@@ -64,20 +71,41 @@ export class PriceReference {
 
   /** The token's USD price now, by the chain's clock. Throws NoPriceError. */
   async usdPrice(token: Address, chainTime?: bigint): Promise<UsdPrice> {
-    return this.#price(token, this.#time(chainTime), 0);
+    return chainTime === undefined ? this.#priceNow(token) : this.#price(token, this.#time(chainTime), 0);
   }
 
   /** What `amountIn` of tokenIn is worth in tokenOut at the reference prices (rounded down). */
   async convert(tokenIn: Address, tokenOut: Address, amountIn: bigint, chainTime?: bigint): Promise<{ amountOut: bigint; priceIn: UsdPrice; priceOut: UsdPrice }> {
-    const time = this.#time(chainTime);
+    const priceOf = (token: Address) => this.usdPrice(token, chainTime);
     const [priceIn, priceOut, decimalsIn, decimalsOut] = await Promise.all([
-      this.#price(tokenIn, time, 0),
-      this.#price(tokenOut, time, 0),
+      priceOf(tokenIn),
+      priceOf(tokenOut),
       this.decimals(tokenIn),
       this.decimals(tokenOut),
     ]);
     const amountOut = (amountIn * priceIn.usdE18 * 10n ** BigInt(decimalsOut)) / (priceOut.usdE18 * 10n ** BigInt(decimalsIn));
     return { amountOut, priceIn, priceOut };
+  }
+
+  /** The price now: once per block when the current block is known, else read each time. */
+  async #priceNow(token: Address): Promise<UsdPrice> {
+    if (!this.#options.currentBlock) return this.#price(token, this.#time(undefined), 0);
+    const number = await this.#options.currentBlock();
+    if (this.#thisBlock?.number !== number) {
+      const time = this.#time(undefined);
+      this.#thisBlock = { number, time, prices: new Map() };
+      time.catch(() => this.#thisBlock?.time === time && (this.#thisBlock = undefined));
+    }
+    const { prices, time } = this.#thisBlock;
+    const key = token.toLowerCase();
+    let price = prices.get(key);
+    if (!price) {
+      price = this.#price(token, time, 0);
+      prices.set(key, price);
+      // A failure is not remembered: the next trade asks again.
+      price.catch(() => prices.get(key) === price && prices.delete(key));
+    }
+    return price;
   }
 
   /** The chain's time, given or read alongside the sources (one batch). */

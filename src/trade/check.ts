@@ -4,6 +4,7 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
+import { getBlockNumber } from 'viem/actions';
 import { type Address, decodeFunctionData, isAddressEqual, maxUint256 } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
@@ -77,7 +78,7 @@ const DAY_MS = 24 * 3600 * 1000;
 export function chainChecks(client: ChainClient, chainId: number, book?: AddressBook, ourPartner?: bigint): Pick<CheckContext, 'routes' | 'prices'> {
   const known = knownContractsFor(chainId, book);
   const partners = ourPartner === undefined ? known.partners : [...known.partners, ourPartner];
-  return { routes: new RouteVerifier({ ...known, partners }, client), prices: new PriceReference(client, priceSourcesFor(chainId, book)) };
+  return { routes: new RouteVerifier({ ...known, partners }, client), prices: new PriceReference(client, priceSourcesFor(chainId, book), { currentBlock: () => getBlockNumber(client) }) };
 }
 
 export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal): Promise<Checked> {
