@@ -259,8 +259,8 @@ export class Ledger {
           details: `its lock was refreshed ${Math.round((now() - held.heartbeat) / 1000)} s ago; it is taken over once it is ${lockStaleAfterMs / 1000} s old or that process is gone`,
         });
       }
-      this.#db
-        .prepare('INSERT INTO owner_lock (id, owner, pid, host, heartbeat) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, heartbeat = excluded.heartbeat')
+      this
+        .#sql('INSERT INTO owner_lock (id, owner, pid, host, heartbeat) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, heartbeat = excluded.heartbeat')
         .run(this.#owner, process.pid, hostname(), now());
     });
     take.immediate();
@@ -282,8 +282,8 @@ export class Ledger {
 
   /** Claims the trade's slot (state `claimed`). Returns undefined when the slot already has a trade: it must not run again. */
   claim(trade: Trade, now = Date.now()): TradeRecord | undefined {
-    const inserted = this.#db
-      .prepare(
+    const inserted = this
+      .#sql(
         `INSERT INTO intents (id, strategy_id, slot, kind, wallet, chain_id, token_in, token_out, amount_in, slippage_bps, min_amount_out, status, created_at, updated_at)
          VALUES (@id, @strategyId, @slot, @kind, @wallet, @chainId, @tokenIn, @tokenOut, @amountIn, @slippageBps, @minAmountOut, 'claimed', @now, @now)
          ON CONFLICT(id) DO NOTHING`,
@@ -368,8 +368,8 @@ export class Ledger {
    * trade still being quoted (claimed, quoted) has not passed its budget yet: it commits when it is checked.
    */
   spentSince(filter: { strategyId?: string; wallet?: Address; tokenIn: Address; since: number; excludeId?: string }): bigint {
-    const rows = this.#db
-      .prepare(
+    const rows = this
+      .#sql(
         `SELECT amount_in FROM intents
          WHERE status NOT IN ('claimed', 'quoted', 'refused', 'failed', 'dry-run') AND lower(token_in) = lower(@tokenIn) AND created_at >= @since
            AND (@strategyId IS NULL OR strategy_id = @strategyId) AND (@wallet IS NULL OR lower(wallet) = lower(@wallet))
@@ -383,8 +383,8 @@ export class Ledger {
 
   history(options: { limit?: number; strategyId?: string } = {}): TradeRecord[] {
     return (
-      this.#db
-        .prepare('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at DESC, rowid DESC LIMIT @limit')
+      this
+        .#sql('SELECT * FROM intents WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY created_at DESC, rowid DESC LIMIT @limit')
         .all({ strategyId: options.strategyId ?? null, limit: options.limit ?? 100 }) as IntentRow[]
     ).map(recordFrom);
   }
@@ -434,8 +434,8 @@ export class Ledger {
     change: { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string },
     now = Date.now(),
   ): void {
-    this.#db
-      .prepare(
+    this
+      .#sql(
         `UPDATE attempts SET status = @status, updated_at = @now,
            block_number = COALESCE(@blockNumber, block_number), gas_used = COALESCE(@gasUsed, gas_used),
            effective_gas_price = COALESCE(@effectiveGasPrice, effective_gas_price), error = COALESCE(@error, error)
@@ -478,8 +478,8 @@ export class Ledger {
 
   /** Pauses a strategy or a wallet (a wallet by its address); a pause already in place keeps its first reason. */
   pause(pause: Omit<Pause, 'pausedAt'>, now = Date.now()): void {
-    this.#db
-      .prepare('INSERT OR IGNORE INTO pauses (scope, key, reason, intent_id, paused_at) VALUES (?, ?, ?, ?, ?)')
+    this
+      .#sql('INSERT OR IGNORE INTO pauses (scope, key, reason, intent_id, paused_at) VALUES (?, ?, ?, ?, ?)')
       .run(pause.scope, pauseKey(pause.scope, pause.key), scrub(pause.reason), pause.intentId ?? null, now);
   }
 
@@ -534,8 +534,8 @@ export class Ledger {
   /** Runs, newest first. */
   runs(options: { limit?: number; strategyId?: string } = {}): RunRecord[] {
     if (this.#withoutRuns()) return [];
-    const rows = this.#db
-      .prepare('SELECT * FROM runs WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY started_at DESC, id DESC LIMIT @limit')
+    const rows = this
+      .#sql('SELECT * FROM runs WHERE (@strategyId IS NULL OR strategy_id = @strategyId) ORDER BY started_at DESC, id DESC LIMIT @limit')
       .all({ strategyId: options.strategyId ?? null, limit: options.limit ?? 100 }) as {
       id: number;
       strategy_id: string;
@@ -565,8 +565,8 @@ export class Ledger {
   /** The trades of one run: its strategy's intents whose slot is the run's slot and a trade key (`<slot>#<key>`). */
   tradesOfRun(strategyId: string, slot: string): TradeRecord[] {
     return (
-      this.#db
-        .prepare("SELECT * FROM intents WHERE strategy_id = ? AND substr(slot, 1, length(?) + 1) = ? || '#' ORDER BY created_at, rowid")
+      this
+        .#sql("SELECT * FROM intents WHERE strategy_id = ? AND substr(slot, 1, length(?) + 1) = ? || '#' ORDER BY created_at, rowid")
         .all(strategyId, slot, slot) as IntentRow[]
     ).map(recordFrom);
   }
