@@ -8,7 +8,8 @@
  *
  * Usage: tsx scripts/bench-scale.ts [--mode dry-run|live|both] [--strategies N] [--wallets W] [--slots S]
  *                                   [--live-strategies N] [--concurrency C]
- * Defaults: both modes; dry-run N = 10000, live N = 1000, W = 50, 3 measured slots, maxConcurrency 64.
+ * Defaults: both modes; dry-run N = 10000, live N = 1000, W = 50, 3 measured slots, the file's default maxConcurrency.
+ * The daemon runs with NODE_OPTIONS as `npm start` sets it (--max-old-space-size=256) unless NODE_OPTIONS is set.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,13 +31,14 @@ const { values } = parseArgs({
     'live-strategies': { type: 'string', default: '1000' },
     wallets: { type: 'string', default: '50' },
     slots: { type: 'string', default: '3' },
-    concurrency: { type: 'string', default: '64' },
+    concurrency: { type: 'string' },
   },
 });
 const wallets = Number(values.wallets);
 const measuredSlots = Number(values.slots);
-const concurrency = Number(values.concurrency);
+const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
 const slotMs = 60_000;
+const daemonNodeOptions = process.env.NODE_OPTIONS ?? '--max-old-space-size=256';
 const ticksPerSecond = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
 
 const devnet = await startDevnet();
@@ -62,7 +64,7 @@ async function fundWallets(count: number): Promise<Hex[]> {
 }
 
 function strategyFile(strategies: number, walletCount: number): string {
-  const lines = [`defaults: { maxConcurrency: ${concurrency}, approvals: unlimited }`, 'wallets:'];
+  const lines = [`defaults: { ${concurrency === undefined ? '' : `maxConcurrency: ${concurrency}, `}approvals: unlimited }`, 'wallets:'];
   for (let w = 0; w < walletCount; w++) lines.push(`  w${w}: { privateKeyEnv: BENCH_KEY_${w} }`);
   lines.push('strategies:');
   // Twenty different amounts: some quotes are shared within a wallet and a block, most are not.
@@ -97,6 +99,8 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
   writeFileSync(bookFile, JSON.stringify(book));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
+    // As `npm start` and the container run it, unless this script is given NODE_OPTIONS of its own.
+    NODE_OPTIONS: daemonNodeOptions,
     HOME: process.env.HOME,
     RPC_URL: book.rpcUrl,
     ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
@@ -158,11 +162,15 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     mode,
     strategies,
     wallets: keys.length,
-    maxConcurrency: concurrency,
+    maxConcurrency: concurrency ?? 'default (16)',
+    nodeOptions: daemonNodeOptions,
     slots: perSlot,
     finishedInSlotPct: +((100 * perSlot.reduce((sum, s) => sum + s.finishedInSlot, 0)) / (strategies * measuredSlots)).toFixed(2),
     missed: perSlot.reduce((sum, s) => sum + s.missed, 0),
     peakRssMB: +Math.max(...samples.map((x) => x.rssMB)).toFixed(1),
+    // Start-up (reading and resolving the strategy file) against the measured slots.
+    peakRssBeforeFirstSlotMB: +Math.max(0, ...samples.filter((x) => x.at < firstSlot).map((x) => x.rssMB)).toFixed(1),
+    peakRssInSlotsMB: +Math.max(0, ...samples.filter((x) => x.at >= firstSlot).map((x) => x.rssMB)).toFixed(1),
     daemonCpuCores: +totalCpu.toFixed(2),
     ...(mode === 'live' ? { transactions: attempts.length, medianTxMs: median(attempts.map((a) => a.updated_at - a.created_at)) } : {}),
     exitCode: code,
