@@ -200,8 +200,9 @@ async function resolveGauge(value: string, path: string, r: Resolvers): Promise<
 const defaultLatenessFraction = 0.25;
 
 function scheduleOf(config: StrategyConfig, defaults: { firstRun: Schedule['firstRun']; spreadMs: number }): Schedule {
-  // A cron schedule's interval is its shortest gap: spread and lateness must fit every one of its slots.
-  const intervalMs = shortestIntervalMs(config) as number;
+  // A cron schedule's interval is its shortest gap: spread and lateness must fit every one of its slots. A schedule
+  // with no gap to measure (no two runs ahead) gets neither.
+  const intervalMs = shortestIntervalMs(config);
   return {
     firstRun: defaults.firstRun,
     everyMs: config.every === undefined ? undefined : parseDuration(config.every),
@@ -210,7 +211,7 @@ function scheduleOf(config: StrategyConfig, defaults: { firstRun: Schedule['firs
     catchUp: config.catchUp,
     startMs: config.start === undefined ? undefined : Date.parse(config.start),
     endMs: config.end === undefined ? undefined : Date.parse(config.end),
-    spreadMs: Math.min(defaults.spreadMs, Math.floor(intervalMs / 2)),
-    latenessMs: config.lateness === undefined ? Math.floor(intervalMs * defaultLatenessFraction) : parseDuration(config.lateness),
+    spreadMs: intervalMs === undefined ? 0 : Math.min(defaults.spreadMs, Math.floor(intervalMs / 2)),
+    latenessMs: config.lateness !== undefined ? parseDuration(config.lateness) : intervalMs === undefined ? undefined : Math.floor(intervalMs * defaultLatenessFraction),
   };
 }
