@@ -5,6 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
+import { getBlockNumber } from 'viem/actions';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
 import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
@@ -27,7 +28,6 @@ import { rateLimitFor } from '../service/limiter.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
 import { SharedQuotes } from '../trade/quote.ts';
-import { getBlockNumber } from 'viem/actions';
 import { defaultExecutionSettings } from '../trade/settings.ts';
 import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';

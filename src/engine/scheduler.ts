@@ -115,11 +115,10 @@ export class Scheduler {
         if (this.#stopping) return;
         const late = this.#now() - latestStart;
         if (late > 0) {
-          const waiting = this.#queue.size;
           this.#deps.onMissed?.(
             strategy,
             slot,
-            `could not start within ${latenessMs} ms of its planned start (${late} ms later; ${this.#queue.pending} runs in progress, ${waiting} waiting, maxConcurrency ${this.#deps.maxConcurrency})`,
+            `could not start within ${latenessMs} ms of its planned start (${late} ms later; ${this.#queue.pending} runs in progress, ${this.#queue.size} waiting, maxConcurrency ${this.#deps.maxConcurrency})`,
           );
           return;
         }

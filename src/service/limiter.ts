@@ -21,8 +21,8 @@ const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** The limit a service gets when neither the strategy file nor the environment sets one. */
 export function defaultRateLimitFor(baseUrl: string): RateLimit {
-  const { hostname } = new URL(baseUrl);
-  if (new URL(baseUrl).origin === new URL(productionServiceUrl).origin) return remoteServiceRateLimit;
+  const { hostname, origin } = new URL(baseUrl);
+  if (origin === new URL(productionServiceUrl).origin) return remoteServiceRateLimit;
   return loopbackHosts.has(hostname) ? localServiceRateLimit : remoteServiceRateLimit;
 }
 

@@ -118,20 +118,23 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         priceToleranceBps: deps.priceTolerance?.(record.strategyId) ?? deps.settings.maxPriceDeviationBps,
         signal,
       };
+      /** The checked call, in the report and in the ledger. */
+      const recordChecked = (checked: Checked, status: 'checked' | 'dry-run') => {
+        Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
+        ledger.advance(record.id, { status, call: checked.call, simulatedOut: checked.simulatedOut });
+      };
       const signingsAtCheck = wallet.signings;
       let checked = await stage('check', () => check(context, record, proposal));
-      Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
       // The budget check and the move to `checked` (which commits the amount) in one synchronous step.
       checkBudgets(context, record);
-      ledger.advance(record.id, { status: deps.settings.dryRun ? 'dry-run' : 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
+      recordChecked(checked, deps.settings.dryRun ? 'dry-run' : 'checked');
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
       return await wallet.exclusive(async () => {
         // Runs of one wallet check side by side; if another of its trades was signed meanwhile, the balance,
         // allowance and simulation this one was checked on are gone: check again on the chain as it is now.
         if (wallet.signings !== signingsAtCheck) {
           checked = await stage('check', () => check(context, record, proposal));
-          Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
-          ledger.advance(record.id, { status: 'checked', call: checked.call, simulatedOut: checked.simulatedOut });
+          recordChecked(checked, 'checked');
         }
         if (checked.gas.trade === undefined) {
           // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
