@@ -32,14 +32,21 @@ strategies:
         ledger.close();
       }
     };
-    await daemon.waitFor(() => runsOf().filter((run) => run.outcome === 'missed').length >= 3 && runsOf().filter((run) => run.outcome === 'traded').length >= 3, 'three missed and three traded slots', 20_000);
+    const lateness = /^could not start within 1 ms of its planned start \(\d+ ms later; 1 runs in progress, 0 waiting, maxConcurrency 1\)$/;
+    // On a loaded machine a run may also outlast its 1 s interval: its strategy's next slot is then missed for that.
+    const stillGoing = 'the previous run of this strategy was still going';
+    await daemon.waitFor(
+      () => runsOf().filter((run) => run.outcome === 'missed' && lateness.test(run.note ?? '')).length >= 3 && runsOf().filter((run) => run.outcome === 'traded').length >= 3,
+      'three slots missed for lateness and three traded',
+      20_000,
+    );
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const runs = runsOf();
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
 
     const missed = runs.filter((run) => run.outcome === 'missed');
-    for (const run of missed) expect(run.note).toMatch(/^could not start within 1 ms of its planned start \(\d+ ms later; 1 runs in progress, 0 waiting, maxConcurrency 1\)$/);
+    for (const run of missed) expect(run.note === stillGoing || lateness.test(run.note ?? ''), run.note).toBe(true);
     // Never silent: every slot both strategies were due in has exactly one run per strategy, run or missed.
     const bySlot = new Map<string, RunRecord[]>();
     for (const run of runs) bySlot.set(run.slot, [...(bySlot.get(run.slot) ?? []), run]);
