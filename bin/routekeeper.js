@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 // Runs the compiled JavaScript in dist/ (built by `npm run build`, which `npm ci` runs as its prepare step).
-// Loading takes a moment; a Ctrl-C or SIGTERM meanwhile is kept (not the default instant death) and
-// honoured by main as soon as it runs: nothing has been started yet, so it stops cleanly.
-import { existsSync } from 'node:fs';
+// Loading takes a moment; a stop signal meanwhile is kept (not the default instant death) and handed to the
+// program, which installs its own handlers before it releases these (src/ops/shutdown.ts): there is no instant
+// without one. SIGHUP counts unless the process started with it ignored (nohup).
+import { existsSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 
+const ignored = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+const hupIgnored = ignored !== undefined && ((BigInt(`0x${ignored}`) >> BigInt(constants.signals.SIGHUP - 1)) & 1n) === 1n;
+const signals = hupIgnored ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const received = [];
 const keep = (signal) => received.push(signal);
-process.on('SIGINT', keep);
-process.on('SIGTERM', keep);
+for (const signal of signals) process.on(signal, keep);
 globalThis.routekeeperSignalsWhileLoading = {
   release() {
-    process.off('SIGINT', keep);
-    process.off('SIGTERM', keep);
+    for (const signal of signals) process.off(signal, keep);
     return received[0];
   },
 };

@@ -5,15 +5,23 @@
 import { commonHelp } from './command.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
 import { schemaPath } from './schema-path.ts';
+import type { Shutdown } from '../ops/shutdown.ts';
 
 export type CommandEntry = {
   name: string;
   summary: string;
   /** The full `--help` text. */
   help: string;
+  /**
+   * The command stops gracefully at the first SIGINT/SIGTERM (its `shutdown.signal` aborts; a second exits 130).
+   * Any other command exits 130 at once.
+   */
+  graceful?: true;
   /** Loads the command; its `run` resolves to the process exit code. */
-  load(): Promise<{ run(argv: string[]): Promise<number> }>;
+  load(): Promise<{ run(argv: string[], context: CommandContext): Promise<number> }>;
 };
+
+export type CommandContext = { shutdown: Shutdown };
 
 export const commands: CommandEntry[] = [
   {
@@ -28,6 +36,7 @@ settled with the chain first. Serves /healthz and /metrics on METRICS_PORT (defa
 Options:
 ${commonHelp}
   --fork                   paper trading: run against a local anvil fork of RPC_URL`,
+    graceful: true,
     load: () => import('./run.ts'),
   },
   {
@@ -42,6 +51,7 @@ Exit 1 when a trade failed or its outcome is not known yet; 2 on bad configurati
 Options:
 ${commonHelp}
   --json                   print the run's report as one JSON object`,
+    graceful: true,
     load: () => import('./once.ts'),
   },
   {
@@ -164,6 +174,7 @@ Options:
   --service-port N  routing service port (default: a free port)
   --chain-id N      chain id (default 42220, Celo mainnet's)
   -h, --help        this text`,
+    graceful: true,
     load: () => import('./devnet.ts'),
   },
   {

@@ -1,10 +1,10 @@
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { describeDevnet } from '../devnet/describe.ts';
-import { createShutdown } from '../ops/shutdown.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
+import type { CommandContext } from './catalog.ts';
 
 /** `routekeeper devnet`: resolves to the exit code (its help is in catalog.ts). */
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('devnet', argv, {
     json: { type: 'boolean' },
     port: { type: 'string' },
@@ -14,8 +14,7 @@ export async function run(argv: string[]): Promise<number> {
   const port = parseIntegerOption('port', values.port, { max: 65535 });
   const chainId = parseIntegerOption('chain-id', values['chain-id'], { min: 1 });
   const servicePort = parseIntegerOption('service-port', values['service-port'], { max: 65535 });
-  const shutdown = createShutdown();
-  const devnet = await startDevnet({ port, chainId });
+  const devnet = await startDevnet({ port, chainId, signal: shutdown.signal });
   const stopMining = mineEvery(devnet.node.rpcUrl, 5_000);
   let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
   try {

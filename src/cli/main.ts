@@ -7,6 +7,8 @@ import { closest, distance } from 'fastest-levenshtein';
 import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { redactUrl, scrub } from '../ops/secrets.ts';
+import { takeOverSignals } from '../ops/shutdown.ts';
+import { isAbort } from '../ops/abort.ts';
 import { type CommandEntry, commands } from './catalog.ts';
 import { UsageError } from './errors.ts';
 
@@ -40,11 +42,6 @@ function commandNamed(name: string): CommandEntry {
   throw new UsageError(`unknown command '${name}'${hint} Commands: ${names.join(', ')}. See 'routekeeper --help'.`);
 }
 
-declare global {
-  /** Set by bin/routekeeper.js: signals received while the program was loading. */
-  var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
-}
-
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
@@ -65,14 +62,14 @@ async function main(argv: string[]): Promise<number> {
     console.log(command.help);
     return 0;
   }
+  // From here the process's own handlers hold the stop signals (those kept while loading count as received).
+  const shutdown = takeOverSignals({ graceful: command.graceful === true });
   const loaded = await command.load();
-  // Signals that came while loading were kept by bin/routekeeper.js; from here the command handles its own.
-  const stoppedWhileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
-  if (stoppedWhileLoading) {
-    console.error(`routekeeper: stopped by ${stoppedWhileLoading} before starting; nothing was started`);
+  if (shutdown.signal.aborted) {
+    console.error(`routekeeper: ${(shutdown.signal.reason as Error).message} before starting; nothing was started`);
     return 0;
   }
-  return loaded.run(rest);
+  return loaded.run(rest, { shutdown });
 }
 
 /**
@@ -91,6 +88,11 @@ async function explainForeign(error: unknown): Promise<RoutekeeperError | undefi
 }
 
 function report(error: unknown): number {
+  // A stop asked for by a signal that ended the command's work: the stop, not a failure.
+  if (isAbort(error)) {
+    console.error(`routekeeper: ${(error as Error).message}`);
+    return 0;
+  }
   // Our own errors are explained by their message; a stack trace would only hide it.
   if (error instanceof UsageError || error instanceof ConfigError) {
     console.error(`routekeeper: ${scrub(error.message)}`);

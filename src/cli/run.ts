@@ -8,10 +8,11 @@ import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
 import { isAbort } from '../ops/abort.ts';
-import { createShutdown } from '../ops/shutdown.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
+import type { CommandContext } from './catalog.ts';
 import { ConfigError } from '../config/errors.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
+import type { TradeRecord } from '../trade/types.ts';
 import { describeRateLimit } from '../service/limiter.ts';
 
 /** A list for one line of the banner: a daemon may run thousands of strategies. */
@@ -46,10 +47,21 @@ function listenError(error: unknown, host: string, port: number): unknown {
   return error;
 }
 
+/** "stopped by SIGINT", from the shutdown's reason. */
+const stopReason = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason.message : 'stopped');
+
+/** The stop's last line: what the next start picks up (trades still open in the ledger, runs cut short). */
+function leftForNextStart(open: TradeRecord[], unfinishedRuns: string[]): string {
+  if (open.length === 0 && unfinishedRuns.length === 0) return 'nothing is left open';
+  const trades = open.map((trade) => `${trade.id} (${trade.status})`);
+  const runs = unfinishedRuns.length > 0 ? `; runs cut short: ${listed(unfinishedRuns)}` : '';
+  return `${open.length} trade${open.length === 1 ? '' : 's'} left open, settled at the next start: ${listed(trades)}${runs}`;
+}
+
 const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** `routekeeper run`: resolves to the exit code (its help is in catalog.ts). */
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('run', argv, { ...commonOptions, fork: { type: 'boolean' } });
   const env = readEnv();
   const logger = createLogger();
@@ -57,7 +69,6 @@ export async function run(argv: string[]): Promise<number> {
   // The port is taken before anything starts: a port in use stops start-up before a devnet or fork exists.
   let monitor: HealthMonitor | undefined;
   let started: Pick<Runtime, 'mode' | 'chainId'> | undefined;
-  const shutdown = createShutdown();
   const { signal } = shutdown;
   const host = env.METRICS_HOST ?? '127.0.0.1';
   const health = await startHealthServer({
@@ -79,8 +90,9 @@ export async function run(argv: string[]): Promise<number> {
     runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, devnet: values.devnet, signal });
   } catch (error) {
     await health.close();
-    if (!isAbort(error)) throw error;
-    logger.info('stopped during start-up');
+    // Once a stop is asked for, a failure is its consequence (a request cut short), not news.
+    if (!isAbort(error) && !signal.aborted) throw error;
+    logger.info(`${stopReason(signal)} during start-up: nothing was started, nothing is left for the next start`);
     return 0;
   }
   runtime.onClose(() => health.close());
@@ -119,10 +131,10 @@ export async function run(argv: string[]): Promise<number> {
     });
     const daemon = await resumed.then(() => (signal.aborted ? undefined : startDaemon(runtime, execution, observers, signal)));
     const received = await shutdown.requested;
-    logger.info({ signal: received }, 'stopping: no new runs; runs in progress stop at their next step');
-    const unfinished = (await daemon?.stop()) ?? [];
-    if (unfinished.length > 0) logger.warn({ strategies: unfinished }, 'runs still in progress at exit: their trades are in the ledger and resume at the next start');
-    logger.info('stopped');
+    logger.info({ signal: received }, `stopping (${received}): no new runs; runs in progress stop at their next step`);
+    const unfinishedRuns = (await daemon?.stop()) ?? [];
+    const open = execution.ledger.unfinishedIntents();
+    logger.info({ signal: received, openTrades: open.map((trade) => trade.id), unfinishedRuns }, `${stopReason(signal)}: ${leftForNextStart(open, unfinishedRuns)}`);
     return 0;
   } finally {
     await runtime.close();

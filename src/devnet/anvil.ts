@@ -30,11 +30,22 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     anvilBinary,
     // Without this every stop() lingers 10 s; `silent` must stay off or start-up hangs.
     stopTimeout: 1000,
+    // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the node must
+    // outlive that instant so the daemon can record what is in flight and stop it last. (execa's own clean-up
+    // is off for a detached child: the exit hook below stands in for it.)
+    execArgs: ([binary, args, options]) => [binary, args, { ...options, detached: true }],
   });
-  // Ctrl-C in a terminal signals anvil too (same process group): it may be gone before we stop it.
   let exited = false;
+  let onExited: () => void = () => {};
+  const gone = new Promise<void>((resolve) => (onExited = resolve));
+  // Whatever way this process exits (a second Ctrl-C, process.exit), the node goes with it: stop() kills it
+  // synchronously before its first await.
+  const killOnExit = () => void anvil.stop().catch(() => {});
+  process.once('exit', killOnExit);
   anvil.on('exit', () => {
     exited = true;
+    onExited();
+    process.off('exit', killOnExit);
   });
   let port: number | undefined;
   const unsubscribe = anvil.on('message', (message) => {
@@ -47,14 +58,12 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     await anvil.stop();
     throw new Error(`anvil started but did not say which port it listens on: ${anvil.logs.join('')}`);
   }
+  // Stopped once its process has exited: @viem/anvil's own stop() also waits for a close event that may have come
+  // before it listened, and then reports "failed to stop in time" a second later.
   const stop = async () => {
     if (exited) return;
-    try {
-      await anvil.stop();
-    } catch (error) {
-      // "failed to stop in time" after it did exit (its close event came before we listened) is a stop.
-      if (!exited) throw error;
-    }
+    const stopping = anvil.stop();
+    await Promise.race([gone, stopping.catch((error: unknown) => (exited ? undefined : Promise.reject(error)))]);
   };
   return { rpcUrl: `http://127.0.0.1:${port}`, port, stop };
 }

@@ -10,6 +10,7 @@ import {
   type Hash,
   createPublicClient,
   createWalletClient,
+  TransactionReceiptNotFoundError,
   getAddress,
   http,
   parseUnits,
@@ -42,15 +43,33 @@ export class DeploymentError extends Error {
 
 function createDeployer(rpcUrl: string, chainId: number) {
   const deployer = devnetAccount(roles.deployer);
-  const transport = http(rpcUrl, { batch: true });
+  // No retries: the node is on this machine, and one that is gone (a stop during start-up) should fail at once.
+  const transport = http(rpcUrl, { batch: true, retryCount: 0 });
   const chain = chainFor(chainId, rpcUrl);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 10, cacheTime: 0 });
   const wallet = createWalletClient({ chain, transport, account: deployer.account });
 
   async function confirm(hash: Hash, what: string) {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    const receipt = await receiptOf(hash);
     if (receipt.status !== 'success') throw new DeploymentError(`devnet deployment failed at: ${what}`);
     return receipt;
+  }
+
+  /**
+   * The receipt, which anvil (mining every transaction at once) has within milliseconds. Unlike viem's
+   * waitForTransactionReceipt, which keeps polling through errors, a node that is gone (stopped by Ctrl-C during
+   * start-up) fails this at once, so the stop is not held up.
+   */
+  async function receiptOf(hash: Hash) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const receipt = await publicClient.getTransactionReceipt({ hash }).catch((error: unknown) => {
+        if (error instanceof TransactionReceiptNotFoundError && Date.now() < deadline) return undefined;
+        throw error;
+      });
+      if (receipt) return receipt;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   return {

@@ -4,6 +4,7 @@
  */
 import { type Hex, createTestClient, http } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
+import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { type SwapEventVersion, deployWorld } from './deploy.ts';
 import { type RoutingService, startRoutingService } from './routing/server.ts';
@@ -25,16 +26,24 @@ export type StartDevnetOptions = {
   swapEvent?: SwapEventVersion;
   /** A state from `dumpState()` together with the address book it was deployed with: skips deployment. */
   snapshot?: { state: Hex; addressBook: AddressBook };
+  /** A stop asked for while it starts: the node is stopped at once and the start rejects with AbortedError. */
+  signal?: AbortSignal;
 };
 
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
+  const { signal } = options;
+  throwIfAborted(signal);
   const node = await startAnvil({
     port: options.port ?? 0,
     chainId: options.snapshot?.addressBook.chainId ?? options.chainId ?? devnetChainId,
     mnemonic: devnetMnemonic,
     accounts: 10,
   });
+  // Deploying takes a second or more: a stop meanwhile ends it at once (its requests then fail, which is the stop).
+  const stopNode = () => void node.stop().catch(() => {});
+  signal?.addEventListener('abort', stopNode, { once: true });
   try {
+    throwIfAborted(signal);
     const testClient = createTestClient({ mode: 'anvil', transport: http(node.rpcUrl) });
     let addressBook: AddressBook;
     if (options.snapshot) {
@@ -43,10 +52,13 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     } else {
       addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent });
     }
+    throwIfAborted(signal);
     return { node, addressBook, dumpState: () => testClient.dumpState(), stop: () => node.stop() };
   } catch (error) {
     await node.stop();
-    throw error;
+    throw signal?.aborted ? new AbortedError() : error;
+  } finally {
+    signal?.removeEventListener('abort', stopNode);
   }
 }
 

@@ -1,11 +1,23 @@
 /**
- * One shutdown controller for a process: the first SIGINT or SIGTERM aborts its AbortSignal, which reaches the
- * scheduler, the routing client, the pipeline and the follower, so every wait ends at once and what is in flight
- * stays recorded in the ledger (to be resumed at the next start). A second signal exits at once (code 130).
+ * How the process stops. `bin/routekeeper.js` keeps the stop signals from its first line (a signal while Node
+ * loads the program must not kill it by the default action); `takeOverSignals` installs the process's own
+ * handlers and only then releases those, so there is no instant without one.
+ *
+ * A command that stops gracefully (run, once, devnet) gets one AbortSignal: the first SIGINT or SIGTERM aborts it,
+ * which reaches the scheduler, the routing client, the pipeline and the follower, so every wait ends at once and
+ * what is in flight stays recorded in the ledger (to be resumed at the next start). A second signal exits at once
+ * (code 130). Any other command exits 130 at the first signal: it holds nothing that needs finishing, and
+ * `process.exit` still runs the exit hooks that stop a node it started (devnet/anvil.ts).
+ *
+ * SIGHUP (the terminal closed) is a stop like the others, unless the process was started with it ignored
+ * (`nohup`): then it stays ignored, as the user asked.
+ *
  * The handlers stay installed: child-process helpers (execa's signal-exit) re-raise a signal that no other
  * listener handles, which would kill us before the graceful stop finished.
  */
+import { readFileSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
+import { constants } from 'node:os';
 import { AbortedError } from './abort.ts';
 
 export type Shutdown = {
@@ -14,7 +26,27 @@ export type Shutdown = {
   requested: Promise<NodeJS.Signals>;
 };
 
-export function createShutdown(): Shutdown {
+declare global {
+  /** Set by bin/routekeeper.js: removes its handlers and returns the first signal received while loading. */
+  var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
+}
+
+/** Whether this process started with `signal` ignored (SigIgn in /proc/self/status; Linux, as anvil is). */
+function ignoredAtStart(signal: NodeJS.Signals): boolean {
+  try {
+    const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(constants.signals[signal] - 1)) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
+/** The signals that stop routekeeper, read once (bin/routekeeper.js reads the same list in the same way). */
+export function stopSignals(): NodeJS.Signals[] {
+  return ignoredAtStart('SIGHUP') ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+}
+
+export function takeOverSignals(options: { graceful: boolean }): Shutdown {
   const controller = new AbortController();
   // Every wait of every run in progress listens to it: many listeners are the design, not a leak.
   setMaxListeners(0, controller.signal);
@@ -23,6 +55,7 @@ export function createShutdown(): Shutdown {
     resolveRequested = resolve;
   });
   const onSignal = (signal: NodeJS.Signals) => {
+    if (!options.graceful) process.exit(130);
     if (controller.signal.aborted) {
       console.error(`routekeeper: ${signal} again, exiting without a graceful stop`);
       process.exit(130);
@@ -30,7 +63,10 @@ export function createShutdown(): Shutdown {
     controller.abort(new AbortedError(`stopped by ${signal}`));
     resolveRequested(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const signal of stopSignals()) process.on(signal, onSignal);
+  // Ours are installed: the loader's can go. A signal it kept counts as received now.
+  const whileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
+  globalThis.routekeeperSignalsWhileLoading = undefined;
+  if (whileLoading) onSignal(whileLoading);
   return { signal: controller.signal, requested };
 }
