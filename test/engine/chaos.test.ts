@@ -3,8 +3,14 @@
  * and restarted each time. Once it has settled, the ledger equals the chain: every swap the wallet made is
  * exactly one confirmed trade, no slot traded twice, nothing is left open.
  *
- * Seeded and reproducible: CHAOS_SEED (default 20261121) picks the instants; CHAOS_KILLS (default 50) how many.
+ * The instants are drawn relative to what the daemon is doing, not to the clock, so a busy machine (slower start-up)
+ * moves them with it: a third of the kills come during start-up (loading, settling what the last one left), a third
+ * while it trades, and a third the moment a trade is open in the ledger (claimed, checked, signed or sent), so
+ * every phase is hit on any machine. How many trades that makes is a throughput figure: printed, not asserted.
+ *
+ * Seeded and reproducible: CHAOS_SEED (default 20261121) picks the instants; CHAOS_KILLS (default 30) how many.
  */
+import { existsSync } from 'node:fs';
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
@@ -12,7 +18,7 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 
 const fork = useDevnetFork({ routing: true });
-const kills = Number(process.env.CHAOS_KILLS ?? 50);
+const kills = Number(process.env.CHAOS_KILLS ?? 30);
 const seed = Number(process.env.CHAOS_SEED ?? 20261121);
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed with its seed. */
@@ -38,21 +44,27 @@ describe('chaos', () => {
     const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;
     const random = seeded(seed);
     const config = home.config(dcaYaml(strategies));
-    const killedAt: number[] = [];
+    const killedAt: string[] = [];
     for (let round = 0; round < kills; round++) {
       const daemon = spawnDaemon(home, config, env);
-      // Start-up takes about a second: the instants cover start-up, settling the last run's trades, and trading.
-      const after = 300 + Math.floor(random() * 2_200);
-      await new Promise((resolve) => setTimeout(resolve, after));
+      const phase = (['starting', 'trading', 'trade open'] as const)[round % 3] as 'starting' | 'trading' | 'trade open';
+      if (phase === 'starting') {
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 800)));
+      } else if (phase === 'trading') {
+        await daemon.waitFor(() => daemon.lines.some((line) => typeof line.port === 'number'), 'the daemon to start');
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 1_500)));
+      } else {
+        await untilTradeOpen(home.ledgerFile, daemon);
+      }
       daemon.child.kill('SIGKILL');
       await daemon.exited;
-      killedAt.push(after);
+      killedAt.push(phase);
     }
     await settleWithDaemon(home, dcaYaml(strategies, { start: '2099-01-01T00:00:00Z' }), env);
 
     const swaps = await expectLedgerEqualsChain(fork, home.ledgerFile, me, fromBlock);
     // The kills did interrupt trading: trades were made, and some were caught mid-way (resumed by a later start).
-    expect(swaps).toBeGreaterThan(kills / 2);
+    expect(swaps).toBeGreaterThan(0);
     const ledger = Ledger.openReadOnly(home.ledgerFile);
     try {
       const resumed = ledger.events().filter((event) => event.kind === 'resumed');
@@ -60,12 +72,28 @@ describe('chaos', () => {
       // One trade per strategy slot, by construction of the ledger; and each slot's second is a distinct slot.
       const intents = ledger.history({ limit: 100_000 });
       expect(new Set(intents.map((intent) => `${intent.strategyId}:${intent.slot}`)).size).toBe(intents.length);
-      console.log(JSON.stringify({ seed, kills, swaps, intents: intents.length, resumed: resumed.length, byStatus: countBy(intents.map((i) => i.status)) }));
+      console.log(JSON.stringify({ seed, kills, phases: countBy(killedAt), swaps, intents: intents.length, resumed: resumed.length, byStatus: countBy(intents.map((i) => i.status)) }));
     } finally {
       ledger.close();
     }
   });
 });
+
+/** Waits until the ledger holds a trade in an open state: a kill now interrupts it. */
+async function untilTradeOpen(ledgerFile: string, daemon: ReturnType<typeof spawnDaemon>) {
+  const open = () => {
+    if (!existsSync(ledgerFile)) return false;
+    const ledger = Ledger.openReadOnly(ledgerFile);
+    try {
+      return ledger.unfinishedIntents().length > 0;
+    } catch {
+      return false; // created but not migrated yet
+    } finally {
+      ledger.close();
+    }
+  };
+  await daemon.waitFor(open, 'a trade to be open', 60_000, 5);
+}
 
 function countBy(values: string[]): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -21,7 +21,7 @@ export type DaemonProcess = {
   lines: Record<string, unknown>[];
   stderr(): string;
   exited: Promise<number | null>;
-  waitFor(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  waitFor(predicate: () => boolean, what: string, timeoutMs?: number, pollMs?: number): Promise<void>;
   /** The port of /healthz and /metrics, once it listens. */
   port(): Promise<number>;
 };
@@ -79,11 +79,11 @@ export function spawnDaemon(home: { book: string; dataDir: string }, config: str
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = async (predicate: () => boolean, what: string, timeoutMs = 30_000) => {
+  const waitFor = async (predicate: () => boolean, what: string, timeoutMs = 30_000, pollMs = 50) => {
     const started = Date.now();
     while (!predicate()) {
       if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   };
   const port = async () => {
