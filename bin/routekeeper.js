@@ -1,14 +1,12 @@
 #!/usr/bin/env node
 // Runs the compiled JavaScript in dist/ (built by `npm run build`, which `npm ci` runs as its prepare step).
 // Loading takes a moment; a stop signal meanwhile is kept (not the default instant death) and handed to the
-// program, which installs its own handlers before it releases these (src/ops/shutdown.ts): there is no instant
-// without one. SIGHUP counts unless the process started with it ignored (nohup).
-import { existsSync, readFileSync } from 'node:fs';
-import { constants } from 'node:os';
+// program, which installs its own handlers before it releases these (src/ops/shutdown.ts): from here on there is
+// no instant without one. (Before this line Node itself catches SIGINT and SIGTERM only to die by them: a stop
+// that early ends the process with nothing started.)
+import { existsSync } from 'node:fs';
 
-const ignored = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-const hupIgnored = ignored !== undefined && ((BigInt(`0x${ignored}`) >> BigInt(constants.signals.SIGHUP - 1)) & 1n) === 1n;
-const signals = hupIgnored ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const received = [];
 const keep = (signal) => received.push(signal);
 for (const signal of signals) process.on(signal, keep);

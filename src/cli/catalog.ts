@@ -7,6 +7,9 @@ import { productionServiceUrl } from '../service/endpoints.ts';
 import { schemaPath } from './schema-path.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 
+/** `once`'s default bound (kept here: --help must not load the command). */
+export const defaultOnceWait = '60s';
+
 export type CommandEntry = {
   name: string;
   summary: string;
@@ -42,14 +45,17 @@ ${commonHelp}
   {
     name: 'once',
     summary: 'run one strategy once, now, and print what it did',
-    help: `Usage: routekeeper once <strategy-id> [--config <file>] [--dry-run] [--address-book <file>] [--json]
+    help: `Usage: routekeeper once <strategy-id> [--config <file>] [--dry-run] [--address-book <file>] [--wait <duration>] [--json]
 
-Runs one strategy once, now (its own slot "once-<time>"), after settling unfinished trades.
+Runs one strategy once, now (its own slot "once-<time>"), after settling unfinished trades, saying on stderr
+what it waits for. Returns within --wait: a trade the chain has not settled by then stays in the ledger as it
+is ("outcome not known yet"), and the daemon (routekeeper run) settles it.
 Exit 0 when the run completed: it traded, found nothing to do, or a guard refused (the reason is printed).
 Exit 1 when a trade failed or its outcome is not known yet; 2 on bad configuration.
 
 Options:
 ${commonHelp}
+  --wait <duration>        how long to wait for the chain and the service in all (default ${defaultOnceWait}; 30s, 2m, …)
   --json                   print the run's report as one JSON object`,
     graceful: true,
     load: () => import('./once.ts'),

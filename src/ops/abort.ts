@@ -10,9 +10,14 @@ export class AbortedError extends Error {
 
 export const isAbort = (error: unknown): boolean => error instanceof AbortedError || (error instanceof Error && error.name === 'AbortError');
 
+/** The error a wait ends with when `signal` fires: the signal's own reason when it is one ("stopped by SIGINT"). */
+function abortedBy(signal: AbortSignal): AbortedError {
+  return signal.reason instanceof AbortedError ? new AbortedError(signal.reason.message) : new AbortedError();
+}
+
 /** Throws AbortedError when `signal` has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AbortedError();
+  if (signal?.aborted) throw abortedBy(signal);
 }
 
 /** `promise`, or an AbortedError as soon as `signal` fires (the work itself is left to finish or fail alone). */
@@ -20,10 +25,10 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
   if (!signal) return promise;
   if (signal.aborted) {
     promise.catch(() => {});
-    return Promise.reject(new AbortedError());
+    return Promise.reject(abortedBy(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedError());
+    const onAbort = () => reject(abortedBy(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {

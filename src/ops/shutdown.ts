@@ -9,15 +9,13 @@
  * (code 130). Any other command exits 130 at the first signal: it holds nothing that needs finishing, and
  * `process.exit` still runs the exit hooks that stop a node it started (devnet/anvil.ts).
  *
- * SIGHUP (the terminal closed) is a stop like the others, unless the process was started with it ignored
- * (`nohup`): then it stays ignored, as the user asked.
+ * SIGHUP (the terminal closed) is a stop like the others. (Node resets an ignored SIGHUP to its default at start,
+ * so `nohup` cannot keep it alive anyway; a service manager or the container image is the way to outlive a login.)
  *
  * The handlers stay installed: child-process helpers (execa's signal-exit) re-raise a signal that no other
  * listener handles, which would kill us before the graceful stop finished.
  */
-import { readFileSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
-import { constants } from 'node:os';
 import { AbortedError } from './abort.ts';
 
 export type Shutdown = {
@@ -31,20 +29,8 @@ declare global {
   var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
 }
 
-/** Whether this process started with `signal` ignored (SigIgn in /proc/self/status; Linux, as anvil is). */
-function ignoredAtStart(signal: NodeJS.Signals): boolean {
-  try {
-    const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(constants.signals[signal] - 1)) & 1n) === 1n;
-  } catch {
-    return false;
-  }
-}
-
-/** The signals that stop routekeeper, read once (bin/routekeeper.js reads the same list in the same way). */
-export function stopSignals(): NodeJS.Signals[] {
-  return ignoredAtStart('SIGHUP') ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
-}
+/** The signals that stop routekeeper (bin/routekeeper.js keeps the same ones while the program loads). */
+export const stopSignals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export function takeOverSignals(options: { graceful: boolean }): Shutdown {
   const controller = new AbortController();
@@ -63,7 +49,7 @@ export function takeOverSignals(options: { graceful: boolean }): Shutdown {
     controller.abort(new AbortedError(`stopped by ${signal}`));
     resolveRequested(signal);
   };
-  for (const signal of stopSignals()) process.on(signal, onSignal);
+  for (const signal of stopSignals) process.on(signal, onSignal);
   // Ours are installed: the loader's can go. A signal it kept counts as received now.
   const whileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
   globalThis.routekeeperSignalsWhileLoading = undefined;

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 export const binPath = fileURLToPath(new URL('../../bin/routekeeper.js', import.meta.url));
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [binPath, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+/** `ownGroup`: the child leads a process group of its own, as a shell's foreground job does (Ctrl-C signals it all). */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { ownGroup?: boolean } = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [binPath, ...args], { env: { ...process.env, ...env }, stdio: 'pipe', detached: options.ownGroup === true });
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
