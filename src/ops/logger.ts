@@ -10,6 +10,16 @@ export type { Logger };
 
 export const redactedPaths = ['privateKey', '*.privateKey', 'apiKey', '*.apiKey', 'headers["x-api-key"]', '*.headers["x-api-key"]', 'key', '*.key'];
 
+/**
+ * How a terminal shows the log: one line per event, its headline (which already says in words what the fields
+ * hold); the fields too, on the same line, at debug and trace. Programs read the JSON lines instead.
+ */
+export function terminalFormat(level: string) {
+  const detailed = level === 'debug' || level === 'trace';
+  // (pino-pretty drops the line's end when both hideObject and singleLine are set: one or the other.)
+  return { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,raw', ...(detailed ? { singleLine: true } : { hideObject: true }) };
+}
+
 export function createLogger(options: { level?: string; pretty?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
   const pretty = options.pretty ?? (process.stdout.isTTY === true && !options.destination);
   const base = {
@@ -30,7 +40,7 @@ export function createLogger(options: { level?: string; pretty?: boolean; destin
   if (pretty) {
     // pino-pretty writes to stdout unless told the file descriptor (stderr for commands whose stdout is their result).
     const fd = options.destination === process.stderr ? 2 : 1;
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,raw', destination: fd } } });
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { ...terminalFormat(base.level), destination: fd } } });
   }
   return options.destination ? pino(base, options.destination as pino.DestinationStream) : pino(base);
 }
