@@ -28,6 +28,31 @@ export type CommandContext = { shutdown: Shutdown };
 
 export const commands: CommandEntry[] = [
   {
+    name: 'init',
+    summary: 'write a first strategy file and .env for a chain, by asking (or from flags)',
+    help: `Usage: routekeeper init [--chain celo|devnet] [--rpc-url <url>] [--key-env <NAME>] [--strategies <kinds>]
+                        [--take-profit <price>] [--config <file>] [--dotenv <file>] [--force] [--yes]
+
+Asks for the chain, its RPC URL, the environment variable holding the wallet's key (and, hidden, the key for
+.env), and a first strategy of each kind you want, with safe defaults (0.5% slippage, 1% from the independent
+price at most, exact approvals, a budget on every DCA, first runs at their slot). Writes a strategy file that
+'routekeeper check' accepts and a .env (mode 600) naming it; the key never goes into the strategy file.
+A flag answers its question; in a script (no terminal, or --yes) every question without a flag takes its default.
+Nothing is written if any answer is wrong, and an existing file is kept unless --force.
+
+Options:
+  --chain celo|devnet      celo: Celo mainnet, real funds; devnet: the embedded devnet (default)
+  --rpc-url <url>          the chain's JSON-RPC URL (celo; several separated by commas fail over)
+  --key-env <NAME>         the variable that holds the wallet's key (default ROUTEKEEPER_PRIVATE_KEY)
+  --strategies <kinds>     first strategies, separated by commas: dca, limit, rebalance, compound (default dca)
+  --take-profit <price>    the limit order's take-profit (needed for limit without a terminal)
+  -c, --config <file>      the strategy file to write (default strategies.yaml)
+  --dotenv <file>          the .env to write (default .env)
+  --force                  replace files that exist
+  -y, --yes                ask nothing: flags and defaults`,
+    load: () => import('./init.ts'),
+  },
+  {
     name: 'run',
     summary: 'run the daemon: every strategy on its schedule, until Ctrl-C',
     help: `Usage: routekeeper run [--config <file>] [--dry-run] [--fork] [--address-book <file>]
