@@ -153,7 +153,7 @@ Values are at the reference prices the daemon last recorded (defaults.valuation.
 A running daemon serves the same numbers on its status page and at /api/status.
 
 Options:
-  --json             the report as one JSON object (its fields are described in the README)
+  --json             the report as one JSON object (its fields: docs/status-api.md)
   --strategy <id>    only this strategy (and its wallet)
   --ledger <file>    the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
     load: () => import('./status.ts'),

@@ -1,6 +1,6 @@
 /**
  * The on-chain interfaces the daemon encodes, exactly as the real network has them
- * (router and OneClickFarm on Celo mainnet, see the project README's "On-chain interfaces").
+ * (router and OneClickFarm on Celo mainnet, docs/spec/onchain-interfaces.md).
  * This is the only place the daemon's ABIs are written; the devnet contracts are tested against them.
  */
 import { parseAbi } from 'viem';
@@ -38,7 +38,7 @@ export const oneClickFarmAbi = parseAbi([
 
 /**
  * routekeeper's own one-transaction withdraw, deployed on the devnet's OneClickFarm.
- * No public counterpart exists on the real network (see the README).
+ * No public counterpart exists on the real network (docs/spec/onchain-interfaces.md).
  */
 export const oneClickWithdrawAbi = parseAbi([
   swapPayloadStruct,

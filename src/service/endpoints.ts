@@ -1,2 +1,2 @@
-/** The hosted Token Routing Service (the spec's production URL); kept apart so help texts need no client code. */
+/** The hosted Token Routing Service (the production URL; docs/spec/token-routing-service.md); kept apart so help texts need no client code. */
 export const productionServiceUrl = 'https://router.nodefinance.org';

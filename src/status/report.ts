@@ -1,6 +1,6 @@
 /**
  * The status of every strategy and wallet, read from a ledger alone: `routekeeper status --json` prints it and
- * the status page's `/api/status` serves it, so both always say the same. Its shape is documented in the README
+ * the status page's `/api/status` serves it, so both always say the same. Its shape is documented in docs/status-api.md
  * (`version` changes when a field changes meaning or goes away).
  */
 import type { Address } from 'viem';

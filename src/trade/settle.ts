@@ -21,7 +21,7 @@ export function readOutcome(
   const amountOut = transferredTo(receipt.logs, trade.tokenOut, trade.wallet);
   const router = trade.kind === 'swap' ? trade.call?.router : undefined;
   const reportedOut = router ? swapEventOutput(receipt.logs, router, trade.wallet) : undefined;
-  // The router pays a routing partner's fee out of the output before the wallet's share (onchain-interfaces.md).
+  // The router pays a routing partner's fee out of the output before the wallet's share (docs/spec/onchain-interfaces.md).
   const partnerFee = router ? transferredToOthers(receipt.logs, trade.tokenOut, router, trade.wallet) : undefined;
   if (amountOut === 0n) {
     const said = reportedOut === undefined ? '' : ` (the router's Swap event says ${reportedOut})`;
