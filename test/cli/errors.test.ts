@@ -47,7 +47,7 @@ const quoteArgs = ['--token-in', 'cUSD', '--token-out', 'CELO', '--amount', '1']
 
 const cases: Record<string, Case> = {
   'an unknown command': { args: () => ['chek'], code: 2, message: () => "unknown command 'chek'; did you mean 'check'?" },
-  'help for an unknown command': { args: () => ['help', 'nope'], code: 2, message: () => "unknown command 'nope'. Commands: run," },
+  'help for an unknown command': { args: () => ['help', 'nope'], code: 2, message: () => "unknown command 'nope'. Commands: init, run," },
   'an unknown option': { args: () => ['run', '--dryrun'], code: 2, message: () => "run: Unknown option '--dryrun'. See 'routekeeper run --help'." },
   'a missing --address-book file': { args: () => ['quote', '--address-book', at('missing.json'), ...quoteArgs], code: 2, message: () => `--address-book ${at('missing.json')}: no such file` },
   'an empty --address-book (still being written)': { args: () => ['quote', '--address-book', at('empty.json'), ...quoteArgs], code: 2, message: () => `--address-book ${at('empty.json')} is empty` },
