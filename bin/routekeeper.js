@@ -23,4 +23,5 @@ if (!existsSync(main)) {
   process.exit(1);
 }
 // Imported only now: a static import would load the program before the handlers above exist.
-await import(main.href);
+const { runCommandLine } = await import(main.href);
+process.exitCode = await runCommandLine(process.argv.slice(2));

@@ -64,12 +64,16 @@ async function main(argv: string[]): Promise<number> {
   }
   // From here the process's own handlers hold the stop signals (those kept while loading count as received).
   const shutdown = takeOverSignals({ graceful: command.graceful === true });
-  const loaded = await command.load();
-  if (shutdown.signal.aborted) {
-    console.error(`routekeeper: ${(shutdown.signal.reason as Error).message} before starting; nothing was started`);
-    return 0;
+  try {
+    const loaded = await command.load();
+    if (shutdown.signal.aborted) {
+      console.error(`routekeeper: ${(shutdown.signal.reason as Error).message} before starting; nothing was started`);
+      return 0;
+    }
+    return await loaded.run(rest, { shutdown });
+  } finally {
+    shutdown.release();
   }
-  return loaded.run(rest, { shutdown });
 }
 
 /**
@@ -110,8 +114,14 @@ function report(error: unknown): number {
   return 1;
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (error) {
-  process.exitCode = report((await explainForeign(error).catch(() => undefined)) ?? error);
+/**
+ * The command line, `routekeeper <argv>`, to its exit code: every error explained in one line (bin/routekeeper.js
+ * runs it; tests call it in-process).
+ */
+export async function runCommandLine(argv: string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (error) {
+    return report((await explainForeign(error).catch(() => undefined)) ?? error);
+  }
 }

@@ -24,6 +24,9 @@ export type Shutdown = {
   requested: Promise<NodeJS.Signals>;
 };
 
+/** The process's stop handlers, removed by `release` once the command has finished (or when run in a test). */
+export type SignalHandlers = Shutdown & { release(): void };
+
 declare global {
   /** Set by bin/routekeeper.js: removes its handlers and returns the first signal received while loading. */
   var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
@@ -32,7 +35,7 @@ declare global {
 /** The signals that stop routekeeper (bin/routekeeper.js keeps the same ones while the program loads). */
 export const stopSignals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-export function takeOverSignals(options: { graceful: boolean }): Shutdown {
+export function takeOverSignals(options: { graceful: boolean }): SignalHandlers {
   const controller = new AbortController();
   // Every wait of every run in progress listens to it: many listeners are the design, not a leak.
   setMaxListeners(0, controller.signal);
@@ -54,5 +57,8 @@ export function takeOverSignals(options: { graceful: boolean }): Shutdown {
   const whileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
   globalThis.routekeeperSignalsWhileLoading = undefined;
   if (whileLoading) onSignal(whileLoading);
-  return { signal: controller.signal, requested };
+  const release = () => {
+    for (const signal of stopSignals) process.off(signal, onSignal);
+  };
+  return { signal: controller.signal, requested, release };
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/in-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -95,30 +96,47 @@ const cases: Record<string, Case> = {
   'devnet --port 70000': { args: () => ['devnet', '--port', '70000'], code: 2, message: () => "--port must be a whole number from 0 to 65535, got '70000'" },
 };
 
+const baseEnv = (dataDir: string): Record<string, string> => ({
+  RPC_URL: '',
+  ROUTING_SERVICE_URL: '',
+  ROUTING_API_KEY: '',
+  ROUTEKEEPER_CONFIG: '',
+  LOG_LEVEL: '',
+  METRICS_PORT: '0',
+  ROUTEKEEPER_DATA_DIR: dataDir,
+  ROUTEKEEPER_PRIVATE_KEY: testKey,
+});
+
+function expectOneTypedLine(result: { code: number | null; stdout: string; stderr: string }, { code, message }: Pick<Case, 'code' | 'message'>, dataDir: string) {
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(result.code, result.stderr).toBe(code);
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]?.startsWith('routekeeper: ')).toBe(true);
+  const expected = message();
+  if (typeof expected === 'string') expect(lines[0]).toContain(expected);
+  else expect(lines[0]).toMatch(expected);
+  expect(result.stderr + result.stdout).not.toMatch(/^\s+at /m);
+  expect(result.stderr + result.stdout).not.toContain('SECRET');
+  // Nothing was started or recorded: no ledger, no devnet's.
+  expect(existsSync(dataDir) ? readdirSync(dataDir) : []).toEqual([]);
+}
+
+// In the test's process (the command line as bin/routekeeper.js runs it), one case at a time.
 describe('every error a user can cause is one typed line', () => {
-  it.concurrent.each(Object.entries(cases))('%s', async (_name, { args, env, code, message }) => {
+  it.each(Object.entries(cases))('%s', async (_name, { args, env, code, message }) => {
     const dataDir = mkdtempSync(join(dir, 'data-'));
-    const result = await runCli(args(), {
-      RPC_URL: '',
-      ROUTING_SERVICE_URL: '',
-      ROUTING_API_KEY: '',
-      ROUTEKEEPER_CONFIG: '',
-      LOG_LEVEL: '',
-      METRICS_PORT: '0',
-      ROUTEKEEPER_DATA_DIR: dataDir,
-      ROUTEKEEPER_PRIVATE_KEY: testKey,
-      ...env?.(),
-    });
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(result.code, result.stderr).toBe(code);
-    expect(lines, result.stderr).toHaveLength(1);
-    expect(lines[0]?.startsWith('routekeeper: ')).toBe(true);
-    const expected = message();
-    if (typeof expected === 'string') expect(lines[0]).toContain(expected);
-    else expect(lines[0]).toMatch(expected);
-    expect(result.stderr + result.stdout).not.toMatch(/^\s+at /m);
-    expect(result.stderr + result.stdout).not.toContain('SECRET');
-    // Nothing was started or recorded: no ledger, no devnet's.
-    expect(existsSync(dataDir) ? readdirSync(dataDir) : []).toEqual([]);
+    const result = await runInProcess(args(), { ...baseEnv(dataDir), ...env?.() });
+    expectOneTypedLine(result, { code, message }, dataDir);
+  });
+});
+
+// And as a process: what reaches the terminal is that line alone, and the exit code is the process's.
+describe('as a process', () => {
+  const spawned = ['an unknown option', 'a typo in the strategy file', 'RPC_URL at a closed port, for quote'];
+  it.concurrent.each(spawned)('%s', async (name) => {
+    const { args, env, code, message } = cases[name] as Case;
+    const dataDir = mkdtempSync(join(dir, 'data-'));
+    const result = await runCli(args(), { ...baseEnv(dataDir), ...env?.() });
+    expectOneTypedLine(result, { code, message }, dataDir);
   });
 });
