@@ -12,6 +12,7 @@ import type { Strategy } from '../../src/strategy/types.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { spawnDaemon } from '../helpers/daemon-process.ts';
+import { runInProcess } from '../helpers/in-process.ts';
 
 const fork = useDevnetFork({ routing: true });
 const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
@@ -166,7 +167,9 @@ describe('bad configuration stops the daemon with the field path, a non-zero exi
   for (const [what, text, extraEnv, message] of cases) {
     it(what, async () => {
       const config = writeConfig(`bad-${what.replaceAll(' ', '-')}.yaml`, text);
-      const { code, stdout, stderr } = await runCli(['run', '--config', config, '--address-book', bookFile], env(extraEnv));
+      // In the test's process (the command line as bin/routekeeper.js runs it): test/cli/errors.test.ts shows the
+      // same line reaches a terminal from a real process.
+      const { code, stdout, stderr } = await runInProcess(['run', '--config', config, '--address-book', bookFile], env(extraEnv));
       expect(code).toBe(2);
       expect(stderr).toMatch(message);
       expect(`${stdout}${stderr}`).not.toMatch(/^\s+at /m);
@@ -177,7 +180,7 @@ describe('bad configuration stops the daemon with the field path, a non-zero exi
 
 describe('routekeeper schema', () => {
   it('prints the JSON Schema of the strategy file', async () => {
-    const { code, stdout } = await runCli(['schema']);
+    const { code, stdout } = await runInProcess(['schema']);
     expect(code).toBe(0);
     const schema = JSON.parse(stdout);
     expect(schema.type).toBe('object');

@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseStrategyFile } from '../../src/config/strategy-file.ts';
 import { binPath, runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/in-process.ts';
 
 const testKey = `0x${'5e'.repeat(32)}`;
 const cleanEnv = { RPC_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: '', ROUTING_SERVICE_URL: '', LOG_LEVEL: '' };
@@ -125,7 +126,7 @@ describe('routekeeper init', () => {
       [['--chain', 'mars'], "routekeeper: init: --chain must be celo or devnet, got 'mars'"],
     ];
     for (const [args, message] of cases) {
-      const result = await runCli(['init', ...args, '--config', join(dir, 's.yaml'), '--dotenv', join(dir, '.env')], cleanEnv);
+      const result = await runInProcess(['init', ...args, '--config', join(dir, 's.yaml'), '--dotenv', join(dir, '.env')], cleanEnv);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim()).toBe(message);
     }

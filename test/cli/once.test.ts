@@ -9,6 +9,7 @@ import { type Address, parseAbiItem, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/in-process.ts';
 import { daemonHome, dcaYaml, settleWithDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
@@ -75,7 +76,7 @@ describe('once', () => {
   });
 
   it('refuses a --wait that is not a duration, with exit 2 and the option named', async () => {
-    const result = await runCli(['once', 'dca', '--wait', 'soon'], { RPC_URL: '', ROUTEKEEPER_CONFIG: '' });
+    const result = await runInProcess(['once', 'dca', '--wait', 'soon'], { RPC_URL: '', ROUTEKEEPER_CONFIG: '' });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe("routekeeper: once: --wait must be a duration such as 30s, 2m or 1h, got 'soon'");
   });

@@ -5,6 +5,7 @@ import { parseUnits } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRoutingClient } from '../../src/service/client.ts';
 import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/in-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -54,7 +55,8 @@ describe('routekeeper quote', () => {
   ];
   for (const [what, args, env, exitCode, message] of refusals) {
     it(`refuses ${what} with exit ${exitCode}, a message and no stack trace`, async () => {
-      const { code, stderr } = await runCli(['quote', '--address-book', bookFile, ...args], { ...cleanEnv, ...env });
+      // In the test's process; test/cli/errors.test.ts shows such a line reaches a terminal from a real process.
+      const { code, stderr } = await runInProcess(['quote', '--address-book', bookFile, ...args], { ...cleanEnv, ...env });
       expect(code).toBe(exitCode);
       expect(stderr).toMatch(message);
       expect(stderr).not.toMatch(/^\s+at /m);
