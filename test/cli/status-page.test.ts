@@ -73,10 +73,11 @@ describe('pause and resume with a running daemon', () => {
     expect(paused.code, paused.stderr).toBe(0);
     expect(paused.stdout).toContain('paused the strategy dca');
     const at = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
     // A run that started before the pause may still trade; none that started a slot (1 s) later does.
+    const finishedAfter = (id: string, since: number) => runsOf(id).filter((run) => run.startedAt > since && run.outcome !== null && run.outcome !== undefined);
+    await until('a run of dca a slot after the pause, and one of tp', () => finishedAfter('dca', at + 1_000).length > 0 && finishedAfter('tp', at + 1_000).some((run) => run.outcome === 'nothing'));
     expect(tradesOf('dca').filter((trade) => trade.createdAt > at + 1_000)).toEqual([]);
-    const later = runsOf('dca').filter((run) => run.startedAt > at + 1_000);
+    const later = finishedAfter('dca', at + 1_000);
     expect(later.length).toBeGreaterThanOrEqual(1);
     expect(later.map((run) => run.outcome)).toEqual(later.map(() => 'paused'));
     expect(later[0]?.note).toBe('paused: the strategy dca is paused (checking the price)');
@@ -101,7 +102,7 @@ describe('pause and resume with a running daemon', () => {
     // The wallet by its name: every strategy of it stops.
     expect((await cli('pause', 'main')).stdout).toContain(`paused the wallet main (${fork.addressBook.accounts[0]?.address.toLowerCase()})`);
     const walletAt = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await until('paused runs of both strategies a slot after the wallet paused', () => ['dca', 'tp'].every((id) => finishedAfter(id, walletAt + 1_000).some((run) => run.outcome === 'paused')));
     expect(tradesOf('dca').filter((trade) => trade.createdAt > walletAt + 1_000)).toEqual([]);
     expect(runsOf('tp').filter((run) => run.startedAt > walletAt + 1_000).map((run) => run.outcome)).toContain('paused');
     const walletShown = await status();
