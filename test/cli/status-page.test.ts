@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, type RunRecord } from '../../src/ledger/ledger.ts';
 import type { TradeRecord } from '../../src/trade/types.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/in-process.ts';
 import { type DaemonProcess, daemonHome, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -48,12 +48,13 @@ const until = async (what: string, check: () => boolean, timeoutMs = 30_000) => 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 };
+// The commands run in the test's process (the daemon is the other process on the ledger), one at a time.
 const status = async (...args: string[]) => {
-  const printed = await runCli(['status', '--json', '--ledger', home.ledgerFile, ...args]);
+  const printed = await runInProcess(['status', '--json', '--ledger', home.ledgerFile, ...args]);
   expect(printed.code, printed.stderr).toBe(0);
   return JSON.parse(printed.stdout);
 };
-const cli = (...args: string[]) => runCli([...args, '--ledger', home.ledgerFile]);
+const cli = (...args: string[]) => runInProcess([...args, '--ledger', home.ledgerFile]);
 
 beforeAll(async () => {
   home = daemonHome(fork, 'status-page');
@@ -83,7 +84,7 @@ describe('pause and resume with a running daemon', () => {
     expect(later[0]?.note).toBe('paused: the strategy dca is paused (checking the price)');
     const shown = await status('--strategy', 'dca');
     expect(shown.strategies[0].paused).toMatchObject({ scope: 'strategy', key: 'dca', reason: 'checking the price' });
-    expect((await runCli(['status', '--strategy', 'dca', '--ledger', home.ledgerFile])).stdout).toContain('PAUSED since');
+    expect((await cli('status', '--strategy', 'dca')).stdout).toContain('PAUSED since');
     // The other strategy runs on.
     expect(runsOf('tp').filter((run) => run.startedAt > at + 1_000 && run.outcome === 'nothing').length).toBeGreaterThanOrEqual(1);
 
