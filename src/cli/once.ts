@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readEnv } from '../config/env.ts';
 import { parseDuration } from '../config/strategy-file.ts';
 import { describeTrade } from '../trade/describe.ts';
@@ -42,6 +43,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   const deadline = Date.now() + waitMs;
   const timer = setTimeout(() => bound.abort(new AbortedError(`no answer within --wait ${wait}`)), waitMs).unref();
   const signal = AbortSignal.any([shutdown.signal, bound.signal]);
+  // Every wait of the run listens to it, as to the shutdown's: many listeners are the design, not a leak.
+  setMaxListeners(0, signal);
   const secondsLeft = () => Math.max(0, Math.round((deadline - Date.now()) / 1000));
   try {
     const runtime = await openRuntime({
