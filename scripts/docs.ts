@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { commands } from '../src/cli/catalog.ts';
+import { environmentDocs } from '../src/config/env.ts';
 import { strategyFileJsonSchema } from '../src/config/strategy-file.ts';
 import { HealthMonitor, defaultHealthOptions } from '../src/ops/health.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
@@ -123,12 +124,29 @@ ${rows.join('\n')}
 `;
 }
 
+function environmentPage(): string {
+  const rows = Object.entries(environmentDocs).map(([name, { usedFor, byDefault }]) => `| \`${name}\` | ${cell(usedFor)} | ${cell(byDefault)} |`);
+  return `${notice('src/config/env.ts')}
+# The environment
+
+Read from the environment, or from a \`.env\` file in the working directory (\`routekeeper init\` writes one;
+\`.env.example\` lists them all). Empty values count as unset. A bad value stops the command with exit 2 and names
+the variable, never its value.
+
+| variable | used for | default |
+| --- | --- | --- |
+${rows.join('\n')}
+| the variable each wallet names (e.g. \`ROUTEKEEPER_PRIVATE_KEY\`) | that wallet's private key | on the embedded devnet, a funded test account |
+`;
+}
+
 /** Every generated page: its path under docs/ and its text. */
 export async function generatedPages(): Promise<{ path: string; text: string }[]> {
   return [
     { path: 'reference/commands.md', text: commandsPage() },
     { path: 'reference/strategy-file.md', text: strategyFilePage() },
     { path: 'reference/metrics.md', text: await metricsPage() },
+    { path: 'reference/environment.md', text: environmentPage() },
   ];
 }
 

@@ -5,6 +5,7 @@
 import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
+import { productionServiceUrl } from '../service/endpoints.ts';
 
 /** pino's levels. */
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -59,6 +60,48 @@ const envSchema = z.object({
 });
 
 export type Env = z.output<typeof envSchema>;
+
+/**
+ * What each variable is for and what holds without it, for people: docs/reference/environment.md is generated
+ * from this (`npm run docs`). Keyed by the schema's variables, so one added there without a line here does not
+ * compile.
+ */
+export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor: string; byDefault: string }> = {
+  RPC_URL: {
+    usedFor:
+      "the chain's JSON-RPC node; several separated by commas fail over to one another (viem `fallback`, ranked by latency and stability; all must serve the same chain, checked at start)",
+    byDefault: "the address book's `rpcUrl`; else the embedded devnet",
+  },
+  ROUTING_SERVICE_URL: { usedFor: 'the Token Routing Service', byDefault: `the address book's \`routingServiceUrl\`, else \`${productionServiceUrl}\`` },
+  ROUTING_API_KEY: { usedFor: 'optional key, sent only as the `X-API-KEY` header, never printed or logged', byDefault: 'none' },
+  ROUTING_PARTNER_ID: { usedFor: "the partner id of that key: a quote's `partner` must be 0 or this (or one of the address book's `partners`)", byDefault: 'none' },
+  ROUTING_REQUESTS_PER_SECOND: {
+    usedFor: "requests per second to the routing service (over the strategy file's `defaults.routing`)",
+    byDefault: "10 for the hosted service and any remote one; unlimited for one on this machine (the devnet's)",
+  },
+  ROUTING_MAX_CONCURRENT: { usedFor: 'requests in flight at once to the routing service (over `defaults.routing`)', byDefault: '4 remote; unlimited on this machine' },
+  ROUTEKEEPER_CONFIG: { usedFor: 'the strategy file', byDefault: '`config/strategies.yaml`' },
+  ROUTEKEEPER_DATA_DIR: {
+    usedFor:
+      'the ledger: `ledger.sqlite`, bound to its chain (id and genesis hash) at creation and refused against any other; the embedded devnet and forks are new chains at each start, each with its own `devnet-<chain id>-<genesis>.sqlite` or `fork-<chain id>-at-<block>.sqlite` (earlier ones are removed at start unless a live process holds them)',
+    byDefault: '`./data`',
+  },
+  METRICS_PORT: {
+    usedFor: 'the status page, `GET /healthz` and `GET /metrics`, 0–65535; taken before anything starts, so a port in use stops start-up at once (exit 2)',
+    byDefault: '`9464`; `0` picks a free port (logged at start)',
+  },
+  METRICS_HOST: { usedFor: 'the address they listen on', byDefault: '`127.0.0.1` (this machine only); the Docker image sets `0.0.0.0`' },
+  ROUTEKEEPER_STATUS_TOKEN: {
+    usedFor:
+      'when set (16 characters or more), `/api/…` and `/metrics` ask for `Authorization: Bearer <token>`; open the page as `http://host:9464/#token=<token>` (the part after `#` never leaves the browser). Set it whenever `METRICS_HOST` is not loopback: the daemon warns at start otherwise',
+    byDefault: 'none',
+  },
+  LOG_LEVEL: { usedFor: `pino log level: ${logLevels.map((level) => `\`${level}\``).join(', ')}; on a terminal \`debug\` adds each event's fields to its line`, byDefault: '`info`' },
+  ROUTEKEEPER_REQUIRE_RPC_URL: {
+    usedFor: '`true`: without `RPC_URL` (or an address book), refuse to start rather than start the embedded devnet, unless `--devnet` is given (the container image sets it)',
+    byDefault: '`false`',
+  },
+};
 
 let dotenvLoaded = false;
 
