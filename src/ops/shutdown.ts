@@ -12,8 +12,9 @@
  * SIGHUP (the terminal closed) is a stop like the others. (Node resets an ignored SIGHUP to its default at start,
  * so `nohup` cannot keep it alive anyway; a service manager or the container image is the way to outlive a login.)
  *
- * The handlers stay installed: child-process helpers (execa's signal-exit) re-raise a signal that no other
- * listener handles, which would kill us before the graceful stop finished.
+ * The handlers stay installed until the command has returned (`release`, in cli/main.ts): child-process helpers
+ * (execa's signal-exit) re-raise a signal that no other listener handles, which would kill us before the graceful
+ * stop finished.
  */
 import { setMaxListeners } from 'node:events';
 import { AbortedError } from './abort.ts';
