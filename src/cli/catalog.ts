@@ -2,13 +2,10 @@
  * Every command's name, summary and help, with a loader for its code: `--help`, `--version` and a mistyped
  * command answer without importing viem or the engine, and a command loads only what it uses.
  */
-import { commonHelp } from './command.ts';
+import { type CommandContext, commonHelp, defaultOnceWait } from './command.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
 import { schemaPath } from './schema-path.ts';
-import type { Shutdown } from '../ops/shutdown.ts';
 
-/** `once`'s default bound (kept here: --help must not load the command). */
-export const defaultOnceWait = '60s';
 
 export type CommandEntry = {
   name: string;
@@ -23,8 +20,6 @@ export type CommandEntry = {
   /** Loads the command; its `run` resolves to the process exit code. */
   load(): Promise<{ run(argv: string[], context: CommandContext): Promise<number> }>;
 };
-
-export type CommandContext = { shutdown: Shutdown };
 
 export const commands: CommandEntry[] = [
   {

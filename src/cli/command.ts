@@ -1,5 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Shutdown } from '../ops/shutdown.ts';
 import { UsageError } from './errors.ts';
+
+/** What every command's `run` is handed besides its arguments: the process's stop signal. */
+export type CommandContext = { shutdown: Shutdown };
+
+/** `once`'s default bound (here, not in once.ts: --help must not load the command). */
+export const defaultOnceWait = '60s';
 
 /** The options of the commands that run strategies (run, once, check). */
 export const commonOptions = {

@@ -1,7 +1,6 @@
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { describeDevnet } from '../devnet/describe.ts';
-import { parseCommandArgs, parseIntegerOption } from './command.ts';
-import type { CommandContext } from './catalog.ts';
+import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
 
 /** `routekeeper devnet`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {

@@ -11,8 +11,7 @@ import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
 import { openStates } from '../trade/types.ts';
-import { type CommandContext, defaultOnceWait } from './catalog.ts';
-import { commonOptions, parseCommandArgs } from './command.ts';
+import { type CommandContext, commonOptions, defaultOnceWait, parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
 
 
