@@ -8,8 +8,10 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { type StrategyFile, parseStrategyFile, parseDuration, strategyKinds } from '../config/strategy-file.ts';
-import { type ChainProfile, type InitAnswers, type TokenAmount, chainProfiles, devnetKeyEnv, envFileText, strategyFileText } from '../init/plan.ts';
+import { isHttpUrl } from '../config/env.ts';
+import { type StrategyFile, decimalPattern, parseStrategyFile, parseDuration, strategyKinds } from '../config/strategy-file.ts';
+import { type ChainProfile, type InitAnswers, type TokenAmount, chainProfiles, envFileText, strategyFileText } from '../init/plan.ts';
+import { devnetKeyVariable } from '../devnet/world-spec.ts';
 import { parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
 import { schemaPath } from './schema-path.ts';
@@ -39,13 +41,10 @@ type Asker = {
   kinds(message: string, offered: Kind[], fallback: Kind[]): Promise<Kind[]>;
 };
 
-const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value);
-const decimal = /^\d+(\.\d+)?$/;
-
 function tokenAmountProblem(chain: ChainProfile) {
   return (value: string) => {
     const match = /^(\S+)\s+(\S+)$/.exec(value.trim());
-    if (!match || !decimal.test(match[1] as string) || Number(match[1]) <= 0) return 'an amount and a token, such as 10 cUSD';
+    if (!match || !decimalPattern.test(match[1] as string) || Number(match[1]) <= 0) return 'an amount and a token, such as 10 cUSD';
     return chain.tokens.includes(match[2] as string) ? undefined : `a token of this chain: ${chain.tokens.join(', ')}`;
   };
 }
@@ -56,7 +55,7 @@ const toTokenAmount = (value: string): TokenAmount => {
 };
 
 const tokenProblem = (chain: ChainProfile) => (value: string) => (chain.tokens.includes(value.trim()) ? undefined : `a token of this chain: ${chain.tokens.join(', ')}`);
-const priceProblem = (value: string) => (decimal.test(value.trim()) && Number(value) > 0 ? undefined : 'a price above 0, such as 0.6');
+const priceProblem = (value: string) => (decimalPattern.test(value.trim()) && Number(value) > 0 ? undefined : 'a price above 0, such as 0.6');
 const everyProblem = (value: string) => {
   try {
     return parseDuration(value.trim()) >= 60_000 ? undefined : 'at least a minute, such as 1h or 1d';
@@ -126,13 +125,13 @@ async function answer(flags: Flags, ask: Asker, configFile: string): Promise<{ a
   const rpcUrl = chain.needsRpcUrl ? (flagChecked('rpc-url', flags['rpc-url'], urlProblem) ?? (await ask.text("The chain's RPC URL (your node or provider)", undefined, urlProblem))) : undefined;
   if (!chain.needsRpcUrl && flags['rpc-url'] !== undefined) throw new UsageError('init: --rpc-url is for a real chain; the devnet starts its own node');
   const envNameProblem = (v: string) => (/^[A-Z_][A-Z0-9_]*$/.test(v) ? undefined : 'an environment variable name, such as ROUTEKEEPER_PRIVATE_KEY');
-  let keyEnv = devnetKeyEnv;
+  let keyEnv = devnetKeyVariable;
   let key: string | undefined;
   if (chain.needsRpcUrl) {
-    keyEnv = flagChecked('key-env', flags['key-env'], envNameProblem) ?? (await ask.text("The environment variable that holds the wallet's private key", devnetKeyEnv, envNameProblem));
+    keyEnv = flagChecked('key-env', flags['key-env'], envNameProblem) ?? (await ask.text("The environment variable that holds the wallet's private key", devnetKeyVariable, envNameProblem));
     if (!process.env[keyEnv]) key = await ask.secret(`The private key for ${keyEnv}, written to the .env file only`, (v) => (/^0x[0-9a-fA-F]{64}$/.test(v) ? undefined : '0x and 64 hex digits'));
-  } else if (flags['key-env'] !== undefined && flags['key-env'] !== devnetKeyEnv) {
-    throw new UsageError(`init: --key-env: the devnet funds ${devnetKeyEnv} only`);
+  } else if (flags['key-env'] !== undefined && flags['key-env'] !== devnetKeyVariable) {
+    throw new UsageError(`init: --key-env: the devnet funds ${devnetKeyVariable} only`);
   }
   const offered = strategyKinds.filter((kind) => kind !== 'compound' || chain.gauges.length > 0);
   const kinds = kindsFlag(flags.strategies, offered) ?? (await ask.kinds('Which strategies to start with? (space to choose, Enter to go on)', offered, ['dca']));

@@ -7,7 +7,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { redactUrl, scrub } from '../ops/secrets.ts';
-import { takeOverSignals } from '../ops/shutdown.ts';
+import { stopReason, takeOverSignals } from '../ops/shutdown.ts';
 import { isAbort } from '../ops/abort.ts';
 import { type CommandEntry, commands } from './catalog.ts';
 import { UsageError } from './errors.ts';
@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const loaded = await command.load();
     if (shutdown.signal.aborted) {
-      console.error(`routekeeper: ${(shutdown.signal.reason as Error).message} before starting; nothing was started`);
+      console.error(`routekeeper: ${stopReason(shutdown.signal)} before starting; nothing was started`);
       return 0;
     }
     return await loaded.run(rest, { shutdown });

@@ -8,6 +8,7 @@ import { openExecution, openRuntime } from '../engine/runtime.ts';
 import { markOrWarn, markerDepsOf } from '../engine/marker.ts';
 import { AbortedError, isAbort } from '../ops/abort.ts';
 import { createLogger } from '../ops/logger.ts';
+import { stopReason } from '../ops/shutdown.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
 import { openStates } from '../trade/types.ts';
@@ -108,6 +109,6 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
 }
 
 function stoppedBy(signal: AbortSignal): number {
-  console.error(`routekeeper: once: ${(signal.reason as Error).message}; what is in flight is in the ledger, settled at the next start`);
+  console.error(`routekeeper: once: ${stopReason(signal)}; what is in flight is in the ledger, settled at the next start`);
   return 0;
 }

@@ -8,6 +8,7 @@ import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
 import { isAbort } from '../ops/abort.ts';
+import { stopReason } from '../ops/shutdown.ts';
 import { type CommandContext, commonOptions, parseCommandArgs } from './command.ts';
 import { ConfigError } from '../config/errors.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
@@ -45,9 +46,6 @@ function listenError(error: unknown, host: string, port: number): unknown {
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`METRICS_HOST ${host} is not an address of this machine`);
   return error;
 }
-
-/** "stopped by SIGINT", from the shutdown's reason. */
-const stopReason = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason.message : 'stopped');
 
 /** The stop's last line: what the next start picks up (trades still open in the ledger, runs cut short). */
 function leftForNextStart(open: TradeRecord[], unfinishedRuns: string[]): string {

@@ -11,7 +11,8 @@ import { productionServiceUrl } from '../service/endpoints.ts';
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value);
+/** An http(s) URL, as every URL variable must be (init checks its answers with it too). */
+export const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value);
 const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an http(s) URL' });
 
 /** One node URL, or several separated by commas: the daemon then fails over between them (best first). */

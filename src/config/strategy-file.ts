@@ -65,8 +65,10 @@ const duration = z
 
 const amountMessage = 'must be a decimal amount in quotes, such as "10" or "0.5"';
 const priceMessage = 'must be a decimal price in quotes, such as "0.45"';
-const humanAmount = z.string({ error: amountMessage }).regex(/^\d+(\.\d+)?$/, { message: amountMessage });
-const price = z.string({ error: priceMessage }).regex(/^\d+(\.\d+)?$/, { message: priceMessage });
+/** A non-negative decimal written out: "10", "0.5" (amounts and prices are strings, never floats). */
+export const decimalPattern = /^\d+(\.\d+)?$/;
+const humanAmount = z.string({ error: amountMessage }).regex(decimalPattern, { message: amountMessage });
+const price = z.string({ error: priceMessage }).regex(decimalPattern, { message: priceMessage });
 const tokenRef = z.string().min(1, { message: 'must name a token by symbol or address' });
 const isoTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be a date and time such as "2026-12-01T00:00:00Z"' });
 const bps = (what: string) => z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).describe(what);

@@ -12,6 +12,9 @@ export const devnetChainId = 42220;
 /** anvil's default mnemonic: well known, for a local chain only. */
 export const devnetMnemonic = 'test test test test test test test test test test test junk';
 
+/** The key variable the embedded devnet fills with a funded test account when it is unset. */
+export const devnetKeyVariable = 'ROUTEKEEPER_PRIVATE_KEY';
+
 export const tokenSpecs = [
   { symbol: 'CELO', name: 'Celo (devnet)', decimals: 18, usdPrice: 0.5 },
   { symbol: 'cUSD', name: 'Celo Dollar (devnet)', decimals: 18, usdPrice: 1 },

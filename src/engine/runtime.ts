@@ -19,6 +19,7 @@ import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { reportEvery } from '../devnet/oracle.ts';
+import { devnetKeyVariable } from '../devnet/world-spec.ts';
 import { type Attempt, type ChainIdentity, Ledger, toJson } from '../ledger/ledger.ts';
 import { networkLedgerName, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../ledger/files.ts';
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
@@ -149,9 +150,6 @@ function describeForStatus(runtime: Runtime, ledger: Ledger, executors: Readonly
   const explorer = runtime.mode !== 'network' ? undefined : runtime.book ? runtime.book.explorer : runtime.client.chain.blockExplorers?.default.url;
   ledger.setMeta('explorer', explorer ?? '');
 }
-
-/** The key variable the embedded devnet fills with its funded test account when it is unset. */
-const devnetKeyVariable = 'ROUTEKEEPER_PRIVATE_KEY';
 
 /** Blocks before a trade counts as mined on a real network when neither the strategy file nor the address book says. */
 export const networkConfirmations = 3;

@@ -5,7 +5,7 @@
  */
 import { formatUnits, parseUnits } from 'viem';
 import { tokenDirectory } from '../config/chain-data.ts';
-import { gaugeSpec, tokenSpecs } from '../devnet/world-spec.ts';
+import { devnetKeyVariable, gaugeSpec, tokenSpecs } from '../devnet/world-spec.ts';
 
 /** A chain init can write for: its tokens, the tokens a first strategy uses, its gauges, whether it needs RPC_URL. */
 export type ChainProfile = {
@@ -57,9 +57,6 @@ export type InitAnswers = {
   rebalance?: { tokens: string[]; every: string };
   compound?: { gauge: string };
 };
-
-/** The key variable the embedded devnet fills with a funded test account when it is unset. */
-export const devnetKeyEnv = 'ROUTEKEEPER_PRIVATE_KEY';
 
 /** A budget that bounds a mistake: a DCA spends at most one buy's amount a day and 30 days' worth in all. */
 function dcaBudget(amount: string): { perDay: string; total: string } {
@@ -163,7 +160,7 @@ export function envFileText(answers: InitAnswers, key: { given?: string; inEnvir
       `${answers.keyEnv}=${key.given ?? ''}`,
     );
   } else {
-    lines.push(`# On the embedded devnet, ${devnetKeyEnv} left empty means a funded test account.`, `${devnetKeyEnv}=`);
+    lines.push(`# On the embedded devnet, ${devnetKeyVariable} left empty means a funded test account.`, `${devnetKeyVariable}=`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -33,6 +33,9 @@ declare global {
   var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
 }
 
+/** What stopped the process, as said to people: "stopped by SIGINT" (the shutdown's reason). */
+export const stopReason = (signal: AbortSignal): string => (signal.reason instanceof Error ? signal.reason.message : 'stopped');
+
 /** The signals that stop routekeeper (bin/routekeeper.js keeps the same ones while the program loads). */
 export const stopSignals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
