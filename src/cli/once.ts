@@ -46,6 +46,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   // Every wait of the run listens to it, as to the shutdown's: many listeners are the design, not a leak.
   setMaxListeners(0, signal);
   const secondsLeft = () => Math.max(0, Math.round((deadline - Date.now()) / 1000));
+  logger.info({ waitMs }, `${strategyId}: running once, for at most ${wait} (--wait)`);
   try {
     const runtime = await openRuntime({
       env,
