@@ -9,7 +9,7 @@
  * then be in place before the trade can be simulated.
  * This module reads and reports; deciding whether the answers are acceptable is the check stage's job.
  */
-import { type Address, type Hex, encodeFunctionData, erc20Abi, hexToBigInt } from 'viem';
+import { type Address, type Hex, type Log, encodeFunctionData, erc20Abi, hexToBigInt } from 'viem';
 import { call as ethCall, estimateGas, getBlock, getTransactionCount, readContract, simulateBlocks } from 'viem/actions';
 import type { ChainClient } from './chains.ts';
 import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
@@ -26,8 +26,11 @@ export type PreflightRequest = {
   approval?: Approval;
 };
 
-/** One simulated call: what it returned and the gas it used, or why it reverted. */
-export type CallResult = { ok: true; returned: Hex; gasUsed: bigint } | { ok: false; reason: string };
+/**
+ * One simulated call: what it returned, the gas it used and (from eth_simulateV1 only) its logs, native-coin
+ * movements included as `Transfer` logs of a pseudo-token; or why it reverted.
+ */
+export type CallResult = { ok: true; returned: Hex; gasUsed: bigint; logs?: readonly Log[] } | { ok: false; reason: string };
 
 export type Preflight = {
   block: { number: bigint; timestamp: bigint; baseFeePerGas: bigint };
@@ -89,7 +92,7 @@ async function simulateTogether(
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
   try {
-    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: next, calls }] });
+    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: next, calls }], traceTransfers: true });
   } catch (error) {
     const typed = nodeErrorOf(error);
     if (typed instanceof MethodUnsupportedError) throw typed;
@@ -97,7 +100,7 @@ async function simulateTogether(
     return calls.map(() => ({ ok: false, reason: reasonOf(error) }));
   }
   return (blocks[0]?.calls ?? []).map((result) =>
-    result.status === 'success' ? { ok: true, returned: result.data, gasUsed: result.gasUsed } : { ok: false, reason: reasonOf(result.error) },
+    result.status === 'success' ? { ok: true, returned: result.data, gasUsed: result.gasUsed, logs: result.logs ?? [] } : { ok: false, reason: reasonOf(result.error) },
   );
 }
 

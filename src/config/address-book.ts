@@ -42,11 +42,18 @@ export const addressBookSchema = z.object({
     router: address,
     oneClickFarm: address,
     uniswapV2Factory: address.optional(),
+    /** keccak256 of the factory's pair creation code: proves a pool is the factory's without a chain read. */
+    uniswapV2PairInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
     adapters: z.record(z.string(), address),
     farms: z.record(z.string(), address),
     gauges: z.record(z.string(), gauge),
   }),
   pools: z.array(pool),
+  /**
+   * The devnet's routing service only (the daemon never reads this): a second adapter implementation it routes
+   * the named pools through, which no list of the daemon names, so that flow accounting is what accepts it.
+   */
+  routingService: z.object({ bipsAdapter: address, bipsPools: z.array(z.string()) }).optional(),
   /** Per token symbol, where its independent price comes from (see chain-data.ts). */
   priceSources: priceSourcesSchema.optional(),
   /** The block explorer of this deployment, if it has one: the status page links transactions to `<explorer>/tx/<hash>`. */

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Address, getAddress } from 'viem';
+import { type Address, type Hex, getAddress } from 'viem';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
@@ -26,8 +26,11 @@ export type KnownContracts = {
   oneClickFarms: readonly Address[];
   /** Pair adapters a route may name in `pairs`, by how their `extras` are read. */
   adapters: readonly { address: Address; kind: AdapterKind }[];
-  /** Factories whose pools a route may name in `extras` (checked on chain with getPair). */
-  factories: readonly { address: Address; kind: 'uniswap-v2'; feePerMille: number }[];
+  /**
+   * Factories whose pools a route may use: a pool is theirs when its CREATE2 address from the factory and the
+   * pair's init code hash is the pool's (no chain read), or, without a hash, when the factory's getPair says so.
+   */
+  factories: readonly { address: Address; kind: 'uniswap-v2'; feePerMille: number; initCodeHash?: Hex }[];
   /** Pools known without a factory. */
   pools: readonly { address: Address; token0: Address; token1: Address; feePerMille: number }[];
   farms: readonly { address: Address; kind: FarmKind }[];
@@ -37,6 +40,8 @@ export type KnownContracts = {
   tokens: readonly Address[];
   /** Partner ids besides 0 that quotes may carry (ours). */
   partners: readonly bigint[];
+  /** Partners whose fee recipient is known: a route's fee to one of them is accounted for, up to its numerator. */
+  partnerFees: readonly { id: bigint; recipient: Address; feeNumerator: bigint }[];
 };
 
 /** Where a token's USD price comes from, in order of preference. */
@@ -62,7 +67,14 @@ const chainFileSchema = z.object({
     routers: z.array(addressSchema),
     oneClickFarms: z.array(addressSchema),
     adapters: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2') })),
-    factories: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feePerMille: z.number().int().min(0).max(999) })),
+    factories: z.array(
+      z.object({
+        address: addressSchema,
+        kind: z.literal('uniswap-v2'),
+        feePerMille: z.number().int().min(0).max(999),
+        initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
+      }),
+    ),
     farms: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'gauge']) })),
     gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
   }),
@@ -124,7 +136,9 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     ],
     factories: [
       ...(base?.contracts.factories ?? []),
-      ...(contracts?.uniswapV2Factory ? [{ address: contracts.uniswapV2Factory, kind: 'uniswap-v2' as const, feePerMille: uniswapV2FeePerMille }] : []),
+      ...(contracts?.uniswapV2Factory
+        ? [{ address: contracts.uniswapV2Factory, kind: 'uniswap-v2' as const, feePerMille: uniswapV2FeePerMille, initCodeHash: contracts.uniswapV2PairInitCodeHash }]
+        : []),
     ],
     pools: (own?.pools ?? []).map((pool) => ({
       address: pool.address,
@@ -139,6 +153,7 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     gauges: [...(base?.contracts.gauges ?? []), ...Object.values(contracts?.gauges ?? {}).map((gauge) => ({ address: gauge.address, pool: gauge.pool }))],
     tokens: Object.values(tokens).map((token) => token.address),
     partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
+    partnerFees: (own?.partners ?? []).map((partner) => ({ id: BigInt(partner.id), recipient: partner.admin, feeNumerator: BigInt(partner.feeNumerator) })),
   };
 }
 

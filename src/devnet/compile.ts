@@ -18,6 +18,7 @@ const deployable = [
   'TestToken',
   'DevnetRouter',
   'UniswapV2Adapter',
+  'UniswapV2BipsAdapter',
   'OneClickFarm',
   'UniswapV2Farm',
   'GaugeFarm',
@@ -25,6 +26,7 @@ const deployable = [
   'DevnetPriceFeed',
   // Hostile contracts, deployed by tests only.
   'LyingToken',
+  'SkimmingAdapter',
 ] as const;
 
 /** The real Uniswap V2 core contracts, taken from the published build unchanged. */

@@ -13,10 +13,13 @@ import {
   TransactionReceiptNotFoundError,
   getAddress,
   http,
+  isAddressEqual,
+  keccak256,
   parseUnits,
 } from 'viem';
 import { chainFor } from '../chain/chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
+import { pairAddress } from '../guard/route.ts';
 import { devnetAccount } from './accounts.ts';
 import { reportWorldPrices } from './oracle.ts';
 import * as artifacts from './artifacts/contracts.ts';
@@ -32,6 +35,7 @@ import {
   type TokenSymbol,
   tokenSpecs,
   uniswapV2FeePerMille,
+  unlistedAdapterPools,
   userBalances,
 } from './world-spec.ts';
 
@@ -118,6 +122,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
   const factory = await deploy('UniswapV2Factory', artifacts.UniswapV2Factory, [deployer.address]);
   const router = await deploy('DevnetRouter', artifacts.DevnetRouter, [deployer.address, serviceSigner.address, options.swapEvent === 'tenant']);
   const adapter = await deploy('UniswapV2Adapter', artifacts.UniswapV2Adapter);
+  const bipsAdapter = await deploy('UniswapV2BipsAdapter', artifacts.UniswapV2BipsAdapter);
   const oneClickFarm = await deploy('OneClickFarm', artifacts.OneClickFarm);
   const uniswapV2Farm = await deploy('UniswapV2Farm', artifacts.UniswapV2Farm);
   const gaugeFarm = await deploy('GaugeFarm', artifacts.GaugeFarm);
@@ -149,6 +154,13 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     const token0IsFirst = BigInt(tokens[spec.token0].address) < BigInt(tokens[spec.token1].address);
     const [token0, token1] = token0IsFirst ? [spec.token0, spec.token1] : [spec.token1, spec.token0];
     pools.push({ name, address: pair, token0, token1, feePerMille: uniswapV2FeePerMille });
+  }
+
+  // The pair's init code hash proves a pool is the factory's without a chain read (as for a real factory).
+  const pairInitCodeHash = keccak256(artifacts.UniswapV2Pair.bytecode);
+  const [firstPool] = pools;
+  if (firstPool && !isAddressEqual(pairAddress(factory, pairInitCodeHash, [tokens[poolSpecs[0]!.token0].address, tokens[poolSpecs[0]!.token1].address]), firstPool.address)) {
+    throw new DeploymentError('the Uniswap V2 pair init code hash does not reproduce the factory\'s pairs');
   }
 
   const gaugePool = pools.find((pool) => pool.name === gaugeSpec.pool);
@@ -202,6 +214,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       router,
       oneClickFarm,
       uniswapV2Factory: factory,
+      uniswapV2PairInitCodeHash: pairInitCodeHash,
       adapters: { uniswapV2: adapter },
       farms: { uniswapV2: uniswapV2Farm, gauge: gaugeFarm },
       gauges: {
@@ -209,6 +222,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       },
     },
     pools,
+    routingService: { bipsAdapter, bipsPools: [...unlistedAdapterPools] },
     priceSources,
     // One chain, one node, no reorgs unless a test makes one.
     confirmations: 1,

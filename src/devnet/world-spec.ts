@@ -36,6 +36,12 @@ export const poolSpecs: readonly { token0: TokenSymbol; token1: TokenSymbol; res
   { token0: 'RWD', token1: 'CELO', reserve0: '1000000', reserve1: '400000' },
 ];
 
+/**
+ * Pools the routing service swaps in through its second adapter implementation (fee byte in basis points), which
+ * the address book does not list: as on the real network, the daemon accepts those routes by their token flows.
+ */
+export const unlistedAdapterPools: readonly string[] = ['cUSD/USDC', 'USDC/WETH'];
+
 /** Every Uniswap V2 core pool charges 0.3%, written as the adapter's per-mille fee byte. */
 export const uniswapV2FeePerMille = 3;
 

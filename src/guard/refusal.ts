@@ -11,6 +11,12 @@ export type RefusalReason =
   | 'unknown-token'
   /** A quote carries a partner id that is neither 0 nor ours. */
   | 'unknown-partner'
+  /** A token movement of the simulated transaction that no rule accounts for (see guard/flows.ts). */
+  | 'token-flow'
+  /** A pool the trade swaps in (or prices by) is further from its time-weighted average than the tolerance. */
+  | 'manipulated'
+  /** The L2's sequencer is down, or came back too recently for prices to be trusted. */
+  | 'sequencer'
   /** A deposit's or withdraw's farm data does not name exactly the position's pool (and gauge). */
   | 'farm-mismatch'
   /** No independent price for a token of the trade: nothing to hold the quote to. */

@@ -1,11 +1,25 @@
 /**
- * Route verification: every contract a route runs through and every token it passes is one we know for the
- * chain, checked before anything is signed. The router hands the input to `pairs[0]` and each adapter swaps
- * in the pool its `extras` names, so an unknown adapter or pool can take the input and pay back anything.
+ * Route verification from the route's own fields, before anything is signed: our partner, listed intermediate
+ * tokens and, for each hop through a listed adapter, the pool its `extras` names (a known factory's, with its real
+ * fee). A hop through an adapter no list names is left to the flow accounting (guard/flows.ts), which proves from a
+ * simulation of the exact transaction that its adapter kept nothing and swapped in a known factory's pool; a node
+ * that cannot simulate leaves such a hop unproven, and it is refused.
  * Facts read from the chain (a factory's pair for two tokens, a pool's tokens, a gauge's staking token) never
  * change once non-zero, so they are read once per process.
  */
-import { type Address, type Hex, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
+import {
+  type Address,
+  type Hex,
+  encodePacked,
+  getAddress,
+  getContractAddress,
+  isAddressEqual,
+  keccak256,
+  parseAbi,
+  size,
+  sliceHex,
+  zeroAddress,
+} from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import type { FarmKind, KnownContracts } from '../config/chain-data.ts';
 import { listed } from './guards.ts';
@@ -13,6 +27,11 @@ import { GuardRefusal } from './refusal.ts';
 
 /** A hop of a verified route: the pool it swaps in and that pool's fee. */
 export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePerMille: number };
+
+/** A hop through an adapter no list names: its pool is proven by the flows of the simulated transaction, or not at all. */
+export type UnlistedHop = { tokenIn: Address; tokenOut: Address; adapter: Address; field: string };
+
+export const isUnlisted = (hop: VerifiedHop | UnlistedHop): hop is UnlistedHop => 'adapter' in hop;
 
 /** The pool (and gauge) a verified farm position is made of. */
 export type VerifiedFarm = { kind: FarmKind; pool: Address; token0: Address; token1: Address; gauge?: Address };
@@ -38,9 +57,12 @@ export class RouteVerifier {
 
   /**
    * A swap route, or one leg of a deposit or withdraw (`field` names it in refusals, e.g. `underlyingRoutes[0]`):
-   * our partner, a known adapter per hop, a verified pool per hop with its real fee, listed intermediate tokens.
+   * our partner, listed intermediate tokens, and per hop through a listed adapter a verified pool with its real fee.
+   * Hops through other adapters come back unlisted when `unlisted` is 'prove-by-flows', else they are refused.
    */
-  async verifyRoute(route: RouteLike, field: string): Promise<VerifiedHop[]> {
+  verifyRoute(route: RouteLike, field: string, unlisted?: 'refuse'): Promise<VerifiedHop[]>;
+  verifyRoute(route: RouteLike, field: string, unlisted: 'prove-by-flows'): Promise<(VerifiedHop | UnlistedHop)[]>;
+  async verifyRoute(route: RouteLike, field: string, unlisted: 'prove-by-flows' | 'refuse' = 'refuse'): Promise<(VerifiedHop | UnlistedHop)[]> {
     const partner = BigInt(route.partner);
     if (partner !== 0n && !this.known.partners.includes(partner)) {
       throw new GuardRefusal('unknown-partner', `${field}.partner ${partner} is neither 0 nor one of our partner ids`, undefined, `${field}.partner`);
@@ -59,6 +81,7 @@ export class RouteVerifier {
         const tokenIn = route.path[i] as Address;
         const tokenOut = route.path[i + 1] as Address;
         const known = this.known.adapters.find((entry) => isAddressEqual(entry.address, adapter));
+        if (!known && unlisted === 'prove-by-flows') return { tokenIn, tokenOut, adapter: getAddress(adapter), field: `${field}.pairs[${i}]` };
         if (!known) {
           throw new GuardRefusal('unknown-adapter', `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`, undefined, `${field}.pairs[${i}]`);
         }
@@ -69,7 +92,7 @@ export class RouteVerifier {
         }
         const pool = getAddress(sliceHex(extras, 0, 20));
         const feePerMille = Number.parseInt(sliceHex(extras, 20, 21).slice(2), 16);
-        const realFee = await this.#poolFee(pool, [tokenIn, tokenOut]);
+        const realFee = await this.poolFee(pool, [tokenIn, tokenOut]);
         if (realFee === undefined) {
           throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
         }
@@ -98,7 +121,7 @@ export class RouteVerifier {
     const [token0, token1] = await Promise.all([this.#fact(`token0:${pool}`, pool, pairAbi, 'token0'), this.#fact(`token1:${pool}`, pool, pairAbi, 'token1')]).catch(() =>
       mismatch(`names ${pool}, which does not answer as a pool`),
     );
-    const fee = await this.#poolFee(pool, [token0, token1]);
+    const fee = await this.poolFee(pool, [token0, token1]);
     if (fee === undefined) mismatch(`names pool ${pool}, which no known factory made and no list holds`);
     if (known.kind === 'uniswap-v2') {
       const feeByte = Number.parseInt(sliceHex(farm.extra, 20, 21).slice(2), 16);
@@ -116,12 +139,19 @@ export class RouteVerifier {
     return { kind: known.kind, pool, token0, token1, gauge };
   }
 
-  /** The fee of a pool of exactly these two tokens, when a known factory made it or a list holds it. */
-  async #poolFee(pool: Address, tokens: readonly [Address, Address]): Promise<number | undefined> {
+  /**
+   * The fee of a pool of exactly these two tokens, when a list holds it or a known factory made it: by the CREATE2
+   * address from the factory's init code hash (no chain read), else by the factory's getPair.
+   */
+  async poolFee(pool: Address, tokens: readonly [Address, Address]): Promise<number | undefined> {
     const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));
     if (listedPool) return sameSet([listedPool.token0, listedPool.token1], tokens) ? listedPool.feePerMille : undefined;
+    const [a, b] = BigInt(tokens[0]) < BigInt(tokens[1]) ? tokens : [tokens[1], tokens[0]];
     for (const factory of this.known.factories) {
-      const [a, b] = BigInt(tokens[0]) < BigInt(tokens[1]) ? tokens : [tokens[1], tokens[0]];
+      if (factory.initCodeHash) {
+        if (isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool)) return factory.feePerMille;
+        continue;
+      }
       const made = await this.#fact(`pair:${factory.address}:${a}:${b}`, factory.address, factoryAbi, 'getPair', [a, b]).catch(() => zeroAddress);
       if (isAddressEqual(made, pool)) return factory.feePerMille;
     }
@@ -140,4 +170,10 @@ export class RouteVerifier {
     read.catch(() => this.#facts.delete(key.toLowerCase()));
     return read;
   }
+}
+
+/** The address a Uniswap V2 factory's CREATE2 gives the pair of two tokens (sorted), from its init code hash. */
+export function pairAddress(factory: Address, initCodeHash: Hex, [a, b]: readonly [Address, Address]): Address {
+  const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+  return getContractAddress({ opcode: 'CREATE2', from: factory, salt: keccak256(encodePacked(['address', 'address'], [token0, token1])), bytecodeHash: initCodeHash });
 }

@@ -27,7 +27,8 @@ import {
   checkWithdrawQuote,
 } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
-import { RouteVerifier, type VerifiedFarm, type VerifiedHop } from '../guard/route.ts';
+import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
+import { RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { abortable } from '../ops/abort.ts';
 import { NoPriceError, PriceReference } from '../price/reference.ts';
@@ -37,7 +38,7 @@ import { knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
 import type { EarnRoute } from '../service/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
-import { type Reference, depositReference, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
+import { type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import type { Trade } from './types.ts';
 
@@ -96,7 +97,8 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
 
   // 4. What the trade should pay, found without the service: the route's pools must pay within the tolerance of
-  //    the oracle, and the quote within the tolerance of what the route pays.
+  //    the oracle, and the quote within the tolerance of what the route pays. (A route through an unlisted adapter
+  //    has its pools' fees, so its oracle value, only once step 12 proves its pools.)
   const reference = await abortable(referenceOf(ctx, trade, proposal, verified), ctx.signal);
   if (reference && proposal.kind !== 'claim') {
     if (reference.oracleOut !== undefined) checkMarket(reference.amountOut, reference.oracleOut, ctx.priceToleranceBps);
@@ -140,18 +142,73 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     gas.trade = reads.call.gasUsed;
   }
   if (needsApproval && reads.approvalResult?.ok) gas.approve = reads.approvalResult.gasUsed;
+
+  // 12. Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades
+  //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,
+  //     listed venues and our partner within its fee. Then the hops through unlisted adapters are those pools.
+  const swaps = await abortable(accountForFlows(ctx, trade, proposal, call, reads, verified), ctx.signal);
+  if (verified && 'hops' in verified && reference?.oracleValue !== undefined && reference.oracleOut === undefined) {
+    const hops = provenHops(verified.hops, swaps);
+    const { oracleOut, fees } = oracleAfterFees(reference.oracleValue, hops);
+    checkMarket(reference.amountOut, oracleOut, ctx.priceToleranceBps);
+    Object.assign(reference, { oracleOut, basis: `${reference.basis}, ${fees} (pools proven by the simulation's flows)` });
+  }
   return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+}
+
+/**
+ * The flow accounting of guard/flows.ts over the simulation's logs (approval and call). A node that cannot
+ * simulate gives no logs: the list-based checks of step 3 are then all there is, and a hop through an unlisted
+ * adapter, which nothing else proves, is refused. Claims (a known gauge paying its own rewards) have no route.
+ */
+async function accountForFlows(ctx: CheckContext, trade: Trade, proposal: Proposal, call: BuiltCall, reads: Preflight, verified: Verified): Promise<ProvenSwap[] | undefined> {
+  if (!verified || proposal.kind === 'claim') return undefined;
+  const logs = reads.call !== 'unsimulated' && reads.call.ok ? reads.call.logs : undefined;
+  if (!logs) {
+    const unproven = 'hops' in verified ? verified.hops.find(isUnlisted) : undefined;
+    if (unproven) {
+      throw new GuardRefusal('unknown-adapter', `${unproven.field} ${unproven.adapter} is not a listed adapter, and this node cannot simulate (eth_simulateV1) to prove what it does`, undefined, unproven.field);
+    }
+    return undefined;
+  }
+  const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
+  const routes = proposal.kind === 'swap' ? [proposal.route.details] : proposal.route.underlyingRoutes;
+  const partnerIds = new Set(routes.map((route) => BigInt(route.partner)));
+  const rules: FlowRules = {
+    wallet: trade.wallet,
+    pays: { token: trade.tokenIn, amount: trade.amountIn, atMost: proposal.kind === 'deposit' },
+    receives: { token: trade.tokenOut, minimum: call.minOut },
+    venues: 'farm' in verified ? [call.farm as Address, ...(verified.farm.gauge ? [verified.farm.gauge] : [])] : [],
+    positionPool: 'farm' in verified ? { address: verified.farm.pool, token0: verified.farm.token0, token1: verified.farm.token1 } : undefined,
+    partnerFees: {
+      router: proposal.route.routerAddress,
+      recipients: ctx.routes.known.partnerFees.filter((partner) => partnerIds.has(partner.id)),
+    },
+  };
+  return accountFlows(flowsOf([...approvalLogs, ...logs]), rules, (pool, tokens) => ctx.routes.poolFee(pool, tokens));
+}
+
+/** A route's hops with each unlisted one replaced by the proven swap of its two tokens; refused if there is none. */
+function provenHops(hops: readonly (VerifiedHop | UnlistedHop)[], swaps: readonly ProvenSwap[] | undefined): VerifiedHop[] {
+  return hops.map((hop) => {
+    if (!isUnlisted(hop)) return hop;
+    const swap = swaps?.find((candidate) => isAddressEqual(candidate.tokenIn, hop.tokenIn) && isAddressEqual(candidate.tokenOut, hop.tokenOut));
+    if (!swap) {
+      throw new GuardRefusal('unknown-pool', `${hop.field} ${hop.adapter} swaps ${hop.tokenIn} → ${hop.tokenOut} in no pool a known factory made`, undefined, hop.field);
+    }
+    return { tokenIn: hop.tokenIn, tokenOut: hop.tokenOut, pool: swap.pool, feePerMille: swap.feePerMille };
+  });
 }
 
 /** An amount less a tolerance in basis points (rounded down). */
 const tolerated = (amount: bigint, toleranceBps: number) => (amount * BigInt(10_000 - toleranceBps)) / 10_000n;
 
-type Verified = { hops: VerifiedHop[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: VerifiedHop[] }[] } | undefined;
+type Verified = { hops: (VerifiedHop | UnlistedHop)[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: VerifiedHop[] }[] } | undefined;
 
 async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): Promise<Verified> {
   switch (proposal.kind) {
     case 'swap':
-      return { hops: await routes.verifyRoute(proposal.route.details, 'details') };
+      return { hops: await routes.verifyRoute(proposal.route.details, 'details', 'prove-by-flows') };
     case 'deposit':
     case 'withdraw': {
       const { route } = proposal;

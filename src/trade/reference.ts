@@ -11,7 +11,7 @@
 import { type Address, type Hex, erc20Abi, parseAbi } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { ChainClient } from '../chain/chains.ts';
-import type { VerifiedFarm, VerifiedHop } from '../guard/route.ts';
+import { type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { PriceReference, UsdPrice } from '../price/reference.ts';
 import type { Trade } from './types.ts';
 
@@ -20,6 +20,8 @@ export type Reference = {
   amountOut: bigint;
   /** For swaps: what the output is worth at the oracle's rate, less the route's pool fees. */
   oracleOut?: bigint;
+  /** For swaps: what the output is worth at the oracle's rate before pool fees (known before the route's pools are). */
+  oracleValue?: bigint;
   /** How it was found, for refusals and the ledger. */
   basis: string;
 };
@@ -39,18 +41,24 @@ export async function swapReference(
   prices: PriceReference,
   trade: Trade,
   route: { router: Address; path: readonly Address[]; pairs: readonly Address[]; extras: readonly Hex[] },
-  hops: readonly VerifiedHop[],
+  hops: readonly (VerifiedHop | UnlistedHop)[],
 ): Promise<Reference> {
   const [{ amountOut, priceIn, priceOut }, marketOut] = await Promise.all([
     prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn),
     client.readContract({ address: route.router, abi: routerAbi, functionName: 'getOutputAmount', args: [route.path, route.pairs, route.extras, trade.amountIn] }),
   ]);
+  const oracle = `oracle ${priceIn.source} / ${priceOut.source}`;
+  const verified = hops.filter((hop): hop is VerifiedHop => !isUnlisted(hop));
+  // A hop through an unlisted adapter has its pool (and fee) only once the simulation's flows prove it.
+  if (verified.length < hops.length) return { amountOut: marketOut, oracleValue: amountOut, basis: `the known router's getOutputAmount over the route; ${oracle}` };
+  const { oracleOut, fees } = oracleAfterFees(amountOut, verified);
+  return { amountOut: marketOut, oracleValue: amountOut, oracleOut, basis: `the known router's getOutputAmount over the verified route; ${oracle}, ${fees}` };
+}
+
+/** The oracle's value of a swap's output less its pools' fees, and how much they take, for the reference's basis. */
+export function oracleAfterFees(oracleValue: bigint, hops: readonly VerifiedHop[]): { oracleOut: bigint; fees: string } {
   const factor = routeFeeFactor(hops);
-  return {
-    amountOut: marketOut,
-    oracleOut: (amountOut * factor) / FEE_SCALE,
-    basis: `the known router's getOutputAmount over the verified route; oracle ${priceIn.source} / ${priceOut.source}, less ${formatShare(FEE_SCALE - factor)} pool fees`,
-  };
+  return { oracleOut: (oracleValue * factor) / FEE_SCALE, fees: `less ${formatShare(FEE_SCALE - factor)} pool fees` };
 }
 
 /** What a swap's output is worth now at the oracle's rate, less the route's pool fees (a replacement's recheck). */

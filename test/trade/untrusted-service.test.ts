@@ -4,7 +4,7 @@
  * Every attack is refused before anything is signed: no transaction, the wallet's nonce and balances unchanged,
  * the attacker's contracts no richer. The honest quote still trades.
  */
-import { type Address, type Hex, concatHex, createWalletClient, http, numberToHex, parseUnits } from 'viem';
+import { type Address, type Hex, concatHex, createWalletClient, getAddress, http, numberToHex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
@@ -17,6 +17,7 @@ import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
+import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
 
 const fork = useDevnetFork({ routing: true });
 const proxy = useQuoteProxy(fork);
@@ -65,7 +66,7 @@ const attackerWallet = () => createWalletClient({ chain: fork.chain, transport: 
 async function deploy(artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[] = []): Promise<Address> {
   const hash = await attackerWallet().deployContract({ abi: artifact.abi as never, bytecode: artifact.bytecode, args: args as never });
   const receipt = await fork.confirm(hash);
-  return receipt.contractAddress as Address;
+  return getAddress(receipt.contractAddress as Address);
 }
 
 async function call(address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<void> {
@@ -104,12 +105,78 @@ describe('under-quoting an honest path is refused against the independent refere
     ));
 });
 
-describe('contracts of the attacker inside a route are refused', () => {
-  it('an attacker adapter in pairs', async () => {
-    const thief = await deploy(artifacts.UniswapV2Adapter);
-    await expectRefused((body) => ({ ...body, details: { ...body.details, pairs: [thief] }, txn: undefined }), 'unknown-adapter', 'details.pairs[0]', {}, [thief]);
+describe('adapters are judged by what the simulated transaction does, not by a list', () => {
+  const viaAdapter = (adapter: Address): Rewrite => (body) => ({ ...body, details: { ...body.details, pairs: [adapter] }, txn: undefined });
+
+  it('an honest adapter that no list names is traded through, paying exactly what the pool pays', async () => {
+    const unlisted = await deploy(artifacts.UniswapV2Adapter);
+    expect(Object.values(fork.addressBook.contracts.adapters).map((a) => a.toLowerCase())).not.toContain(unlisted.toLowerCase());
+    const [reserveCusd, reserveCelo] = reservesFrom(await readPool(fork, 'CELO/cUSD'), fork.token('cUSD'));
+    proxy.setRewrite(viaAdapter(unlisted));
+    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    try {
+      const [cusdBefore, celoBefore] = await Promise.all([fork.balanceOf(fork.token('cUSD'), me()), fork.balanceOf(fork.token('CELO'), me())]);
+      const report = await runTrade(executor, trade());
+      expect(report.status, report.reason).toBe('confirmed');
+      const paid = constantProductOut(parseUnits('100', 18), reserveCusd, reserveCelo);
+      expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(cusdBefore - parseUnits('100', 18));
+      expect(await fork.balanceOf(fork.token('CELO'), me())).toBe(celoBefore + paid);
+      expect(report.amountOut).toBe(paid);
+      expect(await fork.balanceOf(fork.token('CELO'), unlisted)).toBe(0n);
+      expect(await fork.balanceOf(fork.token('cUSD'), unlisted)).toBe(0n);
+    } finally {
+      executor.close();
+      proxy.setRewrite(undefined);
+    }
   });
 
+  it('an adapter that keeps 1 wei of the input (far below the slippage) is refused, naming it', async () => {
+    const skimmer = await deploy(artifacts.SkimmingAdapter, [1n, 0n]);
+    const report = await expectRefused(viaAdapter(skimmer), 'token-flow', `${skimmer} would keep 1 of ${fork.token('cUSD')}`, {}, [skimmer]);
+    expect(report.reason).toContain('neither the wallet, a known pool making one swap');
+  });
+
+  it('an adapter that keeps 1 wei of the output is refused, naming it', async () => {
+    const skimmer = await deploy(artifacts.SkimmingAdapter, [0n, 1n]);
+    await expectRefused(viaAdapter(skimmer), 'token-flow', `${skimmer} would keep 1 of ${fork.token('CELO')}`, {}, [skimmer]);
+  });
+
+  it('an unlisted adapter swapping in a pool no known factory made, even at a fair price, is refused', async () => {
+    const adapter = await deploy(artifacts.UniswapV2Adapter);
+    const factory = await deploy(artifacts.UniswapV2Factory, [attacker.address]);
+    const fair = await seededPool(factory, [fork.token('cUSD'), parseUnits('2000000', 18)], [fork.token('CELO'), parseUnits('4000000', 18)]);
+    await expectRefused(
+      (body) => ({ ...body, details: { ...body.details, pairs: [adapter], extras: [extrasOf(fair)] }, txn: undefined }),
+      'token-flow',
+      `${fair} would take 100000000000000000000 of ${fork.token('cUSD')}`,
+      {},
+      [adapter, fair],
+    );
+  });
+
+  it('the devnet service routes cUSD → USDC through its second adapter, which no list names, and it trades', async () => {
+    const bips = fork.addressBook.routingService?.bipsAdapter as Address;
+    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    let pairs: string[] = [];
+    proxy.setRewrite((body) => {
+      pairs = body.details.pairs;
+      return body;
+    });
+    try {
+      const usdcBefore = await fork.balanceOf(fork.token('USDC'), me());
+      const report = await runTrade(executor, trade({ tokenOut: fork.token('USDC') }));
+      expect(report.status, report.reason).toBe('confirmed');
+      expect(pairs.map((p) => p.toLowerCase())).toEqual([bips.toLowerCase()]);
+      expect(await fork.balanceOf(fork.token('USDC'), me())).toBe(usdcBefore + (report.amountOut as bigint));
+      expect(report.amountOut).toBeGreaterThanOrEqual(report.minOut as bigint);
+    } finally {
+      executor.close();
+      proxy.setRewrite(undefined);
+    }
+  });
+});
+
+describe('contracts of the attacker inside a route are refused', () => {
   it('the real adapter with an attacker pool in extras', async () => {
     const factory = await deploy(artifacts.UniswapV2Factory, [attacker.address]);
     // The attacker's pool prices CELO at ten times the market, so it would pay a tenth of what it should.

@@ -28,8 +28,8 @@ export type Partner = { id: number; sign(digest: Hex): Promise<Hex> };
 export type QuoteEngineConfig = {
   router: Address;
   oneClickFarm: Address;
-  /** The pair adapter to use for each pool protocol. */
-  adapters: Readonly<Record<string, Address>>;
+  /** The pair adapter to use for each pool protocol, and how it reads a pool from `extras`. */
+  adapters: Readonly<Record<string, { address: Address; extras(pool: PoolInfo): Hex }>>;
   positions: readonly Position[];
 };
 
@@ -190,13 +190,13 @@ export class QuoteEngine {
     const pairs = hops.map((hop) => {
       const adapter = this.config.adapters[hop.pool.protocol];
       if (!adapter) throw new Error(`no adapter configured for protocol ${hop.pool.protocol}`);
-      return adapter;
+      return adapter.address;
     });
     const tokenOut = path[path.length - 1] as Address;
     return {
       path,
       pairs,
-      extras: hops.map((hop) => encodePoolExtras(hop.pool.address, hop.pool.feePerMille)),
+      extras: hops.map((hop) => (this.config.adapters[hop.pool.protocol] as { extras(pool: PoolInfo): Hex }).extras(hop.pool)),
       inputAmount: inputAmount.toString(),
       expectedOutputAmount: expectedOutputAmount.toString(),
       deadline: Number(deadline),

@@ -19,6 +19,8 @@ import { type ApiKeyConfig, PartnerRegistry } from './partners.ts';
 import { type Position, QuoteEngine } from './quotes.ts';
 
 export const uniswapV2Protocol = 'uniswap-v2';
+/** Uniswap V2 pools the service routes through its second adapter (fee in basis points), which no list names. */
+export const uniswapV2BipsProtocol = 'uniswap-v2-bips';
 
 export type RoutingServiceOptions = {
   addressBook: AddressBook;
@@ -43,7 +45,12 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   const engine = new QuoteEngine({
     router: book.contracts.router,
     oneClickFarm: book.contracts.oneClickFarm,
-    adapters: { [uniswapV2Protocol]: requireAddress(book.contracts.adapters.uniswapV2, 'contracts.adapters.uniswapV2') },
+    adapters: {
+      [uniswapV2Protocol]: { address: requireAddress(book.contracts.adapters.uniswapV2, 'contracts.adapters.uniswapV2'), extras: (pool) => encodePoolExtras(pool.address, pool.feePerMille) },
+      ...(book.routingService
+        ? { [uniswapV2BipsProtocol]: { address: book.routingService.bipsAdapter, extras: (pool: PoolInfo) => encodePoolExtras(pool.address, pool.feePerMille * 10) } }
+        : {}),
+    },
     positions: positionsOf(book, pools),
   });
   const onError = options.onError ?? ((error) => console.error('routing service: unexpected failure', error));
@@ -173,7 +180,7 @@ function poolsOf(book: AddressBook): PoolInfo[] {
     token0: requireAddress(book.tokens[pool.token0], `token ${pool.token0}`).address,
     token1: requireAddress(book.tokens[pool.token1], `token ${pool.token1}`).address,
     feePerMille: pool.feePerMille,
-    protocol: uniswapV2Protocol,
+    protocol: book.routingService?.bipsPools.includes(pool.name) ? uniswapV2BipsProtocol : uniswapV2Protocol,
   }));
 }
 
