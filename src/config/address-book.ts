@@ -7,7 +7,7 @@ import { isHex } from 'viem';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { addressSchema } from '../primitives.ts';
-import { priceSourcesSchema } from './chain-data.ts';
+import { priceSourcesSchema, sequencerFeedSchema } from './chain-data.ts';
 
 const address = addressSchema;
 
@@ -56,6 +56,8 @@ export const addressBookSchema = z.object({
   routingService: z.object({ bipsAdapter: address, bipsPools: z.array(z.string()) }).optional(),
   /** Per token symbol, where its independent price comes from (see chain-data.ts). */
   priceSources: priceSourcesSchema.optional(),
+  /** The deployment's L2 sequencer uptime feed, if it has one: no trade while it says down, or within its grace period. */
+  sequencerUptimeFeed: sequencerFeedSchema.optional(),
   /** The block explorer of this deployment, if it has one: the status page links transactions to `<explorer>/tx/<hash>`. */
   explorer: z.string().url().optional(),
   /** Blocks before a trade counts as mined on this deployment (a devnet: 1). */

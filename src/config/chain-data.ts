@@ -56,6 +56,9 @@ export type PriceSources = ReadonlyMap<string, readonly PriceSource[]>;
 const feedSource = z.object({ kind: z.literal('feed'), address: addressSchema, maxAgeSeconds: z.number().int().positive() });
 /** In files a pool source names its quote token by symbol. */
 const poolSource = z.object({ kind: z.literal('pool'), pool: addressSchema, quote: z.string() });
+/** A Chainlink L2 sequencer uptime feed, and how long after the sequencer comes back no price is trusted. */
+export const sequencerFeedSchema = z.object({ address: addressSchema, gracePeriodSeconds: z.number().int().min(0) });
+
 export const priceSourcesSchema = z.record(z.string(), z.array(z.discriminatedUnion('kind', [feedSource, poolSource])).min(1));
 
 const chainFileSchema = z.object({
@@ -79,6 +82,9 @@ const chainFileSchema = z.object({
     gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
   }),
   priceSources: priceSourcesSchema,
+  /** The chain's usual block time, to find past blocks by their time (price averages). */
+  blockTimeSeconds: z.number().positive().optional(),
+  sequencerUptimeFeed: z.lazy(() => sequencerFeedSchema).optional(),
 });
 
 type ChainFile = z.infer<typeof chainFileSchema>;
@@ -179,4 +185,11 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
     }
   }
   return sources;
+}
+
+/** What the price reference needs to know of a chain besides its sources: its block time and sequencer feed. */
+export function chainTimingFor(chainId: number, book?: AddressBook): { blockTimeSeconds?: number; sequencer?: z.infer<typeof sequencerFeedSchema> } {
+  const base = builtInChain(chainId);
+  const own = book && book.chainId === chainId ? book : undefined;
+  return { blockTimeSeconds: base?.blockTimeSeconds, sequencer: own?.sequencerUptimeFeed ?? base?.sequencerUptimeFeed };
 }

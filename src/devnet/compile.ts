@@ -24,6 +24,7 @@ const deployable = [
   'GaugeFarm',
   'StakingGauge',
   'DevnetPriceFeed',
+  'DevnetSequencerUptimeFeed',
   // Hostile contracts, deployed by tests only.
   'LyingToken',
   'SkimmingAdapter',

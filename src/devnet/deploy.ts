@@ -32,6 +32,7 @@ import {
   priceSourceSpecs,
   poolSpecs,
   roles,
+  sequencerGracePeriodSeconds,
   type TokenSymbol,
   tokenSpecs,
   uniswapV2FeePerMille,
@@ -205,6 +206,8 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     priceSources[spec.symbol] = [{ kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds }];
   }
   await reportWorldPrices(rpcUrl, { chainId, priceSources });
+  // An L2's sequencer uptime feed, as Celo has one: up since the world began.
+  const sequencerFeed = await deploy('sequencer uptime feed', artifacts.DevnetSequencerUptimeFeed, [reporter.address]);
 
   return {
     chainId,
@@ -224,6 +227,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     pools,
     routingService: { bipsAdapter, bipsPools: [...unlistedAdapterPools] },
     priceSources,
+    sequencerUptimeFeed: { address: sequencerFeed, gracePeriodSeconds: sequencerGracePeriodSeconds },
     // One chain, one node, no reorgs unless a test makes one.
     confirmations: 1,
     accounts: users.map(({ address, privateKey }) => ({ address, privateKey })),

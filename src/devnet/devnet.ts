@@ -8,7 +8,7 @@ import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { type SwapEventVersion, deployWorld } from './deploy.ts';
 import { type RoutingService, startRoutingService } from './routing/server.ts';
-import { devnetChainId, devnetMnemonic } from './world-spec.ts';
+import { devnetChainId, devnetMnemonic, worldAgeSeconds } from './world-spec.ts';
 
 export type Devnet = {
   node: AnvilNode;
@@ -38,6 +38,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     chainId: options.snapshot?.addressBook.chainId ?? options.chainId ?? devnetChainId,
     mnemonic: devnetMnemonic,
     accounts: 10,
+    // The world is deployed a while back in chain time, then the clock jumps to now: every pool has a history
+    // longer than the price-average window, at its seeded price, as pools on a real network have.
+    ...(options.snapshot ? {} : { timestamp: BigInt(Math.floor(Date.now() / 1000) - worldAgeSeconds) }),
   });
   // Deploying takes a second or more: a stop meanwhile ends it at once (its requests then fail, which is the stop).
   const stopNode = () => void node.stop().catch(() => {});
@@ -51,6 +54,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
       addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent });
+      await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(Date.now() / 1000)) });
+      await testClient.mine({ blocks: 1 });
     }
     throwIfAborted(signal);
     return { node, addressBook, dumpState: () => testClient.dumpState(), stop: () => node.stop() };

@@ -37,6 +37,15 @@ export async function reportWorldPrices(rpcUrl: string, book: Pick<AddressBook, 
   }
 }
 
+/** Reports the L2 sequencer up (0) or down (1) into the deployment's sequencer uptime feed, as of now. */
+export async function reportSequencer(rpcUrl: string, book: Pick<AddressBook, 'chainId' | 'sequencerUptimeFeed'>, status: 'up' | 'down'): Promise<void> {
+  const feed = book.sequencerUptimeFeed?.address;
+  if (!feed) throw new Error('this deployment has no sequencer uptime feed');
+  const client = createWalletClient({ chain: chainFor(book.chainId, rpcUrl), transport: http(rpcUrl), account: devnetAccount(roles.oracleReporter).account });
+  const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'report', args: [status === 'up' ? 0n : 1n] });
+  await createPublicClient({ transport: http(rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 10 });
+}
+
 /** Re-reports the world prices every `intervalMs`, so the feeds stay fresh as real ones do. Returns a stop function. */
 export function reportEvery(rpcUrl: string, book: Pick<AddressBook, 'chainId' | 'priceSources'>, intervalMs: number, prices: () => WorldPrices = () => initialWorldPrices): () => void {
   const timer = setInterval(() => {

@@ -9,6 +9,9 @@
  */
 export const devnetChainId = 42220;
 
+/** How long before start-up (in chain time) the world is deployed: longer than any price-average window. */
+export const worldAgeSeconds = 24 * 3600;
+
 /** anvil's default mnemonic: well known, for a local chain only. */
 export const devnetMnemonic = 'test test test test test test test test test test test junk';
 
@@ -85,6 +88,9 @@ export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed' } | { kind: 'p
   WETH: { kind: 'feed' },
   RWD: { kind: 'pool', pool: 'RWD/CELO', quote: 'CELO' },
 };
+
+/** After the sequencer comes back, prices are not trusted for this long (Chainlink's documented example: an hour). */
+export const sequencerGracePeriodSeconds = 3600;
 
 /** Feeds answer with 8 decimals, as Chainlink's USD feeds do. */
 export const feedDecimals = 8;

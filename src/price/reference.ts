@@ -1,15 +1,18 @@
 /**
  * The independent price reference: what a token is worth in USD, from sources named per chain and per token
  * as data (chain-data.ts), never from the routing service. A feed is an oracle's report of the off-chain
- * market; a pool source prices a token through the reserves of a known pool against a token that has a price
- * of its own. When two sources of a token both answer, they must agree, or the token has no price: a
- * manipulated pool or a broken feed then stops trading instead of setting its price.
+ * market; a pool source prices a token through the time-weighted average of a known pool (pool-average.ts)
+ * against a token that has a price of its own, never through its spot reserves, which one trade can move.
+ * When two sources of a token both answer, they must agree, or the token has no price: a manipulated pool or
+ * a broken feed then stops trading instead of setting its price. On an L2 whose chain data names a sequencer
+ * uptime feed, no price is given while the sequencer is down or within a grace period after it came back.
  */
-import { type Address, erc20Abi, isAddressEqual, parseAbi } from 'viem';
+import { type Address, erc20Abi, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import type { PriceSource, PriceSources } from '../config/chain-data.ts';
 import { RoutekeeperError } from '../errors.ts';
-import { readFeed } from './feed.ts';
+import { aggregatorV3Abi, readFeed } from './feed.ts';
+import { NoAverageError, type PoolAverageOptions, PoolAverages, type PoolPrices, Q112 } from './pool-average.ts';
 
 /** A token's USD price with 18 decimals per whole token, and where it came from. */
 export type UsdPrice = { token: Address; usdE18: bigint; source: string };
@@ -19,6 +22,14 @@ export class NoPriceError extends RoutekeeperError {
   override name = 'NoPriceError';
 }
 
+/** The L2's sequencer is down, or came back less than the grace period ago: its prices may be stale or unfair. */
+export class SequencerDownError extends RoutekeeperError {
+  override name = 'SequencerDownError';
+}
+
+/** A Chainlink L2 sequencer uptime feed (answer 0: up, 1: down; startedAt: when that status began). */
+export type SequencerFeed = { address: Address; gracePeriodSeconds: number };
+
 export type PriceReferenceOptions = {
   /** Two sources of one token further apart than this (basis points) give no price. */
   maxSourceDisagreementBps: number;
@@ -27,14 +38,14 @@ export type PriceReferenceOptions = {
    * block and shared by every trade checked in it (a price cannot change within a block).
    */
   currentBlock?: () => Promise<bigint>;
+  /** The window of pool averages (pool sources and the steadiness check), and the chain's usual block time. */
+  averages?: Partial<PoolAverageOptions>;
+  sequencer?: SequencerFeed;
 };
 
 export const defaultPriceReferenceOptions: PriceReferenceOptions = { maxSourceDisagreementBps: 300 };
 
-const pairAbi = parseAbi([
-  'function token0() view returns (address)',
-  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
-]);
+type Head = { number: bigint; timestamp: bigint };
 
 /** A pool source may lean on another token's price, which may lean on another: never deeper than this. */
 const maxDepth = 3;
@@ -44,13 +55,15 @@ export class PriceReference {
   readonly #sources: PriceSources;
   readonly #options: PriceReferenceOptions;
   readonly #decimals = new Map<string, Promise<number>>();
+  readonly averages: PoolAverages;
   /** Prices "now" of the block last seen, and that block's time. */
-  #thisBlock: { number: bigint; time: Promise<bigint>; prices: Map<string, Promise<UsdPrice>> } | undefined;
+  #thisBlock: { number: bigint; head: Promise<Head>; prices: Map<string, Promise<UsdPrice>> } | undefined;
 
   constructor(client: ChainClient, sources: PriceSources, options: Partial<PriceReferenceOptions> = {}) {
     this.#client = client;
     this.#sources = sources;
     this.#options = { ...defaultPriceReferenceOptions, ...options };
+    this.averages = new PoolAverages(client, this.#options.averages);
   }
 
   hasSource(token: Address): boolean {
@@ -71,7 +84,28 @@ export class PriceReference {
 
   /** The token's USD price now, by the chain's clock. Throws NoPriceError. */
   async usdPrice(token: Address, chainTime?: bigint): Promise<UsdPrice> {
-    return chainTime === undefined ? this.#priceNow(token) : this.#price(token, this.#time(chainTime), 0);
+    return chainTime === undefined ? this.#priceNow(token) : this.#price(token, this.#head(chainTime), 0);
+  }
+
+  /**
+   * A pool the trade swaps in is steady: its spot price within `toleranceBps` of its time-weighted average.
+   * Throws ManipulatedPoolError with both prices (token0 in token1, in whole units) when it is not.
+   */
+  async checkSteady(pool: Address, toleranceBps: number): Promise<PoolPrices> {
+    const head = await this.#head(undefined);
+    const prices = await this.averages.read(pool, head);
+    const gap = prices.spot0 > prices.average0 ? prices.spot0 - prices.average0 : prices.average0 - prices.spot0;
+    if (gap * 10_000n > prices.average0 * BigInt(toleranceBps)) {
+      const [decimals0, decimals1] = await Promise.all([this.decimals(prices.token0), this.decimals(prices.token1)]);
+      const whole = (price: bigint) => (Number(price) / Number(Q112)) * 10 ** (decimals0 - decimals1);
+      const minutes = Number(prices.spanSeconds) / 60;
+      throw new ManipulatedPoolError(
+        `pool ${pool} prices ${prices.token0} at ${whole(prices.spot0).toPrecision(6)} of ${prices.token1} now, ` +
+          `${((Number(gap) / Number(prices.average0)) * 100).toFixed(2)}% from its ${minutes.toFixed(1)}-minute average ${whole(prices.average0).toPrecision(6)} ` +
+          `(tolerance ${toleranceBps / 100}%): moved within the window, not traded into`,
+      );
+    }
+    return prices;
   }
 
   /** What `amountIn` of tokenIn is worth in tokenOut at the reference prices (rounded down). */
@@ -89,18 +123,18 @@ export class PriceReference {
 
   /** The price now: once per block when the current block is known, else read each time. */
   async #priceNow(token: Address): Promise<UsdPrice> {
-    if (!this.#options.currentBlock) return this.#price(token, this.#time(undefined), 0);
+    if (!this.#options.currentBlock) return this.#price(token, this.#head(undefined), 0);
     const number = await this.#options.currentBlock();
     if (this.#thisBlock?.number !== number) {
-      const time = this.#time(undefined);
-      this.#thisBlock = { number, time, prices: new Map() };
-      time.catch(() => this.#thisBlock?.time === time && (this.#thisBlock = undefined));
+      const head = this.#head(undefined);
+      this.#thisBlock = { number, head, prices: new Map() };
+      head.catch(() => this.#thisBlock?.head === head && (this.#thisBlock = undefined));
     }
-    const { prices, time } = this.#thisBlock;
+    const { prices, head } = this.#thisBlock;
     const key = token.toLowerCase();
     let price = prices.get(key);
     if (!price) {
-      price = this.#price(token, time, 0);
+      price = this.#price(token, head, 0);
       prices.set(key, price);
       // A failure is not remembered: the next trade asks again.
       price.catch(() => prices.get(key) === price && prices.delete(key));
@@ -108,19 +142,31 @@ export class PriceReference {
     return price;
   }
 
-  /** The chain's time, given or read alongside the sources (one batch). */
-  #time(chainTime: bigint | undefined): Promise<bigint> {
-    if (chainTime !== undefined) return Promise.resolve(chainTime);
-    const read = this.#client.getBlock({ blockTag: 'latest' }).then((block) => block.timestamp);
+  /**
+   * The latest block (its number, for pool averages) and the chain's time (given, or that block's), read alongside
+   * the sources (one batch); with a sequencer feed, its status is read in the same batch and must allow prices.
+   */
+  #head(chainTime: bigint | undefined): Promise<Head> {
+    const latest = this.#client.getBlock({ blockTag: 'latest' });
+    const sequencer = this.#options.sequencer;
+    const read = Promise.all([latest, sequencer ? this.#client.readContract({ address: sequencer.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }) : undefined]).then(
+      ([block, round]) => {
+        const head = { number: block.number, timestamp: chainTime ?? block.timestamp };
+        if (sequencer && round) checkSequencer(sequencer, round, block.timestamp);
+        return head;
+      },
+    );
     read.catch(() => {});
     return read;
   }
 
-  async #price(token: Address, chainTime: Promise<bigint>, depth: number): Promise<UsdPrice> {
+  async #price(token: Address, head: Promise<Head>, depth: number): Promise<UsdPrice> {
     const sources = this.#sources.get(token.toLowerCase()) ?? [];
     if (sources.length === 0) throw new NoPriceError(`no price source is known for token ${token}`);
     if (depth >= maxDepth) throw new NoPriceError(`the price sources of ${token} lean on each other more than ${maxDepth} deep`);
-    const readings = await Promise.all(sources.map((source) => this.#read(token, source, chainTime, depth)));
+    // A sequencer that is down gives no price at all, whatever the sources say.
+    await head;
+    const readings = await Promise.all(sources.map((source) => this.#read(token, source, head, depth)));
     const usable = readings.filter((reading): reading is UsdPrice => !('why' in reading));
     if (usable.length === 0) throw new NoPriceError(`no usable price for ${token}: ${readings.map((reading) => ('why' in reading ? reading.why : '')).join('; ')}`);
     const [first, ...others] = usable as [UsdPrice, ...UsdPrice[]];
@@ -135,7 +181,8 @@ export class PriceReference {
     return first;
   }
 
-  async #read(token: Address, source: PriceSource, chainTime: Promise<bigint>, depth: number): Promise<UsdPrice | { why: string }> {
+  async #read(token: Address, source: PriceSource, head: Promise<Head>, depth: number): Promise<UsdPrice | { why: string }> {
+    const chainTime = head.then((known) => known.timestamp);
     if (source.kind === 'feed') {
       // A feed answers decimals() exactly as a token does.
       const decimals = await this.decimals(source.address).catch(() => undefined);
@@ -144,20 +191,34 @@ export class PriceReference {
       return reading.ok ? { token, usdE18: reading.usdE18, source: `feed ${source.address}` } : { why: reading.why };
     }
     try {
-      const [token0, [reserve0, reserve1], quotePrice, decimalsToken, decimalsQuote] = await Promise.all([
-        this.#client.readContract({ address: source.pool, abi: pairAbi, functionName: 'token0' }),
-        this.#client.readContract({ address: source.pool, abi: pairAbi, functionName: 'getReserves' }),
-        this.#price(source.quote, chainTime, depth + 1),
+      const [pool, quotePrice, decimalsToken, decimalsQuote] = await Promise.all([
+        head.then((known) => this.averages.read(source.pool, known)),
+        this.#price(source.quote, head, depth + 1),
         this.decimals(token),
         this.decimals(source.quote),
       ]);
-      const tokenIs0 = isAddressEqual(token0, token);
-      const [reserveToken, reserveQuote] = tokenIs0 ? [reserve0, reserve1] : [reserve1, reserve0];
-      if (reserveToken === 0n || reserveQuote === 0n) return { why: `pool ${source.pool} is empty` };
-      const usdE18 = (quotePrice.usdE18 * reserveQuote * 10n ** BigInt(decimalsToken)) / (reserveToken * 10n ** BigInt(decimalsQuote));
-      return { token, usdE18, source: `pool ${source.pool} × ${quotePrice.source}` };
+      // The average price of the token in the quote token (raw units × 2^112).
+      const average = isAddressEqual(pool.token0, token) ? pool.average0 : pool.average1;
+      const usdE18 = (quotePrice.usdE18 * average * 10n ** BigInt(decimalsToken)) / (Q112 * 10n ** BigInt(decimalsQuote));
+      const minutes = (Number(pool.spanSeconds) / 60).toFixed(1);
+      return { token, usdE18, source: `pool ${source.pool} (${minutes}-minute average) × ${quotePrice.source}` };
     } catch (error) {
+      if (error instanceof NoAverageError) return { why: error.shortMessage };
       return { why: `pool ${source.pool}: ${(error as Error).message.split('\n')[0]}` };
     }
+  }
+}
+
+/** A pool the trade would swap in moved away from its average within the window. */
+export class ManipulatedPoolError extends RoutekeeperError {
+  override name = 'ManipulatedPoolError';
+}
+
+function checkSequencer(sequencer: SequencerFeed, round: readonly [bigint, bigint, bigint, bigint, bigint], chainTime: bigint): void {
+  const [, answer, startedAt] = round;
+  if (answer !== 0n) throw new SequencerDownError(`the sequencer uptime feed ${sequencer.address} says the sequencer is down (since ${startedAt})`);
+  const upFor = chainTime - startedAt;
+  if (upFor < BigInt(sequencer.gracePeriodSeconds)) {
+    throw new SequencerDownError(`the sequencer came back ${upFor} s ago, within the ${sequencer.gracePeriodSeconds} s grace period (feed ${sequencer.address})`);
   }
 }

@@ -31,10 +31,11 @@ import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard
 import { RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { abortable } from '../ops/abort.ts';
-import { NoPriceError, PriceReference } from '../price/reference.ts';
+import { NoAverageError } from '../price/pool-average.ts';
+import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError } from '../price/reference.ts';
 import type { ChainClient } from '../chain/chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
-import { knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
+import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
 import type { EarnRoute } from '../service/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
@@ -79,7 +80,11 @@ const DAY_MS = 24 * 3600 * 1000;
 export function chainChecks(client: ChainClient, chainId: number, book?: AddressBook, ourPartner?: bigint): Pick<CheckContext, 'routes' | 'prices'> {
   const known = knownContractsFor(chainId, book);
   const partners = ourPartner === undefined ? known.partners : [...known.partners, ourPartner];
-  return { routes: new RouteVerifier({ ...known, partners }, client), prices: new PriceReference(client, priceSourcesFor(chainId, book), { currentBlock: () => getBlockNumber(client) }) };
+  const { blockTimeSeconds, sequencer } = chainTimingFor(chainId, book);
+  return {
+    routes: new RouteVerifier({ ...known, partners }, client),
+    prices: new PriceReference(client, priceSourcesFor(chainId, book), { currentBlock: () => getBlockNumber(client), sequencer, averages: { blockTimeSeconds } }),
+  };
 }
 
 export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal): Promise<Checked> {
@@ -95,6 +100,11 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
 
   // 3. Every adapter, pool and token the route runs through is known, and a farm names exactly our position.
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
+
+  // 3b. No pool the route swaps in was moved away from its time-weighted average within the window: a trade in the
+  //     block before ours would otherwise set our price (and, for a token priced by its pool, the reference too).
+  const steadyPools = poolsOf(verified);
+  await abortable(checkPoolsSteady(ctx, steadyPools), ctx.signal);
 
   // 4. What the trade should pay, found without the service: the route's pools must pay within the tolerance of
   //    the oracle, and the quote within the tolerance of what the route pays. (A route through an unlisted adapter
@@ -153,6 +163,10 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     checkMarket(reference.amountOut, oracleOut, ctx.priceToleranceBps);
     Object.assign(reference, { oracleOut, basis: `${reference.basis}, ${fees} (pools proven by the simulation's flows)` });
   }
+
+  // 13. The same for pools only the flows showed (through unlisted adapters).
+  const shownPools = (swaps ?? []).map((swap) => swap.pool).filter((pool) => !steadyPools.some((known) => isAddressEqual(known, pool)));
+  await abortable(checkPoolsSteady(ctx, shownPools), ctx.signal);
   return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
 }
 
@@ -186,6 +200,30 @@ async function accountForFlows(ctx: CheckContext, trade: Trade, proposal: Propos
     },
   };
   return accountFlows(flowsOf([...approvalLogs, ...logs]), rules, (pool, tokens) => ctx.routes.poolFee(pool, tokens));
+}
+
+/** The pools of a route's verified hops (a node that cannot simulate shows no others). */
+function poolsOf(verified: Verified): Address[] {
+  if (!verified) return [];
+  const hops = 'hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops);
+  return hops.flatMap((hop) => (isUnlisted(hop) ? [] : [hop.pool]));
+}
+
+async function checkPoolsSteady(ctx: CheckContext, pools: readonly Address[]): Promise<void> {
+  const unique = [...new Map(pools.map((pool) => [pool.toLowerCase(), pool])).values()];
+  await withPriceRefusals(() => Promise.all(unique.map((pool) => ctx.prices.checkSteady(pool, ctx.priceToleranceBps))));
+}
+
+/** Price failures as the refusals they are: no price, a pool moved within the window, the sequencer down. */
+async function withPriceRefusals<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NoPriceError || error instanceof NoAverageError) throw new GuardRefusal('no-price', error.shortMessage);
+    if (error instanceof ManipulatedPoolError) throw new GuardRefusal('manipulated', error.shortMessage);
+    if (error instanceof SequencerDownError) throw new GuardRefusal('sequencer', error.shortMessage);
+    throw error;
+  }
 }
 
 /** A route's hops with each unlisted one replaced by the proven swap of its two tokens; refused if there is none. */
@@ -235,8 +273,8 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
   }
 }
 
-async function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified): Promise<Reference | undefined> {
-  try {
+function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified): Promise<Reference | undefined> {
+  return withPriceRefusals(async () => {
     if (!verified) return undefined;
     if ('hops' in verified && proposal.kind === 'swap') {
       const { details, routerAddress } = proposal.route;
@@ -247,10 +285,7 @@ async function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, 
     return proposal.kind === 'deposit'
       ? await depositReference(client, ctx.prices, trade, verified.farm, verified.legs)
       : await withdrawReference(client, ctx.prices, trade, verified.farm, verified.legs);
-  } catch (error) {
-    if (error instanceof NoPriceError) throw new GuardRefusal('no-price', error.shortMessage);
-    throw error;
-  }
+  });
 }
 
 /** What a replacement's recheck needs besides the chain: the route verifier and prices, and the strategy's tolerance. */
@@ -273,12 +308,8 @@ export async function recheck(ctx: RecheckContext, trade: Trade, call: Pick<Buil
   if (trade.kind === 'swap' && ctx.routes && ctx.prices) {
     const [payload] = decodeFunctionData({ abi: routerAbi, data: call.data }).args as readonly [SwapPayload];
     const hops = await ctx.routes.verifyRoute(payload, 'call');
-    try {
-      checkMarket(paysNow, await oracleSwapValue(ctx.prices, trade, hops), ctx.priceToleranceBps ?? ctx.settings.maxPriceDeviationBps);
-    } catch (error) {
-      if (error instanceof NoPriceError) throw new GuardRefusal('no-price', error.shortMessage);
-      throw error;
-    }
+    const prices = ctx.prices;
+    await withPriceRefusals(async () => checkMarket(paysNow, await oracleSwapValue(prices, trade, hops), ctx.priceToleranceBps ?? ctx.settings.maxPriceDeviationBps));
   }
 }
 

@@ -6,6 +6,7 @@
 import { type Address, concatHex, createWalletClient, http, numberToHex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
+import { defaultPoolAverageOptions } from '../../src/price/pool-average.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
@@ -38,6 +39,9 @@ describe('a swap through a token that pays less than its receipt claims', () => 
     await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
     await send(owner.writeContract({ address: pool, abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [deployer.address], gas: 5_000_000n }));
     await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'setVictim', args: [me()], gas: 200_000n }));
+    // A pool prices a token only once it has a history as long as the price-average window.
+    await fork.testClient.increaseTime({ seconds: defaultPoolAverageOptions.windowSeconds + 60 });
+    await fork.testClient.mine({ blocks: 1 });
 
     // The user's own address book lists LIE and prices it through that pool against cUSD.
     const book = { ...fork.addressBook, tokens: { ...fork.addressBook.tokens, LIE: { address: lie, decimals: 18 } }, priceSources: { ...fork.addressBook.priceSources, LIE: [{ kind: 'pool' as const, pool, quote: 'cUSD' }] } };

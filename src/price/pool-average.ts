@@ -1,0 +1,191 @@
+/**
+ * A Uniswap V2 pool's price that no single trade can move: the time-weighted average over a window, from the
+ * pool's own cumulative prices (UniswapV2Pair.price0CumulativeLast / price1CumulativeLast, each the running sum
+ * of the price times the seconds it held). The average between two instants is the difference of the
+ * cumulatives over the seconds between them. "Now" is the latest block, with the time since the pool's last
+ * update added at its current reserves, as Uniswap's oracle library does; "then" is an instant a window before,
+ * from the state of the last block at or before it (state holds between blocks, so this is exact however sparse
+ * the blocks), found once and kept for every pool until it is a quarter window older than that.
+ * An attacker who moves the pool in the block before our trade moves the average by (seconds held / window).
+ */
+import { type Address, parseAbi } from 'viem';
+import { getBlock, readContract } from 'viem/actions';
+import type { ChainClient } from '../chain/chains.ts';
+import { RoutekeeperError } from '../errors.ts';
+
+/** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */
+export const Q112 = 2n ** 112n;
+const UINT256 = 2n ** 256n;
+
+const pairAbi = parseAbi([
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
+  'function price0CumulativeLast() view returns (uint256)',
+  'function price1CumulativeLast() view returns (uint256)',
+]);
+
+/** A pool's prices now and on average: `spot0`/`average0` price token0 in token1; `spot1`/`average1` the reverse. */
+export type PoolPrices = {
+  pool: Address;
+  token0: Address;
+  token1: Address;
+  spot0: bigint;
+  spot1: bigint;
+  average0: bigint;
+  average1: bigint;
+  /** The seconds the average covers (at least the window). */
+  spanSeconds: bigint;
+};
+
+/** No average for a pool: younger than the window, or its history cannot be read. */
+export class NoAverageError extends RoutekeeperError {
+  override name = 'NoAverageError';
+}
+
+type Cumulatives = { cumulative0: bigint; cumulative1: bigint; timestamp: bigint };
+type Head = { number: bigint; timestamp: bigint };
+/** Where averages start: an instant a window or more ago, the block whose state held then, and pools' cumulatives. */
+type Anchor = { time: bigint; block: bigint; pools: Map<string, Promise<Cumulatives>> };
+
+export type PoolAverageOptions = {
+  windowSeconds: number;
+  /** The chain's usual block time, to guess how many blocks back a window starts (Celo: 1 s). */
+  blockTimeSeconds: number;
+};
+
+export const defaultPoolAverageOptions: PoolAverageOptions = { windowSeconds: 600, blockTimeSeconds: 1 };
+
+export class PoolAverages {
+  readonly #client: ChainClient;
+  readonly options: PoolAverageOptions;
+  readonly #tokens = new Map<string, Promise<readonly [Address, Address]>>();
+  /** The past block the averages start from, and each pool's cumulatives there. */
+  #anchor: Anchor | undefined;
+  #anchorSearch: Promise<Anchor> | undefined;
+
+  constructor(client: ChainClient, options: Partial<PoolAverageOptions> = {}) {
+    this.#client = client;
+    this.options = {
+      windowSeconds: options.windowSeconds ?? defaultPoolAverageOptions.windowSeconds,
+      blockTimeSeconds: options.blockTimeSeconds ?? defaultPoolAverageOptions.blockTimeSeconds,
+    };
+  }
+
+  /** The pool's spot and average prices as of block `head` (the latest, read by the caller). */
+  async read(pool: Address, head: Head): Promise<PoolPrices> {
+    const [tokens, now, then] = await Promise.all([this.#tokensOf(pool), this.#cumulativesAt(pool, head.number, head.timestamp), this.#anchorCumulatives(pool, head)]);
+    const span = now.timestamp - then.timestamp;
+    if (span <= 0n) throw new NoAverageError(`pool ${pool}: no time has passed since the average's start`);
+    const [reserve0, reserve1] = now.reserves;
+    if (reserve0 === 0n || reserve1 === 0n) throw new NoAverageError(`pool ${pool} is empty`);
+    return {
+      pool,
+      token0: tokens[0],
+      token1: tokens[1],
+      spot0: (reserve1 * Q112) / reserve0,
+      spot1: (reserve0 * Q112) / reserve1,
+      average0: (((now.cumulative0 - then.cumulative0) % UINT256) + UINT256) % UINT256 / span,
+      average1: (((now.cumulative1 - then.cumulative1) % UINT256) + UINT256) % UINT256 / span,
+      spanSeconds: span,
+    };
+  }
+
+  #tokensOf(pool: Address): Promise<readonly [Address, Address]> {
+    const key = pool.toLowerCase();
+    let known = this.#tokens.get(key);
+    if (!known) {
+      known = Promise.all([
+        readContract(this.#client, { address: pool, abi: pairAbi, functionName: 'token0' }),
+        readContract(this.#client, { address: pool, abi: pairAbi, functionName: 'token1' }),
+      ]);
+      this.#tokens.set(key, known);
+      known.catch(() => this.#tokens.delete(key));
+    }
+    return known;
+  }
+
+  /**
+   * The pool's cumulative prices at instant `time`, from its state at `block` (the one that held then): the stored
+   * cumulatives plus the current reserves' price for the seconds since the pool's last update.
+   */
+  async #cumulativesAt(pool: Address, block: bigint, time: bigint): Promise<Cumulatives & { reserves: readonly [bigint, bigint] }> {
+    const at = { address: pool, abi: pairAbi, blockNumber: block } as const;
+    const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt]] = await Promise.all([
+      readContract(this.#client, { ...at, functionName: 'price0CumulativeLast' }),
+      readContract(this.#client, { ...at, functionName: 'price1CumulativeLast' }),
+      readContract(this.#client, { ...at, functionName: 'getReserves' }),
+    ]);
+    // The pair keeps its time as uint32 seconds (wrapping in 2106); the difference is taken the same way.
+    const elapsed = (time - BigInt(updatedAt)) % 2n ** 32n;
+    const since = elapsed > 0n && reserve0 > 0n && reserve1 > 0n;
+    return {
+      cumulative0: cumulative0 + (since ? ((reserve1 * Q112) / reserve0) * elapsed : 0n),
+      cumulative1: cumulative1 + (since ? ((reserve0 * Q112) / reserve1) * elapsed : 0n),
+      timestamp: time,
+      reserves: [reserve0, reserve1],
+    };
+  }
+
+  /**
+   * The pool's cumulatives at the anchor, an instant between a window and 1.25 windows before `head`: chosen anew
+   * (a window back) when `head` leaves that range, and shared by every pool meanwhile.
+   */
+  async #anchorCumulatives(pool: Address, head: Head): Promise<Cumulatives> {
+    const window = BigInt(this.options.windowSeconds);
+    let anchor = this.#anchor;
+    const age = anchor ? head.timestamp - anchor.time : -1n;
+    // (A chain reverted to before the anchor, as tests do, also gets a new one.)
+    if (!anchor || age < window || age > window + window / 4n || anchor.block >= head.number) {
+      const time = head.timestamp - window;
+      this.#anchorSearch ??= this.#blockAt(time, head)
+        .then((block) => ({ time, block, pools: new Map() }))
+        .finally(() => (this.#anchorSearch = undefined));
+      anchor = await this.#anchorSearch;
+      this.#anchor = anchor;
+    }
+    const { pools, block, time } = anchor;
+    const key = pool.toLowerCase();
+    let cumulatives = pools.get(key);
+    if (!cumulatives) {
+      cumulatives = this.#cumulativesAt(pool, block, time).catch((error: unknown) => {
+        pools.delete(key);
+        throw new NoAverageError(`pool ${pool} has no history at block ${block}, a window (${this.options.windowSeconds} s) ago: ${(error as Error).message.split('\n')[0]}`);
+      });
+      pools.set(key, cumulatives);
+    }
+    return cumulatives;
+  }
+
+  /**
+   * The last block at or before `time` (whose state held at that instant): guessed from the block time, then
+   * narrowed between a block too old and one too new, by interpolating their times and halving in turn.
+   */
+  async #blockAt(time: bigint, head: Head): Promise<bigint> {
+    let newer: Head = head;
+    let older: Head | undefined;
+    let guess = head.number - BigInt(Math.ceil(Number(head.timestamp - time) / this.options.blockTimeSeconds));
+    for (let reads = 0; reads < 48; reads++) {
+      const number = guess < 0n ? 0n : guess;
+      const block = await getBlock(this.#client, { blockNumber: number });
+      if (block.timestamp > time) {
+        if (number === 0n) throw new NoAverageError(`the chain is younger than the price average's window (${this.options.windowSeconds} s)`);
+        newer = { number, timestamp: block.timestamp };
+      } else {
+        older = { number, timestamp: block.timestamp };
+      }
+      if (older && newer.number - older.number <= 1n) return older.number;
+      if (!older) {
+        guess = newer.number - (head.number - newer.number + 1n) * 2n;
+        continue;
+      }
+      const interpolated = older.number + ((newer.number - older.number) * (time - older.timestamp)) / (newer.timestamp - older.timestamp || 1n);
+      const middle = (older.number + newer.number) / 2n;
+      // Interpolation finds a 1-second chain's block at once; halving bounds the reads on a chain of sparse blocks.
+      guess = reads % 2 === 0 ? interpolated : middle;
+      if (guess <= older.number) guess = older.number + 1n;
+      if (guess >= newer.number) guess = newer.number - 1n;
+    }
+    throw new NoAverageError(`no block of ${time} (a window before the latest) was found in 48 reads`);
+  }
+}
