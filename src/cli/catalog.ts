@@ -116,6 +116,20 @@ allowances to the known router and OneClickFarm. Signs nothing. Exit 0 when all 
     load: () => import('./check.ts'),
   },
   {
+    name: 'doctor',
+    summary: "check the chain data against the node: code, feeds, factories, sequencer, a price for every strategy's tokens",
+    help: `Usage: routekeeper doctor [--config <file>] [--address-book <file>]
+
+Checks, against the node the configuration names (RPC_URL, or the embedded devnet), what the daemon relies on
+before money does: whether the node answers eth_simulateV1 (routes verified by their token flows) and
+eth_sendRawTransactionSync; that every address of the chain data has code; that each price feed answers with
+the decimals the chain data expects and is fresh; that each factory's init code hash reproduces one of its
+real pairs; that the L2 sequencer is up past its grace period; and that every token a strategy trades has a
+price now. One line per finding (ok, warn, FAIL). Signs nothing. Exit 1 when a finding fails, such as a
+strategy that cannot trade.`,
+    load: () => import('./doctor.ts'),
+  },
+  {
     name: 'history',
     summary: 'show the ledger: every run, what it traded and why',
     help: `Usage: routekeeper history [--json] [--limit N] [--strategy <id>] [--ledger <file>]

@@ -3,16 +3,9 @@ import { erc20Abi, formatEther } from 'viem';
 import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
 import { openRuntime } from '../engine/runtime.ts';
-import { nextRuns, strategyInWords } from '../strategy/plan.ts';
+import { nextRuns, strategyInWords, tokensOf } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
-
-const tokensOf = (strategy: Strategy): TokenInfo[] =>
-  strategy.kind === 'rebalance'
-    ? [...strategy.targets.map((t) => t.token), strategy.quote]
-    : strategy.kind === 'compound'
-      ? [strategy.gauge.rewardToken, strategy.valueToken]
-      : [strategy.sell, strategy.buy];
 
 /** Per strategy: what it will do, in words, and its next 3 runs (UTC). */
 function printPlan(strategies: readonly Strategy[], now: number): void {

@@ -37,6 +37,8 @@ export const addressBookSchema = z.object({
   chainId: z.number().int().positive(),
   rpcUrl: z.string().url(),
   routingServiceUrl: z.string().url().optional(),
+  /** A chain of its own under a real chain's id (the devnet's 42220): the built-in data of that chain does not apply. */
+  standalone: z.boolean().optional(),
   tokens: z.record(z.string(), token),
   contracts: z.object({
     router: address,

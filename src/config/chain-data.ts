@@ -46,14 +46,14 @@ export type KnownContracts = {
 
 /** Where a token's USD price comes from, in order of preference. */
 export type PriceSource =
-  /** A Chainlink-style AggregatorV3Interface feed of token/USD; older than maxAgeSeconds is stale. */
-  | { kind: 'feed'; address: Address; maxAgeSeconds: number }
+  /** A Chainlink-style AggregatorV3Interface feed of token/USD; older than maxAgeSeconds is stale; `decimals` as published. */
+  | { kind: 'feed'; address: Address; maxAgeSeconds: number; decimals?: number }
   /** A known Uniswap V2 pool pairing the token with `quote`, a token that has a source of its own. */
   | { kind: 'pool'; pool: Address; quote: Address };
 
 export type PriceSources = ReadonlyMap<string, readonly PriceSource[]>;
 
-const feedSource = z.object({ kind: z.literal('feed'), address: addressSchema, maxAgeSeconds: z.number().int().positive() });
+const feedSource = z.object({ kind: z.literal('feed'), address: addressSchema, maxAgeSeconds: z.number().int().positive(), decimals: z.number().int().min(0).max(36).optional() });
 /** In files a pool source names its quote token by symbol. */
 const poolSource = z.object({ kind: z.literal('pool'), pool: addressSchema, quote: z.string() });
 /** A Chainlink L2 sequencer uptime feed, and how long after the sequencer comes back no price is trusted. */
@@ -65,7 +65,8 @@ const chainFileSchema = z.object({
   chainId: z.number().int().positive(),
   name: z.string(),
   sources: z.record(z.string(), z.string()),
-  tokens: z.record(z.string(), z.object({ address: addressSchema, decimals: z.number().int().min(0).max(255) })),
+  /** By current symbol; `aliases` are earlier symbols of the same contract (Mento's cUSD is USDm since Dec 2025). */
+  tokens: z.record(z.string(), z.object({ address: addressSchema, decimals: z.number().int().min(0).max(255), aliases: z.array(z.string()).optional() })),
   contracts: z.object({
     routers: z.array(addressSchema),
     oneClickFarms: z.array(addressSchema),
@@ -107,10 +108,22 @@ function builtInChain(chainId: number): ChainFile | undefined {
   return data;
 }
 
-/** The symbols known on a chain: its built-in list, then the address book's (which win). */
+/**
+ * The built-in data of a chain, unless the address book is of a chain of its own under the same id (the devnet
+ * uses Celo's 42220 so that the daemon's chain handling is the real one; Celo's addresses mean nothing there).
+ */
+function builtInFor(chainId: number, book?: AddressBook): ChainFile | undefined {
+  return book?.chainId === chainId && book.standalone ? undefined : builtInChain(chainId);
+}
+
+/** The symbols known on a chain, earlier symbols included: its built-in list, then the address book's (which win). */
 export function tokenDirectory(chainId: number, book?: AddressBook): Pick<AddressBook, 'tokens'> {
   const own = book && book.chainId === chainId ? book : undefined;
-  return { tokens: { ...builtInChain(chainId)?.tokens, ...own?.tokens } };
+  const builtIn: AddressBook['tokens'] = {};
+  for (const [symbol, { address, decimals, aliases }] of Object.entries(builtInFor(chainId, book)?.tokens ?? {})) {
+    for (const name of [symbol, ...(aliases ?? [])]) builtIn[name] = { address, decimals };
+  }
+  return { tokens: { ...builtIn, ...own?.tokens } };
 }
 
 const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2' };
@@ -118,7 +131,7 @@ const farmKinds: Record<string, FarmKind> = { uniswapV2: 'uniswap-v2', gauge: 'g
 
 /** The contracts a trade may use on a chain: built in, plus an address book for the same chain. */
 export function knownContractsFor(chainId: number, book?: AddressBook): KnownContracts {
-  const base = builtInChain(chainId);
+  const base = builtInFor(chainId, book);
   const own = book && book.chainId === chainId ? book : undefined;
   const tokens = tokenDirectory(chainId, book).tokens;
   const symbolAddress = (symbol: string, where: string): Address => {
@@ -165,7 +178,7 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
 
 /** Each token's price sources, by lower-case address: built in, then the address book's (which win per token). */
 export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSources {
-  const base = builtInChain(chainId);
+  const base = builtInFor(chainId, book);
   const own = book && book.chainId === chainId ? book : undefined;
   const tokens = tokenDirectory(chainId, book).tokens;
   const sources = new Map<string, PriceSource[]>();
@@ -189,7 +202,7 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
 
 /** What the price reference needs to know of a chain besides its sources: its block time and sequencer feed. */
 export function chainTimingFor(chainId: number, book?: AddressBook): { blockTimeSeconds?: number; sequencer?: z.infer<typeof sequencerFeedSchema> } {
-  const base = builtInChain(chainId);
+  const base = builtInFor(chainId, book);
   const own = book && book.chainId === chainId ? book : undefined;
   return { blockTimeSeconds: base?.blockTimeSeconds, sequencer: own?.sequencerUptimeFeed ?? base?.sequencerUptimeFeed };
 }

@@ -203,7 +203,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       continue;
     }
     const feed = await deploy(`${spec.symbol} / USD feed`, artifacts.DevnetPriceFeed, [feedDecimals, `${spec.symbol} / USD`, reporter.address]);
-    priceSources[spec.symbol] = [{ kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds }];
+    priceSources[spec.symbol] = [{ kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds, decimals: feedDecimals }];
   }
   await reportWorldPrices(rpcUrl, { chainId, priceSources });
   // An L2's sequencer uptime feed, as Celo has one: up since the world began.
@@ -212,6 +212,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
   return {
     chainId,
     rpcUrl,
+    standalone: true,
     tokens,
     contracts: {
       router,

@@ -26,7 +26,7 @@ export const chainProfiles: Record<ChainProfile['name'], ChainProfile> = {
     name: 'celo',
     title: 'Celo mainnet (chain 42220): real funds',
     tokens: Object.keys(celo.tokens),
-    stable: 'cUSD',
+    stable: 'USDm',
     volatile: 'CELO',
     // No gauge on Celo is known to routekeeper yet (config/chains/42220.json): compound is not offered there.
     gauges: [],

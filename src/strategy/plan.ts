@@ -65,3 +65,11 @@ export function nextRuns(strategy: Strategy, now: number, count = 3): { firstRun
   }
   return { firstRun: strategy.schedule.firstRun, times };
 }
+
+/** The tokens a strategy trades or values its trades in. */
+export const tokensOf = (strategy: Strategy): TokenInfo[] =>
+  strategy.kind === 'rebalance'
+    ? [...strategy.targets.map((t) => t.token), strategy.quote]
+    : strategy.kind === 'compound'
+      ? [strategy.gauge.rewardToken, strategy.valueToken]
+      : [strategy.sell, strategy.buy];

@@ -61,6 +61,7 @@ describe('routekeeper init', () => {
     await terminal.answer('The private key for ROUTEKEEPER_PRIVATE_KEY', testKey + enter);
     // Offered on Celo: dca (checked), rebalance, limit. Check limit too.
     await terminal.answer('Which strategies', down + down + space + enter);
+    // Mento's stables are USDm, EURm, BRLm since December 2025; the old symbols name the same tokens.
     await terminal.answer('DCA: spend how much', `25 cUSD${enter}`);
     await terminal.answer('DCA: buy which token', enter);
     await terminal.answer('DCA: how often', enter);
@@ -77,7 +78,7 @@ describe('routekeeper init', () => {
     expect(file.wallets.main?.privateKeyEnv).toBe('ROUTEKEEPER_PRIVATE_KEY');
     expect(file.strategies).toEqual([
       expect.objectContaining({ id: 'dca-cusd-celo', kind: 'dca', every: '1d', sell: { token: 'cUSD', amount: '25' }, buy: 'CELO', budget: { perDay: '25', total: '750' } }),
-      expect.objectContaining({ id: 'limit-celo-cusd', kind: 'limit', sell: { token: 'CELO', amount: '10' }, buy: 'cUSD', takeProfit: '0.7', stopLoss: '0.3' }),
+      expect.objectContaining({ id: 'limit-celo-usdm', kind: 'limit', sell: { token: 'CELO', amount: '10' }, buy: 'USDm', takeProfit: '0.7', stopLoss: '0.3' }),
     ]);
     expect(env.split('\n')).toEqual(expect.arrayContaining(['ROUTEKEEPER_CONFIG=strategies.yaml', 'RPC_URL=http://127.0.0.1:8545/v3/SECRET', `ROUTEKEEPER_PRIVATE_KEY=${testKey}`]));
     expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);

@@ -1,0 +1,40 @@
+import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
+import { readEnv } from '../config/env.ts';
+import { codeFindings, factoryFindings, feedFindings, type Finding, nodeFindings, sequencerFindings, strategyFindings } from '../chain/doctor.ts';
+import { openRuntime } from '../engine/runtime.ts';
+import { redactUrl } from '../ops/secrets.ts';
+import { tokensOf } from '../strategy/plan.ts';
+import { chainChecks } from '../trade/check.ts';
+import { commonOptions, parseCommandArgs } from './command.ts';
+
+const marks: Record<Finding['level'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+
+/** `routekeeper doctor`: one line per finding; exit 1 when anything fails (a strategy that cannot trade among them). */
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs('doctor', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'] });
+  const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
+  try {
+    const { client, chainId, book, config } = runtime;
+    console.log(`doctor: chain ${chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}`);
+    const known = knownContractsFor(chainId, book);
+    const sources = priceSourcesFor(chainId, book);
+    const { sequencer } = chainTimingFor(chainId, book);
+    const symbols = new Map(Object.entries(tokenDirectory(chainId, book).tokens).map(([symbol, token]) => [token.address.toLowerCase(), symbol]));
+    const { prices } = chainChecks(client, chainId, book, runtime.partnerId);
+    const strategies = config.strategies.map((strategy) => ({ id: strategy.id, tokens: tokensOf(strategy) }));
+    const findings = [
+      ...(await nodeFindings(client)),
+      ...(await codeFindings(client, known, sources, sequencer)),
+      ...(await feedFindings(client, sources, symbols)),
+      ...(await factoryFindings(client, known)),
+      ...(await sequencerFindings(client, sequencer)),
+      ...(await strategyFindings(prices, strategies)),
+    ];
+    for (const finding of findings) console.log(`${marks[finding.level]} ${finding.message}`);
+    const failed = findings.filter((finding) => finding.level === 'fail').length;
+    console.log(failed === 0 ? 'doctor: nothing fails' : `doctor: ${failed} finding${failed === 1 ? '' : 's'} fail`);
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await runtime.close();
+  }
+}

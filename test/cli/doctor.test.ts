@@ -1,0 +1,86 @@
+/**
+ * `routekeeper doctor` against the devnet: everything it relies on passes; a broken feed and a factory's wrong
+ * init code hash are each named on their own line, with exit 1. Against Celo (a fork of CELO_RPC_URL) when set.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keccak256, toHex } from 'viem';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+
+const fork = useDevnetFork();
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'routekeeper-doctor-'));
+});
+
+const strategies = `
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: CELO }
+  - { id: rwd, kind: dca, wallet: main, every: 1h, sell: { token: CELO, amount: "5" }, buy: RWD }
+`;
+
+function files(book: object) {
+  const bookFile = join(dir, `book-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(bookFile, JSON.stringify(book));
+  const config = join(dir, 'strategies.yaml');
+  writeFileSync(config, strategies);
+  return { bookFile, config };
+}
+
+const env = () => ({
+  RPC_URL: '',
+  ROUTING_SERVICE_URL: 'http://127.0.0.1:9',
+  ROUTEKEEPER_CONFIG: '',
+  ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+  ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
+});
+
+describe('routekeeper doctor', () => {
+  it('passes against the devnet: node methods, code, feeds, the factory hash, the sequencer, every strategy priced', async () => {
+    const { bookFile, config } = files(fork.addressBook);
+    const { code, stdout, stderr } = await runCli(['doctor', '--config', config, '--address-book', bookFile], env());
+    expect(code, stdout + stderr).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines).toContain('ok   node: eth_simulateV1 answers: routes are verified by their token flows');
+    expect(lines.find((line) => line.startsWith('ok   code: all '))).toMatch(/all \d+ addresses of the chain data have code/);
+    expect(lines.filter((line) => /^ok {3}feed 0x\w+ \((CELO|cUSD|cEUR|USDC|WETH)\): 8 decimals, updated \d+ s ago/.test(line))).toHaveLength(5);
+    expect(lines).toContain(`ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pair ${fork.addressBook.pools[0]?.address}`);
+    expect(lines.find((line) => line.startsWith('ok   sequencer: up for '))).toBeDefined();
+    expect(lines).toContain('ok   strategy dca: every token it trades has a price');
+    expect(lines).toContain('ok   strategy rwd: every token it trades has a price');
+    expect(lines.at(-2)).toBe('doctor: nothing fails');
+  });
+
+  it('names a broken feed and a wrong init code hash, each on its line, and exits 1', async () => {
+    const book = structuredClone(fork.addressBook);
+    // CELO's "feed" is a token contract (it answers decimals(), not latestRoundData()); the hash is of nothing.
+    const brokenFeed = book.tokens.cEUR?.address as `0x${string}`;
+    book.priceSources = { ...book.priceSources, CELO: [{ kind: 'feed', address: brokenFeed, maxAgeSeconds: 3600, decimals: 8 }] };
+    const wrongHash = keccak256(toHex('not the pair creation code'));
+    book.contracts.uniswapV2PairInitCodeHash = wrongHash;
+    const { bookFile, config } = files(book);
+    const { code, stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile], env());
+    expect(code).toBe(1);
+    const lines = stdout.split('\n');
+    expect(lines.find((line) => line.startsWith(`FAIL feed ${brokenFeed} (CELO): does not answer as a feed`))).toBeDefined();
+    expect(lines.find((line) => line.startsWith(`FAIL factory ${book.contracts.uniswapV2Factory}: init code hash ${wrongHash} gives 0x`))).toMatch(/not its pair 0x\w+: its pools would not be recognised$/);
+    expect(lines.find((line) => line.startsWith('FAIL strategy dca cannot trade: CELO has no price now'))).toBeDefined();
+    expect(lines.at(-2)).toMatch(/^doctor: [3-9] findings fail$/);
+  });
+});
+
+describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against Celo (CELO_RPC_URL)', () => {
+  it('finds code at every address of the built-in Celo data and a fresh answer from every feed', async () => {
+    const config = join(dir, 'celo.yaml');
+    writeFileSync(config, strategies.replace(/cUSD/g, 'USDm').replace(/- \{ id: rwd.*\n/, ''));
+    const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: process.env.CELO_RPC_URL as string, ROUTEKEEPER_REQUIRE_RPC_URL: 'true' });
+    expect(stdout).toContain('ok   code: all ');
+    expect(stdout).not.toMatch(/^FAIL feed/m);
+  }, 120_000);
+});
