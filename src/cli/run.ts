@@ -2,6 +2,7 @@ import { redactUrl } from '../ops/secrets.ts';
 import { readEnv } from '../config/env.ts';
 import { resumeAll, startDaemon } from '../engine/daemon.ts';
 import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
+import { nodeFindings } from '../chain/doctor.ts';
 import { HealthMonitor, probeEvery } from '../ops/health.ts';
 import { startHealthServer } from '../ops/health-server.ts';
 import { createLogger } from '../ops/logger.ts';
@@ -105,6 +106,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     const page = `http://${host.includes(':') ? `[${host}]` : host}:${health.port}/`;
     // The page's line carries the port as a field, for programs that start the daemon on port 0.
     for (const line of banner(runtime, wallets, values['dry-run'] ?? false, page).split('\n')) logger.info(line.includes(page) ? { port: health.port } : {}, line);
+    // A node without eth_simulateV1 cannot show a route's token flows: the list-based checks are then all there is.
+    for (const finding of await nodeFindings(runtime.client)) if (finding.level !== 'ok') logger.warn(finding.message);
     const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
     monitor = new HealthMonitor(
       runtime.config.strategies.map((strategy) => strategy.id),
