@@ -22,8 +22,8 @@ export class NoPriceError extends RoutekeeperError {
   override name = 'NoPriceError';
 }
 
-/** The L2's sequencer is down, or came back less than the grace period ago: its prices may be stale or unfair. */
-export class SequencerDownError extends RoutekeeperError {
+/** The L2's sequencer is down, or came back less than the grace period ago: no price is trusted meanwhile. */
+export class SequencerDownError extends NoPriceError {
   override name = 'SequencerDownError';
 }
 

@@ -219,9 +219,9 @@ async function withPriceRefusals<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof SequencerDownError) throw new GuardRefusal('sequencer', error.shortMessage);
     if (error instanceof NoPriceError || error instanceof NoAverageError) throw new GuardRefusal('no-price', error.shortMessage);
     if (error instanceof ManipulatedPoolError) throw new GuardRefusal('manipulated', error.shortMessage);
-    if (error instanceof SequencerDownError) throw new GuardRefusal('sequencer', error.shortMessage);
     throw error;
   }
 }
