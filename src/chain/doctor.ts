@@ -4,9 +4,10 @@
  * their decimals and are fresh, factories whose init code hash reproduces one of their real pairs, the sequencer
  * (on an L2), and a price for every token a strategy trades. Each check is one finding.
  */
-import { type Address, isAddressEqual, parseAbi, zeroAddress } from 'viem';
+import { type Address, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
+import { uniswapV2FactoryAbi as factoryAbi, uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
 import { pairAddress } from '../guard/route.ts';
 import { aggregatorV3Abi } from '../price/feed.ts';
 import type { PriceReference, SequencerFeed } from '../price/reference.ts';
@@ -15,8 +16,6 @@ import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
 
 export type Finding = { level: 'ok' | 'warn' | 'fail'; message: string };
 
-const factoryAbi = parseAbi(['function allPairsLength() view returns (uint256)', 'function allPairs(uint256) view returns (address)']);
-const pairAbi = parseAbi(['function token0() view returns (address)', 'function token1() view returns (address)']);
 
 const firstLine = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
 

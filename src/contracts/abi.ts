@@ -75,3 +75,19 @@ export const knownSelectors = {
   farmDeposit: '0xfaa9bce9',
   farmWithdraw: '0x4bb78b14',
 } as const;
+
+/** A Uniswap V2 pair (also the pools of its forks on Celo: Ubeswap, SushiSwap): tokens, reserves, price accumulators. */
+export const uniswapV2PairAbi = parseAbi([
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
+  'function price0CumulativeLast() view returns (uint256)',
+  'function price1CumulativeLast() view returns (uint256)',
+]);
+
+/** A Uniswap V2 factory: the pair of two tokens, and its pairs in creation order. */
+export const uniswapV2FactoryAbi = parseAbi([
+  'function getPair(address, address) view returns (address)',
+  'function allPairsLength() view returns (uint256)',
+  'function allPairs(uint256) view returns (address)',
+]);

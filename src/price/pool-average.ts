@@ -8,22 +8,16 @@
  * the blocks), found once and kept for every pool until it is a quarter window older than that.
  * An attacker who moves the pool in the block before our trade moves the average by (seconds held / window).
  */
-import { type Address, parseAbi } from 'viem';
+import type { Address } from 'viem';
 import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
+import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
 
 /** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */
 export const Q112 = 2n ** 112n;
 const UINT256 = 2n ** 256n;
 
-const pairAbi = parseAbi([
-  'function token0() view returns (address)',
-  'function token1() view returns (address)',
-  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
-  'function price0CumulativeLast() view returns (uint256)',
-  'function price1CumulativeLast() view returns (uint256)',
-]);
 
 /** A pool's prices now and on average: `spot0`/`average0` price token0 in token1; `spot1`/`average1` the reverse. */
 export type PoolPrices = {

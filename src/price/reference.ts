@@ -92,8 +92,7 @@ export class PriceReference {
    * Throws ManipulatedPoolError with both prices (token0 in token1, in whole units) when it is not.
    */
   async checkSteady(pool: Address, toleranceBps: number): Promise<PoolPrices> {
-    const head = await this.#head(undefined);
-    const prices = await this.averages.read(pool, head);
+    const prices = await this.averages.read(pool, await (await this.#thisBlockNow()).head);
     const gap = prices.spot0 > prices.average0 ? prices.spot0 - prices.average0 : prices.average0 - prices.spot0;
     if (gap * 10_000n > prices.average0 * BigInt(toleranceBps)) {
       const [decimals0, decimals1] = await Promise.all([this.decimals(prices.token0), this.decimals(prices.token1)]);
@@ -121,16 +120,25 @@ export class PriceReference {
     return { amountOut, priceIn, priceOut };
   }
 
-  /** The price now: once per block when the current block is known, else read each time. */
-  async #priceNow(token: Address): Promise<UsdPrice> {
-    if (!this.#options.currentBlock) return this.#price(token, this.#head(undefined), 0);
+  /**
+   * The current block's head (its time, the sequencer's word) and its prices so far, read once per block when the
+   * current block is known; without that, a fresh head and no shared prices.
+   */
+  async #thisBlockNow(): Promise<{ head: Promise<Head>; prices?: Map<string, Promise<UsdPrice>> }> {
+    if (!this.#options.currentBlock) return { head: this.#head(undefined) };
     const number = await this.#options.currentBlock();
     if (this.#thisBlock?.number !== number) {
       const head = this.#head(undefined);
       this.#thisBlock = { number, head, prices: new Map() };
       head.catch(() => this.#thisBlock?.head === head && (this.#thisBlock = undefined));
     }
-    const { prices, head } = this.#thisBlock;
+    return this.#thisBlock;
+  }
+
+  /** The price now: once per block when the current block is known, else read each time. */
+  async #priceNow(token: Address): Promise<UsdPrice> {
+    const { prices, head } = await this.#thisBlockNow();
+    if (!prices) return this.#price(token, head, 0);
     const key = token.toLowerCase();
     let price = prices.get(key);
     if (!price) {
