@@ -55,7 +55,12 @@ export async function codeFindings(client: ChainClient, known: KnownContracts, s
   for (const farm of known.farms) add(farm.address, 'farm');
   for (const gauge of known.gauges) add(gauge.address, 'gauge');
   for (const token of known.tokens) add(token, 'token');
-  for (const list of sources.values()) for (const source of list) add(source.kind === 'feed' ? source.address : source.pool, source.kind === 'feed' ? 'price feed' : 'price pool');
+  for (const list of sources.values()) {
+    for (const source of list) {
+      if (source.kind === 'pool') add(source.pool, 'price pool');
+      else add(source.address, source.kind === 'feed' ? 'price feed' : 'SortedOracles');
+    }
+  }
   if (sequencer) add(sequencer.address, 'sequencer uptime feed');
   const codes = await Promise.all([...named.values()].map(async (entry) => ({ ...entry, code: await getCode(client, { address: entry.address }).catch(() => undefined) })));
   const missing = codes.filter((entry) => !entry.code || entry.code === '0x');

@@ -49,7 +49,12 @@ export type PriceSource =
   /** A Chainlink-style AggregatorV3Interface feed of token/USD; older than maxAgeSeconds is stale; `decimals` as published. */
   | { kind: 'feed'; address: Address; maxAgeSeconds: number; decimals?: number }
   /** A known Uniswap V2 pool pairing the token with `quote`, a token that has a source of its own. */
-  | { kind: 'pool'; pool: Address; quote: Address };
+  | { kind: 'pool'; pool: Address; quote: Address }
+  /**
+   * Mento's SortedOracles: `medianRate(rateFeedId)` is how many `quote` (a token with a price of its own, or 'USD')
+   * one whole token is worth, as a fraction; a median reported longer ago than maxAgeSeconds is stale.
+   */
+  | { kind: 'sorted-oracles'; address: Address; rateFeedId: Address; quote: Address | 'USD'; maxAgeSeconds: number };
 
 export type PriceSources = ReadonlyMap<string, readonly PriceSource[]>;
 
@@ -59,7 +64,10 @@ const poolSource = z.object({ kind: z.literal('pool'), pool: addressSchema, quot
 /** A Chainlink L2 sequencer uptime feed, and how long after the sequencer comes back no price is trusted. */
 export const sequencerFeedSchema = z.object({ address: addressSchema, gracePeriodSeconds: z.number().int().min(0) });
 
-export const priceSourcesSchema = z.record(z.string(), z.array(z.discriminatedUnion('kind', [feedSource, poolSource])).min(1));
+/** In files a SortedOracles source names its quote token by symbol, or 'USD'. */
+const sortedOraclesSource = z.object({ kind: z.literal('sorted-oracles'), address: addressSchema, rateFeedId: addressSchema, quote: z.string(), maxAgeSeconds: z.number().int().positive() });
+
+export const priceSourcesSchema = z.record(z.string(), z.array(z.discriminatedUnion('kind', [feedSource, poolSource, sortedOraclesSource])).min(1));
 
 const chainFileSchema = z.object({
   chainId: z.number().int().positive(),
@@ -188,11 +196,12 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
       if (!token) throw new ConfigError(`${origin} priceSources.${symbol}: unknown token '${symbol}'`);
       sources.set(
         token.address.toLowerCase(),
-        entries.map((entry) => {
+        entries.map((entry): PriceSource => {
           if (entry.kind === 'feed') return entry;
+          if (entry.kind === 'sorted-oracles' && entry.quote === 'USD') return { ...entry, quote: 'USD' };
           const quote = tokens[entry.quote];
           if (!quote) throw new ConfigError(`${origin} priceSources.${symbol}: unknown quote token '${entry.quote}'`);
-          return { kind: 'pool', pool: getAddress(entry.pool), quote: quote.address };
+          return entry.kind === 'pool' ? { kind: 'pool', pool: getAddress(entry.pool), quote: quote.address } : { ...entry, quote: quote.address };
         }),
       );
     }

@@ -91,3 +91,9 @@ export const uniswapV2FactoryAbi = parseAbi([
   'function allPairsLength() view returns (uint256)',
   'function allPairs(uint256) view returns (address)',
 ]);
+
+/** Mento's SortedOracles (Celo: 0xefB84935239dAcdecF7c5bA76d8dE40b077B7b33): the median of a rate feed and its time. */
+export const sortedOraclesAbi = parseAbi([
+  'function medianRate(address rateFeedId) view returns (uint256 numerator, uint256 denominator)',
+  'function medianTimestamp(address rateFeedId) view returns (uint256)',
+]);

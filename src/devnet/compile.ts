@@ -25,6 +25,7 @@ const deployable = [
   'StakingGauge',
   'DevnetPriceFeed',
   'DevnetSequencerUptimeFeed',
+  'DevnetSortedOracles',
   // Hostile contracts, deployed by tests only.
   'LyingToken',
   'SkimmingAdapter',

@@ -33,6 +33,7 @@ import {
   poolSpecs,
   roles,
   sequencerGracePeriodSeconds,
+  sortedOraclesSpec,
   type TokenSymbol,
   tokenSpecs,
   uniswapV2FeePerMille,
@@ -205,6 +206,14 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     const feed = await deploy(`${spec.symbol} / USD feed`, artifacts.DevnetPriceFeed, [feedDecimals, `${spec.symbol} / USD`, reporter.address]);
     priceSources[spec.symbol] = [{ kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds, decimals: feedDecimals }];
   }
+  const sortedOracles = await deploy('SortedOracles', artifacts.DevnetSortedOracles, [reporter.address]);
+  priceSources[sortedOraclesSpec.token]?.push({
+    kind: 'sorted-oracles',
+    address: sortedOracles,
+    rateFeedId: tokens[sortedOraclesSpec.rateFeed].address,
+    quote: sortedOraclesSpec.rateFeed,
+    maxAgeSeconds: feedMaxAgeSeconds,
+  });
   await reportWorldPrices(rpcUrl, { chainId, priceSources });
   // An L2's sequencer uptime feed, as Celo has one: up since the world began.
   const sequencerFeed = await deploy('sequencer uptime feed', artifacts.DevnetSequencerUptimeFeed, [reporter.address]);

@@ -3,7 +3,7 @@
  * into the devnet's price feeds, from the reporter account, as an oracle network reports off-chain market
  * prices. It never looks at the devnet's pools: a feed that followed them would be no check on them.
  */
-import { type Address, createPublicClient, createWalletClient, http, parseUnits } from 'viem';
+import { type Address, type Hex, createPublicClient, createWalletClient, http, parseUnits } from 'viem';
 import { chainFor } from '../chain/chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { devnetAccount } from './accounts.ts';
@@ -23,17 +23,28 @@ function feedsOf(book: Pick<AddressBook, 'priceSources'>): Map<string, Address> 
   return feeds;
 }
 
-/** Reports `prices` (USD per whole token, by symbol; default the world-spec's) into the feeds of those tokens. */
+/**
+ * Reports `prices` (USD per whole token, by symbol; default the world-spec's) into the feeds of those tokens, and
+ * into SortedOracles as the rate of their quote token (its price from `prices`, else the world-spec's).
+ */
 export async function reportWorldPrices(rpcUrl: string, book: Pick<AddressBook, 'chainId' | 'priceSources'>, prices: WorldPrices = initialWorldPrices): Promise<void> {
   const reporter = devnetAccount(roles.oracleReporter);
   const client = createWalletClient({ chain: chainFor(book.chainId, rpcUrl), transport: http(rpcUrl), account: reporter.account });
   const reader = createPublicClient({ transport: http(rpcUrl) });
   const feeds = feedsOf(book);
   for (const [symbol, usd] of Object.entries(prices)) {
+    // One reporter account: each report is mined before the next is signed (its nonce follows).
+    const mined = async (sent: Promise<Hex>) => reader.waitForTransactionReceipt({ hash: await sent, pollingInterval: 10 });
     const feed = feeds.get(symbol);
-    if (!feed) continue;
-    const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetPriceFeed.abi, functionName: 'report', args: [parseUnits(usd.toString(), feedDecimals)] });
-    await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    if (feed) await mined(client.writeContract({ address: feed, abi: artifacts.DevnetPriceFeed.abi, functionName: 'report', args: [parseUnits(usd.toString(), feedDecimals)] }));
+    for (const source of book.priceSources?.[symbol] ?? []) {
+      if (source.kind !== 'sorted-oracles') continue;
+      const quoteUsd = source.quote === 'USD' ? 1 : (prices[source.quote] ?? initialWorldPrices[source.quote]);
+      if (quoteUsd === undefined) throw new Error(`no world price for ${source.quote}, the quote of ${symbol}'s SortedOracles rate`);
+      // Fixidity: 1e24 is one quote token per whole token.
+      const rate = parseUnits((usd / quoteUsd).toFixed(12), 24);
+      await mined(client.writeContract({ address: source.address, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [source.rateFeedId, rate] }));
+    }
   }
 }
 

@@ -92,6 +92,12 @@ export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed' } | { kind: 'p
 /** After the sequencer comes back, prices are not trusted for this long (Chainlink's documented example: an hour). */
 export const sequencerGracePeriodSeconds = 3600;
 
+/**
+ * CELO also has Mento's kind of price source, as on Celo: SortedOracles' CELO rate feed, whose id is the stable
+ * token's address and whose rate is that stable per CELO. Its reports expire as the feeds' answers do.
+ */
+export const sortedOraclesSpec = { token: 'CELO', rateFeed: 'cUSD' } as const satisfies { token: TokenSymbol; rateFeed: TokenSymbol };
+
 /** Feeds answer with 8 decimals, as Chainlink's USD feeds do. */
 export const feedDecimals = 8;
 

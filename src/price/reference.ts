@@ -10,6 +10,7 @@
 import { type Address, erc20Abi, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import type { PriceSource, PriceSources } from '../config/chain-data.ts';
+import { sortedOraclesAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { aggregatorV3Abi, readFeed } from './feed.ts';
 import { NoAverageError, type PoolAverageOptions, PoolAverages, type PoolPrices, Q112 } from './pool-average.ts';
@@ -198,6 +199,7 @@ export class PriceReference {
       const reading = await readFeed(this.#client, source.address, decimals, source.maxAgeSeconds, chainTime);
       return reading.ok ? { token, usdE18: reading.usdE18, source: `feed ${source.address}` } : { why: reading.why };
     }
+    if (source.kind === 'sorted-oracles') return this.#readSortedOracles(token, source, head, depth);
     try {
       const [pool, quotePrice, decimalsToken, decimalsQuote] = await Promise.all([
         head.then((known) => this.averages.read(source.pool, known)),
@@ -213,6 +215,25 @@ export class PriceReference {
     } catch (error) {
       if (error instanceof NoAverageError) return { why: error.shortMessage };
       return { why: `pool ${source.pool}: ${(error as Error).message.split('\n')[0]}` };
+    }
+  }
+
+  /** A SortedOracles median: `quote` per whole token as numerator / denominator (0 when nobody has reported). */
+  async #readSortedOracles(token: Address, source: Extract<PriceSource, { kind: 'sorted-oracles' }>, head: Promise<Head>, depth: number): Promise<UsdPrice | { why: string }> {
+    const name = `SortedOracles ${source.address} rate feed ${source.rateFeedId}`;
+    try {
+      const [[numerator, denominator], reportedAt, quotePrice, { timestamp }] = await Promise.all([
+        this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianRate', args: [source.rateFeedId] }),
+        this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianTimestamp', args: [source.rateFeedId] }),
+        source.quote === 'USD' ? { usdE18: 10n ** 18n, source: 'USD' } : this.#price(source.quote, head, depth + 1),
+        head,
+      ]);
+      if (denominator === 0n || numerator === 0n) return { why: `${name} has no report` };
+      const age = timestamp - reportedAt;
+      if (age > BigInt(source.maxAgeSeconds)) return { why: `${name} is stale: its median was reported ${age} s before the chain's time, more than ${source.maxAgeSeconds} s` };
+      return { token, usdE18: (quotePrice.usdE18 * numerator) / denominator, source: `${name} × ${quotePrice.source}` };
+    } catch (error) {
+      return { why: `${name}: ${(error as Error).message.split('\n')[0]}` };
     }
   }
 }

@@ -45,6 +45,30 @@ describe('the independent price reference', () => {
     await expect(reference(book).usdPrice(fork.token('CELO'))).rejects.toThrow(/disagree by more than 300 bps/);
   });
 
+  it("reads Mento's SortedOracles as a second kind of source: CELO's rate in cUSD, times cUSD's own price", async () => {
+    const oracles = fork.addressBook.priceSources?.CELO?.find((source) => source.kind === 'sorted-oracles');
+    expect(oracles).toMatchObject({ kind: 'sorted-oracles', rateFeedId: fork.token('cUSD'), quote: 'cUSD' });
+    // Alone (the feed left out), it gives CELO's world price: 0.5 cUSD per CELO at $1 per cUSD.
+    const alone = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: [oracles as NonNullable<typeof oracles>] } };
+    expect(await reference(alone).usdPrice(fork.token('CELO'))).toMatchObject({ usdE18: parseUnits('0.5', 18), source: expect.stringMatching(/^SortedOracles 0x\w+ rate feed 0x\w+ × feed 0x/) });
+    // cUSD slipping to $0.98 moves CELO's price through it as well.
+    await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { cUSD: 0.98 });
+    expect((await reference(alone).usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.49', 18));
+  });
+
+  it('has no price when SortedOracles and the feed disagree, nor from a SortedOracles report past its age', async () => {
+    const oracles = fork.addressBook.priceSources?.CELO?.find((source) => source.kind === 'sorted-oracles');
+    // The feed says $0.60 while SortedOracles still says 0.5 cUSD per CELO: both are CELO's sources, and disagree.
+    const feedOnly = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: fork.addressBook.priceSources?.CELO?.filter((source) => source.kind === 'feed') ?? [] } };
+    await reportWorldPrices(fork.addressBook.rpcUrl, feedOnly, { CELO: 0.6 });
+    await expect(reference().usdPrice(fork.token('CELO'))).rejects.toThrow(/disagree by more than 300 bps/);
+    // With an age limit of a minute, a report two minutes old is stale and is no price.
+    const strict = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: [{ ...(oracles as NonNullable<typeof oracles>), maxAgeSeconds: 60 }] } };
+    await fork.testClient.increaseTime({ seconds: 120 });
+    await fork.testClient.mine({ blocks: 1 });
+    await expect(reference(strict).usdPrice(fork.token('CELO'))).rejects.toThrow(/is stale: its median was reported \d+ s before the chain's time, more than 60 s/);
+  });
+
   it('has no price for a token with no source', async () => {
     const stranger = '0x00000000000000000000000000000000000000aa' as Address;
     await expect(reference().usdPrice(stranger)).rejects.toThrow(/no price source is known/);
