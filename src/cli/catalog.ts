@@ -205,10 +205,12 @@ Options:
 
 Starts anvil with the devnet world deployed (test tokens, Uniswap V2 pools, the router,
 OneClickFarm, farms and a rewards gauge) and a local Token Routing Service quoting over it.
-It mines a block every 5 s (as Celo does), and every transaction at once. Stays up until SIGINT or SIGTERM,
-then stops both and exits 0.
+It mines every transaction at once, and an empty block every 5 s; with --celo-blocks it produces blocks as
+Celo mainnet does instead. Stays up until SIGINT or SIGTERM, then stops both and exits 0.
 
 Options:
+  --celo-blocks     a block every second and none per transaction, each with the base fee Celo's EIP-1559
+                    rule gives it (elasticity 5, denominator 400) and never below Celo's 25 gwei floor
   --json            print the address book as exactly one line of JSON on stdout once ready
   --port N          RPC port (default: a free port)
   --service-port N  routing service port (default: a free port)

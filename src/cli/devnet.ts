@@ -1,4 +1,5 @@
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
+import { produceBlocksLikeCelo } from '../devnet/celo-blocks.ts';
 import { describeDevnet } from '../devnet/describe.ts';
 import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
 
@@ -9,12 +10,14 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     port: { type: 'string' },
     'chain-id': { type: 'string' },
     'service-port': { type: 'string' },
+    'celo-blocks': { type: 'boolean' },
   });
   const port = parseIntegerOption('port', values.port, { max: 65535 });
   const chainId = parseIntegerOption('chain-id', values['chain-id'], { min: 1 });
   const servicePort = parseIntegerOption('service-port', values['service-port'], { max: 65535 });
   const devnet = await startDevnet({ port, chainId, signal: shutdown.signal });
-  const stopMining = mineEvery(devnet.node.rpcUrl, 5_000);
+  // Celo's production (a block a second, its base fee and floor), or a block per transaction and one every 5 s.
+  const stopMining = values['celo-blocks'] ? await produceBlocksLikeCelo(devnet.node.rpcUrl) : mineEvery(devnet.node.rpcUrl, 5_000);
   let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
   try {
     routing = await startDevnetRoutingService(devnet.addressBook, { port: servicePort });
