@@ -101,15 +101,17 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   // 3. Every adapter, pool and token the route runs through is known, and a farm names exactly our position.
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
 
-  // 3b. No pool the route swaps in was moved away from its time-weighted average within the window: a trade in the
-  //     block before ours would otherwise set our price (and, for a token priced by its pool, the reference too).
+  // 4. No pool the route swaps in was moved away from its time-weighted average within the window: a trade in the
+  //    block before ours would otherwise set our price (and, for a token priced by its pool, the reference too).
+  //    Beside it, what the trade should pay, found without the service: the route's pools must pay within the
+  //    tolerance of the oracle, and the quote within the tolerance of what the route pays. (A route through an
+  //    unlisted adapter has its pools' fees, so its oracle value, only once step 12 proves its pools.) Both read the
+  //    same block in the same batches; a moved pool is reported as such, before any price it caused.
   const steadyPools = poolsOf(verified);
-  await abortable(checkPoolsSteady(ctx, steadyPools), ctx.signal);
-
-  // 4. What the trade should pay, found without the service: the route's pools must pay within the tolerance of
-  //    the oracle, and the quote within the tolerance of what the route pays. (A route through an unlisted adapter
-  //    has its pools' fees, so its oracle value, only once step 12 proves its pools.)
-  const reference = await abortable(referenceOf(ctx, trade, proposal, verified), ctx.signal);
+  const [steady, referenced] = await abortable(Promise.allSettled([checkPoolsSteady(ctx, steadyPools), referenceOf(ctx, trade, proposal, verified)]), ctx.signal);
+  if (steady.status === 'rejected') throw steady.reason;
+  if (referenced.status === 'rejected') throw referenced.reason;
+  const reference = referenced.value;
   if (reference && proposal.kind !== 'claim') {
     if (reference.oracleOut !== undefined) checkMarket(reference.amountOut, reference.oracleOut, ctx.priceToleranceBps);
     checkPrice(proposal.route.expectedOut, reference, ctx.priceToleranceBps);
