@@ -85,8 +85,9 @@ describe('a pool moved just before the trade', () => {
       // Half a window later the average is still far behind: refused.
       await letTimePass(window / 2);
       expect((await runTrade(executor, buyRwd())).refusal).toBe('manipulated');
-      // A window and a quarter after the move (the most an average's start may lag), the move is the price.
-      await letTimePass((window * 3) / 4 + 5);
+      // A window and a half after the move (more than the 1.25 windows an average's start may lag, with room for a
+      // chain running ahead of the wall clock), the move is the price.
+      await letTimePass(window);
       const [celoReserve, rwdReserve] = reservesFrom(await readPool(fork, 'RWD/CELO'), fork.token('CELO'));
       const [, celoBefore, rwdBefore] = await walletState();
       const report = await runTrade(executor, buyRwd());
@@ -126,7 +127,9 @@ describe('the L2 sequencer', () => {
       const report = await runTrade(executor, cusdToCelo());
       expect(report.refusal, report.reason).toBe('sequencer');
       expect(report.reason).toMatch(new RegExp(`came back \\d+ s ago, within the ${sequencerGracePeriodSeconds} s grace period`));
-      await letTimePass(sequencerGracePeriodSeconds);
+      // The grace period and then some: a chain that mined many blocks in one second runs ahead of the wall clock,
+      // and anvil's time jumps from the wall clock, not from the last block.
+      await letTimePass(sequencerGracePeriodSeconds + 600);
       const cusdBefore = await fork.balanceOf(fork.token('cUSD'), me());
       const after = await runTrade(executor, cusdToCelo());
       expect(after.status, after.reason).toBe('confirmed');
