@@ -140,6 +140,14 @@ export class RouteVerifier {
   }
 
   /**
+   * The fee a hop through an unlisted adapter is assumed to pay until the flows prove its pool: the highest of any
+   * known factory or listed pool, so the reference (and the minimum it sets) is never above what a proven pool gives.
+   */
+  highestKnownFee(): number {
+    return Math.max(0, ...this.known.factories.map((factory) => factory.feePerMille), ...this.known.pools.map((pool) => pool.feePerMille));
+  }
+
+  /**
    * The fee of a pool of exactly these two tokens, when a list holds it or a known factory made it: by the CREATE2
    * address from the factory's init code hash (no chain read), else by the factory's getPair.
    */

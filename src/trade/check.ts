@@ -5,7 +5,7 @@
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
 import { getBlockNumber } from 'viem/actions';
-import { type Address, decodeFunctionData, isAddressEqual, maxUint256 } from 'viem';
+import { type Address, type Log, decodeFunctionData, isAddressEqual, maxUint256 } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
@@ -39,7 +39,7 @@ import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/ch
 import type { EarnRoute } from '../service/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
-import { type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
+import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import type { Trade } from './types.ts';
 
@@ -165,9 +165,28 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     checkMarket(reference.amountOut, oracleOut, ctx.priceToleranceBps);
     Object.assign(reference, { oracleOut, basis: `${reference.basis}, ${fees} (pools proven by the simulation's flows)` });
   }
+  const unlistedLegs = verified !== undefined && 'farm' in verified && verified.legs.some((leg) => leg.hops.some(isUnlisted));
+  if (unlistedLegs && 'farm' in verified && reference && (proposal.kind === 'deposit' || proposal.kind === 'withdraw')) {
+    // The legs' real fees, now proven: the minimum we signed must hold against the reference they give. A leg may
+    // swap in the position's own pool, whose flows mix with the deposit's: no other holder may have taken its input.
+    const { farm } = verified;
+    const feePerMille = (await ctx.routes.poolFee(farm.pool, [farm.token0, farm.token1])) ?? ctx.routes.highestKnownFee();
+    const ownPool = { pool: farm.pool, tokenIn: farm.token0, tokenOut: farm.token1, amountIn: 0n, amountOut: 0n, feePerMille };
+    const inOwnPool = [ownPool, { ...ownPool, tokenIn: farm.token1, tokenOut: farm.token0 }];
+    const legs = verified.legs.map((leg) => ({ ...leg, hops: provenHops(leg.hops, [...(swaps ?? []), ...inOwnPool]) }));
+    const proven = await abortable(withPriceRefusals(() => farmReference(ctx, trade, proposal.kind, verified.farm, legs)), ctx.signal);
+    const provenFloor = tolerated(proven.amountOut, ctx.priceToleranceBps);
+    if (call.minOut < provenFloor) {
+      throw new GuardRefusal('price', `the minimum ${call.minOut} is below ${provenFloor}, the reference less the tolerance once the legs' pools are proven (${proven.basis})`);
+    }
+    Object.assign(reference, { amountOut: proven.amountOut, basis: `${proven.basis} (legs' pools proven by the simulation's flows)` });
+  }
 
-  // 13. The same for pools only the flows showed (through unlisted adapters).
-  const shownPools = (swaps ?? []).map((swap) => swap.pool).filter((pool) => !steadyPools.some((known) => isAddressEqual(known, pool)));
+  // 13. The same for pools only the flows showed (through unlisted adapters; a deposit's or withdraw's leg through one
+  //     may have swapped in the position's own pool).
+  const shownPools = [...(swaps ?? []).map((swap) => swap.pool), ...(unlistedLegs && 'farm' in verified ? [verified.farm.pool] : [])].filter(
+    (pool) => !steadyPools.some((known) => isAddressEqual(known, pool)),
+  );
   await abortable(checkPoolsSteady(ctx, shownPools), ctx.signal);
   return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
 }
@@ -179,29 +198,47 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
  */
 async function accountForFlows(ctx: CheckContext, trade: Trade, proposal: Proposal, call: BuiltCall, reads: Preflight, verified: Verified): Promise<ProvenSwap[] | undefined> {
   if (!verified || proposal.kind === 'claim') return undefined;
-  const logs = reads.call !== 'unsimulated' && reads.call.ok ? reads.call.logs : undefined;
+  const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
+  const logs = reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs ? [...approvalLogs, ...reads.call.logs] : undefined;
+  const routes = proposal.kind === 'swap' ? [proposal.route.details] : proposal.route.underlyingRoutes;
+  return provenSwaps(ctx.routes, trade, logs, 'hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops), {
+    router: proposal.route.routerAddress,
+    partners: routes.map((route) => BigInt(route.partner)),
+    minOut: call.minOut,
+    farm: 'farm' in verified ? { address: call.farm as Address, verified: verified.farm } : undefined,
+    paysAtMost: proposal.kind === 'deposit',
+  });
+}
+
+/**
+ * The swaps a simulation's logs show, once every token movement in them is accounted for (guard/flows.ts) under the
+ * trade's terms. Without logs (a node that cannot simulate) there is nothing to account for, and a hop through an
+ * unlisted adapter, which nothing else proves, is refused.
+ */
+async function provenSwaps(
+  routes: RouteVerifier,
+  trade: Trade,
+  logs: readonly Log[] | undefined,
+  hops: readonly RouteHop[],
+  terms: { router: Address; partners: readonly bigint[]; minOut: bigint; farm?: { address: Address; verified: VerifiedFarm }; paysAtMost?: boolean },
+): Promise<ProvenSwap[] | undefined> {
   if (!logs) {
-    const unproven = 'hops' in verified ? verified.hops.find(isUnlisted) : undefined;
+    const unproven = hops.find(isUnlisted);
     if (unproven) {
       throw new GuardRefusal('unknown-adapter', `${unproven.field} ${unproven.adapter} is not a listed adapter, and this node cannot simulate (eth_simulateV1) to prove what it does`, undefined, unproven.field);
     }
     return undefined;
   }
-  const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
-  const routes = proposal.kind === 'swap' ? [proposal.route.details] : proposal.route.underlyingRoutes;
-  const partnerIds = new Set(routes.map((route) => BigInt(route.partner)));
+  const { farm } = terms;
   const rules: FlowRules = {
     wallet: trade.wallet,
-    pays: { token: trade.tokenIn, amount: trade.amountIn, atMost: proposal.kind === 'deposit' },
-    receives: { token: trade.tokenOut, minimum: call.minOut },
-    venues: 'farm' in verified ? [call.farm as Address, ...(verified.farm.gauge ? [verified.farm.gauge] : [])] : [],
-    positionPool: 'farm' in verified ? { address: verified.farm.pool, token0: verified.farm.token0, token1: verified.farm.token1 } : undefined,
-    partnerFees: {
-      router: proposal.route.routerAddress,
-      recipients: ctx.routes.known.partnerFees.filter((partner) => partnerIds.has(partner.id)),
-    },
+    pays: { token: trade.tokenIn, amount: trade.amountIn, atMost: terms.paysAtMost },
+    receives: { token: trade.tokenOut, minimum: terms.minOut },
+    venues: farm ? [farm.address, ...(farm.verified.gauge ? [farm.verified.gauge] : [])] : [],
+    positionPool: farm ? { address: farm.verified.pool, token0: farm.verified.token0, token1: farm.verified.token1 } : undefined,
+    partnerFees: { router: terms.router, recipients: routes.known.partnerFees.filter((partner) => terms.partners.includes(partner.id)) },
   };
-  return accountFlows(flowsOf([...approvalLogs, ...logs]), rules, (pool, tokens) => ctx.routes.poolFee(pool, tokens));
+  return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
 }
 
 /** The pools of a route's verified hops (a node that cannot simulate shows no others). */
@@ -243,7 +280,8 @@ function provenHops(hops: readonly (VerifiedHop | UnlistedHop)[], swaps: readonl
 /** An amount less a tolerance in basis points (rounded down). */
 const tolerated = (amount: bigint, toleranceBps: number) => (amount * BigInt(10_000 - toleranceBps)) / 10_000n;
 
-type Verified = { hops: (VerifiedHop | UnlistedHop)[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: VerifiedHop[] }[] } | undefined;
+type RouteHop = VerifiedHop | UnlistedHop;
+type Verified = { hops: RouteHop[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: RouteHop[] }[] } | undefined;
 
 async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): Promise<Verified> {
   switch (proposal.kind) {
@@ -257,7 +295,9 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
       const position = proposal.kind === 'deposit' ? trade.tokenOut : trade.tokenIn;
       const [farm, legs] = await Promise.all([
         routes.verifyFarm(depositData, position),
-        Promise.all(route.underlyingRoutes.map(async (leg, i) => ({ inputAmount: leg.inputAmount, hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`) }))),
+        Promise.all(
+          route.underlyingRoutes.map(async (leg, i) => ({ inputAmount: leg.inputAmount, hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`, 'prove-by-flows') })),
+        ),
       ]);
       for (const [i, leg] of route.underlyingRoutes.entries()) {
         // A deposit leg must end in one of the pool's tokens (anything else would stay in the farm for the next
@@ -282,12 +322,17 @@ function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verifi
       const { details, routerAddress } = proposal.route;
       return await swapReference(ctx.wallet.client, ctx.prices, trade, { router: routerAddress, ...details }, verified.hops);
     }
-    if (!('farm' in verified)) return undefined;
-    const client = ctx.wallet.client;
-    return proposal.kind === 'deposit'
-      ? await depositReference(client, ctx.prices, trade, verified.farm, verified.legs)
-      : await withdrawReference(client, ctx.prices, trade, verified.farm, verified.legs);
+    if (!('farm' in verified) || (proposal.kind !== 'deposit' && proposal.kind !== 'withdraw')) return undefined;
+    // A leg's hop through an unlisted adapter counts at the highest known fee until its flows prove its pool.
+    const assumed = ctx.routes.highestKnownFee();
+    const legs = verified.legs.map((leg) => ({ ...leg, hops: leg.hops.map((hop) => (isUnlisted(hop) ? { feePerMille: assumed } : hop)) }));
+    return farmReference(ctx, trade, proposal.kind, verified.farm, legs);
   });
+}
+
+function farmReference(ctx: CheckContext, trade: Trade, kind: 'deposit' | 'withdraw', farm: VerifiedFarm, legs: { inputAmount: bigint; hops: HopFee[] }[]): Promise<Reference> {
+  const client = ctx.wallet.client;
+  return kind === 'deposit' ? depositReference(client, ctx.prices, trade, farm, legs) : withdrawReference(client, ctx.prices, trade, farm, legs);
 }
 
 /** What a replacement's recheck needs besides the chain: the route verifier and prices, and the strategy's tolerance. */
@@ -309,7 +354,10 @@ export async function recheck(ctx: RecheckContext, trade: Trade, call: Pick<Buil
   checkSimulation(paysNow, call.minOut);
   if (trade.kind === 'swap' && ctx.routes && ctx.prices) {
     const [payload] = decodeFunctionData({ abi: routerAbi, data: call.data }).args as readonly [SwapPayload];
-    const hops = await ctx.routes.verifyRoute(payload, 'call');
+    const listed = await ctx.routes.verifyRoute(payload, 'call', 'prove-by-flows');
+    // The replacement is a new signature: its flows are accounted for as the original's were.
+    const swaps = await provenSwaps(ctx.routes, trade, reads.call.logs, listed, { router: call.target, partners: [payload.partner], minOut: call.minOut });
+    const hops = provenHops(listed, swaps);
     const prices = ctx.prices;
     await withPriceRefusals(async () => checkMarket(paysNow, await oracleSwapValue(prices, trade, hops), ctx.priceToleranceBps ?? ctx.settings.maxPriceDeviationBps));
   }

@@ -29,8 +29,11 @@ export type Reference = {
 const FEE_SCALE = 1_000_000n;
 const pairAbi = parseAbi(['function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)']);
 
+/** A hop as its pool's fee (a verified hop, or an unlisted one at the fee assumed until its flows prove its pool). */
+export type HopFee = { feePerMille: number };
+
 /** The share a route's pools leave of its input, scaled by FEE_SCALE. */
-export function routeFeeFactor(hops: readonly VerifiedHop[]): bigint {
+export function routeFeeFactor(hops: readonly HopFee[]): bigint {
   return hops.reduce((factor, hop) => (factor * BigInt(1000 - hop.feePerMille)) / 1000n, FEE_SCALE);
 }
 
@@ -56,7 +59,7 @@ export async function swapReference(
 }
 
 /** The oracle's value of a swap's output less its pools' fees, and how much they take, for the reference's basis. */
-export function oracleAfterFees(oracleValue: bigint, hops: readonly VerifiedHop[]): { oracleOut: bigint; fees: string } {
+export function oracleAfterFees(oracleValue: bigint, hops: readonly HopFee[]): { oracleOut: bigint; fees: string } {
   const factor = routeFeeFactor(hops);
   return { oracleOut: (oracleValue * factor) / FEE_SCALE, fees: `less ${formatShare(FEE_SCALE - factor)} pool fees` };
 }
@@ -89,7 +92,7 @@ export async function depositReference(
   prices: PriceReference,
   trade: Trade,
   farm: VerifiedFarm,
-  legs: readonly { inputAmount: bigint; hops: readonly VerifiedHop[] }[],
+  legs: readonly { inputAmount: bigint; hops: readonly HopFee[] }[],
   chainTime?: bigint,
 ): Promise<Reference> {
   const [priceIn, decimalsIn, position] = await Promise.all([prices.usdPrice(trade.tokenIn, chainTime), prices.decimals(trade.tokenIn), positionUsd(client, prices, farm, chainTime)]);
@@ -103,7 +106,7 @@ export async function withdrawReference(
   prices: PriceReference,
   trade: Trade,
   farm: VerifiedFarm,
-  legs: readonly { hops: readonly VerifiedHop[] }[],
+  legs: readonly { hops: readonly HopFee[] }[],
   chainTime?: bigint,
 ): Promise<Reference> {
   const [priceOut, decimalsOut, position] = await Promise.all([prices.usdPrice(trade.tokenOut, chainTime), prices.decimals(trade.tokenOut), positionUsd(client, prices, farm, chainTime)]);

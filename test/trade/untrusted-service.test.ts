@@ -154,6 +154,39 @@ describe('adapters are judged by what the simulated transaction does, not by a l
     );
   });
 
+  const depositCelo = (): Trade => trade({ kind: 'deposit', tokenIn: fork.token('CELO'), tokenOut: gauge(), amountIn: parseUnits('1000', 18) } as Partial<Trade>);
+  const swapLegVia = (adapter: Address): Rewrite => (body) => {
+    const leg = body.underlyingRoutes.find((route: { path: string[] }) => route.path.length === 2);
+    leg.pairs = [adapter];
+    return body;
+  };
+
+  it("a deposit whose swap leg runs through an unlisted honest adapter mints the position, at the legs' proven fees", async () => {
+    const unlisted = await deploy(artifacts.UniswapV2Adapter);
+    proxy.setRewrite(swapLegVia(unlisted));
+    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    try {
+      const [celoBefore, positionBefore] = await Promise.all([fork.balanceOf(fork.token('CELO'), me()), fork.balanceOf(gauge(), me())]);
+      const report = await runTrade(executor, depositCelo());
+      expect(report.status, report.reason).toBe('confirmed');
+      expect(await fork.balanceOf(gauge(), me())).toBe(positionBefore + (report.amountOut as bigint));
+      expect(report.amountOut).toBeGreaterThanOrEqual(report.minOut as bigint);
+      const paid = celoBefore - (await fork.balanceOf(fork.token('CELO'), me()));
+      expect(paid).toBeGreaterThan(0n);
+      expect(paid).toBeLessThanOrEqual(parseUnits('1000', 18));
+      expect(executor.ledger.getIntent(report.intentId)?.call?.referenceOut).toBeDefined();
+      for (const token of [fork.token('CELO'), fork.token('cUSD')]) expect(await fork.balanceOf(token, unlisted)).toBe(0n);
+    } finally {
+      executor.close();
+      proxy.setRewrite(undefined);
+    }
+  });
+
+  it('a deposit leg through an adapter keeping 1 wei is refused, naming it, with nothing sent', async () => {
+    const skimmer = await deploy(artifacts.SkimmingAdapter, [0n, 1n]);
+    await expectRefused(swapLegVia(skimmer), 'token-flow', `${skimmer} would keep 1 of ${fork.token('cUSD')}`, depositCelo(), [skimmer]);
+  });
+
   it('the devnet service routes cUSD → USDC through its second adapter, which no list names, and it trades', async () => {
     const bips = fork.addressBook.routingService?.bipsAdapter as Address;
     const executor = testExecutor(fork, { serviceUrl: proxy.url });
