@@ -8,7 +8,8 @@
  *   nothing else, and receives at least the minimum we sign of the output;
  * - every other holder whose balance of any token rises is a pool that a known factory made (or a list holds)
  *   whose changes are one swap (one token in, the other out), a venue the chain data lists (a farm, a gauge),
- *   the position's own pool of a deposit or withdraw, or the route's partner taking at most its fee.
+ *   the position's own pool of a deposit or withdraw (and its factory's protocol fee recipient, in that pool's LP
+ *   tokens only), or the route's partner taking at most its fee.
  *
  * Anything else (an adapter or the router keeping a wei, a pool nobody vouches for, a stranger paid) is refused,
  * naming the holder, the token and the amount. Adapters need not be listed: their effect is what is checked.
@@ -68,8 +69,11 @@ export type FlowRules = {
   receives: { token: Address; minimum: bigint };
   /** Contracts of the chain data that may keep what they receive (the farm and gauge of a deposit or withdraw). */
   venues: readonly Address[];
-  /** A deposit's or withdraw's pool: it may take or give its two tokens and mint or burn its own. */
-  positionPool?: { address: Address; token0: Address; token1: Address };
+  /**
+   * A deposit's or withdraw's pool: it may take or give its two tokens and mint or burn its own; its factory's
+   * protocol fee recipient (`feeTo`, when switched on) may receive that pool's own LP tokens and nothing else.
+   */
+  positionPool?: { address: Address; token0: Address; token1: Address; protocolFeeRecipient?: Address };
   /** The router that pays partner fees, and each partner of the route with its fee recipient and numerator. */
   partnerFees?: { router: Address; recipients: readonly { recipient: Address; feeNumerator: bigint }[] };
 };
@@ -106,6 +110,11 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
       const own = [position.token0, position.token1, position.address];
       const foreign = gains.find(([token]) => !own.some((allowed) => isAddressEqual(allowed, token as Address)));
       if (foreign) refuse(`the position's pool ${getAddress(holder)} would receive ${describe(...foreign)}, not one of its own tokens`);
+      continue;
+    }
+    if (position?.protocolFeeRecipient && isAddressEqual(position.protocolFeeRecipient, holder as Address)) {
+      const foreign = gains.find(([token]) => !isAddressEqual(token as Address, position.address));
+      if (foreign) refuse(`the protocol fee recipient ${getAddress(holder)} would receive ${describe(...foreign)}, not the pool's own LP token`);
       continue;
     }
     const partner = rules.partnerFees?.recipients.find((entry) => isAddressEqual(entry.recipient, holder as Address));

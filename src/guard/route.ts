@@ -38,7 +38,7 @@ export type VerifiedFarm = { kind: FarmKind; pool: Address; token0: Address; tok
 
 export type RouteLike = { path: readonly Address[]; pairs: readonly Address[]; extras: readonly Hex[]; partner: bigint | number };
 
-const factoryAbi = parseAbi(['function getPair(address, address) view returns (address)']);
+const factoryAbi = parseAbi(['function getPair(address, address) view returns (address)', 'function feeTo() view returns (address)']);
 const pairAbi = parseAbi(['function token0() view returns (address)', 'function token1() view returns (address)']);
 const gaugeAbi = parseAbi(['function stakingToken() view returns (address)']);
 
@@ -152,16 +152,35 @@ export class RouteVerifier {
    * address from the factory's init code hash (no chain read), else by the factory's getPair.
    */
   async poolFee(pool: Address, tokens: readonly [Address, Address]): Promise<number | undefined> {
-    const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));
-    if (listedPool) return sameSet([listedPool.token0, listedPool.token1], tokens) ? listedPool.feePerMille : undefined;
+    return (await this.#poolOrigin(pool, tokens))?.feePerMille;
+  }
+
+  /**
+   * Who a pool's factory mints its protocol fee to (Uniswap V2's `feeTo`: a share of the pool's growth, as LP
+   * tokens, at each deposit or withdrawal), when that is switched on; read each time, since the factory may change it.
+   */
+  async protocolFeeRecipient(pool: Address, tokens: readonly [Address, Address]): Promise<Address | undefined> {
+    const factory = (await this.#poolOrigin(pool, tokens))?.factory;
+    if (!factory) return undefined;
+    const feeTo = await this.#client.readContract({ address: factory, abi: factoryAbi, functionName: 'feeTo' });
+    return isAddressEqual(feeTo, zeroAddress) ? undefined : feeTo;
+  }
+
+  /** A pool of exactly these two tokens as a list holds it, or as a known factory made it (which one). */
+  async #poolOrigin(pool: Address, tokens: readonly [Address, Address]): Promise<{ feePerMille: number; factory?: Address } | undefined> {
     const [a, b] = BigInt(tokens[0]) < BigInt(tokens[1]) ? tokens : [tokens[1], tokens[0]];
+    const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));
+    if (listedPool) {
+      if (!sameSet([listedPool.token0, listedPool.token1], tokens)) return undefined;
+      // A listed pool's factory, when a known one's init code hash gives its address (no chain read).
+      const maker = this.known.factories.find((factory) => factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool));
+      return { feePerMille: listedPool.feePerMille, factory: maker?.address };
+    }
     for (const factory of this.known.factories) {
-      if (factory.initCodeHash) {
-        if (isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool)) return factory.feePerMille;
-        continue;
-      }
-      const made = await this.#fact(`pair:${factory.address}:${a}:${b}`, factory.address, factoryAbi, 'getPair', [a, b]).catch(() => zeroAddress);
-      if (isAddressEqual(made, pool)) return factory.feePerMille;
+      const made = factory.initCodeHash
+        ? pairAddress(factory.address, factory.initCodeHash, [a, b])
+        : await this.#fact(`pair:${factory.address}:${a}:${b}`, factory.address, factoryAbi, 'getPair', [a, b]).catch(() => zeroAddress);
+      if (isAddressEqual(made, pool)) return { feePerMille: factory.feePerMille, factory: factory.address };
     }
     return undefined;
   }

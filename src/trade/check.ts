@@ -235,7 +235,14 @@ async function provenSwaps(
     pays: { token: trade.tokenIn, amount: trade.amountIn, atMost: terms.paysAtMost },
     receives: { token: trade.tokenOut, minimum: terms.minOut },
     venues: farm ? [farm.address, ...(farm.verified.gauge ? [farm.verified.gauge] : [])] : [],
-    positionPool: farm ? { address: farm.verified.pool, token0: farm.verified.token0, token1: farm.verified.token1 } : undefined,
+    positionPool: farm
+      ? {
+          address: farm.verified.pool,
+          token0: farm.verified.token0,
+          token1: farm.verified.token1,
+          protocolFeeRecipient: await routes.protocolFeeRecipient(farm.verified.pool, [farm.verified.token0, farm.verified.token1]),
+        }
+      : undefined,
     partnerFees: { router: terms.router, recipients: routes.known.partnerFees.filter((partner) => terms.partners.includes(partner.id)) },
   };
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));

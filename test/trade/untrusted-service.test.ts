@@ -182,6 +182,28 @@ describe('adapters are judged by what the simulated transaction does, not by a l
     }
   });
 
+  it("a factory's protocol fee (feeTo switched on) minted in the position's pool is accounted for, and the deposit goes through", async () => {
+    const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
+    const feeTo = devnetAccount(8).address;
+    const owner = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: devnetAccount(0).account });
+    await fork.confirm(await owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'setFeeTo', args: [feeTo], gas: 100_000n }));
+    const executor = testExecutor(fork);
+    try {
+      // The first deposit with the fee on records the pool's k; a swap grows it; the next deposit mints the fee.
+      const first = await runTrade(executor, depositCelo());
+      expect(first.status, first.reason).toBe('confirmed');
+      const grow = await runTrade(executor, trade({ amountIn: parseUnits('10000', 18) }));
+      expect(grow.status, grow.reason).toBe('confirmed');
+      const positionBefore = await fork.balanceOf(gauge(), me());
+      const report = await runTrade(executor, depositCelo());
+      expect(report.status, report.reason).toBe('confirmed');
+      expect(await fork.balanceOf(pool('CELO/cUSD'), feeTo)).toBeGreaterThan(0n);
+      expect(await fork.balanceOf(gauge(), me())).toBe(positionBefore + (report.amountOut as bigint));
+    } finally {
+      executor.close();
+    }
+  });
+
   it('a deposit leg through an adapter keeping 1 wei is refused, naming it, with nothing sent', async () => {
     const skimmer = await deploy(artifacts.SkimmingAdapter, [0n, 1n]);
     await expectRefused(swapLegVia(skimmer), 'token-flow', `${skimmer} would keep 1 of ${fork.token('cUSD')}`, depositCelo(), [skimmer]);

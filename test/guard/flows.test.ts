@@ -1,0 +1,83 @@
+/**
+ * The flow accounting's rules on hand-made Transfer logs (the devnet tests run it on real simulations): each rule
+ * accepts what it should and refuses, naming holder, token and amount, what it should not.
+ */
+import { type Address, encodeAbiParameters, pad } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { type FlowRules, type TokenFlow, accountFlows, flowsOf, partnerFeeDenominator } from '../../src/guard/flows.ts';
+
+const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as Address;
+const wallet = address(0x1001);
+const router = address(0x1002);
+const adapter = address(0x1003);
+const pool = address(0x1004);
+const tokenIn = address(0x1005);
+const tokenOut = address(0x1006);
+const stranger = address(0x1007);
+const partner = address(0x1008);
+const positionPool = address(0x1009);
+const farm = address(0x100a);
+const feeTo = address(0x100b);
+const flow = (token: Address, from: Address, to: Address, amount: bigint): TokenFlow => ({ token, from, to, amount });
+
+/** An honest one-hop swap: wallet → adapter → pool; pool → router (gross), partner fee, router → wallet. */
+const swap = (out = 990n, fee = 10n): TokenFlow[] => [
+  flow(tokenIn, wallet, adapter, 1000n),
+  flow(tokenIn, adapter, pool, 1000n),
+  flow(tokenOut, pool, router, out + fee),
+  ...(fee > 0n ? [flow(tokenOut, router, partner, fee)] : []),
+  flow(tokenOut, router, wallet, out),
+];
+const rules = (overrides: Partial<FlowRules> = {}): FlowRules => ({
+  wallet,
+  pays: { token: tokenIn, amount: 1000n },
+  receives: { token: tokenOut, minimum: 900n },
+  venues: [],
+  partnerFees: { router, recipients: [{ recipient: partner, feeNumerator: partnerFeeDenominator / 100n }] },
+  ...overrides,
+});
+const knownPool = async (candidate: Address) => (candidate === pool ? 3 : undefined);
+
+describe('flow accounting', () => {
+  it('accepts an honest swap with a partner fee within its numerator, and names the swap it proved', async () => {
+    expect(await accountFlows(swap(), rules(), knownPool)).toEqual([{ pool, tokenIn, tokenOut, amountIn: 1000n, amountOut: 1000n, feePerMille: 3 }]);
+  });
+
+  it('refuses a wallet paying one wei more, or anything else', async () => {
+    await expect(accountFlows([...swap(), flow(tokenIn, wallet, stranger, 1n)], rules(), knownPool)).rejects.toThrow(`the wallet ${wallet} would pay 1001 of ${tokenIn}, not the 1000 it trades`);
+    await expect(accountFlows([...swap(), flow(pool, wallet, stranger, 5n)], rules(), knownPool)).rejects.toThrow(`the wallet ${wallet} would also pay 5 of ${pool}`);
+  });
+
+  it('refuses an output below the minimum, and a partner taking more than its fee', async () => {
+    await expect(accountFlows(swap(), rules({ receives: { token: tokenOut, minimum: 991n } }), knownPool)).rejects.toThrow('below the minimum 991');
+    await expect(accountFlows(swap(980n, 20n), rules(), knownPool)).rejects.toThrow(`the partner's recipient ${partner} would take 20 of ${tokenOut}, more than its fee of 10`);
+  });
+
+  it('refuses an adapter or the router keeping a wei, and a pool no factory vouches for', async () => {
+    const kept = [flow(tokenIn, wallet, adapter, 1000n), flow(tokenIn, adapter, pool, 999n), flow(tokenOut, pool, router, 990n), flow(tokenOut, router, wallet, 990n)];
+    await expect(accountFlows(kept, rules({ partnerFees: undefined }), knownPool)).rejects.toThrow(`${adapter} would keep 1 of ${tokenIn}`);
+    await expect(accountFlows(swap(), rules(), async () => undefined)).rejects.toThrow(`${pool} would take 1000 of ${tokenIn} for 1000 of ${tokenOut}: a swap in a pool that no known factory made`);
+  });
+
+  it("lets a deposit's pool take its tokens and its factory's fee recipient take that pool's LP, and nothing else", async () => {
+    const deposit = [flow(tokenIn, wallet, farm, 1000n), flow(tokenIn, farm, positionPool, 1000n), flow(positionPool, address(0), feeTo, 3n), flow(positionPool, address(0), wallet, 950n)];
+    const depositRules = rules({
+      receives: { token: positionPool, minimum: 900n },
+      venues: [farm],
+      positionPool: { address: positionPool, token0: tokenIn, token1: tokenOut, protocolFeeRecipient: feeTo },
+    });
+    expect(await accountFlows(deposit, depositRules, knownPool)).toEqual([]);
+    await expect(accountFlows([...deposit, flow(tokenOut, address(0), feeTo, 1n)], depositRules, knownPool)).rejects.toThrow(
+      `the protocol fee recipient ${feeTo} would receive 1 of ${tokenOut}, not the pool's own LP token`,
+    );
+    const noFeeTo = { ...depositRules, positionPool: { address: positionPool, token0: tokenIn, token1: tokenOut } };
+    await expect(accountFlows(deposit, noFeeTo, knownPool)).rejects.toThrow(`${feeTo} would keep 3 of ${positionPool}`);
+  });
+
+  it('reads ERC20 Transfer logs and refuses a non-fungible one', () => {
+    const topic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    const data = encodeAbiParameters([{ type: 'uint256' }], [7n]);
+    expect(flowsOf([{ address: tokenIn, topics: [topic, pad(wallet), pad(pool)], data }])).toEqual([flow(tokenIn, wallet, pool, 7n)]);
+    expect(() => flowsOf([{ address: tokenIn, topics: [topic, pad(wallet), pad(pool), pad('0x07')], data: '0x' }])).toThrow('not an ERC20 (a Transfer log of 4 topics)');
+  });
+});
