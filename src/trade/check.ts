@@ -171,7 +171,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     // swap in the position's own pool, whose flows mix with the deposit's: no other holder may have taken its input.
     const { farm } = verified;
     const feePerMille = (await ctx.routes.poolFee(farm.pool, [farm.token0, farm.token1])) ?? ctx.routes.highestKnownFee();
-    const ownPool = { pool: farm.pool, tokenIn: farm.token0, tokenOut: farm.token1, amountIn: 0n, amountOut: 0n, feePerMille };
+    const ownPool = { pool: farm.pool, tokenIn: farm.token0, tokenOut: farm.token1, feePerMille };
     const inOwnPool = [ownPool, { ...ownPool, tokenIn: farm.token1, tokenOut: farm.token0 }];
     const legs = verified.legs.map((leg) => ({ ...leg, hops: provenHops(leg.hops, [...(swaps ?? []), ...inOwnPool]) }));
     const proven = await abortable(withPriceRefusals(() => farmReference(ctx, trade, proposal.kind, verified.farm, legs)), ctx.signal);
@@ -201,7 +201,7 @@ async function accountForFlows(ctx: CheckContext, trade: Trade, proposal: Propos
   const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
   const logs = reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs ? [...approvalLogs, ...reads.call.logs] : undefined;
   const routes = proposal.kind === 'swap' ? [proposal.route.details] : proposal.route.underlyingRoutes;
-  return provenSwaps(ctx.routes, trade, logs, 'hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops), {
+  return provenSwaps(ctx.routes, trade, logs, hopsOf(verified), {
     router: proposal.route.routerAddress,
     partners: routes.map((route) => BigInt(route.partner)),
     minOut: call.minOut,
@@ -248,11 +248,12 @@ async function provenSwaps(
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
 }
 
+/** Every hop of a swap's route, or of a deposit's or withdraw's legs. */
+const hopsOf = (verified: NonNullable<Verified>): RouteHop[] => ('hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops));
+
 /** The pools of a route's verified hops (a node that cannot simulate shows no others). */
 function poolsOf(verified: Verified): Address[] {
-  if (!verified) return [];
-  const hops = 'hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops);
-  return hops.flatMap((hop) => (isUnlisted(hop) ? [] : [hop.pool]));
+  return verified ? hopsOf(verified).flatMap((hop) => (isUnlisted(hop) ? [] : [hop.pool])) : [];
 }
 
 async function checkPoolsSteady(ctx: CheckContext, pools: readonly Address[]): Promise<void> {
@@ -273,7 +274,7 @@ async function withPriceRefusals<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A route's hops with each unlisted one replaced by the proven swap of its two tokens; refused if there is none. */
-function provenHops(hops: readonly (VerifiedHop | UnlistedHop)[], swaps: readonly ProvenSwap[] | undefined): VerifiedHop[] {
+function provenHops(hops: readonly RouteHop[], swaps: readonly Omit<ProvenSwap, 'amountIn' | 'amountOut'>[] | undefined): VerifiedHop[] {
   return hops.map((hop) => {
     if (!isUnlisted(hop)) return hop;
     const swap = swaps?.find((candidate) => isAddressEqual(candidate.tokenIn, hop.tokenIn) && isAddressEqual(candidate.tokenOut, hop.tokenOut));
