@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { forkChain } from '../../src/devnet/devnet.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -75,12 +76,19 @@ describe('routekeeper doctor', () => {
   });
 });
 
-describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against Celo (CELO_RPC_URL)', () => {
-  it('finds code at every address of the built-in Celo data and a fresh answer from every feed', async () => {
-    const config = join(dir, 'celo.yaml');
-    writeFileSync(config, strategies.replace(/cUSD/g, 'USDm').replace(/- \{ id: rwd.*\n/, ''));
-    const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: process.env.CELO_RPC_URL as string, ROUTEKEEPER_REQUIRE_RPC_URL: 'true' });
-    expect(stdout).toContain('ok   code: all ');
-    expect(stdout).not.toMatch(/^FAIL feed/m);
-  }, 120_000);
+describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of Celo (CELO_RPC_URL)', () => {
+  it('finds code at every address of the built-in Celo data, a fresh answer from every feed, and Ubeswap\'s hash right', async () => {
+    const celo = await forkChain(process.env.CELO_RPC_URL as string);
+    try {
+      const config = join(dir, 'celo.yaml');
+      writeFileSync(config, strategies.replace(/cUSD/g, 'USDm').replace(/ {2}- \{ id: rwd.*\n/, ''));
+      const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: celo.rpcUrl, ROUTEKEEPER_REQUIRE_RPC_URL: 'true' });
+      expect(stdout).toContain('doctor: chain 42220 (network)');
+      expect(stdout).toContain('ok   code: all ');
+      expect(stdout).not.toMatch(/^FAIL feed/m);
+      expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
+    } finally {
+      await celo.stop();
+    }
+  }, 180_000);
 });
