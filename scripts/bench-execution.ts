@@ -73,7 +73,7 @@ try {
     }
     const pipelineRpc = countingTransport(book.rpcUrl);
     const client = createPublicClient({ chain, transport: pipelineRpc.transport, pollingInterval: 20, cacheTime: 0 });
-    const ledger = Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
+    const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
     const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, ledger, settings: { pollMs: 20 } });
     const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings };
 
@@ -112,7 +112,7 @@ try {
       baselineMs += performance.now() - started;
       if (receipt.status !== 'success') throw new Error(`baseline swap ${i} reverted`);
     }
-    ledger.close();
+    await ledger.close();
 
     const per = (value: number) => round(value / swaps);
     const byMethod = (calls: Map<string, number>) => Object.fromEntries([...calls].map(([method, n]) => [method, per(n)]));

@@ -156,7 +156,7 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     });
   }
   const attempts = ledger.prepare("SELECT created_at, updated_at FROM attempts WHERE purpose = 'trade' AND status = 'mined'").all() as { created_at: number; updated_at: number }[];
-  ledger.close();
+  await ledger.close();
   const totalCpu = ((samples.at(-1) as Sample).cpuTicks - (samples[0] as Sample).cpuTicks) / ticksPerSecond / (((samples.at(-1) as Sample).at - (samples[0] as Sample).at) / 1000);
   return {
     mode,

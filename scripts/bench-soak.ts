@@ -29,7 +29,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'routekeeper-soak-'));
 const env = { ...readEnv({}), ROUTEKEEPER_DATA_DIR: dataDir };
 const runtime = await openRuntime({ env, configFile: 'config/strategies.yaml' });
 try {
-  const execution = openExecution(runtime);
+  const execution = await openExecution(runtime);
   const logger = createLogger({ level: 'silent' });
   const observers = { logger, metrics: createMetrics(), notifier: createNotifier([], logger) };
   const testClient = createTestClient({ mode: 'anvil', transport: http(runtime.rpcUrls[0]) });
@@ -76,7 +76,7 @@ try {
         rssGrowthPct: +((100 * (end.rssMB - afterWarmUp.rssMB)) / afterWarmUp.rssMB).toFixed(2),
         heapGrowthPct: +((100 * (end.heapMB - afterWarmUp.heapMB)) / afterWarmUp.heapMB).toFixed(2),
         ledgerMB: +(ledgerBytes / 2 ** 20).toFixed(2),
-        trades: execution.ledger.history({ limit: 1_000_000 }).length,
+        trades: (await execution.ledger.trades.history({ limit: 1_000_000 })).length,
         runsPerSecond: +(runs / elapsedS).toFixed(1),
         outcomes,
       },

@@ -21,7 +21,7 @@ const withoutSync = new WeakSet<object>();
  */
 export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], options: { stage?: TxStage; signal?: AbortSignal } = {}): Promise<Map<Hex, TransactionReceipt>> {
   const stage = options.stage ?? 'broadcast';
-  for (const attempt of attempts) if (attempt.status === 'signed') wallet.ledger.updateAttempt(attempt.id, { status: 'broadcast' });
+  for (const attempt of attempts) if (attempt.status === 'signed') await wallet.ledger.attempts.update(attempt.id, { status: 'broadcast' });
   const sync = !wallet.impersonated && !withoutSync.has(wallet.client);
   const send = (attempt: Attempt) => (wallet.impersonated ? sendImpersonated(wallet, attempt) : sync ? sendSync(wallet, attempt, options.signal) : sendPlain(wallet, attempt));
   const results = await Promise.all(attempts.map(send));
@@ -33,12 +33,12 @@ export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], op
   for (const [i, attempt] of attempts.entries()) {
     const result = results[i];
     if (result instanceof TransactionRejectedError) {
-      wallet.ledger.updateAttempt(attempt.id, { status: 'dropped', error: result.details ?? result.shortMessage });
+      await wallet.ledger.attempts.update(attempt.id, { status: 'dropped', error: result.details ?? result.shortMessage });
       throw result;
     }
     if (result instanceof NodeUnavailableError) {
       // It may or may not have arrived: following the nonce decides.
-      wallet.ledger.recordEvent('broadcast-uncertain', { hash: attempt.hash, error: result.shortMessage }, attempt.intentId);
+      await wallet.ledger.events.record('broadcast-uncertain', { hash: attempt.hash, error: result.shortMessage }, attempt.intentId);
     }
     if (result && 'transactionHash' in result) receipts.set(attempt.hash, result);
     await wallet.onStage?.(stage, { ...attempt, status: 'broadcast' });
@@ -87,7 +87,7 @@ async function sendImpersonated(wallet: Wallet, attempt: Attempt): Promise<SendR
     });
     // The node names the transaction; should its hash differ from the one computed at "signing", the node's is kept.
     if (hash.toLowerCase() !== attempt.hash.toLowerCase()) {
-      wallet.ledger.updateAttemptHash(attempt.id, hash);
+      await wallet.ledger.attempts.correctHash(attempt.id, hash);
       attempt.hash = hash;
     }
     return undefined;

@@ -45,7 +45,7 @@ const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.stat
 export async function follow(wallet: Wallet, options: FollowOptions): Promise<Mined | undefined> {
   let last: Mined | undefined;
   for (;;) {
-    const open = wallet.ledger.attemptsOf(options.intentId).filter(isOpen);
+    const open = (await wallet.ledger.attempts.ofTrade(options.intentId)).filter(isOpen);
     const lowest = open.reduce<number | undefined>((min, a) => (min === undefined || a.nonce < min ? a.nonce : min), undefined);
     if (lowest === undefined) return last;
     const mined = await followNonce(wallet, lowest, options);
@@ -66,13 +66,13 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   /** Set once the nonce was traced to one of our transactions: no need to search the chain again. */
   let seenOurs = false;
   const noted = new Set<string>();
-  const noteOnce = (key: string, kind: string, details: unknown) => {
+  const noteOnce = async (key: string, kind: string, details: unknown) => {
     if (noted.has(key)) return;
     noted.add(key);
-    ledger.recordEvent(kind, details, options.intentId);
+    await ledger.events.record(kind, details, options.intentId);
   };
   for (let look = 0; ; look++) {
-    const open = ledger.attemptsOf(options.intentId).filter((a) => a.nonce === nonce && isOpen(a));
+    const open = (await ledger.attempts.ofTrade(options.intentId)).filter((a) => a.nonce === nonce && isOpen(a));
     if (open.length === 0) throw new Error(`followNonce: no open attempt at nonce ${nonce}`);
     const receipts = await Promise.all(
       open.map((a) => (look === 0 ? options.receipts?.get(a.hash) : undefined) ?? getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)),
@@ -84,7 +84,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
       if (inclusion === 'confirmed') return settleNonce(wallet, open, minedIndex, receipt);
       if (inclusion === 'not-in-chain') {
         // A reorg dropped its block, or the node made the receipt up: either way it proves nothing yet.
-        noteOnce(`absent:${receipt.blockHash}`, 'receipt-not-in-chain', { hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+        await noteOnce(`absent:${receipt.blockHash}`, 'receipt-not-in-chain', { hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
         known = `a receipt in block ${receipt.blockNumber} that the chain does not hold`;
       } else {
         known = `mined in block ${receipt.blockNumber}, awaiting ${wallet.settings.confirmations} confirmations`;
@@ -102,7 +102,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
           if (newest && (await getTransaction(client, { hash: newest.hash }).catch(() => undefined)) === undefined) {
             await broadcast(wallet, [newest], { stage: 'rebroadcast', signal: options.signal });
             // Recorded once it is sent again: an event says what happened, not what is about to.
-            ledger.recordEvent('rebroadcast', { hash: newest.hash }, options.intentId);
+            await ledger.events.record('rebroadcast', { hash: newest.hash }, options.intentId);
           }
           // A node may also drop what it cannot mine (fees under the base fee): stuck either way.
           if (stuck && newest) {
@@ -135,17 +135,17 @@ async function traceUsedNonce(
   const used = await nonceUse(wallet.client, wallet.address, nonce).catch(() => undefined);
   if (!used) return { known: `nonce ${nonce} is used, but the node does not show by which transaction`, ours: false };
   if (open.some((a) => a.hash.toLowerCase() === used.hash.toLowerCase())) {
-    wallet.ledger.recordEvent('seen-in-block', { hash: used.hash, blockNumber: used.blockNumber }, intentId);
+    await wallet.ledger.events.record('seen-in-block', { hash: used.hash, blockNumber: used.blockNumber }, intentId);
     return { known: `${used.hash} is in block ${used.blockNumber}, but the node gives no receipt for it`, ours: true };
   }
-  const other = wallet.ledger.attemptByHash(used.hash);
+  const other = await wallet.ledger.attempts.byHash(used.hash);
   for (const attempt of open) {
-    wallet.ledger.updateAttempt(attempt.id, { status: 'dropped', error: `nonce ${nonce} used by ${used.hash} in block ${used.blockNumber}` });
+    await wallet.ledger.attempts.update(attempt.id, { status: 'dropped', error: `nonce ${nonce} used by ${used.hash} in block ${used.blockNumber}` });
   }
   if (other) {
     throw new OutcomeUnknownError(`nonce ${nonce} was used by ${used.hash} of our trade ${other.intentId}; none of this trade's transactions can mine`);
   }
-  wallet.ledger.recordEvent('key-used-elsewhere', { wallet: wallet.address, nonce, hash: used.hash, blockNumber: used.blockNumber }, intentId);
+  await wallet.ledger.events.record('key-used-elsewhere', { wallet: wallet.address, nonce, hash: used.hash, blockNumber: used.blockNumber }, intentId);
   throw new KeyUsedElsewhereError(`nonce ${nonce} of ${wallet.address} was used by ${used.hash} (block ${used.blockNumber}), a transaction routekeeper did not sign: the key is used elsewhere`);
 }
 
@@ -162,7 +162,7 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
   const cancelAboveCap = overCap && deadlinePassed && newest.purpose !== 'cancel';
   if (overCap && !cancelAboveCap) {
     if (!atCapRecorded) {
-      ledger.recordEvent('stuck-at-fee-cap', { hash: newest.hash, decision: 'keep waiting', wouldNeed: chainFees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed }, options.intentId);
+      await ledger.events.record('stuck-at-fee-cap', { hash: newest.hash, decision: 'keep waiting', wouldNeed: chainFees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed }, options.intentId);
     }
     return 'at-cap';
   }
@@ -184,21 +184,17 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
       : { to: stored.to ?? wallet.address, data: stored.data ?? '0x', value: stored.value ?? 0n, purpose: newest.purpose, nonce: newest.nonce, gas: newest.gasLimit, fees },
   ]);
   await broadcast(wallet, [replacement as Attempt], { stage: cancel ? 'cancelled' : 'replaced', signal: options.signal });
-  ledger.recordEvent(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) }, options.intentId);
+  await ledger.events.record(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) }, options.intentId);
   return cancel ? 'cancelled' : 'replaced';
 }
 
 async function settleNonce(wallet: Wallet, open: Attempt[], minedIndex: number, receipt: TransactionReceipt): Promise<Mined> {
-  const { ledger } = wallet;
   const mined = open[minedIndex] as Attempt;
-  ledger.updateAttempt(mined.id, {
-    status: receipt.status === 'success' ? 'mined' : 'reverted',
-    blockNumber: receipt.blockNumber,
-    gasUsed: receipt.gasUsed,
-    effectiveGasPrice: receipt.effectiveGasPrice,
-  });
-  for (const other of open) if (other.id !== mined.id) ledger.updateAttempt(other.id, { status: 'replaced' });
-  const settled = ledger.attemptsOf(mined.intentId).find((a) => a.id === mined.id) as Attempt;
+  const settled = await wallet.ledger.attempts.settleNonce(
+    mined.id,
+    { status: receipt.status === 'success' ? 'mined' : 'reverted', blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice },
+    open.filter((other) => other.id !== mined.id).map((other) => other.id),
+  );
   await wallet.onStage?.('mined', settled);
   return { receipt, attempt: settled, cancelled: mined.purpose === 'cancel' };
 }

@@ -22,12 +22,12 @@ export class NonceAllocator {
    * behind it (a node that has not seen our pending transactions); a node ahead of it means the key was used
    * elsewhere: recorded on `intentId`, and nothing more is signed (KeyUsedElsewhereError pauses the wallet).
    */
-  next(pendingOnChain: number, intentId: string): number {
-    const highest = this.#ledger.highestNonce(this.#wallet, this.#chainId);
+  async next(pendingOnChain: number, intentId: string): Promise<number> {
+    const highest = await this.#ledger.attempts.highestNonce(this.#wallet, this.#chainId);
     if (highest === undefined) return pendingOnChain;
     const fromLedger = highest + 1;
     if (pendingOnChain > fromLedger) {
-      this.#ledger.recordEvent('nonce-used-elsewhere', { wallet: this.#wallet, expected: fromLedger, onChain: pendingOnChain }, intentId);
+      await this.#ledger.events.record('nonce-used-elsewhere', { wallet: this.#wallet, expected: fromLedger, onChain: pendingOnChain }, intentId);
       throw new KeyUsedElsewhereError(
         `the node counts ${pendingOnChain} transactions from ${this.#wallet}, but routekeeper signed ${fromLedger}: the key is used elsewhere`,
       );

@@ -124,7 +124,7 @@ export class Wallet {
         };
       }),
     );
-    const attempts = this.ledger.addAttempts(signed);
+    const attempts = await this.ledger.trades.recordSigned(signed);
     this.#signings++;
     for (const attempt of attempts) await this.onStage?.('signed', attempt);
     return attempts;

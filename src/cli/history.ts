@@ -1,4 +1,5 @@
-import { type Attempt, Ledger, type RunRecord, runOutcomeOf, toJson } from '../ledger/ledger.ts';
+import { toJson } from '../json.ts';
+import { type Attempt, Ledger, type RunRecord, runOutcomeOf } from '../ledger/ledger.ts';
 import { TokenNames, describeTrade } from '../trade/describe.ts';
 import type { TradeRecord } from '../trade/types.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
@@ -18,14 +19,14 @@ export async function run(argv: string[]): Promise<number> {
   });
   const limit = parseIntegerOption('limit', values.limit, { min: 1, max: 100_000 }) ?? 50;
   const file = ledgerFileFor(values.ledger);
-  const ledger = Ledger.openReadOnly(file);
+  const ledger = await Ledger.openReadOnly(file);
   try {
-    const rows = historyRows(ledger, { limit, strategyId: values.strategy });
+    const rows = await historyRows(ledger, { limit, strategyId: values.strategy });
     if (values.json) {
       console.log(toJson(rows));
       return 0;
     }
-    const names = new TokenNames(ledger.tokenNames());
+    const names = new TokenNames(await ledger.marks.tokenNames());
     if (rows.length === 0) {
       console.log(`no runs recorded in ${file}${values.strategy ? ` for ${values.strategy}` : ''}`);
       return 0;
@@ -49,22 +50,26 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
 /** The newest runs with their trades, and trades that belong to no recorded run, newest first. */
-export function historyRows(ledger: Ledger, options: { limit: number; strategyId?: string }): HistoryRow[] {
-  const withAttempts = (trade: TradeRecord): TradeWithAttempts => ({ ...trade, attempts: ledger.attemptsOf(trade.id) });
-  const rows: HistoryRow[] = ledger.runs(options).map(({ id: _id, ...run }) => ({ ...run, trades: ledger.tradesOfRun(run.strategyId, run.slot).map(withAttempts) }));
+export async function historyRows(ledger: Ledger, options: { limit: number; strategyId?: string }): Promise<HistoryRow[]> {
+  const withAttempts = async (trade: TradeRecord): Promise<TradeWithAttempts> => ({ ...trade, attempts: await ledger.attempts.ofTrade(trade.id) });
+  const runs = await ledger.runs.list(options);
+  const tradesByRun = await ledger.trades.ofRuns(runs);
+  const rows: HistoryRow[] = [];
+  for (const { id, ...run } of runs) rows.push({ ...run, trades: await Promise.all((tradesByRun.get(id) ?? []).map(withAttempts)) });
   const inRuns = new Set(rows.flatMap((row) => row.trades.map((trade) => trade.id)));
-  const runKeys = new Set(rows.map((row) => `${row.strategyId}\n${row.slot}`));
-  for (const trade of ledger.history(options)) {
-    if (inRuns.has(trade.id)) continue;
-    const slot = trade.slot.split('#')[0] as string;
-    // A trade of a run older than the rows shown is left out with its run, not shown on its own.
-    if (runKeys.has(`${trade.strategyId}\n${slot}`) || ledger.hasRun(trade.strategyId, slot)) continue;
-    rows.push({ strategyId: trade.strategyId, slot: trade.slot, startedAt: trade.createdAt, finishedAt: trade.updatedAt, outcome: runOutcomeOf(trade.status), trades: [withAttempts(trade)] });
+  const runSlotOf = (trade: TradeRecord) => ({ strategyId: trade.strategyId, slot: trade.slot.split('#')[0] as string });
+  const loose = (await ledger.trades.history(options)).filter((trade) => !inRuns.has(trade.id));
+  // A trade of a run older than the rows shown is left out with its run, not shown on its own.
+  const withRun = await ledger.runs.existing(loose.map(runSlotOf));
+  for (const trade of loose) {
+    const { strategyId, slot } = runSlotOf(trade);
+    if (withRun.has(`${strategyId}\n${slot}`)) continue;
+    rows.push({ strategyId: trade.strategyId, slot: trade.slot, startedAt: trade.createdAt, finishedAt: trade.updatedAt, outcome: runOutcomeOf(trade.status), trades: [await withAttempts(trade)] });
   }
   return rows.sort((a, b) => b.startedAt - a.startedAt).slice(0, options.limit);
 }

@@ -3,7 +3,7 @@ import { readEnv } from '../config/env.ts';
 import { parseDuration } from '../config/strategy-file.ts';
 import { describeTrade } from '../trade/describe.ts';
 import { resumeAll, runAndReport } from '../engine/daemon.ts';
-import { toJson } from '../ledger/ledger.ts';
+import { toJson } from '../json.ts';
 import { openExecution, openRuntime } from '../engine/runtime.ts';
 import { markOrWarn, markerDepsOf } from '../engine/marker.ts';
 import { AbortedError, isAbort } from '../ops/abort.ts';
@@ -57,7 +57,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     try {
       const strategy = runtime.config.strategies.find((s) => s.id === strategyId);
       if (!strategy) throw new UsageError(`once: no strategy '${strategyId}' in ${runtime.configFile} (strategies: ${runtime.config.strategies.map((s) => s.id).join(', ')})`);
-      const execution = openExecution(runtime, {
+      const execution = await openExecution(runtime, {
         dryRun: values['dry-run'],
         // Says what it waits for, so a slow chain is never silence.
         onStage: (stage, attempt) => {
@@ -67,7 +67,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
         },
       });
       const observers = { logger, metrics: createMetrics(), notifier: createNotifier(runtime.config.webhooks, logger) };
-      const open = execution.ledger.unfinishedIntents().length;
+      const open = (await execution.ledger.trades.unfinished()).length;
       if (open > 0) logger.info(`settling ${open} trade${open === 1 ? '' : 's'} a previous run left open first`);
       await resumeAll(execution, observers, signal);
       // Prices and balances before and after, so `status` values a ledger that only `once` wrote.

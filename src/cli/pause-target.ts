@@ -17,16 +17,16 @@ export function checkPauseArguments(command: string, given: Given): void {
   if (given.wallet !== undefined && !isAddress(given.wallet, { strict: false })) throw new UsageError(`${command}: --wallet '${given.wallet}' is not an address`);
 }
 
-export function pauseTarget(command: string, ledger: Ledger, given: Given): PauseTarget | undefined {
+export async function pauseTarget(command: string, ledger: Ledger, given: Given): Promise<PauseTarget | undefined> {
   checkPauseArguments(command, given);
   if (given.strategy !== undefined) return { scope: 'strategy', key: given.strategy, label: `strategy ${given.strategy}` };
   if (given.wallet !== undefined) return { scope: 'wallet', key: given.wallet, label: `wallet ${given.wallet}` };
   const id = given.id;
   if (id === undefined) return undefined;
   if (isAddress(id, { strict: false })) return { scope: 'wallet', key: id, label: `wallet ${id}` };
-  const strategies = ledger.strategyDescriptions();
+  const strategies = await ledger.strategies.all();
   // A strategy id wins over a wallet of the same name; --wallet <address> reaches the wallet.
-  if (strategies.some((strategy) => strategy.id === id) || ledger.pauses().some((pause) => pause.scope === 'strategy' && pause.key === id)) {
+  if (strategies.some((strategy) => strategy.id === id) || (await ledger.pauses.all()).some((pause) => pause.scope === 'strategy' && pause.key === id)) {
     return { scope: 'strategy', key: id, label: `strategy ${id}` };
   }
   const wallet = strategies.find((strategy) => strategy.walletName === id);

@@ -18,22 +18,22 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (positionals.length > 1) throw new UsageError(`resume: one strategy id or wallet, got ${positionals.length}: ${positionals.join(' ')}`);
   checkPauseArguments('resume', { id: positionals[0], strategy: values.strategy, wallet: values.wallet });
-  const ledger = Ledger.openForPauses(ledgerFileFor(values.ledger));
+  const ledger = await Ledger.openForPauses(ledgerFileFor(values.ledger));
   try {
-    const target = pauseTarget('resume', ledger, { id: positionals[0], strategy: values.strategy, wallet: values.wallet });
+    const target = await pauseTarget('resume', ledger, { id: positionals[0], strategy: values.strategy, wallet: values.wallet });
     if (!target) {
-      const pauses = ledger.pauses();
+      const pauses = await ledger.pauses.all();
       if (pauses.length === 0) console.log('nothing is paused');
       for (const pause of pauses) console.log(`${pause.scope} ${pause.key}  paused ${new Date(pause.pausedAt).toISOString()}  ${pause.reason}`);
       return 0;
     }
-    if (!ledger.resume(target.scope, target.key)) {
+    if (!(await ledger.pauses.lift(target.scope, target.key))) {
       console.log(`the ${target.label} is not paused`);
       return 1;
     }
     console.log(`lifted the pause of the ${target.label}`);
     return 0;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }

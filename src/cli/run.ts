@@ -96,7 +96,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   runtime.onClose(() => health.close());
   started = { mode: runtime.mode, chainId: runtime.chainId };
   try {
-    const execution = openExecution(runtime, {
+    const execution = await openExecution(runtime, {
       dryRun: values['dry-run'],
       onStage: (stage) => {
         if (stage === 'replaced' || stage === 'cancelled') metrics.replacements.inc({ kind: stage });
@@ -133,7 +133,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     const received = await shutdown.requested;
     logger.info({ signal: received }, `stopping (${received}): no new runs; runs in progress stop at their next step`);
     const unfinishedRuns = (await daemon?.stop()) ?? [];
-    const open = execution.ledger.unfinishedIntents();
+    const open = await execution.ledger.trades.unfinished();
     logger.info({ signal: received, openTrades: open.map((trade) => trade.id), unfinishedRuns }, `${stopReason(signal)}: ${leftForNextStart(open, unfinishedRuns)}`);
     return 0;
   } finally {

@@ -1,4 +1,5 @@
-import { Ledger, toJson } from '../ledger/ledger.ts';
+import { toJson } from '../json.ts';
+import { Ledger } from '../ledger/ledger.ts';
 import { statusReport } from '../status/report.ts';
 import { statusText } from '../status/text.ts';
 import { parseCommandArgs } from './command.ts';
@@ -9,16 +10,16 @@ import { ledgerFileFor } from './ledger-file.ts';
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, strategy: { type: 'string' }, ledger: { type: 'string' } });
   const file = ledgerFileFor(values.ledger);
-  const ledger = Ledger.openReadOnly(file);
+  const ledger = await Ledger.openReadOnly(file);
   try {
-    const report = statusReport(ledger, { strategyId: values.strategy });
+    const report = await statusReport(ledger, { strategyId: values.strategy });
     if (values.strategy !== undefined && report.strategies.length === 0) {
-      const known = ledger.strategyDescriptions().map((strategy) => strategy.id);
+      const known = (await ledger.strategies.all()).map((strategy) => strategy.id);
       throw new UsageError(`status: no strategy '${values.strategy}' in ${file}${known.length ? `; known: ${known.join(', ')}` : ''}`);
     }
     console.log(values.json ? toJson(report) : statusText(report, file));
     return 0;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }

@@ -66,25 +66,26 @@ export async function runAndReport(
   metrics.ticks.inc({ strategy: strategy.id });
   const stopTimer = metrics.runSeconds.startTimer({ strategy: strategy.id });
   // The run is in the ledger before it looks at anything: `history` shows every run, even one a crash cut short.
-  const runId = execution.ledger.startRun(strategy.id, slot);
+  const runId = await execution.ledger.runs.start(strategy.id, slot);
   let report: RunReport;
   try {
     report = await runStrategy(strategy, slot, {
       executor,
       signal,
+      runId,
       view: { client: runtime.client, prices: executor.prices, wallet, nativeToken: runtime.nativeToken, now: Date.now, signal },
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (isAbort(error)) {
-      execution.ledger.finishRun(runId, 'interrupted', `stopped before trading: ${reason}`);
+      await execution.ledger.runs.finish(runId, 'interrupted', `stopped before trading: ${reason}`);
       logger.info({ strategy: strategy.id, slot }, 'run stopped before trading');
       return undefined;
     }
     metrics.quotes.inc({ outcome: 'error' });
     metrics.runs.inc({ strategy: strategy.id, outcome: 'failed' });
     metrics.failures.inc({ strategy: strategy.id });
-    execution.ledger.finishRun(runId, 'failed', `failed before trading: ${reason}`);
+    await execution.ledger.runs.finish(runId, 'failed', `failed before trading: ${reason}`);
     logger.error({ strategy: strategy.id, slot, error: reason }, `${strategy.id}: failed before trading: ${reason}`);
     observers.notifier.notify('failed', { strategy: strategy.id, slot, reason });
     observers.health?.ran(strategy.id, 'failed before trading', reason);
@@ -95,7 +96,7 @@ export async function runAndReport(
   recordRun(report, observers, execution.names);
   if (report.trades.some((trade) => trade.status === 'confirmed')) observers.marker?.soon();
   const outcome = outcomeOf(report);
-  execution.ledger.finishRun(runId, outcome, report.note);
+  await execution.ledger.runs.finish(runId, outcome, report.note);
   metrics.runs.inc({ strategy: strategy.id, outcome });
   const failed = report.trades.find((trade) => trade.status === 'failed' || trade.status === 'unknown');
   if (failed) metrics.failures.inc({ strategy: strategy.id });
@@ -206,15 +207,6 @@ async function recordBalances(strategy: Strategy, runtime: Pick<Runtime, 'client
   metrics.balance.set({ wallet: strategy.wallet, token: 'native' }, Number(formatEther(await runtime.client.getBalance({ address: wallet }))));
 }
 
-/** The time of the newest scheduled slot a strategy ran: `once` runs (slot "once-<time>") are not on its schedule. */
-export function lastScheduledSlot(ledger: Ledger, strategyId: string): number | undefined {
-  for (const intent of ledger.history({ strategyId, limit: 100 })) {
-    const time = Date.parse(intent.slot.split('#')[0] as string);
-    if (!intent.slot.startsWith('once-') && !Number.isNaN(time)) return time;
-  }
-  return undefined;
-}
-
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
 
 /** A trade the settler followed again: logged, counted and notified as any run's trade. */
@@ -228,7 +220,8 @@ function reportSettled(observers: Observers, names: TokenNames) {
   };
 }
 
-export function startDaemon(runtime: Runtime, execution: Execution, observersIn: Observers, signal?: AbortSignal): Daemon {
+export async function startDaemon(runtime: Runtime, execution: Execution, observersIn: Observers, signal?: AbortSignal): Promise<Daemon> {
+  const lastSlots = await execution.ledger.trades.lastScheduledSlots();
   const { names } = execution;
   const markerDeps = markerDepsOf(runtime, execution, observersIn.logger);
   const marker = markerDeps && startMarker(markerDeps, runtime.config.defaults.valuation.everySeconds * 1000);
@@ -237,12 +230,12 @@ export function startDaemon(runtime: Runtime, execution: Execution, observersIn:
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
-    lastSlot: (strategyId) => lastScheduledSlot(execution.ledger, strategyId),
+    lastSlot: (strategyId) => lastSlots.get(strategyId),
     run: async (strategy, slot) => {
       await runAndReport(strategy, slot, runtime, execution, observers, signal);
     },
     onMissed: (strategy, slot, why) => {
-      execution.ledger.missedRun(strategy.id, slot, why);
+      void execution.ledger.runs.missed(strategy.id, slot, why).catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'));
       observers.metrics.slotsMissed.inc({ strategy: strategy.id });
       observers.logger.warn({ strategy: strategy.id, slot }, `${strategy.id}: slot ${slot} missed: ${why}`);
     },

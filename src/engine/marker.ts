@@ -103,9 +103,9 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
       }),
     ),
   );
-  const written = deps.ledger.recordMarks(prices, balances);
+  const written = await deps.ledger.marks.recordMarks(prices, balances);
   // Unchanged values write no rows; when they were last seen is what `status` values at.
-  deps.ledger.setMeta(markedAtKey, String(at));
+  await deps.ledger.strategies.setMeta(markedAtKey, String(at));
   return written;
 }
 

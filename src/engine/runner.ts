@@ -8,22 +8,23 @@ import { decideLimit } from '../strategy/limit.ts';
 import { decideRebalance } from '../strategy/rebalance.ts';
 import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
-import { type Trade, type TradeReport, maybeTradedStates } from '../trade/types.ts';
+import { type Trade, type TradeReport, type TradeState, maybeTradedStates } from '../trade/types.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
 export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[] };
 
-export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal };
+/** `runId`: the ledger's run this is, so its trades name it. */
+export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; runId?: number };
 
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
-const filledStates = new Set<string>(['confirmed', 'anomaly', ...maybeTradedStates]);
+const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
 
 export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decision> {
   switch (strategy.kind) {
     case 'dca':
       return decideDca(strategy, await observeDca(strategy, deps.view));
     case 'limit': {
-      const fills = deps.executor.ledger.history({ strategyId: strategy.id, limit: 10_000 }).filter((record) => filledStates.has(record.status)).length;
+      const fills = await deps.executor.ledger.trades.countOf(strategy.id, filledStates);
       return decideLimit(strategy, await observeLimit(strategy, deps.view, fills));
     }
     case 'rebalance':
@@ -52,10 +53,10 @@ export function tradeOf(strategy: Strategy, slot: string, planned: PlannedTrade,
 
 export async function runStrategy(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
   // A paused strategy or wallet (after an anomaly) does not even look: a person must lift the pause first.
-  const pause = deps.executor.ledger.pausesFor(strategy.id, deps.executor.wallet.address)[0];
+  const pause = (await deps.executor.ledger.pauses.for(strategy.id, deps.executor.wallet.address))[0];
   if (pause) return { strategyId: strategy.id, slot, note: `paused: the ${pause.scope} ${pause.key} is paused (${pause.reason})`, trades: [] };
   // A trade whose outcome is not known yet may have traded: nothing new until the chain has settled it.
-  const pending = deps.executor.ledger.tradesOf(strategy.id, maybeTradedStates)[0];
+  const pending = (await deps.executor.ledger.trades.ofStrategy(strategy.id, maybeTradedStates))[0];
   if (pending) {
     return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${pending.id} is not known yet (${pending.failure?.reason ?? pending.status})`, trades: [] };
   }
@@ -68,7 +69,7 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
       report.note += `; ${planned.key} skipped: the previous step paid nothing to use`;
       break;
     }
-    const executed = await runTrade(deps.executor, tradeOf(strategy, slot, planned, amountIn, deps.executor), deps.signal);
+    const executed = await runTrade(deps.executor, tradeOf(strategy, slot, planned, amountIn, deps.executor), deps.signal, deps.runId);
     report.trades.push(executed);
     if (executed.status !== 'confirmed') break;
     previousOutput = executed.amountOut;

@@ -20,7 +20,8 @@ import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { reportEvery } from '../devnet/oracle.ts';
 import { devnetKeyVariable } from '../devnet/world-spec.ts';
-import { type Attempt, type ChainIdentity, Ledger, toJson } from '../ledger/ledger.ts';
+import { toJson } from '../json.ts';
+import { type Attempt, type ChainIdentity, Ledger } from '../ledger/ledger.ts';
 import { networkLedgerName, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../ledger/files.ts';
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient } from '../service/client.ts';
@@ -78,10 +79,10 @@ export type Runtime = {
 export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames };
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
-export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Execution {
-  const ledger = Ledger.open(runtime.ledgerFile, { chain: runtime.chain });
+export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Promise<Execution> {
+  const ledger = await Ledger.open(runtime.ledgerFile, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
-  ledger.nameTokens([...runtime.config.tokens, ...(runtime.nativeToken ? [runtime.nativeToken] : [])]);
+  await ledger.marks.nameTokens([...runtime.config.tokens, ...(runtime.nativeToken ? [runtime.nativeToken] : [])]);
   const { config, chainId, client, routing } = runtime;
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
   const settings = {
@@ -126,8 +127,8 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
       sharedQuotes,
     });
   }
-  describeForStatus(runtime, ledger, executors);
-  return { ledger, executors, names: new TokenNames(ledger.tokenNames()) };
+  await describeForStatus(runtime, ledger, executors);
+  return { ledger, executors, names: new TokenNames(await ledger.marks.tokenNames()) };
 }
 
 /**
@@ -135,8 +136,8 @@ export function openExecution(runtime: Runtime, options: { dryRun?: boolean; onS
  * wallets' addresses), the chain's native coin, and the block explorer of a real network (a fork's or a devnet's
  * transactions are on no explorer).
  */
-function describeForStatus(runtime: Runtime, ledger: Ledger, executors: ReadonlyMap<string, PipelineDeps>): void {
-  ledger.describeStrategies(
+async function describeForStatus(runtime: Runtime, ledger: Ledger, executors: ReadonlyMap<string, PipelineDeps>): Promise<void> {
+  await ledger.strategies.describe(
     runtime.config.strategies.map((strategy) => ({
       id: strategy.id,
       kind: strategy.kind,
@@ -145,10 +146,10 @@ function describeForStatus(runtime: Runtime, ledger: Ledger, executors: Readonly
       definition: toJson(strategy),
     })),
   );
-  if (runtime.nativeToken) ledger.setMeta('native-token', toJson(runtime.nativeToken));
+  if (runtime.nativeToken) await ledger.strategies.setMeta('native-token', toJson(runtime.nativeToken));
   // An address book describes its own deployment (a devnet may share Celo's chain id): only its explorer counts.
   const explorer = runtime.mode !== 'network' ? undefined : runtime.book ? runtime.book.explorer : runtime.client.chain.blockExplorers?.default.url;
-  ledger.setMeta('explorer', explorer ?? '');
+  await ledger.strategies.setMeta('explorer', explorer ?? '');
 }
 
 /** Blocks before a trade counts as mined on a real network when neither the strategy file nor the address book says. */

@@ -24,9 +24,7 @@ export function startSettler(
 
   const pass = async () => {
     for (const executor of execution.executors.values()) {
-      const mine = executor.ledger
-        .unfinishedIntents()
-        .filter((record) => record.status === 'unknown' && record.wallet.toLowerCase() === executor.wallet.address.toLowerCase());
+      const mine = (await executor.ledger.trades.unfinished({ wallet: executor.wallet.address, chainId: executor.wallet.chainId })).filter((record) => record.status === 'unknown');
       for (const record of mine) {
         if (signal?.aborted) return;
         const plan = plans.get(record.id) ?? { at: Date.now() + options.firstRetryMs, delayMs: options.firstRetryMs };

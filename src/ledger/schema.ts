@@ -182,4 +182,20 @@ export const migrations: string[] = [
   );
   ALTER TABLE intents ADD COLUMN partner_fee TEXT;         -- tokenOut the router paid a routing partner, for swaps
   `,
+  // 7: a trade names the run that claimed it (runs and trades were tied by slot strings), and every address and
+  // hash is lower case, as the ledger now writes them: lookups compare columns as they are, without lower().
+  `
+  ALTER TABLE intents ADD COLUMN run_id INTEGER;
+  UPDATE intents SET run_id = (
+    SELECT MAX(runs.id) FROM runs WHERE runs.strategy_id = intents.strategy_id AND substr(intents.slot, 1, length(runs.slot) + 1) = runs.slot || '#'
+  );
+  CREATE INDEX intents_by_run ON intents (run_id);
+  CREATE INDEX intents_by_strategy ON intents (strategy_id, created_at);
+  CREATE INDEX intents_by_wallet_token ON intents (wallet, token_in, created_at);
+  UPDATE intents SET wallet = lower(wallet), token_in = lower(token_in), token_out = lower(token_out), target = lower(target),
+    spender = lower(spender), router = lower(router), farm = lower(farm), tx_hash = lower(tx_hash);
+  UPDATE attempts SET wallet = lower(wallet), hash = lower(hash);
+  UPDATE strategies SET wallet = lower(wallet);
+  UPDATE tokens SET address = lower(address);
+  `,
 ];

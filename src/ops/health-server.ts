@@ -10,16 +10,16 @@ import { createRequire } from 'node:module';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { toJson } from '../ledger/ledger.ts';
+import { toJson } from '../json.ts';
 import type { Metrics } from './metrics.ts';
 
 export type Health = () => { ok: boolean; details: Record<string, unknown> };
 
 /** What the status page's data endpoints answer with, once the daemon's ledger is open. */
 export type StatusApi = {
-  report(): unknown;
+  report(): Promise<unknown>;
   /** undefined: no such strategy. */
-  strategy(id: string): unknown;
+  strategy(id: string): Promise<unknown>;
 };
 
 const webDir = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -80,9 +80,9 @@ export async function startHealthServer(options: { port: number; host?: string; 
     }
     if (!status) return json(response, 503, { error: 'starting: the ledger is not open yet' });
     try {
-      if (path === '/api/status') return json(response, 200, toJson(status.report()));
+      if (path === '/api/status') return json(response, 200, toJson(await status.report()));
       const id = path.startsWith('/api/strategies/') ? decodeURIComponent(path.slice('/api/strategies/'.length)) : undefined;
-      const detail = id === undefined ? undefined : status.strategy(id);
+      const detail = id === undefined ? undefined : await status.strategy(id);
       if (detail === undefined) return json(response, 404, { error: id === undefined ? 'try /api/status or /api/strategies/<id>' : `no strategy '${id}'` });
       return json(response, 200, toJson(detail));
     } catch (error) {

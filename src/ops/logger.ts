@@ -5,6 +5,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { scrubDeep } from './secrets.ts';
+import { toJson } from '../json.ts';
 
 export type { Logger };
 
@@ -32,7 +33,7 @@ export function createLogger(options: { level?: string; pretty?: boolean; destin
       logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {
         method.apply(
           this,
-          args.map((arg) => scrubDeep(arg && typeof arg === 'object' && !(arg instanceof Error) ? JSON.parse(JSON.stringify(arg, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) : arg)),
+          args.map((arg) => scrubDeep(arg && typeof arg === 'object' && !(arg instanceof Error) ? JSON.parse(toJson(arg)) : arg)),
         );
       },
     },

@@ -5,6 +5,7 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from './logger.ts';
 import { scrubDeep } from './secrets.ts';
+import { toJson } from '../json.ts';
 
 export type NotificationEvent = 'filled' | 'failed' | 'refused' | 'anomaly';
 export type Webhook = { url: string; events?: NotificationEvent[] };
@@ -32,7 +33,7 @@ export function createNotifier(webhooks: readonly Webhook[], logger: Logger, opt
 
   return {
     notify(event: NotificationEvent, payload: Record<string, unknown>): void {
-      const body = JSON.stringify(scrubDeep({ event, at: new Date().toISOString(), ...payload }), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+      const body = toJson(scrubDeep({ event, at: new Date().toISOString(), ...payload }));
       for (const hook of webhooks) {
         if (hook.events && !hook.events.includes(event)) continue;
         const delivery = post(hook.url, body).finally(() => pending.delete(delivery));

@@ -67,57 +67,116 @@ const usdToken: Token = { address: 'usd', symbol: 'USD', decimals: 18 };
 
 /** What the ledger knows, read once: a status and its series are computed from this. */
 export class LedgerView {
-  readonly ledger: Ledger;
   readonly strategies: KnownStrategy[];
   readonly names: TokenNames;
   readonly books: Books;
   readonly explorer: string | null;
+  readonly chainId: number | null;
   /** When the newest price was recorded, or last seen unchanged. */
   readonly pricesAt: number | undefined;
-  readonly #trades: TradeRecord[];
-  readonly #runCounts: ReturnType<Ledger['runCounts']>;
+  readonly pauses: readonly Pause[];
+  readonly #tradesByStrategy: ReadonlyMap<string, TradeRecord[]>;
+  readonly #runCounts: ReadonlyMap<string, Partial<Record<RunOutcome, number>>>;
+  readonly #latestRuns: ReadonlyMap<string, RunRecord>;
+  readonly #failedBeforeTrading: ReadonlyMap<string, string[]>;
 
-  constructor(ledger: Ledger) {
-    this.ledger = ledger;
-    this.strategies = knownStrategies(ledger.strategyDescriptions());
-    this.names = new TokenNames(ledger.tokenNames());
-    const nativeJson = ledger.meta('native-token');
+  private constructor(parts: {
+    strategies: KnownStrategy[];
+    names: TokenNames;
+    books: Books;
+    explorer: string | null;
+    chainId: number | null;
+    pricesAt: number | undefined;
+    pauses: Pause[];
+    trades: TradeRecord[];
+    runCounts: { strategyId: string; outcome: RunOutcome; count: number }[];
+    latestRuns: Map<string, RunRecord>;
+    failedBeforeTrading: Map<string, string[]>;
+  }) {
+    this.strategies = parts.strategies;
+    this.names = parts.names;
+    this.books = parts.books;
+    this.explorer = parts.explorer;
+    this.chainId = parts.chainId;
+    this.pricesAt = parts.pricesAt;
+    this.pauses = parts.pauses;
+    const byStrategy = new Map<string, TradeRecord[]>();
+    for (const trade of parts.trades) {
+      const list = byStrategy.get(trade.strategyId) ?? [];
+      list.push(trade);
+      byStrategy.set(trade.strategyId, list);
+    }
+    this.#tradesByStrategy = byStrategy;
+    const counts = new Map<string, Partial<Record<RunOutcome, number>>>();
+    for (const row of parts.runCounts) counts.set(row.strategyId, { ...counts.get(row.strategyId), [row.outcome]: row.count });
+    this.#runCounts = counts;
+    this.#latestRuns = parts.latestRuns;
+    this.#failedBeforeTrading = parts.failedBeforeTrading;
+  }
+
+  /** Reads everything a status needs, each table once. */
+  static async load(ledger: Ledger): Promise<LedgerView> {
+    const [strategies, tokenNames, nativeJson, explorer, marked, trades, runCounts, marks, gas, balances, latestRuns, failedBeforeTrading, pauses, chain] = await Promise.all([
+      ledger.strategies.all(),
+      ledger.marks.tokenNames(),
+      ledger.strategies.meta('native-token'),
+      ledger.strategies.meta('explorer'),
+      ledger.strategies.meta(markedAtKey),
+      ledger.trades.all(),
+      ledger.runs.counts(),
+      ledger.marks.prices(),
+      ledger.attempts.gasByTrade(),
+      ledger.marks.balances(),
+      ledger.runs.latest(),
+      ledger.runs.failedBeforeTrading(),
+      ledger.pauses.all(),
+      ledger.chain(),
+    ]);
+    const names = new TokenNames(tokenNames);
     const native: Token = nativeJson ? (JSON.parse(nativeJson) as Token) : { address: nativePriceKey, symbol: 'native coin', decimals: 18 };
-    this.explorer = ledger.meta('explorer') || null;
-    const marked = ledger.meta(markedAtKey);
-    this.#trades = ledger.allTrades();
-    this.#runCounts = ledger.runCounts();
-    const names = this.names;
-    const marks = ledger.priceMarks();
-    this.pricesAt = marked === undefined ? marks.at(-1)?.at : Number(marked);
-    this.books = {
-      prices: new PriceBook(marks),
-      native,
-      gas: ledger.gasByTrade(),
-      balances: (wallet) => ledger.balanceMarks(wallet as Address),
-      // A token no strategy named has unknown decimals; position tokens are 18-decimal like the LP tokens they stand for.
-      token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
-      ...(marked !== undefined && { markedAt: Number(marked) }),
-    };
+    return new LedgerView({
+      strategies: knownStrategies(strategies),
+      names,
+      explorer: explorer || null,
+      chainId: chain?.chainId ?? null,
+      pricesAt: marked === undefined ? marks.at(-1)?.at : Number(marked),
+      pauses,
+      trades,
+      runCounts,
+      latestRuns,
+      failedBeforeTrading,
+      books: {
+        prices: new PriceBook(marks),
+        native,
+        gas,
+        balances: (wallet) => balances.get(wallet.toLowerCase()) ?? [],
+        // A token no strategy named has unknown decimals; position tokens are 18-decimal like the LP tokens they stand for.
+        token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
+        ...(marked !== undefined && { markedAt: Number(marked) }),
+      },
+    });
   }
 
   /** A strategy's runs by outcome. */
   runCounts(strategyId: string): Partial<Record<RunOutcome, number>> {
-    const runs: Partial<Record<RunOutcome, number>> = {};
-    for (const row of this.#runCounts.filter((row) => row.strategyId === strategyId)) runs[row.outcome] = row.count;
-    return runs;
+    return { ...this.#runCounts.get(strategyId) };
+  }
+
+  lastRun(strategyId: string): RunRecord | undefined {
+    return this.#latestRuns.get(strategyId);
   }
 
   tradesOf(strategyId: string): TradeRecord[] {
-    return this.#trades.filter((trade) => trade.strategyId === strategyId);
+    return this.#tradesByStrategy.get(strategyId) ?? [];
+  }
+
+  /** The pauses that stop this strategy's trades from this wallet. */
+  pausesFor(strategyId: string, wallet: string): Pause[] {
+    return this.pauses.filter((pause) => (pause.scope === 'strategy' ? pause.key === strategyId : pause.key === wallet.toLowerCase()));
   }
 
   account(known: KnownStrategy): StrategyAccount {
-    const failedRuns = this.ledger
-      .runs({ strategyId: known.strategy.id, limit: 1_000_000 })
-      .filter((run) => run.outcome === 'failed' && run.note?.startsWith('failed before trading'))
-      .map((run) => run.note as string);
-    return accountOf(known.strategy, this.tradesOf(known.strategy.id), known.wallet, this.books, failedRuns);
+    return accountOf(known.strategy, this.tradesOf(known.strategy.id), known.wallet, this.books, this.#failedBeforeTrading.get(known.strategy.id) ?? []);
   }
 
   find(strategyId: string): KnownStrategy | undefined {
@@ -125,14 +184,13 @@ export class LedgerView {
   }
 }
 
-function lastRunOf(runs: readonly RunRecord[]): RunJson | null {
-  const run = runs[0];
+function lastRunOf(run: RunRecord | undefined): RunJson | null {
   return run ? { startedAt: iso(run.startedAt), slot: run.slot, outcome: run.outcome ?? 'interrupted', note: run.note ?? null } : null;
 }
 
 export function strategyStatus(view: LedgerView, known: KnownStrategy, now: number): StrategyStatus {
   const { strategy } = known;
-  const pauses = view.ledger.pausesFor(strategy.id, known.wallet);
+  const pauses = view.pausesFor(strategy.id, known.wallet);
   const account = view.account(known);
   const slot = known.current ? nextSlot(strategy, now) : undefined;
   // When it will start: its slot plus its spread offset.
@@ -145,7 +203,7 @@ export function strategyStatus(view: LedgerView, known: KnownStrategy, now: numb
     inStrategyFile: known.current,
     plan: strategyInWords(strategy),
     paused: pauseJson(pauses.find((pause) => pause.scope === 'strategy') ?? pauses[0]),
-    lastRun: lastRunOf(view.ledger.runs({ strategyId: strategy.id, limit: 1 })),
+    lastRun: lastRunOf(view.lastRun(strategy.id)),
     nextRun: next === undefined ? null : iso(next),
     runs: view.runCounts(strategy.id),
     ...common,
@@ -163,7 +221,7 @@ function walletStatuses(view: LedgerView, strategies: readonly StrategyStatus[])
     entry.strategies.push(known.strategy.id);
     byAddress.set(known.wallet, entry);
   }
-  const walletPauses = view.ledger.pauses().filter((pause) => pause.scope === 'wallet');
+  const walletPauses = view.pauses.filter((pause) => pause.scope === 'wallet');
   return [...byAddress.values()].map((wallet) => {
     const latest = new Map<string, bigint>();
     for (const mark of view.books.balances(wallet.address)) latest.set(mark.token.toLowerCase(), mark.balance);
@@ -188,16 +246,16 @@ function walletStatuses(view: LedgerView, strategies: readonly StrategyStatus[])
 }
 
 /** The status of every strategy the ledger describes (or only `strategyId`'s), and of their wallets. */
-export function statusReport(ledger: Ledger, options: { strategyId?: string; now?: number } = {}): StatusReport {
+export async function statusReport(ledger: Ledger, options: { strategyId?: string; now?: number } = {}): Promise<StatusReport> {
+  const view = await LedgerView.load(ledger);
   const now = options.now ?? Date.now();
-  const view = new LedgerView(ledger);
   const chosen = view.strategies.filter((known) => options.strategyId === undefined || known.strategy.id === options.strategyId);
   const strategies = chosen.map((known) => strategyStatus(view, known, now));
   const pricesAt = view.pricesAt;
   return {
     version: statusVersion,
     generatedAt: iso(now),
-    chainId: ledger.chain()?.chainId ?? null,
+    chainId: view.chainId,
     explorer: view.explorer,
     pricesAt: pricesAt === undefined ? null : iso(pricesAt),
     strategies,
@@ -206,14 +264,14 @@ export function statusReport(ledger: Ledger, options: { strategyId?: string; now
 }
 
 /** A strategy's chart series and trade table, for the status page. */
-export function strategyDetail(ledger: Ledger, strategyId: string): { series: Series; trades: TradeRow[] } | undefined {
-  const view = new LedgerView(ledger);
+export async function strategyDetail(ledger: Ledger, strategyId: string): Promise<{ series: Series; trades: TradeRow[] } | undefined> {
+  const view = await LedgerView.load(ledger);
   const known = view.find(strategyId);
   if (!known) return undefined;
   const { series } = view.account(known);
   const trades = view
     .tradesOf(strategyId)
-    .reverse()
+    .toReversed()
     .map((trade) => {
       const txHash = trade.settlement?.txHash ?? null;
       const text = describeTrade(

@@ -29,7 +29,7 @@ import {
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
 import { RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { Spending } from '../ledger/trades.ts';
 import { abortable } from '../ops/abort.ts';
 import { NoAverageError } from '../price/pool-average.ts';
 import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError } from '../price/reference.ts';
@@ -44,7 +44,6 @@ import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import type { Trade } from './types.ts';
 
 export type CheckContext = {
-  ledger: Ledger;
   wallet: Wallet;
   /** The chain's known contracts and tokens, and the on-chain facts that tie a route to them. */
   routes: RouteVerifier;
@@ -389,22 +388,26 @@ function approvalOf(trade: Trade, spender: Address, settings: ExecutionSettings)
 }
 
 /**
- * Budgets: what this strategy and this wallet already committed, from the ledger. The caller runs this and records
- * the trade as checked in one synchronous step (no await between): runs of one wallet check concurrently, and each
- * sees every trade committed before it, never one half-checked. Trades still being quoted or checked commit nothing.
+ * Budgets: what this strategy and this wallet already committed, read through `spent`. The ledger runs this inside
+ * the database transaction that records the trade as checked (`commitChecked`): runs of one wallet check side by
+ * side, and each sees every trade committed before it, never one half-checked. Trades still being quoted or checked
+ * commit nothing.
  */
-export function checkBudgets(ctx: Pick<CheckContext, 'budgets' | 'ledger'>, trade: Trade): void {
+export async function checkBudgets(budgets: TradeBudgets, trade: Trade, spent: Spending): Promise<void> {
   const now = Date.now();
   const scopes: { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string; wallet?: Address } }[] = [
-    { budgets: ctx.budgets.strategy?.(trade.strategyId) ?? [], scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
-    { budgets: ctx.budgets.wallet ?? [], scope: `wallet ${trade.wallet}`, filter: { wallet: trade.wallet } },
+    { budgets: budgets.strategy?.(trade.strategyId) ?? [], scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
+    { budgets: budgets.wallet ?? [], scope: `wallet ${trade.wallet}`, filter: { wallet: trade.wallet } },
   ];
-  for (const { budgets, scope, filter } of scopes) {
-    for (const budget of budgets) {
+  for (const { budgets: list, scope, filter } of scopes) {
+    for (const budget of list) {
       if (budget.token.toLowerCase() !== trade.tokenIn.toLowerCase()) continue;
-      checkBudget(budget, trade.amountIn, scope, (window) =>
-        ctx.ledger.spentSince({ ...filter, tokenIn: trade.tokenIn, since: window === 'day' ? now - DAY_MS : 0, excludeId: trade.id }),
-      );
+      const spentIn = async (since: number) => spent({ ...filter, tokenIn: trade.tokenIn, since, excludeId: trade.id });
+      const already = {
+        day: budget.perDay === undefined ? 0n : await spentIn(now - DAY_MS),
+        total: budget.total === undefined ? 0n : await spentIn(0),
+      };
+      checkBudget(budget, trade.amountIn, scope, (window) => already[window]);
     }
   }
 }

@@ -47,8 +47,8 @@ export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:$
 const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, amountIn: trade.amountIn });
 
 /** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
-export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal): Promise<TradeReport> {
-  const claimed = deps.ledger.claim(trade);
+export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
+  const claimed = await deps.ledger.trades.claimSlot(trade, { runId });
   if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed, signal);
 }
@@ -64,12 +64,10 @@ export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: Ab
 /** Resumes every unfinished trade of the deps' wallet on its chain, oldest first. */
 export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal): Promise<TradeReport[]> {
   const reports: TradeReport[] = [];
-  const mine = deps.ledger
-    .unfinishedIntents()
-    .filter((record) => record.chainId === deps.wallet.chainId && record.wallet.toLowerCase() === deps.wallet.address.toLowerCase());
+  const mine = await deps.ledger.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId });
   for (const record of mine) {
     throwIfAborted(signal);
-    deps.ledger.recordEvent('resumed', { status: record.status }, record.id);
+    await deps.ledger.events.record('resumed', { status: record.status }, record.id);
     reports.push(await resumeTrade(deps, record, signal));
   }
   return reports;
@@ -94,22 +92,21 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
   };
 
   try {
-    const attempts = ledger.attemptsOf(record.id);
+    const attempts = await ledger.attempts.ofTrade(record.id);
     if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
       if (Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
-        ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'Interrupted', retryable: false } });
+        await ledger.trades.fail(record.id, { reason, errorClass: 'Interrupted', retryable: false });
         return { ...report, status: 'failed', reason };
       }
       // After an anomaly, the strategy and the wallet sign nothing new until a person looks (`routekeeper resume`).
-      const pause = ledger.pausesFor(record.strategyId, record.wallet)[0];
+      const pause = (await ledger.pauses.for(record.strategyId, record.wallet))[0];
       if (pause) {
         throw new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
       }
       const proposal = await stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal)));
-      ledger.advance(record.id, { status: 'quoted' });
+      await ledger.trades.markQuoted(record.id);
       const context: CheckContext = {
-        ledger,
         wallet,
         routes: deps.routes,
         prices: deps.prices,
@@ -118,23 +115,24 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         priceToleranceBps: deps.priceTolerance?.(record.strategyId) ?? deps.settings.maxPriceDeviationBps,
         signal,
       };
-      /** The checked call, in the report and in the ledger. */
-      const recordChecked = (checked: Checked, status: 'checked' | 'dry-run') => {
+      /**
+       * The checked call, in the report and in the ledger. The budgets are checked in the same database transaction
+       * as the move to `checked`, which commits the amount: no other trade commits in between.
+       */
+      const recordChecked = async (checked: Checked, status: 'checked' | 'dry-run') => {
         Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
-        ledger.advance(record.id, { status, call: checked.call, simulatedOut: checked.simulatedOut });
+        await ledger.trades.commitChecked(record.id, { call: checked.call, simulatedOut: checked.simulatedOut, status, verify: (spent) => checkBudgets(context.budgets, record, spent) });
       };
       const signingsAtCheck = wallet.signings;
       let checked = await stage('check', () => check(context, record, proposal));
-      // The budget check and the move to `checked` (which commits the amount) in one synchronous step.
-      checkBudgets(context, record);
-      recordChecked(checked, deps.settings.dryRun ? 'dry-run' : 'checked');
+      await recordChecked(checked, deps.settings.dryRun ? 'dry-run' : 'checked');
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
       return await wallet.exclusive(async () => {
         // Runs of one wallet check side by side; if another of its trades was signed meanwhile, the balance,
         // allowance and simulation this one was checked on are gone: check again on the chain as it is now.
         if (wallet.signings !== signingsAtCheck) {
           checked = await stage('check', () => check(context, record, proposal));
-          recordChecked(checked, 'checked');
+          await recordChecked(checked, 'checked');
         }
         if (checked.gas.trade === undefined) {
           // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
@@ -142,7 +140,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
           await stage('approve', () => approveFirst(wallet, record, checked, signal));
           checked = await stage('check', () => check(context, record, proposal));
           report.simulatedOut = checked.simulatedOut;
-          ledger.advance(record.id, { status: 'broadcast', simulatedOut: checked.simulatedOut });
+          if (checked.simulatedOut !== undefined) await ledger.trades.recordSimulation(record.id, checked.simulatedOut);
         }
         const signed = await stage('sign', () => signTrade(wallet, record, checked));
         return finish(deps, { ...record, call: checked.call }, signed, report, stage, signal, followForMs);
@@ -150,7 +148,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
     }
     return await wallet.exclusive(() => finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal, followForMs));
   } catch (error) {
-    return { ...report, ...recordFailure(ledger, record, error) };
+    return { ...report, ...(await recordFailure(ledger, record, error)) };
   }
 }
 
@@ -170,7 +168,7 @@ async function finish(
   // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
-  if (ledger.getIntent(record.id)?.status === 'signed') ledger.advance(record.id, { status: 'broadcast' });
+  if ((await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id);
   const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal }), signal) : new Map<Hex, TransactionReceipt>();
   const call = record.call;
   const mined = await stage('follow', async () =>
@@ -194,7 +192,7 @@ async function finish(
   );
   if (!mined) {
     const reason = 'the node took none of its transactions; nothing was traded';
-    ledger.advance(record.id, { status: 'failed', failure: { reason, errorClass: 'TransactionRejected', retryable: false } });
+    await ledger.trades.fail(record.id, { reason, errorClass: 'TransactionRejected', retryable: false });
     return { ...report, status: 'failed', reason };
   }
   return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken }), signal)) };
@@ -202,10 +200,10 @@ async function finish(
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */
 async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
-  const approval = approvalTx(checked, wallet.nonces.next(checked.reads.pendingNonce, record.id));
+  const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
-  wallet.ledger.advance(record.id, { status: 'broadcast' });
+  await wallet.ledger.trades.markBroadcast(record.id);
   const receipts = await broadcast(wallet, signed, { signal });
   const mined = await follow(wallet, { intentId: record.id, receipts, signal });
   if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
@@ -213,11 +211,11 @@ async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checke
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */
 async function adoptSettled(wallet: Wallet, record: TradeRecord): Promise<Mined | undefined> {
-  const settled = wallet.ledger.attemptsOf(record.id).filter((a) => a.status === 'mined' || a.status === 'reverted');
+  const settled = (await wallet.ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'mined' || a.status === 'reverted');
   const last = settled.find((a) => a.purpose !== 'approve') ?? settled.at(-1);
   if (!last) return undefined;
   const receipt = await getTransactionReceipt(wallet.client, { hash: last.hash });
-  wallet.ledger.recordEvent('adopted', { hash: last.hash, status: receipt.status }, record.id);
+  await wallet.ledger.events.record('adopted', { hash: last.hash, status: receipt.status }, record.id);
   return { receipt, attempt: last, cancelled: last.purpose === 'cancel' };
 }
 
@@ -227,33 +225,34 @@ async function adoptSettled(wallet: Wallet, record: TradeRecord): Promise<Mined 
  * start. Signed transactions whose fate is not known: `unknown`, settled later only by what the chain shows.
  * Anything else before signing: `failed`, with the error's class.
  */
-function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Partial<TradeReport> {
+async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Promise<Partial<TradeReport>> {
   const message = error instanceof RoutekeeperError ? error.shortMessage : error instanceof Error ? error.message : String(error);
   const errorClass = error instanceof Error ? error.name : 'Error';
   const retryable = error instanceof RoutekeeperError ? error.retryable : false;
-  const state = ledger.getIntent(record.id)?.status ?? record.status;
+  const current = await ledger.trades.get(record.id);
+  const state = current?.status ?? record.status;
   if (error instanceof GuardRefusal) {
-    ledger.advance(record.id, { status: 'refused', failure: { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false } });
+    await ledger.trades.refuse(record.id, { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false });
     return { status: 'refused', refusal: error.reason, reason: message, errorClass };
   }
   // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
-  const unsettled = ledger.attemptsOf(record.id).some((a) => a.purpose !== 'approve' && (isOpen(a) || a.status === 'mined' || a.status === 'reverted'));
+  const unsettled = (await ledger.attempts.ofTrade(record.id)).some((a) => a.purpose !== 'approve' && (isOpen(a) || a.status === 'mined' || a.status === 'reverted'));
   if (isAbort(error)) {
     // An unknown trade stays unknown, with the reason it had; anything else resumes where it was at the next start.
-    if (state === 'unknown') return { status: 'unknown', reason: ledger.getIntent(record.id)?.failure?.reason ?? message, errorClass };
+    if (state === 'unknown') return { status: 'unknown', reason: current?.failure?.reason ?? message, errorClass };
     const reason = `interrupted at ${state}: ${message}`;
-    ledger.advance(record.id, { status: state, failure: { reason, errorClass, retryable: true } });
+    await ledger.trades.noteInterruption(record.id, { reason, errorClass, retryable: true });
     return { status: state, reason, errorClass };
   }
   if (error instanceof KeyUsedElsewhereError) {
-    ledger.pause({ scope: 'wallet', key: record.wallet, reason: message, intentId: record.id });
+    await ledger.pauses.pause({ scope: 'wallet', key: record.wallet, reason: message, intentId: record.id });
   }
   if (unsettled || state === 'unknown') {
     // Maybe traded: it counts against budgets and one-shot orders and blocks its strategy until the chain tells.
     const reason = `outcome not known: ${message}`;
-    ledger.advance(record.id, { status: 'unknown', failure: { reason, errorClass, retryable: true } });
+    await ledger.trades.markUnknown(record.id, { reason, errorClass, retryable: true });
     return { status: 'unknown', reason, errorClass };
   }
-  ledger.advance(record.id, { status: 'failed', failure: { reason: message, errorClass, retryable } });
+  await ledger.trades.fail(record.id, { reason: message, errorClass, retryable });
   return { status: 'failed', reason: message, errorClass };
 }

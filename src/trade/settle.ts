@@ -37,9 +37,8 @@ export function readOutcome(
 }
 
 /** Gas paid by every mined transaction of the trade (an approval included), in wei. */
-function gasCostOf(wallet: Wallet, intentId: string): bigint {
-  return wallet.ledger
-    .attemptsOf(intentId)
+async function gasCostOf(wallet: Wallet, intentId: string): Promise<bigint> {
+  return (await wallet.ledger.attempts.ofTrade(intentId))
     .filter((a) => a.status === 'mined' || a.status === 'reverted')
     .reduce((sum, a) => sum + (a.gasUsed ?? 0n) * (a.effectiveGasPrice ?? 0n), 0n);
 }
@@ -52,10 +51,10 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
     gasUsed: receipt.gasUsed,
     effectiveGasPrice: receipt.effectiveGasPrice,
   };
-  const common = { txHash: receipt.transactionHash, gasCostWei: gasCostOf(wallet, record.id) };
-  const fail = (reason: string): Partial<TradeReport> => {
+  const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(wallet, record.id) };
+  const fail = async (reason: string): Promise<Partial<TradeReport>> => {
     const failure: Failure = { reason, errorClass: mined.cancelled ? 'Cancelled' : 'TransactionReverted', retryable: false };
-    wallet.ledger.advance(record.id, { status: 'failed', settlement, failure });
+    await wallet.ledger.trades.fail(record.id, failure, settlement);
     return { ...common, status: 'failed', reason };
   };
   if (mined.cancelled) return fail('cancelled: the stuck trade was replaced by a zero-value transfer');
@@ -70,19 +69,19 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut, partnerFee: outcome.partnerFee };
   let anomaly = outcome.anomaly;
   if (!anomaly) {
-    const ownHashes = wallet.ledger.attemptsOf(record.id).map((attempt) => attempt.hash);
+    const ownHashes = (await wallet.ledger.attempts.ofTrade(record.id)).map((attempt) => attempt.hash);
     const balances = await checkBalanceChanges(wallet.client, record, settled, { ...options, ownHashes });
-    if (balances.ok === 'skipped') wallet.ledger.recordEvent('balance-check-skipped', { why: balances.why }, record.id);
+    if (balances.ok === 'skipped') await wallet.ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);
     else if (!balances.ok) anomaly = balances.anomaly;
   }
   if (anomaly) {
-    wallet.ledger.advance(record.id, { status: 'anomaly', settlement: settled, anomaly, failure: null });
-    wallet.ledger.recordEvent('anomaly', { hash: receipt.transactionHash, reason: anomaly }, record.id);
+    await wallet.ledger.trades.settle(record.id, { status: 'anomaly', anomaly }, settled);
+    await wallet.ledger.events.record('anomaly', { hash: receipt.transactionHash, reason: anomaly }, record.id);
     const reason = `anomaly in trade ${record.id}: ${anomaly}`;
-    wallet.ledger.pause({ scope: 'strategy', key: record.strategyId, reason, intentId: record.id });
-    wallet.ledger.pause({ scope: 'wallet', key: record.wallet, reason, intentId: record.id });
+    await wallet.ledger.pauses.pause({ scope: 'strategy', key: record.strategyId, reason, intentId: record.id });
+    await wallet.ledger.pauses.pause({ scope: 'wallet', key: record.wallet, reason, intentId: record.id });
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut };
   }
-  wallet.ledger.advance(record.id, { status: 'confirmed', settlement: settled, failure: null });
+  await wallet.ledger.trades.settle(record.id, { status: 'confirmed' }, settled);
   return { ...common, status: 'confirmed', amountOut: outcome.amountOut };
 }

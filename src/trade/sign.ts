@@ -27,7 +27,7 @@ export function approvalTx(checked: Checked, nonce: number): UnsignedTx | undefi
 /** Signs [approval?, trade] on consecutive nonces and stores them; the trade moves to `signed`. */
 export async function signTrade(wallet: Wallet, trade: Trade, checked: Checked): Promise<Attempt[]> {
   if (checked.gas.trade === undefined) throw new Error('signTrade: the trade was not simulated');
-  const first = wallet.nonces.next(checked.reads.pendingNonce, trade.id);
+  const first = await wallet.nonces.next(checked.reads.pendingNonce, trade.id);
   const approve = approvalTx(checked, first);
   const tradeTx: UnsignedTx = {
     to: checked.call.target,

@@ -31,8 +31,8 @@ async function withProxy() {
   cleanups.push(proxy.close);
   return proxy;
 }
-function executorOn(rpcUrl: string, options: Parameters<typeof testExecutor>[1] = {}): TestExecutor {
-  const executor = testExecutor(fork, { rpcUrl, ...options, wallet: { giveUpAfterMs: 1_500, ...options.wallet } });
+async function executorOn(rpcUrl: string, options: Parameters<typeof testExecutor>[1] = {}): Promise<TestExecutor> {
+  const executor = await testExecutor(fork, { rpcUrl, ...options, wallet: { giveUpAfterMs: 1_500, ...options.wallet } });
   cleanups.push(() => executor.close());
   return executor;
 }
@@ -43,7 +43,7 @@ async function approveRouter() {
   );
 }
 const swapsSince = (fromBlock: bigint) => fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: account().address }, fromBlock });
-const kinds = (executor: TestExecutor, id: string) => executor.ledger.events(id).map((e) => e.kind);
+const kinds = async (executor: TestExecutor, id: string) => (await executor.ledger.events.list(id)).map((e) => e.kind);
 
 async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const started = Date.now();
@@ -62,7 +62,7 @@ describe('a node that withholds receipts', () => {
     // No receipt, by either way of asking.
     proxy.faults.refuse = ['eth_sendRawTransactionSync'];
     proxy.faults.rewrite = (call, got) => (call.method === 'eth_getTransactionReceipt' ? { ...got, result: null } : got);
-    const executor = executorOn(proxy.url, { budgets: { strategy: () => [{ token: fork.token('cUSD'), perDay: amountIn + amountIn / 2n }] } });
+    const executor = await executorOn(proxy.url, { budgets: { strategy: () => [{ token: fork.token('cUSD'), perDay: amountIn + amountIn / 2n }] } });
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
     const fromBlock = await fork.publicClient.getBlockNumber();
 
@@ -70,14 +70,14 @@ describe('a node that withholds receipts', () => {
     expect(report).toMatchObject({ status: 'unknown', errorClass: 'OutcomeUnknownError' });
     // The nonce was used: it is traced to our own transaction, in a block, although no receipt comes.
     const [mined] = await swapsSince(fromBlock);
-    const [attempt] = executor.ledger.attemptsOf('hostile:withheld');
+    const [attempt] = await executor.ledger.attempts.ofTrade('hostile:withheld');
     expect(mined?.transactionHash).toBe(attempt?.hash);
     expect(attempt?.status).toBe('broadcast');
     expect(report.reason).toBe(
       `outcome not known: nonce ${attempt?.nonce} of ${account().address} not settled after 2 s (${attempt?.hash} is in block ${mined?.blockNumber}, but the node gives no receipt for it); the trade stays open until the chain shows what happened`,
     );
-    expect(kinds(executor, 'hostile:withheld')).toContain('seen-in-block');
-    expect(executor.ledger.getIntent('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'OutcomeUnknownError', retryable: true } });
+    expect(await kinds(executor, 'hostile:withheld')).toContain('seen-in-block');
+    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'OutcomeUnknownError', retryable: true } });
     // `routekeeper history` says why it is open.
     const history = await runCli(['history', '--ledger', executor.ledgerFile]);
     expect(history.stdout).toMatch(new RegExp(`hostile:withheld  unknown: sell .* for .*: outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`));
@@ -114,8 +114,8 @@ describe('a node that withholds receipts', () => {
     proxy.faults.rewrite = undefined;
     const settled = await waitFor(() => settledReports.find((report) => report.status === 'confirmed'), 'the settler to settle it');
     expect(settled).toMatchObject({ strategyId: 'hostile', intentId: 'hostile:withheld', amountOut: mined?.args.outputAmount, txHash: mined?.transactionHash });
-    expect(executor.ledger.getIntent('hostile:withheld')).toMatchObject({ status: 'confirmed', settlement: { amountOut: mined?.args.outputAmount, blockNumber: mined?.blockNumber } });
-    expect(executor.ledger.getIntent('hostile:withheld')?.failure).toBeUndefined();
+    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({ status: 'confirmed', settlement: { amountOut: mined?.args.outputAmount, blockNumber: mined?.blockNumber } });
+    expect((await executor.ledger.trades.get('hostile:withheld'))?.failure).toBeUndefined();
     expect(await swapsSince(fromBlock)).toHaveLength(1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - amountIn);
   });
@@ -147,14 +147,14 @@ describe('a node that withholds receipts', () => {
         type: '0x2',
       });
     };
-    const executor = executorOn(proxy.url);
+    const executor = await executorOn(proxy.url);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
     const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
 
     const report = await runTrade(executor, swap('made-up'));
     expect(report.status).toBe('unknown');
     expect(report.reason).toMatch(new RegExp(`\\(a receipt in block ${head} that the chain does not hold\\)`));
-    const [event] = executor.ledger.events('hostile:made-up').filter((e) => e.kind === 'receipt-not-in-chain');
+    const [event] = (await executor.ledger.events.list('hostile:made-up')).filter((e) => e.kind === 'receipt-not-in-chain');
     expect(event?.details).toMatchObject({ blockHash: fakeBlock, blockNumber: head.toString() });
     // Nothing was settled on the liar's word: the wallet is as it was, the real transaction still pending.
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
@@ -162,7 +162,7 @@ describe('a node that withholds receipts', () => {
 
     proxy.faults.intercept = undefined;
     await fork.testClient.mine({ blocks: 1 });
-    const settled = await resumeTrade(executor, executor.ledger.getIntent('hostile:made-up') as never, undefined, { followForMs: 5_000 });
+    const settled = await resumeTrade(executor, (await executor.ledger.trades.get('hostile:made-up')) as never, undefined, { followForMs: 5_000 });
     expect(settled.status).toBe('confirmed');
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - amountIn);
   });
@@ -180,7 +180,7 @@ describe('a nonce used by a transaction routekeeper did not sign', () => {
       swallowed.push(raw);
       return call.method === 'eth_sendRawTransaction' ? answer(call, keccak256(raw)) : { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'the method does not exist/is not available' } };
     };
-    const executor = executorOn(proxy.url, { wallet: { giveUpAfterMs: 10_000 } });
+    const executor = await executorOn(proxy.url, { wallet: { giveUpAfterMs: 10_000 } });
     const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
 
@@ -193,10 +193,10 @@ describe('a nonce used by a transaction routekeeper did not sign', () => {
     expect(report).toMatchObject({ status: 'failed', errorClass: 'KeyUsedElsewhereError' });
     const foreignBlock = (await fork.publicClient.getTransactionReceipt({ hash: foreign })).blockNumber;
     expect(report.reason).toBe(`nonce ${nonce} of ${account().address} was used by ${foreign} (block ${foreignBlock}), a transaction routekeeper did not sign: the key is used elsewhere`);
-    expect(executor.ledger.attemptsOf('hostile:foreign').map((a) => a.status)).toEqual(['dropped']);
-    const [event] = executor.ledger.events('hostile:foreign').filter((e) => e.kind === 'key-used-elsewhere');
+    expect((await executor.ledger.attempts.ofTrade('hostile:foreign')).map((a) => a.status)).toEqual(['dropped']);
+    const [event] = (await executor.ledger.events.list('hostile:foreign')).filter((e) => e.kind === 'key-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, nonce, hash: foreign, blockNumber: foreignBlock.toString() });
-    expect(executor.ledger.pausesFor('hostile', account().address)).toMatchObject([{ scope: 'wallet', intentId: 'hostile:foreign' }]);
+    expect(await executor.ledger.pauses.for('hostile', account().address)).toMatchObject([{ scope: 'wallet', intentId: 'hostile:foreign' }]);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
     expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce + 1);
   });
@@ -207,36 +207,36 @@ describe('a stuck transaction at the fee cap', () => {
     await approveRouter();
     const { maxFeePerGas } = await fork.publicClient.estimateFeesPerGas();
     const feeCap = (maxFeePerGas * 105n) / 100n;
-    const executor = executorOn(fork.addressBook.rpcUrl, { wallet: { stuckAfterMs: 200, feeCap, giveUpAfterMs: 20_000 }, settings: { feeCap } });
+    const executor = await executorOn(fork.addressBook.rpcUrl, { wallet: { stuckAfterMs: 200, feeCap, giveUpAfterMs: 20_000 }, settings: { feeCap } });
     await fork.testClient.setAutomine(false);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
     const running = runTrade(executor, swap('expired'));
-    await waitFor(() => executor.ledger.events('hostile:expired').some((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
-    const deadline = executor.ledger.getIntent('hostile:expired')?.call?.deadline as bigint;
+    await waitFor(async () => (await executor.ledger.events.list('hostile:expired')).some((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
+    const deadline = (await executor.ledger.trades.get('hostile:expired'))?.call?.deadline as bigint;
     // Fees soar past the cap (nothing of ours can be mined) and the deadline passes.
     await fork.testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: feeCap * 10n });
     await fork.testClient.setNextBlockTimestamp({ timestamp: deadline + 1n });
     await fork.testClient.mine({ blocks: 1 });
-    await waitFor(() => executor.ledger.events('hostile:expired').some((e) => e.kind === 'cancel'), 'the cancellation');
+    await waitFor(async () => (await executor.ledger.events.list('hostile:expired')).some((e) => e.kind === 'cancel'), 'the cancellation');
     // Fees fall back: the cancellation (sent again if the node dropped it meanwhile) is mined in place of the trade.
     await fork.testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: 1n });
     await fork.testClient.mine({ blocks: 1 });
     await waitFor(async () => {
       await fork.testClient.mine({ blocks: 1 });
-      return executor.ledger.attemptsOf('hostile:expired').some((a) => a.status === 'mined');
+      return (await executor.ledger.attempts.ofTrade('hostile:expired')).some((a) => a.status === 'mined');
     }, 'the cancellation mined');
 
     const report = await running;
     expect(report.status).toBe('failed');
     expect(report.reason).toMatch(/cancelled/);
-    const [trade, cancel] = executor.ledger.attemptsOf('hostile:expired');
+    const [trade, cancel] = await executor.ledger.attempts.ofTrade('hostile:expired');
     expect([trade?.purpose, trade?.status, cancel?.purpose, cancel?.status]).toEqual(['trade', 'replaced', 'cancel', 'mined']);
     expect(trade?.maxFeePerGas).toBeLessThanOrEqual(feeCap);
     expect(cancel?.maxFeePerGas).toBe((((trade?.maxFeePerGas as bigint) * 1125n + 999n) / 1000n) as bigint);
     expect(cancel?.maxFeePerGas).toBeGreaterThan(feeCap);
-    const [event] = executor.ledger.events('hostile:expired').filter((e) => e.kind === 'cancel');
+    const [event] = (await executor.ledger.events.list('hostile:expired')).filter((e) => e.kind === 'cancel');
     expect(event?.details).toMatchObject({ why: `its deadline ${deadline} has passed`, aboveCap: feeCap.toString() });
-    expect(executor.ledger.events('hostile:expired').filter((e) => e.kind === 'cancel')).toHaveLength(1);
+    expect((await executor.ledger.events.list('hostile:expired')).filter((e) => e.kind === 'cancel')).toHaveLength(1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
   });
 });
@@ -244,7 +244,7 @@ describe('a stuck transaction at the fee cap', () => {
 describe('a reorganisation', () => {
   it('drops the block holding our trade: the trade is followed to its new block, and counted once', async () => {
     await approveRouter();
-    const executor = executorOn(fork.addressBook.rpcUrl, { wallet: { confirmations: 3, giveUpAfterMs: 20_000 } });
+    const executor = await executorOn(fork.addressBook.rpcUrl, { wallet: { confirmations: 3, giveUpAfterMs: 20_000 } });
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
     const fromBlock = await fork.publicClient.getBlockNumber();
     const beforeTrade = await fork.testClient.snapshot();
@@ -264,8 +264,8 @@ describe('a reorganisation', () => {
     const [again] = await swapsSince(fromBlock);
     expect(again?.transactionHash).toBe(first.transactionHash);
     expect(again?.blockNumber).not.toBe(first.blockNumber);
-    expect(executor.ledger.getIntent('hostile:reorg')?.settlement).toMatchObject({ txHash: again?.transactionHash, blockNumber: again?.blockNumber, amountOut: again?.args.outputAmount });
-    expect(kinds(executor, 'hostile:reorg')).toContain('rebroadcast');
+    expect((await executor.ledger.trades.get('hostile:reorg'))?.settlement).toMatchObject({ txHash: again?.transactionHash, blockNumber: again?.blockNumber, amountOut: again?.args.outputAmount });
+    expect(await kinds(executor, 'hostile:reorg')).toContain('rebroadcast');
     expect(await swapsSince(fromBlock)).toHaveLength(1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - amountIn);
   });

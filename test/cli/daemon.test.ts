@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { type Address, type Hex, parseAbiItem, parseTransaction, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, toJson } from '../../src/ledger/ledger.ts';
+import { toJson } from '../../src/json.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
 import { plannedStart } from '../../src/engine/scheduler.ts';
 import type { Strategy } from '../../src/strategy/types.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
@@ -116,9 +117,9 @@ describe('routekeeper run', () => {
     expect(await exited).toBe(0);
     expect(stderr()).toBe('');
 
-    const ledger = Ledger.openReadOnly(join(dir, 'data', 'ledger.sqlite'));
+    const ledger = await Ledger.openReadOnly(join(dir, 'data', 'ledger.sqlite'));
     try {
-      const rows = ledger.history({ limit: 1000 });
+      const rows = await ledger.trades.history({ limit: 1000 });
       const confirmed = (strategy: string) => rows.filter((row) => row.strategyId === strategy && row.status === 'confirmed');
       // DCA: every confirmed run is one Swap of exactly 5 cUSD for CELO, paying what the ledger says.
       const dcaRuns = confirmed('dca');
@@ -140,7 +141,7 @@ describe('routekeeper run', () => {
       const minted = deposits.reduce((sum, row) => sum + (row.settlement?.amountOut ?? 0n), 0n);
       expect(await fork.balanceOf(gauge, me)).toBe(gaugeBefore + minted);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     expect(webhooks.some((hook) => hook.event === 'filled' && hook.strategy === 'dca')).toBe(true);
     expect(webhooks.some((hook) => hook.event === 'filled' && hook.strategy === 'compound')).toBe(true);
@@ -281,16 +282,17 @@ describe('routekeeper once, check and run --fork', () => {
     // The fork's ledger is named after its chain and the block it forked at.
     const forkLedgers = readdirSync(join(dir, 'paper')).filter((name) => /^fork-42220-at-\d+\.sqlite$/.test(name));
     expect(forkLedgers).toHaveLength(1);
-    const paper = Ledger.openReadOnly(join(dir, 'paper', forkLedgers[0] as string));
+    const paper = await Ledger.openReadOnly(join(dir, 'paper', forkLedgers[0] as string));
     try {
-      const attempts = paper.history({ limit: 100 }).flatMap((intent) => paper.attemptsOf(intent.id));
+      const trades = await paper.trades.history({ limit: 100 });
+      const attempts = (await Promise.all(trades.map((intent) => paper.attempts.ofTrade(intent.id)))).flat();
       expect(attempts.length).toBeGreaterThanOrEqual(2);
       const account = privateKeyToAccount(fork.addressBook.accounts[0]?.privateKey as Hex);
       for (const attempt of attempts) {
         const { r, s: sValue, v, yParity, ...unsigned } = parseTransaction(attempt.rawTx);
         expect([BigInt(r as Hex), BigInt(sValue as Hex)]).toEqual([1n, 1n]);
         const real = parseTransaction(await account.signTransaction(unsigned as never));
-        const everything = `${output}${toJson(paper.history({ limit: 100 }))}${toJson(attempts)}${toJson(paper.events())}`;
+        const everything = `${output}${toJson(trades)}${toJson(attempts)}${toJson(await paper.events.list())}`;
         expect(everything).not.toContain((real.r as Hex).slice(2));
         expect(everything).not.toContain((real.s as Hex).slice(2));
       }

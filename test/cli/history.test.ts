@@ -17,17 +17,17 @@ import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
-afterEach(() => {
-  for (const executor of executors.splice(0)) executor.close();
+afterEach(async () => {
+  for (const executor of executors.splice(0)) await executor.close();
 });
 
 describe('routekeeper history', () => {
   it('shows a traded, a no-trade, a refused and a failed run, each with why, in human units', async () => {
-    const executor = testExecutor(fork, { budgets: { strategy: (id) => (id === 'capped' ? [{ token: fork.token('cUSD'), symbol: 'cUSD', decimals: 18, perDay: parseUnits('1', 18) }] : []), wallet: [] } });
+    const executor = await testExecutor(fork, { budgets: { strategy: (id) => (id === 'capped' ? [{ token: fork.token('cUSD'), symbol: 'cUSD', decimals: 18, perDay: parseUnits('1', 18) }] : []), wallet: [] } });
     executors.push(executor);
     const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
     const names = new TokenNames([token('cUSD'), token('CELO')]);
-    executor.ledger.nameTokens([token('cUSD'), token('CELO')]);
+    await executor.ledger.marks.nameTokens([token('cUSD'), token('CELO')]);
     const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
     const dca = (id: string, amount: string): DcaStrategy => ({ id, kind: 'dca', wallet: 'main', schedule, slippageBps: 50, sell: token('cUSD'), amount: parseUnits(amount, 18), buy: token('CELO') });
     const limit: LimitStrategy = { id: 'limit', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits('1', 18), buy: token('cUSD'), takeProfit: '1000', repeat: false };

@@ -216,9 +216,9 @@ describe('a hostile world, through a fault-injecting proxy', () => {
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
     }
-    const ledger = Ledger.openReadOnly(home.ledgerFile);
-    expect(ledger.history({ limit: 1000 }).filter((intent) => intent.status === 'confirmed').length).toBeGreaterThanOrEqual(2);
-    ledger.close();
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    expect((await ledger.trades.history({ limit: 1000 })).filter((intent) => intent.status === 'confirmed').length).toBeGreaterThanOrEqual(2);
+    await ledger.close();
   });
 });
 
@@ -231,10 +231,10 @@ describe('a ledger opened against another chain', () => {
     await first.waitFor(() => confirmedCount(first) >= 1, 'a first trade');
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    const ledger = Ledger.openReadOnly(home.ledgerFile);
-    const bound = ledger.chain();
-    const trades = ledger.history({ limit: 1000 }).length;
-    ledger.close();
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    const bound = await ledger.chain();
+    const trades = (await ledger.trades.history({ limit: 1000 })).length;
+    await ledger.close();
 
     // Same chain id (42220), another chain: a devnet of its own, with its own genesis.
     const otherGenesis = (await other.publicClient.getBlock({ blockNumber: 0n })).hash;
@@ -249,8 +249,8 @@ describe('a ledger opened against another chain', () => {
       `the ledger ${join(home.dataDir, 'ledger.sqlite')} was written on chain 42220 (genesis ${bound?.genesisHash}), but the node is chain 42220 (genesis ${otherGenesis})`,
     );
     expect(refused.stderr).not.toMatch(/^\s+at /m);
-    const after = Ledger.openReadOnly(home.ledgerFile);
-    expect([after.chain(), after.history({ limit: 1000 }).length]).toEqual([bound, trades]);
-    after.close();
+    const after = await Ledger.openReadOnly(home.ledgerFile);
+    expect([await after.chain(), (await after.trades.history({ limit: 1000 })).length]).toEqual([bound, trades]);
+    await after.close();
   });
 });

@@ -24,26 +24,26 @@ strategies:
 `;
     const daemon = spawnDaemon(home, home.config(yaml), { ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
     const port = await daemon.port();
-    const runsOf = () => {
-      const ledger = Ledger.openReadOnly(home.ledgerFile);
+    const runsOf = async () => {
+      const ledger = await Ledger.openReadOnly(home.ledgerFile);
       try {
-        return ledger.runs({ limit: 1_000 });
+        return await ledger.runs.list({ limit: 1_000 });
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     };
     const lateness = /^could not start within 1 ms of its planned start \(\d+ ms later; 1 runs in progress, 0 waiting, maxConcurrency 1\)$/;
     // On a loaded machine a run may also outlast its 1 s interval: its strategy's next slot is then missed for that.
     const stillGoing = 'the previous run of this strategy was still going';
     await daemon.waitFor(
-      () => runsOf().filter((run) => run.outcome === 'missed' && lateness.test(run.note ?? '')).length >= 3 && runsOf().filter((run) => run.outcome === 'traded').length >= 3,
+      async () => (await runsOf()).filter((run) => run.outcome === 'missed' && lateness.test(run.note ?? '')).length >= 3 && (await runsOf()).filter((run) => run.outcome === 'traded').length >= 3,
       'three slots missed for lateness and three traded',
       20_000,
     );
     // The daemon goes on missing slots while we look: the counter is read between two reads of the ledger.
-    const runsBefore = runsOf();
+    const runsBefore = await runsOf();
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const runs = runsOf();
+    const runs = await runsOf();
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
 

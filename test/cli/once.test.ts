@@ -62,7 +62,7 @@ describe('once', () => {
     // The swap is on chain, the ledger still has the trade open (broadcast), its one attempt not settled.
     const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: me }, fromBlock });
     expect(swaps).toHaveLength(1);
-    const left = onlyTrade(home.ledgerFile);
+    const left = await onlyTrade(home.ledgerFile);
     expect(left.status).toBe('broadcast');
     expect(left.failure?.reason).toBe(`interrupted at broadcast: no answer within --wait ${waitMs / 1000}s`);
     expect(left.attempts.filter((a) => a.purpose === 'trade').map((a) => a.status)).toEqual(['broadcast']);
@@ -71,7 +71,7 @@ describe('once', () => {
     proxy.faults.refuse = [];
     proxy.faults.rewrite = undefined;
     await settleWithDaemon(home, dcaYaml(strategies, { start: '2099-01-01T00:00:00Z' }), env);
-    const settled = onlyTrade(home.ledgerFile);
+    const settled = await onlyTrade(home.ledgerFile);
     expect(settled.status).toBe('confirmed');
     expect(settled.settlement?.txHash).toBe(swaps[0]?.transactionHash);
     expect(settled.settlement?.amountOut).toBe(swaps[0]?.args.outputAmount);
@@ -85,14 +85,14 @@ describe('once', () => {
   });
 });
 
-function onlyTrade(ledgerFile: string) {
-  const ledger = Ledger.openReadOnly(ledgerFile);
+async function onlyTrade(ledgerFile: string) {
+  const ledger = await Ledger.openReadOnly(ledgerFile);
   try {
-    const trades = ledger.history({ strategyId: 'dca' });
+    const trades = await ledger.trades.history({ strategyId: 'dca' });
     expect(trades).toHaveLength(1);
     const trade = trades[0] as NonNullable<(typeof trades)[0]>;
-    return { ...trade, attempts: ledger.attemptsOf(trade.id) };
+    return { ...trade, attempts: (await ledger.attempts.ofTrade(trade.id)) };
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }

@@ -11,10 +11,10 @@ describe('routekeeper resume', () => {
   it('lists pauses, lifts one while another process holds the ledger, and says when there was none', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'routekeeper-resume-')), 'ledger.sqlite');
     // A daemon holds the ledger (its lock) and paused a strategy and a wallet after an anomaly.
-    const daemon = Ledger.open(file);
+    const daemon = await Ledger.open(file);
     try {
-      daemon.pause({ scope: 'strategy', key: 'dca', reason: 'anomaly in trade dca:1: balances moved', intentId: 'dca:1' });
-      daemon.pause({ scope: 'wallet', key: wallet, reason: 'anomaly in trade dca:1: balances moved', intentId: 'dca:1' });
+      await daemon.pauses.pause({ scope: 'strategy', key: 'dca', reason: 'anomaly in trade dca:1: balances moved', intentId: 'dca:1' });
+      await daemon.pauses.pause({ scope: 'wallet', key: wallet, reason: 'anomaly in trade dca:1: balances moved', intentId: 'dca:1' });
 
       const listed = await runCli(['resume', '--ledger', file]);
       expect(listed.code).toBe(0);
@@ -23,13 +23,13 @@ describe('routekeeper resume', () => {
       const lifted = await runCli(['resume', '--strategy', 'dca', '--ledger', file]);
       expect([lifted.code, lifted.stdout]).toEqual([0, 'lifted the pause of the strategy dca\n']);
       // The daemon's own connection sees it at once.
-      expect(daemon.pausesFor('dca', '0x0000000000000000000000000000000000000001')).toEqual([]);
-      expect(daemon.pausesFor('other', wallet)).toHaveLength(1);
+      expect(await daemon.pauses.for('dca', '0x0000000000000000000000000000000000000001')).toEqual([]);
+      expect(await daemon.pauses.for('other', wallet)).toHaveLength(1);
 
       const again = await runCli(['resume', '--strategy', 'dca', '--ledger', file]);
       expect([again.code, again.stdout]).toEqual([1, 'the strategy dca is not paused\n']);
       expect((await runCli(['resume', '--wallet', wallet.toUpperCase().replace('0X', '0x'), '--ledger', file])).code).toBe(0);
-      expect(daemon.pauses()).toEqual([]);
+      expect(await daemon.pauses.all()).toEqual([]);
 
       const bad = await runCli(['resume', '--wallet', 'main', '--ledger', file]);
       expect(bad.code).toBe(2);

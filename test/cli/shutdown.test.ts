@@ -97,16 +97,16 @@ async function stop(running: Child, signal: NodeJS.Signals, to: 'process' | 'gro
 }
 
 /** The DCA trade as the daemon's ledger has it (undefined while the ledger is not created yet). */
-function intentOf(dataDir: string) {
+async function intentOf(dataDir: string) {
   if (!existsSync(join(dataDir, 'ledger.sqlite'))) return undefined;
-  const ledger = Ledger.openReadOnly(join(dataDir, 'ledger.sqlite'));
+  const ledger = await Ledger.openReadOnly(join(dataDir, 'ledger.sqlite'));
   try {
-    const [record] = ledger.history({ strategyId: 'dca' });
-    return record && { ...record, attempts: ledger.attemptsOf(record.id) };
+    const [record] = await ledger.trades.history({ strategyId: 'dca' });
+    return record && { ...record, attempts: (await ledger.attempts.ofTrade(record.id)) };
   } catch {
     return undefined; // created but not migrated yet
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -116,12 +116,12 @@ const args = () => runArgs.map((arg, i) => (i === 2 ? configFile : i === 4 ? boo
 /** Restarts with the honest service: the interrupted trade resumes and confirms; one swap in all. */
 async function restartAndSettle(dataDir: string, fromBlock: bigint, usdBefore: bigint) {
   const again = start(args(), env(dataDir));
-  await until('the resumed trade to confirm', () => intentOf(dataDir)?.status === 'confirmed');
+  await until('the resumed trade to confirm', async () => (await intentOf(dataDir))?.status === 'confirmed');
   expect((await stop(again, 'SIGTERM')).code).toBe(0);
   const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: me() }, fromBlock });
   expect(swaps).toHaveLength(1);
   expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('9', 18));
-  const record = intentOf(dataDir);
+  const record = await intentOf(dataDir);
   expect(record?.settlement?.amountOut).toBe(swaps[0]?.args.outputAmount);
   expect(record?.attempts.filter((a) => a.purpose === 'trade')).toHaveLength(1);
 }
@@ -181,7 +181,7 @@ describe('stopping routekeeper run', () => {
     const { code, ms } = await stop(running, 'SIGINT');
     expect(code, running.output()).toBe(0);
     expect(ms).toBeLessThan(5_000);
-    const interrupted = intentOf(dataDir);
+    const interrupted = await intentOf(dataDir);
     expect(interrupted).toMatchObject({ status: 'claimed', failure: { retryable: true, reason: expect.stringMatching(/^interrupted at claimed/) } });
     expect(interrupted?.attempts).toEqual([]);
     await restartAndSettle(dataDir, fromBlock, usdBefore);
@@ -194,7 +194,7 @@ describe('stopping routekeeper run', () => {
     try {
       const running = start(args(), env(dataDir));
       await until('the trade to reach the node', async () => {
-        const trade = intentOf(dataDir)?.attempts.find((a) => a.purpose === 'trade');
+        const trade = (await intentOf(dataDir))?.attempts.find((a) => a.purpose === 'trade');
         return trade !== undefined && (await fork.publicClient.getTransaction({ hash: trade.hash }).catch(() => undefined)) !== undefined;
       });
       // Let it be followed for a moment: it is stuck, no block comes.
@@ -202,7 +202,7 @@ describe('stopping routekeeper run', () => {
       const { code, ms } = await stop(running, 'SIGTERM');
       expect(code, running.output()).toBe(0);
       expect(ms).toBeLessThan(5_000);
-      expect(intentOf(dataDir)).toMatchObject({ status: 'broadcast', failure: { retryable: true } });
+      expect(await intentOf(dataDir)).toMatchObject({ status: 'broadcast', failure: { retryable: true } });
     } finally {
       await fork.testClient.setAutomine(true);
     }

@@ -31,19 +31,19 @@ let home: ReturnType<typeof daemonHome>;
 let daemon: DaemonProcess;
 
 /** What the ledger holds now, read as `status` reads it (the daemon keeps writing). */
-function read<T>(look: (ledger: Ledger) => T): T {
-  const ledger = Ledger.openReadOnly(home.ledgerFile);
+async function read<T>(look: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const ledger = await Ledger.openReadOnly(home.ledgerFile);
   try {
-    return look(ledger);
+    return await look(ledger);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
-const runsOf = (id: string): RunRecord[] => read((ledger) => ledger.runs({ strategyId: id, limit: 10_000 }));
-const tradesOf = (id: string): TradeRecord[] => read((ledger) => ledger.allTrades(id));
-const until = async (what: string, check: () => boolean, timeoutMs = 30_000) => {
+const runsOf = (id: string): Promise<RunRecord[]> => read((ledger) => ledger.runs.list({ strategyId: id, limit: 10_000 }));
+const tradesOf = (id: string): Promise<TradeRecord[]> => read((ledger) => ledger.trades.all(id));
+const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
   const started = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; log: ${daemon.lines.map((line) => line.msg).join(' | ')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -60,7 +60,7 @@ beforeAll(async () => {
   home = daemonHome(fork, 'status-page');
   daemon = spawnDaemon(home, home.config(yaml), { ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
   await daemon.port();
-  await until('two DCA buys and the take-profit', () => existsSync(home.ledgerFile) && tradesOf('dca').filter((t) => t.status === 'confirmed').length >= 2 && tradesOf('tp').some((t) => t.status === 'confirmed'));
+  await until('two DCA buys and the take-profit', async () => existsSync(home.ledgerFile) && (await tradesOf('dca')).filter((t) => t.status === 'confirmed').length >= 2 && (await tradesOf('tp')).some((t) => t.status === 'confirmed'));
 }, 60_000);
 
 afterAll(async () => {
@@ -75,10 +75,10 @@ describe('pause and resume with a running daemon', () => {
     expect(paused.stdout).toContain('paused the strategy dca');
     const at = Date.now();
     // A run that started before the pause may still trade; none that started a slot (1 s) later does.
-    const finishedAfter = (id: string, since: number) => runsOf(id).filter((run) => run.startedAt > since && run.outcome !== null && run.outcome !== undefined);
-    await until('a run of dca a slot after the pause, and one of tp', () => finishedAfter('dca', at + 1_000).length > 0 && finishedAfter('tp', at + 1_000).some((run) => run.outcome === 'nothing'));
-    expect(tradesOf('dca').filter((trade) => trade.createdAt > at + 1_000)).toEqual([]);
-    const later = finishedAfter('dca', at + 1_000);
+    const finishedAfter = async (id: string, since: number) => (await runsOf(id)).filter((run) => run.startedAt > since && run.outcome !== null && run.outcome !== undefined);
+    await until('a run of dca a slot after the pause, and one of tp', async () => (await finishedAfter('dca', at + 1_000)).length > 0 && (await finishedAfter('tp', at + 1_000)).some((run) => run.outcome === 'nothing'));
+    expect((await tradesOf('dca')).filter((trade) => trade.createdAt > at + 1_000)).toEqual([]);
+    const later = await finishedAfter('dca', at + 1_000);
     expect(later.length).toBeGreaterThanOrEqual(1);
     expect(later.map((run) => run.outcome)).toEqual(later.map(() => 'paused'));
     expect(later[0]?.note).toBe('paused: the strategy dca is paused (checking the price)');
@@ -86,7 +86,7 @@ describe('pause and resume with a running daemon', () => {
     expect(shown.strategies[0].paused).toMatchObject({ scope: 'strategy', key: 'dca', reason: 'checking the price' });
     expect((await cli('status', '--strategy', 'dca')).stdout).toContain('PAUSED since');
     // The other strategy runs on.
-    expect(runsOf('tp').filter((run) => run.startedAt > at + 1_000 && run.outcome === 'nothing').length).toBeGreaterThanOrEqual(1);
+    expect((await runsOf('tp')).filter((run) => run.startedAt > at + 1_000 && run.outcome === 'nothing').length).toBeGreaterThanOrEqual(1);
 
     const twice = await cli('pause', 'dca');
     expect(twice.stdout).toContain('already paused');
@@ -97,15 +97,15 @@ describe('pause and resume with a running daemon', () => {
     const resumed = await cli('resume', 'dca');
     expect(resumed.code, resumed.stderr).toBe(0);
     const resumedAt = Date.now();
-    await until('a DCA buy after resume', () => tradesOf('dca').some((trade) => trade.createdAt > resumedAt && trade.status === 'confirmed'));
+    await until('a DCA buy after resume', async () => (await tradesOf('dca')).some((trade) => trade.createdAt > resumedAt && trade.status === 'confirmed'));
     expect((await status('--strategy', 'dca')).strategies[0].paused).toBeNull();
 
     // The wallet by its name: every strategy of it stops.
     expect((await cli('pause', 'main')).stdout).toContain(`paused the wallet main (${fork.addressBook.accounts[0]?.address.toLowerCase()})`);
     const walletAt = Date.now();
-    await until('paused runs of both strategies a slot after the wallet paused', () => ['dca', 'tp'].every((id) => finishedAfter(id, walletAt + 1_000).some((run) => run.outcome === 'paused')));
-    expect(tradesOf('dca').filter((trade) => trade.createdAt > walletAt + 1_000)).toEqual([]);
-    expect(runsOf('tp').filter((run) => run.startedAt > walletAt + 1_000).map((run) => run.outcome)).toContain('paused');
+    await until('paused runs of both strategies a slot after the wallet paused', async () => (await Promise.all(['dca', 'tp'].map((id) => finishedAfter(id, walletAt + 1_000)))).every((runs) => runs.some((run) => run.outcome === 'paused')));
+    expect((await tradesOf('dca')).filter((trade) => trade.createdAt > walletAt + 1_000)).toEqual([]);
+    expect((await runsOf('tp')).filter((run) => run.startedAt > walletAt + 1_000).map((run) => run.outcome)).toContain('paused');
     const walletShown = await status();
     expect(walletShown.wallets[0].paused).toMatchObject({ scope: 'wallet', reason: 'paused by hand (routekeeper pause)' });
     expect(walletShown.strategies.map((s: { paused: { scope: string } | null }) => s.paused?.scope)).toEqual(['wallet', 'wallet']);

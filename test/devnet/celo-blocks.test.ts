@@ -25,7 +25,7 @@ describe("Celo's base fee rule", () => {
 describe('a devnet producing blocks as Celo does', () => {
   it('makes a block a second at the rule and floor, and a swap waits for its block and confirms', async () => {
     const stop = await produceBlocksLikeCelo(fork.addressBook.rpcUrl);
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     try {
       const first = await fork.publicClient.getBlockNumber({ cacheTime: 0 });
       const blocks = [];
@@ -45,12 +45,12 @@ describe('a devnet producing blocks as Celo does', () => {
       const report = await runTrade(executor, swapTrade(fork, 'celo-blocks', 'only'));
       expect(report.status, report.reason).toBe('confirmed');
       expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(cusdBefore - parseUnits('100', 18));
-      const [attempt] = executor.ledger.attemptsOf(report.intentId).filter((a) => a.purpose !== 'approve');
+      const [attempt] = (await executor.ledger.attempts.ofTrade(report.intentId)).filter((a) => a.purpose !== 'approve');
       const receipt = await fork.publicClient.getTransactionReceipt({ hash: attempt?.hash as `0x${string}` });
       expect(receipt.effectiveGasPrice).toBeGreaterThanOrEqual(celoBlocks.baseFeeFloor);
     } finally {
       stop();
-      executor.close();
+      await executor.close();
       await fork.testClient.setAutomine(true);
     }
   });

@@ -65,31 +65,31 @@ describe('chaos', () => {
     const swaps = await expectLedgerEqualsChain(fork, home.ledgerFile, me, fromBlock);
     // The kills did interrupt trading: trades were made, and some were caught mid-way (resumed by a later start).
     expect(swaps).toBeGreaterThan(0);
-    const ledger = Ledger.openReadOnly(home.ledgerFile);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
     try {
-      const resumed = ledger.events().filter((event) => event.kind === 'resumed');
+      const resumed = (await ledger.events.list()).filter((event) => event.kind === 'resumed');
       expect(resumed.length).toBeGreaterThan(0);
       // One trade per strategy slot, by construction of the ledger; and each slot's second is a distinct slot.
-      const intents = ledger.history({ limit: 100_000 });
+      const intents = await ledger.trades.history({ limit: 100_000 });
       expect(new Set(intents.map((intent) => `${intent.strategyId}:${intent.slot}`)).size).toBe(intents.length);
       console.log(JSON.stringify({ seed, kills, phases: countBy(killedAt), swaps, intents: intents.length, resumed: resumed.length, byStatus: countBy(intents.map((i) => i.status)) }));
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });
 
 /** Waits until the ledger holds a trade in an open state: a kill now interrupts it. */
 async function untilTradeOpen(ledgerFile: string, daemon: ReturnType<typeof spawnDaemon>) {
-  const open = () => {
+  const open = async () => {
     if (!existsSync(ledgerFile)) return false;
-    const ledger = Ledger.openReadOnly(ledgerFile);
+    const ledger = await Ledger.openReadOnly(ledgerFile);
     try {
-      return ledger.unfinishedIntents().length > 0;
+      return (await ledger.trades.unfinished()).length > 0;
     } catch {
       return false; // created but not migrated yet
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   };
   await daemon.waitFor(open, 'a trade to be open', 60_000, 5);

@@ -11,14 +11,14 @@ import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
-afterEach(() => {
-  for (const executor of executors.splice(0)) executor.close();
+afterEach(async () => {
+  for (const executor of executors.splice(0)) await executor.close();
 });
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 
 /** The executor, with the most quotes its routing client had in flight at once. */
-function watchedExecutor(options: Parameters<typeof testExecutor>[1] = {}) {
-  const executor = testExecutor(fork, options);
+async function watchedExecutor(options: Parameters<typeof testExecutor>[1] = {}) {
+  const executor = await testExecutor(fork, options);
   executors.push(executor);
   const inFlight = { now: 0, most: 0, asked: 0 };
   const getSwapRoute = executor.routing.getSwapRoute.bind(executor.routing);
@@ -38,7 +38,7 @@ describe('concurrent runs of one wallet', () => {
   it('never pass a daily wallet budget, and only the trades that do not fit are refused', async () => {
     const cUSD = fork.token('cUSD');
     const budget = { token: cUSD, symbol: 'cUSD', decimals: 18, perDay: parseUnits('10', 18) };
-    const { executor, inFlight } = watchedExecutor({ budgets: { wallet: [budget] } });
+    const { executor, inFlight } = await watchedExecutor({ budgets: { wallet: [budget] } });
     const [usdBefore, nonceBefore] = [await fork.balanceOf(cUSD, me()), await fork.publicClient.getTransactionCount({ address: me() })];
 
     // Eight strategies of the wallet, 3 cUSD each, in the same instant: 3 fit in 10 cUSD, the other 5 do not.
@@ -55,17 +55,17 @@ describe('concurrent runs of one wallet', () => {
       expect(report.reason).toMatch(/^wallet 0x[0-9a-fA-F]{40} daily budget: 9 cUSD spent \+ 3 cUSD would pass 10 cUSD$/);
     }
     expect(await fork.balanceOf(cUSD, me())).toBe(usdBefore - parseUnits('9', 18));
-    expect(executor.ledger.spentSince({ wallet: me(), tokenIn: cUSD, since: 0 })).toBe(parseUnits('9', 18));
+    expect(await executor.ledger.trades.spentSince({ wallet: me(), tokenIn: cUSD, since: 0 })).toBe(parseUnits('9', 18));
     // Nothing refused was signed: an approval and a swap for each confirmed trade, on consecutive nonces.
-    const attempts = confirmed.flatMap((r) => executor.ledger.attemptsOf(r.intentId));
+    const attempts = (await Promise.all(confirmed.map((r) => executor.ledger.attempts.ofTrade(r.intentId)))).flat();
     expect(attempts.map((a) => a.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 6 }, (_, i) => nonceBefore + i));
-    expect(refused.flatMap((r) => executor.ledger.attemptsOf(r.intentId))).toEqual([]);
+    expect((await Promise.all(refused.map((r) => executor.ledger.attempts.ofTrade(r.intentId)))).flat()).toEqual([]);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore + 6);
   });
 
   it('sign on gapless nonces, each trade checked again on the chain its turn finds, and every one confirmed', async () => {
     const cUSD = fork.token('cUSD');
-    const { executor, inFlight } = watchedExecutor();
+    const { executor, inFlight } = await watchedExecutor();
     const [usdBefore, celoBefore, nonceBefore] = [await fork.balanceOf(cUSD, me()), await fork.balanceOf(fork.token('CELO'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
 
     const trades = Array.from({ length: 10 }, (_, i) => swapTrade(fork, `dca-${i}`, '2026-11-21T10:00:00.000Z', { amountIn: parseUnits(String(i + 1), 18) }));
@@ -75,13 +75,13 @@ describe('concurrent runs of one wallet', () => {
     expect(reports.map((r) => [r.intentId, r.status, r.reason])).toEqual(trades.map((t) => [t.id, 'confirmed', undefined]));
     // The trades interleaved: at least one found the chain changed by another's signing and checked again.
     expect(reports.some((r) => r.stages.filter((s) => s.stage === 'check').length === 2)).toBe(true);
-    const attempts = reports.flatMap((r) => executor.ledger.attemptsOf(r.intentId));
+    const attempts = (await Promise.all(reports.map((r) => executor.ledger.attempts.ofTrade(r.intentId)))).flat();
     expect(attempts).toHaveLength(20);
     expect(attempts.map((a) => a.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => nonceBefore + i));
     expect(attempts.every((a) => a.status === 'mined')).toBe(true);
     // Each trade's approval comes right before its swap.
     for (const report of reports) {
-      const [approve, swap] = executor.ledger.attemptsOf(report.intentId);
+      const [approve, swap] = await executor.ledger.attempts.ofTrade(report.intentId);
       expect([approve?.purpose, swap?.purpose, (swap?.nonce ?? 0) - (approve?.nonce ?? 0)]).toEqual(['approve', 'trade', 1]);
     }
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore + 20);
@@ -91,7 +91,7 @@ describe('concurrent runs of one wallet', () => {
   });
 
   it('share one quote among identical trades asked in the same block, each still checked and signed on its own', async () => {
-    const { executor, inFlight } = watchedExecutor();
+    const { executor, inFlight } = await watchedExecutor();
     executor.sharedQuotes = new SharedQuotes(() => fork.publicClient.getBlockNumber({ cacheTime: 0 }));
     const nonceBefore = await fork.publicClient.getTransactionCount({ address: me() });
     const sameSlot = (i: number) => swapTrade(fork, `dca-${i}`, '2026-11-21T10:00:00.000Z', { amountIn: parseUnits('2', 18) });

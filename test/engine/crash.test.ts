@@ -65,18 +65,18 @@ describe('a process killed mid-trade ends, after restart, with exactly one trade
       expect(swaps).toHaveLength(1);
       expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(usdBefore - parseUnits('400', 18));
 
-      const ledger = Ledger.open(env.LEDGER);
+      const ledger = await Ledger.open(env.LEDGER);
       try {
-        const trades = ledger.attemptsOf(`crash:slot-${stage}`).filter((a) => a.purpose === 'trade');
+        const trades = (await ledger.attempts.ofTrade(`crash:slot-${stage}`)).filter((a) => a.purpose === 'trade');
         expect(trades).toHaveLength(1);
         expect(trades[0]?.status).toBe('mined');
         expect(trades[0]?.hash).toBe(swaps[0]?.transactionHash);
-        expect(ledger.getIntent(`crash:slot-${stage}`)).toMatchObject({
+        expect(await ledger.trades.get(`crash:slot-${stage}`)).toMatchObject({
           status: 'confirmed',
           settlement: { amountOut: swaps[0]?.args.outputAmount, txHash: swaps[0]?.transactionHash },
         });
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     });
   }

@@ -9,11 +9,11 @@ import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
-afterEach(() => {
-  for (const executor of executors.splice(0)) executor.close();
+afterEach(async () => {
+  for (const executor of executors.splice(0)) await executor.close();
 });
-const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
-  const executor = testExecutor(fork, options);
+const makeExecutor = async (options: Parameters<typeof testExecutor>[1] = {}) => {
+  const executor = await testExecutor(fork, options);
   executors.push(executor);
   return executor;
 };
@@ -34,7 +34,7 @@ const swap = (overrides: Partial<Trade> = {}): Trade => ({
 
 describe('executing a swap end to end', () => {
   it('trades exactly the amount, receives exactly the quote, and records intent, attempts and outcome', async () => {
-    const executor = makeExecutor();
+    const executor = await makeExecutor();
     const [usdBefore, celoBefore, nonceBefore] = [
       await fork.balanceOf(fork.token('cUSD'), me()),
       await fork.balanceOf(fork.token('CELO'), me()),
@@ -61,13 +61,13 @@ describe('executing a swap end to end', () => {
     // The exact approval was used up by the trade: nothing is left for the router to pull.
     expect(await fork.publicClient.readContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'allowance', args: [me(), fork.addressBook.contracts.router] })).toBe(0n);
 
-    const intent = executor.ledger.getIntent(report.intentId);
+    const intent = await executor.ledger.trades.get(report.intentId);
     expect(intent).toMatchObject({ status: 'confirmed', strategyId: 'dca-celo', kind: 'swap', amountIn: parseUnits('250', 18) });
     expect(intent?.failure).toBeUndefined();
     // Typed columns: the checked call and the outcome read from the receipt's logs.
-    expect(intent?.call).toMatchObject({ target: fork.addressBook.contracts.router, spender: fork.addressBook.contracts.router, expectedOut: report.expectedOut, minOut: report.minOut });
+    expect(intent?.call).toMatchObject({ target: fork.addressBook.contracts.router.toLowerCase(), spender: fork.addressBook.contracts.router.toLowerCase(), expectedOut: report.expectedOut, minOut: report.minOut });
     expect(intent?.settlement).toMatchObject({ amountOut: report.amountOut, reportedOut: report.amountOut, txHash: report.txHash });
-    const attempts = executor.ledger.attemptsOf(report.intentId);
+    const attempts = await executor.ledger.attempts.ofTrade(report.intentId);
     expect(attempts.map((a) => [a.purpose, a.status, a.nonce])).toEqual([
       ['approve', 'mined', nonceBefore],
       ['trade', 'mined', nonceBefore + 1],
@@ -84,7 +84,7 @@ describe('executing a swap end to end', () => {
   });
 
   it('never runs a slot twice', async () => {
-    const executor = makeExecutor();
+    const executor = await makeExecutor();
     expect((await runTrade(executor, swap())).status).toBe('confirmed');
     const nonce = await fork.publicClient.getTransactionCount({ address: me() });
     const again = await runTrade(executor, swap());
@@ -93,14 +93,14 @@ describe('executing a swap end to end', () => {
   });
 
   it('dry-run: simulates and records the would-be outcome, signs nothing', async () => {
-    const executor = makeExecutor({ settings: { dryRun: true } });
+    const executor = await makeExecutor({ settings: { dryRun: true } });
     const nonce = await fork.publicClient.getTransactionCount({ address: me() });
     const usd = await fork.balanceOf(fork.token('cUSD'), me());
     const report = await runTrade(executor, swap({ amountIn: parseUnits('1000', 18) }));
     expect(report.status).toBe('dry-run');
     expect(report.simulatedOut).toBe(report.expectedOut);
-    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'dry-run', simulatedOut: report.simulatedOut, call: { minOut: report.minOut } });
-    expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
+    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'dry-run', simulatedOut: report.simulatedOut, call: { minOut: report.minOut } });
+    expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usd);
   });
@@ -108,7 +108,7 @@ describe('executing a swap end to end', () => {
 
 describe('executing deposits and withdrawals end to end', () => {
   it('deposits into the gauge and withdraws back to a token, each paying exactly the recorded outcome', async () => {
-    const executor = makeExecutor();
+    const executor = await makeExecutor();
     const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const celo = fork.token('CELO');
     const [celoBefore, gaugeBefore] = [await fork.balanceOf(celo, me()), await fork.balanceOf(gauge, me())];
@@ -141,14 +141,14 @@ describe('a node without eth_simulateV1', () => {
   it('approves first, then simulates the trade with eth_call and eth_estimateGas, and trades exactly once', async () => {
     const proxy = await startRpcProxy(fork.addressBook.rpcUrl, ['eth_simulateV1', 'eth_sendRawTransactionSync']);
     try {
-      const executor = makeExecutor({ rpcUrl: proxy.url });
+      const executor = await makeExecutor({ rpcUrl: proxy.url });
       const [usdBefore, nonceBefore] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
       const report = await runTrade(executor, swap({ strategyId: 'no-simulate' }));
       expect(report.status, report.reason).toBe('confirmed');
       expect(report.stages.map((s) => s.stage)).toEqual(['quote', 'check', 'approve', 'check', 'sign', 'broadcast', 'follow', 'settle']);
       expect(report.simulatedOut).toBe(report.expectedOut);
       expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('250', 18));
-      expect(executor.ledger.attemptsOf(report.intentId).map((a) => [a.purpose, a.status, a.nonce])).toEqual([
+      expect((await executor.ledger.attempts.ofTrade(report.intentId)).map((a) => [a.purpose, a.status, a.nonce])).toEqual([
         ['approve', 'mined', nonceBefore],
         ['trade', 'mined', nonceBefore + 1],
       ]);

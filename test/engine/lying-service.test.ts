@@ -27,17 +27,17 @@ async function wallet() {
 /** Runs a trade through the rewriting proxy and asserts it was refused for `reason` with nothing sent. */
 async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, overrides: Partial<SwapTrade> = {}, settings = {}, budgets?: TradeBudgets) {
   proxy.setRewrite(rewrite);
-  const executor = testExecutor(fork, { serviceUrl: proxy.url, settings, budgets });
+  const executor = await testExecutor(fork, { serviceUrl: proxy.url, settings, budgets });
   try {
     const before = await wallet();
     const report = await runTrade(executor, request(overrides));
     expect(report.status, report.reason).toBe('refused');
     expect(report.refusal).toBe(reason);
-    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'refused', failure: { refusal: reason, reason: expect.stringContaining(`${reason}:`) } });
-    expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
+    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'refused', failure: { refusal: reason, reason: expect.stringContaining(`${reason}:`) } });
+    expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await wallet()).toEqual(before);
   } finally {
-    executor.close();
+    await executor.close();
     proxy.setRewrite(undefined);
   }
 }

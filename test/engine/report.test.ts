@@ -12,13 +12,13 @@ import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
-afterEach(() => {
-  for (const executor of executors.splice(0)) executor.close();
+afterEach(async () => {
+  for (const executor of executors.splice(0)) await executor.close();
 });
 
 describe('reporting a run', () => {
   it('a failing balance read after a confirmed fill sends one "filled" notification, not "filled" and "failed"', async () => {
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     executors.push(executor);
     const routing = executor.routing;
     // The node answers everything the run needs, then fails the balance reads made for the metrics.
@@ -55,7 +55,7 @@ describe('reporting a run', () => {
     expect(filled.msg).toBe(`dca: filled: sold 3 cUSD for ${displayNumber(amountOut, 18)} CELO (at least ${displayNumber(report?.trades[0]?.minOut as bigint, 18)} CELO) (${report?.note})`);
     expect(filled).toMatchObject({ amountIn: '3 cUSD', raw: { amountIn: '3000000000000000000', amountOut: String(amountOut) } });
     // The run is in the ledger with its outcome and note.
-    expect(executor.ledger.runs({ strategyId: 'dca' })).toMatchObject([{ slot: '2026-11-21T00:00:00.000Z', outcome: 'traded', note: report?.note }]);
+    expect(await executor.ledger.runs.list({ strategyId: 'dca' })).toMatchObject([{ slot: '2026-11-21T00:00:00.000Z', outcome: 'traded', note: report?.note }]);
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before - parseUnits('3', 18));
     expect(sent.map((s) => s.event)).toEqual(['filled']);
     expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut), summary: expect.stringMatching(/^filled: sold 3 cUSD for [\d.]+ CELO/) });
@@ -63,7 +63,7 @@ describe('reporting a run', () => {
   });
 
   it('logs a repeated "nothing to do" note once at info, then at debug until it changes', async () => {
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     executors.push(executor);
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
@@ -80,6 +80,6 @@ describe('reporting a run', () => {
     const notes = lines.map((line) => JSON.parse(line)).filter((line) => String(line.msg).startsWith('tp: no trade: '));
     expect(notes.map((line) => line.level)).toEqual([30, 20, 20, 30]);
     expect(new Set(notes.slice(0, 3).map((line) => line.msg)).size).toBe(1);
-    expect(executor.ledger.runs({ strategyId: 'tp' }).map((run) => run.outcome)).toEqual(['nothing', 'nothing', 'nothing', 'nothing']);
+    expect((await executor.ledger.runs.list({ strategyId: 'tp' })).map((run) => run.outcome)).toEqual(['nothing', 'nothing', 'nothing', 'nothing']);
   });
 });

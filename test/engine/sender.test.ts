@@ -9,20 +9,20 @@ const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
 afterEach(async () => {
   await fork.testClient.setAutomine(true);
-  for (const executor of executors.splice(0)) executor.close();
+  for (const executor of executors.splice(0)) await executor.close();
 });
-const makeExecutor = (options: Parameters<typeof testExecutor>[1] = {}) => {
-  const executor = testExecutor(fork, options);
+const makeExecutor = async (options: Parameters<typeof testExecutor>[1] = {}) => {
+  const executor = await testExecutor(fork, options);
   executors.push(executor);
   return executor;
 };
 const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: `0x${string}` };
 const swap = (slot: string): Trade => swapTrade(fork, 'sender-test', slot, { amountIn: parseUnits('300', 18) });
 
-async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const started = Date.now();
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -36,13 +36,13 @@ async function approveRouter() {
   );
 }
 
-const tradeAttempt = (executor: TestExecutor, intentId: string, index = 0) =>
-  executor.ledger.attemptsOf(intentId).filter((a) => a.purpose !== 'approve')[index];
+const tradeAttempt = async (executor: TestExecutor, intentId: string, index = 0) =>
+  (await executor.ledger.attempts.ofTrade(intentId)).filter((a) => a.purpose !== 'approve')[index];
 
 /** The trade is `broadcast` in the ledger (maybe in a mempool) and the node has it in its pool. */
 async function inPool(executor: TestExecutor, intentId: string) {
-  const sent = await waitFor(() => {
-    const attempt = tradeAttempt(executor, intentId);
+  const sent = await waitFor(async () => {
+    const attempt = await tradeAttempt(executor, intentId);
     return attempt?.status === 'broadcast' && attempt;
   }, 'the trade to be broadcast');
   for (let tries = 0; (await fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined)) === undefined; tries++) {
@@ -55,35 +55,35 @@ async function inPool(executor: TestExecutor, intentId: string) {
 describe('the sender', () => {
   it('broadcasts the same signed bytes again when the node drops the transaction', async () => {
     await approveRouter();
-    const executor = makeExecutor();
+    const executor = await makeExecutor();
     await fork.testClient.setAutomine(false);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
     const running = runTrade(executor, swap('dropped'));
     const sent = await inPool(executor, 'sender-test:dropped');
     await fork.testClient.dropTransaction({ hash: sent.hash });
     expect(await fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined)).toBeUndefined();
-    await waitFor(() => executor.ledger.events('sender-test:dropped').some((e) => e.kind === 'rebroadcast'), 'a rebroadcast');
+    await waitFor(async () => (await executor.ledger.events.list('sender-test:dropped')).some((e) => e.kind === 'rebroadcast'), 'a rebroadcast');
     await fork.testClient.mine({ blocks: 1 });
 
     const report = await running;
     expect(report.status, report.reason).toBe('confirmed');
-    const attempts = executor.ledger.attemptsOf('sender-test:dropped');
+    const attempts = await executor.ledger.attempts.ofTrade('sender-test:dropped');
     expect(attempts.map((a) => [a.purpose, a.status, a.hash])).toEqual([['trade', 'mined', sent.hash]]);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - parseUnits('300', 18));
   });
 
   it('replaces a stuck transaction on the same nonce with fees at least 12.5% higher; one trade happens', async () => {
     await approveRouter();
-    const executor = makeExecutor({ wallet: { stuckAfterMs: 300 } });
+    const executor = await makeExecutor({ wallet: { stuckAfterMs: 300 } });
     await fork.testClient.setAutomine(false);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
     const running = runTrade(executor, swap('stuck'));
-    await waitFor(() => executor.ledger.events('sender-test:stuck').some((e) => e.kind === 'replace'), 'a replacement');
+    await waitFor(async () => (await executor.ledger.events.list('sender-test:stuck')).some((e) => e.kind === 'replace'), 'a replacement');
     await fork.testClient.mine({ blocks: 1 });
 
     const report = await running;
     expect(report.status, report.reason).toBe('confirmed');
-    const trades = executor.ledger.attemptsOf('sender-test:stuck');
+    const trades = await executor.ledger.attempts.ofTrade('sender-test:stuck');
     expect(trades.length).toBeGreaterThanOrEqual(2);
     expect(new Set(trades.map((a) => a.nonce)).size).toBe(1);
     expect(trades.filter((a) => a.status === 'mined')).toHaveLength(1);
@@ -94,7 +94,7 @@ describe('the sender', () => {
       expect(next.maxFeePerGas * 1000n).toBeGreaterThanOrEqual(previous.maxFeePerGas * 1125n);
       expect(next.maxPriorityFeePerGas * 1000n).toBeGreaterThanOrEqual(previous.maxPriorityFeePerGas * 1125n);
     }
-    expect(executor.ledger.getIntent('sender-test:stuck')?.status).toBe('confirmed');
+    expect((await executor.ledger.trades.get('sender-test:stuck'))?.status).toBe('confirmed');
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - parseUnits('300', 18));
   });
 
@@ -102,34 +102,34 @@ describe('the sender', () => {
     await approveRouter();
     const { maxFeePerGas } = await fork.publicClient.estimateFeesPerGas();
     const feeCap = (maxFeePerGas * 105n) / 100n;
-    const executor = makeExecutor({ wallet: { stuckAfterMs: 200, feeCap }, settings: { feeCap } });
+    const executor = await makeExecutor({ wallet: { stuckAfterMs: 200, feeCap }, settings: { feeCap } });
     await fork.testClient.setAutomine(false);
     const running = runTrade(executor, swap('capped'));
-    const decision = await waitFor(() => executor.ledger.events('sender-test:capped').find((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
+    const decision = await waitFor(async () => (await executor.ledger.events.list('sender-test:capped')).find((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
     expect(decision.details).toMatchObject({ decision: 'keep waiting', cap: feeCap.toString() });
     await fork.testClient.mine({ blocks: 1 });
     expect((await running).status).toBe('confirmed');
-    const trades = executor.ledger.attemptsOf('sender-test:capped');
+    const trades = await executor.ledger.attempts.ofTrade('sender-test:capped');
     expect(trades).toHaveLength(1);
     expect(trades[0]?.maxFeePerGas).toBeLessThanOrEqual(feeCap);
   });
 
   it('cancels a stuck trade with a zero-value transfer to itself when the guards no longer pass', async () => {
     await approveRouter();
-    const executor = makeExecutor({ wallet: { stuckAfterMs: 300 } });
+    const executor = await makeExecutor({ wallet: { stuckAfterMs: 300 } });
     await fork.testClient.setAutomine(false);
     const running = runTrade(executor, swap('cancelled'));
     await inPool(executor, 'sender-test:cancelled');
     // The wallet's cUSD vanishes (OpenZeppelin balances live in slot 0): the trade can no longer succeed.
     const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account().address, 0n]));
     await fork.testClient.setStorageAt({ address: fork.token('cUSD'), index: slot, value: `0x${'0'.repeat(64)}` });
-    await waitFor(() => executor.ledger.events('sender-test:cancelled').some((e) => e.kind === 'cancel'), 'a cancellation');
+    await waitFor(async () => (await executor.ledger.events.list('sender-test:cancelled')).some((e) => e.kind === 'cancel'), 'a cancellation');
     await fork.testClient.mine({ blocks: 1 });
 
     const report = await running;
     expect(report.status).toBe('failed');
     expect(report.reason).toMatch(/cancelled/);
-    const attempts = executor.ledger.attemptsOf('sender-test:cancelled');
+    const attempts = await executor.ledger.attempts.ofTrade('sender-test:cancelled');
     expect(attempts.map((a) => [a.purpose, a.status])).toEqual([
       ['trade', 'replaced'],
       ['cancel', 'mined'],
@@ -140,7 +140,7 @@ describe('the sender', () => {
 
   it('records a trade that reverts on chain as failed, with the revert reason decoded', async () => {
     await approveRouter();
-    const executor = makeExecutor();
+    const executor = await makeExecutor();
     await fork.testClient.setAutomine(false);
     const running = runTrade(executor, swap('reverted'));
     await inPool(executor, 'sender-test:reverted');
@@ -151,12 +151,12 @@ describe('the sender', () => {
     const report = await running;
     expect(report.status).toBe('failed');
     expect(report.reason).toBe('reverted on chain: MinimaRouter: Initial transferFrom failed!');
-    expect(executor.ledger.attemptsOf('sender-test:reverted').map((a) => a.status)).toEqual(['reverted']);
-    expect(executor.ledger.getIntent('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'TransactionReverted' } });
+    expect((await executor.ledger.attempts.ofTrade('sender-test:reverted')).map((a) => a.status)).toEqual(['reverted']);
+    expect(await executor.ledger.trades.get('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'TransactionReverted' } });
   });
 
   it('stops signing from a wallet whose key is used elsewhere: the wallet is paused, nothing is signed', async () => {
-    const executor = makeExecutor();
+    const executor = await makeExecutor();
     expect((await runTrade(executor, swap('first'))).status).toBe('confirmed');
     const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
     // The same key, used from somewhere else.
@@ -166,10 +166,10 @@ describe('the sender', () => {
     const report = await runTrade(executor, swap('second'));
     expect(report).toMatchObject({ status: 'failed', errorClass: 'KeyUsedElsewhereError' });
     expect(report.reason).toBe(`the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere`);
-    const [event] = executor.ledger.events('sender-test:second').filter((e) => e.kind === 'nonce-used-elsewhere');
+    const [event] = (await executor.ledger.events.list('sender-test:second')).filter((e) => e.kind === 'nonce-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });
-    expect(executor.ledger.attemptsOf('sender-test:second')).toEqual([]);
-    expect(executor.ledger.pausesFor('sender-test', account().address)).toMatchObject([{ scope: 'wallet', key: account().address.toLowerCase(), intentId: 'sender-test:second' }]);
+    expect(await executor.ledger.attempts.ofTrade('sender-test:second')).toEqual([]);
+    expect(await executor.ledger.pauses.for('sender-test', account().address)).toMatchObject([{ scope: 'wallet', key: account().address.toLowerCase(), intentId: 'sender-test:second' }]);
     expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce + 1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
     // Paused: the next trade is refused before it is even quoted.

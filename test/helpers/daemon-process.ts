@@ -21,7 +21,7 @@ export type DaemonProcess = {
   lines: Record<string, unknown>[];
   stderr(): string;
   exited: Promise<number | null>;
-  waitFor(predicate: () => boolean, what: string, timeoutMs?: number, pollMs?: number): Promise<void>;
+  waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs?: number, pollMs?: number): Promise<void>;
   /** The port of /healthz and /metrics, once it listens. */
   port(): Promise<number>;
 };
@@ -79,9 +79,9 @@ export function spawnDaemon(home: { book: string; dataDir: string }, config: str
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = async (predicate: () => boolean, what: string, timeoutMs = 30_000, pollMs = 50) => {
+  const waitFor = async (predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000, pollMs = 50) => {
     const started = Date.now();
-    while (!predicate()) {
+    while (!(await predicate())) {
       if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`);
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
@@ -101,7 +101,7 @@ export async function settleWithDaemon(home: ReturnType<typeof daemonHome>, yaml
   const settler = spawnDaemon(home, home.config(yaml), env);
   const started = Date.now();
   for (;;) {
-    const open = openIntents(home.ledgerFile);
+    const open = await openIntents(home.ledgerFile);
     if (open.length === 0 && settler.lines.some((line) => typeof line.port === 'number')) break;
     if (Date.now() - started > timeoutMs) {
       settler.child.kill('SIGKILL');
@@ -113,20 +113,19 @@ export async function settleWithDaemon(home: ReturnType<typeof daemonHome>, yaml
   expect(await settler.exited).toBe(0);
 }
 
-function openIntents(ledgerFile: string): { id: string; status: string; reason?: string }[] {
+async function openIntents(ledgerFile: string): Promise<{ id: string; status: string; reason?: string }[]> {
   let ledger: Ledger;
   try {
-    ledger = Ledger.openReadOnly(ledgerFile);
+    ledger = await Ledger.openReadOnly(ledgerFile);
   } catch {
     return [];
   }
   try {
-    return ledger
-      .history({ limit: 100_000 })
+    return (await ledger.trades.history({ limit: 100_000 }))
       .filter((intent) => openStates.includes(intent.status))
       .map((intent) => ({ id: intent.id, status: intent.status, reason: intent.failure?.reason }));
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -137,9 +136,9 @@ function openIntents(ledgerFile: string): { id: string; status: string; reason?:
  */
 export async function expectLedgerEqualsChain(fork: DevnetFork, ledgerFile: string, wallet: Address, fromBlock: bigint): Promise<number> {
   const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: wallet }, fromBlock });
-  const ledger = Ledger.openReadOnly(ledgerFile);
+  const ledger = await Ledger.openReadOnly(ledgerFile);
   try {
-    const intents = ledger.history({ limit: 100_000 });
+    const intents = await ledger.trades.history({ limit: 100_000 });
     expect(intents.filter((intent) => openStates.includes(intent.status)).map((intent) => [intent.id, intent.status, intent.failure?.reason])).toEqual([]);
     expect(intents.filter((intent) => intent.status === 'anomaly').map((intent) => [intent.id, intent.anomaly])).toEqual([]);
     const confirmed = intents.filter((intent) => intent.status === 'confirmed');
@@ -148,11 +147,11 @@ export async function expectLedgerEqualsChain(fork: DevnetFork, ledgerFile: stri
     expect([...byHash.keys()].sort()).toEqual(swaps.map((swap) => swap.transactionHash).sort());
     for (const swap of swaps) expect(byHash.get(swap.transactionHash)).toBe(swap.args.outputAmount);
     for (const intent of intents) {
-      const mined = ledger.attemptsOf(intent.id).filter((attempt) => attempt.purpose === 'trade' && attempt.status === 'mined');
+      const mined = (await ledger.attempts.ofTrade(intent.id)).filter((attempt) => attempt.purpose === 'trade' && attempt.status === 'mined');
       expect(mined.length, intent.id).toBeLessThanOrEqual(1);
     }
     return swaps.length;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }

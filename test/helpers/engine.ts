@@ -13,7 +13,7 @@ import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } f
 import type { SwapTrade } from '../../src/trade/types.ts';
 import type { DevnetFork } from './devnet.ts';
 
-export type TestExecutor = PipelineDeps & { close(): void; ledgerFile: string };
+export type TestExecutor = PipelineDeps & { close(): Promise<void>; ledgerFile: string };
 
 /** A swap of 100 cUSD for CELO from the fork's first account, named `<strategyId>:<slot>`; tests override what they need. */
 export function swapTrade(fork: DevnetFork, strategyId: string, slot: string, overrides: Partial<SwapTrade> = {}): SwapTrade {
@@ -32,7 +32,7 @@ export function swapTrade(fork: DevnetFork, strategyId: string, slot: string, ov
   };
 }
 
-export function testExecutor(
+export async function testExecutor(
   fork: DevnetFork,
   options: {
     account?: number;
@@ -46,12 +46,12 @@ export function testExecutor(
     /** Another address book for the same chain (a test's own tokens and price sources). */
     addressBook?: DevnetFork['addressBook'];
   } = {},
-): TestExecutor {
+): Promise<TestExecutor> {
   const book = options.addressBook ?? fork.addressBook;
   const key = book.accounts[options.account ?? 0]?.privateKey;
   if (!key) throw new Error('no funded account');
   const ledgerFile = options.ledgerFile ?? join(mkdtempSync(join(tmpdir(), 'routekeeper-exec-')), 'ledger.sqlite');
-  const ledger = Ledger.open(ledgerFile);
+  const ledger = await Ledger.open(ledgerFile);
   const client = createPublicClient({ chain: fork.chain, transport: http(options.rpcUrl ?? book.rpcUrl, { batch: true }), pollingInterval: 50, cacheTime: 0 });
   const wallet = new Wallet({
     client,

@@ -6,21 +6,22 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../../src/ledger/files.ts';
 import { Ledger, LedgerChainMismatchError, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
+import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
 import { migrations } from '../../src/ledger/schema.ts';
 import type { Trade } from '../../src/trade/types.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;
 const celo = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;
 const open: Ledger[] = [];
-afterEach(() => {
-  for (const ledger of open.splice(0)) ledger.close();
+afterEach(async () => {
+  for (const ledger of open.splice(0)) await ledger.close();
 });
 
 function freshFile() {
   return join(mkdtempSync(join(tmpdir(), 'routekeeper-ledger-')), 'ledger.sqlite');
 }
-function openLedger(file: string, options: Parameters<typeof Ledger.open>[1] = {}) {
-  const ledger = Ledger.open(file, options);
+async function openLedger(file: string, options: Parameters<typeof Ledger.open>[1] = {}) {
+  const ledger = await Ledger.open(file, options);
   open.push(ledger);
   return ledger;
 }
@@ -51,82 +52,150 @@ const signedAttempt = (intentId: string, nonce: number, hash: `0x${string}`) => 
   hash,
 });
 
+const call = { target: celo, spender: celo, data: '0x9acc65a9' as const, expectedOut: 100n, minOut: 99n, deadline: 1_700_000_000n, router: celo };
+const settlement = { txHash: '0xfeed' as const, blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 5n, reportedOut: 5n };
+let hashes = 0;
+/** Drives a claimed trade through the legal moves to `to`, as the pipeline would. */
+async function walk(ledger: Ledger, id: string, to: 'quoted' | 'checked' | 'signed' | 'broadcast' | 'confirmed', now?: number) {
+  await ledger.trades.markQuoted(id, now);
+  if (to === 'quoted') return;
+  await ledger.trades.commitChecked(id, { call, status: 'checked' }, now);
+  if (to === 'checked') return;
+  const [attempt] = await ledger.trades.recordSigned([signedAttempt(id, hashes, `0x${(++hashes).toString(16).padStart(64, '0')}`)], now);
+  if (to === 'signed') return;
+  await ledger.trades.markBroadcast(id, now);
+  if (to === 'broadcast') return;
+  await ledger.attempts.settleNonce(attempt?.id as number, { status: 'mined', blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n }, [], now);
+  await ledger.trades.settle(id, { status: 'confirmed' }, settlement, now);
+}
+
 describe('ledger', () => {
-  it('records one intent per slot: a second run of the slot gets nothing to do', () => {
-    const ledger = openLedger(freshFile());
-    const created = ledger.claim(intent('2026-11-20T10:00'), 1_000);
-    expect(created).toEqual({ ...intent('2026-11-20T10:00'), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
-    expect(ledger.claim(intent('2026-11-20T10:00'), 2_000)).toBeUndefined();
-    expect(ledger.unfinishedIntents().map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
-    const settlement = { txHash: '0xfeed' as const, blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 5n, reportedOut: 5n };
-    ledger.advance('dca:2026-11-20T10:00', { status: 'confirmed', settlement });
-    expect(ledger.getIntent('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
-    expect(ledger.getIntent('dca:2026-11-20T10:00')?.failure).toBeUndefined();
-    expect(ledger.unfinishedIntents()).toEqual([]);
+  it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
+    const ledger = await openLedger(freshFile());
+    const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
+    // Addresses are stored (and read back) in lower case, whatever case they were given in.
+    expect(created).toEqual({ ...intent('2026-11-20T10:00'), wallet: wallet.toLowerCase(), tokenIn: celo.toLowerCase(), tokenOut: cusd.toLowerCase(), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
+    expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created);
+    expect(await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 2_000 })).toBeUndefined();
+    expect((await ledger.trades.unfinished()).map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
+    await walk(ledger, 'dca:2026-11-20T10:00', 'confirmed');
+    expect(await ledger.trades.get('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
+    expect((await ledger.trades.get('dca:2026-11-20T10:00'))?.failure).toBeUndefined();
+    expect(await ledger.trades.unfinished()).toEqual([]);
   });
 
-  it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', () => {
-    const ledger = openLedger(freshFile());
-    ledger.claim(intent('s2'));
-    const call = { target: celo, spender: celo, data: '0x9acc65a9' as const, expectedOut: 100n, minOut: 99n, deadline: 1_700_000_000n, router: celo };
-    ledger.advance('dca:s2', { status: 'checked', call, simulatedOut: 100n });
-    expect(ledger.getIntent('dca:s2')).toMatchObject({ status: 'checked', call, simulatedOut: 100n });
-    ledger.advance('dca:s2', { status: 'refused', failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+  it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', async () => {
+    const ledger = await openLedger(freshFile());
+    await ledger.trades.claimSlot(intent('s2'));
+    await ledger.trades.markQuoted('dca:s2');
+    await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
+    const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
+    expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
+    await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false });
     // A later stage keeps what earlier ones stored.
-    expect(ledger.getIntent('dca:s2')).toMatchObject({ status: 'refused', call, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+    expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'refused', call: stored, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
   });
 
-  it('moves a trade to `signed` in the same transaction that stores its signed bytes', () => {
-    const ledger = openLedger(freshFile());
-    ledger.claim(intent('s3'));
-    ledger.advance('dca:s3', { status: 'checked' });
-    const [approve, trade] = ledger.addAttempts([{ ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' }, signedAttempt('dca:s3', 5, '0xaa02')]);
+  it('moves a trade to `signed` in the same transaction that stores its signed bytes', async () => {
+    const ledger = await openLedger(freshFile());
+    await ledger.trades.claimSlot(intent('s3'));
+    // Not checked yet: no bytes can be stored for it, and nothing is.
+    await expect(ledger.trades.recordSigned([signedAttempt('dca:s3', 4, '0xaa00')])).rejects.toThrow(IllegalTransitionError);
+    expect(await ledger.attempts.ofTrade('dca:s3')).toEqual([]);
+    await walk(ledger, 'dca:s3', 'checked');
+    const [approve, trade] = await ledger.trades.recordSigned([{ ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' }, signedAttempt('dca:s3', 5, '0xaa02')]);
     expect([approve?.nonce, trade?.nonce, trade?.status]).toEqual([4, 5, 'signed']);
-    expect(ledger.getIntent('dca:s3')?.status).toBe('signed');
+    expect((await ledger.trades.get('dca:s3'))?.status).toBe('signed');
     // A replacement later leaves the trade's state alone.
-    ledger.advance('dca:s3', { status: 'broadcast' });
-    ledger.addAttempts([signedAttempt('dca:s3', 5, '0xaa03')]);
-    expect(ledger.getIntent('dca:s3')?.status).toBe('broadcast');
+    await ledger.trades.markBroadcast('dca:s3');
+    await ledger.trades.recordSigned([signedAttempt('dca:s3', 5, '0xaa03')]);
+    expect((await ledger.trades.get('dca:s3'))?.status).toBe('broadcast');
+    expect((await ledger.attempts.ofTrade('dca:s3')).map((a) => a.hash)).toEqual(['0xaa01', '0xaa02', '0xaa03']);
   });
 
-  it('stores signed attempts with their bytes and follows their status', () => {
-    const ledger = openLedger(freshFile());
-    ledger.claim(intent('s1'));
-    const [attempt] = ledger.addAttempts([signedAttempt('dca:s1', 7, '0xabc1')]);
+  it('stores signed attempts with their bytes and follows their status', async () => {
+    const ledger = await openLedger(freshFile());
+    await ledger.trades.claimSlot(intent('s1'));
+    await walk(ledger, 'dca:s1', 'checked');
+    const [attempt] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xABC1')]);
     if (!attempt) throw new Error('no attempt stored');
-    expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null });
-    ledger.updateAttempt(attempt.id, { status: 'broadcast' });
-    ledger.updateAttempt(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
-    expect(ledger.attemptsOf('dca:s1')).toEqual([expect.objectContaining({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n })]);
-    expect(ledger.highestNonce(wallet, 42220)).toBe(7);
-    expect(ledger.highestNonce(wallet, 1)).toBeUndefined();
+    expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null, hash: '0xabc1' });
+    await ledger.attempts.update(attempt.id, { status: 'broadcast' });
+    expect(await ledger.attempts.byHash('0xAbC1')).toMatchObject({ id: attempt.id, status: 'broadcast' });
+    const [replacement] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xabc3')]);
+    // One of the nonce's transactions mined: it has the receipt's figures, the other is replaced, in one step.
+    const mined = await ledger.attempts.settleNonce(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n }, [replacement?.id as number]);
+    expect(mined).toMatchObject({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
+    expect((await ledger.attempts.ofTrade('dca:s1')).map((a) => a.status)).toEqual(['mined', 'replaced']);
+    expect(await ledger.attempts.gasByTrade()).toEqual(new Map([['dca:s1', 210_000n * 25n]]));
+    expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
+    expect(await ledger.attempts.highestNonce(wallet.toLowerCase() as typeof wallet, 42220)).toBe(7);
+    expect(await ledger.attempts.highestNonce(wallet, 1)).toBeUndefined();
     // A transaction the node never took does not hold its nonce.
-    const [refused] = ledger.addAttempts([signedAttempt('dca:s1', 8, '0xabc2')]);
-    ledger.updateAttempt(refused?.id as number, { status: 'dropped', error: 'underpriced' });
-    expect(ledger.highestNonce(wallet, 42220)).toBe(7);
+    const [refused] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 8, '0xabc2')]);
+    await ledger.attempts.update(refused?.id as number, { status: 'dropped', error: 'underpriced' });
+    expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
   });
 
-  it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being quoted', () => {
-    const ledger = openLedger(freshFile());
-    ledger.claim(intent('a', 100n), 1_000);
-    ledger.claim(intent('b', 200n), 2_000);
-    ledger.claim(intent('c', 400n), 3_000);
-    ledger.claim(intent('d', 800n), 4_000);
-    ledger.claim(intent('e', 1_600n), 5_000);
-    ledger.claim(intent('f', 3_200n), 6_000);
-    ledger.advance('dca:b', { status: 'confirmed' });
-    ledger.advance('dca:c', { status: 'refused', failure: { reason: 'price limit', refusal: 'threshold', retryable: false } });
-    ledger.advance('dca:d', { status: 'failed', failure: { reason: 'reverted', retryable: false } });
-    ledger.advance('dca:e', { status: 'checked' });
-    ledger.advance('dca:f', { status: 'quoted' });
+  it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being quoted', async () => {
+    const ledger = await openLedger(freshFile());
+    for (const [slot, amount, at] of [['a', 100n, 1_000], ['b', 200n, 2_000], ['c', 400n, 3_000], ['d', 800n, 4_000], ['e', 1_600n, 5_000], ['f', 3_200n, 6_000]] as const) {
+      await ledger.trades.claimSlot(intent(slot, amount), { now: at });
+    }
+    await walk(ledger, 'dca:b', 'confirmed');
+    await ledger.trades.refuse('dca:c', { reason: 'price limit', refusal: 'threshold', retryable: false });
+    await walk(ledger, 'dca:d', 'quoted');
+    await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
+    await walk(ledger, 'dca:e', 'checked');
+    await walk(ledger, 'dca:f', 'quoted');
     // a is claimed and f quoted: neither has passed its budget yet, so neither commits anything.
-    expect(ledger.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
-    expect(ledger.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
-    expect(ledger.spentSince({ wallet, tokenIn: celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
-    expect(ledger.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
+    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
+    expect(await ledger.trades.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
+    expect(await ledger.trades.spentSince({ wallet: wallet.toLowerCase() as typeof wallet, tokenIn: celo.toUpperCase().replace('0X', '0x') as typeof celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
+    expect(await ledger.trades.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
   });
 
-  it('carries a ledger written by the first version over into typed columns', () => {
+  it('checks a budget and commits the amount in one step: of two trades racing for the last of a budget, one commits', async () => {
+    const ledger = await openLedger(freshFile());
+    await ledger.trades.claimSlot(intent('x', 600n));
+    await ledger.trades.claimSlot(intent('y', 600n));
+    await walk(ledger, 'dca:x', 'quoted');
+    await walk(ledger, 'dca:y', 'quoted');
+    const limit = 1_000n;
+    const commit = (id: string) =>
+      ledger.trades.commitChecked(id, {
+        call,
+        status: 'checked',
+        verify: async (spent) => {
+          const already = await spent({ strategyId: 'dca', tokenIn: celo, since: 0, excludeId: id });
+          // Each looks while the other may be looking: only the transaction keeps them apart.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
+        },
+      });
+    const results = await Promise.allSettled([commit('dca:x'), commit('dca:y')]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
+    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(600n);
+    // The refused one is still quoted: nothing of it was written.
+    expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'quoted']);
+  });
+
+  it('ties a run to the trades it claimed', async () => {
+    const ledger = await openLedger(freshFile());
+    const run = await ledger.runs.start('dca', '2026-11-20T10:00', 1_000);
+    await ledger.trades.claimSlot(intent('2026-11-20T10:00#sell'), { runId: run, now: 1_001 });
+    await ledger.trades.claimSlot(intent('2026-11-20T10:00#buy'), { runId: run, now: 1_001 });
+    // A trade from before trades named their run belongs to the run whose slot its own extends.
+    const older = await ledger.runs.start('dca', '2026-11-20T09:00', 500);
+    await ledger.trades.claimSlot(intent('2026-11-20T09:00#buy'), { now: 501 });
+    const runs = await ledger.runs.list();
+    const byRun = await ledger.trades.ofRuns(runs);
+    expect(byRun.get(run)?.map((t) => t.id)).toEqual(['dca:2026-11-20T10:00#sell', 'dca:2026-11-20T10:00#buy']);
+    expect(byRun.get(older)?.map((t) => t.id)).toEqual(['dca:2026-11-20T09:00#buy']);
+  });
+
+  it('carries a ledger written by the first version over into typed columns, addresses in lower case', async () => {
     const file = freshFile();
     const raw = new Database(file);
     raw.exec(migrations[0] as string);
@@ -141,19 +210,20 @@ describe('ledger', () => {
     insert.run('dca:open', 'open', wallet, celo, request, 'submitted', quote, null);
     raw.close();
 
-    const ledger = openLedger(file);
-    expect(ledger.getIntent('dca:old')).toMatchObject({
+    const ledger = await openLedger(file);
+    expect(await ledger.trades.get('dca:old')).toMatchObject({
       status: 'confirmed',
-      tokenOut: cusd,
+      wallet: wallet.toLowerCase(),
+      tokenOut: cusd.toLowerCase(),
       slippageBps: 30,
       minAmountOut: 40n,
       settlement: { txHash: '0xfeed', blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 50n },
     });
     // `submitted` meant "maybe broadcast": it is still open, to be settled with the chain.
-    expect(ledger.unfinishedIntents().map((i) => [i.id, i.status])).toEqual([['dca:open', 'broadcast']]);
+    expect((await ledger.trades.unfinished({ wallet })).map((i) => [i.id, i.status])).toEqual([['dca:open', 'broadcast']]);
   });
 
-  it('records runs and token names; a reader of a ledger from before them sees none rather than failing', () => {
+  it('records runs and token names; a reader of a ledger from before them sees none rather than failing', async () => {
     const file = freshFile();
     const older = new Database(file);
     for (const [i, migration] of migrations.slice(0, 4).entries()) {
@@ -161,53 +231,56 @@ describe('ledger', () => {
       older.pragma(`user_version = ${i + 1}`);
     }
     older.close();
-    const reader = Ledger.openReadOnly(file);
-    expect([reader.runs(), reader.tokenNames(), reader.hasRun('dca', 'x')]).toEqual([[], [], false]);
-    reader.close();
+    const reader = await Ledger.openReadOnly(file);
+    expect([await reader.runs.list(), await reader.marks.tokenNames(), await reader.runs.existing([{ strategyId: 'dca', slot: 'x' }])]).toEqual([[], [], new Set()]);
+    await reader.close();
 
-    const ledger = openLedger(file);
-    const run = ledger.startRun('dca', '2026-11-21T10:00:00.000Z', 1_000);
-    expect(ledger.runs()).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000 }]);
-    ledger.finishRun(run, 'nothing', 'holds 9 cUSD, needs 10', 1_500);
-    expect(ledger.runs({ strategyId: 'dca' })).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000, finishedAt: 1_500, outcome: 'nothing', note: 'holds 9 cUSD, needs 10' }]);
-    expect(ledger.hasRun('dca', '2026-11-21T10:00:00.000Z')).toBe(true);
-    ledger.nameTokens([{ address: celo, symbol: 'CELO', decimals: 18 }]);
-    expect(ledger.tokenNames()).toEqual([{ address: celo.toLowerCase(), symbol: 'CELO', decimals: 18 }]);
+    const ledger = await openLedger(file);
+    const run = await ledger.runs.start('dca', '2026-11-21T10:00:00.000Z', 1_000);
+    expect(await ledger.runs.list()).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000 }]);
+    await ledger.runs.finish(run, 'nothing', 'holds 9 cUSD, needs 10', 1_500);
+    const finished = { id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000, finishedAt: 1_500, outcome: 'nothing', note: 'holds 9 cUSD, needs 10' };
+    expect(await ledger.runs.list({ strategyId: 'dca' })).toEqual([finished]);
+    expect(await ledger.runs.latest()).toEqual(new Map([['dca', finished]]));
+    expect(await ledger.runs.counts()).toEqual([{ strategyId: 'dca', outcome: 'nothing', count: 1 }]);
+    expect(await ledger.runs.existing([{ strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z' }])).toEqual(new Set(['dca\n2026-11-21T10:00:00.000Z']));
+    await ledger.marks.nameTokens([{ address: celo, symbol: 'CELO', decimals: 18 }]);
+    expect(await ledger.marks.tokenNames()).toEqual([{ address: celo.toLowerCase(), symbol: 'CELO', decimals: 18 }]);
   });
 
-  it('keeps events in order', () => {
-    const ledger = openLedger(freshFile());
-    ledger.recordEvent('nonce-used-elsewhere', { expected: 3, onChain: 5 });
-    ledger.recordEvent('replaced', { bumpedTo: 11n }, 'dca:x');
-    expect(ledger.events().map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replaced']);
-    expect(ledger.events('dca:x')[0]?.details).toEqual({ bumpedTo: '11' });
+  it('keeps events in order, amounts as decimal strings', async () => {
+    const ledger = await openLedger(freshFile());
+    await ledger.events.record('nonce-used-elsewhere', { expected: 3, onChain: 5 });
+    await ledger.events.record('replaced', { bumpedTo: 11n }, 'dca:x');
+    expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replaced']);
+    expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
   });
 
-  it('is owned by one process at a time', () => {
+  it('is owned by one process at a time', async () => {
     const file = freshFile();
-    openLedger(file, { owner: 'first' });
-    expect(() => Ledger.open(file, { owner: 'second' })).toThrow(LedgerLockedError);
+    await openLedger(file, { owner: 'first' });
+    await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
   });
 
-  it('takes over a lock whose owner stopped refreshing it', () => {
+  it('takes over a lock whose owner stopped refreshing it', async () => {
     const file = freshFile();
     const now = Date.now();
-    const stuck = Ledger.open(file, { owner: 'stuck', now: () => now - lockStaleAfterMs - 1 });
+    const stuck = await Ledger.open(file, { owner: 'stuck', now: () => now - lockStaleAfterMs - 1 });
     // The owner never closes (as after a hang); a newcomer sees a stale heartbeat and takes the ledger.
-    const taker = openLedger(file, { owner: 'taker' });
-    expect(taker.unfinishedIntents()).toEqual([]);
-    stuck.close();
+    const taker = await openLedger(file, { owner: 'taker' });
+    expect(await taker.trades.unfinished()).toEqual([]);
+    await stuck.close();
   });
 
-  it('takes over a lock whose process is gone, however fresh its heartbeat', () => {
+  it('takes over a lock whose process is gone, however fresh its heartbeat', async () => {
     const file = freshFile();
-    openLedger(file, { owner: 'setup' }).close();
+    await (await openLedger(file, { owner: 'setup' })).close();
     open.pop();
     const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid;
     const raw = new Database(file);
     raw.prepare("INSERT OR REPLACE INTO owner_lock (id, owner, pid, host, heartbeat) VALUES (1, 'crashed', ?, ?, ?)").run(dead, hostname(), Date.now());
     raw.close();
-    expect(() => openLedger(file, { owner: 'restarted' })).not.toThrow();
+    await expect(openLedger(file, { owner: 'restarted' })).resolves.toBeInstanceOf(Ledger);
   });
 });
 
@@ -215,16 +288,16 @@ describe('a ledger bound to its chain', () => {
   const devnetA = { chainId: 42220, genesisHash: `0x${'aa'.repeat(32)}` } as const;
   const devnetB = { chainId: 42220, genesisHash: `0x${'bb'.repeat(32)}` } as const;
 
-  it('remembers the chain it was created on and refuses another with the same chain id', () => {
+  it('remembers the chain it was created on and refuses another with the same chain id', async () => {
     const file = freshFile();
-    const first = openLedger(file, { chain: devnetA });
-    first.claim(intent('2026-01-01T00:00:00.000Z'));
-    expect(first.chain()).toEqual(devnetA);
-    first.close();
+    const first = await openLedger(file, { chain: devnetA });
+    await first.trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
+    expect(await first.chain()).toEqual(devnetA);
+    await first.close();
     open.pop();
     let refused: unknown;
     try {
-      Ledger.open(file, { chain: devnetB });
+      await Ledger.open(file, { chain: devnetB });
     } catch (error) {
       refused = error;
     }
@@ -233,49 +306,48 @@ describe('a ledger bound to its chain', () => {
       `the ledger ${file} was written on chain 42220 (genesis ${devnetA.genesisHash}), but the node is chain 42220 (genesis ${devnetB.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
     );
     // Refused before the lock was taken: the rightful chain still opens it, with its trade.
-    expect(openLedger(file, { chain: devnetA }).getIntent('dca:2026-01-01T00:00:00.000Z')?.status).toBe('claimed');
+    expect((await (await openLedger(file, { chain: devnetA })).trades.get('dca:2026-01-01T00:00:00.000Z'))?.status).toBe('claimed');
   });
 
-  it('binds a ledger from before binding at its first open, unless its trades name another chain id', () => {
+  it('binds a ledger from before binding at its first open, unless its trades name another chain id', async () => {
     const file = freshFile();
-    openLedger(file).claim(intent('2026-01-01T00:00:00.000Z'));
-    open.pop()?.close();
-    expect(() => Ledger.open(file, { chain: { chainId: 44787, genesisHash: devnetA.genesisHash } })).toThrow(LedgerChainMismatchError);
-    expect(openLedger(file, { chain: devnetA }).chain()).toEqual(devnetA);
+    await (await openLedger(file)).trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
+    await open.pop()?.close();
+    await expect(Ledger.open(file, { chain: { chainId: 44787, genesisHash: devnetA.genesisHash } })).rejects.toThrow(LedgerChainMismatchError);
+    expect(await (await openLedger(file, { chain: devnetA })).chain()).toEqual(devnetA);
   });
 
-  it('tells whether a live process holds a ledger, without taking it', () => {
+  it('tells whether a live process holds a ledger, without taking it', async () => {
     const file = freshFile();
-    const held = openLedger(file, { chain: devnetA });
+    const held = await openLedger(file, { chain: devnetA });
     expect(Ledger.isHeld(file)).toBe(true);
-    held.close();
+    await held.close();
     expect(Ledger.isHeld(file)).toBe(false);
     expect(Ledger.isHeld(join(tmpdir(), 'no-such-ledger.sqlite'))).toBe(false);
   });
 
-  it('removes the ledgers of earlier devnets at start, never one that a live process holds', () => {
+  it('removes the ledgers of earlier devnets at start, never one that a live process holds', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'routekeeper-data-'));
     const running = throwawayLedgerFile(dir, 'devnet', devnetA);
     const stopped = throwawayLedgerFile(dir, 'devnet', devnetB);
     expect(running).toBe(join(dir, 'devnet-42220-aaaaaaaa.sqlite'));
-    openLedger(running, { chain: devnetA });
-    openLedger(stopped, { chain: devnetB });
-    open.pop()?.close();
+    await openLedger(running, { chain: devnetA });
+    await openLedger(stopped, { chain: devnetB });
+    await open.pop()?.close();
     expect(removeStaleThrowawayLedgers(dir, 'devnet')).toEqual([stopped]);
     expect(readdirSync(dir).filter((name) => name.endsWith('.sqlite'))).toEqual(['devnet-42220-aaaaaaaa.sqlite']);
     expect(defaultLedgerFile(dir)).toBe(running);
   });
 });
 
-describe('the last scheduled slot of a strategy', () => {
+describe('the last scheduled slot of each strategy', () => {
   it('is the newest slot on its schedule, not a once-run', async () => {
-    const { lastScheduledSlot } = await import('../../src/engine/daemon.ts');
-    const ledger = openLedger(freshFile());
-    expect(lastScheduledSlot(ledger, 'dca')).toBeUndefined();
-    ledger.claim(intent('2026-11-20T10:00:00.000Z#buy'), 1_000);
-    ledger.claim(intent('once-2026-11-20T10:07:00.000Z#buy'), 2_000);
-    expect(lastScheduledSlot(ledger, 'dca')).toBe(Date.parse('2026-11-20T10:00:00.000Z'));
-    ledger.claim(intent('2026-11-20T10:30:00.000Z#buy'), 3_000);
-    expect(lastScheduledSlot(ledger, 'dca')).toBe(Date.parse('2026-11-20T10:30:00.000Z'));
+    const ledger = await openLedger(freshFile());
+    expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map());
+    await ledger.trades.claimSlot(intent('2026-11-20T10:00:00.000Z#buy'), { now: 1_000 });
+    await ledger.trades.claimSlot(intent('once-2026-11-20T10:07:00.000Z#buy'), { now: 2_000 });
+    expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:00:00.000Z')]]));
+    await ledger.trades.claimSlot(intent('2026-11-20T10:30:00.000Z#buy'), { now: 3_000 });
+    expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:30:00.000Z')]]));
   });
 });

@@ -27,7 +27,7 @@ describe('the status page and its data behind a bearer token', () => {
     const bearer = (value: string) => ({ headers: { authorization: `Bearer ${value}` } });
     try {
       expect((await fetch(url('/api/status'), bearer(token))).status).toBe(503);
-      server.serveStatus({ report: () => ({ version: 1, gas: 12n }), strategy: (id) => (id === 'dca' ? { series: {} } : undefined) });
+      server.serveStatus({ report: async () => ({ version: 1, gas: 12n }), strategy: async (id) => (id === 'dca' ? { series: {} } : undefined) });
       for (const path of ['/api/status', '/api/strategies/dca', '/metrics']) {
         expect((await fetch(url(path))).status, path).toBe(401);
         expect((await fetch(url(path), bearer('a-token-of-sixteen-chart'))).status, path).toBe(401);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Ledger, toJson } from '../../src/ledger/ledger.ts';
+import { toJson } from '../../src/json.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createNotifier } from '../../src/ops/notifier.ts';
 import { redactUrl, registerSecretUrl, scrub } from '../../src/ops/secrets.ts';
@@ -34,18 +35,18 @@ describe('secret URLs', () => {
     expect(logged).not.toContain('SECRETKEY123');
     expect(logged).not.toContain('ALSOSECRET');
 
-    const ledger = Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-secrets-')), 'ledger.sqlite'));
+    const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-secrets-')), 'ledger.sqlite'));
     try {
       const trade = { id: 's:1', strategyId: 's', slot: '1', wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', chainId: 42220, kind: 'swap', tokenIn: '0x00000000000000000000000000000000000000aa', tokenOut: '0x00000000000000000000000000000000000000bb', amountIn: 1n, slippageBps: 50 } as const;
-      ledger.claim(trade);
-      ledger.advance('s:1', { status: 'failed', failure: { reason: failure, errorClass: 'NodeUnavailableError', retryable: true } });
-      ledger.recordEvent('node-error', { message: failure }, 's:1');
-      ledger.pause({ scope: 'strategy', key: 's', reason: failure });
-      const stored = toJson([ledger.getIntent('s:1'), ledger.events('s:1'), ledger.pauses()]);
+      await ledger.trades.claimSlot(trade);
+      await ledger.trades.fail('s:1', { reason: failure, errorClass: 'NodeUnavailableError', retryable: true });
+      await ledger.events.record('node-error', { message: failure }, 's:1');
+      await ledger.pauses.pause({ scope: 'strategy', key: 's', reason: failure });
+      const stored = toJson([(await ledger.trades.get('s:1')), await ledger.events.list('s:1'), await ledger.pauses.all()]);
       expect(stored).toContain('celo-mainnet.example.io/***');
       expect(stored).not.toContain('SECRETKEY123');
     } finally {
-      ledger.close();
+      await ledger.close();
     }
 
     let delivered = '';

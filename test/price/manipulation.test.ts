@@ -57,7 +57,7 @@ describe('a pool moved just before the trade', () => {
   it('is refused as manipulated, with the spot and the average named, and nothing sent', async () => {
     const honest = await readPool(fork, 'RWD/CELO');
     await pushRwdUp(parseUnits('90000', 18));
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     try {
       // What the route would pay now, against what it paid before the push: the price an attacker would set.
       const [celoNow, rwdNow] = reservesFrom(await readPool(fork, 'RWD/CELO'), fork.token('CELO'));
@@ -71,16 +71,16 @@ describe('a pool moved just before the trade', () => {
       expect(report.status, report.reason).toBe('refused');
       expect(report.refusal).toBe('manipulated');
       expect(report.reason).toMatch(/prices 0x\w+ at [\d.]+ of 0x\w+ now, [\d.]+% from its 10\.\d-minute average [\d.]+ \(tolerance 1%\)/);
-      expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
+      expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
       expect(await walletState()).toEqual(before);
     } finally {
-      executor.close();
+      await executor.close();
     }
   });
 
   it('trades again once the move has held past the window, at the moved price', async () => {
     await pushRwdUp(parseUnits('90000', 18));
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     try {
       // Half a window later the average is still far behind: refused.
       await letTimePass(window / 2);
@@ -97,7 +97,7 @@ describe('a pool moved just before the trade', () => {
       expect(await fork.balanceOf(fork.token('CELO'), me())).toBe(celoBefore - parseUnits('1000', 18));
       expect(await fork.balanceOf(fork.token('RWD'), me())).toBe(rwdBefore + paid);
     } finally {
-      executor.close();
+      await executor.close();
     }
   });
 });
@@ -107,7 +107,7 @@ describe('the L2 sequencer', () => {
 
   it('down: no trade, nothing sent', async () => {
     await reportSequencer(fork.addressBook.rpcUrl, fork.addressBook, 'down');
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     try {
       const before = await walletState();
       const report = await runTrade(executor, cusdToCelo());
@@ -115,14 +115,14 @@ describe('the L2 sequencer', () => {
       expect(report.reason).toContain('says the sequencer is down');
       expect(await walletState()).toEqual(before);
     } finally {
-      executor.close();
+      await executor.close();
     }
   });
 
   it('just back: no trade within the grace period; after it, the trade goes through', async () => {
     await reportSequencer(fork.addressBook.rpcUrl, fork.addressBook, 'down');
     await reportSequencer(fork.addressBook.rpcUrl, fork.addressBook, 'up');
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     try {
       const report = await runTrade(executor, cusdToCelo());
       expect(report.refusal, report.reason).toBe('sequencer');
@@ -135,7 +135,7 @@ describe('the L2 sequencer', () => {
       expect(after.status, after.reason).toBe('confirmed');
       expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(cusdBefore - parseUnits('100', 18));
     } finally {
-      executor.close();
+      await executor.close();
     }
   });
 });

@@ -9,7 +9,7 @@ import { type Address, type Hex, type Log, erc20Abi, formatUnits, parseEventLogs
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAndReport } from '../../src/engine/daemon.ts';
 import { markOnce } from '../../src/engine/marker.ts';
-import { toJson } from '../../src/ledger/ledger.ts';
+import { toJson } from '../../src/json.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { aggregatorV3Abi } from '../../src/price/feed.ts';
@@ -24,8 +24,8 @@ import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
-afterEach(() => {
-  for (const executor of executors.splice(0)) executor.close();
+afterEach(async () => {
+  for (const executor of executors.splice(0)) await executor.close();
 });
 
 const e18 = 10n ** 18n;
@@ -38,7 +38,7 @@ function shown(raw: bigint, symbol: string): string {
 
 describe('accounting from the ledger', () => {
   it('matches hand-computed DCA, limit, rebalance and compound figures to the wei, and status --json prints them', async () => {
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     executors.push(executor);
     const wallet = executor.wallet.address;
     const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
@@ -46,7 +46,7 @@ describe('accounting from the ledger', () => {
     const gaugeAddress = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const gauge = { address: gaugeAddress, symbol: 'g-CELO/cUSD', decimals: 18 };
     const names = [cUSD, CELO, RWD, gauge];
-    executor.ledger.nameTokens(names);
+    await executor.ledger.marks.nameTokens(names);
     const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
     const common = { wallet: 'main', schedule, slippageBps: 100 };
     const dca: DcaStrategy = { ...common, id: 'dca', kind: 'dca', sell: cUSD, amount: parseUnits('10', 18), buy: CELO };
@@ -54,8 +54,8 @@ describe('accounting from the ledger', () => {
     const rebalance: RebalanceStrategy = { ...common, id: 'rb', kind: 'rebalance', targets: [{ token: CELO, weight: 10 }, { token: cUSD, weight: 19 }], quote: cUSD, driftBps: 100, minTrade: e18, maxPriceDeviationBps: 1000 };
     const compound: CompoundStrategy = { ...common, id: 'cmp', kind: 'compound', gauge: { address: gaugeAddress, pool: gaugeAddress, rewardToken: RWD }, valueToken: cUSD, minRewardValue: 0n };
     const strategies: Strategy[] = [dca, limit, rebalance, compound];
-    executor.ledger.describeStrategies(strategies.map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })));
-    executor.ledger.setMeta('native-token', toJson(CELO));
+    await executor.ledger.strategies.describe(strategies.map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })));
+    await executor.ledger.strategies.setMeta('native-token', toJson(CELO));
 
     const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }), pretty: false });
     const observers = { logger: quiet, metrics: createMetrics(), notifier: { notify() {}, flush: async () => {} } };
@@ -77,7 +77,7 @@ describe('accounting from the ledger', () => {
     };
     const gasOf = async (intentId: string) => {
       let wei = 0n;
-      for (const attempt of executor.ledger.attemptsOf(intentId)) {
+      for (const attempt of await executor.ledger.attempts.ofTrade(intentId)) {
         const receipt = await fork.publicClient.getTransactionReceipt({ hash: attempt.hash }).catch(() => undefined);
         if (receipt) wei += receipt.gasUsed * receipt.effectiveGasPrice;
       }
@@ -110,7 +110,8 @@ describe('accounting from the ledger', () => {
     expect(compounded?.trades.map((trade) => `${trade.trade.kind} ${trade.status}`)).toEqual(['claim confirmed', 'deposit confirmed']);
     const claimed = await receivedBy(hashOf(compounded, 0), RWD.address);
     const lpAdded = await receivedBy(hashOf(compounded, 1), gaugeAddress);
-    const markOf = (address: Address) => executor.ledger.priceMarks().filter((m) => m.token === address.toLowerCase()).at(-1)?.usdE18 as bigint;
+    const marks = await executor.ledger.marks.prices();
+    const markOf = (address: Address) => marks.filter((m) => m.token === address.toLowerCase()).at(-1)?.usdE18 as bigint;
     const claimedValue = (claimed * markOf(RWD.address)) / markOf(cUSD.address);
     const compoundGas = (await gasOf('cmp:2026-11-21T11:02:00.000Z#claim')) + (await gasOf('cmp:2026-11-21T11:02:00.000Z#deposit'));
 
@@ -139,7 +140,7 @@ describe('accounting from the ledger', () => {
     const [celoNow, cusdNow] = [celoStart + bought, cusdStart - spent];
     const worth = (celo: bigint, cusd: bigint) => (celo * celoUsd) / cusdUsd + cusd;
 
-    const report = statusReport(executor.ledger);
+    const report = await statusReport(executor.ledger);
     const byId = Object.fromEntries(report.strategies.map((strategy) => [strategy.id, strategy]));
 
     // DCA, to the wei and as shown.

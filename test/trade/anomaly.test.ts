@@ -61,7 +61,7 @@ describe('a swap through a token that pays less than its receipt claims', () => 
         details: { ...body.details, path: [usd, lie], pairs: [fork.addressBook.contracts.adapters.uniswapV2], extras: [concatHex([pool, numberToHex(3, { size: 1 })])], expectedOutputAmount: out.toString(), partner: 0, sig: '0x' },
       };
     });
-    const executor = testExecutor(fork, { serviceUrl: proxy.url, addressBook: book });
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url, addressBook: book });
     try {
       const trade = (slot: string): SwapTrade => ({ id: `lying:${slot}`, strategyId: 'lying', slot, wallet: me(), chainId: book.chainId, kind: 'swap', tokenIn: usd, tokenOut: lie, amountIn, slippageBps: 50 });
       const lieBefore = await fork.balanceOf(lie, me());
@@ -71,12 +71,12 @@ describe('a swap through a token that pays less than its receipt claims', () => 
       expect(report.status, report.reason).toBe('anomaly');
       expect(await fork.balanceOf(lie, me())).toBe(lieBefore + out / 2n);
       expect(report.reason).toContain(`the balance of ${lie} grew by ${out / 2n}, less than the minimum`);
-      const record = executor.ledger.getIntent(report.intentId);
+      const record = await executor.ledger.trades.get(report.intentId);
       expect(record).toMatchObject({ status: 'anomaly', settlement: { amountOut: out, reportedOut: out } });
-      expect(executor.ledger.events(report.intentId).map((event) => event.kind)).toContain('anomaly');
+      expect((await executor.ledger.events.list(report.intentId)).map((event) => event.kind)).toContain('anomaly');
 
       // The strategy and the wallet are paused, in the ledger: the next trade is refused before it is quoted.
-      expect(executor.ledger.pauses().map((pause) => [pause.scope, pause.key, pause.intentId])).toEqual([
+      expect((await executor.ledger.pauses.all()).map((pause) => [pause.scope, pause.key, pause.intentId])).toEqual([
         ['strategy', 'lying', report.intentId],
         ['wallet', me().toLowerCase(), report.intentId],
       ]);
@@ -87,11 +87,11 @@ describe('a swap through a token that pays less than its receipt claims', () => 
       expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
 
       // Lifting both pauses lets the strategy trade again (and a reopened ledger still holds them until then).
-      expect(executor.ledger.resume('strategy', 'lying')).toBe(true);
-      expect(executor.ledger.resume('wallet', me())).toBe(true);
-      expect(executor.ledger.pausesFor('lying', me())).toEqual([]);
+      expect(await executor.ledger.pauses.lift('strategy', 'lying')).toBe(true);
+      expect(await executor.ledger.pauses.lift('wallet', me())).toBe(true);
+      expect(await executor.ledger.pauses.for('lying', me())).toEqual([]);
     } finally {
-      executor.close();
+      await executor.close();
       proxy.setRewrite(undefined);
       proxy.setRequestRewrite(undefined);
     }

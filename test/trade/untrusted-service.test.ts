@@ -44,19 +44,19 @@ async function snapshotOf(watched: readonly Address[] = []) {
 
 async function expectRefused(rewrite: Rewrite, reason: RefusalReason, field: string | undefined, overrides: Partial<Trade> = {}, watched: Address[] = []) {
   proxy.setRewrite(rewrite);
-  const executor = testExecutor(fork, { serviceUrl: proxy.url });
+  const executor = await testExecutor(fork, { serviceUrl: proxy.url });
   try {
     const before = await snapshotOf(watched);
     const report = await runTrade(executor, trade(overrides));
     expect(report.status, report.reason).toBe('refused');
     expect(report.refusal, report.reason).toBe(reason);
     if (field) expect(report.reason).toContain(field);
-    expect(executor.ledger.getIntent(report.intentId)).toMatchObject({ status: 'refused', failure: { refusal: reason } });
-    expect(executor.ledger.attemptsOf(report.intentId)).toEqual([]);
+    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'refused', failure: { refusal: reason } });
+    expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await snapshotOf(watched)).toEqual(before);
     return report;
   } finally {
-    executor.close();
+    await executor.close();
     proxy.setRewrite(undefined);
   }
 }
@@ -113,7 +113,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
     expect(Object.values(fork.addressBook.contracts.adapters).map((a) => a.toLowerCase())).not.toContain(unlisted.toLowerCase());
     const [reserveCusd, reserveCelo] = reservesFrom(await readPool(fork, 'CELO/cUSD'), fork.token('cUSD'));
     proxy.setRewrite(viaAdapter(unlisted));
-    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url });
     try {
       const [cusdBefore, celoBefore] = await Promise.all([fork.balanceOf(fork.token('cUSD'), me()), fork.balanceOf(fork.token('CELO'), me())]);
       const report = await runTrade(executor, trade());
@@ -125,7 +125,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
       expect(await fork.balanceOf(fork.token('CELO'), unlisted)).toBe(0n);
       expect(await fork.balanceOf(fork.token('cUSD'), unlisted)).toBe(0n);
     } finally {
-      executor.close();
+      await executor.close();
       proxy.setRewrite(undefined);
     }
   });
@@ -164,7 +164,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
   it("a deposit whose swap leg runs through an unlisted honest adapter mints the position, at the legs' proven fees", async () => {
     const unlisted = await deploy(artifacts.UniswapV2Adapter);
     proxy.setRewrite(swapLegVia(unlisted));
-    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url });
     try {
       const [celoBefore, positionBefore] = await Promise.all([fork.balanceOf(fork.token('CELO'), me()), fork.balanceOf(gauge(), me())]);
       const report = await runTrade(executor, depositCelo());
@@ -174,10 +174,10 @@ describe('adapters are judged by what the simulated transaction does, not by a l
       const paid = celoBefore - (await fork.balanceOf(fork.token('CELO'), me()));
       expect(paid).toBeGreaterThan(0n);
       expect(paid).toBeLessThanOrEqual(parseUnits('1000', 18));
-      expect(executor.ledger.getIntent(report.intentId)?.call?.referenceOut).toBeDefined();
+      expect((await executor.ledger.trades.get(report.intentId))?.call?.referenceOut).toBeDefined();
       for (const token of [fork.token('CELO'), fork.token('cUSD')]) expect(await fork.balanceOf(token, unlisted)).toBe(0n);
     } finally {
-      executor.close();
+      await executor.close();
       proxy.setRewrite(undefined);
     }
   });
@@ -187,7 +187,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
     const feeTo = devnetAccount(8).address;
     const owner = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: devnetAccount(0).account });
     await fork.confirm(await owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'setFeeTo', args: [feeTo], gas: 100_000n }));
-    const executor = testExecutor(fork);
+    const executor = await testExecutor(fork);
     try {
       // The first deposit with the fee on records the pool's k; a swap grows it; the next deposit mints the fee.
       const first = await runTrade(executor, depositCelo());
@@ -200,7 +200,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
       expect(await fork.balanceOf(pool('CELO/cUSD'), feeTo)).toBeGreaterThan(0n);
       expect(await fork.balanceOf(gauge(), me())).toBe(positionBefore + (report.amountOut as bigint));
     } finally {
-      executor.close();
+      await executor.close();
     }
   });
 
@@ -211,7 +211,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
 
   it('the devnet service routes cUSD → USDC through its second adapter, which no list names, and it trades', async () => {
     const bips = fork.addressBook.routingService?.bipsAdapter as Address;
-    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url });
     let pairs: string[] = [];
     proxy.setRewrite((body) => {
       pairs = body.details.pairs;
@@ -225,7 +225,7 @@ describe('adapters are judged by what the simulated transaction does, not by a l
       expect(await fork.balanceOf(fork.token('USDC'), me())).toBe(usdcBefore + (report.amountOut as bigint));
       expect(report.amountOut).toBeGreaterThanOrEqual(report.minOut as bigint);
     } finally {
-      executor.close();
+      await executor.close();
       proxy.setRewrite(undefined);
     }
   });
@@ -322,12 +322,12 @@ describe('strategies decide on the reference, not on quotes', () => {
   });
 
   async function runStop(serviceUrl: string) {
-    const executor = testExecutor(fork, { serviceUrl });
+    const executor = await testExecutor(fork, { serviceUrl });
     try {
       const view = { client: executor.wallet.client, prices: executor.prices, wallet: me(), now: Date.now };
-      return { report: await runStrategy(stopLoss(), `slot-${++slotCounter}`, { executor, view }), history: executor.ledger.history({}) };
+      return { report: await runStrategy(stopLoss(), `slot-${++slotCounter}`, { executor, view }), history: (await executor.ledger.trades.history({})) };
     } finally {
-      executor.close();
+      await executor.close();
     }
   }
 
@@ -359,7 +359,7 @@ describe('strategies decide on the reference, not on quotes', () => {
 
 describe('the honest service still trades', () => {
   it('a swap through the proxy with nothing rewritten', async () => {
-    const executor = testExecutor(fork, { serviceUrl: proxy.url });
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url });
     try {
       const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
       const report = await runTrade(executor, trade());
@@ -367,7 +367,7 @@ describe('the honest service still trades', () => {
       expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('100', 18));
       expect(report.amountOut).toBeGreaterThanOrEqual(report.minOut as bigint);
     } finally {
-      executor.close();
+      await executor.close();
     }
   });
 });

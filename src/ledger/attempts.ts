@@ -1,0 +1,87 @@
+/** A trade's signed transactions as they go out and settle (they are created with the trade's move to `signed`). */
+import type { Address, Hex } from 'viem';
+import type { LedgerDatabase } from './database.ts';
+import { type Attempt, attemptFrom, stored } from './rows.ts';
+import type { AttemptStatus } from './tables.ts';
+
+export type AttemptChange = { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string };
+
+export class AttemptStore {
+  readonly #ledger: LedgerDatabase;
+
+  constructor(ledger: LedgerDatabase) {
+    this.#ledger = ledger;
+  }
+
+  /** What became of a transaction: sent, mined, reverted, replaced or dropped (with what the chain said). */
+  async update(id: number, change: AttemptChange, now = Date.now()): Promise<void> {
+    await this.#ledger.db
+      .updateTable('attempts')
+      .set((eb) => ({
+        status: change.status,
+        updated_at: now,
+        ...(change.blockNumber !== undefined && { block_number: Number(change.blockNumber) }),
+        ...(change.gasUsed !== undefined && { gas_used: change.gasUsed.toString() }),
+        ...(change.effectiveGasPrice !== undefined && { effective_gas_price: change.effectiveGasPrice.toString() }),
+        ...(change.error !== undefined && { error: eb.fn.coalesce('error', eb.val(change.error)) }),
+      }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * One transaction of a nonce was mined (or reverted): it records the receipt, and every other attempt at that
+   * nonce is `replaced`, in one database transaction. Returns the mined attempt as now stored.
+   */
+  async settleNonce(minedId: number, receipt: { status: 'mined' | 'reverted'; blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint }, otherIds: readonly number[], now = Date.now()): Promise<Attempt> {
+    return this.#ledger.transaction(async (q) => {
+      await q
+        .updateTable('attempts')
+        .set({ status: receipt.status, block_number: Number(receipt.blockNumber), gas_used: receipt.gasUsed.toString(), effective_gas_price: receipt.effectiveGasPrice.toString(), updated_at: now })
+        .where('id', '=', minedId)
+        .execute();
+      if (otherIds.length > 0) await q.updateTable('attempts').set({ status: 'replaced', updated_at: now }).where('id', 'in', otherIds).execute();
+      return attemptFrom(await q.selectFrom('attempts').selectAll().where('id', '=', minedId).executeTakeFirstOrThrow());
+    });
+  }
+
+  /** The hash a fork node gave an impersonated transaction, when it is not the one computed before sending. */
+  async correctHash(id: number, hash: Hex, now = Date.now()): Promise<void> {
+    await this.#ledger.db.updateTable('attempts').set({ hash: stored(hash), updated_at: now }).where('id', '=', id).execute();
+  }
+
+  /** The attempt with this transaction hash, of any trade. */
+  async byHash(hash: Hex): Promise<Attempt | undefined> {
+    const row = await this.#ledger.db.selectFrom('attempts').selectAll().where('hash', '=', stored(hash)).executeTakeFirst();
+    return row && attemptFrom(row);
+  }
+
+  /** A trade's attempts in the order they were signed. */
+  async ofTrade(intentId: string): Promise<Attempt[]> {
+    return (await this.#ledger.db.selectFrom('attempts').selectAll().where('intent_id', '=', intentId).orderBy('id').execute()).map(attemptFrom);
+  }
+
+  /** Gas paid in wei by the mined (or reverted) transactions of each trade: approvals and cancellations included. */
+  async gasByTrade(): Promise<Map<string, bigint>> {
+    const rows = await this.#ledger.db
+      .selectFrom('attempts')
+      .select(['intent_id', 'gas_used', 'effective_gas_price'])
+      .where('status', 'in', ['mined', 'reverted'])
+      .execute();
+    const gas = new Map<string, bigint>();
+    for (const row of rows) gas.set(row.intent_id, (gas.get(row.intent_id) ?? 0n) + BigInt(row.gas_used ?? '0') * BigInt(row.effective_gas_price ?? '0'));
+    return gas;
+  }
+
+  /** The highest nonce this ledger signed for the wallet on the chain, leaving out transactions the node never took. */
+  async highestNonce(wallet: Address, chainId: number): Promise<number | undefined> {
+    const row = await this.#ledger.db
+      .selectFrom('attempts')
+      .select((eb) => eb.fn.max('nonce').as('nonce'))
+      .where('wallet', '=', stored(wallet))
+      .where('chain_id', '=', chainId)
+      .where('status', '!=', 'dropped')
+      .executeTakeFirst();
+    return row?.nonce === null || row?.nonce === undefined ? undefined : Number(row.nonce);
+  }
+}

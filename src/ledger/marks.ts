@@ -1,0 +1,93 @@
+/**
+ * What the user's money is worth over time: the reference prices and wallet balances the daemon observed (a row
+ * only when a value changed), and the symbols and decimals of the tokens trades name.
+ */
+import type { Address } from 'viem';
+import type { LedgerDatabase } from './database.ts';
+import { stored } from './rows.ts';
+
+/** A token's symbol and decimals, as its contract reported them when a strategy was resolved. */
+export type TokenName = { address: Address; symbol: string; decimals: number };
+/** A token's reference price as observed at a block (`token` is lower case, or 'native' for the chain's coin). */
+export type PriceMark = { at: number; block: bigint; token: string; usdE18: bigint; source: string };
+/** A wallet's balance of a token as observed at a block. */
+export type BalanceMark = { at: number; block: bigint; wallet: Address; token: Address; balance: bigint };
+
+export class MarkStore {
+  readonly #ledger: LedgerDatabase;
+  /** False on a ledger from before marks (or, with `names`, token names) were recorded, read without migrating. */
+  readonly #present: { marks: boolean; names: boolean };
+
+  constructor(ledger: LedgerDatabase, present: { marks: boolean; names: boolean }) {
+    this.#ledger = ledger;
+    this.#present = present;
+  }
+
+  /** Remembers tokens' symbols and decimals, so amounts read back in human units. */
+  async nameTokens(tokens: readonly TokenName[]): Promise<void> {
+    if (tokens.length === 0) return;
+    await this.#ledger.db
+      .insertInto('tokens')
+      .values(tokens.map((token) => ({ address: stored(token.address), symbol: token.symbol, decimals: token.decimals })))
+      .onConflict((conflict) => conflict.column('address').doUpdateSet((eb) => ({ symbol: eb.ref('excluded.symbol'), decimals: eb.ref('excluded.decimals') })))
+      .execute();
+  }
+
+  async tokenNames(): Promise<TokenName[]> {
+    if (!this.#present.names) return [];
+    return this.#ledger.db.selectFrom('tokens').select(['address', 'symbol', 'decimals']).execute();
+  }
+
+  /**
+   * Records observed reference prices and balances, each only when it differs from the last one recorded for
+   * its token (and wallet): a flat market adds no rows. Returns how many rows were written.
+   */
+  recordMarks(prices: readonly PriceMark[], balances: readonly BalanceMark[]): Promise<number> {
+    return this.#ledger.transaction(async (q) => {
+      let written = 0;
+      for (const mark of prices) {
+        const token = mark.token.toLowerCase();
+        const last = await q.selectFrom('prices').select('usd_e18').where('token', '=', token).orderBy('at', 'desc').orderBy(this.#ledger.insertionOrder, 'desc').limit(1).executeTakeFirst();
+        if (last?.usd_e18 === mark.usdE18.toString()) continue;
+        await q.insertInto('prices').values({ at: mark.at, block: Number(mark.block), token, usd_e18: mark.usdE18.toString(), source: mark.source }).execute();
+        written++;
+      }
+      for (const mark of balances) {
+        const [wallet, token] = [stored(mark.wallet), stored(mark.token)];
+        const last = await q
+          .selectFrom('balances')
+          .select('balance')
+          .where('wallet', '=', wallet)
+          .where('token', '=', token)
+          .orderBy('at', 'desc')
+          .orderBy(this.#ledger.insertionOrder, 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        if (last?.balance === mark.balance.toString()) continue;
+        await q.insertInto('balances').values({ at: mark.at, block: Number(mark.block), wallet, token, balance: mark.balance.toString() }).execute();
+        written++;
+      }
+      return written;
+    });
+  }
+
+  /** Every recorded reference price, oldest first (token addresses in lower case). */
+  async prices(): Promise<PriceMark[]> {
+    if (!this.#present.marks) return [];
+    const rows = await this.#ledger.db.selectFrom('prices').selectAll().orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
+    return rows.map((row) => ({ at: row.at, block: BigInt(row.block), token: row.token, usdE18: BigInt(row.usd_e18), source: row.source }));
+  }
+
+  /** Every recorded balance, oldest first, by wallet (lower case). */
+  async balances(): Promise<Map<string, BalanceMark[]>> {
+    const byWallet = new Map<string, BalanceMark[]>();
+    if (!this.#present.marks) return byWallet;
+    const rows = await this.#ledger.db.selectFrom('balances').selectAll().orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
+    for (const row of rows) {
+      const list = byWallet.get(row.wallet) ?? [];
+      list.push({ at: row.at, block: BigInt(row.block), wallet: row.wallet, token: row.token, balance: BigInt(row.balance) });
+      byWallet.set(row.wallet, list);
+    }
+    return byWallet;
+  }
+}

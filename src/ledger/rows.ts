@@ -1,0 +1,227 @@
+/**
+ * Rows to records and back: the ledger stores amounts as decimal strings and addresses in lower case (normalised
+ * here, once, on the way in); records carry bigints and the trade's typed parts.
+ */
+import type { Selectable } from 'kysely';
+import type { Address, Hex } from 'viem';
+import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../trade/types.ts';
+import type { AttemptPurpose, AttemptStatus, AttemptsTable, IntentsTable } from './tables.ts';
+
+/** An address or hash as the ledger stores it (lower case), whatever case it was given in. */
+export const stored = <T extends Address | Hex>(value: T): T => value.toLowerCase() as T;
+export const storedOrNull = <T extends Address | Hex>(value: T | undefined): T | null => (value === undefined ? null : stored(value));
+
+/** A raw amount as stored (decimal string), or null. */
+export const amount = (value: bigint | undefined): string | null => (value === undefined ? null : value.toString());
+const bigOrUndefined = (value: string | null) => (value === null ? undefined : BigInt(value));
+const bigOrNull = (value: string | null) => (value === null ? null : BigInt(value));
+
+export type NewAttempt = {
+  intentId: string;
+  purpose: AttemptPurpose;
+  wallet: Address;
+  chainId: number;
+  nonce: number;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  gasLimit: bigint;
+  rawTx: Hex;
+  hash: Hex;
+};
+
+export type Attempt = NewAttempt & {
+  id: number;
+  status: AttemptStatus;
+  blockNumber: bigint | null;
+  gasUsed: bigint | null;
+  effectiveGasPrice: bigint | null;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type IntentRow = Selectable<IntentsTable>;
+export type AttemptRow = Selectable<AttemptsTable>;
+
+/** The columns of a trade as claimed: what was asked. */
+export function claimedRow(trade: Trade, runId: number | undefined, now: number): IntentsTable {
+  return {
+    id: trade.id,
+    strategy_id: trade.strategyId,
+    slot: trade.slot,
+    run_id: runId ?? null,
+    kind: trade.kind,
+    wallet: stored(trade.wallet),
+    chain_id: trade.chainId,
+    token_in: stored(trade.tokenIn),
+    token_out: stored(trade.tokenOut),
+    amount_in: trade.amountIn.toString(),
+    slippage_bps: trade.slippageBps,
+    min_amount_out: trade.kind === 'swap' ? amount(trade.minAmountOut) : null,
+    status: 'claimed',
+    target: null,
+    spender: null,
+    call_data: null,
+    router: null,
+    farm: null,
+    expected_out: null,
+    min_out: null,
+    deadline: null,
+    simulated_out: null,
+    reference_out: null,
+    amount_out: null,
+    reported_out: null,
+    partner_fee: null,
+    tx_hash: null,
+    block_number: null,
+    gas_used: null,
+    effective_gas_price: null,
+    reason: null,
+    refusal: null,
+    error_class: null,
+    retryable: 0,
+    anomaly: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The columns of a checked call. */
+export function callColumns(call: CheckedCall) {
+  return {
+    target: stored(call.target),
+    spender: storedOrNull(call.spender),
+    call_data: call.data,
+    router: storedOrNull(call.router),
+    farm: storedOrNull(call.farm),
+    expected_out: call.expectedOut.toString(),
+    min_out: call.minOut.toString(),
+    reference_out: amount(call.referenceOut),
+    deadline: amount(call.deadline),
+  };
+}
+
+/** The columns of what the chain showed. */
+export function settlementColumns(settlement: Settlement) {
+  return {
+    tx_hash: stored(settlement.txHash),
+    block_number: Number(settlement.blockNumber),
+    gas_used: settlement.gasUsed.toString(),
+    effective_gas_price: settlement.effectiveGasPrice.toString(),
+    amount_out: amount(settlement.amountOut),
+    reported_out: amount(settlement.reportedOut),
+    partner_fee: amount(settlement.partnerFee),
+  };
+}
+
+/** The columns of why a trade did not trade (or not yet); null clears an earlier one. */
+export function failureColumns(failure: Failure | null, scrubbed: (text: string) => string) {
+  return {
+    reason: failure ? scrubbed(failure.reason) : null,
+    refusal: failure?.refusal ?? null,
+    error_class: failure?.errorClass ?? null,
+    retryable: failure?.retryable ? 1 : 0,
+  };
+}
+
+export function attemptRow(attempt: NewAttempt, now: number): Omit<AttemptsTable, 'id'> {
+  return {
+    intent_id: attempt.intentId,
+    purpose: attempt.purpose,
+    wallet: stored(attempt.wallet),
+    chain_id: attempt.chainId,
+    nonce: attempt.nonce,
+    max_fee_per_gas: attempt.maxFeePerGas.toString(),
+    max_priority_fee_per_gas: attempt.maxPriorityFeePerGas.toString(),
+    gas_limit: attempt.gasLimit.toString(),
+    raw_tx: attempt.rawTx,
+    hash: stored(attempt.hash),
+    status: 'signed',
+    block_number: null,
+    gas_used: null,
+    effective_gas_price: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export function recordFrom(row: IntentRow): TradeRecord {
+  const trade = {
+    id: row.id,
+    strategyId: row.strategy_id,
+    slot: row.slot,
+    wallet: row.wallet,
+    chainId: row.chain_id,
+    tokenIn: row.token_in,
+    tokenOut: row.token_out,
+    amountIn: BigInt(row.amount_in),
+    slippageBps: row.slippage_bps,
+  };
+  const minAmountOut = bigOrUndefined(row.min_amount_out);
+  const typed: Trade = row.kind === 'swap' ? { ...trade, kind: 'swap', ...(minAmountOut !== undefined && { minAmountOut }) } : { ...trade, kind: row.kind };
+  const call: CheckedCall | undefined =
+    row.target && row.call_data && row.expected_out !== null && row.min_out !== null
+      ? {
+          target: row.target,
+          data: row.call_data,
+          expectedOut: BigInt(row.expected_out),
+          minOut: BigInt(row.min_out),
+          ...(row.reference_out !== null && { referenceOut: BigInt(row.reference_out) }),
+          ...(row.spender && { spender: row.spender }),
+          ...(row.deadline !== null && { deadline: BigInt(row.deadline) }),
+          ...(row.router && { router: row.router }),
+          ...(row.farm && { farm: row.farm }),
+        }
+      : undefined;
+  const settlement: Settlement | undefined =
+    row.tx_hash && row.block_number !== null && row.gas_used !== null && row.effective_gas_price !== null
+      ? {
+          txHash: row.tx_hash,
+          blockNumber: BigInt(row.block_number),
+          gasUsed: BigInt(row.gas_used),
+          effectiveGasPrice: BigInt(row.effective_gas_price),
+          amountOut: bigOrUndefined(row.amount_out),
+          reportedOut: bigOrUndefined(row.reported_out),
+          partnerFee: bigOrUndefined(row.partner_fee ?? null),
+        }
+      : undefined;
+  const failure: Failure | undefined =
+    row.reason === null
+      ? undefined
+      : { reason: row.reason, retryable: row.retryable === 1, ...(row.refusal && { refusal: row.refusal }), ...(row.error_class && { errorClass: row.error_class }) };
+  return {
+    ...typed,
+    status: row.status,
+    ...(call && { call }),
+    ...(row.simulated_out !== null && { simulatedOut: BigInt(row.simulated_out) }),
+    ...(settlement && { settlement }),
+    ...(failure && { failure }),
+    ...(row.anomaly !== null && { anomaly: row.anomaly }),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function attemptFrom(row: AttemptRow): Attempt {
+  return {
+    id: row.id,
+    intentId: row.intent_id,
+    purpose: row.purpose,
+    wallet: row.wallet,
+    chainId: row.chain_id,
+    nonce: row.nonce,
+    maxFeePerGas: BigInt(row.max_fee_per_gas),
+    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
+    gasLimit: BigInt(row.gas_limit),
+    rawTx: row.raw_tx,
+    hash: row.hash,
+    status: row.status,
+    blockNumber: row.block_number === null ? null : BigInt(row.block_number),
+    gasUsed: bigOrNull(row.gas_used),
+    effectiveGasPrice: bigOrNull(row.effective_gas_price),
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The ledger's tables as the query builder sees them: one type per table, column for column. Amounts are
+ * decimal strings (exact in both dialects), times are milliseconds, addresses and hashes lower case.
+ */
+import type { Generated } from 'kysely';
+import type { Address, Hex } from 'viem';
+import type { RefusalReason } from '../guard/refusal.ts';
+import type { TradeKind, TradeState } from '../trade/types.ts';
+
+export type AttemptPurpose = 'approve' | 'trade' | 'cancel';
+/** signed: stored, never sent as far as we know · broadcast: maybe in a mempool · mined · reverted · replaced · dropped */
+export type AttemptStatus = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'replaced' | 'dropped';
+
+/** How a run ended: what its trades reached, or why it traded nothing. */
+export type RunOutcome = 'traded' | 'nothing' | 'refused' | 'failed' | 'unknown' | 'anomaly' | 'paused' | 'waiting' | 'dry-run' | 'skipped' | 'interrupted' | 'missed';
+
+export type IntentsTable = {
+  /** strategy id + ':' + slot: one run, at most one trade per key */
+  id: string;
+  strategy_id: string;
+  slot: string;
+  /** The run that claimed it (none in ledgers written before runs were tied to their trades). */
+  run_id: number | null;
+  kind: TradeKind;
+  wallet: Address;
+  chain_id: number;
+  token_in: Address;
+  token_out: Address;
+  amount_in: string;
+  slippage_bps: number;
+  min_amount_out: string | null;
+  status: TradeState;
+  target: Address | null;
+  spender: Address | null;
+  call_data: Hex | null;
+  router: Address | null;
+  farm: Address | null;
+  expected_out: string | null;
+  min_out: string | null;
+  deadline: string | null;
+  simulated_out: string | null;
+  reference_out: string | null;
+  amount_out: string | null;
+  reported_out: string | null;
+  partner_fee: string | null;
+  tx_hash: Hex | null;
+  block_number: number | null;
+  gas_used: string | null;
+  effective_gas_price: string | null;
+  reason: string | null;
+  refusal: RefusalReason | null;
+  error_class: string | null;
+  retryable: number;
+  anomaly: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type AttemptsTable = {
+  id: Generated<number>;
+  intent_id: string;
+  purpose: AttemptPurpose;
+  wallet: Address;
+  chain_id: number;
+  nonce: number;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  gas_limit: string;
+  raw_tx: Hex;
+  hash: Hex;
+  status: AttemptStatus;
+  block_number: number | null;
+  gas_used: string | null;
+  effective_gas_price: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type EventsTable = { id: Generated<number>; at: number; kind: string; intent_id: string | null; details: string };
+
+export type OwnerLockTable = { id: number; owner: string; pid: number; host: string; heartbeat: number };
+
+export type PausesTable = { scope: 'strategy' | 'wallet'; key: string; reason: string; intent_id: string | null; paused_at: number };
+
+export type ChainTable = { id: number; chain_id: number; genesis_hash: Hex; bound_at: number };
+
+export type RunsTable = {
+  id: Generated<number>;
+  strategy_id: string;
+  slot: string;
+  started_at: number;
+  finished_at: number | null;
+  outcome: RunOutcome | null;
+  note: string | null;
+};
+
+export type TokensTable = { address: Address; symbol: string; decimals: number };
+
+export type PricesTable = { at: number; block: number; token: string; usd_e18: string; source: string };
+
+export type BalancesTable = { at: number; block: number; wallet: Address; token: Address; balance: string };
+
+export type StrategiesTable = { id: string; kind: string; wallet_name: string; wallet: Address; definition: string; first_seen: number; last_seen: number };
+
+export type LedgerMetaTable = { key: string; value: string };
+
+export type LedgerTables = {
+  intents: IntentsTable;
+  attempts: AttemptsTable;
+  events: EventsTable;
+  owner_lock: OwnerLockTable;
+  pauses: PausesTable;
+  chain: ChainTable;
+  runs: RunsTable;
+  tokens: TokensTable;
+  prices: PricesTable;
+  balances: BalancesTable;
+  strategies: StrategiesTable;
+  ledger_meta: LedgerMetaTable;
+};

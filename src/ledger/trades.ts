@@ -1,0 +1,273 @@
+/**
+ * Trades and their signed transactions: one aggregate. Each method is a step of the trade's life (claim a slot,
+ * commit a checked call, record signed bytes, settle…), made only from the states `transitions.ts` allows; an
+ * update that finds the trade in another state throws IllegalTransitionError and changes nothing.
+ */
+import type { Address } from 'viem';
+import { scrub } from '../ops/secrets.ts';
+import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../trade/types.ts';
+import type { LedgerDatabase, Queries } from './database.ts';
+import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
+import type { IntentsTable } from './tables.ts';
+import { IllegalTransitionError, statesBefore } from './transitions.ts';
+
+/** What a budget reads: raw `tokenIn` committed since a time by a strategy or a wallet (see `spentSince`). */
+export type SpendingFilter = { strategyId?: string; wallet?: Address; tokenIn: Address; since: number; excludeId?: string };
+export type Spending = (filter: SpendingFilter) => Promise<bigint>;
+
+/** States whose amount is committed: checked or further, and not refused, failed or a dry run. */
+const committedStates: readonly TradeState[] = ['checked', 'signed', 'broadcast', 'unknown', 'confirmed', 'anomaly'];
+
+type Columns = Partial<Omit<IntentsTable, 'id' | 'status'>>;
+
+export class TradeStore {
+  readonly #ledger: LedgerDatabase;
+
+  constructor(ledger: LedgerDatabase) {
+    this.#ledger = ledger;
+  }
+
+  get #db(): Queries {
+    return this.#ledger.db;
+  }
+
+  // ------------------------------------------------------------ moves
+
+  /** Claims the trade's slot (state `claimed`) for a run. Undefined when the slot already has its trade: it must not run again. */
+  async claimSlot(trade: Trade, options: { runId?: number; now?: number } = {}): Promise<TradeRecord | undefined> {
+    const row = claimedRow(trade, options.runId, options.now ?? Date.now());
+    const inserted = await this.#db.insertInto('intents').values(row).onConflict((conflict) => conflict.column('id').doNothing()).executeTakeFirst();
+    return inserted.numInsertedOrUpdatedRows === 1n ? recordFrom(row) : undefined;
+  }
+
+  /** The service answered. */
+  markQuoted(id: string, now = Date.now()): Promise<void> {
+    return this.#move(this.#db, id, 'quoted', {}, now);
+  }
+
+  /**
+   * Stores the call that passed every check and moves the trade to `checked` (or `dry-run`), which commits its
+   * amount to budgets. `verify` runs first in the same database transaction, with what is committed so far: no
+   * other trade can commit between its reading and this one's move.
+   */
+  async commitChecked(id: string, checked: { call: CheckedCall; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> }, now = Date.now()): Promise<void> {
+    const columns = { ...callColumns(checked.call), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
+    await this.#ledger.transaction(async (q) => {
+      await checked.verify?.((filter) => spentSince(q, filter));
+      await this.#move(q, id, checked.status, columns, now);
+    });
+  }
+
+  /**
+   * Stores signed transactions (status `signed`) before any is broadcast, and moves a checked trade to `signed`, in
+   * one database transaction: a trade is never `signed` without its bytes. A trade already signed or sent gains
+   * attempts (its approval went first, or a replacement) and keeps its state.
+   */
+  async recordSigned(attempts: readonly NewAttempt[], now = Date.now()): Promise<Attempt[]> {
+    const intentId = attempts[0]?.intentId;
+    if (intentId === undefined) return [];
+    if (attempts.some((attempt) => attempt.intentId !== intentId)) throw new Error('recordSigned: the attempts belong to more than one trade');
+    return this.#ledger.transaction(async (q) => {
+      const found = await statusOf(q, intentId);
+      if (found === 'checked') await this.#move(q, intentId, 'signed', {}, now);
+      else if (found !== 'signed' && found !== 'broadcast' && found !== 'unknown') throw new IllegalTransitionError(intentId, found, 'signed');
+      const rows = await q
+        .insertInto('attempts')
+        .values(attempts.map((attempt) => attemptRow(attempt, now)))
+        .returningAll()
+        .execute();
+      return rows.map(attemptFrom);
+    });
+  }
+
+  /** Its bytes are about to leave: from here only the chain can settle it. */
+  markBroadcast(id: string, now = Date.now()): Promise<void> {
+    return this.#move(this.#db, id, 'broadcast', {}, now);
+  }
+
+  /** The simulation of a trade checked again after its approval was mined (it stays `broadcast`). */
+  recordSimulation(id: string, simulatedOut: bigint, now = Date.now()): Promise<void> {
+    return this.#move(this.#db, id, 'broadcast', { simulated_out: simulatedOut.toString() }, now);
+  }
+
+  /** A guard said no. After signing only when nothing but an approval was signed. */
+  refuse(id: string, failure: Failure, now = Date.now()): Promise<void> {
+    return this.#ledger.transaction(async (q) => {
+      await this.#requireNoTradeSigned(q, id, 'refused');
+      await this.#move(q, id, 'refused', failureColumns(failure, scrub), now);
+    });
+  }
+
+  /**
+   * Ended without a trade: failed before signing, reverted, cancelled, or never taken by the node. Never while a
+   * transaction of the trade may still be mined.
+   */
+  fail(id: string, failure: Failure, settlement?: Settlement, now = Date.now()): Promise<void> {
+    return this.#ledger.transaction(async (q) => {
+      await this.#requireNoneInFlight(q, id);
+      await this.#move(q, id, 'failed', { ...failureColumns(failure, scrub), ...(settlement && settlementColumns(settlement)) }, now);
+    });
+  }
+
+  /** Signed and maybe mined, but the chain has not shown what happened: it counts as maybe traded until it does. */
+  markUnknown(id: string, failure: Failure, now = Date.now()): Promise<void> {
+    return this.#move(this.#db, id, 'unknown', failureColumns(failure, scrub), now);
+  }
+
+  /** Mined: what the wallet received (`confirmed`), or what cannot be trusted about it (`anomaly`). */
+  settle(id: string, outcome: { status: 'confirmed' } | { status: 'anomaly'; anomaly: string }, settlement: Settlement, now = Date.now()): Promise<void> {
+    const columns = { ...settlementColumns(settlement), ...failureColumns(null, scrub), ...(outcome.status === 'anomaly' && { anomaly: scrub(outcome.anomaly) }) };
+    return this.#move(this.#db, id, outcome.status, columns, now);
+  }
+
+  /** A run stopped in the middle: the trade keeps its state (resumed at the next start) and says why it stopped. */
+  async noteInterruption(id: string, failure: Failure, now = Date.now()): Promise<void> {
+    const open = openStates.filter((state) => state !== 'unknown');
+    const updated = await this.#db
+      .updateTable('intents')
+      .set({ ...failureColumns(failure, scrub), updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', open)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n) {
+      const found = await statusOf(this.#db, id);
+      throw new IllegalTransitionError(id, found, found ?? 'claimed', `an interruption is noted only on an open trade${found ? `, and it is ${found}` : ''}`);
+    }
+  }
+
+  async #move(q: Queries, id: string, to: TradeState, columns: Columns, now: number): Promise<void> {
+    const updated = await q
+      .updateTable('intents')
+      .set({ ...columns, status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', statesBefore(to))
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n) throw new IllegalTransitionError(id, await statusOf(q, id), to);
+  }
+
+  async #requireNoTradeSigned(q: Queries, id: string, to: TradeState): Promise<void> {
+    const signed = await q.selectFrom('attempts').select('id').where('intent_id', '=', id).where('purpose', '!=', 'approve').limit(1).executeTakeFirst();
+    if (signed) throw new IllegalTransitionError(id, await statusOf(q, id), to, 'its trade transaction is signed; only the chain can settle it');
+  }
+
+  async #requireNoneInFlight(q: Queries, id: string): Promise<void> {
+    const open = await q
+      .selectFrom('attempts')
+      .select('hash')
+      .where('intent_id', '=', id)
+      .where('purpose', '!=', 'approve')
+      .where('status', 'in', ['signed', 'broadcast'])
+      .limit(1)
+      .executeTakeFirst();
+    if (open) throw new IllegalTransitionError(id, await statusOf(q, id), 'failed', `its transaction ${open.hash} may still be mined`);
+  }
+
+  // ------------------------------------------------------------ reads
+
+  async get(id: string): Promise<TradeRecord | undefined> {
+    const row = await this.#db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && recordFrom(row);
+  }
+
+  /** Trades whose fate is not settled: they are resumed (or settled with the chain) before anything new runs. */
+  async unfinished(filter: { wallet?: Address; chainId?: number } = {}): Promise<TradeRecord[]> {
+    let query = this.#db.selectFrom('intents').selectAll().where('status', 'in', openStates);
+    if (filter.wallet) query = query.where('wallet', '=', stored(filter.wallet));
+    if (filter.chainId !== undefined) query = query.where('chain_id', '=', filter.chainId);
+    return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
+  }
+
+  /** A strategy's trades in one of these states, oldest first. */
+  async ofStrategy(strategyId: string, states?: readonly TradeState[]): Promise<TradeRecord[]> {
+    let query = this.#db.selectFrom('intents').selectAll().where('strategy_id', '=', strategyId);
+    if (states) query = query.where('status', 'in', states);
+    return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
+  }
+
+  /** How many of a strategy's trades are in these states. */
+  async countOf(strategyId: string, states: readonly TradeState[]): Promise<number> {
+    const row = await this.#db
+      .selectFrom('intents')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('strategy_id', '=', strategyId)
+      .where('status', 'in', states)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  /** Raw `tokenIn` committed since a time (see `commitChecked`). */
+  spentSince(filter: SpendingFilter): Promise<bigint> {
+    return spentSince(this.#db, filter);
+  }
+
+  /** Newest first. */
+  async history(options: { limit?: number; strategyId?: string } = {}): Promise<TradeRecord[]> {
+    let query = this.#db.selectFrom('intents').selectAll();
+    if (options.strategyId !== undefined) query = query.where('strategy_id', '=', options.strategyId);
+    return rowsToRecords(await query.orderBy('created_at', 'desc').orderBy(this.#ledger.insertionOrder, 'desc').limit(options.limit ?? 100).execute());
+  }
+
+  /** Every trade, oldest first (accounting reads them all). */
+  async all(strategyId?: string): Promise<TradeRecord[]> {
+    let query = this.#db.selectFrom('intents').selectAll();
+    if (strategyId !== undefined) query = query.where('strategy_id', '=', strategyId);
+    return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
+  }
+
+  /**
+   * The trades of runs, by run id. A trade from before trades named their run belongs to its strategy's run whose
+   * slot its own slot extends (`<slot>#<key>`).
+   */
+  async ofRuns(runs: readonly { id: number; strategyId: string; slot: string }[]): Promise<Map<number, TradeRecord[]>> {
+    const byRun = new Map<number, TradeRecord[]>(runs.map((run) => [run.id, []]));
+    if (runs.length === 0) return byRun;
+    const rows = await this.#db
+      .selectFrom('intents')
+      .selectAll()
+      .where((eb) => eb.or([eb('run_id', 'in', runs.map((run) => run.id)), eb.and([eb('run_id', 'is', null), eb('strategy_id', 'in', [...new Set(runs.map((run) => run.strategyId))])])]))
+      .orderBy('created_at')
+      .orderBy(this.#ledger.insertionOrder)
+      .execute();
+    for (const row of rows) {
+      const run = row.run_id !== null ? runs.find((r) => r.id === row.run_id) : runs.find((r) => r.strategyId === row.strategy_id && row.slot.startsWith(`${r.slot}#`));
+      if (run) byRun.get(run.id)?.push(recordFrom(row));
+    }
+    return byRun;
+  }
+
+  /** The time of the newest scheduled slot each strategy traded in: `once` runs (slot "once-<time>") are not on a schedule. */
+  async lastScheduledSlots(): Promise<Map<string, number>> {
+    const rows = await this.#db
+      .selectFrom('intents')
+      .select(['strategy_id', (eb) => eb.fn.max('slot').as('slot')])
+      .where('slot', 'not like', 'once-%')
+      .groupBy('strategy_id')
+      .execute();
+    const last = new Map<string, number>();
+    for (const row of rows) {
+      const time = Date.parse((row.slot as string).split('#')[0] as string);
+      if (!Number.isNaN(time)) last.set(row.strategy_id, time);
+    }
+    return last;
+  }
+}
+
+async function statusOf(q: Queries, id: string): Promise<TradeState | undefined> {
+  return (await q.selectFrom('intents').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}
+
+async function spentSince(q: Queries, filter: SpendingFilter): Promise<bigint> {
+  let query = q
+    .selectFrom('intents')
+    .select('amount_in')
+    .where('status', 'in', committedStates)
+    .where('token_in', '=', stored(filter.tokenIn))
+    .where('created_at', '>=', filter.since);
+  if (filter.strategyId !== undefined) query = query.where('strategy_id', '=', filter.strategyId);
+  if (filter.wallet !== undefined) query = query.where('wallet', '=', stored(filter.wallet));
+  if (filter.excludeId !== undefined) query = query.where('id', '!=', filter.excludeId);
+  const rows = await query.execute();
+  return rows.reduce((sum, row) => sum + BigInt(row.amount_in), 0n);
+}
+
+const rowsToRecords = (rows: IntentRow[]) => rows.map(recordFrom);
