@@ -12,6 +12,7 @@ import { isAbort } from '../ops/abort.ts';
 import { stopReason } from '../ops/shutdown.ts';
 import { type CommandContext, commonOptions, parseCommandArgs } from './command.ts';
 import { ConfigError } from '../config/errors.ts';
+import { StatusBook } from '../status/book.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
 import type { TradeRecord } from '../trade/types.ts';
 import { describeRateLimit } from '../service/limiter.ts';
@@ -117,9 +118,11 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
     runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
     const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor, notes: new Map<string, string>() };
+    // One book for the page, kept up to date from what changed since the last request (never the whole ledger again).
+    const book = new StatusBook(execution.ledger);
     health.serveStatus({
-      report: () => statusReport(execution.ledger),
-      strategy: (id) => strategyDetail(execution.ledger, id),
+      report: () => statusReport(book),
+      strategy: (id) => strategyDetail(book, id),
     });
     if (!isLoopback(host) && env.ROUTEKEEPER_STATUS_TOKEN === undefined) {
       logger.warn(`the status page and /metrics on ${host} are open to anyone who reaches that address: set ROUTEKEEPER_STATUS_TOKEN`);

@@ -73,6 +73,21 @@ export class AttemptStore {
     return gas;
   }
 
+  /** Gas paid in wei by the mined (or reverted) transactions of these trades (those that paid any). */
+  async gasOf(intentIds: readonly string[]): Promise<Map<string, bigint>> {
+    const gas = new Map<string, bigint>();
+    for (let start = 0; start < intentIds.length; start += 500) {
+      const rows = await this.#ledger.db
+        .selectFrom('attempts')
+        .select(['intent_id', 'gas_used', 'effective_gas_price'])
+        .where('intent_id', 'in', intentIds.slice(start, start + 500))
+        .where('status', 'in', ['mined', 'reverted'])
+        .execute();
+      for (const row of rows) gas.set(row.intent_id, (gas.get(row.intent_id) ?? 0n) + BigInt(row.gas_used ?? '0') * BigInt(row.effective_gas_price ?? '0'));
+    }
+    return gas;
+  }
+
   /** The highest nonce this ledger signed for the wallet on the chain, leaving out transactions the node never took. */
   async highestNonce(wallet: Address, chainId: number): Promise<number | undefined> {
     const row = await this.#ledger.db

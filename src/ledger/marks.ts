@@ -71,18 +71,41 @@ export class MarkStore {
     });
   }
 
-  /** Every recorded reference price, oldest first (token addresses in lower case). */
-  async prices(): Promise<PriceMark[]> {
+  /**
+   * Every recorded reference price, oldest first (token addresses in lower case); with `after`, those recorded later
+   * than that time (a mark's prices and balances are written together, at one time).
+   */
+  async prices(after?: number): Promise<PriceMark[]> {
     if (!this.#present.marks) return [];
-    const rows = await this.#ledger.db.selectFrom('prices').selectAll().orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
+    let query = this.#ledger.db.selectFrom('prices').selectAll();
+    if (after !== undefined) query = query.where('at', '>', after);
+    const rows = await query.orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
     return rows.map((row) => ({ at: row.at, block: BigInt(row.block), token: row.token, usdE18: BigInt(row.usd_e18), source: row.source }));
   }
 
-  /** Every recorded balance, oldest first, by wallet (lower case). */
-  async balances(): Promise<Map<string, BalanceMark[]>> {
+  /** A wallet's balance of a token as last recorded at or before `at` (ms). */
+  async balanceAt(wallet: Address, token: Address, at: number): Promise<BalanceMark | undefined> {
+    if (!this.#present.marks) return undefined;
+    const row = await this.#ledger.db
+      .selectFrom('balances')
+      .selectAll()
+      .where('wallet', '=', stored(wallet))
+      .where('token', '=', stored(token))
+      .where('at', '<=', at)
+      .orderBy('at', 'desc')
+      .orderBy(this.#ledger.insertionOrder, 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { at: row.at, block: BigInt(row.block), wallet: row.wallet, token: row.token, balance: BigInt(row.balance) };
+  }
+
+  /** Every recorded balance, oldest first, by wallet (lower case); with `after`, those recorded later than that time. */
+  async balances(after?: number): Promise<Map<string, BalanceMark[]>> {
     const byWallet = new Map<string, BalanceMark[]>();
     if (!this.#present.marks) return byWallet;
-    const rows = await this.#ledger.db.selectFrom('balances').selectAll().orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
+    let query = this.#ledger.db.selectFrom('balances').selectAll();
+    if (after !== undefined) query = query.where('at', '>', after);
+    const rows = await query.orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
     for (const row of rows) {
       const list = byWallet.get(row.wallet) ?? [];
       list.push({ at: row.at, block: BigInt(row.block), wallet: row.wallet, token: row.token, balance: BigInt(row.balance) });

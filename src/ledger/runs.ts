@@ -63,6 +63,20 @@ export class RunStore {
     return rows.map(runFrom);
   }
 
+  /** Up to `limit` runs started after `afterId`, oldest first. */
+  async since(afterId: number, limit: number): Promise<RunRecord[]> {
+    if (!this.#present) return [];
+    const rows = await this.#ledger.db.selectFrom('runs').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+    return rows.map(runFrom);
+  }
+
+  /** These runs as they are now. */
+  async byIds(runIds: readonly number[]): Promise<RunRecord[]> {
+    if (!this.#present || runIds.length === 0) return [];
+    const rows = await this.#ledger.db.selectFrom('runs').selectAll().where('id', 'in', runIds).orderBy('id').execute();
+    return rows.map(runFrom);
+  }
+
   /** The newest run of every strategy. */
   async latest(): Promise<Map<string, RunRecord>> {
     if (!this.#present) return new Map();

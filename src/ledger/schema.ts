@@ -192,6 +192,7 @@ export const migrations: string[] = [
   CREATE INDEX intents_by_run ON intents (run_id);
   CREATE INDEX intents_by_strategy ON intents (strategy_id, created_at);
   CREATE INDEX intents_by_wallet_token ON intents (wallet, token_in, created_at);
+  CREATE INDEX intents_by_update ON intents (updated_at, id);
   UPDATE intents SET wallet = lower(wallet), token_in = lower(token_in), token_out = lower(token_out), target = lower(target),
     spender = lower(spender), router = lower(router), farm = lower(farm), tx_hash = lower(tx_hash);
   UPDATE attempts SET wallet = lower(wallet), hash = lower(hash);

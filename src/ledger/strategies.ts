@@ -56,6 +56,16 @@ export class StrategyStore {
     return rows.map((row) => ({ id: row.id, kind: row.kind, walletName: row.wallet_name, wallet: row.wallet, definition: row.definition, firstSeen: row.first_seen, lastSeen: row.last_seen }));
   }
 
+  /** What changes whenever a daemon starts with its strategies: their number and the last start's time. */
+  async stamp(): Promise<string> {
+    if (!this.#present) return '0';
+    const row = await this.#ledger.db
+      .selectFrom('strategies')
+      .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.max('last_seen').as('last')])
+      .executeTakeFirstOrThrow();
+    return `${row.count}:${row.last ?? 0}`;
+  }
+
   async setMeta(key: string, value: string): Promise<void> {
     await this.#ledger.db
       .insertInto('ledger_meta')

@@ -102,7 +102,8 @@ export class TradeStore {
    * Ended without a trade: failed before signing, reverted, cancelled, or never taken by the node. Never while a
    * transaction of the trade may still be mined.
    */
-  fail(id: string, failure: Failure, settlement?: Settlement, now = Date.now()): Promise<void> {
+  fail(id: string, failure: Failure, options: { settlement?: Settlement; now?: number } = {}): Promise<void> {
+    const { settlement, now = Date.now() } = options;
     return this.#ledger.transaction(async (q) => {
       await this.#requireNoneInFlight(q, id);
       await this.#move(q, id, 'failed', { ...failureColumns(failure, scrub), ...(settlement && settlementColumns(settlement)) }, now);
@@ -193,6 +194,17 @@ export class TradeStore {
       .where('status', 'in', states)
       .executeTakeFirstOrThrow();
     return Number(row.count);
+  }
+
+  /**
+   * Trades changed at or after `since` (ms), in the order they changed, `limit` at a time: `after` is the last one
+   * of the previous page. What a status keeps up to date reads this instead of every trade.
+   */
+  async changedSince(since: number, limit: number, after?: { updatedAt: number; id: string }): Promise<TradeRecord[]> {
+    let query = this.#db.selectFrom('intents').selectAll();
+    // A row comparison, so the (updated_at, id) index serves every page without sorting the rest.
+    query = after ? query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(after.updatedAt, after.id))) : query.where('updated_at', '>=', since);
+    return rowsToRecords(await query.orderBy('updated_at').orderBy('id').limit(limit).execute());
   }
 
   /** Raw `tokenIn` committed since a time (see `commitChecked`). */

@@ -8,10 +8,11 @@ import { formatUnits } from 'viem';
 import type { BalanceMark } from '../ledger/ledger.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy, Strategy } from '../strategy/types.ts';
-import type { TradeRecord } from '../trade/types.ts';
+import type { TradeRecord, TradeState } from '../trade/types.ts';
 import type { TokenInfo } from '../units.ts';
 import { type AmountJson, type PriceJson, type Token, amountJson, percent, priceJson } from './amounts.ts';
 import type { PriceBook } from './prices.ts';
+import { type Counted, type Tally, addGas, emptyTally, foldFailedRun, foldTrade, isSettled, valueTokenOf, withOpenGas } from './tally.ts';
 
 /** What accounting reads besides a strategy's trades. */
 export type Books = {
@@ -48,7 +49,6 @@ export type Series = {
   rewards: Point[];
 };
 
-type Counted = { reason: string; count: number; last: string };
 
 export type CommonAccount = {
   valueToken: Token;
@@ -136,91 +136,42 @@ const decimal = (raw: bigint, token: Token) => formatUnits(raw, token.decimals);
 const one = (token: Token) => 10n ** BigInt(token.decimals);
 const filled = (trade: TradeRecord): trade is TradeRecord & { settlement: { amountOut: bigint } } => trade.status === 'confirmed' && trade.settlement?.amountOut !== undefined;
 
-/** The token strategies value everything in: what a DCA spends, a rebalance's quote, what a limit order buys. */
-export function valueTokenOf(strategy: Strategy): TokenInfo {
-  switch (strategy.kind) {
-    case 'dca':
-      return strategy.sell;
-    case 'rebalance':
-      return strategy.quote;
-    case 'limit':
-      return strategy.buy;
-    case 'compound':
-      return strategy.valueToken;
-  }
-}
 
-function counted(items: readonly { reason: string; detail: string }[]): Counted[] {
-  const byReason = new Map<string, Counted>();
-  for (const { reason, detail } of items) {
-    const entry = byReason.get(reason) ?? { reason, count: 0, last: detail };
-    entry.count++;
-    entry.last = detail;
-    byReason.set(reason, entry);
-  }
-  return [...byReason.values()].sort((a, b) => b.count - a.count);
-}
+const byCount = (counted: ReadonlyMap<string, Counted>) => [...counted.values()].map((entry) => ({ ...entry })).sort((a, b) => b.count - a.count);
 
-/** Gas, fees, refusals and failures of any strategy; `failedRuns` are runs that failed before trading (their notes). */
-export function commonAccount(strategy: Strategy, trades: readonly TradeRecord[], books: Books, failedRuns: readonly string[]): { account: CommonAccount; gas: Point[] } {
+/** Gas, fees, refusals and failures of any strategy, from its tally and its open trades. */
+export function commonAccount(strategy: Strategy, tally: Tally, open: readonly TradeRecord[], books: Books): CommonAccount {
   const valueToken = valueTokenOf(strategy);
-  const count = (...states: string[]) => trades.filter((trade) => states.includes(trade.status)).length;
-  let gasWei = 0n;
-  let gasValue: bigint | undefined = 0n;
-  const gas: Point[] = [];
-  for (const trade of trades) {
-    const paid = books.gas.get(trade.id) ?? 0n;
-    if (paid === 0n) continue;
-    gasWei += paid;
-    const value = books.prices.convert(paid, { address: 'native', decimals: books.native.decimals }, valueToken, trade.createdAt);
-    gasValue = value === undefined || gasValue === undefined ? undefined : gasValue + value;
-    gas.push({ t: trade.createdAt, native: decimal(gasWei, books.native), value: gasValue === undefined ? null : decimal(gasValue, valueToken) });
-  }
-  const fees = new Map<string, bigint>();
-  let feesUnknown = 0;
-  for (const trade of trades.filter((trade) => filled(trade) && trade.kind === 'swap')) {
-    const fee = trade.settlement?.partnerFee;
-    if (fee === undefined) feesUnknown++;
-    else if (fee > 0n) fees.set(trade.tokenOut.toLowerCase(), (fees.get(trade.tokenOut.toLowerCase()) ?? 0n) + fee);
-  }
-  const refusals = counted(trades.filter((trade) => trade.status === 'refused').map((trade) => ({ reason: trade.failure?.refusal ?? 'refused', detail: trade.failure?.reason ?? '' })));
-  const failures = counted([
-    ...trades.filter((trade) => trade.status === 'failed').map((trade) => ({ reason: trade.failure?.errorClass ?? 'failed', detail: trade.failure?.reason ?? '' })),
-    ...failedRuns.map((note) => ({ reason: 'before trading', detail: note })),
-  ]);
+  const withGas = withOpenGas(tally, strategy, open, books);
+  const settled = (state: TradeState) => tally.counts[state] ?? 0;
+  const opened = (...states: TradeState[]) => open.filter((trade) => states.includes(trade.status)).length;
   return {
-    account: {
-      valueToken: { address: valueToken.address, symbol: valueToken.symbol, decimals: valueToken.decimals },
-      trades: {
-        confirmed: count('confirmed'),
-        refused: count('refused'),
-        failed: count('failed'),
-        unknown: count('unknown'),
-        anomaly: count('anomaly'),
-        dryRun: count('dry-run'),
-        open: count('claimed', 'quoted', 'checked', 'signed', 'broadcast'),
-      },
-      gas: { native: amountJson(gasWei, books.native), value: gasValue === undefined ? null : amountJson(gasValue, valueToken) },
-      partnerFees: [...fees].map(([token, fee]) => amountJson(fee, books.token(token))),
-      partnerFeesUnknown: feesUnknown,
-      refusals,
-      failures,
+    valueToken: { address: valueToken.address, symbol: valueToken.symbol, decimals: valueToken.decimals },
+    trades: {
+      confirmed: settled('confirmed'),
+      refused: settled('refused'),
+      failed: settled('failed'),
+      unknown: opened('unknown'),
+      anomaly: settled('anomaly'),
+      dryRun: settled('dry-run'),
+      open: opened('claimed', 'quoted', 'checked', 'signed', 'broadcast'),
     },
-    gas,
+    gas: { native: amountJson(withGas.gasWei, books.native), value: withGas.gasValue === undefined ? null : amountJson(withGas.gasValue, valueToken) },
+    partnerFees: [...tally.partnerFees].map(([token, fee]) => amountJson(fee, books.token(token))),
+    partnerFeesUnknown: tally.partnerFeesUnknown,
+    refusals: byCount(tally.refusals),
+    failures: byCount(tally.failures),
   };
 }
 
-export function dcaAccount(strategy: DcaStrategy, trades: readonly TradeRecord[], books: Books): { dca: DcaAccount; value: Point[]; fills: Series['fills'] } {
+export function dcaAccount(strategy: DcaStrategy, tally: Tally, books: Books): DcaAccount {
   const { sell, buy } = strategy;
-  const fills = trades.filter(filled);
-  const invested = sum(fills.map((trade) => trade.amountIn));
-  const received = sum(fills.map((trade) => trade.settlement.amountOut));
+  const { invested, received, firstFill: first } = tally;
   const value = books.prices.convert(received, buy, sell, 'latest');
   const oneBuy = books.prices.convert(one(buy), buy, sell, 'latest');
-  const first = fills[0];
-  const lumpReceived = first && (invested * first.settlement.amountOut) / first.amountIn;
+  const lumpReceived = first && (invested * first.amountOut) / first.amountIn;
   const lumpValue = lumpReceived === undefined ? undefined : books.prices.convert(lumpReceived, buy, sell, 'latest');
-  const dca: DcaAccount = {
+  return {
     invested: amountJson(invested, sell),
     received: amountJson(received, buy),
     averagePrice: priceJson(invested, sell, received, buy),
@@ -230,32 +181,198 @@ export function dcaAccount(strategy: DcaStrategy, trades: readonly TradeRecord[]
     pnlPercent: value === undefined ? null : percent(value - invested, invested),
     lumpSum:
       first && lumpReceived !== undefined
-        ? { received: amountJson(lumpReceived, buy), value: lumpValue === undefined ? null : amountJson(lumpValue, sell), price: priceJson(first.amountIn, sell, first.settlement.amountOut, buy) }
+        ? { received: amountJson(lumpReceived, buy), value: lumpValue === undefined ? null : amountJson(lumpValue, sell), price: priceJson(first.amountIn, sell, first.amountOut, buy) }
         : null,
     vsLumpSum: value === undefined || lumpValue === undefined ? null : amountJson(value - lumpValue, sell),
   };
-  // Value over time: at every trade and every price mark since the first, what was received so far is worth.
-  const points: Point[] = [];
-  if (first) {
-    const times = chartTimes(
-      fills.map((trade) => trade.createdAt),
-      books.prices.times([sell.address, buy.address]),
-      first.createdAt,
-      books.markedAt,
-    );
-    for (const t of times) {
-      const sofar = fills.filter((trade) => trade.createdAt <= t);
-      const putIn = sum(sofar.map((trade) => trade.amountIn));
-      const got = sum(sofar.map((trade) => trade.settlement.amountOut));
-      const worth = books.prices.convert(got, buy, sell, t);
-      points.push({ t, invested: decimal(putIn, sell), value: worth === undefined ? null : decimal(worth, sell) });
+}
+
+/** A rebalance's tokens: its targets and its quote token, once each. */
+const rebalanceTokens = (strategy: RebalanceStrategy) => [...new Map([...strategy.targets.map((target) => target.token), strategy.quote].map((token) => [token.address.toLowerCase(), token])).values()];
+
+/**
+ * The strategy's own portfolio when it first traded: the wallet's balances just before its first trade (other
+ * strategies of the wallet do not count for or against it). Undefined without a balance of every token then.
+ */
+function startingHoldings(tokens: readonly TokenInfo[], since: number | undefined, marks: readonly BalanceMark[]): bigint[] | undefined {
+  const starts = tokens.map((token) => marks.filter((mark) => mark.token.toLowerCase() === token.address.toLowerCase() && (since === undefined || mark.at <= since)).at(-1)?.balance);
+  return starts.every((balance) => balance !== undefined) ? (starts as bigint[]) : undefined;
+}
+
+function worthIn(balances: readonly bigint[], tokens: readonly TokenInfo[], quote: TokenInfo, books: Books, t: number | 'latest'): bigint | undefined {
+  const values = balances.map((balance, i) => books.prices.convert(balance, tokens[i] as TokenInfo, quote, t));
+  return values.every((value) => value !== undefined) ? sum(values as bigint[]) : undefined;
+}
+
+export function rebalanceAccount(strategy: RebalanceStrategy, tally: Tally, open: readonly TradeRecord[], wallet: string, books: Books): RebalanceAccount {
+  const { quote } = strategy;
+  const tokens = rebalanceTokens(strategy);
+  const since = tally.firstSwapAt ?? Math.min(tally.firstAt ?? Number.POSITIVE_INFINITY, ...open.map((trade) => trade.createdAt));
+  const start = startingHoldings(tokens, Number.isFinite(since) ? since : undefined, books.balances(wallet));
+  const now = start && tokens.map((token, i) => (start[i] as bigint) + (tally.deltas.get(token.address.toLowerCase()) ?? 0n));
+  const value = now && worthIn(now, tokens, quote, books, 'latest');
+  const hold = start && worthIn(start, tokens, quote, books, 'latest');
+  return {
+    start: start ? start.map((balance, i) => amountJson(balance, tokens[i] as TokenInfo)) : null,
+    holdings: now ? now.map((balance, i) => amountJson(balance, tokens[i] as TokenInfo)) : null,
+    value: value === undefined ? null : amountJson(value, quote),
+    hold: hold === undefined ? null : amountJson(hold, quote),
+    vsHold: value === undefined || hold === undefined ? null : amountJson(value - hold, quote),
+    vsHoldPercent: value === undefined || hold === undefined ? null : percent(value - hold, hold),
+    turnover: amountJson(tally.turnover, quote),
+    trades: tally.swaps,
+  };
+}
+
+export function limitAccount(strategy: LimitStrategy, tally: Tally, books: Books): LimitAccount {
+  const { sell, buy } = strategy;
+  const oneSell = books.prices.convert(one(sell), sell, buy, 'latest');
+  const fills = tally.limitFills.toSorted((a, b) => a.createdAt - b.createdAt);
+  return {
+    takeProfit: strategy.takeProfit ?? null,
+    stopLoss: strategy.stopLoss ?? null,
+    currentPrice: oneSell === undefined ? null : priceJson(oneSell, buy, one(sell), sell),
+    fills: fills.map((fill) => {
+      const trigger = fill.slot.endsWith('#stop-loss') ? 'stop-loss' : 'take-profit';
+      const triggerPrice = (trigger === 'stop-loss' ? strategy.stopLoss : strategy.takeProfit) ?? '0';
+      const atTrigger = minimumFromPrice(fill.amountIn, triggerPrice, sell.decimals, buy.decimals);
+      const reference = books.prices.convert(fill.amountIn, sell, buy, fill.createdAt);
+      return {
+        at: fill.createdAt,
+        trigger,
+        triggerPrice,
+        price: priceJson(fill.amountOut, buy, fill.amountIn, sell),
+        referencePrice: reference === undefined ? null : priceJson(reference, buy, fill.amountIn, sell),
+        vsTrigger: percent(fill.amountOut - atTrigger, atTrigger),
+        sold: amountJson(fill.amountIn, sell),
+        received: amountJson(fill.amountOut, buy),
+        txHash: fill.txHash,
+      };
+    }),
+    sold: amountJson(tally.invested, sell),
+    received: amountJson(tally.received, buy),
+  };
+}
+
+export function compoundAccount(strategy: CompoundStrategy, tally: Tally, books: Books, gasValue: bigint | undefined): CompoundAccount {
+  const { valueToken } = strategy;
+  const position = books.token(strategy.gauge.address);
+  const exitTo = strategy.exit?.to;
+  return {
+    compounds: tally.deposits,
+    claimed: amountJson(tally.claimed, strategy.gauge.rewardToken),
+    claimedValue: tally.claimedValue === undefined ? null : amountJson(tally.claimedValue, valueToken),
+    lpAdded: amountJson(tally.lpAdded, position),
+    withdrawn: tally.withdrawals > 0 && exitTo ? { position: amountJson(tally.withdrawnPosition, position), received: amountJson(tally.withdrawnReceived, exitTo) } : null,
+    realisedYield: tally.claimedValue === undefined || gasValue === undefined ? null : amountJson(tally.claimedValue - gasValue, valueToken),
+  };
+}
+
+/** A strategy's figures from its tally (settled trades) and its open trades; the series stay empty. */
+export function accountFromTally(strategy: Strategy, tally: Tally, open: readonly TradeRecord[], wallet: string, books: Books): StrategyAccount {
+  const common = commonAccount(strategy, tally, open, books);
+  const series: Series = { value: [], fills: [], gas: [], rewards: [] };
+  switch (strategy.kind) {
+    case 'dca':
+      return { kind: 'dca', common, dca: dcaAccount(strategy, tally, books), series };
+    case 'rebalance':
+      return { kind: 'rebalance', common, rebalance: rebalanceAccount(strategy, tally, open, wallet, books), series };
+    case 'limit':
+      return { kind: 'limit', common, limit: limitAccount(strategy, tally, books), series };
+    case 'compound': {
+      const gasValue = common.gas.value === null ? undefined : BigInt(common.gas.value.raw);
+      return { kind: 'compound', common, compound: compoundAccount(strategy, tally, books, gasValue), series };
     }
   }
-  return { dca, value: points, fills: fillPrices(fills, sell, books) };
+}
+
+/** The settled trades of a list folded into a tally, with the runs that failed before trading (newest first). */
+export function tallyOf(strategy: Strategy, trades: readonly TradeRecord[], books: Books, failedRuns: readonly string[]): Tally {
+  const tally = emptyTally();
+  for (const trade of trades) if (isSettled(trade)) foldTrade(tally, strategy, trade, books);
+  for (const note of failedRuns.toReversed()) foldFailedRun(tally, note);
+  return tally;
+}
+
+/**
+ * A strategy's whole account from its trades (oldest first) and, unless `series` is false, its chart series: a
+ * status needs the figures only, and the series (a point per trade and per price mark) cost far more.
+ */
+export function accountOf(strategy: Strategy, trades: readonly TradeRecord[], wallet: string, books: Books, failedRuns: readonly string[], options: { series?: boolean } = {}): StrategyAccount {
+  const account = accountFromTally(strategy, tallyOf(strategy, trades, books, failedRuns), trades.filter((trade) => !isSettled(trade)), wallet, books);
+  return options.series === false ? account : { ...account, series: seriesOf(strategy, trades, wallet, books) } as StrategyAccount;
+}
+
+// ------------------------------------------------------------ chart series (one strategy at a time, from its trades)
+
+type Filled = TradeRecord & { settlement: { amountOut: bigint } };
+
+/** Gas paid so far at each trade that paid any, in the native coin and in the value token. */
+function gasSeries(strategy: Strategy, trades: readonly TradeRecord[], books: Books): Point[] {
+  const valueToken = valueTokenOf(strategy);
+  const tally = emptyTally();
+  const points: Point[] = [];
+  for (const trade of trades) {
+    if ((books.gas.get(trade.id) ?? 0n) === 0n) continue;
+    addGas(tally, strategy, trade, books);
+    points.push({ t: trade.createdAt, native: decimal(tally.gasWei, books.native), value: tally.gasValue === undefined ? null : decimal(tally.gasValue, valueToken) });
+  }
+  return points;
+}
+
+/** Value over time: at every trade and every price mark since the first, what was received so far is worth. */
+function dcaValueSeries(strategy: DcaStrategy, fills: readonly Filled[], books: Books): Point[] {
+  const { sell, buy } = strategy;
+  const first = fills[0];
+  if (!first) return [];
+  const times = chartTimes(
+    fills.map((trade) => trade.createdAt),
+    books.prices.times([sell.address, buy.address]),
+    first.createdAt,
+    books.markedAt,
+  );
+  // Times and fills both ascend: what was put in and received so far grows as the times pass the fills.
+  const points: Point[] = [];
+  let [next, putIn, got] = [0, 0n, 0n];
+  for (const t of times) {
+    for (; next < fills.length && (fills[next] as Filled).createdAt <= t; next++) {
+      putIn += (fills[next] as Filled).amountIn;
+      got += (fills[next] as Filled).settlement.amountOut;
+    }
+    const worth = books.prices.convert(got, buy, sell, t);
+    points.push({ t, invested: decimal(putIn, sell), value: worth === undefined ? null : decimal(worth, sell) });
+  }
+  return points;
+}
+
+/** A rebalance's own portfolio and the starting holdings over time, both in the quote token. */
+function rebalanceValueSeries(strategy: RebalanceStrategy, trades: readonly TradeRecord[], fills: readonly Filled[], wallet: string, books: Books): Point[] {
+  const tokens = rebalanceTokens(strategy);
+  const since = fills[0]?.createdAt ?? trades[0]?.createdAt;
+  const start = startingHoldings(tokens, since, books.balances(wallet));
+  if (!start || since === undefined) return [];
+  const holdingsAt = (t: number) =>
+    tokens.map((token, i) => {
+      const address = token.address.toLowerCase();
+      const moved = fills
+        .filter((trade) => trade.createdAt <= t)
+        .map((trade) => (trade.tokenOut.toLowerCase() === address ? trade.settlement.amountOut : 0n) - (trade.tokenIn.toLowerCase() === address ? trade.amountIn : 0n));
+      return (start[i] as bigint) + sum(moved);
+    });
+  const times = chartTimes(
+    fills.map((trade) => trade.createdAt),
+    books.prices.times(tokens.map((token) => token.address)),
+    since,
+    books.markedAt,
+  );
+  return times.map((t) => {
+    const [portfolio, held] = [worthIn(holdingsAt(t), tokens, strategy.quote, books, t), worthIn(start, tokens, strategy.quote, books, t)];
+    return { t, value: portfolio === undefined ? null : decimal(portfolio, strategy.quote), hold: held === undefined ? null : decimal(held, strategy.quote) };
+  });
 }
 
 /** Per swap, the price paid for the asset (the side that is not the value token) and the reference price then. */
-function fillPrices(fills: readonly (TradeRecord & { settlement: { amountOut: bigint } })[], valueToken: TokenInfo, books: Books): Series['fills'] {
+function fillPrices(fills: readonly Filled[], valueToken: TokenInfo, books: Books): Series['fills'] {
   return fills.flatMap((trade) => {
     const sold = trade.tokenIn.toLowerCase() === valueToken.address.toLowerCase();
     const asset = books.token(sold ? trade.tokenOut : trade.tokenIn);
@@ -267,146 +384,32 @@ function fillPrices(fills: readonly (TradeRecord & { settlement: { amountOut: bi
   });
 }
 
-export function rebalanceAccount(strategy: RebalanceStrategy, trades: readonly TradeRecord[], wallet: string, books: Books): { rebalance: RebalanceAccount; value: Point[]; fills: Series['fills'] } {
-  const quote = strategy.quote;
-  const tokens = [...new Map([...strategy.targets.map((target) => target.token), quote].map((token) => [token.address.toLowerCase(), token])).values()];
-  const fills = trades.filter((trade) => filled(trade) && trade.kind === 'swap') as (TradeRecord & { settlement: { amountOut: bigint } })[];
-  const isQuote = (address: string) => address.toLowerCase() === quote.address.toLowerCase();
-  const turnover = sum(fills.map((trade) => (isQuote(trade.tokenOut) ? trade.settlement.amountOut : isQuote(trade.tokenIn) ? trade.amountIn : 0n)));
-  // The strategy's own portfolio: the wallet's balances just before its first trade, moved by its trades only
-  // (other strategies of the wallet do not count for or against it).
-  const since = fills[0]?.createdAt ?? trades[0]?.createdAt;
-  const marks = books.balances(wallet);
-  const startOf = (token: TokenInfo) => {
-    const before = marks.filter((mark) => mark.token.toLowerCase() === token.address.toLowerCase() && (since === undefined || mark.at <= since));
-    return before.at(-1)?.balance;
-  };
-  const starts = tokens.map(startOf);
-  const start = starts.every((balance) => balance !== undefined) ? (starts as bigint[]) : undefined;
-  const holdingsAt = (t: number) =>
-    tokens.map((token, i) => {
-      const delta = sum(
-        fills
-          .filter((trade) => trade.createdAt <= t)
-          .map((trade) => (trade.tokenOut.toLowerCase() === token.address.toLowerCase() ? trade.settlement.amountOut : 0n) - (trade.tokenIn.toLowerCase() === token.address.toLowerCase() ? trade.amountIn : 0n)),
-      );
-      return (start?.[i] ?? 0n) + delta;
-    });
-  const worth = (balances: readonly bigint[], t: number | 'latest') => {
-    const values = balances.map((balance, i) => books.prices.convert(balance, tokens[i] as TokenInfo, quote, t));
-    return values.every((value) => value !== undefined) ? sum(values as bigint[]) : undefined;
-  };
-  const now = start && holdingsAt(Number.MAX_SAFE_INTEGER);
-  const value = now && worth(now, 'latest');
-  const hold = start && worth(start, 'latest');
-  const rebalance: RebalanceAccount = {
-    start: start ? start.map((balance, i) => amountJson(balance, tokens[i] as TokenInfo)) : null,
-    holdings: now ? now.map((balance, i) => amountJson(balance, tokens[i] as TokenInfo)) : null,
-    value: value === undefined ? null : amountJson(value, quote),
-    hold: hold === undefined ? null : amountJson(hold, quote),
-    vsHold: value === undefined || hold === undefined ? null : amountJson(value - hold, quote),
-    vsHoldPercent: value === undefined || hold === undefined ? null : percent(value - hold, hold),
-    turnover: amountJson(turnover, quote),
-    trades: fills.length,
-  };
+/** Rewards claimed so far, at their value when each was claimed. */
+function rewardSeries(strategy: CompoundStrategy, fills: readonly Filled[], books: Books): Point[] {
   const points: Point[] = [];
-  if (start && since !== undefined) {
-    const times = chartTimes(
-      fills.map((trade) => trade.createdAt),
-      books.prices.times(tokens.map((token) => token.address)),
-      since,
-      books.markedAt,
-    );
-    for (const t of times) {
-      const [portfolio, held] = [worth(holdingsAt(t), t), worth(start, t)];
-      points.push({ t, value: portfolio === undefined ? null : decimal(portfolio, quote), hold: held === undefined ? null : decimal(held, quote) });
-    }
-  }
-  return { rebalance, value: points, fills: fillPrices(fills, quote, books) };
-}
-
-export function limitAccount(strategy: LimitStrategy, trades: readonly TradeRecord[], books: Books): { limit: LimitAccount; fills: Series['fills'] } {
-  const { sell, buy } = strategy;
-  const fills = trades.filter(filled);
-  const oneSell = books.prices.convert(one(sell), sell, buy, 'latest');
-  const limit: LimitAccount = {
-    takeProfit: strategy.takeProfit ?? null,
-    stopLoss: strategy.stopLoss ?? null,
-    currentPrice: oneSell === undefined ? null : priceJson(oneSell, buy, one(sell), sell),
-    fills: fills.map((trade) => {
-      const trigger = trade.slot.endsWith('#stop-loss') ? 'stop-loss' : 'take-profit';
-      const triggerPrice = (trigger === 'stop-loss' ? strategy.stopLoss : strategy.takeProfit) ?? '0';
-      const atTrigger = minimumFromPrice(trade.amountIn, triggerPrice, sell.decimals, buy.decimals);
-      const reference = books.prices.convert(trade.amountIn, sell, buy, trade.createdAt);
-      return {
-        at: trade.createdAt,
-        trigger,
-        triggerPrice,
-        price: priceJson(trade.settlement.amountOut, buy, trade.amountIn, sell),
-        referencePrice: reference === undefined ? null : priceJson(reference, buy, trade.amountIn, sell),
-        vsTrigger: percent(trade.settlement.amountOut - atTrigger, atTrigger),
-        sold: amountJson(trade.amountIn, sell),
-        received: amountJson(trade.settlement.amountOut, buy),
-        txHash: trade.settlement.txHash,
-      };
-    }),
-    sold: amountJson(sum(fills.map((trade) => trade.amountIn)), sell),
-    received: amountJson(sum(fills.map((trade) => trade.settlement.amountOut)), buy),
-  };
-  return { limit, fills: fillPrices(fills, buy, books) };
-}
-
-export function compoundAccount(strategy: CompoundStrategy, trades: readonly TradeRecord[], books: Books, gasValue: bigint | undefined): { compound: CompoundAccount; rewards: Point[] } {
-  const { valueToken } = strategy;
-  const reward = strategy.gauge.rewardToken;
-  const position = books.token(strategy.gauge.address);
-  const fills = trades.filter(filled);
-  const claims = fills.filter((trade) => trade.kind === 'claim');
-  const deposits = fills.filter((trade) => trade.kind === 'deposit');
-  const withdrawals = fills.filter((trade) => trade.kind === 'withdraw');
-  const rewards: Point[] = [];
   let claimedValue: bigint | undefined = 0n;
-  for (const claim of claims) {
-    const value = books.prices.convert(claim.settlement.amountOut, reward, valueToken, claim.createdAt);
+  for (const claim of fills.filter((trade) => trade.kind === 'claim')) {
+    const value = books.prices.convert(claim.settlement.amountOut, strategy.gauge.rewardToken, strategy.valueToken, claim.createdAt);
     claimedValue = value === undefined || claimedValue === undefined ? undefined : claimedValue + value;
-    rewards.push({ t: claim.createdAt, value: claimedValue === undefined ? null : decimal(claimedValue, valueToken) });
+    points.push({ t: claim.createdAt, value: claimedValue === undefined ? null : decimal(claimedValue, strategy.valueToken) });
   }
-  const exitTo = strategy.exit?.to;
-  const compound: CompoundAccount = {
-    compounds: deposits.length,
-    claimed: amountJson(sum(claims.map((trade) => trade.settlement.amountOut)), reward),
-    claimedValue: claimedValue === undefined ? null : amountJson(claimedValue, valueToken),
-    lpAdded: amountJson(sum(deposits.map((trade) => trade.settlement.amountOut)), position),
-    withdrawn:
-      withdrawals.length > 0 && exitTo
-        ? { position: amountJson(sum(withdrawals.map((trade) => trade.amountIn)), position), received: amountJson(sum(withdrawals.map((trade) => trade.settlement.amountOut)), exitTo) }
-        : null,
-    realisedYield: claimedValue === undefined || gasValue === undefined ? null : amountJson(claimedValue - gasValue, valueToken),
-  };
-  return { compound, rewards };
+  return points;
 }
 
-/** A strategy's whole account and chart series. */
-export function accountOf(strategy: Strategy, trades: readonly TradeRecord[], wallet: string, books: Books, failedRuns: readonly string[]): StrategyAccount {
-  const { account: common, gas } = commonAccount(strategy, trades, books, failedRuns);
-  const empty = { value: [], fills: [], gas, rewards: [] };
+/** A strategy's chart series, from its trades oldest first. */
+export function seriesOf(strategy: Strategy, trades: readonly TradeRecord[], wallet: string, books: Books): Series {
+  const fills = trades.filter(filled);
+  const series: Series = { value: [], fills: [], gas: gasSeries(strategy, trades, books), rewards: [] };
   switch (strategy.kind) {
-    case 'dca': {
-      const { dca, value, fills } = dcaAccount(strategy, trades, books);
-      return { kind: 'dca', common, dca, series: { ...empty, value, fills } };
-    }
+    case 'dca':
+      return { ...series, value: dcaValueSeries(strategy, fills, books), fills: fillPrices(fills, strategy.sell, books) };
     case 'rebalance': {
-      const { rebalance, value, fills } = rebalanceAccount(strategy, trades, wallet, books);
-      return { kind: 'rebalance', common, rebalance, series: { ...empty, value, fills } };
+      const swaps = fills.filter((trade) => trade.kind === 'swap');
+      return { ...series, value: rebalanceValueSeries(strategy, trades, swaps, wallet, books), fills: fillPrices(swaps, strategy.quote, books) };
     }
-    case 'limit': {
-      const { limit, fills } = limitAccount(strategy, trades, books);
-      return { kind: 'limit', common, limit, series: { ...empty, fills } };
-    }
-    case 'compound': {
-      const gasValue = common.gas.value === null ? undefined : BigInt(common.gas.value.raw);
-      const { compound, rewards } = compoundAccount(strategy, trades, books, gasValue);
-      return { kind: 'compound', common, compound, series: { ...empty, rewards } };
-    }
+    case 'limit':
+      return { ...series, fills: fillPrices(fills, strategy.buy, books) };
+    case 'compound':
+      return { ...series, rewards: rewardSeries(strategy, fills, books) };
   }
 }

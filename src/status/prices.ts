@@ -9,14 +9,33 @@ import type { TokenInfo } from '../units.ts';
 export class PriceBook {
   readonly #byToken = new Map<string, PriceMark[]>();
 
-  constructor(marks: readonly PriceMark[]) {
+  constructor(marks: readonly PriceMark[] = []) {
+    this.add(marks);
+  }
+
+  /** Marks recorded since the book was made (a status kept up to date adds what is new). */
+  add(marks: readonly PriceMark[]): void {
+    const touched = new Set<PriceMark[]>();
     for (const mark of marks) {
       const key = mark.token.toLowerCase();
       const list = this.#byToken.get(key) ?? [];
+      if (list.length > 0 && (list.at(-1) as PriceMark).at > mark.at) touched.add(list);
       list.push(mark);
       this.#byToken.set(key, list);
     }
-    for (const list of this.#byToken.values()) list.sort((a, b) => a.at - b.at);
+    for (const list of touched) list.sort((a, b) => a.at - b.at);
+  }
+
+  /**
+   * Forgets marks older than `before`, but the last one before it of each token (still in force then): a book kept
+   * up to date values new trades at recent marks, and reads older ones from the ledger when a chart needs them.
+   */
+  forget(before: number): void {
+    for (const [token, list] of this.#byToken) {
+      const firstKept = list.findIndex((mark) => mark.at >= before);
+      const from = firstKept === -1 ? list.length - 1 : Math.max(0, firstKept - 1);
+      if (from > 0) this.#byToken.set(token, list.slice(from));
+    }
   }
 
   /** The mark in force at `time`: the newest at or before it, else (a trade before the first mark) the first after. */

@@ -1,20 +1,17 @@
 /**
  * The status of every strategy and wallet, read from a ledger alone: `routekeeper status --json` prints it and
- * the status page's `/api/status` serves it, so both always say the same. Its shape is documented in docs/status-api.md
+ * the status page's `/api/status` serves it (from a StatusBook the daemon keeps up to date), so both always say the same. Its shape is documented in docs/status-api.md
  * (`version` changes when a field changes meaning or goes away).
  */
-import type { Address } from 'viem';
 import type { Ledger, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
 import { nextSlot, plannedStart } from '../engine/scheduler.ts';
 import { strategyInWords } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
-import { TokenNames, describeTrade } from '../trade/describe.ts';
-import type { TradeRecord } from '../trade/types.ts';
-import { type Books, type CommonAccount, type CompoundAccount, type DcaAccount, type LimitAccount, type RebalanceAccount, type Series, type StrategyAccount, accountOf } from './accounting.ts';
+import { describeTrade } from '../trade/describe.ts';
+import type { CommonAccount, CompoundAccount, DcaAccount, LimitAccount, RebalanceAccount, Series } from './accounting.ts';
 import { type AmountJson, type Token, amountJson } from './amounts.ts';
-import { type KnownStrategy, knownStrategies } from './definitions.ts';
-import { PriceBook } from './prices.ts';
-import { markedAtKey, nativePriceKey } from '../engine/marker.ts';
+import { StatusBook, inSlices } from './book.ts';
+import type { KnownStrategy } from './definitions.ts';
 
 export const statusVersion = 1;
 
@@ -65,130 +62,18 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const pauseJson = (pause: Pause | undefined): PauseJson | null => (pause ? { scope: pause.scope, key: pause.key, reason: pause.reason, since: iso(pause.pausedAt) } : null);
 const usdToken: Token = { address: 'usd', symbol: 'USD', decimals: 18 };
 
-/** What the ledger knows, read once: a status and its series are computed from this. */
-export class LedgerView {
-  readonly strategies: KnownStrategy[];
-  readonly names: TokenNames;
-  readonly books: Books;
-  readonly explorer: string | null;
-  readonly chainId: number | null;
-  /** When the newest price was recorded, or last seen unchanged. */
-  readonly pricesAt: number | undefined;
-  readonly pauses: readonly Pause[];
-  readonly #tradesByStrategy: ReadonlyMap<string, TradeRecord[]>;
-  readonly #runCounts: ReadonlyMap<string, Partial<Record<RunOutcome, number>>>;
-  readonly #latestRuns: ReadonlyMap<string, RunRecord>;
-  readonly #failedBeforeTrading: ReadonlyMap<string, string[]>;
-
-  private constructor(parts: {
-    strategies: KnownStrategy[];
-    names: TokenNames;
-    books: Books;
-    explorer: string | null;
-    chainId: number | null;
-    pricesAt: number | undefined;
-    pauses: Pause[];
-    trades: TradeRecord[];
-    runCounts: { strategyId: string; outcome: RunOutcome; count: number }[];
-    latestRuns: Map<string, RunRecord>;
-    failedBeforeTrading: Map<string, string[]>;
-  }) {
-    this.strategies = parts.strategies;
-    this.names = parts.names;
-    this.books = parts.books;
-    this.explorer = parts.explorer;
-    this.chainId = parts.chainId;
-    this.pricesAt = parts.pricesAt;
-    this.pauses = parts.pauses;
-    const byStrategy = new Map<string, TradeRecord[]>();
-    for (const trade of parts.trades) {
-      const list = byStrategy.get(trade.strategyId) ?? [];
-      list.push(trade);
-      byStrategy.set(trade.strategyId, list);
-    }
-    this.#tradesByStrategy = byStrategy;
-    const counts = new Map<string, Partial<Record<RunOutcome, number>>>();
-    for (const row of parts.runCounts) counts.set(row.strategyId, { ...counts.get(row.strategyId), [row.outcome]: row.count });
-    this.#runCounts = counts;
-    this.#latestRuns = parts.latestRuns;
-    this.#failedBeforeTrading = parts.failedBeforeTrading;
-  }
-
-  /** Reads everything a status needs, each table once. */
-  static async load(ledger: Ledger): Promise<LedgerView> {
-    const [strategies, tokenNames, nativeJson, explorer, marked, trades, runCounts, marks, gas, balances, latestRuns, failedBeforeTrading, pauses, chain] = await Promise.all([
-      ledger.strategies.all(),
-      ledger.marks.tokenNames(),
-      ledger.strategies.meta('native-token'),
-      ledger.strategies.meta('explorer'),
-      ledger.strategies.meta(markedAtKey),
-      ledger.trades.all(),
-      ledger.runs.counts(),
-      ledger.marks.prices(),
-      ledger.attempts.gasByTrade(),
-      ledger.marks.balances(),
-      ledger.runs.latest(),
-      ledger.runs.failedBeforeTrading(),
-      ledger.pauses.all(),
-      ledger.chain(),
-    ]);
-    const names = new TokenNames(tokenNames);
-    const native: Token = nativeJson ? (JSON.parse(nativeJson) as Token) : { address: nativePriceKey, symbol: 'native coin', decimals: 18 };
-    return new LedgerView({
-      strategies: knownStrategies(strategies),
-      names,
-      explorer: explorer || null,
-      chainId: chain?.chainId ?? null,
-      pricesAt: marked === undefined ? marks.at(-1)?.at : Number(marked),
-      pauses,
-      trades,
-      runCounts,
-      latestRuns,
-      failedBeforeTrading,
-      books: {
-        prices: new PriceBook(marks),
-        native,
-        gas,
-        balances: (wallet) => balances.get(wallet.toLowerCase()) ?? [],
-        // A token no strategy named has unknown decimals; position tokens are 18-decimal like the LP tokens they stand for.
-        token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
-        ...(marked !== undefined && { markedAt: Number(marked) }),
-      },
-    });
-  }
-
-  /** A strategy's runs by outcome. */
-  runCounts(strategyId: string): Partial<Record<RunOutcome, number>> {
-    return { ...this.#runCounts.get(strategyId) };
-  }
-
-  lastRun(strategyId: string): RunRecord | undefined {
-    return this.#latestRuns.get(strategyId);
-  }
-
-  tradesOf(strategyId: string): TradeRecord[] {
-    return this.#tradesByStrategy.get(strategyId) ?? [];
-  }
-
-  /** The pauses that stop this strategy's trades from this wallet. */
-  pausesFor(strategyId: string, wallet: string): Pause[] {
-    return this.pauses.filter((pause) => (pause.scope === 'strategy' ? pause.key === strategyId : pause.key === wallet.toLowerCase()));
-  }
-
-  account(known: KnownStrategy): StrategyAccount {
-    return accountOf(known.strategy, this.tradesOf(known.strategy.id), known.wallet, this.books, this.#failedBeforeTrading.get(known.strategy.id) ?? []);
-  }
-
-  find(strategyId: string): KnownStrategy | undefined {
-    return this.strategies.find((known) => known.strategy.id === strategyId);
-  }
+/** A book kept up to date (the daemon's), refreshed; or a ledger read once into a new one (`routekeeper status`). */
+async function bookOf(source: Ledger | StatusBook): Promise<StatusBook> {
+  const book = source instanceof StatusBook ? source : new StatusBook(source);
+  await book.refresh();
+  return book;
 }
 
 function lastRunOf(run: RunRecord | undefined): RunJson | null {
   return run ? { startedAt: iso(run.startedAt), slot: run.slot, outcome: run.outcome ?? 'interrupted', note: run.note ?? null } : null;
 }
 
-export function strategyStatus(view: LedgerView, known: KnownStrategy, now: number): StrategyStatus {
+export function strategyStatus(view: StatusBook, known: KnownStrategy, now: number): StrategyStatus {
   const { strategy } = known;
   const pauses = view.pausesFor(strategy.id, known.wallet);
   const account = view.account(known);
@@ -214,7 +99,7 @@ export function strategyStatus(view: LedgerView, known: KnownStrategy, now: numb
   };
 }
 
-function walletStatuses(view: LedgerView, strategies: readonly StrategyStatus[]): WalletStatus[] {
+function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[]): WalletStatus[] {
   const byAddress = new Map<string, { name: string; address: string; strategies: string[] }>();
   for (const known of view.strategies) {
     const entry = byAddress.get(known.wallet) ?? { name: known.walletName, address: known.wallet, strategies: [] };
@@ -246,11 +131,12 @@ function walletStatuses(view: LedgerView, strategies: readonly StrategyStatus[])
 }
 
 /** The status of every strategy the ledger describes (or only `strategyId`'s), and of their wallets. */
-export async function statusReport(ledger: Ledger, options: { strategyId?: string; now?: number } = {}): Promise<StatusReport> {
-  const view = await LedgerView.load(ledger);
+export async function statusReport(source: Ledger | StatusBook, options: { strategyId?: string; now?: number } = {}): Promise<StatusReport> {
+  const view = await bookOf(source);
   const now = options.now ?? Date.now();
   const chosen = view.strategies.filter((known) => options.strategyId === undefined || known.strategy.id === options.strategyId);
-  const strategies = chosen.map((known) => strategyStatus(view, known, now));
+  // Strategy by strategy, letting runs go on between them: a daemon serves this while it trades.
+  const strategies = await inSlices(chosen, (known) => strategyStatus(view, known, now));
   const pricesAt = view.pricesAt;
   return {
     version: statusVersion,
@@ -264,15 +150,12 @@ export async function statusReport(ledger: Ledger, options: { strategyId?: strin
 }
 
 /** A strategy's chart series and trade table, for the status page. */
-export async function strategyDetail(ledger: Ledger, strategyId: string): Promise<{ series: Series; trades: TradeRow[] } | undefined> {
-  const view = await LedgerView.load(ledger);
+export async function strategyDetail(source: Ledger | StatusBook, strategyId: string): Promise<{ series: Series; trades: TradeRow[] } | undefined> {
+  const view = await bookOf(source);
   const known = view.find(strategyId);
   if (!known) return undefined;
-  const { series } = view.account(known);
-  const trades = view
-    .tradesOf(strategyId)
-    .toReversed()
-    .map((trade) => {
+  const detail = await view.detail(known);
+  const trades = detail.trades.map((trade) => {
       const txHash = trade.settlement?.txHash ?? null;
       const text = describeTrade(
         { trade, status: trade.status, reason: trade.anomaly ?? trade.failure?.reason, expectedOut: trade.call?.expectedOut, minOut: trade.call?.minOut, amountOut: trade.settlement?.amountOut },
@@ -280,5 +163,5 @@ export async function strategyDetail(ledger: Ledger, strategyId: string): Promis
       );
       return { at: iso(trade.createdAt), id: trade.id, kind: trade.kind, status: trade.status, text, txHash, link: txHash && view.explorer ? `${view.explorer.replace(/\/$/, '')}/tx/${txHash}` : null };
     });
-  return { series, trades };
+  return { series: detail.series, trades };
 }

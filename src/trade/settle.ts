@@ -54,7 +54,7 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(wallet, record.id) };
   const fail = async (reason: string): Promise<Partial<TradeReport>> => {
     const failure: Failure = { reason, errorClass: mined.cancelled ? 'Cancelled' : 'TransactionReverted', retryable: false };
-    await wallet.ledger.trades.fail(record.id, failure, settlement);
+    await wallet.ledger.trades.fail(record.id, failure, { settlement });
     return { ...common, status: 'failed', reason };
   };
   if (mined.cancelled) return fail('cancelled: the stuck trade was replaced by a zero-value transfer');

@@ -1,0 +1,169 @@
+/**
+ * What a strategy's settled trades add up to, folded one trade at a time. A settled trade (confirmed, anomaly,
+ * refused, failed, dry run) never changes again (the ledger's transition table sees to it), so each is folded
+ * exactly once and the tally is exact however long the history: a status kept up to date holds one tally per
+ * strategy instead of every trade.
+ */
+import type { Strategy } from '../strategy/types.ts';
+import type { TradeRecord, TradeState } from '../trade/types.ts';
+import type { Books } from './accounting.ts';
+
+/** How often a reason came up, and its most recent detail. */
+export type Counted = { reason: string; count: number; last: string };
+
+export type LimitFillRecord = { createdAt: number; slot: string; amountIn: bigint; amountOut: bigint; txHash: string };
+
+export type Tally = {
+  counts: Partial<Record<TradeState, number>>;
+  firstAt: number | undefined;
+  gasWei: bigint;
+  /** Gas at the value token's price when each trade was made; undefined once a trade's gas had no price. */
+  gasValue: bigint | undefined;
+  partnerFees: Map<string, bigint>;
+  partnerFeesUnknown: number;
+  refusals: Map<string, Counted>;
+  failures: Map<string, Counted>;
+  /** Confirmed trades whose receipt showed what the wallet received. */
+  fills: number;
+  firstFill: { createdAt: number; amountIn: bigint; amountOut: bigint } | undefined;
+  invested: bigint;
+  received: bigint;
+  /** Swaps only (a rebalance): how each token's holding moved, and the value token traded. */
+  swaps: number;
+  firstSwapAt: number | undefined;
+  deltas: Map<string, bigint>;
+  turnover: bigint;
+  /** A limit order's fills (one-shot orders: a few). */
+  limitFills: LimitFillRecord[];
+  /** A compound strategy's claims, re-deposits and withdrawals. */
+  claimed: bigint;
+  claimedValue: bigint | undefined;
+  deposits: number;
+  lpAdded: bigint;
+  withdrawals: number;
+  withdrawnPosition: bigint;
+  withdrawnReceived: bigint;
+};
+
+export function emptyTally(): Tally {
+  return {
+    counts: {},
+    firstAt: undefined,
+    gasWei: 0n,
+    gasValue: 0n,
+    partnerFees: new Map(),
+    partnerFeesUnknown: 0,
+    refusals: new Map(),
+    failures: new Map(),
+    fills: 0,
+    firstFill: undefined,
+    invested: 0n,
+    received: 0n,
+    swaps: 0,
+    firstSwapAt: undefined,
+    deltas: new Map(),
+    turnover: 0n,
+    limitFills: [],
+    claimed: 0n,
+    claimedValue: 0n,
+    deposits: 0,
+    lpAdded: 0n,
+    withdrawals: 0,
+    withdrawnPosition: 0n,
+    withdrawnReceived: 0n,
+  };
+}
+
+const settledStates = new Set<TradeState>(['confirmed', 'anomaly', 'refused', 'failed', 'dry-run']);
+export const isSettled = (trade: TradeRecord) => settledStates.has(trade.status);
+
+function count(counted: Map<string, Counted>, reason: string, detail: string): void {
+  const entry = counted.get(reason) ?? { reason, count: 0, last: detail };
+  entry.count++;
+  entry.last = detail;
+  counted.set(reason, entry);
+}
+
+/** The token strategies value everything in: what a DCA spends, a rebalance's quote, what a limit order buys. */
+export function valueTokenOf(strategy: Strategy) {
+  switch (strategy.kind) {
+    case 'dca':
+      return strategy.sell;
+    case 'rebalance':
+      return strategy.quote;
+    case 'limit':
+      return strategy.buy;
+    case 'compound':
+      return strategy.valueToken;
+  }
+}
+
+/** Gas a trade paid, into the tally's totals (settled trades once; open ones at each report, on a copy). */
+export function addGas(tally: Tally, strategy: Strategy, trade: TradeRecord, books: Books): void {
+  const paid = books.gas.get(trade.id) ?? 0n;
+  if (paid === 0n) return;
+  tally.gasWei += paid;
+  const value = books.prices.convert(paid, { address: 'native', decimals: books.native.decimals }, valueTokenOf(strategy), trade.createdAt);
+  tally.gasValue = value === undefined || tally.gasValue === undefined ? undefined : tally.gasValue + value;
+}
+
+/** Adds one settled trade to the tally. */
+export function foldTrade(tally: Tally, strategy: Strategy, trade: TradeRecord, books: Books): void {
+  tally.counts[trade.status] = (tally.counts[trade.status] ?? 0) + 1;
+  tally.firstAt = Math.min(tally.firstAt ?? trade.createdAt, trade.createdAt);
+  addGas(tally, strategy, trade, books);
+  if (trade.status === 'refused') count(tally.refusals, trade.failure?.refusal ?? 'refused', trade.failure?.reason ?? '');
+  if (trade.status === 'failed') count(tally.failures, trade.failure?.errorClass ?? 'failed', trade.failure?.reason ?? '');
+  const amountOut = trade.settlement?.amountOut;
+  if (trade.status !== 'confirmed' || amountOut === undefined) return;
+  tally.fills++;
+  if (!tally.firstFill || trade.createdAt < tally.firstFill.createdAt) tally.firstFill = { createdAt: trade.createdAt, amountIn: trade.amountIn, amountOut };
+  tally.invested += trade.amountIn;
+  tally.received += amountOut;
+  if (trade.kind === 'swap') foldSwap(tally, strategy, trade, amountOut);
+  if (strategy.kind === 'limit') tally.limitFills.push({ createdAt: trade.createdAt, slot: trade.slot, amountIn: trade.amountIn, amountOut, txHash: trade.settlement?.txHash ?? '' });
+  if (strategy.kind === 'compound') foldCompound(tally, strategy, trade, amountOut, books);
+}
+
+function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOut: bigint): void {
+  const fee = trade.settlement?.partnerFee;
+  if (fee === undefined) tally.partnerFeesUnknown++;
+  else if (fee > 0n) tally.partnerFees.set(trade.tokenOut.toLowerCase(), (tally.partnerFees.get(trade.tokenOut.toLowerCase()) ?? 0n) + fee);
+  tally.swaps++;
+  tally.firstSwapAt = Math.min(tally.firstSwapAt ?? trade.createdAt, trade.createdAt);
+  const [tokenIn, tokenOut] = [trade.tokenIn.toLowerCase(), trade.tokenOut.toLowerCase()];
+  tally.deltas.set(tokenOut, (tally.deltas.get(tokenOut) ?? 0n) + amountOut);
+  tally.deltas.set(tokenIn, (tally.deltas.get(tokenIn) ?? 0n) - trade.amountIn);
+  const quote = valueTokenOf(strategy).address.toLowerCase();
+  tally.turnover += tokenOut === quote ? amountOut : tokenIn === quote ? trade.amountIn : 0n;
+}
+
+function foldCompound(tally: Tally, strategy: Strategy & { kind: 'compound' }, trade: TradeRecord, amountOut: bigint, books: Books): void {
+  if (trade.kind === 'claim') {
+    tally.claimed += amountOut;
+    const value = books.prices.convert(amountOut, strategy.gauge.rewardToken, strategy.valueToken, trade.createdAt);
+    tally.claimedValue = value === undefined || tally.claimedValue === undefined ? undefined : tally.claimedValue + value;
+  }
+  if (trade.kind === 'deposit') {
+    tally.deposits++;
+    tally.lpAdded += amountOut;
+  }
+  if (trade.kind === 'withdraw') {
+    tally.withdrawals++;
+    tally.withdrawnPosition += trade.amountIn;
+    tally.withdrawnReceived += amountOut;
+  }
+}
+
+/** A run that failed before it traded, counted with the failures. */
+export function foldFailedRun(tally: Tally, note: string): void {
+  count(tally.failures, 'before trading', note);
+}
+
+/** A copy that can take open trades' gas without changing the kept tally. */
+export const withOpenGas = (tally: Tally, strategy: Strategy, open: readonly TradeRecord[], books: Books): Tally => {
+  if (!open.some((trade) => (books.gas.get(trade.id) ?? 0n) > 0n)) return tally;
+  const copy = { ...tally };
+  for (const trade of open) addGas(copy, strategy, trade, books);
+  return copy;
+};
