@@ -20,9 +20,10 @@ export type LedgerDatabase = {
   /**
    * Runs `work` in one transaction: every query it makes through the given executor commits together or not at
    * all. On SQLite the write lock is taken at the start (BEGIN IMMEDIATE), so a read-then-write inside cannot be
-   * overtaken by another process's write between the two.
+   * overtaken by another process's write between the two. `durable`: the commit is on disk before this resolves,
+   * power loss included (what signed bytes need before they may leave); see `openSqlite` for the others.
    */
-  transaction<T>(work: (q: Queries) => Promise<T>): Promise<T>;
+  transaction<T>(work: (q: Queries) => Promise<T>, options?: { durable?: boolean }): Promise<T>;
   close(): Promise<void>;
 };
 
@@ -36,8 +37,10 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
   const raw = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.fileMustExist ?? false });
   if (!options.readonly) {
     raw.pragma('journal_mode = WAL');
-    // FULL: a committed signed transaction survives power loss, not only a process crash.
-    raw.pragma('synchronous = FULL');
+    // NORMAL: a commit survives a crash of the process at once, and power loss once the log is next synced. A
+    // durable transaction (signed bytes) syncs the log before it returns, and with it every commit before it: the
+    // history of anything signed is always on disk, and no other write waits for the disk on the trading thread.
+    raw.pragma('synchronous = NORMAL');
   }
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
@@ -62,16 +65,21 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
     raw,
     insertionOrder: sql<number>`rowid`,
     readonly: options.readonly ?? false,
-    transaction: (work) =>
+    transaction: (work, transactionOptions = {}) =>
       db.connection().execute(async (connection) => {
-        await sql`BEGIN IMMEDIATE`.execute(connection);
+        if (transactionOptions.durable) await sql`PRAGMA synchronous = FULL`.execute(connection);
         try {
-          const result = await work(connection);
-          await sql`COMMIT`.execute(connection);
-          return result;
-        } catch (error) {
-          if (raw.inTransaction) await sql`ROLLBACK`.execute(connection);
-          throw error;
+          await sql`BEGIN IMMEDIATE`.execute(connection);
+          try {
+            const result = await work(connection);
+            await sql`COMMIT`.execute(connection);
+            return result;
+          } catch (error) {
+            if (raw.inTransaction) await sql`ROLLBACK`.execute(connection);
+            throw error;
+          }
+        } finally {
+          if (transactionOptions.durable) await sql`PRAGMA synchronous = NORMAL`.execute(connection);
         }
       }),
     close: async () => {

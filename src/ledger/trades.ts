@@ -60,8 +60,9 @@ export class TradeStore {
 
   /**
    * Stores signed transactions (status `signed`) before any is broadcast, and moves a checked trade to `signed`, in
-   * one database transaction: a trade is never `signed` without its bytes. A trade already signed or sent gains
-   * attempts (its approval went first, or a replacement) and keeps its state.
+   * one durable database transaction: a trade is never `signed` without its bytes, and the bytes are on disk before
+   * they may leave. A trade already signed or sent gains attempts (its approval went first, or a replacement) and
+   * keeps its state.
    */
   async recordSigned(attempts: readonly NewAttempt[], now = Date.now()): Promise<Attempt[]> {
     const intentId = attempts[0]?.intentId;
@@ -77,7 +78,7 @@ export class TradeStore {
         .returningAll()
         .execute();
       return rows.map(attemptFrom);
-    });
+    }, { durable: true });
   }
 
   /** Its bytes are about to leave: from here only the chain can settle it. */

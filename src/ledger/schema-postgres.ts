@@ -1,0 +1,162 @@
+/**
+ * The ledger's tables in PostgreSQL, as numbered migrations (the version in `ledger_migrations`). The first is the
+ * SQLite ledger as its seventh migration left it, column for column, so one set of queries serves both; a
+ * `seq` column orders rows as they were inserted, where SQLite has its rowid.
+ */
+export const postgresMigrations: string[] = [
+  `
+  CREATE TABLE intents (
+    id                  TEXT PRIMARY KEY,
+    seq                 BIGSERIAL NOT NULL,
+    strategy_id         TEXT NOT NULL,
+    slot                TEXT NOT NULL,
+    run_id              BIGINT,
+    kind                TEXT NOT NULL,
+    wallet              TEXT NOT NULL,
+    chain_id            INTEGER NOT NULL,
+    token_in            TEXT NOT NULL,
+    token_out           TEXT NOT NULL,
+    amount_in           TEXT NOT NULL,
+    slippage_bps        INTEGER NOT NULL,
+    min_amount_out      TEXT,
+    status              TEXT NOT NULL,
+    target              TEXT,
+    spender             TEXT,
+    call_data           TEXT,
+    router              TEXT,
+    farm                TEXT,
+    expected_out        TEXT,
+    min_out             TEXT,
+    deadline            TEXT,
+    simulated_out       TEXT,
+    reference_out       TEXT,
+    amount_out          TEXT,
+    reported_out        TEXT,
+    partner_fee         TEXT,
+    tx_hash             TEXT,
+    block_number        BIGINT,
+    gas_used            TEXT,
+    effective_gas_price TEXT,
+    reason              TEXT,
+    refusal             TEXT,
+    error_class         TEXT,
+    retryable           INTEGER NOT NULL DEFAULT 0,
+    anomaly             TEXT,
+    created_at          BIGINT NOT NULL,
+    updated_at          BIGINT NOT NULL
+  );
+  CREATE INDEX intents_status ON intents (status);
+  CREATE INDEX intents_spend ON intents (strategy_id, wallet, token_in, created_at);
+  CREATE INDEX intents_by_run ON intents (run_id);
+  CREATE INDEX intents_by_strategy ON intents (strategy_id, created_at);
+  CREATE INDEX intents_by_wallet_token ON intents (wallet, token_in, created_at);
+  CREATE INDEX intents_by_update ON intents (updated_at, id);
+
+  CREATE TABLE attempts (
+    id                       BIGSERIAL PRIMARY KEY,
+    intent_id                TEXT NOT NULL REFERENCES intents(id),
+    purpose                  TEXT NOT NULL,
+    wallet                   TEXT NOT NULL,
+    chain_id                 INTEGER NOT NULL,
+    nonce                    INTEGER NOT NULL,
+    max_fee_per_gas          TEXT NOT NULL,
+    max_priority_fee_per_gas TEXT NOT NULL,
+    gas_limit                TEXT NOT NULL,
+    raw_tx                   TEXT NOT NULL,
+    hash                     TEXT NOT NULL UNIQUE,
+    status                   TEXT NOT NULL,
+    block_number             BIGINT,
+    gas_used                 TEXT,
+    effective_gas_price      TEXT,
+    error                    TEXT,
+    created_at               BIGINT NOT NULL,
+    updated_at               BIGINT NOT NULL
+  );
+  CREATE INDEX attempts_intent ON attempts (intent_id);
+  CREATE INDEX attempts_nonce ON attempts (chain_id, wallet, nonce);
+
+  CREATE TABLE events (
+    id        BIGSERIAL PRIMARY KEY,
+    at        BIGINT NOT NULL,
+    kind      TEXT NOT NULL,
+    intent_id TEXT,
+    details   TEXT NOT NULL
+  );
+
+  CREATE TABLE owner_lock (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    owner     TEXT NOT NULL,
+    pid       INTEGER NOT NULL,
+    host      TEXT NOT NULL,
+    heartbeat BIGINT NOT NULL
+  );
+
+  CREATE TABLE pauses (
+    scope     TEXT NOT NULL CHECK (scope IN ('strategy', 'wallet')),
+    key       TEXT NOT NULL,
+    reason    TEXT NOT NULL,
+    intent_id TEXT,
+    paused_at BIGINT NOT NULL,
+    PRIMARY KEY (scope, key)
+  );
+
+  CREATE TABLE chain (
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    chain_id     INTEGER NOT NULL,
+    genesis_hash TEXT NOT NULL,
+    bound_at     BIGINT NOT NULL
+  );
+
+  CREATE TABLE runs (
+    id          BIGSERIAL PRIMARY KEY,
+    strategy_id TEXT NOT NULL,
+    slot        TEXT NOT NULL,
+    started_at  BIGINT NOT NULL,
+    finished_at BIGINT,
+    outcome     TEXT,
+    note        TEXT
+  );
+  CREATE INDEX runs_by_strategy ON runs (strategy_id, started_at);
+
+  CREATE TABLE tokens (
+    address  TEXT PRIMARY KEY,
+    symbol   TEXT NOT NULL,
+    decimals INTEGER NOT NULL
+  );
+
+  CREATE TABLE prices (
+    seq     BIGSERIAL PRIMARY KEY,
+    at      BIGINT NOT NULL,
+    block   BIGINT NOT NULL,
+    token   TEXT NOT NULL,
+    usd_e18 TEXT NOT NULL,
+    source  TEXT NOT NULL
+  );
+  CREATE INDEX prices_by_token ON prices (token, at);
+
+  CREATE TABLE balances (
+    seq     BIGSERIAL PRIMARY KEY,
+    at      BIGINT NOT NULL,
+    block   BIGINT NOT NULL,
+    wallet  TEXT NOT NULL,
+    token   TEXT NOT NULL,
+    balance TEXT NOT NULL
+  );
+  CREATE INDEX balances_by_wallet ON balances (wallet, token, at);
+
+  CREATE TABLE strategies (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    wallet_name TEXT NOT NULL,
+    wallet      TEXT NOT NULL,
+    definition  TEXT NOT NULL,
+    first_seen  BIGINT NOT NULL,
+    last_seen   BIGINT NOT NULL
+  );
+
+  CREATE TABLE ledger_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];
