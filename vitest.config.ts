@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // One devnet for the whole run; each test file forks it (see test/helpers/devnet.ts).
-    globalSetup: ['test/setup/devnet.ts'],
+    // One devnet for the whole run; each test file forks it (see test/helpers/devnet.ts). One PostgreSQL too; each
+    // ledger test has a schema of its own (test/helpers/ledgers.ts).
+    globalSetup: ['test/setup/devnet.ts', 'test/setup/postgres.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -65,7 +65,8 @@ try {
   }
   const elapsedS = (performance.now() - startedAt) / 1000;
   const end = memory();
-  const ledgerBytes = ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${runtime.ledgerFile}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+  const ledgerFile = runtime.ledger.kind === 'sqlite' ? runtime.ledger.file : '';
+  const ledgerBytes = ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${ledgerFile}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
   console.log(
     JSON.stringify(
       {

@@ -132,7 +132,7 @@ strategy that cannot trade.`,
   {
     name: 'history',
     summary: 'show the ledger: every run, what it traded and why',
-    help: `Usage: routekeeper history [--json] [--limit N] [--strategy <id>] [--ledger <file>]
+    help: `Usage: routekeeper history [--json] [--limit N] [--strategy <id>] [--ledger <file> | --database <url>]
 
 Shows every run, newest first: when, strategy, slot, outcome (traded, nothing, refused, failed, unknown,
 anomaly, paused, waiting, dry-run, interrupted) and why; under each run its trades in human units and their
@@ -143,13 +143,15 @@ Options:
   --json             one JSON array of runs, each with its trades (amounts raw, as strings)
   --limit N          at most N intents (default 50)
   --strategy <id>    only this strategy's
-  --ledger <file>    read this ledger file`,
+  --ledger <file>    read this ledger file
+  --database <url>   read the ledger in this PostgreSQL database (default: DATABASE_URL): its network schema, else
+                     its newest devnet or fork schema`,
     load: () => import('./history.ts'),
   },
   {
     name: 'status',
     summary: 'what each strategy did with the money: P&L, value, gas, fees, last and next run',
-    help: `Usage: routekeeper status [--json] [--strategy <id>] [--ledger <file>]
+    help: `Usage: routekeeper status [--json] [--strategy <id>] [--ledger <file> | --database <url>]
 
 Reads the ledger (no node needed) and prints one screen per strategy, then the wallets:
   dca        invested, received, average price, value now, P&L, against a lump sum at the first trade's price
@@ -164,13 +166,15 @@ A running daemon serves the same numbers on its status page and at /api/status.
 Options:
   --json             the report as one JSON object (its fields: docs/status-api.md)
   --strategy <id>    only this strategy (and its wallet)
-  --ledger <file>    the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
+  --ledger <file>    the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)
+  --database <url>   the ledger in this PostgreSQL database (default: DATABASE_URL): its network schema, else
+                     its newest devnet or fork schema`,
     load: () => import('./status.ts'),
   },
   {
     name: 'pause',
     summary: 'pause a strategy or a wallet (by id, wallet name or address) until resumed',
-    help: `Usage: routekeeper pause <strategy-id | wallet-name | wallet-address> [--reason <text>] [--ledger <file>]
+    help: `Usage: routekeeper pause <strategy-id | wallet-name | wallet-address> [--reason <text>] [--ledger <file> | --database <url>]
 
 Records the pause in the ledger. A running daemon reads pauses before every run, so the paused strategy
 (or every strategy of the paused wallet) runs no more from its next slot; a run already under way finishes.
@@ -179,13 +183,15 @@ Records the pause in the ledger. A running daemon reads pauses before every run,
 Options:
   --wallet <address>   pause this wallet
   --reason <text>      why (shown by status, the status page and resume)
-  --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
+  --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)
+  --database <url>     the ledger in this PostgreSQL database (default: DATABASE_URL): its network schema, else
+                       its newest devnet or fork schema`,
     load: () => import('./pause.ts'),
   },
   {
     name: 'resume',
     summary: 'list pauses, or lift one (a strategy id, wallet name or address)',
-    help: `Usage: routekeeper resume [<strategy-id | wallet-name | wallet-address>] [--strategy <id> | --wallet <address>] [--ledger <file>]
+    help: `Usage: routekeeper resume [<strategy-id | wallet-name | wallet-address>] [--strategy <id> | --wallet <address>] [--ledger <file> | --database <url>]
 
 A trade whose outcome cannot be trusted (an anomaly: balances that moved otherwise than signed, a receipt
 whose amounts disagree) pauses its strategy and its wallet: they trade no more until a person has looked.
@@ -195,7 +201,9 @@ daemon sees that before its next run. Exit 1 when there was no such pause.
 Options:
   --strategy <id>      lift the pause of this strategy
   --wallet <address>   lift the pause of this wallet
-  --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)`,
+  --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)
+  --database <url>     the ledger in this PostgreSQL database (default: DATABASE_URL): its network schema, else
+                       its newest devnet or fork schema`,
     load: () => import('./resume.ts'),
   },
   {

@@ -14,6 +14,7 @@ export const commonOptions = {
   'dry-run': { type: 'boolean' },
   'address-book': { type: 'string' },
   devnet: { type: 'boolean' },
+  database: { type: 'string' },
 } as const;
 
 /** Their help lines. */
@@ -21,6 +22,8 @@ export const commonHelp = `  -c, --config <file>      strategy file (default: RO
   --dry-run                quote, check and simulate, record what would happen, sign nothing
   --address-book <file>    a deployment's address book: token symbols, allowlisted router and farms,
                            and the RPC and service URLs when the environment does not give them
+  --database <url>         the ledger in this PostgreSQL database (default: DATABASE_URL, else a SQLite file
+                           in ROUTEKEEPER_DATA_DIR)
   --devnet                 the embedded devnet, asked for explicitly (needed where ROUTEKEEPER_REQUIRE_RPC_URL=true,
                            as in the container image)
 Without RPC_URL (and without an address book) routekeeper starts its embedded devnet: a LOCAL chain

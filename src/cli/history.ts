@@ -3,7 +3,7 @@ import { type Attempt, Ledger, type RunRecord, runOutcomeOf } from '../ledger/le
 import { TokenNames, describeTrade } from '../trade/describe.ts';
 import type { TradeRecord } from '../trade/types.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
-import { ledgerFileFor } from './ledger-file.ts';
+import { ledgerLocationFor, ledgerOptions } from './ledger-file.ts';
 
 type TradeWithAttempts = TradeRecord & { attempts: Attempt[] };
 /** A run and its trades; trades recorded without a run (by an older version, or by hand) stand as their own row. */
@@ -15,11 +15,11 @@ export async function run(argv: string[]): Promise<number> {
     json: { type: 'boolean' },
     limit: { type: 'string' },
     strategy: { type: 'string' },
-    ledger: { type: 'string' },
+    ...ledgerOptions,
   });
   const limit = parseIntegerOption('limit', values.limit, { min: 1, max: 100_000 }) ?? 50;
-  const file = ledgerFileFor(values.ledger);
-  const ledger = await Ledger.openReadOnly(file);
+  const ledger = await Ledger.openReadOnly(await ledgerLocationFor(values));
+  const file = ledger.location;
   try {
     const rows = await historyRows(ledger, { limit, strategyId: values.strategy });
     if (values.json) {

@@ -52,6 +52,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
       env,
       configFile: values.config,
       addressBookFile: values['address-book'],
+      database: values.database,
       signal,
     });
     try {

@@ -1,16 +1,16 @@
 import { Ledger } from '../ledger/ledger.ts';
 import { parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
-import { ledgerFileFor } from './ledger-file.ts';
+import { ledgerLocationFor, ledgerOptions } from './ledger-file.ts';
 import { checkPauseArguments, pauseTarget } from './pause-target.ts';
 
 /** `routekeeper pause`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('pause', argv, { wallet: { type: 'string' }, reason: { type: 'string' }, ledger: { type: 'string' } }, true);
+  const { values, positionals } = parseCommandArgs('pause', argv, { wallet: { type: 'string' }, reason: { type: 'string' }, ...ledgerOptions }, true);
   if (positionals.length > 1) throw new UsageError(`pause: one strategy id or wallet, got ${positionals.length}: ${positionals.join(' ')}`);
   if (values.reason !== undefined && values.reason.trim() === '') throw new UsageError('pause: --reason is empty');
   checkPauseArguments('pause', { id: positionals[0], wallet: values.wallet });
-  const ledger = await Ledger.openForPauses(ledgerFileFor(values.ledger));
+  const ledger = await Ledger.openForPauses(await ledgerLocationFor(values));
   try {
     const target = await pauseTarget('pause', ledger, { id: positionals[0], wallet: values.wallet });
     if (!target) throw new UsageError("pause: which strategy or wallet? See 'routekeeper pause --help'.");

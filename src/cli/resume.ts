@@ -1,7 +1,7 @@
 import { Ledger } from '../ledger/ledger.ts';
 import { parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
-import { ledgerFileFor } from './ledger-file.ts';
+import { ledgerLocationFor, ledgerOptions } from './ledger-file.ts';
 import { checkPauseArguments, pauseTarget } from './pause-target.ts';
 
 /** `routekeeper resume`: resolves to the exit code (its help is in catalog.ts). */
@@ -12,13 +12,13 @@ export async function run(argv: string[]): Promise<number> {
     {
       strategy: { type: 'string' },
       wallet: { type: 'string' },
-      ledger: { type: 'string' },
+      ...ledgerOptions,
     },
     true,
   );
   if (positionals.length > 1) throw new UsageError(`resume: one strategy id or wallet, got ${positionals.length}: ${positionals.join(' ')}`);
   checkPauseArguments('resume', { id: positionals[0], strategy: values.strategy, wallet: values.wallet });
-  const ledger = await Ledger.openForPauses(ledgerFileFor(values.ledger));
+  const ledger = await Ledger.openForPauses(await ledgerLocationFor(values));
   try {
     const target = await pauseTarget('resume', ledger, { id: positionals[0], strategy: values.strategy, wallet: values.wallet });
     if (!target) {

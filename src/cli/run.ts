@@ -16,6 +16,7 @@ import { StatusBook } from '../status/book.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
 import type { TradeRecord } from '../trade/types.ts';
 import { describeRateLimit } from '../service/limiter.ts';
+import { describeLocation } from '../ledger/ledger.ts';
 
 /** A list for one line of the banner: a daemon may run thousands of strategies. */
 function listed(items: string[], most = 8): string {
@@ -33,7 +34,7 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: stri
     `  routing service ${redactUrl(runtime.serviceUrl)} (${describeRateLimit(runtime.routing.limiter.limit)})`,
     `  strategies ${listed(runtime.config.strategies.map((s) => `${s.id} (${s.kind})`))} from ${runtime.configFile}`,
     `  wallets ${listed(wallets)}`,
-    `  ledger ${runtime.ledgerFile} (chain ${runtime.chain.chainId}, genesis ${runtime.chain.genesisHash.slice(0, 10)}…)`,
+    `  ledger ${describeLocation(runtime.ledger)} (chain ${runtime.chain.chainId}, genesis ${runtime.chain.genesisHash.slice(0, 10)}…)`,
     `  status page ${page}  (health ${page}healthz, metrics ${page}metrics)`,
   ];
   if (dryRun) lines.push('  DRY RUN: nothing will be signed.');
@@ -86,7 +87,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   });
   let runtime: Runtime;
   try {
-    runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, devnet: values.devnet, signal });
+    runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, devnet: values.devnet, database: values.database, signal });
   } catch (error) {
     await health.close();
     // Once a stop is asked for, a failure is its consequence (a request cut short), not news.

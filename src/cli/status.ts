@@ -4,13 +4,13 @@ import { statusReport } from '../status/report.ts';
 import { statusText } from '../status/text.ts';
 import { parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
-import { ledgerFileFor } from './ledger-file.ts';
+import { ledgerLocationFor, ledgerOptions } from './ledger-file.ts';
 
 /** `routekeeper status`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, strategy: { type: 'string' }, ledger: { type: 'string' } });
-  const file = ledgerFileFor(values.ledger);
-  const ledger = await Ledger.openReadOnly(file);
+  const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, strategy: { type: 'string' }, ...ledgerOptions });
+  const ledger = await Ledger.openReadOnly(await ledgerLocationFor(values));
+  const file = ledger.location;
   try {
     const report = await statusReport(ledger, { strategyId: values.strategy });
     if (values.strategy !== undefined && report.strategies.length === 0) {

@@ -21,6 +21,8 @@ const httpUrls = z
   .transform((value) => value.split(',').map((url) => url.trim()).filter((url) => url !== ''))
   .refine((urls) => urls.length > 0 && urls.every(isHttpUrl), { message: 'must be an http(s) URL, or several separated by commas' });
 
+const postgresUrl = /^postgres(ql)?:\/\/\S+$/;
+
 const envSchema = z.object({
   RPC_URL: optional(httpUrls),
   ROUTING_SERVICE_URL: optional(httpUrl),
@@ -44,6 +46,7 @@ const envSchema = z.object({
   ),
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
+  DATABASE_URL: optional(z.string().regex(postgresUrl, { message: 'must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper' })),
   METRICS_PORT: optional(
     z
       .string()
@@ -87,6 +90,11 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
       'the ledger: `ledger.sqlite`, bound to its chain (id and genesis hash) at creation and refused against any other; the embedded devnet and forks are new chains at each start, each with its own `devnet-<chain id>-<genesis>.sqlite` or `fork-<chain id>-at-<block>.sqlite` (earlier ones are removed at start unless a live process holds them)',
     byDefault: '`./data`',
   },
+  DATABASE_URL: {
+    usedFor:
+      'the ledger in PostgreSQL instead of a SQLite file (`--database` wins over it): schema `routekeeper` for a network, `devnet_<chain id>_<genesis>` or `fork_<chain id>_at_<block>` for the embedded devnet and forks; its password is never printed or logged',
+    byDefault: 'none: the SQLite ledger in `ROUTEKEEPER_DATA_DIR`',
+  },
   METRICS_PORT: {
     usedFor: 'the status page, `GET /healthz` and `GET /metrics`, 0–65535; taken before anything starts, so a port in use stops start-up at once (exit 2)',
     byDefault: '`9464`; `0` picks a free port (logged at start)',
@@ -103,6 +111,12 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
     byDefault: '`false`',
   },
 };
+
+/** The PostgreSQL URL the ledger lives at: `--database`, else DATABASE_URL, else none (a SQLite file). */
+export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABASE_URL'>): string | undefined {
+  if (given !== undefined && !postgresUrl.test(given)) throw new ConfigError('--database must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper');
+  return given ?? env.DATABASE_URL;
+}
 
 let dotenvLoaded = false;
 

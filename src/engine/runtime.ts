@@ -11,7 +11,7 @@ import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
-import type { Env } from '../config/env.ts';
+import { type Env, databaseUrlOf } from '../config/env.ts';
 import { ConfigError } from '../config/errors.ts';
 import { type ResolvedConfig, accountOf, resolveConfig } from '../config/resolve.ts';
 import { TokenNames } from '../trade/describe.ts';
@@ -21,8 +21,8 @@ import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '..
 import { reportEvery } from '../devnet/oracle.ts';
 import { devnetKeyVariable } from '../devnet/world-spec.ts';
 import { toJson } from '../json.ts';
-import { type Attempt, type ChainIdentity, Ledger } from '../ledger/ledger.ts';
-import { networkLedgerName, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../ledger/files.ts';
+import { type Attempt, type ChainIdentity, Ledger, type LedgerLocation } from '../ledger/ledger.ts';
+import { networkLedgerName, networkSchema, removeStaleThrowawayLedgers, throwawayLedgerFile, throwawaySchema } from '../ledger/files.ts';
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient } from '../service/client.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
@@ -46,6 +46,8 @@ export type RuntimeOptions = {
   fork?: boolean;
   /** Asked for the embedded devnet explicitly (`--devnet`): needed where ROUTEKEEPER_REQUIRE_RPC_URL is set. */
   devnet?: boolean;
+  /** The ledger in this PostgreSQL database (`--database`); else DATABASE_URL, else a SQLite file. */
+  database?: string;
   /** Only look (`check`): keep the previous devnet or fork ledger. */
   inspectOnly?: boolean;
   onStage?: (stage: TxStage, attempt: Attempt) => void;
@@ -62,7 +64,8 @@ export type Runtime = {
   rpcUrls: string[];
   serviceUrl: string;
   configFile: string;
-  ledgerFile: string;
+  /** Where the ledger lives: a SQLite file in the data directory, or a schema of DATABASE_URL's database. */
+  ledger: LedgerLocation;
   book?: AddressBook;
   client: ChainClient;
   routing: RoutingClient;
@@ -80,7 +83,7 @@ export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; 
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
 export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Promise<Execution> {
-  const ledger = await Ledger.open(runtime.ledgerFile, { chain: runtime.chain });
+  const ledger = await Ledger.open(runtime.ledger, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
   await ledger.marks.nameTokens([...runtime.config.tokens, ...(runtime.nativeToken ? [runtime.nativeToken] : [])]);
   const { config, chainId, client, routing } = runtime;
@@ -169,6 +172,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { signal } = options;
   // URLs given by the user may carry keys: from here on they are redacted wherever text is written.
   for (const url of env.RPC_URL ?? []) registerSecretUrl(url);
+  const databaseUrl = databaseUrlOf(options.database, env);
+  registerSecretUrl(databaseUrl);
   registerSecretUrl(env.ROUTING_SERVICE_URL);
   try {
     // Everything the user wrote is read and checked before any chain is started.
@@ -221,13 +226,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     const chain = await commonChainOf(rpcUrls);
     const { chainId } = chain;
     // The ledger belongs to one chain. A devnet or a fork is a new chain at every start: a ledger of its own,
-    // named after it; earlier ones are removed unless a live process holds them (`check` only looks).
-    let ledgerFile = join(dataDir, networkLedgerName);
-    if (mode !== 'network') {
-      const kind = mode === 'fork' ? 'fork' : 'devnet';
-      if (!options.inspectOnly) removeStaleThrowawayLedgers(dataDir, kind);
-      ledgerFile = throwawayLedgerFile(dataDir, kind, chain, forkBlock);
-    }
+    // named after it; earlier files are removed unless a live process holds them (`check` only looks).
+    const kind = mode === 'network' ? undefined : mode === 'fork' ? 'fork' : 'devnet';
+    const ledger: LedgerLocation = databaseUrl
+      ? { kind: 'postgres', url: databaseUrl, schema: kind ? throwawaySchema(kind, chain, forkBlock) : networkSchema }
+      : { kind: 'sqlite', file: kind ? throwawayLedgerFile(dataDir, kind, chain, forkBlock) : join(dataDir, networkLedgerName) };
+    if (kind && !databaseUrl && !options.inspectOnly) removeStaleThrowawayLedgers(dataDir, kind);
     // A stop also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds), once the
     // grace that trades already sent get to settle is over.
     const requestsEnd = afterGrace(signal, stopGraceMs + 500);
@@ -256,7 +260,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
           throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
         })
       : undefined;
-    return { mode, chainId, chain, rpcUrls, serviceUrl, configFile, ledgerFile, book, client, routing, config, nativeToken, partnerId: env.ROUTING_PARTNER_ID, onClose: (cleanup) => cleanups.push(cleanup), close };
+    return { mode, chainId, chain, rpcUrls, serviceUrl, configFile, ledger, book, client, routing, config, nativeToken, partnerId: env.ROUTING_PARTNER_ID, onClose: (cleanup) => cleanups.push(cleanup), close };
   } catch (error) {
     await close();
     throw error;

@@ -1,17 +1,18 @@
 /**
  * The ledger's one seam to its database: a typed query builder over a connection, and transactions. Stores
  * (trades, runs, pauses…) write their queries once against this; the dialect underneath is SQLite
- * (better-sqlite3, the default: one file, no server).
+ * (better-sqlite3, the default: one file, no server) or PostgreSQL (`DATABASE_URL`, for several daemons).
  */
 import Database from 'better-sqlite3';
-import { Kysely, type RawBuilder, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import type { LedgerTables } from './tables.ts';
 
 /** Something that runs the ledger's queries: the database itself, or one transaction on it. */
 export type Queries = Kysely<LedgerTables>;
 
 export type LedgerDatabase = {
-  readonly dialect: 'sqlite';
+  readonly dialect: 'sqlite' | 'postgres';
   readonly db: Queries;
   /** An expression that orders a trade table's rows as they were inserted (times alone tie within a millisecond). */
   readonly insertionOrder: RawBuilder<number>;
@@ -24,6 +25,12 @@ export type LedgerDatabase = {
    * power loss included (what signed bytes need before they may leave); see `openSqlite` for the others.
    */
   transaction<T>(work: (q: Queries) => Promise<T>, options?: { durable?: boolean }): Promise<T>;
+  /**
+   * Inside a transaction, waits until no other transaction holds `key`, and holds it until this one ends. SQLite
+   * needs nothing (BEGIN IMMEDIATE lets one writer in at a time); PostgreSQL takes a transaction-level advisory lock
+   * (released with the transaction, never left behind by a dropped connection).
+   */
+  serialize(q: Queries, key: string): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -65,6 +72,7 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
     raw,
     insertionOrder: sql<number>`rowid`,
     readonly: options.readonly ?? false,
+    serialize: async () => {},
     transaction: (work, transactionOptions = {}) =>
       db.connection().execute(async (connection) => {
         if (transactionOptions.durable) await sql`PRAGMA synchronous = FULL`.execute(connection);
@@ -85,5 +93,49 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
     close: async () => {
       if (raw.open) await db.destroy();
     },
+  };
+}
+
+/** A PostgreSQL schema name routekeeper made: lower-case letters, digits and underscores. */
+const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens a PostgreSQL database (`url`) with the ledger in `schema`, created if missing. Times and ids are BIGINT,
+ * read back as numbers (all below 2^53); amounts stay decimal text as in SQLite.
+ */
+export async function openPostgres(url: string, options: { schema: string; readonly?: boolean; poolSize?: number }): Promise<LedgerDatabase> {
+  if (!schemaName.test(options.schema)) throw new Error(`not a ledger schema name: ${options.schema}`);
+  const bigintAsNumber = (value: string) => Number(value);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 4,
+    application_name: 'routekeeper',
+    // Every connection works in the ledger's schema.
+    options: `-c search_path=${options.schema}`,
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? bigintAsNumber : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  try {
+    const client = await pool.connect();
+    try {
+      if (!options.readonly) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const db = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    dialect: 'postgres',
+    db,
+    insertionOrder: sql<number>`seq`,
+    readonly: options.readonly ?? false,
+    // A PostgreSQL commit is on disk before it returns; it waits on its own connection, not on the trading thread.
+    transaction: (work) => db.transaction().execute(work),
+    serialize: async (q, key) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(q);
+    },
+    close: () => db.destroy(),
   };
 }

@@ -1,8 +1,10 @@
 /**
- * Where ledgers live in the data directory. A real network has one ledger, `ledger.sqlite`, bound to its chain
+ * Where ledgers live. In the data directory, a real network has one ledger, `ledger.sqlite`, bound to its chain
  * at creation. The embedded devnet and paper-trading forks are new chains at every start: each gets a ledger
  * named after its chain (`devnet-<chain id>-<genesis>.sqlite`, `fork-<chain id>-at-<block>.sqlite`), and
- * earlier ones of the same kind are removed at start unless a live process holds them.
+ * earlier ones of the same kind are removed at start unless a live process holds them. In PostgreSQL
+ * (`DATABASE_URL`), the same names are schemas: `routekeeper`, `devnet_<chain id>_<genesis>`, `fork_<chain id>_at_<block>`
+ * (earlier ones are left: several daemons may share the database).
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,12 @@ import type { ChainIdentity } from './ledger.ts';
 import { Ledger } from './ledger.ts';
 
 export const networkLedgerName = 'ledger.sqlite';
+export const networkSchema = 'routekeeper';
+
+/** The schema of a devnet's or a fork's ledger in PostgreSQL, named as its file would be. */
+export function throwawaySchema(kind: ThrowawayKind, chain: ChainIdentity, forkBlock?: bigint): string {
+  return kind === 'devnet' ? `devnet_${chain.chainId}_${chain.genesisHash.slice(2, 10).toLowerCase()}` : `fork_${chain.chainId}_at_${forkBlock ?? 0n}`;
+}
 
 export type ThrowawayKind = 'devnet' | 'fork';
 

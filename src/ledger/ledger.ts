@@ -4,7 +4,8 @@
  * same bytes can be sent again, or their outcome adopted, and nothing is ever signed twice for a slot.
  *
  * A ledger is a set of stores, one per aggregate (trades, attempts, runs, pauses, marks, strategies, events), over
- * one database. One process owns a ledger file at a time; a lock whose owner died (or stopped beating) is taken over.
+ * one database: a SQLite file, or a schema of a PostgreSQL database. One process owns a ledger at a time; a lock
+ * whose owner died (or stopped beating) is taken over.
  */
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -14,12 +15,15 @@ import type { Hex } from 'viem';
 import { ConfigError } from '../config/errors.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { AttemptStore } from './attempts.ts';
-import { type LedgerDatabase, type SqliteHandle, openSqlite } from './database.ts';
+import { sql } from 'kysely';
+import { redactUrl } from '../ops/secrets.ts';
+import { type LedgerDatabase, type SqliteHandle, openPostgres, openSqlite } from './database.ts';
 import { EventStore } from './events.ts';
 import { MarkStore } from './marks.ts';
 import { PauseStore } from './pauses.ts';
 import { RunStore } from './runs.ts';
 import { migrations } from './schema.ts';
+import { postgresMigrations } from './schema-postgres.ts';
 import { StrategyStore } from './strategies.ts';
 import { TradeStore } from './trades.ts';
 
@@ -51,6 +55,17 @@ const heartbeatEveryMs = 10_000;
 const runsFrom = 5;
 const marksFrom = 6;
 
+/** Where a ledger lives: a SQLite file, or a schema of a PostgreSQL database. */
+export type LedgerLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema: string };
+
+const locationOf = (where: string | LedgerLocation): LedgerLocation => (typeof where === 'string' ? { kind: 'sqlite', file: where } : where);
+
+/** How a ledger is named to people: its file, or its database (without the password) and schema. */
+export function describeLocation(where: string | LedgerLocation): string {
+  const location = locationOf(where);
+  return location.kind === 'sqlite' ? location.file : `${redactUrl(location.url)} (schema ${location.schema})`;
+}
+
 export class Ledger {
   readonly trades: TradeStore;
   readonly attempts: AttemptStore;
@@ -59,14 +74,15 @@ export class Ledger {
   readonly marks: MarkStore;
   readonly strategies: StrategyStore;
   readonly events: EventStore;
+  /** Where this ledger lives, as people read it. */
+  readonly location: string;
   readonly #database: LedgerDatabase;
-  readonly #raw: SqliteHandle;
   #lock: { owner: string; heartbeat: NodeJS.Timeout } | undefined;
+  #closed = false;
 
-  private constructor(database: LedgerDatabase & { raw: SqliteHandle }) {
+  private constructor(database: LedgerDatabase, location: string, version: number) {
     this.#database = database;
-    this.#raw = database.raw;
-    const version = database.raw.pragma('user_version', { simple: true }) as number;
+    this.location = location;
     this.trades = new TradeStore(database);
     this.attempts = new AttemptStore(database);
     this.runs = new RunStore(database, version >= runsFrom);
@@ -77,43 +93,46 @@ export class Ledger {
   }
 
   /**
-   * Opens (creating if needed) the ledger file and takes its lock; LedgerLockedError if a live process holds it.
-   * With `chain`, the ledger is bound to that chain at its first open and refuses any other afterwards
-   * (LedgerChainMismatchError), before the lock is taken.
+   * Opens (creating if needed) the ledger and takes its lock; LedgerLockedError if a live process holds it. A string
+   * is a SQLite file. With `chain`, the ledger is bound to that chain at its first open and refuses any other
+   * afterwards (LedgerChainMismatchError), before the lock is taken.
    */
-  static async open(file: string, options: { owner?: string; now?: () => number; chain?: ChainIdentity } = {}): Promise<Ledger> {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const database = openSqlite(file);
+  static async open(where: string | LedgerLocation, options: { owner?: string; now?: () => number; chain?: ChainIdentity } = {}): Promise<Ledger> {
+    const location = locationOf(where);
+    const database = await openDatabase(location, { readonly: false });
     try {
-      migrate(database.raw);
-      const ledger = new Ledger(database);
-      if (options.chain) await ledger.#bind(file, options.chain, (options.now ?? Date.now)());
-      ledger.#acquireLock(options.owner ?? `${hostname()}:${process.pid}:${Date.now()}`, options.now ?? Date.now);
+      await migrate(database);
+      const ledger = new Ledger(database.database, describeLocation(location), latestVersion);
+      if (options.chain) await ledger.#bind(options.chain, (options.now ?? Date.now)());
+      await ledger.#acquireLock(options.owner ?? `${hostname()}:${process.pid}:${Date.now()}`, options.now ?? Date.now);
       return ledger;
     } catch (error) {
-      database.raw.close();
+      await database.database.close();
       throw error;
     }
   }
 
   /** Opens an existing ledger for reading only (`history`, `status`): no lock taken, nothing written. */
-  static async openReadOnly(file: string): Promise<Ledger> {
-    return new Ledger(openExisting(file, { readonly: true }));
+  static async openReadOnly(where: string | LedgerLocation): Promise<Ledger> {
+    const location = locationOf(where);
+    const database = await openDatabase(location, { readonly: true });
+    return new Ledger(database.database, describeLocation(location), await versionOf(database));
   }
 
   /**
    * Opens an existing ledger to change its pauses (`pause`, `resume`) while a daemon may hold it: no lock is taken;
    * the database serializes the one write, and the daemon reads pauses afresh before every run.
    */
-  static async openForPauses(file: string): Promise<Ledger> {
-    const database = openExisting(file, { readonly: false });
+  static async openForPauses(where: string | LedgerLocation): Promise<Ledger> {
+    const location = locationOf(where);
+    const database = await openDatabase(location, { readonly: false, mustExist: true });
     try {
-      migrate(database.raw);
+      await migrate(database);
     } catch (error) {
-      database.raw.close();
+      await database.database.close();
       throw error;
     }
-    return new Ledger(database);
+    return new Ledger(database.database, describeLocation(location), latestVersion);
   }
 
   /** The chain this ledger was written on, once bound. */
@@ -122,8 +141,9 @@ export class Ledger {
     return row && { chainId: row.chain_id, genesisHash: row.genesis_hash };
   }
 
-  async #bind(file: string, chain: ChainIdentity, now: number): Promise<void> {
+  async #bind(chain: ChainIdentity, now: number): Promise<void> {
     await this.#database.transaction(async (q) => {
+      await this.#database.serialize(q, 'ledger-chain');
       const row = await q.selectFrom('chain').select(['chain_id', 'genesis_hash']).where('id', '=', 1).executeTakeFirst();
       const bound = row && { chainId: row.chain_id, genesisHash: row.genesis_hash };
       // A ledger from before binding is bound at its first open, unless its trades name another chain id.
@@ -132,7 +152,7 @@ export class Ledger {
       if (mismatch) {
         const written = bound ? `chain ${bound.chainId} (genesis ${bound.genesisHash})` : `chain ${other?.chain_id}`;
         throw new LedgerChainMismatchError(
-          `the ledger ${file} was written on ${written}, but the node is chain ${chain.chainId} (genesis ${chain.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
+          `the ledger ${this.location} was written on ${written}, but the node is chain ${chain.chainId} (genesis ${chain.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
         );
       }
       if (!bound) await q.insertInto('chain').values({ id: 1, chain_id: chain.chainId, genesis_hash: chain.genesisHash, bound_at: now }).execute();
@@ -140,7 +160,7 @@ export class Ledger {
   }
 
   /**
-   * Whether a live routekeeper process holds the ledger file's lock (read without taking it): a file someone
+   * Whether a live routekeeper process holds a ledger file's lock (read without taking it): a file someone
    * holds is never deleted or reused.
    */
   static isHeld(file: string, now = Date.now()): boolean {
@@ -161,51 +181,73 @@ export class Ledger {
     }
   }
 
-  #acquireLock(owner: string, now: () => number): void {
-    const raw = this.#raw;
-    raw
-      .transaction(() => {
-        const held = raw.prepare('SELECT owner, pid, host, heartbeat FROM owner_lock WHERE id = 1').get() as { owner: string; pid: number; host: string; heartbeat: number } | undefined;
-        if (held && held.owner !== owner && now() - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host)) {
-          throw new LedgerLockedError(`the ledger is in use by another routekeeper process (pid ${held.pid} on ${held.host})`, {
-            details: `its lock was refreshed ${Math.round((now() - held.heartbeat) / 1000)} s ago; it is taken over once it is ${lockStaleAfterMs / 1000} s old or that process is gone`,
-          });
-        }
-        raw
-          .prepare(
-            'INSERT INTO owner_lock (id, owner, pid, host, heartbeat) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, heartbeat = excluded.heartbeat',
-          )
-          .run(owner, process.pid, hostname(), now());
-      })
-      .immediate();
-    const beat = raw.prepare('UPDATE owner_lock SET heartbeat = ? WHERE id = 1 AND owner = ?');
-    const heartbeat = setInterval(() => beat.run(now(), owner), heartbeatEveryMs);
+  async #acquireLock(owner: string, now: () => number): Promise<void> {
+    const database = this.#database;
+    await database.transaction(async (q) => {
+      await database.serialize(q, 'ledger-owner');
+      const held = await q.selectFrom('owner_lock').selectAll().where('id', '=', 1).executeTakeFirst();
+      if (held && held.owner !== owner && now() - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host)) {
+        throw new LedgerLockedError(`the ledger is in use by another routekeeper process (pid ${held.pid} on ${held.host})`, {
+          details: `its lock was refreshed ${Math.round((now() - held.heartbeat) / 1000)} s ago; it is taken over once it is ${lockStaleAfterMs / 1000} s old or that process is gone`,
+        });
+      }
+      const row = { id: 1, owner, pid: process.pid, host: hostname(), heartbeat: now() };
+      await q
+        .insertInto('owner_lock')
+        .values(row)
+        .onConflict((conflict) => conflict.column('id').doUpdateSet({ owner, pid: row.pid, host: row.host, heartbeat: row.heartbeat }))
+        .execute();
+    });
+    const heartbeat = setInterval(() => {
+      // A beat that fails (the database away for a moment) is the next one's to make.
+      void database.db.updateTable('owner_lock').set({ heartbeat: now() }).where('id', '=', 1).where('owner', '=', owner).execute().catch(() => {});
+    }, heartbeatEveryMs);
     heartbeat.unref();
     this.#lock = { owner, heartbeat };
   }
 
   /** Releases the lock and closes the database; closing twice is harmless. */
   async close(): Promise<void> {
-    if (!this.#raw.open) return;
+    if (this.#closed) return;
+    this.#closed = true;
     if (this.#lock) {
       clearInterval(this.#lock.heartbeat);
-      this.#raw.prepare('DELETE FROM owner_lock WHERE owner = ?').run(this.#lock.owner);
+      await this.#database.db.deleteFrom('owner_lock').where('owner', '=', this.#lock.owner).execute();
       this.#lock = undefined;
     }
     await this.#database.close();
   }
 }
 
-function openExisting(file: string, options: { readonly: boolean }) {
+/** The latest schema version; a ledger opened for writing is brought to it. */
+const latestVersion = migrations.length;
+
+type Opened = { database: LedgerDatabase; sqlite?: SqliteHandle };
+
+async function openDatabase(location: LedgerLocation, options: { readonly: boolean; mustExist?: boolean }): Promise<Opened> {
+  if (location.kind === 'postgres') return { database: await openPostgres(location.url, { schema: location.schema, readonly: options.readonly }) };
+  if (!options.readonly && !options.mustExist) {
+    if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
+    const database = openSqlite(location.file);
+    return { database, sqlite: database.raw };
+  }
   try {
-    return openSqlite(file, { ...options, fileMustExist: true });
+    const database = openSqlite(location.file, { readonly: options.readonly, fileMustExist: true });
+    return { database, sqlite: database.raw };
   } catch (error) {
-    throw new RoutekeeperError(`no ledger at ${file}`, { cause: error });
+    throw new RoutekeeperError(`no ledger at ${location.file}`, { cause: error });
   }
 }
 
-/** Brings the file up to the last migration, one transaction per step. */
-function migrate(raw: SqliteHandle): void {
+/** The schema version of an opened ledger: SQLite counts its migrations in `user_version`; PostgreSQL is migrated at once. */
+async function versionOf(opened: Opened): Promise<number> {
+  return opened.sqlite ? (opened.sqlite.pragma('user_version', { simple: true }) as number) : latestVersion;
+}
+
+/** Brings the ledger up to the last migration, one transaction per step. */
+async function migrate(opened: Opened): Promise<void> {
+  const raw = opened.sqlite;
+  if (!raw) return migratePostgres(opened.database);
   const version = raw.pragma('user_version', { simple: true }) as number;
   for (let next = version; next < migrations.length; next++) {
     raw.transaction(() => {
@@ -213,6 +255,22 @@ function migrate(raw: SqliteHandle): void {
       raw.pragma(`user_version = ${next + 1}`);
     })();
   }
+}
+
+/**
+ * PostgreSQL's migrations (`schema-postgres.ts`), recorded in `ledger_migrations`; daemons starting together take
+ * turns (a lock held for the migrating transaction only).
+ */
+async function migratePostgres(database: LedgerDatabase): Promise<void> {
+  await sql`CREATE TABLE IF NOT EXISTS ledger_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(database.db);
+  await database.transaction(async (q) => {
+    await database.serialize(q, 'ledger-migrations');
+    const { rows } = await sql<{ version: number | null }>`SELECT MAX(version) AS version FROM ledger_migrations`.execute(q);
+    for (let next = rows[0]?.version ?? 0; next < postgresMigrations.length; next++) {
+      for (const statement of (postgresMigrations[next] as string).split(/;\s*\n/).map((text) => text.trim()).filter(Boolean)) await sql.raw(statement).execute(q);
+      await sql`INSERT INTO ledger_migrations (version, applied_at) VALUES (${next + 1}, ${Date.now()})`.execute(q);
+    }
+  });
 }
 
 /** Whether the lock's process still runs; on another host we cannot tell, so the heartbeat decides. */

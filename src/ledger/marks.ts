@@ -25,10 +25,12 @@ export class MarkStore {
 
   /** Remembers tokens' symbols and decimals, so amounts read back in human units. */
   async nameTokens(tokens: readonly TokenName[]): Promise<void> {
-    if (tokens.length === 0) return;
+    // Once per address: one statement may not update a row twice (PostgreSQL refuses it), and the last name wins.
+    const rows = [...new Map(tokens.map((token) => [stored(token.address), { address: stored(token.address), symbol: token.symbol, decimals: token.decimals }])).values()];
+    if (rows.length === 0) return;
     await this.#ledger.db
       .insertInto('tokens')
-      .values(tokens.map((token) => ({ address: stored(token.address), symbol: token.symbol, decimals: token.decimals })))
+      .values(rows)
       .onConflict((conflict) => conflict.column('address').doUpdateSet((eb) => ({ symbol: eb.ref('excluded.symbol'), decimals: eb.ref('excluded.decimals') })))
       .execute();
   }

@@ -53,6 +53,9 @@ export class TradeStore {
   async commitChecked(id: string, checked: { call: CheckedCall; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> }, now = Date.now()): Promise<void> {
     const columns = { ...callColumns(checked.call), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
     await this.#ledger.transaction(async (q) => {
+      // Budgets are per strategy and per wallet, and a strategy trades from one wallet: commits of one wallet take turns.
+      const wallet = (await q.selectFrom('intents').select('wallet').where('id', '=', id).executeTakeFirst())?.wallet;
+      if (wallet) await this.#ledger.serialize(q, `budget:${wallet}`);
       await checked.verify?.((filter) => spentSince(q, filter));
       await this.#move(q, id, checked.status, columns, now);
     });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../../src/ledger/files.ts';
-import { Ledger, LedgerChainMismatchError, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
+import { Ledger, LedgerChainMismatchError, type LedgerLocation, describeLocation, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
+import { backends, freshLedger } from '../helpers/ledgers.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
 import { migrations } from '../../src/ledger/schema.ts';
 import type { Trade } from '../../src/trade/types.ts';
@@ -20,8 +21,8 @@ afterEach(async () => {
 function freshFile() {
   return join(mkdtempSync(join(tmpdir(), 'routekeeper-ledger-')), 'ledger.sqlite');
 }
-async function openLedger(file: string, options: Parameters<typeof Ledger.open>[1] = {}) {
-  const ledger = await Ledger.open(file, options);
+async function openLedger(where: string | LedgerLocation, options: Parameters<typeof Ledger.open>[1] = {}) {
+  const ledger = await Ledger.open(where, options);
   open.push(ledger);
   return ledger;
 }
@@ -69,132 +70,221 @@ async function walk(ledger: Ledger, id: string, to: 'quoted' | 'checked' | 'sign
   await ledger.trades.settle(id, { status: 'confirmed' }, settlement, now);
 }
 
-describe('ledger', () => {
-  it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
-    const ledger = await openLedger(freshFile());
-    const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
-    // Addresses are stored (and read back) in lower case, whatever case they were given in.
-    expect(created).toEqual({ ...intent('2026-11-20T10:00'), wallet: wallet.toLowerCase(), tokenIn: celo.toLowerCase(), tokenOut: cusd.toLowerCase(), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
-    expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created);
-    expect(await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 2_000 })).toBeUndefined();
-    expect((await ledger.trades.unfinished()).map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
-    await walk(ledger, 'dca:2026-11-20T10:00', 'confirmed');
-    expect(await ledger.trades.get('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
-    expect((await ledger.trades.get('dca:2026-11-20T10:00'))?.failure).toBeUndefined();
-    expect(await ledger.trades.unfinished()).toEqual([]);
+describe.each(backends)('the ledger on %s', (backend) => {
+    it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
+      // Addresses are stored (and read back) in lower case, whatever case they were given in.
+      expect(created).toEqual({ ...intent('2026-11-20T10:00'), wallet: wallet.toLowerCase(), tokenIn: celo.toLowerCase(), tokenOut: cusd.toLowerCase(), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
+      expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created);
+      expect(await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 2_000 })).toBeUndefined();
+      expect((await ledger.trades.unfinished()).map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
+      await walk(ledger, 'dca:2026-11-20T10:00', 'confirmed');
+      expect(await ledger.trades.get('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
+      expect((await ledger.trades.get('dca:2026-11-20T10:00'))?.failure).toBeUndefined();
+      expect(await ledger.trades.unfinished()).toEqual([]);
+    });
+
+    it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      await ledger.trades.claimSlot(intent('s2'));
+      await ledger.trades.markQuoted('dca:s2');
+      await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
+      const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
+      expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
+      await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false });
+      // A later stage keeps what earlier ones stored.
+      expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'refused', call: stored, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+    });
+
+    it('moves a trade to `signed` in the same transaction that stores its signed bytes', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      await ledger.trades.claimSlot(intent('s3'));
+      // Not checked yet: no bytes can be stored for it, and nothing is.
+      await expect(ledger.trades.recordSigned([signedAttempt('dca:s3', 4, '0xaa00')])).rejects.toThrow(IllegalTransitionError);
+      expect(await ledger.attempts.ofTrade('dca:s3')).toEqual([]);
+      await walk(ledger, 'dca:s3', 'checked');
+      const [approve, trade] = await ledger.trades.recordSigned([{ ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' }, signedAttempt('dca:s3', 5, '0xaa02')]);
+      expect([approve?.nonce, trade?.nonce, trade?.status]).toEqual([4, 5, 'signed']);
+      expect((await ledger.trades.get('dca:s3'))?.status).toBe('signed');
+      // A replacement later leaves the trade's state alone.
+      await ledger.trades.markBroadcast('dca:s3');
+      await ledger.trades.recordSigned([signedAttempt('dca:s3', 5, '0xaa03')]);
+      expect((await ledger.trades.get('dca:s3'))?.status).toBe('broadcast');
+      expect((await ledger.attempts.ofTrade('dca:s3')).map((a) => a.hash)).toEqual(['0xaa01', '0xaa02', '0xaa03']);
+    });
+
+    it('stores signed attempts with their bytes and follows their status', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      await ledger.trades.claimSlot(intent('s1'));
+      await walk(ledger, 'dca:s1', 'checked');
+      const [attempt] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xABC1')]);
+      if (!attempt) throw new Error('no attempt stored');
+      expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null, hash: '0xabc1' });
+      await ledger.attempts.update(attempt.id, { status: 'broadcast' });
+      expect(await ledger.attempts.byHash('0xAbC1')).toMatchObject({ id: attempt.id, status: 'broadcast' });
+      const [replacement] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xabc3')]);
+      // One of the nonce's transactions mined: it has the receipt's figures, the other is replaced, in one step.
+      const mined = await ledger.attempts.settleNonce(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n }, [replacement?.id as number]);
+      expect(mined).toMatchObject({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
+      expect((await ledger.attempts.ofTrade('dca:s1')).map((a) => a.status)).toEqual(['mined', 'replaced']);
+      expect(await ledger.attempts.gasByTrade()).toEqual(new Map([['dca:s1', 210_000n * 25n]]));
+      expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
+      expect(await ledger.attempts.highestNonce(wallet.toLowerCase() as typeof wallet, 42220)).toBe(7);
+      expect(await ledger.attempts.highestNonce(wallet, 1)).toBeUndefined();
+      // A transaction the node never took does not hold its nonce.
+      const [refused] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 8, '0xabc2')]);
+      await ledger.attempts.update(refused?.id as number, { status: 'dropped', error: 'underpriced' });
+      expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
+    });
+
+    it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being quoted', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      for (const [slot, amount, at] of [['a', 100n, 1_000], ['b', 200n, 2_000], ['c', 400n, 3_000], ['d', 800n, 4_000], ['e', 1_600n, 5_000], ['f', 3_200n, 6_000]] as const) {
+        await ledger.trades.claimSlot(intent(slot, amount), { now: at });
+      }
+      await walk(ledger, 'dca:b', 'confirmed');
+      await ledger.trades.refuse('dca:c', { reason: 'price limit', refusal: 'threshold', retryable: false });
+      await walk(ledger, 'dca:d', 'quoted');
+      await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
+      await walk(ledger, 'dca:e', 'checked');
+      await walk(ledger, 'dca:f', 'quoted');
+      // a is claimed and f quoted: neither has passed its budget yet, so neither commits anything.
+      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
+      expect(await ledger.trades.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
+      expect(await ledger.trades.spentSince({ wallet: wallet.toLowerCase() as typeof wallet, tokenIn: celo.toUpperCase().replace('0X', '0x') as typeof celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
+      expect(await ledger.trades.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
+    });
+
+    it('checks a budget and commits the amount in one step: of two trades racing for the last of a budget, one commits', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      await ledger.trades.claimSlot(intent('x', 600n));
+      await ledger.trades.claimSlot(intent('y', 600n));
+      await walk(ledger, 'dca:x', 'quoted');
+      await walk(ledger, 'dca:y', 'quoted');
+      const limit = 1_000n;
+      const commit = (id: string) =>
+        ledger.trades.commitChecked(id, {
+          call,
+          status: 'checked',
+          verify: async (spent) => {
+            const already = await spent({ strategyId: 'dca', tokenIn: celo, since: 0, excludeId: id });
+            // Each looks while the other may be looking: only the transaction keeps them apart.
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
+          },
+        });
+      const results = await Promise.allSettled([commit('dca:x'), commit('dca:y')]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
+      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(600n);
+      // The refused one is still quoted: nothing of it was written.
+      expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'quoted']);
+    });
+
+    it('ties a run to the trades it claimed', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      const run = await ledger.runs.start('dca', '2026-11-20T10:00', 1_000);
+      await ledger.trades.claimSlot(intent('2026-11-20T10:00#sell'), { runId: run, now: 1_001 });
+      await ledger.trades.claimSlot(intent('2026-11-20T10:00#buy'), { runId: run, now: 1_001 });
+      // A trade from before trades named their run belongs to the run whose slot its own extends.
+      const older = await ledger.runs.start('dca', '2026-11-20T09:00', 500);
+      await ledger.trades.claimSlot(intent('2026-11-20T09:00#buy'), { now: 501 });
+      const runs = await ledger.runs.list();
+      const byRun = await ledger.trades.ofRuns(runs);
+      expect(byRun.get(run)?.map((t) => t.id)).toEqual(['dca:2026-11-20T10:00#sell', 'dca:2026-11-20T10:00#buy']);
+      expect(byRun.get(older)?.map((t) => t.id)).toEqual(['dca:2026-11-20T09:00#buy']);
+    });
+
+
+    it('names tokens once per address, in lower case, the last name given winning', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      await ledger.marks.nameTokens([
+        { address: celo, symbol: 'CELO', decimals: 18 },
+        { address: cusd, symbol: 'cUSD', decimals: 18 },
+        { address: celo.toLowerCase() as typeof celo, symbol: 'Celo', decimals: 18 },
+      ]);
+      await ledger.marks.nameTokens([{ address: cusd, symbol: 'USDm', decimals: 18 }]);
+      expect((await ledger.marks.tokenNames()).sort((a, b) => a.symbol.localeCompare(b.symbol))).toEqual([
+        { address: celo.toLowerCase(), symbol: 'Celo', decimals: 18 },
+        { address: cusd.toLowerCase(), symbol: 'USDm', decimals: 18 },
+      ]);
+    });
+
+    it('keeps events in order, amounts as decimal strings', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      await ledger.events.record('nonce-used-elsewhere', { expected: 3, onChain: 5 });
+      await ledger.events.record('replaced', { bumpedTo: 11n }, 'dca:x');
+      expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replaced']);
+      expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
+    });
+
+    it('is owned by one process at a time', async () => {
+      const file = freshLedger(backend);
+      await openLedger(file, { owner: 'first' });
+      await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
+    });
+
+    it('takes over a lock whose owner stopped refreshing it', async () => {
+      const file = freshLedger(backend);
+      const now = Date.now();
+      const stuck = await Ledger.open(file, { owner: 'stuck', now: () => now - lockStaleAfterMs - 1 });
+      // The owner never closes (as after a hang); a newcomer sees a stale heartbeat and takes the ledger.
+      const taker = await openLedger(file, { owner: 'taker' });
+      expect(await taker.trades.unfinished()).toEqual([]);
+      await stuck.close();
+    });
+
+
+  describe('bound to its chain', () => {
+    const devnetA = { chainId: 42220, genesisHash: `0x${'aa'.repeat(32)}` } as const;
+    const devnetB = { chainId: 42220, genesisHash: `0x${'bb'.repeat(32)}` } as const;
+
+    it('remembers the chain it was created on and refuses another with the same chain id', async () => {
+      const file = freshLedger(backend);
+      const first = await openLedger(file, { chain: devnetA });
+      await first.trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
+      expect(await first.chain()).toEqual(devnetA);
+      await first.close();
+      open.pop();
+      let refused: unknown;
+      try {
+        await Ledger.open(file, { chain: devnetB });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(LedgerChainMismatchError);
+      expect((refused as Error).message).toBe(
+        `the ledger ${describeLocation(file)} was written on chain 42220 (genesis ${devnetA.genesisHash}), but the node is chain 42220 (genesis ${devnetB.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
+      );
+      // Refused before the lock was taken: the rightful chain still opens it, with its trade.
+      expect((await (await openLedger(file, { chain: devnetA })).trades.get('dca:2026-01-01T00:00:00.000Z'))?.status).toBe('claimed');
+    });
+
+    it('binds a ledger from before binding at its first open, unless its trades name another chain id', async () => {
+      const file = freshLedger(backend);
+      await (await openLedger(file)).trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
+      await open.pop()?.close();
+      await expect(Ledger.open(file, { chain: { chainId: 44787, genesisHash: devnetA.genesisHash } })).rejects.toThrow(LedgerChainMismatchError);
+      expect(await (await openLedger(file, { chain: devnetA })).chain()).toEqual(devnetA);
+    });
+
   });
 
-  it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', async () => {
-    const ledger = await openLedger(freshFile());
-    await ledger.trades.claimSlot(intent('s2'));
-    await ledger.trades.markQuoted('dca:s2');
-    await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
-    const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
-    expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
-    await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false });
-    // A later stage keeps what earlier ones stored.
-    expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'refused', call: stored, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+  describe('the last scheduled slot of each strategy', () => {
+    it('is the newest slot on its schedule, not a once-run', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map());
+      await ledger.trades.claimSlot(intent('2026-11-20T10:00:00.000Z#buy'), { now: 1_000 });
+      await ledger.trades.claimSlot(intent('once-2026-11-20T10:07:00.000Z#buy'), { now: 2_000 });
+      expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:00:00.000Z')]]));
+      await ledger.trades.claimSlot(intent('2026-11-20T10:30:00.000Z#buy'), { now: 3_000 });
+      expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:30:00.000Z')]]));
+    });
   });
+});
 
-  it('moves a trade to `signed` in the same transaction that stores its signed bytes', async () => {
-    const ledger = await openLedger(freshFile());
-    await ledger.trades.claimSlot(intent('s3'));
-    // Not checked yet: no bytes can be stored for it, and nothing is.
-    await expect(ledger.trades.recordSigned([signedAttempt('dca:s3', 4, '0xaa00')])).rejects.toThrow(IllegalTransitionError);
-    expect(await ledger.attempts.ofTrade('dca:s3')).toEqual([]);
-    await walk(ledger, 'dca:s3', 'checked');
-    const [approve, trade] = await ledger.trades.recordSigned([{ ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' }, signedAttempt('dca:s3', 5, '0xaa02')]);
-    expect([approve?.nonce, trade?.nonce, trade?.status]).toEqual([4, 5, 'signed']);
-    expect((await ledger.trades.get('dca:s3'))?.status).toBe('signed');
-    // A replacement later leaves the trade's state alone.
-    await ledger.trades.markBroadcast('dca:s3');
-    await ledger.trades.recordSigned([signedAttempt('dca:s3', 5, '0xaa03')]);
-    expect((await ledger.trades.get('dca:s3'))?.status).toBe('broadcast');
-    expect((await ledger.attempts.ofTrade('dca:s3')).map((a) => a.hash)).toEqual(['0xaa01', '0xaa02', '0xaa03']);
-  });
-
-  it('stores signed attempts with their bytes and follows their status', async () => {
-    const ledger = await openLedger(freshFile());
-    await ledger.trades.claimSlot(intent('s1'));
-    await walk(ledger, 'dca:s1', 'checked');
-    const [attempt] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xABC1')]);
-    if (!attempt) throw new Error('no attempt stored');
-    expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null, hash: '0xabc1' });
-    await ledger.attempts.update(attempt.id, { status: 'broadcast' });
-    expect(await ledger.attempts.byHash('0xAbC1')).toMatchObject({ id: attempt.id, status: 'broadcast' });
-    const [replacement] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xabc3')]);
-    // One of the nonce's transactions mined: it has the receipt's figures, the other is replaced, in one step.
-    const mined = await ledger.attempts.settleNonce(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n }, [replacement?.id as number]);
-    expect(mined).toMatchObject({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
-    expect((await ledger.attempts.ofTrade('dca:s1')).map((a) => a.status)).toEqual(['mined', 'replaced']);
-    expect(await ledger.attempts.gasByTrade()).toEqual(new Map([['dca:s1', 210_000n * 25n]]));
-    expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
-    expect(await ledger.attempts.highestNonce(wallet.toLowerCase() as typeof wallet, 42220)).toBe(7);
-    expect(await ledger.attempts.highestNonce(wallet, 1)).toBeUndefined();
-    // A transaction the node never took does not hold its nonce.
-    const [refused] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 8, '0xabc2')]);
-    await ledger.attempts.update(refused?.id as number, { status: 'dropped', error: 'underpriced' });
-    expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
-  });
-
-  it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being quoted', async () => {
-    const ledger = await openLedger(freshFile());
-    for (const [slot, amount, at] of [['a', 100n, 1_000], ['b', 200n, 2_000], ['c', 400n, 3_000], ['d', 800n, 4_000], ['e', 1_600n, 5_000], ['f', 3_200n, 6_000]] as const) {
-      await ledger.trades.claimSlot(intent(slot, amount), { now: at });
-    }
-    await walk(ledger, 'dca:b', 'confirmed');
-    await ledger.trades.refuse('dca:c', { reason: 'price limit', refusal: 'threshold', retryable: false });
-    await walk(ledger, 'dca:d', 'quoted');
-    await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
-    await walk(ledger, 'dca:e', 'checked');
-    await walk(ledger, 'dca:f', 'quoted');
-    // a is claimed and f quoted: neither has passed its budget yet, so neither commits anything.
-    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
-    expect(await ledger.trades.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
-    expect(await ledger.trades.spentSince({ wallet: wallet.toLowerCase() as typeof wallet, tokenIn: celo.toUpperCase().replace('0X', '0x') as typeof celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
-    expect(await ledger.trades.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
-  });
-
-  it('checks a budget and commits the amount in one step: of two trades racing for the last of a budget, one commits', async () => {
-    const ledger = await openLedger(freshFile());
-    await ledger.trades.claimSlot(intent('x', 600n));
-    await ledger.trades.claimSlot(intent('y', 600n));
-    await walk(ledger, 'dca:x', 'quoted');
-    await walk(ledger, 'dca:y', 'quoted');
-    const limit = 1_000n;
-    const commit = (id: string) =>
-      ledger.trades.commitChecked(id, {
-        call,
-        status: 'checked',
-        verify: async (spent) => {
-          const already = await spent({ strategyId: 'dca', tokenIn: celo, since: 0, excludeId: id });
-          // Each looks while the other may be looking: only the transaction keeps them apart.
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
-        },
-      });
-    const results = await Promise.allSettled([commit('dca:x'), commit('dca:y')]);
-    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
-    expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
-    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(600n);
-    // The refused one is still quoted: nothing of it was written.
-    expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'quoted']);
-  });
-
-  it('ties a run to the trades it claimed', async () => {
-    const ledger = await openLedger(freshFile());
-    const run = await ledger.runs.start('dca', '2026-11-20T10:00', 1_000);
-    await ledger.trades.claimSlot(intent('2026-11-20T10:00#sell'), { runId: run, now: 1_001 });
-    await ledger.trades.claimSlot(intent('2026-11-20T10:00#buy'), { runId: run, now: 1_001 });
-    // A trade from before trades named their run belongs to the run whose slot its own extends.
-    const older = await ledger.runs.start('dca', '2026-11-20T09:00', 500);
-    await ledger.trades.claimSlot(intent('2026-11-20T09:00#buy'), { now: 501 });
-    const runs = await ledger.runs.list();
-    const byRun = await ledger.trades.ofRuns(runs);
-    expect(byRun.get(run)?.map((t) => t.id)).toEqual(['dca:2026-11-20T10:00#sell', 'dca:2026-11-20T10:00#buy']);
-    expect(byRun.get(older)?.map((t) => t.id)).toEqual(['dca:2026-11-20T09:00#buy']);
-  });
-
+describe('a SQLite ledger file', () => {
   it('carries a ledger written by the first version over into typed columns, addresses in lower case', async () => {
     const file = freshFile();
     const raw = new Database(file);
@@ -248,29 +338,6 @@ describe('ledger', () => {
     expect(await ledger.marks.tokenNames()).toEqual([{ address: celo.toLowerCase(), symbol: 'CELO', decimals: 18 }]);
   });
 
-  it('keeps events in order, amounts as decimal strings', async () => {
-    const ledger = await openLedger(freshFile());
-    await ledger.events.record('nonce-used-elsewhere', { expected: 3, onChain: 5 });
-    await ledger.events.record('replaced', { bumpedTo: 11n }, 'dca:x');
-    expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replaced']);
-    expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
-  });
-
-  it('is owned by one process at a time', async () => {
-    const file = freshFile();
-    await openLedger(file, { owner: 'first' });
-    await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
-  });
-
-  it('takes over a lock whose owner stopped refreshing it', async () => {
-    const file = freshFile();
-    const now = Date.now();
-    const stuck = await Ledger.open(file, { owner: 'stuck', now: () => now - lockStaleAfterMs - 1 });
-    // The owner never closes (as after a hang); a newcomer sees a stale heartbeat and takes the ledger.
-    const taker = await openLedger(file, { owner: 'taker' });
-    expect(await taker.trades.unfinished()).toEqual([]);
-    await stuck.close();
-  });
 
   it('takes over a lock whose process is gone, however fresh its heartbeat', async () => {
     const file = freshFile();
@@ -282,72 +349,31 @@ describe('ledger', () => {
     raw.close();
     await expect(openLedger(file, { owner: 'restarted' })).resolves.toBeInstanceOf(Ledger);
   });
-});
 
-describe('a ledger bound to its chain', () => {
-  const devnetA = { chainId: 42220, genesisHash: `0x${'aa'.repeat(32)}` } as const;
-  const devnetB = { chainId: 42220, genesisHash: `0x${'bb'.repeat(32)}` } as const;
+  describe('bound to its chain', () => {
+    const devnetA = { chainId: 42220, genesisHash: `0x${'aa'.repeat(32)}` } as const;
+    const devnetB = { chainId: 42220, genesisHash: `0x${'bb'.repeat(32)}` } as const;
 
-  it('remembers the chain it was created on and refuses another with the same chain id', async () => {
-    const file = freshFile();
-    const first = await openLedger(file, { chain: devnetA });
-    await first.trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
-    expect(await first.chain()).toEqual(devnetA);
-    await first.close();
-    open.pop();
-    let refused: unknown;
-    try {
-      await Ledger.open(file, { chain: devnetB });
-    } catch (error) {
-      refused = error;
-    }
-    expect(refused).toBeInstanceOf(LedgerChainMismatchError);
-    expect((refused as Error).message).toBe(
-      `the ledger ${file} was written on chain 42220 (genesis ${devnetA.genesisHash}), but the node is chain 42220 (genesis ${devnetB.genesisHash}); its trades cannot be settled here: use another ROUTEKEEPER_DATA_DIR for this chain`,
-    );
-    // Refused before the lock was taken: the rightful chain still opens it, with its trade.
-    expect((await (await openLedger(file, { chain: devnetA })).trades.get('dca:2026-01-01T00:00:00.000Z'))?.status).toBe('claimed');
-  });
+    it('tells whether a live process holds a ledger, without taking it', async () => {
+      const file = freshFile();
+      const held = await openLedger(file, { chain: devnetA });
+      expect(Ledger.isHeld(file)).toBe(true);
+      await held.close();
+      expect(Ledger.isHeld(file)).toBe(false);
+      expect(Ledger.isHeld(join(tmpdir(), 'no-such-ledger.sqlite'))).toBe(false);
+    });
 
-  it('binds a ledger from before binding at its first open, unless its trades name another chain id', async () => {
-    const file = freshFile();
-    await (await openLedger(file)).trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
-    await open.pop()?.close();
-    await expect(Ledger.open(file, { chain: { chainId: 44787, genesisHash: devnetA.genesisHash } })).rejects.toThrow(LedgerChainMismatchError);
-    expect(await (await openLedger(file, { chain: devnetA })).chain()).toEqual(devnetA);
-  });
-
-  it('tells whether a live process holds a ledger, without taking it', async () => {
-    const file = freshFile();
-    const held = await openLedger(file, { chain: devnetA });
-    expect(Ledger.isHeld(file)).toBe(true);
-    await held.close();
-    expect(Ledger.isHeld(file)).toBe(false);
-    expect(Ledger.isHeld(join(tmpdir(), 'no-such-ledger.sqlite'))).toBe(false);
-  });
-
-  it('removes the ledgers of earlier devnets at start, never one that a live process holds', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'routekeeper-data-'));
-    const running = throwawayLedgerFile(dir, 'devnet', devnetA);
-    const stopped = throwawayLedgerFile(dir, 'devnet', devnetB);
-    expect(running).toBe(join(dir, 'devnet-42220-aaaaaaaa.sqlite'));
-    await openLedger(running, { chain: devnetA });
-    await openLedger(stopped, { chain: devnetB });
-    await open.pop()?.close();
-    expect(removeStaleThrowawayLedgers(dir, 'devnet')).toEqual([stopped]);
-    expect(readdirSync(dir).filter((name) => name.endsWith('.sqlite'))).toEqual(['devnet-42220-aaaaaaaa.sqlite']);
-    expect(defaultLedgerFile(dir)).toBe(running);
-  });
-});
-
-describe('the last scheduled slot of each strategy', () => {
-  it('is the newest slot on its schedule, not a once-run', async () => {
-    const ledger = await openLedger(freshFile());
-    expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map());
-    await ledger.trades.claimSlot(intent('2026-11-20T10:00:00.000Z#buy'), { now: 1_000 });
-    await ledger.trades.claimSlot(intent('once-2026-11-20T10:07:00.000Z#buy'), { now: 2_000 });
-    expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:00:00.000Z')]]));
-    await ledger.trades.claimSlot(intent('2026-11-20T10:30:00.000Z#buy'), { now: 3_000 });
-    expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:30:00.000Z')]]));
+    it('removes the ledgers of earlier devnets at start, never one that a live process holds', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'routekeeper-data-'));
+      const running = throwawayLedgerFile(dir, 'devnet', devnetA);
+      const stopped = throwawayLedgerFile(dir, 'devnet', devnetB);
+      expect(running).toBe(join(dir, 'devnet-42220-aaaaaaaa.sqlite'));
+      await openLedger(running, { chain: devnetA });
+      await openLedger(stopped, { chain: devnetB });
+      await open.pop()?.close();
+      expect(removeStaleThrowawayLedgers(dir, 'devnet')).toEqual([stopped]);
+      expect(readdirSync(dir).filter((name) => name.endsWith('.sqlite'))).toEqual(['devnet-42220-aaaaaaaa.sqlite']);
+      expect(defaultLedgerFile(dir)).toBe(running);
+    });
   });
 });

@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { IllegalTransitionError, tradeTransitions } from '../../src/ledger/transitions.ts';
 import type { Trade, TradeState } from '../../src/trade/types.ts';
+import { backends, freshLedger } from '../helpers/ledgers.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;
 const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;
@@ -14,10 +12,6 @@ const failure = { reason: 'because', retryable: false };
 const states = Object.keys(tradeTransitions) as TradeState[];
 
 let ledger: Ledger;
-beforeAll(async () => {
-  ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-transitions-')), 'ledger.sqlite'));
-});
-afterAll(() => ledger.close());
 
 let made = 0;
 const trade = (): Trade => {
@@ -95,6 +89,14 @@ describe('the trade transition table', () => {
       tradeTransitions[from].length === 0 || tradeTransitions[from].some((to) => !seen.has(to) && reachesEnd(to, new Set([...seen, from])));
     for (const from of states) expect(reachesEnd(from), from).toBe(true);
   });
+
+});
+
+describe.each(backends)('the trade store on %s', (backend) => {
+  beforeAll(async () => {
+    ledger = await Ledger.open(freshLedger(backend));
+  });
+  afterAll(() => ledger.close());
 
   for (const from of states) {
     it(`from ${from}: the store makes exactly the moves allowed, and refuses the others without changing the trade`, async () => {

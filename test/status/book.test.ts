@@ -3,15 +3,13 @@
  * claimed, settled, refused and failed, runs started and finished, prices and balances marked, a pause, and trades
  * read again within the overlap window (never counted twice).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { StatusBook } from '../../src/status/book.ts';
 import { statusReport } from '../../src/status/report.ts';
 import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
+import { backends, freshLedger } from '../helpers/ledgers.ts';
 
 const wallet = '0x90f79bf6eb2c4f870365e785982e1f101e93b906' as const;
 const cusd = { address: '0x00000000000000000000000000000000000000aa' as const, symbol: 'cUSD', decimals: 18 };
@@ -23,12 +21,6 @@ const limit: LimitStrategy = { id: 'tp', kind: 'limit', wallet: 'main', schedule
 const e18 = 10n ** 18n;
 
 let ledger: Ledger;
-beforeAll(async () => {
-  ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-book-')), 'ledger.sqlite'));
-  await ledger.marks.nameTokens([cusd, celo]);
-  await ledger.strategies.describe([dca, limit].map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })), 1_000);
-});
-afterAll(() => ledger.close());
 
 let hashes = 0;
 /** One trade of a strategy, from its run to where `to` says, as the pipeline records it. */
@@ -70,7 +62,14 @@ const price = (at: number, token: string, usd: bigint) => ledger.marks.recordMar
 /** The report as a fresh book reads it, and as the kept one does (the time fixed, so `nextRun` agrees). */
 const both = async (book: StatusBook) => [await statusReport(ledger, { now: 5e12 }), await statusReport(book, { now: 5e12 })];
 
-describe('a status book kept up to date', () => {
+describe.each(backends)('a status book kept up to date, on %s', (backend) => {
+  beforeAll(async () => {
+    ledger = await Ledger.open(freshLedger(backend));
+    await ledger.marks.nameTokens([cusd, celo]);
+    await ledger.strategies.describe([dca, limit].map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })), 1_000);
+  });
+  afterAll(() => ledger.close());
+
   it('says what a book read whole says, after each change, however often it is asked', async () => {
     const book = new StatusBook(ledger);
     const [emptyWhole, emptyKept] = await both(book);

@@ -1,0 +1,36 @@
+/**
+ * The ledger's backends for tests that run once on each (as Ponder runs one suite on two databases): a SQLite file,
+ * or a schema of its own in the run's PostgreSQL (test/setup/postgres.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import pg from 'pg';
+import type { LedgerLocation } from '../../src/ledger/ledger.ts';
+
+export const backends = ['sqlite', 'postgres'] as const;
+export type Backend = (typeof backends)[number];
+
+/** A new, empty ledger location of this backend. */
+export function freshLedger(backend: Backend): LedgerLocation {
+  if (backend === 'sqlite') return { kind: 'sqlite', file: join(mkdtempSync(join(tmpdir(), 'routekeeper-ledger-')), 'ledger.sqlite') };
+  return { kind: 'postgres', url: inject('postgresUrl'), schema: `test_${randomBytes(6).toString('hex')}` };
+}
+
+/** A new, empty PostgreSQL database of the run's server, for a daemon that names its own schema; its URL. */
+export async function freshDatabase(): Promise<string> {
+  const admin = inject('postgresUrl');
+  const name = `db_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
