@@ -14,6 +14,8 @@ export type Queries = Kysely<LedgerTables>;
 export type LedgerDatabase = {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Queries;
+  /** The database's clock, in milliseconds since 1970: leases are timed by it, never by a daemon's own. */
+  readonly nowMs: RawBuilder<number>;
   /** An expression that orders a trade table's rows as they were inserted (times alone tie within a millisecond). */
   readonly insertionOrder: RawBuilder<number>;
   /** Whether the database was opened for reading only. */
@@ -71,6 +73,7 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
     db,
     raw,
     insertionOrder: sql<number>`rowid`,
+    nowMs: sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
     readonly: options.readonly ?? false,
     serialize: async () => {},
     transaction: (work, transactionOptions = {}) =>
@@ -130,6 +133,7 @@ export async function openPostgres(url: string, options: { schema: string; reado
     dialect: 'postgres',
     db,
     insertionOrder: sql<number>`seq`,
+    nowMs: sql<number>`(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT`,
     readonly: options.readonly ?? false,
     // A PostgreSQL commit is on disk before it returns; it waits on its own connection, not on the trading thread.
     transaction: (work) => db.transaction().execute(work),

@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import { redactUrl } from '../ops/secrets.ts';
 import { type LedgerDatabase, type SqliteHandle, openPostgres, openSqlite } from './database.ts';
 import { EventStore } from './events.ts';
+import { LeaseStore } from './leases.ts';
 import { MarkStore } from './marks.ts';
 import { PauseStore } from './pauses.ts';
 import { RunStore } from './runs.ts';
@@ -74,6 +75,7 @@ export class Ledger {
   readonly marks: MarkStore;
   readonly strategies: StrategyStore;
   readonly events: EventStore;
+  readonly leases: LeaseStore;
   /** Where this ledger lives, as people read it. */
   readonly location: string;
   readonly #database: LedgerDatabase;
@@ -90,6 +92,7 @@ export class Ledger {
     this.marks = new MarkStore(database, { marks: version >= marksFrom, names: version >= runsFrom });
     this.strategies = new StrategyStore(database, version >= marksFrom);
     this.events = new EventStore(database);
+    this.leases = new LeaseStore(database);
   }
 
   /**

@@ -159,4 +159,15 @@ export const postgresMigrations: string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 2: which daemon holds each wallet (leases with a fencing epoch; see leases.ts).
+  `
+  CREATE TABLE wallet_leases (
+    chain_id   INTEGER NOT NULL,
+    wallet     TEXT NOT NULL,
+    holder     TEXT NOT NULL,
+    epoch      BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, wallet)
+  );
+  `,
 ];

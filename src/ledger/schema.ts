@@ -199,4 +199,15 @@ export const migrations: string[] = [
   UPDATE strategies SET wallet = lower(wallet);
   UPDATE tokens SET address = lower(address);
   `,
+  // 8: which daemon holds each wallet (leases with a fencing epoch; see leases.ts).
+  `
+  CREATE TABLE wallet_leases (
+    chain_id   INTEGER NOT NULL,
+    wallet     TEXT NOT NULL,                              -- lower case
+    holder     TEXT NOT NULL,                              -- the daemon: host, pid and start
+    epoch      INTEGER NOT NULL,                           -- rises at every change of holder
+    expires_at INTEGER NOT NULL,                           -- ms, on the database's clock
+    PRIMARY KEY (chain_id, wallet)
+  );
+  `,
 ];

@@ -105,6 +105,8 @@ export type StrategiesTable = { id: string; kind: string; wallet_name: string; w
 
 export type LedgerMetaTable = { key: string; value: string };
 
+export type WalletLeasesTable = { chain_id: number; wallet: Address; holder: string; epoch: number; expires_at: number };
+
 export type LedgerTables = {
   intents: IntentsTable;
   attempts: AttemptsTable;
@@ -118,4 +120,5 @@ export type LedgerTables = {
   balances: BalancesTable;
   strategies: StrategiesTable;
   ledger_meta: LedgerMetaTable;
+  wallet_leases: WalletLeasesTable;
 };

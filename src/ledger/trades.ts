@@ -9,6 +9,7 @@ import { type CheckedCall, type Failure, openStates, type Settlement, type Trade
 import type { LedgerDatabase, Queries } from './database.ts';
 import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { IntentsTable } from './tables.ts';
+import { type Fence, requireLease } from './leases.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
 
 /** What a budget reads: raw `tokenIn` committed since a time by a strategy or a wallet (see `spentSince`). */
@@ -67,11 +68,14 @@ export class TradeStore {
    * they may leave. A trade already signed or sent gains attempts (its approval went first, or a replacement) and
    * keeps its state.
    */
-  async recordSigned(attempts: readonly NewAttempt[], now = Date.now()): Promise<Attempt[]> {
+  async recordSigned(attempts: readonly NewAttempt[], options: { fence?: Fence; now?: number } = {}): Promise<Attempt[]> {
+    const { fence, now = Date.now() } = options;
     const intentId = attempts[0]?.intentId;
     if (intentId === undefined) return [];
     if (attempts.some((attempt) => attempt.intentId !== intentId)) throw new Error('recordSigned: the attempts belong to more than one trade');
     return this.#ledger.transaction(async (q) => {
+      // A daemon that lost the wallet's lease records nothing: its bytes never leave.
+      if (fence) await requireLease(this.#ledger, q, fence);
       const found = await statusOf(q, intentId);
       if (found === 'checked') await this.#move(q, intentId, 'signed', {}, now);
       else if (found !== 'signed' && found !== 'broadcast' && found !== 'unknown') throw new IllegalTransitionError(intentId, found, 'signed');
@@ -84,9 +88,14 @@ export class TradeStore {
     }, { durable: true });
   }
 
-  /** Its bytes are about to leave: from here only the chain can settle it. */
-  markBroadcast(id: string, now = Date.now()): Promise<void> {
-    return this.#move(this.#db, id, 'broadcast', {}, now);
+  /** Its bytes are about to leave: from here only the chain can settle it. With `fence`, only while the wallet's lease holds. */
+  markBroadcast(id: string, options: { fence?: Fence; now?: number } = {}): Promise<void> {
+    const { fence, now = Date.now() } = options;
+    if (!fence) return this.#move(this.#db, id, 'broadcast', {}, now);
+    return this.#ledger.transaction(async (q) => {
+      await requireLease(this.#ledger, q, fence);
+      await this.#move(q, id, 'broadcast', {}, now);
+    });
   }
 
   /** The simulation of a trade checked again after its approval was mined (it stays `broadcast`). */

@@ -62,9 +62,9 @@ async function walk(ledger: Ledger, id: string, to: 'quoted' | 'checked' | 'sign
   if (to === 'quoted') return;
   await ledger.trades.commitChecked(id, { call, status: 'checked' }, now);
   if (to === 'checked') return;
-  const [attempt] = await ledger.trades.recordSigned([signedAttempt(id, hashes, `0x${(++hashes).toString(16).padStart(64, '0')}`)], now);
+  const [attempt] = await ledger.trades.recordSigned([signedAttempt(id, hashes, `0x${(++hashes).toString(16).padStart(64, '0')}`)], { now });
   if (to === 'signed') return;
-  await ledger.trades.markBroadcast(id, now);
+  await ledger.trades.markBroadcast(id, { now });
   if (to === 'broadcast') return;
   await ledger.attempts.settleNonce(attempt?.id as number, { status: 'mined', blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n }, [], now);
   await ledger.trades.settle(id, { status: 'confirmed' }, settlement, now);

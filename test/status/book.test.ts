@@ -45,8 +45,8 @@ async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: nu
   }
   await ledger.trades.commitChecked(id, { call: { target: router, spender: router, router, data: '0x', expectedOut: out, minOut: out - 1n }, status: 'checked' }, at);
   const hash = `0x${(++hashes).toString(16).padStart(64, '0')}` as const;
-  const [attempt] = await ledger.trades.recordSigned([{ intentId: id, purpose: 'trade', wallet, chainId: 42220, nonce: hashes, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gasLimit: 300_000n, rawTx: '0x02', hash }], at);
-  await ledger.trades.markBroadcast(id, at);
+  const [attempt] = await ledger.trades.recordSigned([{ intentId: id, purpose: 'trade', wallet, chainId: 42220, nonce: hashes, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gasLimit: 300_000n, rawTx: '0x02', hash }], { now: at });
+  await ledger.trades.markBroadcast(id, { now: at });
   if (to === 'broadcast') return { id, run, attempt, hash };
   await settle(id, run, attempt?.id as number, hash, at + 2, out);
   return { id, run };
