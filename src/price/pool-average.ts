@@ -16,7 +16,6 @@ import { RoutekeeperError } from '../errors.ts';
 
 /** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */
 export const Q112 = 2n ** 112n;
-const UINT256 = 2n ** 256n;
 
 
 /** A pool's prices now and on average: `spot0`/`average0` price token0 in token1; `spot1`/`average1` the reverse. */
@@ -73,14 +72,21 @@ export class PoolAverages {
     if (span <= 0n) throw new NoAverageError(`pool ${pool}: no time has passed since the average's start`);
     const [reserve0, reserve1] = now.reserves;
     if (reserve0 === 0n || reserve1 === 0n) throw new NoAverageError(`pool ${pool} is empty`);
+    // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
+    // now means the two reads do not describe one history (a chain reorganised or reverted between them). No average,
+    // rather than one that wraps around to an absurd price.
+    if (then.cumulative0 > now.cumulative0 || then.cumulative1 > now.cumulative1) {
+      this.#anchor = undefined;
+      throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${head.number} are below those a window earlier; the two reads do not describe one history`);
+    }
     return {
       pool,
       token0: tokens[0],
       token1: tokens[1],
       spot0: (reserve1 * Q112) / reserve0,
       spot1: (reserve0 * Q112) / reserve1,
-      average0: (((now.cumulative0 - then.cumulative0) % UINT256) + UINT256) % UINT256 / span,
-      average1: (((now.cumulative1 - then.cumulative1) % UINT256) + UINT256) % UINT256 / span,
+      average0: (now.cumulative0 - then.cumulative0) / span,
+      average1: (now.cumulative1 - then.cumulative1) / span,
       spanSeconds: span,
     };
   }
@@ -127,18 +133,25 @@ export class PoolAverages {
    */
   async #anchorCumulatives(pool: Address, head: Head): Promise<Cumulatives> {
     const window = BigInt(this.options.windowSeconds);
-    let anchor = this.#anchor;
-    const age = anchor ? head.timestamp - anchor.time : -1n;
-    // (A chain reverted to before the anchor, as tests do, also gets a new one.)
-    if (!anchor || age < window || age > window + window / 4n || anchor.block >= head.number) {
+    // An anchor serves a head from a window to 1.25 windows after it, and only one it is older than. (A chain
+    // reverted to before the anchor, as tests do, also gets a new one.)
+    const serves = (candidate: Anchor | undefined): candidate is Anchor => {
+      if (!candidate) return false;
+      const age = head.timestamp - candidate.time;
+      return age >= window && age <= window + window / 4n && candidate.block < head.number;
+    };
+    let anchor: Anchor | undefined = this.#anchor;
+    if (!serves(anchor)) {
       const time = head.timestamp - window;
-      this.#anchorSearch ??= this.#blockAt(time, head)
+      // Callers at one head share a search; one whose head the search in flight does not serve makes its own.
+      const search = (this.#anchorSearch ??= this.#blockAt(time, head)
         .then((block) => ({ time, block, pools: new Map() }))
-        .finally(() => (this.#anchorSearch = undefined));
-      anchor = await this.#anchorSearch;
+        .finally(() => (this.#anchorSearch = undefined)));
+      const found = await search;
+      anchor = serves(found) ? found : await this.#blockAt(time, head).then((block) => ({ time, block, pools: new Map() }));
       this.#anchor = anchor;
     }
-    const { pools, block, time } = anchor;
+    const { pools, block, time } = anchor as Anchor;
     const key = pool.toLowerCase();
     let cumulatives = pools.get(key);
     if (!cumulatives) {
