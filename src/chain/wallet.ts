@@ -10,6 +10,7 @@ import type { Attempt, AttemptPurpose, Ledger } from '../ledger/ledger.ts';
 import type { ChainClient } from './chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
+import type { Fence } from '../ledger/leases.ts';
 
 export type TxRequest = { to: Address; data: Hex; value?: bigint };
 
@@ -48,6 +49,11 @@ export type WalletDeps = {
   ledger: Ledger;
   settings?: Partial<WalletSettings>;
   onStage?: (stage: TxStage, attempt: Attempt) => void | Promise<void>;
+  /**
+   * The fence of this wallet's lease (engine/leases.ts), checked before anything is signed and again where the
+   * bytes are recorded; it throws LeaseLostError when the lease is not this daemon's. None: no lease is kept.
+   */
+  fence?: () => Fence;
 };
 
 /** What following a trade's transactions ended with: the mined attempt and its receipt. */
@@ -62,6 +68,7 @@ export class Wallet {
   readonly fees: FeePolicy;
   readonly nonces: NonceAllocator;
   readonly onStage: WalletDeps['onStage'];
+  readonly fence: () => Fence | undefined;
   /** True on a fork: transactions are sent by the node as this address, never signed with its key. */
   readonly impersonated: boolean;
   readonly #account: LocalAccount;
@@ -79,6 +86,7 @@ export class Wallet {
     this.nonces = new NonceAllocator(deps.ledger, this.address, deps.chainId);
     this.onStage = deps.onStage;
     this.impersonated = deps.impersonate ?? false;
+    this.fence = deps.fence ?? (() => undefined);
   }
 
   /** Runs `work` when no other transaction work of this wallet is in progress (nonces stay gapless and ordered). */
@@ -96,6 +104,8 @@ export class Wallet {
 
   /** Signs the transactions and stores them (and the trade's move to `signed`) in one ledger transaction. */
   async sign(intentId: string, txs: readonly UnsignedTx[]): Promise<Attempt[]> {
+    // Not even signed without the lease: bytes a daemon holds without it could only be a second spend's start.
+    const fence = this.fence();
     const signed = await Promise.all(
       txs.map(async (tx) => {
         const serializable: TransactionSerializableEIP1559 = {
@@ -124,7 +134,7 @@ export class Wallet {
         };
       }),
     );
-    const attempts = await this.ledger.trades.recordSigned(signed);
+    const attempts = await this.ledger.trades.recordSigned(signed, { fence });
     this.#signings++;
     for (const attempt of attempts) await this.onStage?.('signed', attempt);
     return attempts;

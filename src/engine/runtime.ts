@@ -34,6 +34,7 @@ import { defaultExecutionSettings } from '../trade/settings.ts';
 import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
+import { WalletLeases } from './leases.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
 export const defaultDataDir = 'data';
@@ -85,6 +86,10 @@ export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; 
 export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Promise<Execution> {
   const ledger = await Ledger.open(runtime.ledger, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
+  // Each wallet's lease, for as long as this daemon runs; a clean stop hands them back at once.
+  const leases = new WalletLeases(ledger, { chainId: runtime.chainId });
+  await leases.takeAll([...runtime.config.wallets.values()].map((wallet) => wallet.account.address));
+  runtime.onClose(() => leases.releaseAll());
   await ledger.marks.nameTokens([...runtime.config.tokens, ...(runtime.nativeToken ? [runtime.nativeToken] : [])]);
   const { config, chainId, client, routing } = runtime;
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
@@ -116,6 +121,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       ledger,
       settings: { feeCap, confirmations: confirmationsFor(runtime) },
       onStage: options.onStage,
+      fence: () => leases.fenceFor(configured.account.address),
     });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     executors.set(configured.name, {

@@ -52,6 +52,23 @@ export class LeaseStore {
     return row && { chainId, wallet, holder, epoch: Number(row.epoch), expiresAt: Number(row.expires_at) };
   }
 
+  /**
+   * Takes a wallet whose holder is known to be gone (its process has died on this host) without waiting for its
+   * lease to run out: only from that holder at that epoch, and under the next epoch.
+   */
+  async takeOver(gone: Lease, holder: string, ttlMs: number): Promise<Lease | undefined> {
+    const row = await this.#ledger.db
+      .updateTable('wallet_leases')
+      .set((eb) => ({ holder, epoch: eb(eb.ref('epoch'), '+', 1), expires_at: eb(this.#ledger.nowMs, '+', ttlMs) }))
+      .where('chain_id', '=', gone.chainId)
+      .where('wallet', '=', stored(gone.wallet))
+      .where('holder', '=', gone.holder)
+      .where('epoch', '=', gone.epoch)
+      .returning(['epoch', 'expires_at'])
+      .executeTakeFirst();
+    return row && { chainId: gone.chainId, wallet: gone.wallet, holder, epoch: Number(row.epoch), expiresAt: Number(row.expires_at) };
+  }
+
   /** Hands the wallet back at once (a clean stop): its lease runs out now, and the next holder's epoch rises. */
   async release(fence: Fence): Promise<void> {
     await this.#ledger.db

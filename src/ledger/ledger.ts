@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import { redactUrl } from '../ops/secrets.ts';
 import { type LedgerDatabase, type SqliteHandle, openPostgres, openSqlite } from './database.ts';
 import { EventStore } from './events.ts';
+import { processAlive } from './holders.ts';
 import { LeaseStore } from './leases.ts';
 import { MarkStore } from './marks.ts';
 import { PauseStore } from './pauses.ts';
@@ -175,7 +176,7 @@ export class Ledger {
     }
     try {
       const held = db.prepare('SELECT pid, host, heartbeat FROM owner_lock WHERE id = 1').get() as { pid: number; host: string; heartbeat: number } | undefined;
-      return held !== undefined && now - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host);
+      return held !== undefined && now - held.heartbeat < lockStaleAfterMs && processAlive(held.pid, held.host);
     } catch {
       // No lock table yet: a ledger being created right now by another process.
       return true;
@@ -189,7 +190,7 @@ export class Ledger {
     await database.transaction(async (q) => {
       await database.serialize(q, 'ledger-owner');
       const held = await q.selectFrom('owner_lock').selectAll().where('id', '=', 1).executeTakeFirst();
-      if (held && held.owner !== owner && now() - held.heartbeat < lockStaleAfterMs && ownerAlive(held.pid, held.host)) {
+      if (held && held.owner !== owner && now() - held.heartbeat < lockStaleAfterMs && processAlive(held.pid, held.host)) {
         throw new LedgerLockedError(`the ledger is in use by another routekeeper process (pid ${held.pid} on ${held.host})`, {
           details: `its lock was refreshed ${Math.round((now() - held.heartbeat) / 1000)} s ago; it is taken over once it is ${lockStaleAfterMs / 1000} s old or that process is gone`,
         });
@@ -274,15 +275,4 @@ async function migratePostgres(database: LedgerDatabase): Promise<void> {
       await sql`INSERT INTO ledger_migrations (version, applied_at) VALUES (${next + 1}, ${Date.now()})`.execute(q);
     }
   });
-}
-
-/** Whether the lock's process still runs; on another host we cannot tell, so the heartbeat decides. */
-function ownerAlive(pid: number, host: string): boolean {
-  if (host !== hostname()) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -16,6 +16,7 @@ import { KeyUsedElsewhereError, TransactionRevertedError } from '../chain/errors
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
+import { LeaseLostError } from '../ledger/leases.ts';
 import type { Attempt, Ledger } from '../ledger/ledger.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../service/client.ts';
@@ -168,7 +169,7 @@ async function finish(
   // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
-  if ((await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id);
+  if ((await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
   const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal }), signal) : new Map<Hex, TransactionReceipt>();
   const call = record.call;
   const mined = await stage('follow', async () =>
@@ -203,7 +204,7 @@ async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checke
   const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
-  await wallet.ledger.trades.markBroadcast(record.id);
+  await wallet.ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
   const receipts = await broadcast(wallet, signed, { signal });
   const mined = await follow(wallet, { intentId: record.id, receipts, signal });
   if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
@@ -237,7 +238,9 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
   }
   // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
   const unsettled = (await ledger.attempts.ofTrade(record.id)).some((a) => a.purpose !== 'approve' && (isOpen(a) || a.status === 'mined' || a.status === 'reverted'));
-  if (isAbort(error)) {
+  // The wallet's lease is not this daemon's (lost, or not renewed in time): nothing was recorded or sent, and the
+  // trade stays where it is for whichever daemon holds the wallet now.
+  if (isAbort(error) || error instanceof LeaseLostError) {
     // An unknown trade stays unknown, with the reason it had; anything else resumes where it was at the next start.
     if (state === 'unknown') return { status: 'unknown', reason: current?.failure?.reason ?? message, errorClass };
     const reason = `interrupted at ${state}: ${message}`;

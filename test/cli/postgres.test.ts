@@ -43,6 +43,8 @@ describe('the ledger in PostgreSQL', () => {
       const [trade] = await ledger.trades.history();
       expect(trade).toMatchObject({ strategyId: 'dca', status: 'confirmed', settlement: { txHash: swap?.transactionHash, amountOut: swap?.args.outputAmount } });
       expect(await ledger.chain()).toMatchObject({ chainId: fork.addressBook.chainId });
+      // It traded under the wallet's lease, and handed it back when it stopped.
+      expect((await ledger.leases.all()).map((lease) => [lease.wallet, lease.epoch, lease.expiresAt])).toEqual([[me.toLowerCase(), 1, 0]]);
     } finally {
       await ledger.close();
     }

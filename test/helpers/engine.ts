@@ -42,6 +42,8 @@ export async function testExecutor(
     budgets?: TradeBudgets;
     ledgerFile?: string;
     onStage?: WalletDeps['onStage'];
+    /** The wallet's lease fence (engine/leases.ts); none: no lease kept. */
+    fence?: (ledger: Ledger) => WalletDeps['fence'];
     rpcUrl?: string;
     /** Another address book for the same chain (a test's own tokens and price sources). */
     addressBook?: DevnetFork['addressBook'];
@@ -60,6 +62,7 @@ export async function testExecutor(
     ledger,
     settings: { pollMs: 50, stuckAfterMs: 60_000, giveUpAfterMs: 30_000, syncWaitMs: 200, ...options.wallet },
     onStage: options.onStage,
+    fence: options.fence?.(ledger),
   });
   const routing = createRoutingClient({
     baseUrl: options.serviceUrl ?? book.routingServiceUrl,

@@ -3,7 +3,10 @@
  * change of holder, and a holder that lost its lease able to record nothing (signed bytes, a broadcast) under its
  * old epoch; two daemons taking a free wallet at the same instant: one gets it.
  */
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WalletLeases } from '../../src/engine/leases.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { LeaseLostError } from '../../src/ledger/leases.ts';
 import type { Trade } from '../../src/trade/types.ts';
@@ -90,6 +93,22 @@ describe.each(backends)('wallet leases on %s', (backend) => {
     // A lease that ran out lets nothing through, even to its own holder with its own epoch.
     await b.leases.take(42220, wallet, 'daemon-b', 0);
     await expect(b.trades.markBroadcast('dca:2', { fence: current })).rejects.toThrow(/it ran out/);
+  });
+
+  it('takes a wallet at once from a holder whose process died on this host, and never from a live one', async () => {
+    const [a] = await twoDaemons();
+    const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid as number;
+    await a.leases.take(42220, wallet, `${hostname()}:${dead}:1`, 60_000);
+    const restarted = new WalletLeases(a, { chainId: 42220, holder: `${hostname()}:${process.pid}:2` });
+    await restarted.takeAll([wallet]);
+    expect(restarted.fenceFor(wallet)).toMatchObject({ holder: `${hostname()}:${process.pid}:2`, epoch: 2 });
+    // A live holder (this very process, under another start) keeps it until its lease runs out.
+    const rival = new WalletLeases(a, { chainId: 42220, holder: `${hostname()}:${process.pid}:3` });
+    await expect(rival.takeAll([wallet])).rejects.toThrow(/is held by another routekeeper daemon/);
+    await restarted.releaseAll();
+    await rival.takeAll([wallet]);
+    expect(rival.fenceFor(wallet).epoch).toBe(3);
+    await rival.releaseAll();
   });
 
   it('gives a free wallet to one of two daemons taking it at the same instant', async () => {

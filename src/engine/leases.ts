@@ -1,0 +1,103 @@
+/**
+ * The wallets this daemon holds: their leases taken at start, renewed every third of their length on the
+ * database's clock, and handed back at a clean stop. A wallet is signed for only while its lease is known to hold
+ * on this process's own monotonic clock (renewed less than a lease minus a margin ago), so a daemon cut off from
+ * the database, or frozen, stops signing before its lease can lapse; the database checks the epoch again when the
+ * signed bytes are recorded (`requireLease`).
+ */
+import { hostname } from 'node:os';
+import type { Address } from 'viem';
+import { ConfigError } from '../config/errors.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import { holderGone } from '../ledger/holders.ts';
+import { type Fence, LeaseLostError } from '../ledger/leases.ts';
+
+export const defaultLeaseMs = 15_000;
+
+/** This process, as leases name their holder: host, pid and start. */
+export const holderId = `${hostname()}:${process.pid}:${Date.now()}`;
+
+type Held = { fence: Fence; validUntil: number };
+
+export class WalletLeases {
+  readonly #ledger: Ledger;
+  readonly #chainId: number;
+  readonly #ttlMs: number;
+  readonly #holder: string;
+  readonly #held = new Map<string, Held>();
+  #timer: NodeJS.Timeout | undefined;
+  #renewing: Promise<void> | undefined;
+  /** Told when a wallet's lease could not be renewed: its work stops. */
+  onLost?: (wallet: Address, why: string) => void;
+
+  constructor(ledger: Ledger, options: { chainId: number; ttlMs?: number; holder?: string }) {
+    this.#ledger = ledger;
+    this.#chainId = options.chainId;
+    this.#ttlMs = options.ttlMs ?? defaultLeaseMs;
+    this.#holder = options.holder ?? holderId;
+  }
+
+  /** Takes every wallet's lease; a wallet another live daemon holds is a ConfigError naming it (nothing is kept). */
+  async takeAll(wallets: readonly Address[]): Promise<void> {
+    for (const wallet of wallets) {
+      if (!(await this.#take(wallet))) {
+        const holder = (await this.#ledger.leases.all()).find((lease) => lease.wallet === wallet.toLowerCase())?.holder;
+        await this.releaseAll();
+        throw new ConfigError(`wallet ${wallet} is held by another routekeeper daemon (${holder ?? 'unknown'}); its lease runs out ${this.#ttlMs / 1000} s after that daemon stops renewing it`);
+      }
+    }
+    this.#timer = setInterval(() => {
+      this.#renewing ??= this.#renewAll().finally(() => {
+        this.#renewing = undefined;
+      });
+    }, Math.floor(this.#ttlMs / 3));
+    this.#timer.unref();
+  }
+
+  async #take(wallet: Address): Promise<boolean> {
+    const askedAt = performance.now();
+    let lease = await this.#ledger.leases.take(this.#chainId, wallet, this.#holder, this.#ttlMs);
+    if (!lease) {
+      // A holder killed on this host (a crash, SIGKILL) renews nothing any more: its lease is taken at once.
+      const current = (await this.#ledger.leases.all()).find((held) => held.chainId === this.#chainId && held.wallet === wallet.toLowerCase());
+      if (current && holderGone(current.holder)) lease = await this.#ledger.leases.takeOver(current, this.#holder, this.#ttlMs);
+    }
+    if (!lease) return false;
+    // Counted from when we asked, not when the answer came: the database's lease may have started at any instant between.
+    this.#held.set(wallet.toLowerCase(), { fence: lease, validUntil: askedAt + (this.#ttlMs * 2) / 3 });
+    return true;
+  }
+
+  async #renewAll(): Promise<void> {
+    for (const [key, held] of this.#held) {
+      const renewed = await this.#take(held.fence.wallet).catch((error: unknown) => {
+        // The database away: the lease stays valid on our clock until it may lapse, and no longer.
+        if (performance.now() < held.validUntil) return true;
+        this.#lose(key, held, `its lease could not be renewed: ${(error as Error).message.split('\n')[0]}`);
+        return true;
+      });
+      if (!renewed) this.#lose(key, held, 'another daemon holds it now');
+    }
+  }
+
+  #lose(key: string, held: Held, why: string): void {
+    this.#held.delete(key);
+    this.onLost?.(held.fence.wallet, why);
+  }
+
+  /** The fence to sign `wallet`'s transactions under; LeaseLostError when its lease is not known to hold now. */
+  fenceFor(wallet: Address): Fence {
+    const held = this.#held.get(wallet.toLowerCase());
+    if (!held) throw new LeaseLostError(`this daemon does not hold wallet ${wallet}; nothing is signed for it`);
+    if (performance.now() >= held.validUntil) throw new LeaseLostError(`the lease of wallet ${wallet} was not renewed in time; nothing is signed for it until it is`);
+    return held.fence;
+  }
+
+  /** Hands every lease back at once (a clean stop): another daemon may take the wallets without waiting. */
+  async releaseAll(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#renewing;
+    for (const held of this.#held.values()) await this.#ledger.leases.release(held.fence).catch(() => {});
+    this.#held.clear();
+  }
+}
