@@ -4,7 +4,8 @@ import { databaseUrlOf, readEnv } from '../config/env.ts';
 import { defaultDataDir } from '../engine/runtime.ts';
 import { defaultLedgerFile, networkSchema } from '../ledger/files.ts';
 import type { LedgerLocation } from '../ledger/ledger.ts';
-import { registerSecretUrl } from '../ops/secrets.ts';
+import { RoutekeeperError } from '../errors.ts';
+import { redactUrl, registerSecretUrl } from '../ops/secrets.ts';
 import { UsageError } from './errors.ts';
 
 /** The options of the commands that read a ledger. */
@@ -35,7 +36,8 @@ async function newestSchema(url: string): Promise<string> {
       [networkSchema],
     );
     const schemas = rows.map((row) => row.schema);
-    if (schemas.includes(networkSchema) || schemas.length === 0) return networkSchema;
+    if (schemas.length === 0) throw new RoutekeeperError(`no ledger in the database ${redactUrl(url)}: no daemon has written one there yet`);
+    if (schemas.includes(networkSchema)) return networkSchema;
     const bound = await Promise.all(schemas.map(async (schema) => ({ schema, at: Number((await client.query(`SELECT bound_at FROM ${schema}.chain`)).rows[0]?.bound_at ?? 0) })));
     return (bound.sort((a, b) => b.at - a.at)[0] as { schema: string }).schema;
   } finally {

@@ -33,8 +33,6 @@ export function statesBefore(to: TradeState): TradeState[] {
   return (Object.keys(tradeTransitions) as TradeState[]).filter((from) => tradeTransitions[from].includes(to));
 }
 
-export const isLegalMove = (from: TradeState, to: TradeState): boolean => tradeTransitions[from].includes(to);
-
 /** A move the table does not allow, or one that found the trade in another state than the one it moved from. */
 export class IllegalTransitionError extends RoutekeeperError {
   override name = 'IllegalTransitionError';

@@ -72,6 +72,13 @@ describe('the ledger in PostgreSQL', () => {
     for (const output of [once, status, history, paused, again, resumed]) expect(`${output.stdout}${output.stderr}`).not.toContain(password);
   });
 
+  it('says in one line that a database holds no ledger yet, without its password', async () => {
+    const url = await freshDatabase();
+    const result = await runCli(['status', '--database', url], { DATABASE_URL: '' });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^routekeeper: no ledger in the database postgres:\/\/127\.0\.0\.1:\d+\/\*\*\*: no daemon has written one there yet$/);
+  });
+
   it('refuses a --database that is not a PostgreSQL URL, with exit 2 and one line', async () => {
     const result = await runCli(['status', '--database', 'mysql://nope'], { DATABASE_URL: '' });
     expect(result.code).toBe(2);
