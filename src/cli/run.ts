@@ -119,6 +119,19 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
     runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
     const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor, notes: new Map<string, string>() };
+    const { leases } = execution;
+    if (leases) {
+      metrics.leasesHeld.set(leases.held);
+      leases.onLost = (wallet, why) => {
+        metrics.leasesLost.inc();
+        metrics.leasesHeld.set(leases.held);
+        logger.error({ wallet }, `wallet ${wallet}: ${why}; nothing more is signed for it`);
+      };
+      for (const { wallet, from } of leases.takenOver) {
+        metrics.leasesTakenOver.inc();
+        logger.warn({ wallet, from }, `wallet ${wallet}: its lease was taken from ${from}, whose process is gone`);
+      }
+    }
     // One book for the page, kept up to date from what changed since the last request (never the whole ledger again).
     const book = new StatusBook(execution.ledger);
     health.serveStatus({

@@ -29,6 +29,8 @@ export class WalletLeases {
   #renewing: Promise<void> | undefined;
   /** Told when a wallet's lease could not be renewed: its work stops. */
   onLost?: (wallet: Address, why: string) => void;
+  /** Wallets taken from a holder whose process was gone (at start, before anyone could be told), and from whom. */
+  readonly takenOver: { wallet: Address; from: string }[] = [];
 
   constructor(ledger: Ledger, options: { chainId: number; ttlMs?: number; holder?: string }) {
     this.#ledger = ledger;
@@ -60,7 +62,10 @@ export class WalletLeases {
     if (!lease) {
       // A holder killed on this host (a crash, SIGKILL) renews nothing any more: its lease is taken at once.
       const current = (await this.#ledger.leases.all()).find((held) => held.chainId === this.#chainId && held.wallet === wallet.toLowerCase());
-      if (current && holderGone(current.holder)) lease = await this.#ledger.leases.takeOver(current, this.#holder, this.#ttlMs);
+      if (current && holderGone(current.holder)) {
+        lease = await this.#ledger.leases.takeOver(current, this.#holder, this.#ttlMs);
+        if (lease) this.takenOver.push({ wallet, from: current.holder });
+      }
     }
     if (!lease) return false;
     // Counted from when we asked, not when the answer came: the database's lease may have started at any instant between.
@@ -83,6 +88,11 @@ export class WalletLeases {
   #lose(key: string, held: Held, why: string): void {
     this.#held.delete(key);
     this.onLost?.(held.fence.wallet, why);
+  }
+
+  /** How many wallets this daemon holds now. */
+  get held(): number {
+    return this.#held.size;
   }
 
   /** The fence to sign `wallet`'s transactions under; LeaseLostError when its lease is not known to hold now. */

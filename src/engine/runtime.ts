@@ -80,7 +80,8 @@ export type Runtime = {
 };
 
 /** The ledger, per wallet name what runs its trades, and the names of the tokens they trade (for people). */
-export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames };
+/** `leases`: the wallets this daemon holds (none where a test wires executors by hand). */
+export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames; leases?: WalletLeases };
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
 export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Promise<Execution> {
@@ -137,7 +138,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
     });
   }
   await describeForStatus(runtime, ledger, executors);
-  return { ledger, executors, names: new TokenNames(await ledger.marks.tokenNames()) };
+  return { ledger, executors, names: new TokenNames(await ledger.marks.tokenNames()), leases };
 }
 
 /**

@@ -23,9 +23,12 @@ export class LeaseLostError extends RoutekeeperError {
 
 export class LeaseStore {
   readonly #ledger: LedgerDatabase;
+  /** False on a ledger from before leases, read without migrating: it has none. */
+  readonly #present: boolean;
 
-  constructor(ledger: LedgerDatabase) {
+  constructor(ledger: LedgerDatabase, present = true) {
     this.#ledger = ledger;
+    this.#present = present;
   }
 
   /**
@@ -83,6 +86,7 @@ export class LeaseStore {
 
   /** Every wallet's lease, as the database has it now (expired ones included, with their last holder). */
   async all(): Promise<Lease[]> {
+    if (!this.#present) return [];
     const rows = await this.#ledger.db.selectFrom('wallet_leases').selectAll().orderBy('wallet').execute();
     return rows.map((row) => ({ chainId: row.chain_id, wallet: row.wallet, holder: row.holder, epoch: Number(row.epoch), expiresAt: Number(row.expires_at) }));
   }

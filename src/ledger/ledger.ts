@@ -56,6 +56,7 @@ const heartbeatEveryMs = 10_000;
 /** Migrations that added tables a reader of an older, unmigrated ledger does without (it sees none of their rows). */
 const runsFrom = 5;
 const marksFrom = 6;
+const leasesFrom = 8;
 
 /** Where a ledger lives: a SQLite file, or a schema of a PostgreSQL database. */
 export type LedgerLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema: string };
@@ -93,7 +94,7 @@ export class Ledger {
     this.marks = new MarkStore(database, { marks: version >= marksFrom, names: version >= runsFrom });
     this.strategies = new StrategyStore(database, version >= marksFrom);
     this.events = new EventStore(database);
-    this.leases = new LeaseStore(database);
+    this.leases = new LeaseStore(database, version >= leasesFrom);
   }
 
   /**

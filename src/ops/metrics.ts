@@ -22,6 +22,13 @@ export function createMetrics() {
       labelNames: ['strategy'],
       ...metric,
     }),
+    leasesHeld: new Gauge({ name: 'routekeeper_wallet_leases_held', help: 'Wallets this daemon holds the lease of (and may sign for)', ...metric }),
+    leasesLost: new Counter({ name: 'routekeeper_wallet_leases_lost_total', help: 'Wallet leases this daemon could not renew (its work for the wallet stopped)', ...metric }),
+    leasesTakenOver: new Counter({
+      name: 'routekeeper_wallet_leases_taken_over_total',
+      help: 'Wallet leases taken from a holder whose process was gone, without waiting for them to run out',
+      ...metric,
+    }),
     replacements: new Counter({ name: 'routekeeper_replacements_total', help: 'Stuck transactions replaced or cancelled', labelNames: ['kind'], ...metric }),
     gasSpent: new Counter({
       name: 'routekeeper_gas_spent_native_total',

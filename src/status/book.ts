@@ -9,6 +9,7 @@
  */
 import type { Address } from 'viem';
 import type { BalanceMark, Ledger, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
+import type { Lease } from '../ledger/leases.ts';
 import { markedAtKey, nativePriceKey } from '../engine/marker.ts';
 import { TokenNames } from '../trade/describe.ts';
 import type { TradeRecord } from '../trade/types.ts';
@@ -37,6 +38,8 @@ export class StatusBook {
   /** When the newest price was recorded, or last seen unchanged. */
   pricesAt: number | undefined;
   pauses: readonly Pause[] = [];
+  /** Each wallet's lease as the database had it at the last refresh: which daemon holds it. */
+  leases: readonly Lease[] = [];
   #prices = new PriceBook();
   /** Per wallet: the latest balance of each token, and the balances each rebalance strategy started from. */
   readonly #latestBalances = new Map<string, Map<string, BalanceMark>>();
@@ -114,6 +117,7 @@ export class StatusBook {
       ledger.pauses.all(),
       ledger.chain(),
     ]);
+    this.leases = await ledger.leases.all();
     if (stamp !== this.#strategiesStamp) {
       // A daemon started with other strategies (or changed ones): what was folded under the old ones is read again.
       if (this.#strategiesStamp !== undefined) this.#forgetTrades();

@@ -41,6 +41,8 @@ export type WalletStatus = {
   valueUsd: string | null;
   gas: AmountJson;
   trades: number;
+  /** The daemon that holds (or last held) the wallet's lease, its epoch, until when, and whether it holds it now. */
+  lease: { holder: string; epoch: number; until: string; held: boolean } | null;
 };
 
 export type StatusReport = {
@@ -99,7 +101,7 @@ export function strategyStatus(view: StatusBook, known: KnownStrategy, now: numb
   };
 }
 
-function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[]): WalletStatus[] {
+function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[], now: number): WalletStatus[] {
   const byAddress = new Map<string, { name: string; address: string; strategies: string[] }>();
   for (const known of view.strategies) {
     const entry = byAddress.get(known.wallet) ?? { name: known.walletName, address: known.wallet, strategies: [] };
@@ -119,6 +121,7 @@ function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[])
     const valueUsd = priced.every((usd) => usd !== undefined) && priced.length > 0 ? amountJson((priced as bigint[]).reduce((a, b) => a + b, 0n), usdToken).amount : null;
     const mine = strategies.filter((strategy) => strategy.wallet.address === wallet.address);
     const gas = mine.reduce((total, strategy) => total + BigInt(strategy.gas.native.raw), 0n);
+    const lease = view.leases.find((held) => held.wallet === wallet.address.toLowerCase());
     return {
       ...wallet,
       paused: pauseJson(walletPauses.find((pause) => pause.key === wallet.address.toLowerCase())),
@@ -126,6 +129,7 @@ function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[])
       valueUsd,
       gas: amountJson(gas, view.books.native),
       trades: mine.reduce((total, strategy) => total + strategy.trades.confirmed, 0),
+      lease: lease ? { holder: lease.holder, epoch: lease.epoch, until: iso(lease.expiresAt), held: lease.expiresAt > now } : null,
     };
   });
 }
@@ -145,7 +149,7 @@ export async function statusReport(source: Ledger | StatusBook, options: { strat
     explorer: view.explorer,
     pricesAt: pricesAt === undefined ? null : iso(pricesAt),
     strategies,
-    wallets: walletStatuses(view, strategies).filter((wallet) => options.strategyId === undefined || wallet.strategies.includes(options.strategyId)),
+    wallets: walletStatuses(view, strategies, now).filter((wallet) => options.strategyId === undefined || wallet.strategies.includes(options.strategyId)),
   };
 }
 

@@ -69,6 +69,7 @@ function walletLine(wallet: WalletStatus): string[] {
   return [
     `wallet ${wallet.name} ${wallet.address}${wallet.paused ? ` PAUSED: ${wallet.paused.reason}` : ''}`,
     `  strategies ${wallet.strategies.join(', ')}; ${wallet.trades} trades filled; gas ${wallet.gas.text}`,
+    `  ${wallet.lease === null ? 'no daemon has held it' : wallet.lease.held ? `held by ${wallet.lease.holder} (lease epoch ${wallet.lease.epoch}, until ${wallet.lease.until})` : `free: last held by ${wallet.lease.holder} (epoch ${wallet.lease.epoch}), until ${wallet.lease.until}`}`,
     `  holds ${holdings || 'nothing recorded'}${wallet.valueUsd === null ? '' : `, about ${dollars(wallet.valueUsd)} in all`}`,
   ];
 }

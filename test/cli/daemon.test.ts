@@ -103,6 +103,10 @@ describe('routekeeper run', () => {
     expect(metrics).toMatch(/^nodejs_heap_size_used_bytes \d/m);
     expect(metrics).not.toContain('routekeeper_process_');
     expect(metrics).toMatch(/^routekeeper_wallet_balance\{wallet="main",token="cUSD"\} \d/m);
+    // The one wallet, held by this daemon's lease; none lost or taken over.
+    expect(metrics).toMatch(/^routekeeper_wallet_leases_held 1$/m);
+    expect(metrics).toMatch(/^routekeeper_wallet_leases_lost_total 0$/m);
+    expect(metrics).toMatch(/^routekeeper_wallet_leases_taken_over_total 0$/m);
     expect(metrics).toMatch(/^routekeeper_step_duration_seconds_sum\{step="quote"\} \d+\.\d{4,}/m);
     // What a trader watches: runs by outcome, failures, volume per token, gas in native coin.
     expect(metrics).toMatch(/^routekeeper_runs_total\{strategy="dca",outcome="traded"\} [1-9]/m);

@@ -53,6 +53,9 @@ describe('the ledger in PostgreSQL', () => {
     expect(status.code, status.stderr).toBe(0);
     const report = JSON.parse(status.stdout) as { strategies: { id: string; trades: { confirmed: number }; dca: { received: { raw: string } } }[] };
     expect(report.strategies.map((s) => [s.id, s.trades.confirmed, s.dca.received.raw])).toEqual([['dca', 1, String(swap?.args.outputAmount)]]);
+    // The wallet's lease: held by the process that ran once (host:pid:start), handed back when it stopped.
+    const { wallets } = JSON.parse(status.stdout) as { wallets: { lease: { holder: string; epoch: number; held: boolean } | null }[] };
+    expect(wallets[0]?.lease).toMatchObject({ holder: expect.stringMatching(/^[^:]+:\d+:\d+$/), epoch: 1, held: false });
 
     const history = await cli('history', '--json', '--database', url);
     expect(history.code, history.stderr).toBe(0);
