@@ -3,7 +3,7 @@
  * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
  */
 import { erc20Abi, formatEther, formatUnits } from 'viem';
-import { type Ledger, type RunOutcome, runOutcomeOf } from '../ledger/ledger.ts';
+import { type RunOutcome, runOutcomeOf } from '../ledger/ledger.ts';
 import { isAbort } from '../ops/abort.ts';
 import { type TokenNames, describeTrade } from '../trade/describe.ts';
 import type { Logger } from '../ops/logger.ts';
