@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { databaseUrlOf, readEnv } from '../config/env.ts';
 import { defaultDataDir } from '../engine/runtime.ts';
-import { defaultLedgerFile, networkSchema } from '../ledger/files.ts';
+import { defaultLedgerFile, networkSchema, throwawaySchemaPattern } from '../ledger/files.ts';
 import type { LedgerLocation } from '../ledger/ledger.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { redactUrl, registerSecretUrl } from '../ops/secrets.ts';
@@ -32,8 +32,8 @@ async function newestSchema(url: string): Promise<string> {
   await client.connect();
   try {
     const { rows } = await client.query<{ schema: string }>(
-      "SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'chain' AND (table_schema = $1 OR table_schema ~ '^(devnet_[0-9]+_[0-9a-f]{8}|fork_[0-9]+_at_[0-9]+)$')",
-      [networkSchema],
+      "SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'chain' AND (table_schema = $1 OR table_schema ~ $2)",
+      [networkSchema, throwawaySchemaPattern],
     );
     const schemas = rows.map((row) => row.schema);
     if (schemas.length === 0) throw new RoutekeeperError(`no ledger in the database ${redactUrl(url)}: no daemon has written one there yet`);

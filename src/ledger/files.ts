@@ -14,6 +14,9 @@ import { Ledger } from './ledger.ts';
 export const networkLedgerName = 'ledger.sqlite';
 export const networkSchema = 'routekeeper';
 
+/** The names `throwawaySchema` gives, as a PostgreSQL regular expression (to find them in a database). */
+export const throwawaySchemaPattern = '^(devnet_[0-9]+_[0-9a-f]{8}|fork_[0-9]+_at_[0-9]+)$';
+
 /** The schema of a devnet's or a fork's ledger in PostgreSQL, named as its file would be. */
 export function throwawaySchema(kind: ThrowawayKind, chain: ChainIdentity, forkBlock?: bigint): string {
   return kind === 'devnet' ? `devnet_${chain.chainId}_${chain.genesisHash.slice(2, 10).toLowerCase()}` : `fork_${chain.chainId}_at_${forkBlock ?? 0n}`;

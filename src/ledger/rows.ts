@@ -4,6 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { Address, Hex } from 'viem';
+import { scrub } from '../ops/secrets.ts';
 import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../trade/types.ts';
 import type { AttemptPurpose, AttemptStatus, AttemptsTable, IntentsTable } from './tables.ts';
 
@@ -115,9 +116,9 @@ export function settlementColumns(settlement: Settlement) {
 }
 
 /** The columns of why a trade did not trade (or not yet); null clears an earlier one. */
-export function failureColumns(failure: Failure | null, scrubbed: (text: string) => string) {
+export function failureColumns(failure: Failure | null) {
   return {
-    reason: failure ? scrubbed(failure.reason) : null,
+    reason: failure ? scrub(failure.reason) : null,
     refusal: failure?.refusal ?? null,
     error_class: failure?.errorClass ?? null,
     retryable: failure?.retryable ? 1 : 0,

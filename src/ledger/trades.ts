@@ -107,7 +107,7 @@ export class TradeStore {
   refuse(id: string, failure: Failure, now = Date.now()): Promise<void> {
     return this.#ledger.transaction(async (q) => {
       await this.#requireNoTradeSigned(q, id, 'refused');
-      await this.#move(q, id, 'refused', failureColumns(failure, scrub), now);
+      await this.#move(q, id, 'refused', failureColumns(failure), now);
     });
   }
 
@@ -119,18 +119,18 @@ export class TradeStore {
     const { settlement, now = Date.now() } = options;
     return this.#ledger.transaction(async (q) => {
       await this.#requireNoneInFlight(q, id);
-      await this.#move(q, id, 'failed', { ...failureColumns(failure, scrub), ...(settlement && settlementColumns(settlement)) }, now);
+      await this.#move(q, id, 'failed', { ...failureColumns(failure), ...(settlement && settlementColumns(settlement)) }, now);
     });
   }
 
   /** Signed and maybe mined, but the chain has not shown what happened: it counts as maybe traded until it does. */
   markUnknown(id: string, failure: Failure, now = Date.now()): Promise<void> {
-    return this.#move(this.#db, id, 'unknown', failureColumns(failure, scrub), now);
+    return this.#move(this.#db, id, 'unknown', failureColumns(failure), now);
   }
 
   /** Mined: what the wallet received (`confirmed`), or what cannot be trusted about it (`anomaly`). */
   settle(id: string, outcome: { status: 'confirmed' } | { status: 'anomaly'; anomaly: string }, settlement: Settlement, now = Date.now()): Promise<void> {
-    const columns = { ...settlementColumns(settlement), ...failureColumns(null, scrub), ...(outcome.status === 'anomaly' && { anomaly: scrub(outcome.anomaly) }) };
+    const columns = { ...settlementColumns(settlement), ...failureColumns(null), ...(outcome.status === 'anomaly' && { anomaly: scrub(outcome.anomaly) }) };
     return this.#move(this.#db, id, outcome.status, columns, now);
   }
 
@@ -139,7 +139,7 @@ export class TradeStore {
     const open = openStates.filter((state) => state !== 'unknown');
     const updated = await this.#db
       .updateTable('intents')
-      .set({ ...failureColumns(failure, scrub), updated_at: now })
+      .set({ ...failureColumns(failure), updated_at: now })
       .where('id', '=', id)
       .where('status', 'in', open)
       .executeTakeFirst();

@@ -74,10 +74,10 @@ export class StatusBook {
     this.#ledger = ledger;
   }
 
-  /** What accounting reads besides a strategy's trades, as the book holds it now (`gas`: of its open trades). */
-  get books(): Books {
-    return this.#booksWith(this.#openGas);
-  }
+  /** What accounting reads besides a strategy's trades, as of the last refresh (`gas`: of its open trades). */
+  books: Books = this.#booksWith(this.#openGas);
+  /** Each wallet's strategies (lower-case address), for the balances they started from. */
+  #strategiesOf = new Map<string, string[]>();
 
   #booksWith(gas: ReadonlyMap<string, bigint>): Books {
     const names = this.names;
@@ -94,7 +94,7 @@ export class StatusBook {
 
   #balancesOf(wallet: string): BalanceMark[] {
     const key = wallet.toLowerCase();
-    const starts = this.strategies.filter((known) => known.wallet.toLowerCase() === key).flatMap((known) => this.#startBalances.get(known.strategy.id)?.marks ?? []);
+    const starts = (this.#strategiesOf.get(key) ?? []).flatMap((id) => this.#startBalances.get(id)?.marks ?? []);
     return [...starts, ...(this.#latestBalances.get(key)?.values() ?? [])].sort((a, b) => a.at - b.at);
   }
 
@@ -123,6 +123,12 @@ export class StatusBook {
       if (this.#strategiesStamp !== undefined) this.#forgetTrades();
       this.strategies = knownStrategies(await ledger.strategies.all());
       this.#strategiesStamp = stamp;
+      this.#strategiesOf = new Map();
+      for (const known of this.strategies) {
+        const ids = this.#strategiesOf.get(known.wallet.toLowerCase()) ?? [];
+        ids.push(known.strategy.id);
+        this.#strategiesOf.set(known.wallet.toLowerCase(), ids);
+      }
     }
     this.names = new TokenNames(tokenNames);
     if (nativeJson) this.#native = JSON.parse(nativeJson) as Token;
@@ -136,6 +142,7 @@ export class StatusBook {
     // Marks older than the window go, unless an open trade is older still: it is valued at its own time once it settles.
     const oldestOpen = Math.min(...[...this.#open.values()].flatMap((open) => [...open.values()].map((trade) => trade.createdAt)));
     this.#prices.forget(Math.min((this.#lastPriceAt ?? 0) - marksKeptMs, oldestOpen));
+    this.books = this.#booksWith(this.#openGas);
   }
 
   #forgetTrades(): void {
