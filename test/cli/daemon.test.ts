@@ -78,21 +78,26 @@ describe('routekeeper run', () => {
     const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const fromBlock = await fork.publicClient.getBlockNumber();
     const gaugeBefore = await fork.balanceOf(gauge, me);
-    const { child, lines, stderr, exited, waitFor, port: listening } = spawnDaemon({ book: bookFile, dataDir: join(dir, 'data') }, config, env());
-
-    const port = await listening();
-    // A few cycles, each one a day later on the chain, so the gauge pays rewards worth compounding.
+    // Three days on the chain, a day at a time, so the gauge pays rewards worth compounding. Before the daemon starts:
+    // a day's jump while one of its trades is between its check and its block would pass that trade's deadline.
     for (let cycle = 0; cycle < 3; cycle++) {
       await fork.testClient.increaseTime({ seconds: 24 * 3600 });
       await fork.testClient.mine({ blocks: 1 });
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
     }
+    const { child, lines, stderr, exited, waitFor, port: listening } = spawnDaemon({ book: bookFile, dataDir: join(dir, 'data') }, config, env());
+
+    const port = await listening();
     // Stopped once every kind has done what the test checks below (on a busy machine the rebalance's buy can
     // come after the compound deposit).
     const filled = (strategy: string, suffix = '') => lines.filter((line) => line.strategy === strategy && line.status === 'confirmed' && String(line.intent).endsWith(suffix)).length;
     await waitFor(
-      () => filled('compound', '#deposit') >= 1 && filled('rebalance', '#buy-CELO') >= 1 && filled('take-profit') >= 1 && filled('dca') >= 2,
-      'a compound deposit, the rebalance buy, the take-profit fill and two DCA buys',
+      () =>
+        filled('compound', '#deposit') >= 1 &&
+        filled('rebalance', '#buy-CELO') >= 1 &&
+        filled('take-profit') >= 1 &&
+        lines.some((line) => line.strategy === 'take-profit' && String(line.msg).includes('no trade: already filled')) &&
+        filled('dca') >= 2,
+      'a compound deposit, the rebalance buy, the take-profit fill and a run after it, and two DCA buys',
     );
 
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
