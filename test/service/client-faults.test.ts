@@ -163,7 +163,9 @@ describe('rate limit, coalescing, the API key', () => {
     // at the server jitters (on a loaded machine by tens of milliseconds, one request late and the next on time),
     // so no single gap is held to the spacing. Two requests sent together would still show: every three arrivals in
     // a row span at least 60 ms (100 ms nominal; a pair sent at once and the next one on time span 50).
-    expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(7 * 50 - 20);
+    // The first arrival may itself be late by as much: the span is held to one spacing less (a limiter that let all
+    // eight through at once would span a few milliseconds).
+    expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(7 * 50 - 50);
     for (let i = 2; i < times.length; i++) expect((times[i] as number) - (times[i - 2] as number)).toBeGreaterThanOrEqual(60);
   });
 
