@@ -53,8 +53,19 @@ export async function reportSequencer(rpcUrl: string, book: Pick<AddressBook, 'c
   const feed = book.sequencerUptimeFeed?.address;
   if (!feed) throw new Error('this deployment has no sequencer uptime feed');
   const client = createWalletClient({ chain: chainFor(book.chainId, rpcUrl), transport: http(rpcUrl), account: devnetAccount(roles.oracleReporter).account });
-  const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'report', args: [status === 'up' ? 0n : 1n] });
-  await createPublicClient({ transport: http(rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 10 });
+  const answer = status === 'up' ? 0n : 1n;
+  const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'report', args: [answer] });
+  const reader = createPublicClient({ transport: http(rpcUrl) });
+  const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+  if (receipt.status !== 'success') throw new Error(`the sequencer report (${status}) reverted in ${hash}`);
+  // Done when the latest state says so: a receipt alone has been seen before the feed read back its new status
+  // (a test reverting the devnet can meet the same transaction, and its receipt, twice).
+  for (let tries = 0; ; tries++) {
+    const [, current] = await reader.readContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'latestRoundData' });
+    if (current === answer) return;
+    if (tries === 100) throw new Error(`the sequencer feed still says ${current} after reporting ${status} in ${hash}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Re-reports the world prices every `intervalMs`, so the feeds stay fresh as real ones do. Returns a stop function. */
