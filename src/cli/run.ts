@@ -115,11 +115,18 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
       runtime.config.strategies.map((strategy) => strategy.id),
       { staleAfterMs: staleSeconds * 1000, failedRunsLimit: failedRuns },
       metrics.registry,
+      ['chain', 'routing', 'database'],
     );
-    const probes = { chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }), routing: () => runtime.routing.health({ signal }) };
+    // We just used the database: it answered. From here on its probe and every renewal of the leases report it.
+    monitor.reached('database');
+    const probes = {
+      chain: () => runtime.client.getBlockNumber({ cacheTime: 0 }),
+      routing: () => runtime.routing.health({ signal }),
+      database: () => execution.ledger.ping(),
+    };
     runtime.onClose(probeEvery(monitor, probes, probeSeconds * 1000));
     const observers = { logger, metrics, notifier: createNotifier(runtime.config.webhooks, logger), health: monitor, notes: new Map<string, string>() };
-    const { leases } = execution;
+    const { leases, group } = execution;
     if (leases) {
       metrics.leasesHeld.set(leases.held);
       leases.onLost = (wallet, why) => {
@@ -127,10 +134,20 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
         metrics.leasesHeld.set(leases.held);
         logger.error({ wallet }, `wallet ${wallet}: ${why}; nothing more is signed for it`);
       };
-      for (const { wallet, from } of leases.takenOver) {
+      const takenOver = (wallet: string, from: string) => {
         metrics.leasesTakenOver.inc();
         logger.warn({ wallet, from }, `wallet ${wallet}: its lease was taken from ${from}, whose process is gone`);
-      }
+      };
+      for (const { wallet, from } of leases.takenOver) takenOver(wallet, from);
+      leases.onTakenOver = takenOver;
+    }
+    if (group && leases) {
+      const reportDatabase = monitor;
+      group.onDatabase = (error) => (error === undefined ? reportDatabase.reached('database') : reportDatabase.unreachable('database', error));
+      group.onGivenBack = (wallet, why) => {
+        metrics.leasesHeld.set(leases.held);
+        logger.info({ wallet }, `wallet ${wallet} handed back to the group (${why})`);
+      };
     }
     // One book for the page, kept up to date from what changed since the last request (never the whole ledger again).
     const book = new StatusBook(execution.ledger);

@@ -2,7 +2,7 @@
  * The daemon: reconcile every wallet's unfinished intents with the chain, then run the strategies on their
  * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
  */
-import { erc20Abi, formatEther, formatUnits } from 'viem';
+import { type Address, erc20Abi, formatEther, formatUnits } from 'viem';
 import { type RunOutcome, runOutcomeOf } from '../ledger/ledger.ts';
 import { isAbort } from '../ops/abort.ts';
 import { type TokenNames, describeTrade } from '../trade/describe.ts';
@@ -39,6 +39,8 @@ export type Observers = {
 export async function resumeAll(execution: Execution, observers: Observers, signal?: AbortSignal): Promise<TradeReport[]> {
   const reports: TradeReport[] = [];
   for (const [wallet, executor] of execution.executors) {
+    // Another daemon's wallet is that daemon's to resume.
+    if (execution.leases && !execution.leases.holds(executor.wallet.address)) continue;
     for (const report of await resumeOpenTrades(executor, signal)) {
       observers.logger.info(
         { wallet, intent: report.intentId, status: report.status, reason: report.reason, amountOut: report.amountOut?.toString() },
@@ -220,9 +222,22 @@ function reportSettled(observers: Observers, names: TokenNames) {
   };
 }
 
+/** The latest slot each strategy ran (or traded, in a ledger from before runs were recorded), in ms. */
+async function lastSlotsOf(execution: Execution): Promise<Map<string, number>> {
+  const [traded, ran] = await Promise.all([execution.ledger.trades.lastScheduledSlots(), execution.ledger.runs.lastSlots()]);
+  for (const [id, time] of ran) if (time > (traded.get(id) ?? Number.NEGATIVE_INFINITY)) traded.set(id, time);
+  return traded;
+}
+
 export async function startDaemon(runtime: Runtime, execution: Execution, observersIn: Observers, signal?: AbortSignal): Promise<Daemon> {
-  const lastSlots = await execution.ledger.trades.lastScheduledSlots();
-  const { names } = execution;
+  const lastSlots = await lastSlotsOf(execution);
+  const { names, leases, group } = execution;
+  const addressOf = (strategy: Strategy) => execution.executors.get(strategy.wallet)?.wallet.address;
+  // Runs in progress per wallet: a wallet is handed to another daemon only when it has none.
+  const inFlight = new Map<string, number>();
+  const count = (wallet: Address | undefined, by: number) => {
+    if (wallet) inFlight.set(wallet.toLowerCase(), (inFlight.get(wallet.toLowerCase()) ?? 0) + by);
+  };
   const markerDeps = markerDepsOf(runtime, execution, observersIn.logger);
   const marker = markerDeps && startMarker(markerDeps, runtime.config.defaults.valuation.everySeconds * 1000);
   const observers = { ...observersIn, marker, balancesShown: new Set<string>() };
@@ -232,7 +247,17 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
     maxConcurrency: runtime.config.defaults.maxConcurrency,
     lastSlot: (strategyId) => lastSlots.get(strategyId),
     run: async (strategy, slot) => {
-      await runAndReport(strategy, slot, runtime, execution, observers, signal);
+      const wallet = addressOf(strategy);
+      count(wallet, 1);
+      try {
+        await runAndReport(strategy, slot, runtime, execution, observers, signal);
+      } finally {
+        count(wallet, -1);
+      }
+    },
+    holds: (strategy) => {
+      const wallet = addressOf(strategy);
+      return !leases || (wallet !== undefined && leases.holds(wallet));
     },
     onMissed: (strategy, slot, why) => {
       void execution.ledger.runs.missed(strategy.id, slot, why).catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'));
@@ -242,15 +267,42 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
     onError: (strategy, slot, error) =>
       observers.logger.error({ strategy: strategy.id, slot, error: error instanceof Error ? error.message : String(error) }, 'run failed unexpectedly'),
   });
+  /**
+   * A wallet taken from another daemon: its open trades are continued from the ledger (stored bytes sent again,
+   * never signed anew), then its strategies' missed slots follow `catchUp`.
+   */
+  const adopt = async (wallet: Address) => {
+    try {
+      const executor = [...execution.executors.values()].find((candidate) => candidate.wallet.address.toLowerCase() === wallet.toLowerCase());
+      if (!executor || stopping) return;
+      observers.metrics.leasesHeld.set(leases?.held ?? 0);
+      observers.logger.info({ wallet }, `wallet ${wallet} taken: ${group?.live ?? 1} daemons share ${execution.executors.size} wallets`);
+      for (const report of await resumeOpenTrades(executor, signal)) {
+        observers.logger.info({ wallet, intent: report.intentId, status: report.status }, `resumed ${report.intentId}: ${describeTrade(report, names)}`);
+      }
+      const strategies = runtime.config.strategies.filter((strategy) => addressOf(strategy)?.toLowerCase() === wallet.toLowerCase());
+      const last = await lastSlotsOf(execution);
+      if (!stopping) scheduler.adopt(strategies, (id) => last.get(id));
+    } catch (error) {
+      if (!isAbort(error)) observers.logger.error({ wallet, error: error instanceof Error ? error.message : String(error) }, `wallet ${wallet}: could not take over its work`);
+    }
+  };
   // Holdings are recorded before the first run trades (a rebalance is measured against them).
   void (marker?.first ?? Promise.resolve()).then(() => {
-    if (!signal?.aborted && !stopping) scheduler.start();
+    if (signal?.aborted || stopping) return;
+    scheduler.start();
+    // From now on, wallets other daemons give up are this one's to take (on a ledger several daemons share).
+    if (group) {
+      group.isBusy = (wallet) => (inFlight.get(wallet.toLowerCase()) ?? 0) > 0;
+      group.onGained = (wallet) => void adopt(wallet);
+    }
   });
   const settler = startSettler(execution, reportSettled(observers, names), signal);
   return {
     scheduler,
     async stop() {
       stopping = true;
+      if (group) group.onGained = undefined;
       // Runs see the shutdown signal and stop at their next step; 4 s bounds the wait so a stop takes under 5 s.
       const [unfinished] = await Promise.all([scheduler.stop(4_000), settler.stop(), marker?.stop()]);
       await observers.notifier.flush();

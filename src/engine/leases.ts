@@ -1,6 +1,6 @@
 /**
- * The wallets this daemon holds: their leases taken at start, renewed every third of their length on the
- * database's clock, and handed back at a clean stop. A wallet is signed for only while its lease is known to hold
+ * The wallets this daemon holds: their leases taken (at start, or as the group shares wallets out; see group.ts),
+ * renewed every third of their length on the database's clock, and handed back at a clean stop. A wallet is signed for only while its lease is known to hold
  * on this process's own monotonic clock (renewed less than a lease minus a margin ago), so a daemon cut off from
  * the database, or frozen, stops signing before its lease can lapse; the database checks the epoch again when the
  * signed bytes are recorded (`requireLease`).
@@ -25,12 +25,12 @@ export class WalletLeases {
   readonly #ttlMs: number;
   readonly #holder: string;
   readonly #held = new Map<string, Held>();
-  #timer: NodeJS.Timeout | undefined;
-  #renewing: Promise<void> | undefined;
   /** Told when a wallet's lease could not be renewed: its work stops. */
   onLost?: (wallet: Address, why: string) => void;
   /** Wallets taken from a holder whose process was gone (at start, before anyone could be told), and from whom. */
   readonly takenOver: { wallet: Address; from: string }[] = [];
+  /** Told of every wallet taken from a holder whose process was gone, once the daemon listens. */
+  onTakenOver?: (wallet: Address, from: string) => void;
 
   constructor(ledger: Ledger, options: { chainId: number; ttlMs?: number; holder?: string }) {
     this.#ledger = ledger;
@@ -42,21 +42,26 @@ export class WalletLeases {
   /** Takes every wallet's lease; a wallet another live daemon holds is a ConfigError naming it (nothing is kept). */
   async takeAll(wallets: readonly Address[]): Promise<void> {
     for (const wallet of wallets) {
-      if (!(await this.#take(wallet))) {
+      if (!(await this.take(wallet))) {
         const holder = (await this.#ledger.leases.all()).find((lease) => lease.wallet === wallet.toLowerCase())?.holder;
         await this.releaseAll();
         throw new ConfigError(`wallet ${wallet} is held by another routekeeper daemon (${holder ?? 'unknown'}); its lease runs out ${this.#ttlMs / 1000} s after that daemon stops renewing it`);
       }
     }
-    this.#timer = setInterval(() => {
-      this.#renewing ??= this.#renewAll().finally(() => {
-        this.#renewing = undefined;
-      });
-    }, Math.floor(this.#ttlMs / 3));
-    this.#timer.unref();
   }
 
-  async #take(wallet: Address): Promise<boolean> {
+  /** How long a lease runs; renewals come every third of it. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** This daemon, as leases name it. */
+  get holder(): string {
+    return this.#holder;
+  }
+
+  /** Takes (or renews) one wallet's lease; false when another daemon holds it and its process is not known to be gone. */
+  async take(wallet: Address): Promise<boolean> {
     const askedAt = performance.now();
     let lease = await this.#ledger.leases.take(this.#chainId, wallet, this.#holder, this.#ttlMs);
     if (!lease) {
@@ -64,7 +69,8 @@ export class WalletLeases {
       const current = (await this.#ledger.leases.all()).find((held) => held.chainId === this.#chainId && held.wallet === wallet.toLowerCase());
       if (current && holderGone(current.holder)) {
         lease = await this.#ledger.leases.takeOver(current, this.#holder, this.#ttlMs);
-        if (lease) this.takenOver.push({ wallet, from: current.holder });
+        if (lease && this.onTakenOver) this.onTakenOver(wallet, current.holder);
+        else if (lease) this.takenOver.push({ wallet, from: current.holder });
       }
     }
     if (!lease) return false;
@@ -73,16 +79,26 @@ export class WalletLeases {
     return true;
   }
 
-  async #renewAll(): Promise<void> {
+  /**
+   * Renews every lease held. A renewal the database refuses (another daemon holds the wallet now) loses the wallet at
+   * once; one that cannot reach the database keeps it until its lease may lapse on our clock, and no longer.
+   */
+  async renewAll(): Promise<void> {
     for (const [key, held] of this.#held) {
-      const renewed = await this.#take(held.fence.wallet).catch((error: unknown) => {
-        // The database away: the lease stays valid on our clock until it may lapse, and no longer.
-        if (performance.now() < held.validUntil) return true;
-        this.#lose(key, held, `its lease could not be renewed: ${(error as Error).message.split('\n')[0]}`);
+      const renewed = await this.take(held.fence.wallet).catch((error: unknown) => {
+        if (performance.now() >= held.validUntil) this.#lose(key, held, `its lease could not be renewed: ${(error as Error).message.split('\n')[0]}`);
         return true;
       });
       if (!renewed) this.#lose(key, held, 'another daemon holds it now');
     }
+  }
+
+  /** Hands one wallet back to the group: nothing more is signed for it here, and another daemon may take it at once. */
+  async giveBack(wallet: Address): Promise<void> {
+    const held = this.#held.get(wallet.toLowerCase());
+    if (!held) return;
+    this.#held.delete(wallet.toLowerCase());
+    await this.#ledger.leases.release(held.fence);
   }
 
   #lose(key: string, held: Held, why: string): void {
@@ -95,6 +111,17 @@ export class WalletLeases {
     return this.#held.size;
   }
 
+  /** The wallets this daemon holds now. */
+  wallets(): Address[] {
+    return [...this.#held.values()].map((held) => held.fence.wallet);
+  }
+
+  /** Whether this daemon holds `wallet` and may sign for it now. */
+  holds(wallet: Address): boolean {
+    const held = this.#held.get(wallet.toLowerCase());
+    return held !== undefined && performance.now() < held.validUntil;
+  }
+
   /** The fence to sign `wallet`'s transactions under; LeaseLostError when its lease is not known to hold now. */
   fenceFor(wallet: Address): Fence {
     const held = this.#held.get(wallet.toLowerCase());
@@ -105,8 +132,6 @@ export class WalletLeases {
 
   /** Hands every lease back at once (a clean stop): another daemon may take the wallets without waiting. */
   async releaseAll(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#renewing;
     for (const held of this.#held.values()) await this.#ledger.leases.release(held.fence).catch(() => {});
     this.#held.clear();
   }

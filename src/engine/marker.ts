@@ -35,6 +35,8 @@ export type MarkerDeps = {
   strategies: readonly Strategy[];
   /** Wallet name to address. */
   wallets: ReadonlyMap<string, Address>;
+  /** Whether this daemon holds a wallet now: daemons sharing a ledger each record the balances of their own. */
+  holds?: (wallet: Address) => boolean;
   nativeToken?: TokenInfo;
   logger: Logger;
   now?: () => number;
@@ -45,7 +47,7 @@ const unique = (addresses: readonly Address[]) => [...new Map(addresses.map((add
 /** What the marker reads with, as a daemon or `once` opened it. */
 export function markerDepsOf(
   runtime: { client: ChainClient; config: { strategies: readonly Strategy[] }; nativeToken?: TokenInfo },
-  execution: { ledger: Ledger; executors: ReadonlyMap<string, { prices: PriceReference; wallet: { address: Address } }> },
+  execution: { ledger: Ledger; executors: ReadonlyMap<string, { prices: PriceReference; wallet: { address: Address } }>; leases?: { holds(wallet: Address): boolean } },
   logger: Logger,
 ): MarkerDeps | undefined {
   const [first] = execution.executors.values();
@@ -56,6 +58,7 @@ export function markerDepsOf(
     ledger: execution.ledger,
     strategies: runtime.config.strategies,
     wallets: new Map([...execution.executors].map(([name, executor]) => [name, executor.wallet.address])),
+    holds: execution.leases && ((wallet) => execution.leases?.holds(wallet) ?? true),
     nativeToken: runtime.nativeToken,
     logger,
   };
@@ -89,7 +92,7 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
   const prices = priced.filter((mark) => mark !== undefined);
   const nativePrice = native && prices.find((mark) => mark.token.toLowerCase() === native.toLowerCase());
   if (nativePrice) prices.push({ ...nativePrice, token: nativePriceKey });
-  const holdings = [...deps.wallets].flatMap(([name, wallet]) =>
+  const holdings = [...deps.wallets].filter(([, wallet]) => deps.holds?.(wallet) ?? true).flatMap(([name, wallet]) =>
     unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensOf)).map((token) => ({ wallet, token })),
   );
   const balances = await Promise.all(

@@ -3,6 +3,7 @@
  * a fork of RPC_URL for paper trading, or RPC_URL itself), the routing service, the strategy file resolved
  * against the chain, the ledger, and one sender and executor per wallet. `close()` undoes it in reverse.
  */
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
 import { getBlockNumber } from 'viem/actions';
@@ -34,6 +35,7 @@ import { defaultExecutionSettings } from '../trade/settings.ts';
 import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
+import { DaemonGroup } from './group.ts';
 import { WalletLeases } from './leases.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
@@ -65,6 +67,8 @@ export type Runtime = {
   rpcUrls: string[];
   serviceUrl: string;
   configFile: string;
+  /** The version of the strategies read from it (a digest of their definitions): daemons sharing a ledger agree on it. */
+  strategyDigest: string;
   /** Where the ledger lives: a SQLite file in the data directory, or a schema of DATABASE_URL's database. */
   ledger: LedgerLocation;
   book?: AddressBook;
@@ -80,17 +84,28 @@ export type Runtime = {
 };
 
 /** The ledger, per wallet name what runs its trades, and the names of the tokens they trade (for people). */
-/** `leases`: the wallets this daemon holds (none where a test wires executors by hand). */
-export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames; leases?: WalletLeases };
+/**
+ * `leases`: the wallets this daemon holds; `group`: the daemons sharing its ledger, which shares the wallets out
+ * (neither where a test wires executors by hand).
+ */
+export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames; leases?: WalletLeases; group?: DaemonGroup };
 
 /** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
 export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Promise<Execution> {
   const ledger = await Ledger.open(runtime.ledger, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
-  // Each wallet's lease, for as long as this daemon runs; a clean stop hands them back at once.
+  // The wallets' leases: all of them on a SQLite ledger, a fair share on a PostgreSQL one that other daemons share.
+  // A clean stop hands them back at once.
   const leases = new WalletLeases(ledger, { chainId: runtime.chainId });
-  await leases.takeAll([...runtime.config.wallets.values()].map((wallet) => wallet.account.address));
-  runtime.onClose(() => leases.releaseAll());
+  const group = new DaemonGroup(ledger, leases, {
+    wallets: [...runtime.config.wallets.values()].map((wallet) => wallet.account.address),
+    shared: runtime.ledger.kind === 'postgres',
+    strategyFile: runtime.configFile,
+    strategyDigest: runtime.strategyDigest,
+    shareRateLimit: (daemons) => runtime.routing.limiter.shareAmong(daemons),
+  });
+  await group.join();
+  runtime.onClose(() => group.leave());
   await ledger.marks.nameTokens([...runtime.config.tokens, ...(runtime.nativeToken ? [runtime.nativeToken] : [])]);
   const { config, chainId, client, routing } = runtime;
   const feeCap = config.defaults.maxFeePerGasGwei === undefined ? undefined : parseGwei(config.defaults.maxFeePerGasGwei);
@@ -138,7 +153,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
     });
   }
   await describeForStatus(runtime, ledger, executors);
-  return { ledger, executors, names: new TokenNames(await ledger.marks.tokenNames()), leases };
+  return { ledger, executors, names: new TokenNames(await ledger.marks.tokenNames()), leases, group };
 }
 
 /**
@@ -267,7 +282,26 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
           throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
         })
       : undefined;
-    return { mode, chainId, chain, rpcUrls, serviceUrl, configFile, ledger, book, client, routing, config, nativeToken, partnerId: env.ROUTING_PARTNER_ID, onClose: (cleanup) => cleanups.push(cleanup), close };
+    // The strategies' version, as the daemons sharing a ledger compare them: their definitions, not the file's layout.
+    const strategyDigest = createHash('sha256').update(toJson(strategyFile)).digest('hex').slice(0, 12);
+    return {
+      mode,
+      chainId,
+      chain,
+      rpcUrls,
+      serviceUrl,
+      configFile,
+      strategyDigest,
+      ledger,
+      book,
+      client,
+      routing,
+      config,
+      nativeToken,
+      partnerId: env.ROUTING_PARTNER_ID,
+      onClose: (cleanup) => cleanups.push(cleanup),
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

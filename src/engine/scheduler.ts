@@ -31,6 +31,11 @@ export type SchedulerDeps = {
   onMissed?(strategy: Strategy, slot: string, why: string): void;
   /** Told about a run that threw (run() reports its own failures; this is for what escaped it). */
   onError?(strategy: Strategy, slot: string, error: unknown): void;
+  /**
+   * Whether this daemon runs the strategy now (it holds its wallet). Another daemon runs the others' slots; one
+   * whose wallet comes to this daemon later is caught up with `adopt`. Absent: every strategy is this daemon's.
+   */
+  holds?(strategy: Strategy): boolean;
 };
 
 export class Scheduler {
@@ -50,16 +55,32 @@ export class Scheduler {
 
   start(): void {
     for (const strategy of this.#deps.strategies) {
-      const now = this.#now();
-      const due = latestSlot(strategy, now);
-      const last = this.#deps.lastSlot(strategy.id);
-      // A fresh strategy's current slot is not "missed" unless it asked to start now (`firstRun: now`).
-      const fresh = last === undefined;
-      const missed = due !== undefined && (fresh ? strategy.schedule.firstRun === 'now' : last < due);
-      if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due, now);
-      else if (missed) this.#deps.onMissed?.(strategy, slotName(due), 'missed while stopped (catchUp: skip)');
-      this.#scheduleNext(strategy, now);
+      if (this.#holds(strategy)) this.#catchUp(strategy, this.#deps.lastSlot(strategy.id), 'missed while stopped');
+      this.#scheduleNext(strategy, this.#now());
     }
+  }
+
+  /**
+   * Strategies whose wallet this daemon has just taken (from a daemon that stopped, died or handed it over): the
+   * slots that passed since their last run follow `catchUp`, as after a restart.
+   */
+  adopt(strategies: readonly Strategy[], lastSlot: (strategyId: string) => number | undefined): void {
+    for (const strategy of strategies) this.#catchUp(strategy, lastSlot(strategy.id), 'missed while no daemon held its wallet');
+  }
+
+  /** `catchUp: once` runs the latest slot missed since `last` now; `skip` reports it missed, with `why`. */
+  #catchUp(strategy: Strategy, last: number | undefined, why: string): void {
+    const now = this.#now();
+    const due = latestSlot(strategy, now);
+    // A fresh strategy's current slot is not "missed" unless it asked to start now (`firstRun: now`).
+    const fresh = last === undefined;
+    const missed = due !== undefined && (fresh ? strategy.schedule.firstRun === 'now' : last < due);
+    if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due, now);
+    else if (missed) this.#deps.onMissed?.(strategy, slotName(due), `${why} (catchUp: skip)`);
+  }
+
+  #holds(strategy: Strategy): boolean {
+    return this.#deps.holds?.(strategy) ?? true;
   }
 
   /** Starts no new run; waits up to `timeoutMs` for runs in progress. Resolves with the runs still going. */
@@ -100,7 +121,7 @@ export class Scheduler {
   /** Runs the slot from `startAt` on (its planned start, or now for a catch-up), unless it cannot start in time. */
   #fire(strategy: Strategy, slotTime: number, startAt: number): void {
     const slot = slotName(slotTime);
-    if (this.#stopping) return;
+    if (this.#stopping || !this.#holds(strategy)) return;
     if (this.#running.has(strategy.id)) {
       this.#deps.onMissed?.(strategy, slot, 'the previous run of this strategy was still going');
       return;
@@ -112,7 +133,7 @@ export class Scheduler {
     const run = (async () => {
       if (jitter > 0) await new Promise((resolve) => setTimeout(resolve, jitter));
       await this.#queue.add(async () => {
-        if (this.#stopping) return;
+        if (this.#stopping || !this.#holds(strategy)) return;
         const late = this.#now() - latestStart;
         if (late > 0) {
           this.#deps.onMissed?.(

@@ -14,7 +14,7 @@ export const defaultSettlerOptions: SettlerOptions = { firstRetryMs: 5_000, maxR
 export type Settler = { stop(): Promise<void> };
 
 export function startSettler(
-  execution: Pick<Execution, 'ledger' | 'executors'>,
+  execution: Pick<Execution, 'ledger' | 'executors' | 'leases'>,
   onSettled: (strategyId: string, report: TradeReport) => void,
   signal?: AbortSignal,
   options: SettlerOptions = defaultSettlerOptions,
@@ -24,6 +24,8 @@ export function startSettler(
 
   const pass = async () => {
     for (const executor of execution.executors.values()) {
+      // Another daemon's wallet is that daemon's to settle.
+      if (execution.leases && !execution.leases.holds(executor.wallet.address)) continue;
       const mine = (await executor.ledger.trades.unfinished({ wallet: executor.wallet.address, chainId: executor.wallet.chainId })).filter((record) => record.status === 'unknown');
       for (const record of mine) {
         if (signal?.aborted) return;

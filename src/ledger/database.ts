@@ -115,12 +115,25 @@ export async function openPostgres(url: string, options: { schema: string; reado
     application_name: 'routekeeper',
     // Every connection works in the ledger's schema.
     options: `-c search_path=${options.schema}`,
+    // An unreachable server fails a call in seconds, and a statement stuck past its time fails too, rather than
+    // holding a run (or a lease's renewal) forever. A signed transaction's commit that times out is not broadcast.
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 15_000,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? bigintAsNumber : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
+  // A pooled connection the server dropped (a restart) is discarded and reported by the call that needs one: an
+  // idle one's error must not end the process.
+  pool.on('error', () => {});
   try {
     const client = await pool.connect();
     try {
-      if (!options.readonly) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+      // Daemons starting together take turns (IF NOT EXISTS alone is not atomic); the lock ends with the transaction.
+      if (!options.readonly) {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`routekeeper-schema:${options.schema}`]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+        await client.query('COMMIT');
+      }
     } finally {
       client.release();
     }

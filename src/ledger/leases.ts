@@ -84,11 +84,16 @@ export class LeaseStore {
       .execute();
   }
 
-  /** Every wallet's lease, as the database has it now (expired ones included, with their last holder). */
-  async all(): Promise<Lease[]> {
+  /** Every wallet's lease, as the database has it now (expired ones included, with their last holder); `live` while it runs. */
+  async all(): Promise<(Lease & { live: boolean })[]> {
     if (!this.#present) return [];
-    const rows = await this.#ledger.db.selectFrom('wallet_leases').selectAll().orderBy('wallet').execute();
-    return rows.map((row) => ({ chainId: row.chain_id, wallet: row.wallet, holder: row.holder, epoch: Number(row.epoch), expiresAt: Number(row.expires_at) }));
+    const rows = await this.#ledger.db
+      .selectFrom('wallet_leases')
+      .selectAll()
+      .select((eb) => eb(this.#ledger.nowMs, '<', eb.ref('expires_at')).as('live'))
+      .orderBy('wallet')
+      .execute();
+    return rows.map((row) => ({ chainId: row.chain_id, wallet: row.wallet, holder: row.holder, epoch: Number(row.epoch), expiresAt: Number(row.expires_at), live: Boolean(row.live) }));
   }
 }
 

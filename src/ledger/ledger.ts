@@ -4,8 +4,9 @@
  * same bytes can be sent again, or their outcome adopted, and nothing is ever signed twice for a slot.
  *
  * A ledger is a set of stores, one per aggregate (trades, attempts, runs, pauses, marks, strategies, events), over
- * one database: a SQLite file, or a schema of a PostgreSQL database. One process owns a ledger at a time; a lock
- * whose owner died (or stopped beating) is taken over.
+ * one database: a SQLite file, or a schema of a PostgreSQL database. One process owns a SQLite ledger at a time (a
+ * lock whose owner died, or stopped beating, is taken over); several daemons share a PostgreSQL one, each wallet
+ * held by one of them at a time (leases.ts, daemons.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -18,6 +19,7 @@ import { AttemptStore } from './attempts.ts';
 import { sql } from 'kysely';
 import { redactUrl } from '../ops/secrets.ts';
 import { type LedgerDatabase, type SqliteHandle, openPostgres, openSqlite } from './database.ts';
+import { DaemonStore } from './daemons.ts';
 import { EventStore } from './events.ts';
 import { processAlive } from './holders.ts';
 import { LeaseStore } from './leases.ts';
@@ -57,6 +59,7 @@ const heartbeatEveryMs = 10_000;
 const runsFrom = 5;
 const marksFrom = 6;
 const leasesFrom = 8;
+const daemonsFrom = 9;
 
 /** Where a ledger lives: a SQLite file, or a schema of a PostgreSQL database. */
 export type LedgerLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema: string };
@@ -78,6 +81,7 @@ export class Ledger {
   readonly strategies: StrategyStore;
   readonly events: EventStore;
   readonly leases: LeaseStore;
+  readonly daemons: DaemonStore;
   /** Where this ledger lives, as people read it. */
   readonly location: string;
   readonly #database: LedgerDatabase;
@@ -95,10 +99,12 @@ export class Ledger {
     this.strategies = new StrategyStore(database, version >= marksFrom);
     this.events = new EventStore(database);
     this.leases = new LeaseStore(database, version >= leasesFrom);
+    this.daemons = new DaemonStore(database, version >= daemonsFrom);
   }
 
   /**
-   * Opens (creating if needed) the ledger and takes its lock; LedgerLockedError if a live process holds it. A string
+   * Opens (creating if needed) the ledger; a SQLite file's lock is taken (LedgerLockedError if a live process holds
+   * it), a PostgreSQL ledger is shared (who signs for a wallet is decided by its lease). A string
    * is a SQLite file. With `chain`, the ledger is bound to that chain at its first open and refuses any other
    * afterwards (LedgerChainMismatchError), before the lock is taken.
    */
@@ -109,7 +115,7 @@ export class Ledger {
       await migrate(database);
       const ledger = new Ledger(database.database, describeLocation(location), latestVersion);
       if (options.chain) await ledger.#bind(options.chain, (options.now ?? Date.now)());
-      await ledger.#acquireLock(options.owner ?? `${hostname()}:${process.pid}:${Date.now()}`, options.now ?? Date.now);
+      if (location.kind === 'sqlite') await ledger.#acquireLock(options.owner ?? `${hostname()}:${process.pid}:${Date.now()}`, options.now ?? Date.now);
       return ledger;
     } catch (error) {
       await database.database.close();
@@ -138,6 +144,11 @@ export class Ledger {
       throw error;
     }
     return new Ledger(database.database, describeLocation(location), latestVersion);
+  }
+
+  /** Resolves when the database answers (the health probe). */
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.#database.db);
   }
 
   /** The chain this ledger was written on, once bound. */
@@ -267,9 +278,10 @@ async function migrate(opened: Opened): Promise<void> {
  * turns (a lock held for the migrating transaction only).
  */
 async function migratePostgres(database: LedgerDatabase): Promise<void> {
-  await sql`CREATE TABLE IF NOT EXISTS ledger_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(database.db);
   await database.transaction(async (q) => {
+    // First the lock: two daemons creating the same table at once would both try (IF NOT EXISTS is not atomic).
     await database.serialize(q, 'ledger-migrations');
+    await sql`CREATE TABLE IF NOT EXISTS ledger_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(q);
     const { rows } = await sql<{ version: number | null }>`SELECT MAX(version) AS version FROM ledger_migrations`.execute(q);
     for (let next = rows[0]?.version ?? 0; next < postgresMigrations.length; next++) {
       for (const statement of (postgresMigrations[next] as string).split(/;\s*\n/).map((text) => text.trim()).filter(Boolean)) await sql.raw(statement).execute(q);

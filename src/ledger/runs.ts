@@ -50,6 +50,28 @@ export class RunStore {
     await this.#ledger.db.updateTable('runs').set({ finished_at: now, outcome, note: scrub(note) }).where('id', '=', id).execute();
   }
 
+  /**
+   * The latest scheduled slot of each strategy whose run decided to trade nothing (a run cut short, failed or
+   * missed decided nothing; one that traded shows in its trade): with the trades' slots, where a restart or a
+   * daemon taking the strategy over picks up. Times in ms.
+   */
+  async lastSlots(): Promise<Map<string, number>> {
+    const last = new Map<string, number>();
+    if (!this.#present) return last;
+    const rows = await this.#ledger.db
+      .selectFrom('runs')
+      .select(['strategy_id', (eb) => eb.fn.max('slot').as('slot')])
+      .where('outcome', 'in', ['nothing', 'paused', 'waiting'])
+      .where('slot', 'not like', 'once-%')
+      .groupBy('strategy_id')
+      .execute();
+    for (const row of rows) {
+      const time = Date.parse(row.slot as string);
+      if (!Number.isNaN(time)) last.set(row.strategy_id, time);
+    }
+    return last;
+  }
+
   /** Runs, newest first. */
   async list(options: { limit?: number; strategyId?: string } = {}): Promise<RunRecord[]> {
     if (!this.#present) return [];

@@ -170,4 +170,17 @@ export const postgresMigrations: string[] = [
     PRIMARY KEY (chain_id, wallet)
   );
   `,
+  // 3: the daemons sharing this ledger (see daemons.ts).
+  `
+  CREATE TABLE daemons (
+    holder          TEXT PRIMARY KEY,
+    host            TEXT NOT NULL,
+    pid             INTEGER NOT NULL,
+    started_at      BIGINT NOT NULL,
+    renewed_at      BIGINT NOT NULL,
+    wallets         INTEGER NOT NULL,
+    strategy_file   TEXT NOT NULL,
+    strategy_digest TEXT NOT NULL
+  );
+  `,
 ];

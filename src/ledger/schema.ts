@@ -210,4 +210,17 @@ export const migrations: string[] = [
     PRIMARY KEY (chain_id, wallet)
   );
   `,
+  // 9: the daemons sharing this ledger (see daemons.ts); on SQLite only ever the one that holds the file.
+  `
+  CREATE TABLE daemons (
+    holder          TEXT PRIMARY KEY,                      -- host, pid and start, as leases name it
+    host            TEXT NOT NULL,
+    pid             INTEGER NOT NULL,
+    started_at      INTEGER NOT NULL,                      -- ms, on the database's clock
+    renewed_at      INTEGER NOT NULL,                      -- ms, on the database's clock
+    wallets         INTEGER NOT NULL,                      -- how many wallets it held at its last renewal
+    strategy_file   TEXT NOT NULL,                         -- where it read its strategies
+    strategy_digest TEXT NOT NULL                          -- the version of those strategies (sha256 of their definitions)
+  );
+  `,
 ];

@@ -107,6 +107,17 @@ export type LedgerMetaTable = { key: string; value: string };
 
 export type WalletLeasesTable = { chain_id: number; wallet: Address; holder: string; epoch: number; expires_at: number };
 
+export type DaemonsTable = {
+  holder: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  renewed_at: number;
+  wallets: number;
+  strategy_file: string;
+  strategy_digest: string;
+};
+
 export type LedgerTables = {
   intents: IntentsTable;
   attempts: AttemptsTable;
@@ -121,4 +132,5 @@ export type LedgerTables = {
   strategies: StrategiesTable;
   ledger_meta: LedgerMetaTable;
   wallet_leases: WalletLeasesTable;
+  daemons: DaemonsTable;
 };

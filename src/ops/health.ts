@@ -6,7 +6,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { scrub } from './secrets.ts';
 
-export type Component = 'chain' | 'routing';
+export type Component = 'chain' | 'routing' | 'database';
 
 type Seen = { lastOkAt?: number; lastError?: string; lastErrorAt?: number };
 
@@ -32,19 +32,21 @@ export type HealthReport = {
   ok: boolean;
   /** Why it is unhealthy, one line per component or strategy. */
   reasons: string[];
-  components: Record<Component, Seen & { ok: boolean }>;
+  components: Partial<Record<Component, Seen & { ok: boolean }>>;
   strategies: Record<string, StrategyHealth & { ok: boolean }>;
 };
 
 export class HealthMonitor {
   readonly #options: HealthOptions;
   readonly #now: () => number;
-  readonly #components: Record<Component, Seen> = { chain: {}, routing: {} };
+  readonly #components: Partial<Record<Component, Seen>>;
   readonly #strategies = new Map<string, StrategyHealth>();
   readonly #gauges: { up: Gauge; lastRun: Gauge; lastSuccess: Gauge; failures: Gauge } | undefined;
 
-  constructor(strategyIds: readonly string[], options: HealthOptions = defaultHealthOptions, registry?: Registry) {
+  /** `components`: what must answer for the daemon to be healthy (the database where other daemons share it, or always). */
+  constructor(strategyIds: readonly string[], options: HealthOptions = defaultHealthOptions, registry?: Registry, components: readonly Component[] = ['chain', 'routing']) {
     this.#options = options;
+    this.#components = Object.fromEntries(components.map((component) => [component, {}]));
     this.#now = options.now ?? Date.now;
     for (const id of strategyIds) this.#strategies.set(id, { consecutiveFailures: 0 });
     if (registry) {
@@ -69,13 +71,17 @@ export class HealthMonitor {
 
   /** The component answered. */
   reached(component: Component): void {
-    this.#components[component].lastOkAt = this.#now();
+    const seen = this.#components[component];
+    if (!seen) return;
+    seen.lastOkAt = this.#now();
     this.#updateComponentGauges();
   }
 
   /** The component could not be reached (or failed inside). */
   unreachable(component: Component, error: string): void {
-    Object.assign(this.#components[component], { lastError: scrub(error), lastErrorAt: this.#now() });
+    const seen = this.#components[component];
+    if (!seen) return;
+    Object.assign(seen, { lastError: scrub(error), lastErrorAt: this.#now() });
     this.#updateComponentGauges();
   }
 
@@ -93,7 +99,7 @@ export class HealthMonitor {
 
   report(): HealthReport {
     const reasons: string[] = [];
-    const components = {} as HealthReport['components'];
+    const components: HealthReport['components'] = {};
     for (const [name, seen] of Object.entries(this.#components) as [Component, Seen][]) {
       const ok = this.#componentOk(seen);
       components[name] = { ...seen, ok };
@@ -130,8 +136,8 @@ export class HealthMonitor {
   }
 }
 
-/** Asks the chain and the routing service every `everyMs` whether they answer; returns a stop function. */
-export function probeEvery(monitor: HealthMonitor, probes: Record<Component, () => Promise<unknown>>, everyMs: number): () => void {
+/** Asks the chain, the routing service and the database every `everyMs` whether they answer; returns a stop function. */
+export function probeEvery(monitor: HealthMonitor, probes: Partial<Record<Component, () => Promise<unknown>>>, everyMs: number): () => void {
   const probe = () => {
     for (const [name, ask] of Object.entries(probes) as [Component, () => Promise<unknown>][]) {
       ask().then(

@@ -53,6 +53,8 @@ export class AdaptiveLimiter {
   #unlimitedAgainAt = Number.POSITIVE_INFINITY;
   /** Start times of the last second's requests: what "half the rate" means while unlimited. */
   readonly #recent: number[] = [];
+  /** How many daemons share the configured limit (each takes its part). */
+  #daemons = 1;
 
   constructor(limit: RateLimit, options: AdaptiveLimiterOptions = {}) {
     this.limit = limit;
@@ -65,6 +67,26 @@ export class AdaptiveLimiter {
   /** The rate in force now, in requests per second (undefined: unlimited). */
   get rate(): number | undefined {
     return this.#rate;
+  }
+
+  /** The rate this process may reach: its part of the configured one (undefined: unlimited). */
+  #target(): number | undefined {
+    return this.limit.requestsPerSecond === undefined ? undefined : this.limit.requestsPerSecond / this.#daemons;
+  }
+
+  /**
+   * The configured limit is a budget for every daemon of a group together: each of `daemons` takes its part of the
+   * rate and of the requests at once. A rate lowered by a 429 moves in proportion, and recovers toward the new part.
+   */
+  shareAmong(daemons: number): void {
+    const count = Math.max(1, Math.floor(daemons));
+    if (count === this.#daemons) return;
+    const before = this.#target();
+    this.#daemons = count;
+    const target = this.#target();
+    if (target !== undefined && before !== undefined) this.#rate = Math.min(target, ((this.#rate ?? before) * target) / before);
+    const maxConcurrent = this.limit.maxConcurrent === undefined ? null : Math.max(1, Math.floor(this.limit.maxConcurrent / count));
+    void this.#bottleneck.updateSettings({ minTime: minTimeOf(this.#rate), maxConcurrent });
   }
 
   /** Until when (ms) every request is held after a 429; 0 when none is. */
@@ -107,7 +129,7 @@ export class AdaptiveLimiter {
     this.#recovery = setTimeout(() => {
       if (this.#now() - this.#lastLimited < this.#recoverAfterMs) return this.#scheduleRecovery();
       const rate = this.#rate as number;
-      const target = this.limit.requestsPerSecond;
+      const target = this.#target();
       // Back up in quarters of the configured rate; an unlimited one doubles until it is past where the 429 came.
       if (target !== undefined) this.#rate = Math.min(target, rate + target / 4);
       else this.#rate = rate * 2 >= this.#unlimitedAgainAt ? undefined : rate * 2;

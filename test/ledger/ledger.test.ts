@@ -219,10 +219,16 @@ describe.each(backends)('the ledger on %s', (backend) => {
       expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
     });
 
-    it('is owned by one process at a time', async () => {
+    it(backend === 'sqlite' ? 'is owned by one process at a time' : 'is shared by several daemons (each wallet held by one, through its lease)', async () => {
       const file = freshLedger(backend);
-      await openLedger(file, { owner: 'first' });
-      await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
+      const first = await openLedger(file, { owner: 'first' });
+      if (backend === 'sqlite') {
+        await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
+        return;
+      }
+      const second = await openLedger(file, { owner: 'second' });
+      await first.trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
+      expect((await second.trades.unfinished()).map((trade) => trade.id)).toEqual([intent('2026-01-01T00:00:00.000Z').id]);
     });
 
     it('takes over a lock whose owner stopped refreshing it', async () => {
