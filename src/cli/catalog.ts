@@ -149,6 +149,24 @@ Options:
     load: () => import('./history.ts'),
   },
   {
+    name: 'daemons',
+    summary: 'list the daemons sharing the ledger: host, pid, wallets held, last renewal',
+    help: `Usage: routekeeper daemons [--json] [--ledger <file> | --database <url>]
+
+Lists the daemons that share the ledger (several on one PostgreSQL database, one on a SQLite file): their
+host, pid, when they started, how many and which wallets each holds (with its lease's epoch), when each last
+renewed (every third of a lease, 5 s by default), and the version of the strategies it runs. A daemon not
+renewed for a lease (15 s) is shown as gone: its wallets are taken by the others as its leases run out.
+Wallets no daemon holds are listed last. Reads the ledger without locking it.
+
+Options:
+  --json             one JSON object: daemons and free wallets
+  --ledger <file>    the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)
+  --database <url>   the ledger in this PostgreSQL database (default: DATABASE_URL): its network schema, else
+                     its newest devnet or fork schema`,
+    load: () => import('./daemons.ts'),
+  },
+  {
     name: 'status',
     summary: 'what each strategy did with the money: P&L, value, gas, fees, last and next run',
     help: `Usage: routekeeper status [--json] [--strategy <id>] [--ledger <file> | --database <url>]

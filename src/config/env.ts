@@ -47,6 +47,13 @@ const envSchema = z.object({
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
   DATABASE_URL: optional(z.string().regex(postgresUrl, { message: 'must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper' })),
+  ROUTEKEEPER_LEASE_SECONDS: optional(
+    z
+      .string()
+      .regex(/^\d+$/, { message: 'must be a whole number of seconds, such as 15' })
+      .transform(Number)
+      .refine((seconds) => seconds >= 3 && seconds <= 300, { message: 'must be from 3 to 300 seconds' }),
+  ),
   METRICS_PORT: optional(
     z
       .string()
@@ -94,6 +101,11 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
     usedFor:
       'the ledger in PostgreSQL instead of a SQLite file (`--database` wins over it): schema `routekeeper` for a network, `devnet_<chain id>_<genesis>` or `fork_<chain id>_at_<block>` for the embedded devnet and forks; its password is never printed or logged',
     byDefault: 'none: the SQLite ledger in `ROUTEKEEPER_DATA_DIR`',
+  },
+  ROUTEKEEPER_LEASE_SECONDS: {
+    usedFor:
+      "how long a daemon's hold on a wallet lasts without renewal (renewed every third of it; signing stops at two thirds): a killed daemon's wallets trade again on the others within about this plus a third. Daemons sharing a database should use the same",
+    byDefault: '`15`',
   },
   METRICS_PORT: {
     usedFor: 'the status page, `GET /healthz` and `GET /metrics`, 0–65535; taken before anything starts, so a port in use stops start-up at once (exit 2)',

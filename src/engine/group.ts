@@ -62,7 +62,8 @@ export class DaemonGroup {
    * renews from then on.
    */
   async join(): Promise<void> {
-    const disagreeing = await this.#checkIn({ agree: true });
+    // Alone on a SQLite ledger (its lock says so), a daemon has nobody to agree with.
+    const disagreeing = await this.#checkIn({ agree: this.#options.shared });
     if (disagreeing) {
       throw new ConfigError(
         `the strategies in ${this.#options.strategyFile} (version ${this.#options.strategyDigest}) differ from those the daemons on this ledger run ` +
@@ -116,7 +117,7 @@ export class DaemonGroup {
           strategyFile: this.#options.strategyFile,
           strategyDigest: this.#options.strategyDigest,
         },
-        options.agree ? { agreeWithin: this.#leases.ttlMs } : {},
+        options.agree ? { agreeWithin: this.#leases.ttlMs, ignore: (other) => holderGone(other.holder) } : {},
       );
       this.onDatabase?.(undefined);
       return disagreeing;

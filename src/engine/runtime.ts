@@ -36,7 +36,7 @@ import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
 import { DaemonGroup } from './group.ts';
-import { WalletLeases } from './leases.ts';
+import { WalletLeases, defaultLeaseMs } from './leases.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
 export const defaultDataDir = 'data';
@@ -67,6 +67,8 @@ export type Runtime = {
   rpcUrls: string[];
   serviceUrl: string;
   configFile: string;
+  /** How long a wallet's lease lasts (ROUTEKEEPER_LEASE_SECONDS). */
+  leaseSeconds: number;
   /** The version of the strategies read from it (a digest of their definitions): daemons sharing a ledger agree on it. */
   strategyDigest: string;
   /** Where the ledger lives: a SQLite file in the data directory, or a schema of DATABASE_URL's database. */
@@ -96,7 +98,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
   runtime.onClose(() => ledger.close());
   // The wallets' leases: all of them on a SQLite ledger, a fair share on a PostgreSQL one that other daemons share.
   // A clean stop hands them back at once.
-  const leases = new WalletLeases(ledger, { chainId: runtime.chainId });
+  const leases = new WalletLeases(ledger, { chainId: runtime.chainId, ttlMs: runtime.leaseSeconds * 1000 });
   const group = new DaemonGroup(ledger, leases, {
     wallets: [...runtime.config.wallets.values()].map((wallet) => wallet.account.address),
     shared: runtime.ledger.kind === 'postgres',
@@ -292,6 +294,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       serviceUrl,
       configFile,
       strategyDigest,
+      leaseSeconds: env.ROUTEKEEPER_LEASE_SECONDS ?? defaultLeaseMs / 1000,
       ledger,
       book,
       client,

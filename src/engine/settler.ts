@@ -46,9 +46,12 @@ export function startSettler(
 
   const timer = setInterval(() => {
     if (current || signal?.aborted) return;
-    current = pass().finally(() => {
-      current = undefined;
-    });
+    // A pass that fails (the database away for a while) is the next tick's to make again: the trades stay unknown.
+    current = pass()
+      .catch(() => {})
+      .finally(() => {
+        current = undefined;
+      });
   }, options.tickMs);
   timer.unref();
   return {

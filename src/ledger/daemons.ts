@@ -37,13 +37,14 @@ export class DaemonStore {
   /**
    * Registers the daemon or renews its row. With `agreeWithin`, a live daemon (renewed less than that long ago)
    * whose strategies differ is returned instead, and nothing is written: every daemon of a group runs the same.
+   * `ignore`: daemons known to be gone although their row is recent (a process that died on this host).
    */
-  async checkIn(daemon: DaemonCheckIn, options: { agreeWithin?: number } = {}): Promise<DaemonRecord | undefined> {
+  async checkIn(daemon: DaemonCheckIn, options: { agreeWithin?: number; ignore?: (other: DaemonRecord) => boolean } = {}): Promise<DaemonRecord | undefined> {
     const ledger = this.#ledger;
     return ledger.transaction(async (q) => {
       await ledger.serialize(q, 'daemons');
       if (options.agreeWithin !== undefined) {
-        const disagreeing = (await this.#rows(q, options.agreeWithin)).find((row) => row.holder !== daemon.holder && row.strategyDigest !== daemon.strategyDigest);
+        const disagreeing = (await this.#rows(q, options.agreeWithin)).find((row) => row.holder !== daemon.holder && row.strategyDigest !== daemon.strategyDigest && !options.ignore?.(row));
         if (disagreeing) return disagreeing;
       }
       const row = { wallets: daemon.wallets, strategy_file: daemon.strategyFile, strategy_digest: daemon.strategyDigest };

@@ -39,6 +39,8 @@ export type Attempt = NewAttempt & {
   error: string | null;
   createdAt: number;
   updatedAt: number;
+  /** The lease it was signed under: which daemon, at which epoch of the wallet's lease. */
+  lease?: { holder: string; epoch: number };
 };
 
 export type IntentRow = Selectable<IntentsTable>;
@@ -125,8 +127,11 @@ export function failureColumns(failure: Failure | null) {
   };
 }
 
-export function attemptRow(attempt: NewAttempt, now: number): Omit<AttemptsTable, 'id'> {
+/** An attempt's row; `lease`: the lease it is signed under (none where a test signs without one). */
+export function attemptRow(attempt: NewAttempt, now: number, lease?: { holder: string; epoch: number }): Omit<AttemptsTable, 'id'> {
   return {
+    lease_holder: lease?.holder ?? null,
+    lease_epoch: lease?.epoch ?? null,
     intent_id: attempt.intentId,
     purpose: attempt.purpose,
     wallet: stored(attempt.wallet),
@@ -224,5 +229,6 @@ export function attemptFrom(row: AttemptRow): Attempt {
     error: row.error,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.lease_holder !== null && row.lease_epoch !== null && { lease: { holder: row.lease_holder, epoch: Number(row.lease_epoch) } }),
   };
 }

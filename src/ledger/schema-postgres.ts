@@ -170,7 +170,7 @@ export const postgresMigrations: string[] = [
     PRIMARY KEY (chain_id, wallet)
   );
   `,
-  // 3: the daemons sharing this ledger (see daemons.ts).
+  // 3: the daemons sharing this ledger (see daemons.ts), and under which lease each attempt was signed.
   `
   CREATE TABLE daemons (
     holder          TEXT PRIMARY KEY,
@@ -182,5 +182,7 @@ export const postgresMigrations: string[] = [
     strategy_file   TEXT NOT NULL,
     strategy_digest TEXT NOT NULL
   );
+  ALTER TABLE attempts ADD COLUMN lease_holder TEXT;
+  ALTER TABLE attempts ADD COLUMN lease_epoch BIGINT;
   `,
 ];

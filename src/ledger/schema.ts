@@ -210,7 +210,8 @@ export const migrations: string[] = [
     PRIMARY KEY (chain_id, wallet)
   );
   `,
-  // 9: the daemons sharing this ledger (see daemons.ts); on SQLite only ever the one that holds the file.
+  // 9: the daemons sharing this ledger (see daemons.ts; on SQLite only ever the one that holds the file), and under
+  // which lease each attempt was signed.
   `
   CREATE TABLE daemons (
     holder          TEXT PRIMARY KEY,                      -- host, pid and start, as leases name it
@@ -222,5 +223,7 @@ export const migrations: string[] = [
     strategy_file   TEXT NOT NULL,                         -- where it read its strategies
     strategy_digest TEXT NOT NULL                          -- the version of those strategies (sha256 of their definitions)
   );
+  ALTER TABLE attempts ADD COLUMN lease_holder TEXT;       -- the daemon that signed it, under its lease of the wallet
+  ALTER TABLE attempts ADD COLUMN lease_epoch INTEGER;     -- and that lease's epoch
   `,
 ];

@@ -75,6 +75,9 @@ export type AttemptsTable = {
   error: string | null;
   created_at: number;
   updated_at: number;
+  /** The daemon that signed it and its lease's epoch (null: signed before leases, or without one). */
+  lease_holder: string | null;
+  lease_epoch: number | null;
 };
 
 export type EventsTable = { id: Generated<number>; at: number; kind: string; intent_id: string | null; details: string };

@@ -81,7 +81,7 @@ export class TradeStore {
       else if (found !== 'signed' && found !== 'broadcast' && found !== 'unknown') throw new IllegalTransitionError(intentId, found, 'signed');
       const rows = await q
         .insertInto('attempts')
-        .values(attempts.map((attempt) => attemptRow(attempt, now)))
+        .values(attempts.map((attempt) => attemptRow(attempt, now, fence)))
         .returningAll()
         .execute();
       return rows.map(attemptFrom);

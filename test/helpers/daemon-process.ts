@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, type Hex, parseAbiItem } from 'viem';
 import { expect } from 'vitest';
-import { Ledger } from '../../src/ledger/ledger.ts';
+import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { openStates } from '../../src/trade/types.ts';
 import { spawnCli } from './cli.ts';
 import type { DevnetFork } from './devnet.ts';
@@ -97,11 +97,17 @@ export function spawnDaemon(home: { book: string; dataDir: string }, config: str
  * Starts the daemon with the same strategies waiting for a far start, so it only settles what earlier runs left
  * open; stops it (SIGTERM) once the ledger has nothing open.
  */
-export async function settleWithDaemon(home: ReturnType<typeof daemonHome>, yaml: string, env: Record<string, string>, timeoutMs = 60_000): Promise<void> {
+export async function settleWithDaemon(
+  home: ReturnType<typeof daemonHome>,
+  yaml: string,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  ledger: string | LedgerLocation = home.ledgerFile,
+): Promise<void> {
   const settler = spawnDaemon(home, home.config(yaml), env);
   const started = Date.now();
   for (;;) {
-    const open = await openIntents(home.ledgerFile);
+    const open = await openIntents(ledger);
     if (open.length === 0 && settler.lines.some((line) => typeof line.port === 'number')) break;
     if (Date.now() - started > timeoutMs) {
       settler.child.kill('SIGKILL');
@@ -113,10 +119,10 @@ export async function settleWithDaemon(home: ReturnType<typeof daemonHome>, yaml
   expect(await settler.exited).toBe(0);
 }
 
-async function openIntents(ledgerFile: string): Promise<{ id: string; status: string; reason?: string }[]> {
+async function openIntents(where: string | LedgerLocation): Promise<{ id: string; status: string; reason?: string }[]> {
   let ledger: Ledger;
   try {
-    ledger = await Ledger.openReadOnly(ledgerFile);
+    ledger = await Ledger.openReadOnly(where);
   } catch {
     return [];
   }
@@ -134,11 +140,11 @@ async function openIntents(ledgerFile: string): Promise<{ id: string; status: st
  * hash, same amount paid), every confirmed trade is one of those swaps, no trade has two mined transactions,
  * and nothing is left open. Returns the number of swaps.
  */
-export async function expectLedgerEqualsChain(fork: DevnetFork, ledgerFile: string, wallet: Address, fromBlock: bigint): Promise<number> {
+export async function expectLedgerEqualsChain(fork: DevnetFork, where: string | LedgerLocation, wallet: Address, fromBlock: bigint): Promise<number> {
   const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: wallet }, fromBlock });
-  const ledger = await Ledger.openReadOnly(ledgerFile);
+  const ledger = await Ledger.openReadOnly(where);
   try {
-    const intents = await ledger.trades.history({ limit: 100_000 });
+    const intents = (await ledger.trades.history({ limit: 100_000 })).filter((intent) => intent.wallet.toLowerCase() === wallet.toLowerCase());
     expect(intents.filter((intent) => openStates.includes(intent.status)).map((intent) => [intent.id, intent.status, intent.failure?.reason])).toEqual([]);
     expect(intents.filter((intent) => intent.status === 'anomaly').map((intent) => [intent.id, intent.anomaly])).toEqual([]);
     const confirmed = intents.filter((intent) => intent.status === 'confirmed');

@@ -1,0 +1,226 @@
+/**
+ * Several `routekeeper run` processes on one PostgreSQL ledger and one chain, each wallet DCA-ing every second:
+ * the daemons share the wallets (each held by one at a time), a daemon killed with SIGKILL has its wallets trading
+ * on the others within 20 s, a daemon frozen past its lease records and sends nothing under its old epoch, and in
+ * the end every swap on chain is exactly one confirmed trade, no slot traded twice, and the attempts of each wallet
+ * are signed under one lease after another (no two epochs interleave).
+ */
+import { type Address, type Hex, parseUnits } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
+import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { freshDatabase } from '../helpers/ledgers.ts';
+
+const fork = useDevnetFork({ routing: true });
+const running: DaemonProcess[] = [];
+
+afterEach(async () => {
+  for (const daemon of running.splice(0)) {
+    daemon.child.kill('SIGKILL');
+    await daemon.exited;
+  }
+});
+
+/** `count` new wallets, each with gas and 1,000 cUSD to sell. */
+async function fundedWallets(count: number): Promise<{ name: string; key: Hex; address: Address }[]> {
+  const funder = fork.wallet(fork.addressBook.accounts[0]?.privateKey as Hex);
+  const wallets = [];
+  for (let i = 0; i < count; i++) {
+    const key = generatePrivateKey();
+    const { address } = privateKeyToAccount(key);
+    await fork.testClient.setBalance({ address, value: parseUnits('100', 18) });
+    await fork.confirm(await funder.writeContract({ address: fork.token('cUSD'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [address, parseUnits('1000', 18)] }));
+    wallets.push({ name: `w${i}`, key, address });
+  }
+  return wallets;
+}
+
+/** One DCA per wallet, 1 cUSD for CELO every second; `start` in the future makes them only settle. */
+function groupYaml(wallets: { name: string }[], start?: string): string {
+  return `
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+${wallets.map((wallet) => `  ${wallet.name}: { privateKeyEnv: KEY_${wallet.name.toUpperCase()} }`).join('\n')}
+strategies:
+${wallets.map((wallet) => `  - { id: dca-${wallet.name}, kind: dca, wallet: ${wallet.name}, every: 1s, sell: { token: cUSD, amount: "1" }, buy: CELO${start ? `, start: "${start}"` : ''} }`).join('\n')}
+`;
+}
+
+/** Polls the shared ledger (opened once) until `predicate` holds. */
+async function until<T>(location: LedgerLocation, what: string, predicate: (ledger: Ledger) => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const started = Date.now();
+  let ledger: Ledger | undefined;
+  try {
+    for (;;) {
+      ledger ??= await Ledger.openReadOnly(location).catch(() => undefined);
+      // Until the first daemon has migrated the schema, its tables are not there yet.
+      const found = ledger && (await predicate(ledger).catch(() => undefined));
+      if (found !== undefined && found !== false) return found;
+      if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await ledger?.close();
+  }
+}
+
+/** Who holds each wallet now (live leases only). */
+async function holders(ledger: Ledger): Promise<Map<string, string>> {
+  return new Map((await ledger.leases.all()).filter((lease) => lease.live).map((lease) => [lease.wallet as string, lease.holder]));
+}
+
+/** The holder a daemon process names itself by (host:pid:start). */
+const holderOf = (held: Map<string, string>, daemon: DaemonProcess) => [...held.values()].find((holder) => holder.split(':')[1] === String(daemon.child.pid));
+
+/**
+ * Each wallet's attempts, in nonce order, were signed under leases that never come back: once a later epoch has
+ * signed, no attempt of an earlier one follows.
+ */
+async function expectEpochsInOrder(location: LedgerLocation, wallets: Address[]): Promise<void> {
+  const ledger = await Ledger.openReadOnly(location);
+  try {
+    const trades = await ledger.trades.history({ limit: 100_000 });
+    for (const wallet of wallets) {
+      const attempts = (await Promise.all(trades.filter((trade) => trade.wallet.toLowerCase() === wallet.toLowerCase()).map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
+      const epochs = attempts.sort((a, b) => a.nonce - b.nonce || a.id - b.id).map((attempt) => attempt.lease?.epoch);
+      expect(epochs.every((epoch) => epoch !== undefined), wallet).toBe(true);
+      expect(epochs, wallet).toEqual([...epochs].sort((a, b) => (a as number) - (b as number)));
+    }
+  } finally {
+    await ledger.close();
+  }
+}
+
+describe('several daemons on one PostgreSQL', () => {
+  it('share six wallets two each; one killed (SIGKILL): its wallets trade on the others within 20 s, nothing twice', { timeout: 240_000 }, async () => {
+    const database = await freshDatabase();
+    const location: LedgerLocation = { kind: 'postgres', url: database, schema: 'routekeeper' };
+    const wallets = await fundedWallets(6);
+    const home = daemonHome(fork, 'group');
+    const config = home.config(groupYaml(wallets));
+    const env = { DATABASE_URL: database, ROUTEKEEPER_LEASE_SECONDS: '6', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
+    const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;
+    const daemons = [spawnDaemon(home, config, env), spawnDaemon(home, config, env), spawnDaemon(home, config, env)];
+    running.push(...daemons);
+
+    // Shared out two each (a third joining takes from the others within a renewal or two).
+    const shared = await until(location, 'two wallets per daemon', async (ledger) => {
+      const held = await holders(ledger);
+      const counts = daemons.map((daemon) => [...held.values()].filter((holder) => holder === holderOf(held, daemon)).length);
+      return held.size === 6 && counts.every((count) => count === 2) ? held : undefined;
+    });
+    // Every wallet trades.
+    await until(location, 'a confirmed trade of every wallet', async (ledger) => {
+      const confirmed = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.status === 'confirmed');
+      return wallets.every((wallet) => confirmed.some((trade) => trade.wallet.toLowerCase() === wallet.address.toLowerCase())) || undefined;
+    });
+
+    const [victim, ...survivors] = daemons as [DaemonProcess, DaemonProcess, DaemonProcess];
+    const victimHolder = holderOf(shared, victim) as string;
+    const orphaned = [...shared].filter(([, holder]) => holder === victimHolder).map(([wallet]) => wallet);
+    victim.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await victim.exited;
+    // Each of its wallets: a trade confirmed under another daemon's lease, signed after the kill.
+    const failoverMs = await until(location, "the killed daemon's wallets trading again", async (ledger) => {
+      const trades = await ledger.trades.history({ limit: 100_000 });
+      const times = [];
+      for (const wallet of orphaned) {
+        const mine = trades.filter((trade) => trade.wallet.toLowerCase() === wallet && trade.status === 'confirmed');
+        const attempts = (await Promise.all(mine.map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
+        const after = attempts.filter((attempt) => attempt.status === 'mined' && attempt.createdAt > killedAt && attempt.lease && attempt.lease.holder !== victimHolder);
+        if (after.length === 0) return undefined;
+        times.push(Math.min(...after.map((attempt) => attempt.updatedAt)) - killedAt);
+      }
+      return Math.max(...times);
+    });
+    expect(failoverMs).toBeLessThan(20_000);
+
+    for (const daemon of survivors) daemon.child.kill('SIGTERM');
+    for (const daemon of survivors) expect(await daemon.exited).toBe(0);
+    running.splice(0);
+    await settleWithDaemon(home, groupYaml(wallets, '2099-01-01T00:00:00Z'), env, 60_000, location);
+
+    let swaps = 0;
+    for (const wallet of wallets) swaps += await expectLedgerEqualsChain(fork, location, wallet.address, fromBlock);
+    await expectEpochsInOrder(location, wallets.map((wallet) => wallet.address));
+    const ledger = await Ledger.openReadOnly(location);
+    try {
+      const trades = await ledger.trades.history({ limit: 100_000 });
+      expect(new Set(trades.map((trade) => `${trade.strategyId}:${trade.slot}`)).size).toBe(trades.length);
+      // Clean stops left the group at once: no daemon is listed as live.
+      expect((await ledger.daemons.live(6_000)).length).toBe(0);
+      console.log(JSON.stringify({ daemons: 3, wallets: wallets.length, swaps, failoverMs }));
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('a daemon frozen past its lease (SIGSTOP) and then continued records and sends nothing under its old epoch', { timeout: 180_000 }, async () => {
+    const database = await freshDatabase();
+    const location: LedgerLocation = { kind: 'postgres', url: database, schema: 'routekeeper' };
+    const wallets = await fundedWallets(2);
+    const home = daemonHome(fork, 'frozen');
+    const config = home.config(groupYaml(wallets));
+    const env = { DATABASE_URL: database, ROUTEKEEPER_LEASE_SECONDS: '3', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
+    const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;
+    const frozen = spawnDaemon(home, config, env);
+    running.push(frozen);
+    const alone = await until(location, 'the first daemon holding both wallets and trading', async (ledger) => {
+      const held = await holders(ledger);
+      const traded = (await ledger.trades.history({ limit: 100 })).some((trade) => trade.status === 'confirmed');
+      return held.size === 2 && traded ? held : undefined;
+    });
+    const frozenHolder = holderOf(alone, frozen) as string;
+    const other = spawnDaemon(home, config, env);
+    running.push(other);
+    await until(location, 'one wallet each', async (ledger) => {
+      const held = await holders(ledger);
+      return [...held.values()].filter((holder) => holder === frozenHolder).length === 1 && held.size === 2 ? true : undefined;
+    });
+    const frozenWallet = [...(await until(location, 'the frozen wallet', async (ledger) => holders(ledger)))].find(([, holder]) => holder === frozenHolder)?.[0] as string;
+
+    const oldEpoch = (await until(location, 'the frozen lease', async (ledger) => (await ledger.leases.all()).find((lease) => lease.wallet === frozenWallet)))?.epoch;
+    frozen.child.kill('SIGSTOP');
+    const frozenAt = Date.now();
+    // The other daemon takes the frozen one's wallet once its lease ran out, and trades it.
+    const takenAt = await until(location, 'the frozen wallet taken and traded by the other daemon', async (ledger) => {
+      const lease = (await ledger.leases.all()).find((candidate) => candidate.wallet === frozenWallet);
+      if (!lease || lease.holder === frozenHolder) return undefined;
+      const trades = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.wallet.toLowerCase() === frozenWallet && trade.status === 'confirmed');
+      const attempts = (await Promise.all(trades.map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
+      return attempts.some((attempt) => attempt.lease?.holder === lease.holder) ? Date.now() : undefined;
+    });
+    frozen.child.kill('SIGCONT');
+    // Continued: it finds its lease gone before it signs or sends anything for that wallet.
+    await frozen.waitFor(() => frozen.lines.some((line) => String(line.msg).toLowerCase().includes(`wallet ${frozenWallet}`) && String(line.msg).includes('nothing more is signed for it')), 'the frozen daemon to notice', 30_000);
+    await until(location, 'a few more trades after the frozen daemon went on', async (ledger) => {
+      const trades = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.status === 'confirmed' && trade.updatedAt > takenAt + 3_000);
+      return trades.length >= 2 || undefined;
+    });
+    frozen.child.kill('SIGTERM');
+    other.child.kill('SIGTERM');
+    expect(await frozen.exited).toBe(0);
+    expect(await other.exited).toBe(0);
+    running.splice(0);
+    await settleWithDaemon(home, groupYaml(wallets, '2099-01-01T00:00:00Z'), env, 60_000, location);
+
+    const ledger = await Ledger.openReadOnly(location);
+    try {
+      const trades = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.wallet.toLowerCase() === frozenWallet);
+      const attempts = (await Promise.all(trades.map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
+      // Nothing the frozen daemon recorded for that wallet under its old epoch is later than its freeze.
+      const underOldEpoch = attempts.filter((attempt) => attempt.lease?.holder === frozenHolder && attempt.lease.epoch === oldEpoch);
+      expect(underOldEpoch.length).toBeGreaterThan(0);
+      expect(underOldEpoch.filter((attempt) => attempt.createdAt > frozenAt)).toEqual([]);
+      expect(attempts.some((attempt) => attempt.lease && attempt.lease.holder !== frozenHolder)).toBe(true);
+    } finally {
+      await ledger.close();
+    }
+    for (const wallet of wallets) await expectLedgerEqualsChain(fork, location, wallet.address, fromBlock);
+    await expectEpochsInOrder(location, wallets.map((wallet) => wallet.address));
+  });
+});
