@@ -39,6 +39,16 @@ const nonceTooLow = /nonce too low|nonce has already been used|invalid nonce/;
 const rejected = /underpriced|insufficient funds|exceeds|intrinsic gas|gas limit|fee cap|max fee per gas less than block base fee/;
 const unsupported = /method not found|not supported|unsupported method|does not exist\/is not available|not implemented/;
 
+const stateGone = /missing trie node|historical state|state (is )?not available|state histor|pruned|header not found|missing bytecode for code hash/;
+
+/**
+ * The node no longer keeps the state of an old block (a full node keeps about the last 128; anvil loses old states'
+ * code): asking again will not help.
+ */
+export function isStateUnavailable(error: unknown): boolean {
+  return stateGone.test(reasonOf(error).toLowerCase());
+}
+
 /** The typed error for a node's refusal of a call or a transaction. */
 export function nodeErrorOf(error: unknown): NodeError {
   const text = reasonOf(error).toLowerCase();

@@ -56,6 +56,12 @@ export class AttemptStore {
     return row && attemptFrom(row);
   }
 
+  /** Every attempt signed after `afterMs` (its created time), in the order they were recorded. */
+  async signedSince(afterMs: number): Promise<Attempt[]> {
+    const rows = await this.#ledger.db.selectFrom('attempts').selectAll().where('created_at', '>', afterMs).orderBy('id').execute();
+    return rows.map(attemptFrom);
+  }
+
   /** A trade's attempts in the order they were signed. */
   async ofTrade(intentId: string): Promise<Attempt[]> {
     return (await this.#ledger.db.selectFrom('attempts').selectAll().where('intent_id', '=', intentId).orderBy('id').execute()).map(attemptFrom);

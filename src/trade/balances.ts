@@ -6,8 +6,12 @@
  */
 import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
+import { isStateUnavailable } from '../chain/node-errors.ts';
 import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
 import type { TradeRecord } from './types.ts';
+
+/** Blocks a node surely keeps the state of (geth keeps 128 by default): older ones may be gone. */
+const stateKeptBlocks = 64n;
 
 export type BalanceCheck = { ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string };
 
@@ -47,14 +51,25 @@ export async function checkBalanceChanges(
   const tokens = tokensOf(record, record.call?.data);
   const balancesAt = (blockNumber: bigint) =>
     Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber })));
-  const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, noncesBefore, noncesAfter] = await Promise.all([
-    balancesAt(before),
-    balancesAt(mined.blockNumber),
-    client.getBalance({ address: wallet, blockNumber: before }),
-    client.getBalance({ address: wallet, blockNumber: mined.blockNumber }),
-    client.getTransactionCount({ address: wallet, blockNumber: before }),
-    client.getTransactionCount({ address: wallet, blockNumber: mined.blockNumber }),
-  ]);
+  let read;
+  try {
+    read = await Promise.all([
+      balancesAt(before),
+      balancesAt(mined.blockNumber),
+      client.getBalance({ address: wallet, blockNumber: before }),
+      client.getBalance({ address: wallet, blockNumber: mined.blockNumber }),
+      client.getTransactionCount({ address: wallet, blockNumber: before }),
+      client.getTransactionCount({ address: wallet, blockNumber: mined.blockNumber }),
+    ]);
+  } catch (error) {
+    // A trade followed long after it was mined (a daemon taking over a wallet, a restart): a node that no longer
+    // keeps that block's state cannot show the balances, and never will. Only for a block that is old indeed: a
+    // node that says so of a recent one is asked again later.
+    const head = isStateUnavailable(error) ? await client.getBlockNumber().catch(() => undefined) : undefined;
+    if (head === undefined || head - mined.blockNumber < stateKeptBlocks) throw error;
+    return { ok: 'skipped', why: `the node no longer has the state of block ${mined.blockNumber} (${head - mined.blockNumber} blocks ago) to compare the balances` };
+  }
+  const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, noncesBefore, noncesAfter] = read;
   // The trade's approval may share its block (it moves no balance, only gas); a transaction of the wallet that is
   // not this trade's would mix its changes with ours, and the comparison is then skipped.
   let gas = mined.gasUsed * mined.effectiveGasPrice;

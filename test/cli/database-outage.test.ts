@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
+import { countBy } from '../helpers/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectEpochsInOrder, fundedWallets, groupYaml, until } from '../helpers/group.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
@@ -89,9 +90,3 @@ describe('the database failing', () => {
     }
   });
 });
-
-function countBy(values: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-  return counts;
-}

@@ -14,22 +14,13 @@ import { existsSync } from 'node:fs';
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
+import { countBy, seeded } from '../helpers/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 
 const fork = useDevnetFork({ routing: true });
 const kills = Number(process.env.CHAOS_KILLS ?? 30);
 const seed = Number(process.env.CHAOS_SEED ?? 20261121);
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed with its seed. */
-function seeded(state: number) {
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const strategies = [
   { id: 'buy-celo', sell: 'cUSD', buy: 'CELO', amount: '1', every: '1s' },
@@ -93,10 +84,4 @@ async function untilTradeOpen(ledgerFile: string, daemon: ReturnType<typeof spaw
     }
   };
   await daemon.waitFor(open, 'a trade to be open', 60_000, 5);
-}
-
-function countBy(values: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-  return counts;
 }

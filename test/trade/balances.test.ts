@@ -1,0 +1,55 @@
+/**
+ * The balance check after a trade, followed long after it was mined (a daemon taking a wallet over): a node that no
+ * longer keeps an old block's state lets the receipt settle it, the skip recorded with why; a node that claims
+ * so of a recent block is not believed (the check fails, to be tried again).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ChainClient } from '../../src/chain/chains.ts';
+import { checkBalanceChanges } from '../../src/trade/balances.ts';
+import { runTrade } from '../../src/trade/pipeline.ts';
+import type { TradeRecord } from '../../src/trade/types.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { swapTrade, testExecutor } from '../helpers/engine.ts';
+
+const fork = useDevnetFork({ routing: true });
+
+/** The devnet's node, except that it has lost the state of every block but the latest (as a pruned node). */
+function prunedNode(client: ChainClient): ChainClient {
+  const gone = () => Promise.reject(new Error('missing trie node 9c1a… (path ) state 0x… is not available'));
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key === 'readContract' || key === 'getBalance' || key === 'getTransactionCount') return gone;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+describe('the balance check of a trade followed late', () => {
+  it('is skipped, with why, when the node no longer keeps the block; not for a recent block', async () => {
+    const executor = await testExecutor(fork);
+    try {
+      const report = await runTrade(executor, swapTrade(fork, 'late', '1'));
+      expect(report.status, report.reason).toBe('confirmed');
+      const record = (await executor.ledger.trades.get(report.intentId)) as TradeRecord;
+      const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as `0x${string}` });
+      const mined = { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice };
+      const client = executor.wallet.client;
+      // Its approval shares the block: both are the trade's own.
+      const own = { ownHashes: (await executor.ledger.attempts.ofTrade(report.intentId)).map((attempt) => attempt.hash) };
+
+      // The node that has the state: the balances agree with what was signed.
+      const honest = await checkBalanceChanges(client, record, mined, own);
+      expect(honest, JSON.stringify(honest)).toEqual({ ok: true });
+      // A node that says the state of a block mined a moment ago is gone is not believed.
+      await expect(checkBalanceChanges(prunedNode(client), record, mined, own)).rejects.toThrow(/missing trie node/);
+      // Long after: the state is gone for good, and the check says so instead of waiting forever.
+      await fork.testClient.mine({ blocks: 70 });
+      expect(await checkBalanceChanges(prunedNode(client), record, mined, own)).toEqual({
+        ok: 'skipped',
+        why: `the node no longer has the state of block ${receipt.blockNumber} (70 blocks ago) to compare the balances`,
+      });
+    } finally {
+      await executor.close();
+    }
+  });
+});
