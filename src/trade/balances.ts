@@ -10,8 +10,11 @@ import { isStateUnavailable } from '../chain/node-errors.ts';
 import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
 import type { TradeRecord } from './types.ts';
 
-/** Blocks a node surely keeps the state of (geth keeps 128 by default): older ones may be gone. */
-const stateKeptBlocks = 64n;
+/**
+ * Blocks a node surely keeps the state of: older ones may be gone. Geth keeps 128 by default; anvil, mining many
+ * blocks a second, has been seen to lose the state of blocks a few dozen old.
+ */
+const stateKeptBlocks = 16n;
 
 export type BalanceCheck = { ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string };
 

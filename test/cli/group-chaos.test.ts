@@ -123,6 +123,18 @@ describe('chaos across three daemons', () => {
           byStatus: countBy(trades.map((trade) => trade.status)),
         }),
       );
+      const stuck = killed.flatMap((kill) =>
+        kill.wallets
+          .filter((wallet) => !attempts.some((attempt) => attempt.wallet.toLowerCase() === wallet && attempt.createdAt > kill.at && attempt.lease && attempt.lease.holder !== kill.holder))
+          .map((wallet) => ({
+            wallet,
+            killedAt: kill.at,
+            victim: kill.holder,
+            last: attempts.filter((attempt) => attempt.wallet.toLowerCase() === wallet).slice(-3).map((attempt) => [attempt.createdAt, attempt.lease?.holder, attempt.lease?.epoch, attempt.status, attempt.intentId]),
+            trades: trades.filter((trade) => trade.wallet.toLowerCase() === wallet).slice(0, 3).map((trade) => [trade.id, trade.status, trade.updatedAt]),
+          })),
+      );
+      if (stuck.length > 0) console.log(JSON.stringify({ endedAt: Date.now(), kills: killed.map((kill) => [kill.at, kill.holder, kill.wallets.length]), stuck }));
       expect(failovers.length).toBeGreaterThan(0);
       for (const failover of failovers) expect(failover).toBeLessThan(20_000);
     } finally {

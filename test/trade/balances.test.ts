@@ -43,10 +43,10 @@ describe('the balance check of a trade followed late', () => {
       // A node that says the state of a block mined a moment ago is gone is not believed.
       await expect(checkBalanceChanges(prunedNode(client), record, mined, own)).rejects.toThrow(/missing trie node/);
       // Long after: the state is gone for good, and the check says so instead of waiting forever.
-      await fork.testClient.mine({ blocks: 70 });
+      await fork.testClient.mine({ blocks: 20 });
       expect(await checkBalanceChanges(prunedNode(client), record, mined, own)).toEqual({
         ok: 'skipped',
-        why: `the node no longer has the state of block ${receipt.blockNumber} (70 blocks ago) to compare the balances`,
+        why: `the node no longer has the state of block ${receipt.blockNumber} (20 blocks ago) to compare the balances`,
       });
     } finally {
       await executor.close();
