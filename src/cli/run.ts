@@ -99,6 +99,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   started = { mode: runtime.mode, chainId: runtime.chainId };
   try {
     const execution = await openExecution(runtime, {
+      daemon: true,
       dryRun: values['dry-run'],
       onStage: (stage) => {
         if (stage === 'replaced' || stage === 'cancelled') metrics.replacements.inc({ kind: stage });

@@ -291,18 +291,14 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
   void (marker?.first ?? Promise.resolve()).then(() => {
     if (signal?.aborted || stopping) return;
     scheduler.start();
-    // From now on, wallets other daemons give up are this one's to take (on a ledger several daemons share).
-    if (group) {
-      group.isBusy = (wallet) => (inFlight.get(wallet.toLowerCase()) ?? 0) > 0;
-      group.onGained = (wallet) => void adopt(wallet);
-    }
+    // From now on this daemon takes its share of the wallets (on a ledger several daemons share), and any it lost.
+    void group?.run({ isBusy: (wallet) => (inFlight.get(wallet.toLowerCase()) ?? 0) > 0, onGained: (wallet) => void adopt(wallet) });
   });
   const settler = startSettler(execution, reportSettled(observers, names), signal);
   return {
     scheduler,
     async stop() {
       stopping = true;
-      if (group) group.onGained = undefined;
       // Runs see the shutdown signal and stop at their next step; 4 s bounds the wait so a stop takes under 5 s.
       const [unfinished] = await Promise.all([scheduler.stop(4_000), settler.stop(), marker?.stop()]);
       await observers.notifier.flush();

@@ -25,6 +25,8 @@ export class WalletLeases {
   readonly #ttlMs: number;
   readonly #holder: string;
   readonly #held = new Map<string, Held>();
+  /** Wallets being handed back: no new work starts; runs in progress may still sign until they end. */
+  readonly #leaving = new Set<string>();
   /** Told when a wallet's lease could not be renewed: its work stops. */
   onLost?: (wallet: Address, why: string) => void;
   /** Wallets taken from a holder whose process was gone (at start, before anyone could be told), and from whom. */
@@ -93,16 +95,37 @@ export class WalletLeases {
     }
   }
 
-  /** Hands one wallet back to the group: nothing more is signed for it here, and another daemon may take it at once. */
-  async giveBack(wallet: Address): Promise<void> {
-    const held = this.#held.get(wallet.toLowerCase());
-    if (!held) return;
-    this.#held.delete(wallet.toLowerCase());
-    await this.#ledger.leases.release(held.fence);
+  /**
+   * Starts handing a wallet back to the group: from now on no new work starts for it here, while runs in progress
+   * finish under the lease. `releaseLeaving` hands it back once it is idle.
+   */
+  leave(wallet: Address): void {
+    if (this.#held.has(wallet.toLowerCase())) this.#leaving.add(wallet.toLowerCase());
+  }
+
+  /** Hands back the leaving wallets that are idle now: another daemon may take them at once. Resolves to them. */
+  async releaseLeaving(isBusy: (wallet: Address) => boolean): Promise<Address[]> {
+    const released: Address[] = [];
+    for (const key of this.#leaving) {
+      const held = this.#held.get(key);
+      if (held && isBusy(held.fence.wallet)) continue;
+      this.#leaving.delete(key);
+      if (!held) continue;
+      this.#held.delete(key);
+      await this.#ledger.leases.release(held.fence);
+      released.push(held.fence.wallet);
+    }
+    return released;
+  }
+
+  /** The wallets held and not being handed back. */
+  staying(): Address[] {
+    return this.wallets().filter((wallet) => !this.#leaving.has(wallet.toLowerCase()));
   }
 
   #lose(key: string, held: Held, why: string): void {
     this.#held.delete(key);
+    this.#leaving.delete(key);
     this.onLost?.(held.fence.wallet, why);
   }
 
@@ -116,10 +139,10 @@ export class WalletLeases {
     return [...this.#held.values()].map((held) => held.fence.wallet);
   }
 
-  /** Whether this daemon holds `wallet` and may sign for it now. */
+  /** Whether this daemon holds `wallet`, may sign for it now, and keeps it: new work for it may start. */
   holds(wallet: Address): boolean {
     const held = this.#held.get(wallet.toLowerCase());
-    return held !== undefined && performance.now() < held.validUntil;
+    return held !== undefined && performance.now() < held.validUntil && !this.#leaving.has(wallet.toLowerCase());
   }
 
   /** The fence to sign `wallet`'s transactions under; LeaseLostError when its lease is not known to hold now. */
@@ -134,5 +157,6 @@ export class WalletLeases {
   async releaseAll(): Promise<void> {
     for (const held of this.#held.values()) await this.#ledger.leases.release(held.fence).catch(() => {});
     this.#held.clear();
+    this.#leaving.clear();
   }
 }

@@ -92,16 +92,21 @@ export type Runtime = {
  */
 export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames; leases?: WalletLeases; group?: DaemonGroup };
 
-/** Opens the ledger (taking its lock) and one sender and executor per wallet; closed with the runtime. */
-export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage'] } = {}): Promise<Execution> {
+/**
+ * Opens the ledger and one sender and executor per wallet; closed with the runtime. `daemon`: a long-running daemon
+ * (`run`), which shares the wallets with the other daemons of a PostgreSQL ledger; otherwise (`once`) every wallet's
+ * lease is taken at once, or the command refused when another daemon holds one.
+ */
+export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage']; daemon?: boolean } = {}): Promise<Execution> {
   const ledger = await Ledger.open(runtime.ledger, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
-  // The wallets' leases: all of them on a SQLite ledger, a fair share on a PostgreSQL one that other daemons share.
+  // The wallets' leases: a daemon's fair share on a PostgreSQL ledger that other daemons share, else all of them.
   // A clean stop hands them back at once.
   const leases = new WalletLeases(ledger, { chainId: runtime.chainId, ttlMs: runtime.leaseSeconds * 1000 });
   const group = new DaemonGroup(ledger, leases, {
     wallets: [...runtime.config.wallets.values()].map((wallet) => wallet.account.address),
-    shared: runtime.ledger.kind === 'postgres',
+    share: options.daemon === true && runtime.ledger.kind === 'postgres',
+    listed: options.daemon === true,
     strategyFile: runtime.configFile,
     strategyDigest: runtime.strategyDigest,
     shareRateLimit: (daemons) => runtime.routing.limiter.shareAmong(daemons),

@@ -13,6 +13,8 @@ export type DaemonCheckIn = {
   pid: number;
   /** How many wallets it holds now. */
   wallets: number;
+  /** It runs strategies (its start-up is over): only a ready daemon counts in the fair share. */
+  ready: boolean;
   /** Where it read its strategies. */
   strategyFile: string;
   /** The version of its strategies: a digest of their definitions. */
@@ -47,7 +49,7 @@ export class DaemonStore {
         const disagreeing = (await this.#rows(q, options.agreeWithin)).find((row) => row.holder !== daemon.holder && row.strategyDigest !== daemon.strategyDigest && !options.ignore?.(row));
         if (disagreeing) return disagreeing;
       }
-      const row = { wallets: daemon.wallets, strategy_file: daemon.strategyFile, strategy_digest: daemon.strategyDigest };
+      const row = { wallets: daemon.wallets, ready: daemon.ready ? 1 : 0, strategy_file: daemon.strategyFile, strategy_digest: daemon.strategyDigest };
       await q
         .insertInto('daemons')
         .values({ holder: daemon.holder, host: daemon.host, pid: daemon.pid, started_at: ledger.nowMs, renewed_at: ledger.nowMs, ...row })
@@ -87,6 +89,7 @@ export class DaemonStore {
       host: row.host,
       pid: Number(row.pid),
       wallets: Number(row.wallets),
+      ready: Number(row.ready) === 1,
       strategyFile: row.strategy_file,
       strategyDigest: row.strategy_digest,
       startedAt: Number(row.started_at),

@@ -179,6 +179,7 @@ export const postgresMigrations: string[] = [
     started_at      BIGINT NOT NULL,
     renewed_at      BIGINT NOT NULL,
     wallets         INTEGER NOT NULL,
+    ready           INTEGER NOT NULL,
     strategy_file   TEXT NOT NULL,
     strategy_digest TEXT NOT NULL
   );

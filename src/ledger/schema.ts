@@ -220,6 +220,7 @@ export const migrations: string[] = [
     started_at      INTEGER NOT NULL,                      -- ms, on the database's clock
     renewed_at      INTEGER NOT NULL,                      -- ms, on the database's clock
     wallets         INTEGER NOT NULL,                      -- how many wallets it held at its last renewal
+    ready           INTEGER NOT NULL,                      -- 1 once it runs strategies: only then is it given wallets
     strategy_file   TEXT NOT NULL,                         -- where it read its strategies
     strategy_digest TEXT NOT NULL                          -- the version of those strategies (sha256 of their definitions)
   );

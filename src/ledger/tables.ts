@@ -117,6 +117,7 @@ export type DaemonsTable = {
   started_at: number;
   renewed_at: number;
   wallets: number;
+  ready: number;
   strategy_file: string;
   strategy_digest: string;
 };

@@ -38,7 +38,8 @@ async function member(location: LedgerLocation, name: string, options: { digest?
   const shares: number[] = [];
   const group = new DaemonGroup(ledger, leases, {
     wallets,
-    shared: true,
+    share: true,
+    listed: true,
     strategyFile: `/etc/routekeeper/${name}.yaml`,
     strategyDigest: options.digest ?? 'a1b2c3d4e5f6',
     shareRateLimit: (daemons) => shares.push(daemons),
@@ -49,11 +50,11 @@ async function member(location: LedgerLocation, name: string, options: { digest?
   return joined;
 }
 
-/** Joins, and from then on takes and hands back wallets at each tick (as a running daemon does). */
-async function join(joining: Member): Promise<Member> {
+/** Joins and runs: takes its share at once, and from then on takes and hands back wallets at each tick (idle ones). */
+async function join(joining: Member, isBusy: (wallet: string) => boolean = () => false): Promise<Member> {
   await joining.group.join();
-  joining.group.onGained = (wallet) => joining.gained.push(wallet);
   joining.group.onGivenBack = (wallet) => joining.given.push(wallet);
+  await joining.group.run({ onGained: (wallet) => joining.gained.push(wallet), isBusy });
   return joining;
 }
 
@@ -102,6 +103,24 @@ describe('daemons sharing a PostgreSQL ledger', () => {
     expect(c.shares.at(-1)).toBe(2);
   });
 
+  it('hands a busy wallet back only once its runs end, and starts no new work for it meanwhile', async () => {
+    const location = freshLedger('postgres');
+    const busy = new Set<string>(wallets);
+    const a = await join(await member(location, 'a'), (wallet) => busy.has(wallet));
+    const b = await join(await member(location, 'b'));
+    await tickAll([a, b]);
+    // a is above its share: 15 wallets are leaving (no new work: holds() says no) but still held while busy.
+    expect([a.leases.held, a.leases.staying().length, b.leases.held]).toEqual([30, 15, 0]);
+    const leaving = a.leases.wallets().filter((wallet) => !a.leases.staying().includes(wallet));
+    expect(leaving.some((wallet) => a.leases.holds(wallet))).toBe(false);
+    // Their runs in progress may still sign under the lease.
+    for (const wallet of leaving) expect(a.leases.fenceFor(wallet).holder).toBe(a.leases.holder);
+    busy.clear();
+    await tickAll([a, b]);
+    expect(await expectEachWalletHeldOnce([a, b])).toEqual([15, 15]);
+    expect(a.given.sort()).toEqual([...leaving].sort());
+  });
+
   it('takes the wallets of a daemon that stopped renewing once its leases run out, within one renewal', async () => {
     const location = freshLedger('postgres');
     const ttlMs = 1_500;
@@ -121,7 +140,7 @@ describe('daemons sharing a PostgreSQL ledger', () => {
       await a.group.tick();
     }
     const lostNames: string[] = lost;
-    expect(a.gained.filter((wallet) => lostNames.includes(wallet)).sort()).toEqual([...lost].sort());
+    expect([...new Set(a.gained.filter((wallet) => lostNames.includes(wallet)))].sort()).toEqual([...lost].sort());
     expect(await expectEachWalletHeldOnce([a])).toEqual([30]);
     // Each wallet a took is a new holder's: its epoch rose, so far's old epoch can record nothing more.
     const taken = (await a.ledger.leases.all()).filter((lease) => farEpochs.has(lease.wallet));
