@@ -12,17 +12,16 @@
  * The daemon runs with NODE_OPTIONS as `npm start` sets it (--max-old-space-size=256) unless NODE_OPTIONS is set.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, keccak256, parseEther, parseUnits, toHex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../src/chain/chains.ts';
+import type { Hex } from 'viem';
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { reportEvery } from '../src/devnet/oracle.ts';
 import { networkLedgerName } from '../src/ledger/files.ts';
+import { type Sample, fundWallets, sample, strategyFile, ticksPerSecond } from './scale-fixture.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,52 +38,11 @@ const measuredSlots = Number(values.slots);
 const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
 const slotMs = 60_000;
 const daemonNodeOptions = process.env.NODE_OPTIONS ?? '--max-old-space-size=256';
-const ticksPerSecond = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
 
 const devnet = await startDevnet();
 const { service, addressBook: book } = await startDevnetRoutingService(devnet.addressBook);
 const stopMining = mineEvery(book.rpcUrl, 5_000);
 const stopReporting = reportEvery(book.rpcUrl, book, 60_000);
-const chain = chainFor(book.chainId, book.rpcUrl);
-const publicClient = createPublicClient({ chain, transport: http(book.rpcUrl) });
-
-/** W deterministic test keys, each given native gas and 1,000 cUSD by the devnet's first account. */
-async function fundWallets(count: number): Promise<Hex[]> {
-  const keys = Array.from({ length: count }, (_, i) => keccak256(toHex(`routekeeper bench wallet ${i}`)));
-  const testClient = createTestClient({ mode: 'anvil', transport: http(book.rpcUrl) });
-  const funder = createWalletClient({ chain, transport: http(book.rpcUrl), account: privateKeyToAccount(book.accounts[0]?.privateKey as Hex) });
-  const cUSD = book.tokens.cUSD?.address as Hex;
-  for (const key of keys) {
-    const address = privateKeyToAccount(key).address;
-    await testClient.setBalance({ address, value: parseEther('1000') });
-    const hash = await funder.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'transfer', args: [address, parseUnits('1000', 18)] });
-    await publicClient.waitForTransactionReceipt({ hash });
-  }
-  return keys;
-}
-
-function strategyFile(strategies: number, walletCount: number): string {
-  const lines = [`defaults: { ${concurrency === undefined ? '' : `maxConcurrency: ${concurrency}, `}approvals: unlimited }`, 'wallets:'];
-  for (let w = 0; w < walletCount; w++) lines.push(`  w${w}: { privateKeyEnv: BENCH_KEY_${w} }`);
-  lines.push('strategies:');
-  // Twenty different amounts: some quotes are shared within a wallet and a block, most are not.
-  for (let i = 0; i < strategies; i++) lines.push(`  - { id: dca-${i}, kind: dca, wallet: w${i % walletCount}, every: 1m, sell: { token: cUSD, amount: "0.0${(i % 20) + 10}" }, buy: CELO }`);
-  return `${lines.join('\n')}\n`;
-}
-
-type Sample = { at: number; rssMB: number; cpuTicks: number };
-
-function sample(pid: number): Sample | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const rssKB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-    return { at: Date.now(), rssMB: rssKB / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) };
-  } catch {
-    return undefined;
-  }
-}
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -95,7 +53,7 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
   const dir = mkdtempSync(join(tmpdir(), `routekeeper-scale-${mode}-`));
   const configFile = join(dir, 'strategies.yaml');
   const bookFile = join(dir, 'address-book.json');
-  writeFileSync(configFile, strategyFile(strategies, keys.length));
+  writeFileSync(configFile, strategyFile(strategies, keys.length, concurrency));
   writeFileSync(bookFile, JSON.stringify(book));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -178,7 +136,7 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
 }
 
 try {
-  const keys = await fundWallets(wallets);
+  const keys = await fundWallets(book, wallets);
   const results = [];
   if (values.mode !== 'live') results.push(await runMode('dry-run', Number(values.strategies), keys));
   if (values.mode !== 'dry-run') results.push(await runMode('live', Number(values['live-strategies']), keys));

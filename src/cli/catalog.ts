@@ -227,12 +227,13 @@ Options:
   {
     name: 'devnet',
     summary: 'start the local devnet and its routing service, and keep them up until Ctrl-C',
-    help: `Usage: routekeeper devnet [--json] [--port N] [--service-port N] [--chain-id N]
+    help: `Usage: routekeeper devnet [--json] [--port N] [--service-port N] [--chain-id N] [--host <address>]
 
 Starts anvil with the devnet world deployed (test tokens, Uniswap V2 pools, the router,
 OneClickFarm, farms and a rewards gauge) and a local Token Routing Service quoting over it.
 It mines every transaction at once, and an empty block every 5 s; with --celo-blocks it produces blocks as
-Celo mainnet does instead. Stays up until SIGINT or SIGTERM, then stops both and exits 0.
+Celo mainnet does instead. Its oracle reports the world's prices every minute. Stays up until SIGINT or
+SIGTERM, then stops both and exits 0.
 
 Options:
   --celo-blocks     a block every second and none per transaction, each with the base fee Celo's EIP-1559
@@ -241,6 +242,8 @@ Options:
   --port N          RPC port (default: a free port)
   --service-port N  routing service port (default: a free port)
   --chain-id N      chain id (default 42220, Celo mainnet's)
+  --host <address>  the address both listen on (default 127.0.0.1, this machine only; 0.0.0.0 in a container
+                    that daemons in other containers reach, as in docker-compose.yml)
   -h, --help        this text`,
     graceful: true,
     load: () => import('./devnet.ts'),

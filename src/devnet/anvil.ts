@@ -20,13 +20,15 @@ export type AnvilNode = {
 export type StartAnvilOptions = Omit<CreateAnvilOptions, 'anvilBinary' | 'silent' | 'port' | 'host'> & {
   /** 0 (the default) lets the OS choose a free port, so parallel runs never collide. */
   port?: number;
+  /** The address it listens on: this machine only (127.0.0.1) unless told (a container's 0.0.0.0). */
+  host?: string;
 };
 
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilNode> {
   const anvil = createAnvil({
     ...options,
     port: options.port ?? 0,
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
     anvilBinary,
     // Without this every stop() lingers 10 s; `silent` must stay off or start-up hangs.
     stopTimeout: 1000,

@@ -20,6 +20,8 @@ export type Devnet = {
 
 export type StartDevnetOptions = {
   port?: number;
+  /** The address its node listens on (default 127.0.0.1). */
+  host?: string;
   /** 42220 (Celo mainnet's id) unless told otherwise, so the daemon's chain handling is the real one. */
   chainId?: number;
   /** The router's `Swap` event version (default: the published ABI's). */
@@ -35,6 +37,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   throwIfAborted(signal);
   const node = await startAnvil({
     port: options.port ?? 0,
+    host: options.host,
     chainId: options.snapshot?.addressBook.chainId ?? options.chainId ?? devnetChainId,
     mnemonic: devnetMnemonic,
     accounts: 10,
@@ -97,11 +100,12 @@ export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ n
  */
 export async function startDevnetRoutingService(
   addressBook: AddressBook,
-  options: { port?: number } = {},
+  options: { port?: number; host?: string } = {},
 ): Promise<{ service: RoutingService; addressBook: AddressBook }> {
   const service = await startRoutingService({
     addressBook,
     port: options.port ?? 0,
+    host: options.host,
     apiKeys: (addressBook.partners ?? []).flatMap((partner) => (partner.apiKey ? [{ key: partner.apiKey, partner: partner.id }] : [])),
     signerPrivateKey: addressBook.serviceSigner?.privateKey,
   });

@@ -1,14 +1,15 @@
 /**
- * Chaos across three daemons on one PostgreSQL: 30 wallets, each DCA-ing every second for a minute, while one
- * daemon after another is killed with SIGKILL (20 times, seeded) and replaced at once. Before the kills the wallets
- * are shared 10 / 10 / 10. After a settling run: every swap on chain is exactly one confirmed trade of its wallet,
+ * Chaos across three daemons on one PostgreSQL: wallets each DCA-ing every second, while one daemon after another
+ * is killed with SIGKILL (seeded) and replaced at once. Before the kills the wallets are shared in thirds. After a settling run: every swap on chain is exactly one confirmed trade of its wallet,
  * no slot traded twice, nothing open, and each wallet's attempts were signed under one lease after another (no
  * two epochs interleave). Each kill's failover is measured and printed (p50, p99): until every wallet it held was
  * held by another daemon, under 20 s each; and until each had a transaction signed by another daemon (on 2 cores
  * this load saturates the machine, so that adds a run's wait for its turn).
  *
- * Seeded and reproducible: GROUP_CHAOS_SEED (default 20261124) picks the instants and the victims;
- * GROUP_CHAOS_KILLS (default 20) how many; GROUP_CHAOS_SECONDS (default 60) how long the kills spread over.
+ * Seeded and reproducible: GROUP_CHAOS_SEED (default 20261124) picks the instants and the victims. The suite's run
+ * is sized for 2 cores beside other tests: 12 wallets, 8 kills over 30 s. The full run, 30 wallets and 20 kills
+ * over a minute (GROUP_CHAOS_WALLETS=30 GROUP_CHAOS_KILLS=20 GROUP_CHAOS_SECONDS=60), saturates 2 cores on its
+ * own: run it alone (`npx vitest run test/cli/group-chaos.test.ts`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
@@ -19,8 +20,9 @@ import { expectEpochsInOrder, fundedWallets, groupYaml, holderOf, holders, until
 import { freshDatabase } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
-const kills = Number(process.env.GROUP_CHAOS_KILLS ?? 20);
-const seconds = Number(process.env.GROUP_CHAOS_SECONDS ?? 60);
+const walletCount = Number(process.env.GROUP_CHAOS_WALLETS ?? 12);
+const kills = Number(process.env.GROUP_CHAOS_KILLS ?? 8);
+const seconds = Number(process.env.GROUP_CHAOS_SECONDS ?? 30);
 const seed = Number(process.env.GROUP_CHAOS_SEED ?? 20261124);
 const running: DaemonProcess[] = [];
 
@@ -34,10 +36,11 @@ afterEach(async () => {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
 describe('chaos across three daemons', () => {
-  it(`30 wallets DCA every second; ${kills} SIGKILLs over ${seconds} s (seed ${seed}): each taken over within 20 s, every swap once in the ledger, none open`, { timeout: 420_000 }, async () => {
+  it(`${walletCount} wallets DCA every second; ${kills} SIGKILLs over ${seconds} s (seed ${seed}): each taken over within 20 s, every swap once in the ledger, none open`, { timeout: 420_000 }, async () => {
     const database = await freshDatabase();
     const location: LedgerLocation = { kind: 'postgres', url: database, schema: 'routekeeper' };
-    const wallets = await fundedWallets(fork, 30);
+    const wallets = await fundedWallets(fork, walletCount);
+    const third = walletCount / 3;
     const home = daemonHome(fork, 'group-chaos');
     const config = home.config(groupYaml(wallets));
     const env = { DATABASE_URL: database, ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
@@ -46,10 +49,10 @@ describe('chaos across three daemons', () => {
     const daemons = [spawnDaemon(home, config, env), spawnDaemon(home, config, env), spawnDaemon(home, config, env)];
     running.push(...daemons);
 
-    await until(location, 'the wallets shared 10 / 10 / 10', async (ledger) => {
+    await until(location, 'the wallets shared in thirds', async (ledger) => {
       const held = await holders(ledger);
       const counts = daemons.map((daemon) => [...held.values()].filter((holder) => holder === holderOf(held, daemon)).length);
-      return held.size === 30 && counts.every((count) => count === 10) ? true : undefined;
+      return held.size === walletCount && counts.every((count) => count === Math.ceil(third) || count === Math.floor(third)) ? true : undefined;
     }, 90_000);
 
     // Each kill: when, whose, and the wallets it held at that instant.
@@ -89,7 +92,7 @@ describe('chaos across three daemons', () => {
         await until(location, "the last kill's wallets signed for by another daemon", async (reader) => {
           const attempts = await reader.attempts.signedSince(last.at);
           return last.wallets.every((wallet) => attempts.some((attempt) => attempt.wallet.toLowerCase() === wallet && attempt.lease && attempt.lease.holder !== last.holder)) || undefined;
-        }, 30_000).catch(async (error: Error) => {
+        }, 90_000).catch(async (error: Error) => {
           const held = await holders(ledger);
           const logs = daemons.map((daemon) => daemon.lines.slice(-12).map((line) => `${line.msg}`).join('\n'));
           throw new Error(`${error.message}; last kill ${JSON.stringify(last)}; held now ${JSON.stringify([...held])}; logs:\n${logs.join('\n----\n')}`);

@@ -22,6 +22,8 @@ export function freePort(): Promise<number> {
 export type PostgresServer = {
   /** The `postgres` database, as its superuser. */
   url: string;
+  /** Its data directory (postmaster.pid names the server's process). */
+  dataDir: string;
   /** Stops the server (a fast shutdown: connections are cut); its data stays for `start`. */
   stop(): Promise<void>;
   /** Starts it again on the same data and port. */
@@ -69,6 +71,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   await start();
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    dataDir: databaseDir,
     stop: () => server.stop(),
     start,
     remove: async () => {
