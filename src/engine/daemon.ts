@@ -255,9 +255,11 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
         count(wallet, -1);
       }
     },
+    // Sharing, a strategy runs where its wallet is held. Alone, every strategy is this daemon's, and a wallet whose
+    // lease could not be renewed (the database away) signs nothing, which its trades say.
     holds: (strategy) => {
       const wallet = addressOf(strategy);
-      return !leases || (wallet !== undefined && leases.holds(wallet));
+      return !leases || !group?.shares || (wallet !== undefined && leases.holds(wallet));
     },
     onMissed: (strategy, slot, why) => {
       void execution.ledger.runs.missed(strategy.id, slot, why).catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'));

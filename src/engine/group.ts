@@ -65,6 +65,11 @@ export class DaemonGroup {
   /** The ready daemons at the last renewal (this one included). */
   live = 1;
 
+  /** Whether the wallets are shared out (a daemon on PostgreSQL): a strategy runs only where its wallet is held. */
+  get shares(): boolean {
+    return this.#options.share;
+  }
+
   constructor(ledger: Ledger, leases: WalletLeases, options: GroupOptions) {
     this.#ledger = ledger;
     this.#leases = leases;

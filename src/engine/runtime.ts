@@ -85,10 +85,10 @@ export type Runtime = {
   close(): Promise<void>;
 };
 
-/** The ledger, per wallet name what runs its trades, and the names of the tokens they trade (for people). */
 /**
- * `leases`: the wallets this daemon holds; `group`: the daemons sharing its ledger, which shares the wallets out
- * (neither where a test wires executors by hand).
+ * The ledger, per wallet name what runs its trades, and the names of the tokens they trade (for people). `leases`:
+ * the wallets this daemon holds; `group`: the daemons sharing its ledger, which shares the wallets out (neither where
+ * a test wires executors by hand).
  */
 export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; names: TokenNames; leases?: WalletLeases; group?: DaemonGroup };
 
