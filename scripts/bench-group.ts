@@ -123,11 +123,17 @@ try {
   for (let s = 0; s < measuredSlots; s++) {
     const slotTime = firstSlot + s * slotMs;
     const slot = new Date(slotTime).toISOString();
-    const { rows } = await ledger.query<{ outcome: string | null; finished_at: string | null }>('SELECT outcome, finished_at FROM runs WHERE slot = $1', [slot]);
+    const { rows } = await ledger.query<{ outcome: string | null; finished_at: string | null; note: string | null }>('SELECT outcome, finished_at, note FROM runs WHERE slot = $1', [slot]);
+    // Why slots were missed, by the start of their note (the numbers in it vary).
+    const missedWhy: Record<string, number> = {};
+    for (const row of rows.filter((candidate) => candidate.outcome === 'missed')) {
+      const why = (row.note ?? '').replace(/\d+/g, 'N').slice(0, 60);
+      missedWhy[why] = (missedWhy[why] ?? 0) + 1;
+    }
     const ran = rows.filter((row) => row.outcome !== 'missed');
     ranInSlots += ran.length;
     const finished = ran.filter((row) => row.finished_at !== null && Number(row.finished_at) < slotTime + slotMs);
-    perSlot.push({ slot, due: strategies, started: ran.length, finishedInSlot: finished.length, finishedInSlotPct: +((100 * finished.length) / strategies).toFixed(2), missed: rows.length - ran.length });
+    perSlot.push({ slot, due: strategies, started: ran.length, finishedInSlot: finished.length, finishedInSlotPct: +((100 * finished.length) / strategies).toFixed(2), missed: rows.length - ran.length, missedWhy });
   }
   const seconds = (after.at - before.at) / 1000;
   const daemonCpuMs = after.daemonTicks.reduce((sum, ticks, i) => sum + (ticks - (before.daemonTicks[i] ?? 0)), 0) * (1000 / ticksPerSecond);

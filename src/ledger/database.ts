@@ -111,10 +111,12 @@ export async function openPostgres(url: string, options: { schema: string; reado
   const bigintAsNumber = (value: string) => Number(value);
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 4,
+    // Runs overlap (maxConcurrency, 16 by default) and each asks the ledger a dozen times: 4 connections queued them.
+    max: options.poolSize ?? 10,
     application_name: 'routekeeper',
-    // Every connection works in the ledger's schema.
-    options: `-c search_path=${options.schema}`,
+    // Every connection works in the ledger's schema, and does not wait for the disk at commit unless asked (a
+    // durable transaction): with every commit synced, the daemons spent their slots waiting on a slow disk.
+    options: `-c search_path=${options.schema} -c synchronous_commit=off`,
     // An unreachable server fails a call in seconds, and a statement stuck past its time fails too, rather than
     // holding a run (or a lease's renewal) forever. A signed transaction's commit that times out is not broadcast.
     connectionTimeoutMillis: 5_000,
@@ -148,8 +150,13 @@ export async function openPostgres(url: string, options: { schema: string; reado
     insertionOrder: sql<number>`seq`,
     nowMs: sql<number>`(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT`,
     readonly: options.readonly ?? false,
-    // A PostgreSQL commit is on disk before it returns; it waits on its own connection, not on the trading thread.
-    transaction: (work) => db.transaction().execute(work),
+    // As in SQLite: only the commit that stores signed bytes waits for the disk (its WAL flush also makes every
+    // commit before it durable); the others return once the server has them, and survive a crash of the daemon.
+    transaction: (work, transactionOptions = {}) =>
+      db.transaction().execute(async (q) => {
+        if (transactionOptions.durable) await sql`SET LOCAL synchronous_commit TO on`.execute(q);
+        return work(q);
+      }),
     serialize: async (q, key) => {
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(q);
     },
