@@ -123,9 +123,10 @@ export async function openPostgres(url: string, options: { schema: string; reado
     query_timeout: 15_000,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? bigintAsNumber : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
-  // A pooled connection the server dropped (a restart) is discarded and reported by the call that needs one: an
-  // idle one's error must not end the process.
+  // A connection the server dropped (a restart) is discarded and reported by the call that needs one: neither an
+  // idle one's error nor one in the middle of a transaction (between two statements) may end the process.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     const client = await pool.connect();
     try {

@@ -23,6 +23,8 @@ afterAll(async () => {
 });
 
 async function health(daemon: DaemonProcess): Promise<{ status: number; reasons: string[] }> {
+  // A daemon must live through the outage: one that ended says why.
+  if (daemon.child.exitCode !== null || daemon.child.signalCode !== null) throw new Error(`a daemon ended (${daemon.child.exitCode ?? daemon.child.signalCode}): ${daemon.stderr()}`);
   const response = await fetch(`http://127.0.0.1:${await daemon.port()}/healthz`);
   const body = (await response.json()) as { reasons?: string[] };
   return { status: response.status, reasons: body.reasons ?? [] };
