@@ -10,6 +10,7 @@ import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectEpochsInOrder, fundedWallets, groupYaml, holderOf, holders, until } from '../helpers/group.ts';
+import { runCli } from '../helpers/cli.ts';
 import { freshDatabase } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -40,6 +41,15 @@ describe('several daemons on one PostgreSQL', () => {
       const counts = daemons.map((daemon) => [...held.values()].filter((holder) => holder === holderOf(held, daemon)).length);
       return held.size === 6 && counts.every((count) => count === 2) ? held : undefined;
     });
+    // `daemons` lists the three, live, with the wallets each holds (and its pid), and no free wallet.
+    const listed = await runCli(['daemons', '--json', '--database', database], { DATABASE_URL: '' });
+    expect(listed.code, listed.stderr).toBe(0);
+    const { daemons: rows, freeWallets } = JSON.parse(listed.stdout) as { daemons: { pid: number; live: boolean; held: { wallet: string }[] }[]; freeWallets: string[] };
+    expect(rows.filter((row) => row.live).map((row) => [row.pid, row.held.length]).sort()).toEqual(daemons.map((daemon) => [daemon.child.pid, 2]).sort());
+    expect(freeWallets).toEqual([]);
+    const text = await runCli(['daemons', '--database', database], { DATABASE_URL: '' });
+    expect(text.stdout).toContain('3 live daemon(s), 6 wallet(s) leased');
+    expect(text.stdout).not.toContain(new URL(database).password);
     // Every wallet trades.
     await until(location, 'a confirmed trade of every wallet', async (ledger) => {
       const confirmed = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.status === 'confirmed');
