@@ -1,4 +1,5 @@
 /** `routekeeper daemons`: who shares the ledger, and which wallets each holds (its help is in catalog.ts). */
+import { readEnv } from '../config/env.ts';
 import { defaultLeaseMs } from '../engine/leases.ts';
 import { toJson } from '../json.ts';
 import type { DaemonRecord } from '../ledger/daemons.ts';
@@ -15,7 +16,9 @@ export async function run(argv: string[]): Promise<number> {
   const ledger = await Ledger.openReadOnly(await ledgerLocationFor(values));
   try {
     const [daemons, leases] = await Promise.all([ledger.daemons.all(), ledger.leases.all()]);
-    const { rows, free } = daemonRows(daemons, leases);
+    // Live: renewed within a lease (ROUTEKEEPER_LEASE_SECONDS, as the daemons were started with).
+    const leaseMs = (readEnv().ROUTEKEEPER_LEASE_SECONDS ?? defaultLeaseMs / 1000) * 1000;
+    const { rows, free } = daemonRows(daemons, leases, leaseMs);
     if (values.json) {
       console.log(toJson({ ledger: ledger.location, daemons: rows, freeWallets: free }));
       return 0;
@@ -34,10 +37,10 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** Each daemon with the wallets whose lease it holds now, and the wallets nobody holds. */
-export function daemonRows(daemons: readonly DaemonRecord[], leases: readonly (Lease & { live: boolean })[]): { rows: DaemonRow[]; free: string[] } {
+export function daemonRows(daemons: readonly DaemonRecord[], leases: readonly (Lease & { live: boolean })[], leaseMs: number): { rows: DaemonRow[]; free: string[] } {
   const rows = daemons.map((daemon) => ({
     ...daemon,
-    live: daemon.renewedAgoMs < defaultLeaseMs,
+    live: daemon.renewedAgoMs < leaseMs,
     held: leases.filter((lease) => lease.live && lease.holder === daemon.holder).map((lease) => ({ wallet: lease.wallet, epoch: lease.epoch, expiresAt: lease.expiresAt })),
   }));
   return { rows, free: leases.filter((lease) => !lease.live).map((lease) => lease.wallet) };

@@ -43,7 +43,7 @@ describe('several daemons on one PostgreSQL', () => {
     });
     // `daemons` lists the three, live, with the wallets each holds (and its pid), and no free wallet.
     const listed = await runCli(['daemons', '--json', '--database', database], { DATABASE_URL: '' });
-    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.code, `daemons --json said: ${listed.stdout}${listed.stderr}`).toBe(0);
     const { daemons: rows, freeWallets } = JSON.parse(listed.stdout) as { daemons: { pid: number; live: boolean; held: { wallet: string }[] }[]; freeWallets: string[] };
     expect(rows.filter((row) => row.live).map((row) => [row.pid, row.held.length]).sort()).toEqual(daemons.map((daemon) => [daemon.child.pid, 2]).sort());
     expect(freeWallets).toEqual([]);
