@@ -37,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** Each daemon with the wallets whose lease it holds now, and the wallets nobody holds. */
-export function daemonRows(daemons: readonly DaemonRecord[], leases: readonly (Lease & { live: boolean })[], leaseMs: number): { rows: DaemonRow[]; free: string[] } {
+function daemonRows(daemons: readonly DaemonRecord[], leases: readonly (Lease & { live: boolean })[], leaseMs: number): { rows: DaemonRow[]; free: string[] } {
   const rows = daemons.map((daemon) => ({
     ...daemon,
     live: daemon.renewedAgoMs < leaseMs,
