@@ -68,13 +68,13 @@ export async function runAndReport(
   metrics.ticks.inc({ strategy: strategy.id });
   const stopTimer = metrics.runSeconds.startTimer({ strategy: strategy.id });
   // The run is in the ledger before it looks at anything: `history` shows every run, even one a crash cut short.
-  const runId = await execution.ledger.runs.start(strategy.id, slot);
+  const { runId, gate } = await execution.ledger.runs.start(strategy.id, wallet, slot);
   let report: RunReport;
   try {
     report = await runStrategy(strategy, slot, {
       executor,
       signal,
-      runId,
+      run: { id: runId, gate },
       view: { client: runtime.client, prices: executor.prices, wallet, nativeToken: runtime.nativeToken, now: Date.now, signal },
     });
   } catch (error) {

@@ -8,13 +8,17 @@ import { decideLimit } from '../strategy/limit.ts';
 import { decideRebalance } from '../strategy/rebalance.ts';
 import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
+import type { RunGate } from '../ledger/ledger.ts';
 import { type Trade, type TradeReport, type TradeState, maybeTradedStates } from '../trade/types.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
 export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[] };
 
-/** `runId`: the ledger's run this is, so its trades name it. */
-export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; runId?: number };
+/**
+ * `run`: the ledger's run this is (its trades name it), with its gate as read when it started; without one, the
+ * gate is read here.
+ */
+export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; run?: { id: number; gate: RunGate } };
 
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
 const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
@@ -52,13 +56,15 @@ export function tradeOf(strategy: Strategy, slot: string, planned: PlannedTrade,
 }
 
 export async function runStrategy(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
+  const { ledger } = deps.executor;
+  const gate = deps.run?.gate ?? (await ledger.runs.gate(strategy.id, deps.executor.wallet.address));
   // A paused strategy or wallet (after an anomaly) does not even look: a person must lift the pause first.
-  const pause = (await deps.executor.ledger.pauses.for(strategy.id, deps.executor.wallet.address))[0];
+  const pause = gate.paused ? (await ledger.pauses.for(strategy.id, deps.executor.wallet.address))[0] : undefined;
   if (pause) return { strategyId: strategy.id, slot, note: `paused: the ${pause.scope} ${pause.key} is paused (${pause.reason})`, trades: [] };
   // A trade whose outcome is not known yet may have traded: nothing new until the chain has settled it.
-  const pending = (await deps.executor.ledger.trades.ofStrategy(strategy.id, maybeTradedStates))[0];
-  if (pending) {
-    return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${pending.id} is not known yet (${pending.failure?.reason ?? pending.status})`, trades: [] };
+  if (gate.waitingFor !== undefined) {
+    const pending = await ledger.trades.get(gate.waitingFor);
+    return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${gate.waitingFor} is not known yet (${pending?.failure?.reason ?? pending?.status ?? 'unknown'})`, trades: [] };
   }
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
@@ -69,7 +75,7 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
       report.note += `; ${planned.key} skipped: the previous step paid nothing to use`;
       break;
     }
-    const executed = await runTrade(deps.executor, tradeOf(strategy, slot, planned, amountIn, deps.executor), deps.signal, deps.runId);
+    const executed = await runTrade(deps.executor, tradeOf(strategy, slot, planned, amountIn, deps.executor), deps.signal, deps.run?.id);
     report.trades.push(executed);
     if (executed.status !== 'confirmed') break;
     previousOutput = executed.amountOut;

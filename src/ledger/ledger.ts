@@ -34,7 +34,7 @@ import { TradeStore } from './trades.ts';
 export type { Attempt, NewAttempt } from './rows.ts';
 export type { AttemptPurpose, AttemptStatus, RunOutcome } from './tables.ts';
 export type { Pause } from './pauses.ts';
-export type { RunRecord } from './runs.ts';
+export type { RunGate, RunRecord } from './runs.ts';
 export { runOutcomeOf } from './runs.ts';
 export type { BalanceMark, PriceMark, TokenName } from './marks.ts';
 export type { StrategyDescription, StrategyRecord } from './strategies.ts';

@@ -1,12 +1,36 @@
 /** Strategies and wallets that trade no more until a person lifts the pause (`routekeeper resume`). */
 import type { Address } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import type { LedgerDatabase } from './database.ts';
+import { RoutekeeperError } from '../errors.ts';
+import type { LedgerDatabase, Queries } from './database.ts';
 
 export type Pause = { scope: 'strategy' | 'wallet'; key: string; reason: string; intentId?: string; pausedAt: number };
 
 /** A wallet's pause is keyed by its address in lower case; a strategy's by its id. */
 const pauseKey = (scope: Pause['scope'], key: string) => (scope === 'wallet' ? key.toLowerCase() : key);
+
+/** A trade could not be committed: its strategy or wallet was paused meanwhile. */
+export class PausedError extends RoutekeeperError {
+  override name = 'PausedError';
+  readonly pause: Pause;
+
+  constructor(pause: Pause) {
+    super(`the ${pause.scope} ${pause.key} is paused (${pause.reason})`);
+    this.pause = pause;
+  }
+}
+
+/** The pause rows that stop a trade of this strategy from this wallet: a query, to run or to ask inside another. */
+export function pausesFor(q: Queries, strategyId: string, wallet: Address) {
+  return q
+    .selectFrom('pauses')
+    .where((eb) => eb.or([eb.and([eb('scope', '=', 'strategy'), eb('key', '=', strategyId)]), eb.and([eb('scope', '=', 'wallet'), eb('key', '=', wallet.toLowerCase())])]));
+}
+
+/** The pauses that stop a trade of this strategy from this wallet, oldest first. */
+export async function pausesOf(q: Queries, strategyId: string, wallet: Address): Promise<Pause[]> {
+  return (await pausesFor(q, strategyId, wallet).selectAll().orderBy('paused_at').execute()).map(pauseFrom);
+}
 
 export class PauseStore {
   readonly #ledger: LedgerDatabase;
@@ -25,14 +49,8 @@ export class PauseStore {
   }
 
   /** The pauses that stop a trade of this strategy from this wallet. */
-  async for(strategyId: string, wallet: Address): Promise<Pause[]> {
-    const rows = await this.#ledger.db
-      .selectFrom('pauses')
-      .selectAll()
-      .where((eb) => eb.or([eb.and([eb('scope', '=', 'strategy'), eb('key', '=', strategyId)]), eb.and([eb('scope', '=', 'wallet'), eb('key', '=', wallet.toLowerCase())])]))
-      .orderBy('paused_at')
-      .execute();
-    return rows.map(pauseFrom);
+  for(strategyId: string, wallet: Address): Promise<Pause[]> {
+    return pausesOf(this.#ledger.db, strategyId, wallet);
   }
 
   async all(): Promise<Pause[]> {

@@ -1,9 +1,11 @@
 /** Every run of a strategy for a slot, whatever it did: started before it looks at anything, finished with its outcome. */
-import { scrub } from '../ops/secrets.ts';
-import type { TradeState } from '../trade/types.ts';
-import type { LedgerDatabase } from './database.ts';
-import type { RunOutcome, RunsTable } from './tables.ts';
+import type { Address } from 'viem';
 import type { Selectable } from 'kysely';
+import { scrub } from '../ops/secrets.ts';
+import { type TradeState, maybeTradedStates } from '../trade/types.ts';
+import type { LedgerDatabase, Queries } from './database.ts';
+import { pausesFor } from './pauses.ts';
+import type { RunOutcome, RunsTable } from './tables.ts';
 
 /** One run of a strategy for one slot, as `history` shows it; `finishedAt` is missing when the process stopped mid-run. */
 export type RunRecord = { id: number; strategyId: string; slot: string; startedAt: number; finishedAt?: number; outcome?: RunOutcome; note?: string };
@@ -25,6 +27,26 @@ export function runOutcomeOf(status: TradeState | 'skipped'): RunOutcome {
   }
 }
 
+/**
+ * What keeps a strategy's run from looking at anything, read with the run's start: a pause on the strategy or its
+ * wallet (a person must lift it), or a trade of it whose outcome is not known yet (it may have traded).
+ */
+export type RunGate = { paused: boolean; waitingFor?: string };
+
+/** The gate's two questions as subqueries: asked in the statement that starts a run, so a run costs one round trip. */
+function gateQueries(db: Queries, strategyId: string, wallet: Address) {
+  return {
+    pauses: pausesFor(db, strategyId, wallet).select('key'),
+    waiting: db.selectFrom('intents').select('id').where('strategy_id', '=', strategyId).where('status', 'in', maybeTradedStates).orderBy('created_at').limit(1),
+  };
+}
+
+const gateFrom = (row: { paused: unknown; waiting_for: string | null }): RunGate => ({
+  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+  paused: row.paused === true || Number(row.paused) === 1,
+  ...(row.waiting_for !== null && { waitingFor: row.waiting_for }),
+});
+
 export class RunStore {
   readonly #ledger: LedgerDatabase;
   /** False on a ledger from before runs were recorded, read by a reader that cannot migrate it: it has none. */
@@ -35,10 +57,24 @@ export class RunStore {
     this.#present = present;
   }
 
-  /** Records that a run started (before it looks at anything), so a run the process did not finish still shows. */
-  async start(strategyId: string, slot: string, now = Date.now()): Promise<number> {
-    const row = await this.#ledger.db.insertInto('runs').values({ strategy_id: strategyId, slot, started_at: now }).returning('id').executeTakeFirstOrThrow();
-    return Number(row.id);
+  /**
+   * Records that a run of a strategy of `wallet` started (before it looks at anything, so a run the process did not
+   * finish still shows), and answers its gate in the same statement.
+   */
+  async start(strategyId: string, wallet: Address, slot: string, now = Date.now()): Promise<{ runId: number; gate: RunGate }> {
+    const { pauses, waiting } = gateQueries(this.#ledger.db, strategyId, wallet);
+    const row = await this.#ledger.db
+      .insertInto('runs')
+      .values({ strategy_id: strategyId, slot, started_at: now })
+      .returning((eb) => ['id', eb.exists(pauses).as('paused'), waiting.as('waiting_for')])
+      .executeTakeFirstOrThrow();
+    return { runId: Number(row.id), gate: gateFrom(row) };
+  }
+
+  /** The gate of a strategy's run without starting one (a run outside the schedule, as tests make). */
+  async gate(strategyId: string, wallet: Address): Promise<RunGate> {
+    const { pauses, waiting } = gateQueries(this.#ledger.db, strategyId, wallet);
+    return gateFrom(await this.#ledger.db.selectNoFrom((eb) => [eb.exists(pauses).as('paused'), waiting.as('waiting_for')]).executeTakeFirstOrThrow());
   }
 
   /** A slot that did not run (it could not start in time): a run that started and finished at once, `missed`, with why. */

@@ -186,4 +186,8 @@ export const postgresMigrations: string[] = [
   ALTER TABLE attempts ADD COLUMN lease_holder TEXT;
   ALTER TABLE attempts ADD COLUMN lease_epoch BIGINT;
   `,
+  // 4: the quote is no longer a state of its own; a trade left \`quoted\` is resumed as claimed (quoted anew).
+  `
+  UPDATE intents SET status = 'claimed' WHERE status = 'quoted';
+  `,
 ];

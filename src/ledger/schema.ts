@@ -227,4 +227,8 @@ export const migrations: string[] = [
   ALTER TABLE attempts ADD COLUMN lease_holder TEXT;       -- the daemon that signed it, under its lease of the wallet
   ALTER TABLE attempts ADD COLUMN lease_epoch INTEGER;     -- and that lease's epoch
   `,
+  // 10: the quote is no longer a state of its own; a trade left \`quoted\` is resumed as claimed (quoted anew).
+  `
+  UPDATE intents SET status = 'claimed' WHERE status = 'quoted';
+  `,
 ];

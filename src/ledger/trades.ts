@@ -10,6 +10,7 @@ import type { LedgerDatabase, Queries } from './database.ts';
 import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { IntentsTable } from './tables.ts';
 import { type Fence, requireLease } from './leases.ts';
+import { PausedError, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
 
 /** What a budget reads: raw `tokenIn` committed since a time by a strategy or a wallet (see `spentSince`). */
@@ -34,31 +35,40 @@ export class TradeStore {
 
   // ------------------------------------------------------------ moves
 
-  /** Claims the trade's slot (state `claimed`) for a run. Undefined when the slot already has its trade: it must not run again. */
-  async claimSlot(trade: Trade, options: { runId?: number; now?: number } = {}): Promise<TradeRecord | undefined> {
+  /**
+   * Claims the trade's slot (state `claimed`) for a run, and says in the same statement whether its strategy or
+   * wallet is paused (then it must be refused before anything is asked). Undefined when the slot already has its
+   * trade: it must not run again.
+   */
+  async claimSlot(trade: Trade, options: { runId?: number; now?: number } = {}): Promise<{ record: TradeRecord; paused: boolean } | undefined> {
     const row = claimedRow(trade, options.runId, options.now ?? Date.now());
-    const inserted = await this.#db.insertInto('intents').values(row).onConflict((conflict) => conflict.column('id').doNothing()).executeTakeFirst();
-    return inserted.numInsertedOrUpdatedRows === 1n ? recordFrom(row) : undefined;
-  }
-
-  /** The service answered. */
-  markQuoted(id: string, now = Date.now()): Promise<void> {
-    return this.#move(this.#db, id, 'quoted', {}, now);
+    const inserted = await this.#db
+      .insertInto('intents')
+      .values(row)
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .returning((eb) => eb.exists(pausesFor(this.#db, trade.strategyId, trade.wallet).select('key')).as('paused'))
+      .executeTakeFirst();
+    // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+    return inserted && { record: recordFrom(row), paused: inserted.paused === true || Number(inserted.paused) === 1 };
   }
 
   /**
    * Stores the call that passed every check and moves the trade to `checked` (or `dry-run`), which commits its
-   * amount to budgets. `verify` runs first in the same database transaction, with what is committed so far: no
-   * other trade can commit between its reading and this one's move.
+   * amount to budgets, unless its strategy or wallet was paused meanwhile (PausedError; the trade stays where it
+   * was). `verify` (the budgets, when any apply) runs first in the same database transaction, with what is
+   * committed so far: no other trade of the wallet can commit between its reading and this one's move. Without
+   * `verify` the move is one statement.
    */
   async commitChecked(id: string, checked: { call: CheckedCall; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> }, now = Date.now()): Promise<void> {
     const columns = { ...callColumns(checked.call), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
+    const { verify } = checked;
+    if (!verify) return this.#moveUnlessPaused(this.#db, id, checked.status, columns, now);
     await this.#ledger.transaction(async (q) => {
       // Budgets are per strategy and per wallet, and a strategy trades from one wallet: commits of one wallet take turns.
       const wallet = (await q.selectFrom('intents').select('wallet').where('id', '=', id).executeTakeFirst())?.wallet;
       if (wallet) await this.#ledger.serialize(q, `budget:${wallet}`);
-      await checked.verify?.((filter) => spentSince(q, filter));
-      await this.#move(q, id, checked.status, columns, now);
+      await verify((filter) => spentSince(q, filter));
+      await this.#moveUnlessPaused(q, id, checked.status, columns, now);
     });
   }
 
@@ -157,6 +167,31 @@ export class TradeStore {
       .where('status', 'in', statesBefore(to))
       .executeTakeFirst();
     if (updated.numUpdatedRows !== 1n) throw new IllegalTransitionError(id, await statusOf(q, id), to);
+  }
+
+  /** `#move`, made only while no pause stops the trade's strategy or wallet (read in the same statement). */
+  async #moveUnlessPaused(q: Queries, id: string, to: TradeState, columns: Columns, now: number): Promise<void> {
+    const updated = await q
+      .updateTable('intents')
+      .set({ ...columns, status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', statesBefore(to))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('pauses')
+              .select('pauses.key')
+              .where((p) => p.or([p.and([p('pauses.scope', '=', 'strategy'), p('pauses.key', '=', p.ref('intents.strategy_id'))]), p.and([p('pauses.scope', '=', 'wallet'), p('pauses.key', '=', p.ref('intents.wallet'))])])),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 1n) return;
+    const trade = await q.selectFrom('intents').select(['status', 'strategy_id', 'wallet']).where('id', '=', id).executeTakeFirst();
+    const pause = trade && statesBefore(to).includes(trade.status) ? (await pausesOf(q, trade.strategy_id, trade.wallet as Address))[0] : undefined;
+    if (pause) throw new PausedError(pause);
+    throw new IllegalTransitionError(id, trade?.status, to);
   }
 
   async #requireNoTradeSigned(q: Queries, id: string, to: TradeState): Promise<void> {

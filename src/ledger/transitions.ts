@@ -7,13 +7,13 @@ import { RoutekeeperError } from '../errors.ts';
 import type { TradeState } from '../trade/types.ts';
 
 export const tradeTransitions: { readonly [from in TradeState]: readonly TradeState[] } = {
-  // Nothing asked yet. A pause or a failure before the quote ends it.
-  claimed: ['quoted', 'refused', 'failed'],
-  // Quoted again when an interrupted run resumes.
-  quoted: ['quoted', 'checked', 'dry-run', 'refused', 'failed'],
-  // Checked again when another trade of the wallet signed meanwhile; quoted again when an interrupted run
-  // resumes (nothing was signed, so the quote and the checks are redone).
-  checked: ['checked', 'quoted', 'signed', 'refused', 'failed'],
+  // Claimed for its slot, then quoted and checked. The quote is not a state of its own: recording it cost a round
+  // trip per run and told nothing, since a trade interrupted before its check is quoted anew either way. A pause
+  // or a failure before the check ends it.
+  claimed: ['checked', 'dry-run', 'refused', 'failed'],
+  // Checked again when another trade of the wallet signed meanwhile, or when an interrupted run resumes (nothing
+  // was signed, so the quote and the checks are redone).
+  checked: ['checked', 'signed', 'refused', 'failed'],
   // Signed bytes are stored. `failed` only when nothing but an approval was signed (the store checks).
   signed: ['broadcast', 'unknown', 'failed'],
   // Maybe in a mempool. `broadcast` again to record the simulation after an approval went first; `refused` only

@@ -154,7 +154,7 @@ export function commonAccount(strategy: Strategy, tally: Tally, open: readonly T
       unknown: opened('unknown'),
       anomaly: settled('anomaly'),
       dryRun: settled('dry-run'),
-      open: opened('claimed', 'quoted', 'checked', 'signed', 'broadcast'),
+      open: opened('claimed', 'checked', 'signed', 'broadcast'),
     },
     gas: { native: amountJson(withGas.gasWei, books.native), value: withGas.gasValue === undefined ? null : amountJson(withGas.gasValue, valueToken) },
     partnerFees: [...tally.partnerFees].map(([token, fee]) => amountJson(fee, books.token(token))),

@@ -387,6 +387,18 @@ function approvalOf(trade: Trade, spender: Address, settings: ExecutionSettings)
   return { token: trade.tokenIn, spender, amount: trade.amountIn, value: settings.approvals === 'unlimited' ? maxUint256 : trade.amountIn };
 }
 
+/** The budgets that limit this trade (on its input token), by scope: its strategy's, then its wallet's. */
+function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string; wallet?: Address } }[] {
+  const onTokenIn = (list: readonly Budget[]) => list.filter((budget) => budget.token.toLowerCase() === trade.tokenIn.toLowerCase());
+  return [
+    { budgets: onTokenIn(budgets.strategy?.(trade.strategyId) ?? []), scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
+    { budgets: onTokenIn(budgets.wallet ?? []), scope: `wallet ${trade.wallet}`, filter: { wallet: trade.wallet } },
+  ];
+}
+
+/** Whether any budget limits this trade: a trade no budget limits is committed without reading what was spent. */
+export const budgetsApply = (budgets: TradeBudgets, trade: Trade) => budgetScopes(budgets, trade).some((scope) => scope.budgets.length > 0);
+
 /**
  * Budgets: what this strategy and this wallet already committed, read through `spent`. The ledger runs this inside
  * the database transaction that records the trade as checked (`commitChecked`): runs of one wallet check side by
@@ -395,13 +407,8 @@ function approvalOf(trade: Trade, spender: Address, settings: ExecutionSettings)
  */
 export async function checkBudgets(budgets: TradeBudgets, trade: Trade, spent: Spending): Promise<void> {
   const now = Date.now();
-  const scopes: { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string; wallet?: Address } }[] = [
-    { budgets: budgets.strategy?.(trade.strategyId) ?? [], scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
-    { budgets: budgets.wallet ?? [], scope: `wallet ${trade.wallet}`, filter: { wallet: trade.wallet } },
-  ];
-  for (const { budgets: list, scope, filter } of scopes) {
+  for (const { budgets: list, scope, filter } of budgetScopes(budgets, trade)) {
     for (const budget of list) {
-      if (budget.token.toLowerCase() !== trade.tokenIn.toLowerCase()) continue;
       const spentIn = async (since: number) => spent({ ...filter, tokenIn: trade.tokenIn, since, excludeId: trade.id });
       const already = {
         day: budget.perDay === undefined ? 0n : await spentIn(now - DAY_MS),

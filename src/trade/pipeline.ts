@@ -17,10 +17,12 @@ import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
-import type { Attempt, Ledger } from '../ledger/ledger.ts';
+import type { Attempt, Ledger, Pause } from '../ledger/ledger.ts';
+import { PausedError } from '../ledger/pauses.ts';
+import type { Spending } from '../ledger/trades.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { type CheckContext, type Checked, check, checkBudgets, recheck } from './check.ts';
+import { type CheckContext, type Checked, budgetsApply, check, checkBudgets, recheck } from './check.ts';
 import { type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { settle } from './settle.ts';
@@ -51,7 +53,7 @@ const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tok
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
   const claimed = await deps.ledger.trades.claimSlot(trade, { runId });
   if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
-  return advance(deps, claimed, signal);
+  return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
 }
 
 /**
@@ -76,7 +78,14 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
 
 const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
 
-async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number): Promise<TradeReport> {
+/** A paused strategy or wallet, as the refusal that stops its trade. */
+const pausedRefusal = (pause: Pause) => new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
+
+/**
+ * `claimedNow`: the trade was claimed by this run a moment ago, and the claim said whether it is paused: it has no
+ * attempts yet, and neither is read again (the pause is checked once more as the trade is committed).
+ */
+async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number, options: { claimedNow?: { paused: boolean } } = {}): Promise<TradeReport> {
   const { ledger, wallet } = deps;
   const report: TradeReport = { intentId: record.id, trade: askedOf(record), status: record.status, stages: [] };
   const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
@@ -93,20 +102,19 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
   };
 
   try {
-    const attempts = await ledger.attempts.ofTrade(record.id);
+    const attempts = options.claimedNow ? [] : await ledger.attempts.ofTrade(record.id);
     if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
-      if (Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
+      if (!options.claimedNow && Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
         await ledger.trades.fail(record.id, { reason, errorClass: 'Interrupted', retryable: false });
         return { ...report, status: 'failed', reason };
       }
       // After an anomaly, the strategy and the wallet sign nothing new until a person looks (`routekeeper resume`).
-      const pause = (await ledger.pauses.for(record.strategyId, record.wallet))[0];
-      if (pause) {
-        throw new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
+      if (options.claimedNow?.paused !== false) {
+        const pause = (await ledger.pauses.for(record.strategyId, record.wallet))[0];
+        if (pause) throw pausedRefusal(pause);
       }
       const proposal = await stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal)));
-      await ledger.trades.markQuoted(record.id);
       const context: CheckContext = {
         wallet,
         routes: deps.routes,
@@ -120,9 +128,14 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
        * The checked call, in the report and in the ledger. The budgets are checked in the same database transaction
        * as the move to `checked`, which commits the amount: no other trade commits in between.
        */
+      const verify = budgetsApply(context.budgets, record) ? (spent: Spending) => checkBudgets(context.budgets, record, spent) : undefined;
       const recordChecked = async (checked: Checked, status: 'checked' | 'dry-run') => {
         Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
-        await ledger.trades.commitChecked(record.id, { call: checked.call, simulatedOut: checked.simulatedOut, status, verify: (spent) => checkBudgets(context.budgets, record, spent) });
+        try {
+          await ledger.trades.commitChecked(record.id, { call: checked.call, simulatedOut: checked.simulatedOut, status, verify });
+        } catch (error) {
+          throw error instanceof PausedError ? pausedRefusal(error.pause) : error;
+        }
       };
       const signingsAtCheck = wallet.signings;
       let checked = await stage('check', () => check(context, record, proposal));

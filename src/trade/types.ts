@@ -44,8 +44,7 @@ export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade;
  * attempts decide. `confirmed`, `anomaly`, `refused`, `failed` and `dry-run` are final.
  */
 export type TradeState =
-  | 'claimed' // the slot is taken; nothing asked yet
-  | 'quoted' // the service answered
+  | 'claimed' // the slot is taken; being quoted and checked
   | 'checked' // every guard and the simulation passed; the exact call is stored
   | 'signed' // transactions signed and stored; maybe not broadcast
   | 'broadcast' // maybe in a mempool: only the chain can settle it
@@ -56,10 +55,10 @@ export type TradeState =
   | 'failed' // ended without a trade: reverted, cancelled, or failed before signing
   | 'dry-run'; // checked and simulated, never signed
 
-export const openStates: readonly TradeState[] = ['claimed', 'quoted', 'checked', 'signed', 'broadcast', 'unknown'];
+export const openStates: readonly TradeState[] = ['claimed', 'checked', 'signed', 'broadcast', 'unknown'];
 /** States in which a trade may have traded: they count against budgets and one-shot orders, and block their strategy until settled. */
 export const maybeTradedStates: readonly TradeState[] = ['signed', 'broadcast', 'unknown'];
-export const presignStates: readonly TradeState[] = ['claimed', 'quoted', 'checked'];
+export const presignStates: readonly TradeState[] = ['claimed', 'checked'];
 
 /** The exact call that passed the checks: what we sign, and what settlement needs to read its outcome. */
 export type CheckedCall = {

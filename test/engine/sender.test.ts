@@ -172,7 +172,32 @@ describe('the sender', () => {
     expect(await executor.ledger.pauses.for('sender-test', account().address)).toMatchObject([{ scope: 'wallet', key: account().address.toLowerCase(), intentId: 'sender-test:second' }]);
     expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce + 1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
-    // Paused: the next trade is refused before it is even quoted.
+    // Paused: the next trade is refused before it is even quoted, and signs nothing.
     expect(await runTrade(executor, swap('third'))).toMatchObject({ status: 'refused', refusal: 'paused' });
+    expect(await executor.ledger.attempts.ofTrade('sender-test:third')).toEqual([]);
+    expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce + 1);
+  });
+  it('signs nothing when its wallet is paused while it is being quoted: the commit of its checked call sees the pause', async () => {
+    const executor = await makeExecutor();
+    const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
+    // A person pauses the wallet (\`routekeeper pause\`) after the trade was claimed, while the service answers.
+    const routing = {
+      ...executor.routing,
+      getSwapRoute: async (...request: Parameters<typeof executor.routing.getSwapRoute>) => {
+        const route = await executor.routing.getSwapRoute(...request);
+        await executor.ledger.pauses.pause({ scope: 'wallet', key: account().address, reason: 'a person looks' });
+        return route;
+      },
+    };
+    const report = await runTrade({ ...executor, routing }, swap('paused-meanwhile'));
+    expect(report).toMatchObject({ status: 'refused', refusal: 'paused' });
+    expect(report.reason).toBe(`the wallet ${account().address.toLowerCase()} is paused (a person looks); lift it with \`routekeeper resume\``);
+    expect(report.stages.map((stage) => stage.stage)).toEqual(['quote', 'check']);
+    expect(await executor.ledger.trades.get('sender-test:paused-meanwhile')).toMatchObject({ status: 'refused', failure: { refusal: 'paused' } });
+    expect(await executor.ledger.trades.spentSince({ wallet: account().address, tokenIn: fork.token('cUSD'), since: 0 })).toBe(0n);
+    expect(await executor.ledger.attempts.ofTrade('sender-test:paused-meanwhile')).toEqual([]);
+    expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce);
+    expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
   });
 });

@@ -69,7 +69,6 @@ describe.each(backends)('wallet leases on %s', (backend) => {
     const [a, b] = await twoDaemons();
     for (const slot of ['1', '2']) {
       await a.trades.claimSlot(trade(slot));
-      await a.trades.markQuoted(`dca:${slot}`);
       await a.trades.commitChecked(`dca:${slot}`, { call, status: 'checked' });
     }
     const old = (await a.leases.take(42220, wallet, 'daemon-a', 60_000)) as NonNullable<Awaited<ReturnType<Ledger['leases']['take']>>>;

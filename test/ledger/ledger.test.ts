@@ -8,6 +8,7 @@ import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } f
 import { Ledger, LedgerChainMismatchError, type LedgerLocation, describeLocation, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
 import { backends, freshLedger } from '../helpers/ledgers.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
+import { PausedError } from '../../src/ledger/pauses.ts';
 import { migrations } from '../../src/ledger/schema.ts';
 import type { Trade } from '../../src/trade/types.ts';
 
@@ -57,9 +58,7 @@ const call = { target: celo, spender: celo, data: '0x9acc65a9' as const, expecte
 const settlement = { txHash: '0xfeed' as const, blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 5n, reportedOut: 5n };
 let hashes = 0;
 /** Drives a claimed trade through the legal moves to `to`, as the pipeline would. */
-async function walk(ledger: Ledger, id: string, to: 'quoted' | 'checked' | 'signed' | 'broadcast' | 'confirmed', now?: number) {
-  await ledger.trades.markQuoted(id, now);
-  if (to === 'quoted') return;
+async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broadcast' | 'confirmed', now?: number) {
   await ledger.trades.commitChecked(id, { call, status: 'checked' }, now);
   if (to === 'checked') return;
   const [attempt] = await ledger.trades.recordSigned([signedAttempt(id, hashes, `0x${(++hashes).toString(16).padStart(64, '0')}`)], { now });
@@ -75,8 +74,9 @@ describe.each(backends)('the ledger on %s', (backend) => {
       const ledger = await openLedger(freshLedger(backend));
       const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
       // Addresses are stored (and read back) in lower case, whatever case they were given in.
-      expect(created).toEqual({ ...intent('2026-11-20T10:00'), wallet: wallet.toLowerCase(), tokenIn: celo.toLowerCase(), tokenOut: cusd.toLowerCase(), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
-      expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created);
+      expect(created?.record).toEqual({ ...intent('2026-11-20T10:00'), wallet: wallet.toLowerCase(), tokenIn: celo.toLowerCase(), tokenOut: cusd.toLowerCase(), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
+      expect(created?.paused).toBe(false);
+      expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created?.record);
       expect(await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 2_000 })).toBeUndefined();
       expect((await ledger.trades.unfinished()).map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
       await walk(ledger, 'dca:2026-11-20T10:00', 'confirmed');
@@ -88,7 +88,6 @@ describe.each(backends)('the ledger on %s', (backend) => {
     it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', async () => {
       const ledger = await openLedger(freshLedger(backend));
       await ledger.trades.claimSlot(intent('s2'));
-      await ledger.trades.markQuoted('dca:s2');
       await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
       const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
       expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
@@ -138,18 +137,16 @@ describe.each(backends)('the ledger on %s', (backend) => {
       expect(await ledger.attempts.highestNonce(wallet, 42220)).toBe(7);
     });
 
-    it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being quoted', async () => {
+    it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being checked', async () => {
       const ledger = await openLedger(freshLedger(backend));
       for (const [slot, amount, at] of [['a', 100n, 1_000], ['b', 200n, 2_000], ['c', 400n, 3_000], ['d', 800n, 4_000], ['e', 1_600n, 5_000], ['f', 3_200n, 6_000]] as const) {
         await ledger.trades.claimSlot(intent(slot, amount), { now: at });
       }
       await walk(ledger, 'dca:b', 'confirmed');
       await ledger.trades.refuse('dca:c', { reason: 'price limit', refusal: 'threshold', retryable: false });
-      await walk(ledger, 'dca:d', 'quoted');
       await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
       await walk(ledger, 'dca:e', 'checked');
-      await walk(ledger, 'dca:f', 'quoted');
-      // a is claimed and f quoted: neither has passed its budget yet, so neither commits anything.
+      // a and f are claimed (being checked): neither has passed its budget yet, so neither commits anything.
       expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
       expect(await ledger.trades.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
       expect(await ledger.trades.spentSince({ wallet: wallet.toLowerCase() as typeof wallet, tokenIn: celo.toUpperCase().replace('0X', '0x') as typeof celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
@@ -160,8 +157,6 @@ describe.each(backends)('the ledger on %s', (backend) => {
       const ledger = await openLedger(freshLedger(backend));
       await ledger.trades.claimSlot(intent('x', 600n));
       await ledger.trades.claimSlot(intent('y', 600n));
-      await walk(ledger, 'dca:x', 'quoted');
-      await walk(ledger, 'dca:y', 'quoted');
       const limit = 1_000n;
       const commit = (id: string) =>
         ledger.trades.commitChecked(id, {
@@ -178,17 +173,59 @@ describe.each(backends)('the ledger on %s', (backend) => {
       expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
       expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
       expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(600n);
-      // The refused one is still quoted: nothing of it was written.
-      expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'quoted']);
+      // The refused one is still claimed: nothing of it was written.
+      expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'claimed']);
+    });
+
+    it("answers a run's gate as it starts: paused by its strategy or its wallet, waiting for a trade that may have traded", async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      const gateAt = async (slot: string) => (await ledger.runs.start('dca', wallet, slot)).gate;
+      expect(await gateAt('1')).toEqual({ paused: false });
+      await ledger.pauses.pause({ scope: 'wallet', key: wallet, reason: 'key used elsewhere' });
+      expect(await gateAt('2')).toEqual({ paused: true });
+      expect(await ledger.runs.gate('other', wallet)).toEqual({ paused: true });
+      expect(await ledger.runs.gate('dca', '0x0000000000000000000000000000000000000001')).toEqual({ paused: false });
+      await ledger.pauses.lift('wallet', wallet);
+      await ledger.pauses.pause({ scope: 'strategy', key: 'dca', reason: 'anomaly' });
+      expect(await ledger.runs.gate('dca', '0x0000000000000000000000000000000000000001')).toEqual({ paused: true });
+      await ledger.pauses.lift('strategy', 'dca');
+      // A trade checked is not waited for; one signed may have traded.
+      await ledger.trades.claimSlot(intent('checked'));
+      await walk(ledger, 'dca:checked', 'checked');
+      expect(await gateAt('3')).toEqual({ paused: false });
+      await ledger.trades.claimSlot(intent('signed'));
+      await walk(ledger, 'dca:signed', 'signed');
+      expect(await gateAt('4')).toEqual({ paused: false, waitingFor: 'dca:signed' });
+      expect((await ledger.runs.list()).map((run) => run.slot)).toEqual(['4', '3', '2', '1']);
+    });
+
+    it('commits no checked call once its strategy or wallet is paused: the trade stays claimed', async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      for (const [slot, scope, key] of [['p1', 'strategy', 'dca'], ['p2', 'wallet', wallet]] as const) {
+        expect((await ledger.trades.claimSlot(intent(slot, 100n)))?.paused).toBe(false);
+        await ledger.pauses.pause({ scope, key, reason: 'a person looks' });
+        // A claim made now says so.
+        expect((await ledger.trades.claimSlot(intent(`${slot}-later`, 100n)))?.paused).toBe(true);
+        const error = await ledger.trades.commitChecked(`dca:${slot}`, { call, status: 'checked' }).catch((thrown: unknown) => thrown);
+        expect(error).toBeInstanceOf(PausedError);
+        expect((error as PausedError).pause).toMatchObject({ scope, key: key.toLowerCase(), reason: 'a person looks' });
+        // With a budget to check too, in its transaction.
+        const budgeted = await ledger.trades.commitChecked(`dca:${slot}`, { call, status: 'checked', verify: async () => {} }).catch((thrown: unknown) => thrown);
+        expect(budgeted).toBeInstanceOf(PausedError);
+        expect((await ledger.trades.get(`dca:${slot}`))?.status).toBe('claimed');
+        await ledger.pauses.lift(scope, key);
+      }
+      await ledger.trades.commitChecked('dca:p1', { call, status: 'checked' });
+      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(100n);
     });
 
     it('ties a run to the trades it claimed', async () => {
       const ledger = await openLedger(freshLedger(backend));
-      const run = await ledger.runs.start('dca', '2026-11-20T10:00', 1_000);
+      const { runId: run } = await ledger.runs.start('dca', wallet, '2026-11-20T10:00', 1_000);
       await ledger.trades.claimSlot(intent('2026-11-20T10:00#sell'), { runId: run, now: 1_001 });
       await ledger.trades.claimSlot(intent('2026-11-20T10:00#buy'), { runId: run, now: 1_001 });
       // A trade from before trades named their run belongs to the run whose slot its own extends.
-      const older = await ledger.runs.start('dca', '2026-11-20T09:00', 500);
+      const { runId: older } = await ledger.runs.start('dca', wallet, '2026-11-20T09:00', 500);
       await ledger.trades.claimSlot(intent('2026-11-20T09:00#buy'), { now: 501 });
       const runs = await ledger.runs.list();
       const byRun = await ledger.trades.ofRuns(runs);
@@ -319,6 +356,24 @@ describe('a SQLite ledger file', () => {
     expect((await ledger.trades.unfinished({ wallet })).map((i) => [i.id, i.status])).toEqual([['dca:open', 'broadcast']]);
   });
 
+  it('resumes a trade a ledger left `quoted` (no longer a state of its own) as claimed', async () => {
+    const file = freshFile();
+    const older = new Database(file);
+    for (const [i, migration] of migrations.slice(0, 9).entries()) {
+      older.exec(migration);
+      older.pragma(`user_version = ${i + 1}`);
+    }
+    older
+      .prepare(
+        `INSERT INTO intents (id, strategy_id, slot, kind, wallet, chain_id, token_in, token_out, amount_in, slippage_bps, status, created_at, updated_at)
+         VALUES ('dca:q', 'dca', 'q', 'swap', ?, 42220, ?, ?, '100', 30, 'quoted', 1, 2)`,
+      )
+      .run(wallet.toLowerCase(), celo.toLowerCase(), cusd.toLowerCase());
+    older.close();
+    const ledger = await openLedger(file);
+    expect((await ledger.trades.unfinished({ wallet })).map((trade) => [trade.id, trade.status])).toEqual([['dca:q', 'claimed']]);
+  });
+
   it('records runs and token names; a reader of a ledger from before them sees none rather than failing', async () => {
     const file = freshFile();
     const older = new Database(file);
@@ -332,7 +387,7 @@ describe('a SQLite ledger file', () => {
     await reader.close();
 
     const ledger = await openLedger(file);
-    const run = await ledger.runs.start('dca', '2026-11-21T10:00:00.000Z', 1_000);
+    const { runId: run } = await ledger.runs.start('dca', wallet, '2026-11-21T10:00:00.000Z', 1_000);
     expect(await ledger.runs.list()).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000 }]);
     await ledger.runs.finish(run, 'nothing', 'holds 9 cUSD, needs 10', 1_500);
     const finished = { id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000, finishedAt: 1_500, outcome: 'nothing', note: 'holds 9 cUSD, needs 10' };

@@ -34,13 +34,12 @@ const attempt = (intentId: string, purpose: 'approve' | 'trade' = 'trade') => ({
 
 /** A trade brought to `state` by legal moves only, with a trade transaction in flight from `signed` on. */
 async function tradeIn(state: TradeState): Promise<string> {
-  const { id } = (await ledger.trades.claimSlot(trade())) as { id: string };
+  const { id } = (await ledger.trades.claimSlot(trade()))?.record as { id: string };
   const path: Record<TradeState, (() => Promise<unknown>)[]> = {
     claimed: [],
-    quoted: [() => ledger.trades.markQuoted(id)],
-    checked: [() => ledger.trades.markQuoted(id), () => ledger.trades.commitChecked(id, { call, status: 'checked' })],
-    'dry-run': [() => ledger.trades.markQuoted(id), () => ledger.trades.commitChecked(id, { call, status: 'dry-run' })],
-    signed: [() => ledger.trades.markQuoted(id), () => ledger.trades.commitChecked(id, { call, status: 'checked' }), () => ledger.trades.recordSigned([attempt(id)])],
+    checked: [() => ledger.trades.commitChecked(id, { call, status: 'checked' })],
+    'dry-run': [() => ledger.trades.commitChecked(id, { call, status: 'dry-run' })],
+    signed: [() => ledger.trades.commitChecked(id, { call, status: 'checked' }), () => ledger.trades.recordSigned([attempt(id)])],
     broadcast: [],
     unknown: [],
     confirmed: [],
@@ -60,7 +59,6 @@ async function tradeIn(state: TradeState): Promise<string> {
 /** The store's one move into each state. */
 const moveTo: Record<TradeState, ((id: string) => Promise<unknown>) | undefined> = {
   claimed: undefined,
-  quoted: (id) => ledger.trades.markQuoted(id),
   checked: (id) => ledger.trades.commitChecked(id, { call, status: 'checked' }),
   'dry-run': (id) => ledger.trades.commitChecked(id, { call, status: 'dry-run' }),
   signed: (id) => ledger.trades.recordSigned([attempt(id)]),
@@ -127,8 +125,7 @@ describe.each(backends)('the trade store on %s', (backend) => {
 
   it('ends a trade whose only signed transaction is an approval as refused or failed; one whose trade transaction was dropped as failed', async () => {
     for (const end of ['refused', 'failed'] as const) {
-      const { id } = (await ledger.trades.claimSlot(trade())) as { id: string };
-      await ledger.trades.markQuoted(id);
+      const { id } = (await ledger.trades.claimSlot(trade()))?.record as { id: string };
       await ledger.trades.commitChecked(id, { call, status: 'checked' });
       await ledger.trades.recordSigned([attempt(id, 'approve')]);
       await ledger.trades.markBroadcast(id);
@@ -143,8 +140,10 @@ describe.each(backends)('the trade store on %s', (backend) => {
   });
 
   it('names a trade that does not exist', async () => {
-    const error = await ledger.trades.markQuoted('no:such').catch((thrown: unknown) => thrown);
+    const error = await ledger.trades.markUnknown('no:such', failure).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(IllegalTransitionError);
-    expect((error as Error).message).toBe('trade no:such cannot move to quoted: no such trade in the ledger');
+    expect((error as Error).message).toBe('trade no:such cannot move to unknown: no such trade in the ledger');
+    const unchecked = await ledger.trades.commitChecked('no:such', { call, status: 'checked' }).catch((thrown: unknown) => thrown);
+    expect((unchecked as Error).message).toBe('trade no:such cannot move to checked: no such trade in the ledger');
   });
 });

@@ -25,7 +25,7 @@ let ledger: Ledger;
 let hashes = 0;
 /** One trade of a strategy, from its run to where `to` says, as the pipeline records it. */
 async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: number, to: 'confirmed' | 'refused' | 'failed' | 'broadcast' | 'claimed', out = 2n * e18) {
-  const run = await ledger.runs.start(strategy.id, slot, at);
+  const { runId: run } = await ledger.runs.start(strategy.id, wallet, slot, at);
   const id = `${strategy.id}:${slot}#buy`;
   await ledger.trades.claimSlot(
     { id, strategyId: strategy.id, slot: `${slot}#buy`, kind: 'swap', wallet, chainId: 42220, tokenIn: strategy.sell.address, tokenOut: strategy.buy.address, amountIn: strategy.amount, slippageBps: 50 },
@@ -37,7 +37,6 @@ async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: nu
     await ledger.runs.finish(run, 'refused', 'refused', at + 1);
     return { id, run };
   }
-  await ledger.trades.markQuoted(id, at);
   if (to === 'failed') {
     await ledger.trades.fail(id, { reason: 'the service failed', errorClass: 'ServiceError', retryable: false }, { now: at + 1 });
     await ledger.runs.finish(run, 'failed', 'failed', at + 1);

@@ -106,7 +106,6 @@ describe('a receipt that does not say what the wallet received', () => {
     const sentElsewhere = async () => {
       const other = await makeExecutor(chain);
       await other.ledger.trades.claimSlot(record);
-      await other.ledger.trades.markQuoted(record.id);
       await other.ledger.trades.commitChecked(record.id, { call: record.call as NonNullable<typeof record.call>, status: 'checked' });
       const [copy] = await other.ledger.trades.recordSigned([attempt]);
       await other.ledger.trades.markBroadcast(record.id);
