@@ -9,7 +9,7 @@
  * Phase 2, `--kills` SIGKILLs 15 s apart, each daemon restarted at once: failover, from the kill until every wallet
  * the killed daemon held is held by another daemon (p50 and p99).
  *
- * Usage: tsx scripts/bench-group.ts [--strategies 10000] [--wallets 50] [--daemons 3] [--slots 2] [--kills 6] [--profile DIR]
+ * Usage: tsx scripts/bench-group.ts [--strategies 10000] [--wallets 50] [--daemons 3] [--slots 2] [--kills 6] [--concurrency C] [--profile DIR]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,12 +31,14 @@ const { values } = parseArgs({
     slots: { type: 'string', default: '2' },
     kills: { type: 'string', default: '6' },
     profile: { type: 'string' },
+    concurrency: { type: 'string' },
   },
 });
 const strategies = Number(values.strategies);
 const daemonCount = Number(values.daemons);
 const measuredSlots = Number(values.slots);
 const kills = Number(values.kills);
+const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
 const slotMs = 60_000;
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number));
@@ -61,6 +63,13 @@ function postgresCpuTicks(dataDir: string): number {
   return ticks;
 }
 
+/** The whole machine's busy CPU ticks so far (every process: the daemons, PostgreSQL, the node, the routing service). */
+function machineBusyTicks(): number {
+  const [, ...fields] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number) as number[];
+  return (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0);
+}
+
 const postgres = await startPostgres();
 const admin = new pg.Client({ connectionString: postgres.url });
 await admin.connect();
@@ -77,7 +86,7 @@ try {
   const dir = mkdtempSync(join(tmpdir(), 'routekeeper-group-bench-'));
   const configFile = join(dir, 'strategies.yaml');
   const bookFile = join(dir, 'address-book.json');
-  writeFileSync(configFile, strategyFile(strategies, keys.length));
+  writeFileSync(configFile, strategyFile(strategies, keys.length, concurrency));
   writeFileSync(bookFile, JSON.stringify(book));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -114,12 +123,12 @@ try {
     takeSamples();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  const before = { transactions: await transactions(), postgresTicks: postgresCpuTicks(postgres.dataDir), daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0), at: Date.now() };
+  const before = { routingCpu: process.cpuUsage(), machineTicks: machineBusyTicks(), transactions: await transactions(), postgresTicks: postgresCpuTicks(postgres.dataDir), daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0), at: Date.now() };
   while (Date.now() < endAt) {
     takeSamples();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  const after = { transactions: await transactions(), postgresTicks: postgresCpuTicks(postgres.dataDir), daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0), at: Date.now() };
+  const after = { routingCpu: process.cpuUsage(before.routingCpu), machineTicks: machineBusyTicks(), transactions: await transactions(), postgresTicks: postgresCpuTicks(postgres.dataDir), daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0), at: Date.now() };
   const ledger = new pg.Client({ connectionString: databaseUrl, options: '-c search_path=routekeeper' });
   await ledger.connect();
   const perSlot = [];
@@ -127,7 +136,7 @@ try {
   for (let s = 0; s < measuredSlots; s++) {
     const slotTime = firstSlot + s * slotMs;
     const slot = new Date(slotTime).toISOString();
-    const { rows } = await ledger.query<{ outcome: string | null; finished_at: string | null; note: string | null }>('SELECT outcome, finished_at, note FROM runs WHERE slot = $1', [slot]);
+    const { rows } = await ledger.query<{ outcome: string | null; started_at: string; finished_at: string | null; note: string | null }>('SELECT outcome, started_at, finished_at, note FROM runs WHERE slot = $1', [slot]);
     // Why slots were missed, by the start of their note (the numbers in it vary).
     const missedWhy: Record<string, number> = {};
     for (const row of rows.filter((candidate) => candidate.outcome === 'missed')) {
@@ -137,7 +146,18 @@ try {
     const ran = rows.filter((row) => row.outcome !== 'missed');
     ranInSlots += ran.length;
     const finished = ran.filter((row) => row.finished_at !== null && Number(row.finished_at) < slotTime + slotMs);
-    perSlot.push({ slot, due: strategies, started: ran.length, finishedInSlot: finished.length, finishedInSlotPct: +((100 * finished.length) / strategies).toFixed(2), missed: rows.length - ran.length, missedWhy });
+    // How long a run took, start to finish: with runs in progress at once capped, this is what bounds the throughput.
+    const took = finished.map((row) => Number(row.finished_at) - Number(row.started_at)).sort((a, b) => a - b);
+    perSlot.push({
+      slot,
+      due: strategies,
+      started: ran.length,
+      finishedInSlot: finished.length,
+      finishedInSlotPct: +((100 * finished.length) / strategies).toFixed(2),
+      missed: rows.length - ran.length,
+      missedWhy,
+      runMs: { p50: percentile(took, 50), p99: percentile(took, 99) },
+    });
   }
   const seconds = (after.at - before.at) / 1000;
   const daemonCpuMs = after.daemonTicks.reduce((sum, ticks, i) => sum + (ticks - (before.daemonTicks[i] ?? 0)), 0) * (1000 / ticksPerSecond);
@@ -171,6 +191,7 @@ try {
       {
         cores: (await import('node:os')).availableParallelism(),
         daemons: daemonCount,
+        maxConcurrency: concurrency ?? 'default (16)',
         strategies,
         wallets: keys.length,
         slots: perSlot,
@@ -180,6 +201,9 @@ try {
         daemonsCpuCores: +(daemonCpuMs / 1000 / seconds).toFixed(2),
         postgresCpuMsPerRun: +(postgresCpuMs / Math.max(ranInSlots, 1)).toFixed(2),
         postgresCpuCores: +(postgresCpuMs / 1000 / seconds).toFixed(2),
+        // This script serves the routing service (and little else while it measures); the rest is the node, mostly.
+        routingServiceCpuCores: +((after.routingCpu.user + after.routingCpu.system) / 1e6 / seconds).toFixed(2),
+        machineCpuCores: +((after.machineTicks - before.machineTicks) / ticksPerSecond / seconds).toFixed(2),
         peakRssMBPerDaemon: [...samples.values()].slice(0, daemonCount).map((list) => +Math.max(...list.map((x) => x.rssMB)).toFixed(1)),
         failoverMs: { kills: failovers.length, p50: percentile(sortedFailovers, 50), p99: percentile(sortedFailovers, 99), all: failovers },
       },

@@ -222,9 +222,12 @@ function reportSettled(observers: Observers, names: TokenNames) {
   };
 }
 
-/** The latest slot each strategy ran (or traded, in a ledger from before runs were recorded), in ms. */
-async function lastSlotsOf(execution: Execution): Promise<Map<string, number>> {
-  const [traded, ran] = await Promise.all([execution.ledger.trades.lastScheduledSlots(), execution.ledger.runs.lastSlots()]);
+/**
+ * The latest slot each strategy (of `strategyIds`, else every one) ran, or traded in a ledger from before runs were
+ * recorded, in ms.
+ */
+async function lastSlotsOf(execution: Execution, strategyIds?: readonly string[]): Promise<Map<string, number>> {
+  const [traded, ran] = await Promise.all([execution.ledger.trades.lastScheduledSlots(strategyIds), execution.ledger.runs.lastSlots(strategyIds)]);
   for (const [id, time] of ran) if (time > (traded.get(id) ?? Number.NEGATIVE_INFINITY)) traded.set(id, time);
   return traded;
 }
@@ -283,7 +286,8 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
         observers.logger.info({ wallet, intent: report.intentId, status: report.status }, `resumed ${report.intentId}: ${describeTrade(report, names)}`);
       }
       const strategies = runtime.config.strategies.filter((strategy) => addressOf(strategy)?.toLowerCase() === wallet.toLowerCase());
-      const last = await lastSlotsOf(execution);
+      // Only this wallet's strategies: a daemon taking many wallets at once does not read the whole ledger for each.
+      const last = await lastSlotsOf(execution, strategies.map((strategy) => strategy.id));
       if (!stopping) scheduler.adopt(strategies, (id) => last.get(id));
     } catch (error) {
       if (!isAbort(error)) observers.logger.error({ wallet, error: error instanceof Error ? error.message : String(error) }, `wallet ${wallet}: could not take over its work`);

@@ -23,6 +23,17 @@ import type { WalletLeases } from './leases.ts';
 /** How often the daemons on this host are looked at (a process check, no database query). */
 const neighbourWatchMs = 1_000;
 
+/**
+ * When to look again before the next renewal (ms from now), or undefined: just after the soonest of the other
+ * daemons' leases runs out, if that is before the next renewal. A live holder renews every third of a lease, so its
+ * lease never gets that close to its end; one that does has missed its renewals (dead, frozen or cut off on another
+ * host), and its wallets are free the moment it runs out, not up to a renewal later.
+ */
+export function wakeBeforeRenewal(leases: readonly { holder: string; live: boolean; remainingMs: number }[], self: string, renewEveryMs: number): number | undefined {
+  const soonest = Math.min(...leases.filter((lease) => lease.live && lease.holder !== self).map((lease) => lease.remainingMs));
+  return soonest < renewEveryMs ? soonest + 50 : undefined;
+}
+
 export type GroupOptions = {
   /** Every wallet of the strategy file. */
   wallets: readonly Address[];
@@ -58,6 +69,8 @@ export class DaemonGroup {
   /** The other live daemons on this host, watched every second: one that dies is replaced at once, not at the next renewal. */
   #neighbours: string[] = [];
   #watch: NodeJS.Timeout | undefined;
+  /** A look due before the next renewal (a lease of a daemon that stopped renewing runs out then). */
+  #wake: NodeJS.Timeout | undefined;
   /** Told of each wallet handed back to the group, and why. */
   onGivenBack?: (wallet: Address, why: string) => void;
   /** The database answered (undefined) or not (why): /healthz shows it. */
@@ -126,6 +139,7 @@ export class DaemonGroup {
     this.#hooks = undefined;
     clearInterval(this.#timer);
     clearInterval(this.#watch);
+    clearTimeout(this.#wake);
     await this.#ticking;
     await this.#leases.releaseAll();
     if (this.#options.listed) await this.#ledger.daemons.leave(this.#leases.holder).catch(() => {});
@@ -179,9 +193,11 @@ export class DaemonGroup {
       for (const wallet of idleFirst.slice(0, staying.length - share)) this.#leases.leave(wallet);
     }
     for (const wallet of await this.#leases.releaseLeaving(hooks.isBusy)) this.onGivenBack?.(wallet, why);
+    const all = await this.#ledger.leases.all();
+    if (this.#options.share) this.#wakeAt(wakeBeforeRenewal(all, this.#leases.holder, this.#leases.ttlMs / 3));
     if (staying.length >= share) return;
     const liveHolders = new Set(live.map((daemon) => daemon.holder));
-    const leases = new Map((await this.#ledger.leases.all()).map((lease) => [lease.wallet.toLowerCase(), lease]));
+    const leases = new Map(all.map((lease) => [lease.wallet.toLowerCase(), lease]));
     const mine = new Set(this.#leases.wallets().map((wallet) => wallet.toLowerCase()));
     // Free wallets: never leased, handed back, or their holder no longer checks in or is gone from this host. Each
     // daemon tries them in its own order, so daemons asking together mostly ask for different ones.
@@ -199,6 +215,13 @@ export class DaemonGroup {
       holding += 1;
       hooks.onGained(wallet);
     }
+  }
+
+  #wakeAt(delayMs: number | undefined): void {
+    clearTimeout(this.#wake);
+    if (delayMs === undefined || this.#options.renewByItself === false || this.#stopping) return;
+    this.#wake = setTimeout(() => void this.#tickOnce(), delayMs);
+    this.#wake.unref();
   }
 
   #order(wallet: Address): string {

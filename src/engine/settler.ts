@@ -3,6 +3,7 @@
  * the chain still shows nothing, again after a pause that doubles from `firstRetryMs` up to `maxRetryMs`, until
  * a receipt the chain holds, our hash in a block, or the nonce used by another transaction decides its fate.
  */
+import { isAddressEqual } from 'viem';
 import { resumeTrade } from '../trade/pipeline.ts';
 import type { TradeReport } from '../trade/types.ts';
 import type { Execution } from './runtime.ts';
@@ -23,10 +24,12 @@ export function startSettler(
   let current: Promise<void> | undefined;
 
   const pass = async () => {
+    // One read a pass for every wallet (a daemon holds many): the unknown trades, then those of wallets held here.
+    const unknown = await execution.ledger.trades.unfinished({ states: ['unknown'] });
     for (const executor of execution.executors.values()) {
       // Another daemon's wallet is that daemon's to settle.
       if (execution.leases && !execution.leases.holds(executor.wallet.address)) continue;
-      const mine = (await executor.ledger.trades.unfinished({ wallet: executor.wallet.address, chainId: executor.wallet.chainId })).filter((record) => record.status === 'unknown');
+      const mine = unknown.filter((record) => isAddressEqual(record.wallet, executor.wallet.address) && record.chainId === executor.wallet.chainId);
       for (const record of mine) {
         if (signal?.aborted) return;
         const plan = plans.get(record.id) ?? { at: Date.now() + options.firstRetryMs, delayMs: options.firstRetryMs };

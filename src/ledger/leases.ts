@@ -85,15 +85,24 @@ export class LeaseStore {
   }
 
   /** Every wallet's lease, as the database has it now (expired ones included, with their last holder); `live` while it runs. */
-  async all(): Promise<(Lease & { live: boolean })[]> {
+  /** Every lease, with whether it is live and how long it still runs (ms, on the database's clock; 0 once out). */
+  async all(): Promise<(Lease & { live: boolean; remainingMs: number })[]> {
     if (!this.#present) return [];
     const rows = await this.#ledger.db
       .selectFrom('wallet_leases')
       .selectAll()
-      .select((eb) => eb(this.#ledger.nowMs, '<', eb.ref('expires_at')).as('live'))
+      .select((eb) => [eb(this.#ledger.nowMs, '<', eb.ref('expires_at')).as('live'), eb(eb.ref('expires_at'), '-', this.#ledger.nowMs).as('remaining')])
       .orderBy('wallet')
       .execute();
-    return rows.map((row) => ({ chainId: row.chain_id, wallet: row.wallet, holder: row.holder, epoch: Number(row.epoch), expiresAt: Number(row.expires_at), live: Boolean(row.live) }));
+    return rows.map((row) => ({
+      chainId: row.chain_id,
+      wallet: row.wallet,
+      holder: row.holder,
+      epoch: Number(row.epoch),
+      expiresAt: Number(row.expires_at),
+      live: Boolean(row.live),
+      remainingMs: Math.max(0, Number(row.remaining)),
+    }));
   }
 }
 

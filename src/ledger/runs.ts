@@ -91,16 +91,16 @@ export class RunStore {
    * missed decided nothing; one that traded shows in its trade): with the trades' slots, where a restart or a
    * daemon taking the strategy over picks up. Times in ms.
    */
-  async lastSlots(): Promise<Map<string, number>> {
+  async lastSlots(strategyIds?: readonly string[]): Promise<Map<string, number>> {
     const last = new Map<string, number>();
-    if (!this.#present) return last;
-    const rows = await this.#ledger.db
+    if (!this.#present || strategyIds?.length === 0) return last;
+    let query = this.#ledger.db
       .selectFrom('runs')
       .select(['strategy_id', (eb) => eb.fn.max('slot').as('slot')])
       .where('outcome', 'in', ['nothing', 'paused', 'waiting'])
-      .where('slot', 'not like', 'once-%')
-      .groupBy('strategy_id')
-      .execute();
+      .where('slot', 'not like', 'once-%');
+    if (strategyIds) query = query.where('strategy_id', 'in', strategyIds);
+    const rows = await query.groupBy('strategy_id').execute();
     for (const row of rows) {
       const time = Date.parse(row.slot as string);
       if (!Number.isNaN(time)) last.set(row.strategy_id, time);

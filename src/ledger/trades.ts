@@ -218,9 +218,12 @@ export class TradeStore {
     return row && recordFrom(row);
   }
 
-  /** Trades whose fate is not settled: they are resumed (or settled with the chain) before anything new runs. */
-  async unfinished(filter: { wallet?: Address; chainId?: number } = {}): Promise<TradeRecord[]> {
-    let query = this.#db.selectFrom('intents').selectAll().where('status', 'in', openStates);
+  /**
+   * Trades whose fate is not settled: they are resumed (or settled with the chain) before anything new runs.
+   * `states`: only those open states.
+   */
+  async unfinished(filter: { wallet?: Address; chainId?: number; states?: readonly TradeState[] } = {}): Promise<TradeRecord[]> {
+    let query = this.#db.selectFrom('intents').selectAll().where('status', 'in', filter.states ?? openStates);
     if (filter.wallet) query = query.where('wallet', '=', stored(filter.wallet));
     if (filter.chainId !== undefined) query = query.where('chain_id', '=', filter.chainId);
     return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
@@ -295,14 +298,18 @@ export class TradeStore {
     return byRun;
   }
 
-  /** The time of the newest scheduled slot each strategy traded in: `once` runs (slot "once-<time>") are not on a schedule. */
-  async lastScheduledSlots(): Promise<Map<string, number>> {
-    const rows = await this.#db
+  /**
+   * The time of the newest scheduled slot each strategy (of `strategyIds`, else every one) traded in: `once` runs
+   * (slot "once-<time>") are not on a schedule.
+   */
+  async lastScheduledSlots(strategyIds?: readonly string[]): Promise<Map<string, number>> {
+    if (strategyIds?.length === 0) return new Map();
+    let query = this.#db
       .selectFrom('intents')
       .select(['strategy_id', (eb) => eb.fn.max('slot').as('slot')])
-      .where('slot', 'not like', 'once-%')
-      .groupBy('strategy_id')
-      .execute();
+      .where('slot', 'not like', 'once-%');
+    if (strategyIds) query = query.where('strategy_id', 'in', strategyIds);
+    const rows = await query.groupBy('strategy_id').execute();
     const last = new Map<string, number>();
     for (const row of rows) {
       const time = Date.parse((row.slot as string).split('#')[0] as string);

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { privateKeyToAddress } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.ts';
-import { DaemonGroup } from '../../src/engine/group.ts';
+import { DaemonGroup, wakeBeforeRenewal } from '../../src/engine/group.ts';
 import { WalletLeases } from '../../src/engine/leases.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { AdaptiveLimiter } from '../../src/service/limiter.ts';
@@ -174,6 +174,19 @@ describe('daemons sharing a PostgreSQL ledger', () => {
     expect(other.leases.held).toBe(0);
     expect((await a.ledger.daemons.all()).map((daemon) => daemon.holder)).toEqual([a.leases.holder]);
     expect(await expectEachWalletHeldOnce([a])).toEqual([30]);
+  });
+});
+
+describe('a look before the next renewal', () => {
+  it("comes just after the soonest lease of another daemon runs out, when that is before the next renewal", () => {
+    const lease = (holder: string, remainingMs: number, live = true) => ({ holder, remainingMs, live });
+    // Live holders renew every 5 s of a 15 s lease: their leases never come within 5 s of their end.
+    expect(wakeBeforeRenewal([lease('b', 14_000), lease('c', 10_100)], 'a', 5_000)).toBeUndefined();
+    // c missed its renewals: its lease runs out in 3.2 s, before a's next renewal; a looks again then.
+    expect(wakeBeforeRenewal([lease('b', 14_000), lease('c', 3_200), lease('c', 4_000)], 'a', 5_000)).toBe(3_250);
+    // Its own leases, and those already out (taken at this very renewal), are not waited for.
+    expect(wakeBeforeRenewal([lease('a', 1_000), lease('c', 0, false)], 'a', 5_000)).toBeUndefined();
+    expect(wakeBeforeRenewal([], 'a', 5_000)).toBeUndefined();
   });
 });
 

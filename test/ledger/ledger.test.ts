@@ -219,6 +219,25 @@ describe.each(backends)('the ledger on %s', (backend) => {
       expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(100n);
     });
 
+    it("knows each strategy's latest scheduled slot that decided to trade nothing, for every strategy or those asked", async () => {
+      const ledger = await openLedger(freshLedger(backend));
+      const ran = async (strategyId: string, slot: string, outcome: 'nothing' | 'paused' | 'failed' | 'traded') => {
+        const { runId } = await ledger.runs.start(strategyId, wallet, slot);
+        await ledger.runs.finish(runId, outcome, outcome);
+      };
+      await ran('dca', '2026-11-20T10:00:00.000Z', 'nothing');
+      await ran('dca', '2026-11-20T10:01:00.000Z', 'paused');
+      // A failed run decided nothing (it is caught up); a run that traded shows in its trade; `once` is off schedule.
+      await ran('dca', '2026-11-20T10:02:00.000Z', 'failed');
+      await ran('dca', '2026-11-20T10:03:00.000Z', 'traded');
+      await ran('dca', 'once-2026-11-20T10:04:00.000Z', 'nothing');
+      await ran('other', '2026-11-20T09:00:00.000Z', 'nothing');
+      const both = new Map([['dca', Date.parse('2026-11-20T10:01:00.000Z')], ['other', Date.parse('2026-11-20T09:00:00.000Z')]]);
+      expect(await ledger.runs.lastSlots()).toEqual(both);
+      expect(await ledger.runs.lastSlots(['other', 'gone'])).toEqual(new Map([['other', Date.parse('2026-11-20T09:00:00.000Z')]]));
+      expect(await ledger.runs.lastSlots([])).toEqual(new Map());
+    });
+
     it('ties a run to the trades it claimed', async () => {
       const ledger = await openLedger(freshLedger(backend));
       const { runId: run } = await ledger.runs.start('dca', wallet, '2026-11-20T10:00', 1_000);
@@ -323,6 +342,9 @@ describe.each(backends)('the ledger on %s', (backend) => {
       expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:00:00.000Z')]]));
       await ledger.trades.claimSlot(intent('2026-11-20T10:30:00.000Z#buy'), { now: 3_000 });
       expect(await ledger.trades.lastScheduledSlots()).toEqual(new Map([['dca', Date.parse('2026-11-20T10:30:00.000Z')]]));
+      expect(await ledger.trades.lastScheduledSlots(['dca'])).toEqual(new Map([['dca', Date.parse('2026-11-20T10:30:00.000Z')]]));
+      expect(await ledger.trades.lastScheduledSlots(['other'])).toEqual(new Map());
+      expect(await ledger.trades.lastScheduledSlots([])).toEqual(new Map());
     });
   });
 });
