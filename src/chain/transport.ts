@@ -10,7 +10,8 @@ import { ChainUnreachableError } from './errors.ts';
 import type { ChainIdentity } from '../ledger/ledger.ts';
 import { redactUrl, scrub } from '../ops/secrets.ts';
 
-export type NodeTransportOptions = { batch?: boolean; signal?: AbortSignal };
+/** `timeoutMs`: how long one request may go unanswered (viem's 10 s by default). */
+export type NodeTransportOptions = { batch?: boolean; signal?: AbortSignal; timeoutMs?: number };
 
 /**
  * viem retries a failed request (HTTP 429 after its Retry-After, 5xx and timeouts with exponential backoff).
@@ -19,12 +20,30 @@ export type NodeTransportOptions = { batch?: boolean; signal?: AbortSignal };
  */
 export function nodeTransport(urls: readonly string[], options: NodeTransportOptions = {}): Transport {
   const retries = { retryCount: 3, retryDelay: 200 };
-  const one = (url: string, retryCount: number) => http(url, { batch: options.batch ?? false, retryCount, retryDelay: retries.retryDelay, fetchOptions: options.signal ? { signal: options.signal } : undefined });
+  const one = (url: string, retryCount: number) => http(url, { batch: options.batch ?? false, retryCount, retryDelay: retries.retryDelay, timeout: options.timeoutMs, fetchFn: stoppedBy(options.signal) });
   if (urls.length === 1) return one(urls[0] as string, retries.retryCount);
   return fallback(
     urls.map((url) => one(url, 0)),
     { rank: { interval: 15_000, sampleCount: 5 }, ...retries },
   );
+}
+
+/**
+ * A fetch that also stops when `signal` (the daemon's shutdown) does. Given as viem's `fetchOptions.signal` instead,
+ * the shutdown signal would replace the one viem times each request out with: a request the node never answers
+ * would then hang until the daemon stops (a run stuck for minutes, seen with a node that swallows sends).
+ */
+function stoppedBy(signal: AbortSignal | undefined): typeof fetch | undefined {
+  if (!signal) return undefined;
+  return async (input, init) => {
+    try {
+      return await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+    } catch (error) {
+      // An AbortError is what viem passes on at once, neither retried nor wrapped: the run sees its stop.
+      if (signal.aborted) throw new DOMException(signal.reason instanceof Error ? signal.reason.message : 'stopped', 'AbortError');
+      throw error;
+    }
+  };
 }
 
 /** The chain a node serves: its id and its block 0. A ConfigError names the URL (redacted) it could not reach. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createPublicClient } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commonChainOf, nodeTransport } from '../../src/chain/transport.ts';
+import { isAbort } from '../../src/ops/abort.ts';
 import { ConfigError } from '../../src/config/errors.ts';
 import { startAnvil } from '../../src/devnet/anvil.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -35,7 +36,39 @@ async function rateLimitedFront(upstream: string) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals };
 }
 
+/** A node that takes every request and never answers (a proxy that swallows them); counts the requests. */
+async function silentNode() {
+  let requests = 0;
+  const server: Server = createServer(() => {
+    requests++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
 describe('the node transport', () => {
+  it('gives up on a request the node never answers, also while a shutdown signal is given, and ends it at the shutdown', async () => {
+    const node = await silentNode();
+    const running = new AbortController();
+    const client = createPublicClient({ transport: nodeTransport([node.url], { signal: running.signal, timeoutMs: 200 }) });
+    // Each try times out and is retried (three retries): the call fails, it does not wait forever.
+    const error = await client.getBlockNumber({ cacheTime: 0 }).catch((thrown: unknown) => thrown);
+    expect((error as Error).name).toBe('TimeoutError');
+    expect(node.requests()).toBe(4);
+    // With a long timeout, the shutdown ends the request in flight.
+    const patient = createPublicClient({ transport: nodeTransport([node.url], { signal: running.signal, timeoutMs: 60_000 }) });
+    const waiting = patient.getBlockNumber({ cacheTime: 0 }).catch((thrown: unknown) => thrown);
+    while (node.requests() < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    running.abort(new Error('stopped by SIGTERM'));
+    const stopped = await waiting;
+    expect(isAbort(stopped)).toBe(true);
+    expect((stopped as Error).message).toBe('stopped by SIGTERM');
+  });
+
   it('waits as long as a 429 answer asks (Retry-After) before asking again', async () => {
     const front = await rateLimitedFront(fork.addressBook.rpcUrl);
     const client = createPublicClient({ transport: nodeTransport([front.url]) });
