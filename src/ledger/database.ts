@@ -99,6 +99,14 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
   };
 }
 
+/**
+ * How long PostgreSQL keeps a session that stopped in the middle of a transaction (ms). A daemon frozen there (a
+ * stopped or suspended process, a stalled machine) would otherwise hold its row and advisory locks, a wallet's lease
+ * row among them, for as long as it stays frozen: no other daemon could take that wallet over. The server ends such
+ * a session, its transaction rolled back; no transaction of ours waits on anything but the database.
+ */
+export const idleInTransactionMs = 5_000;
+
 /** A PostgreSQL schema name routekeeper made: lower-case letters, digits and underscores. */
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -115,8 +123,9 @@ export async function openPostgres(url: string, options: { schema: string; reado
     max: options.poolSize ?? 10,
     application_name: 'routekeeper',
     // Every connection works in the ledger's schema, and does not wait for the disk at commit unless asked (a
-    // durable transaction): with every commit synced, the daemons spent their slots waiting on a slow disk.
-    options: `-c search_path=${options.schema} -c synchronous_commit=off`,
+    // durable transaction): with every commit synced, the daemons spent their slots waiting on a slow disk. A session
+    // frozen in a transaction is ended (see idleInTransactionMs).
+    options: `-c search_path=${options.schema} -c synchronous_commit=off -c idle_in_transaction_session_timeout=${idleInTransactionMs}`,
     // An unreachable server fails a call in seconds, and a statement stuck past its time fails too, rather than
     // holding a run (or a lease's renewal) forever. A signed transaction's commit that times out is not broadcast.
     connectionTimeoutMillis: 5_000,

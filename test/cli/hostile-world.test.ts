@@ -67,7 +67,8 @@ const scenarios: Scenario[] = [
       // A send that hung just before the faults ended may still wait out its timeout and retries (up to 4 × 10 s, viem's
       // default), then be followed to its receipt: the bound covers that on a loaded machine, not a guess at the mean.
       await daemon.waitFor(() => confirmedCount(daemon) > before, 'a trade once sends are answered', 90_000);
-      expect(sends).toBeGreaterThan(2);
+      // Both faults were met: odd sends were answered 502, even ones hung (each hang lasts a request's timeout).
+      expect(sends).toBeGreaterThanOrEqual(2);
     },
   },
   {

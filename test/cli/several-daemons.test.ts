@@ -125,7 +125,11 @@ describe('several daemons on one PostgreSQL', () => {
     frozen.child.kill('SIGSTOP');
     const frozenAt = Date.now();
     // The other daemon takes the frozen one's wallet once its lease ran out, and trades it.
-    const takenAt = await until(location, 'the frozen wallet taken and traded by the other daemon', async (ledger) => {
+    await until(location, 'the frozen wallet taken by the other daemon', async (ledger) => {
+      const lease = (await ledger.leases.all()).find((candidate) => candidate.wallet === frozenWallet);
+      return lease && lease.holder !== frozenHolder ? true : undefined;
+    });
+    const takenAt = await until(location, 'the frozen wallet traded by the other daemon', async (ledger) => {
       const lease = (await ledger.leases.all()).find((candidate) => candidate.wallet === frozenWallet);
       if (!lease || lease.holder === frozenHolder) return undefined;
       const trades = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.wallet.toLowerCase() === frozenWallet && trade.status === 'confirmed');

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalletLeases } from '../../src/engine/leases.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
+import { idleInTransactionMs } from '../../src/ledger/database.ts';
 import { LeaseLostError } from '../../src/ledger/leases.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { backends, freshLedger } from '../helpers/ledgers.ts';
@@ -118,5 +119,48 @@ describe.each(backends)('wallet leases on %s', (backend) => {
       expect([first, second].filter(Boolean)).toHaveLength(1);
       expect((first ?? second)?.epoch).toBe(1);
     }
+  });
+});
+
+describe('a daemon frozen in the middle of a transaction (PostgreSQL)', () => {
+  it('holds its locks no longer than the server keeps an idle transaction: another daemon goes on, the frozen one records nothing', async () => {
+    const location = freshLedger('postgres');
+    const frozen = await Ledger.open(location, { owner: 'a' });
+    const other = await Ledger.open(location, { owner: 'b' });
+    opened.push(frozen, other);
+    await frozen.trades.claimSlot(trade('frozen'));
+    await other.trades.claimSlot(trade('other'));
+    // The frozen daemon stops inside its commit, holding the wallet's budget lock, until the other one has gone on.
+    let thaw: () => void = () => {};
+    const thawed = new Promise<void>((resolve) => {
+      thaw = resolve;
+    });
+    let holding: () => void = () => {};
+    const locked = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const frozenCommit = frozen.trades
+      .commitChecked('dca:frozen', {
+        call,
+        status: 'checked',
+        verify: async () => {
+          holding();
+          await thawed;
+        },
+      })
+      .then(
+        () => 'committed',
+        (error: unknown) => (error as Error).message,
+      );
+    await locked;
+    const started = Date.now();
+    // Without the server ending the frozen session, this would wait for the lock until its query timed out (15 s).
+    await other.trades.commitChecked('dca:other', { call, status: 'checked', verify: async () => {} });
+    const waitedMs = Date.now() - started;
+    thaw();
+    expect(await frozenCommit).toMatch(/terminat|Connection|connection/);
+    expect(waitedMs).toBeGreaterThanOrEqual(idleInTransactionMs - 500);
+    expect((await other.trades.get('dca:frozen'))?.status).toBe('claimed');
+    expect((await other.trades.get('dca:other'))?.status).toBe('checked');
   });
 });
