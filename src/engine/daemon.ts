@@ -2,7 +2,7 @@
  * The daemon: reconcile every wallet's unfinished intents with the chain, then run the strategies on their
  * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
  */
-import { type Address, erc20Abi, formatEther, formatUnits } from 'viem';
+import { type Address, erc20Abi, formatEther, formatUnits, isAddressEqual } from 'viem';
 import { type RunOutcome, runOutcomeOf } from '../ledger/ledger.ts';
 import { isAbort } from '../ops/abort.ts';
 import { type TokenNames, describeTrade } from '../trade/describe.ts';
@@ -12,7 +12,7 @@ import type { Metrics } from '../ops/metrics.ts';
 import type { Notifier } from '../ops/notifier.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { resumeOpenTrades } from '../trade/pipeline.ts';
-import { openStates, type TradeReport, type TradeState } from '../trade/types.ts';
+import { openStates, type TradeReport, type TradeState, type WalletBalances } from '../trade/types.ts';
 import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
@@ -109,7 +109,8 @@ export async function runAndReport(
   const moved = report.trades.some((trade) => trade.txHash !== undefined || trade.gasCostWei !== undefined);
   if (moved || !observers.balancesShown?.has(strategy.id)) {
     observers.balancesShown?.add(strategy.id);
-    await recordBalances(strategy, runtime, wallet, metrics).catch((error: unknown) =>
+    const known = report.trades.findLast((trade) => trade.balancesAfter !== undefined)?.balancesAfter;
+    await recordBalances(strategy, runtime, wallet, metrics, known).catch((error: unknown) =>
       logger.warn({ strategy: strategy.id, error: error instanceof Error ? error.message : String(error) }, 'could not read balances for the metrics'),
     );
   }
@@ -200,13 +201,21 @@ function recordVolume(metrics: Metrics, strategyId: string, trade: TradeReport, 
   if (bought && trade.amountOut !== undefined) metrics.volume.inc({ strategy: strategyId, token: bought.symbol, side: 'bought' }, Number(formatUnits(trade.amountOut, bought.decimals)));
 }
 
-/** Wallet balances of the tokens a strategy touched, labelled with the wallet's name, for the metrics. */
-async function recordBalances(strategy: Strategy, runtime: Pick<Runtime, 'client'>, wallet: `0x${string}`, metrics: Metrics): Promise<void> {
+/**
+ * Wallet balances of the tokens a strategy touched, labelled with the wallet's name, for the metrics. Those the
+ * check after the run's last trade read (`known`) are not read again; the others are read together, in one round
+ * trip.
+ */
+async function recordBalances(strategy: Strategy, runtime: Pick<Runtime, 'client'>, wallet: Address, metrics: Metrics, known?: WalletBalances): Promise<void> {
   const tokens =
     strategy.kind === 'rebalance' ? strategy.targets.map((t) => t.token) : strategy.kind === 'compound' ? [strategy.gauge.rewardToken, strategy.valueToken] : [strategy.sell, strategy.buy];
-  const balances = await Promise.all(tokens.map((token) => runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] })));
+  const knownBalance = (token: Address) => known?.tokens.find((entry) => isAddressEqual(entry.token, token))?.balance;
+  const [balances, native] = await Promise.all([
+    Promise.all(tokens.map((token) => knownBalance(token.address) ?? runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }))),
+    known?.native ?? runtime.client.getBalance({ address: wallet }),
+  ]);
   tokens.forEach((token, i) => metrics.balance.set({ wallet: strategy.wallet, token: token.symbol }, Number(formatUnits(balances[i] as bigint, token.decimals))));
-  metrics.balance.set({ wallet: strategy.wallet, token: 'native' }, Number(formatEther(await runtime.client.getBalance({ address: wallet }))));
+  metrics.balance.set({ wallet: strategy.wallet, token: 'native' }, Number(formatEther(native)));
 }
 
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };

@@ -84,8 +84,10 @@ export class LeaseStore {
       .execute();
   }
 
-  /** Every wallet's lease, as the database has it now (expired ones included, with their last holder); `live` while it runs. */
-  /** Every lease, with whether it is live and how long it still runs (ms, on the database's clock; 0 once out). */
+  /**
+   * Every wallet's lease, as the database has it now (expired ones included, with their last holder): `live` while it
+   * runs, and how long it still runs (ms, on the database's clock; 0 once out).
+   */
   async all(): Promise<(Lease & { live: boolean; remainingMs: number })[]> {
     if (!this.#present) return [];
     const rows = await this.#ledger.db

@@ -8,7 +8,7 @@ import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual } 
 import type { ChainClient } from '../chain/chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
-import type { TradeRecord } from './types.ts';
+import type { TradeRecord, WalletBalances } from './types.ts';
 
 /**
  * Blocks a node surely keeps the state of: older ones may be gone. Geth keeps 128 by default; anvil, mining many
@@ -16,7 +16,7 @@ import type { TradeRecord } from './types.ts';
  */
 const stateKeptBlocks = 16n;
 
-export type BalanceCheck = { ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string };
+export type BalanceCheck = ({ ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string }) & { after?: WalletBalances };
 
 /** The tokens a call can move: the trade's own, and every token on its routes. */
 export function tokensOf(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOut'>, data: Hex | undefined): Address[] {
@@ -73,12 +73,13 @@ export async function checkBalanceChanges(
     return { ok: 'skipped', why: `the node no longer has the state of block ${mined.blockNumber} (${head - mined.blockNumber} blocks ago) to compare the balances` };
   }
   const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, noncesBefore, noncesAfter] = read;
+  const after: WalletBalances = { blockNumber: mined.blockNumber, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
   // The trade's approval may share its block (it moves no balance, only gas); a transaction of the wallet that is
   // not this trade's would mix its changes with ours, and the comparison is then skipped.
   let gas = mined.gasUsed * mined.effectiveGasPrice;
   if (noncesAfter - noncesBefore !== 1) {
     const together = await sameBlockGas(client, wallet, mined.blockNumber, options.ownHashes ?? []);
-    if (together === undefined) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade` };
+    if (together === undefined) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade`, after };
     gas = together;
   }
 
@@ -99,7 +100,7 @@ export async function checkBalanceChanges(
   const nativeIsInput = options.nativeToken !== undefined && isAddressEqual(options.nativeToken, record.tokenIn);
   const nativeSpent = nativeBefore - nativeAfter;
   if (nativeSpent > gas + (nativeIsInput ? record.amountIn : 0n)) problems.push(`${nativeSpent} wei of the native coin left the wallet; gas was ${gas}`);
-  return problems.length === 0 ? { ok: true } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}` };
+  return problems.length === 0 ? { ok: true, after } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}`, after };
 }
 
 /** The gas of the wallet's transactions in a block when all of them are this trade's; undefined otherwise. */

@@ -11,7 +11,7 @@ import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/ou
 import { revertReason } from '../chain/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { checkBalanceChanges } from './balances.ts';
-import type { Failure, Settlement, TradeRecord, TradeReport } from './types.ts';
+import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from './types.ts';
 
 /** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
 export function readOutcome(
@@ -68,9 +68,11 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   const outcome = readOutcome(record, receipt);
   const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut, partnerFee: outcome.partnerFee };
   let anomaly = outcome.anomaly;
+  let balancesAfter: WalletBalances | undefined;
   if (!anomaly) {
     const ownHashes = (await wallet.ledger.attempts.ofTrade(record.id)).map((attempt) => attempt.hash);
     const balances = await checkBalanceChanges(wallet.client, record, settled, { ...options, ownHashes });
+    balancesAfter = balances.after;
     if (balances.ok === 'skipped') await wallet.ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);
     else if (!balances.ok) anomaly = balances.anomaly;
   }
@@ -80,8 +82,8 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
     const reason = `anomaly in trade ${record.id}: ${anomaly}`;
     await wallet.ledger.pauses.pause({ scope: 'strategy', key: record.strategyId, reason, intentId: record.id });
     await wallet.ledger.pauses.pause({ scope: 'wallet', key: record.wallet, reason, intentId: record.id });
-    return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut };
+    return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
   await wallet.ledger.trades.settle(record.id, { status: 'confirmed' }, settled);
-  return { ...common, status: 'confirmed', amountOut: outcome.amountOut };
+  return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
 }

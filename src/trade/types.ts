@@ -112,6 +112,9 @@ export type TradeRecord = Trade & {
 export type StageTiming = { stage: string; ms: number; ok: boolean };
 
 /** What one run of the pipeline did to one trade, written even when it failed. */
+/** A wallet's balances at one block, as the check after a trade read them (the metrics use them: no second read). */
+export type WalletBalances = { blockNumber: bigint; tokens: { token: Address; balance: bigint }[]; native: bigint };
+
 export type TradeReport = {
   intentId: string;
   /** What was asked: the kind, the tokens and the amount in, for telling people what happened. */
@@ -130,5 +133,7 @@ export type TradeReport = {
   txHash?: Hex;
   /** Gas paid by the mined transactions of this trade, in wei of the native coin. */
   gasCostWei?: bigint;
+  /** The wallet's balances at the trade's block, as the check after it read them. */
+  balancesAfter?: WalletBalances;
   stages: StageTiming[];
 };

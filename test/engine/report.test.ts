@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { type Address, parseUnits } from 'viem';
+import { type Address, formatEther, formatUnits, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAndReport } from '../../src/engine/daemon.ts';
 import { TokenNames, displayNumber } from '../../src/trade/describe.ts';
@@ -17,12 +17,13 @@ afterEach(async () => {
 });
 
 describe('reporting a run', () => {
-  it('a failing balance read after a confirmed fill sends one "filled" notification, not "filled" and "failed"', async () => {
+  it('a confirmed fill sends one "filled" notification, and sets the balance metrics from the check after the trade without reading them again', async () => {
     const executor = await testExecutor(fork);
     executors.push(executor);
     const routing = executor.routing;
-    // The node answers everything the run needs, then fails the balance reads made for the metrics.
+    // The node answers everything the run needs, and would fail a balance read made for the metrics afterwards.
     const client = { ...executor.wallet.client, getBalance: () => Promise.reject(new Error('the node is down')) };
+    const metrics = createMetrics();
     const sent: { event: string; fields: Record<string, unknown> }[] = [];
     const notifier: Notifier = { notify: (event, fields) => sent.push({ event, fields }), flush: async () => {} };
     const lines: string[] = [];
@@ -46,7 +47,7 @@ describe('reporting a run', () => {
       '2026-11-21T00:00:00.000Z',
       { client, routing, nativeToken: token('CELO') },
       { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames([token('cUSD'), token('CELO')]) },
-      { logger, metrics: createMetrics(), notifier },
+      { logger, metrics, notifier },
     );
     expect(report?.trades.map((t) => t.status)).toEqual(['confirmed']);
     // One headline in human units with symbols; the raw amounts stay as fields.
@@ -59,6 +60,36 @@ describe('reporting a run', () => {
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before - parseUnits('3', 18));
     expect(sent.map((s) => s.event)).toEqual(['filled']);
     expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut), summary: expect.stringMatching(/^filled: sold 3 cUSD for [\d.]+ CELO/) });
+    // The balances the check read at the trade's block are the metrics' (the chain has not moved since): no read.
+    expect(lines.some((line) => line.includes('could not read balances for the metrics'))).toBe(false);
+    const gauge = (await metrics.balance.get()).values;
+    const shown = (token: string) => gauge.find((value) => value.labels.wallet === 'main' && value.labels.token === token)?.value;
+    expect(shown('cUSD')).toBe(Number(formatUnits(await fork.balanceOf(fork.token('cUSD'), me), 18)));
+    expect(shown('CELO')).toBe(Number(formatUnits(await fork.balanceOf(fork.token('CELO'), me), 18)));
+    expect(shown('native')).toBe(Number(formatEther(await fork.publicClient.getBalance({ address: me }))));
+  });
+
+  it('a failing balance read for the metrics is a warning, never a second verdict', async () => {
+    const executor = await testExecutor(fork);
+    executors.push(executor);
+    const client = { ...executor.wallet.client, getBalance: () => Promise.reject(new Error('the node is down')) };
+    const sent: string[] = [];
+    const lines: string[] = [];
+    const logger = createLogger({ destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
+    const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
+    const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
+    // A take-profit far above the market: nothing trades, and its first run reads the balances to show them.
+    const limit: LimitStrategy = { id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits('1', 18), buy: token('cUSD'), takeProfit: '1000', repeat: false };
+    const report = await runAndReport(
+      limit,
+      '2026-11-21T11:00:00.000Z',
+      { client, routing: executor.routing, nativeToken: token('CELO') },
+      { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames([token('cUSD'), token('CELO')]) },
+      { logger, metrics: createMetrics(), notifier: { notify: (event) => sent.push(event), flush: async () => {} }, balancesShown: new Set<string>() },
+    );
+    expect(report?.trades).toEqual([]);
+    expect(await executor.ledger.runs.list({ strategyId: 'tp' })).toMatchObject([{ outcome: 'nothing' }]);
+    expect(sent).toEqual([]);
     expect(lines.some((line) => line.includes('could not read balances for the metrics') && line.includes('the node is down'))).toBe(true);
   });
 

@@ -3,6 +3,7 @@
  * longer keeps an old block's state lets the receipt settle it, the skip recorded with why; a node that claims
  * so of a recent block is not believed (the check fails, to be tried again).
  */
+import { erc20Abi } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { ChainClient } from '../../src/chain/chains.ts';
 import { checkBalanceChanges } from '../../src/trade/balances.ts';
@@ -39,7 +40,17 @@ describe('the balance check of a trade followed late', () => {
 
       // The node that has the state: the balances agree with what was signed.
       const honest = await checkBalanceChanges(client, record, mined, own);
-      expect(honest, JSON.stringify(honest)).toEqual({ ok: true });
+      expect(honest.ok, JSON.stringify(honest, (_key, value) => (typeof value === 'bigint' ? String(value) : value))).toBe(true);
+      // What it read after the trade is handed on (the metrics use it): the wallet's balances at the trade's block.
+      const me = record.wallet;
+      expect(honest.after).toEqual({
+        blockNumber: receipt.blockNumber,
+        tokens: [
+          { token: record.tokenIn, balance: await fork.publicClient.readContract({ address: record.tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [me], blockNumber: receipt.blockNumber }) },
+          { token: record.tokenOut, balance: await fork.publicClient.readContract({ address: record.tokenOut, abi: erc20Abi, functionName: 'balanceOf', args: [me], blockNumber: receipt.blockNumber }) },
+        ],
+        native: await fork.publicClient.getBalance({ address: me, blockNumber: receipt.blockNumber }),
+      });
       // A node that says the state of a block mined a moment ago is gone is not believed.
       await expect(checkBalanceChanges(prunedNode(client), record, mined, own)).rejects.toThrow(/missing trie node/);
       // Long after: the state is gone for good, and the check says so instead of waiting forever.
