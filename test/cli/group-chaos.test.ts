@@ -7,7 +7,7 @@
  * this load saturates the machine, so that adds a run's wait for its turn).
  *
  * Seeded and reproducible: GROUP_CHAOS_SEED (default 20261124) picks the instants and the victims. The suite's run
- * is sized for 2 cores beside other tests: 9 wallets, 6 kills over 20 s. The full run, 30 wallets and 20 kills
+ * is sized for 2 cores beside other tests: 9 wallets, 4 kills over 12 s. The full run, 30 wallets and 20 kills
  * over a minute (GROUP_CHAOS_WALLETS=30 GROUP_CHAOS_KILLS=20 GROUP_CHAOS_SECONDS=60), saturates 2 cores on its
  * own: run it alone (`npx vitest run test/cli/group-chaos.test.ts`).
  */
@@ -21,8 +21,8 @@ import { freshDatabase } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
 const walletCount = Number(process.env.GROUP_CHAOS_WALLETS ?? 9);
-const kills = Number(process.env.GROUP_CHAOS_KILLS ?? 6);
-const seconds = Number(process.env.GROUP_CHAOS_SECONDS ?? 20);
+const kills = Number(process.env.GROUP_CHAOS_KILLS ?? 4);
+const seconds = Number(process.env.GROUP_CHAOS_SECONDS ?? 12);
 const seed = Number(process.env.GROUP_CHAOS_SEED ?? 20261124);
 const running: DaemonProcess[] = [];
 

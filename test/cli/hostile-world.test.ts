@@ -19,10 +19,10 @@ import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 /**
- * How long the node is down in the outage scenario: 20 s outlasts every per-request timeout (10 s) and the health
+ * How long the node is down in the outage scenario: 12 s outlasts every per-request timeout (10 s) and the health
  * probe's staleness, which is what the scenario is about; HOSTILE_OUTAGE_MS=60000 runs the minute-long outage.
  */
-const outageMs = Number(process.env.HOSTILE_OUTAGE_MS ?? 20_000);
+const outageMs = Number(process.env.HOSTILE_OUTAGE_MS ?? 12_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const dca = (id: string) => [{ id, sell: 'cUSD', buy: 'CELO', amount: '1', every: '1s' }];
 const isSend = (method: string) => method === 'eth_sendRawTransaction' || method === 'eth_sendRawTransactionSync';

@@ -8,7 +8,7 @@
  * while it trades, and a third the moment a trade is open in the ledger (claimed, checked, signed or sent), so
  * every phase is hit on any machine. How many trades that makes is a throughput figure: printed, not asserted.
  *
- * Seeded and reproducible: CHAOS_SEED (default 20261121) picks the instants; CHAOS_KILLS (default 20, sized for the
+ * Seeded and reproducible: CHAOS_SEED (default 20261121) picks the instants; CHAOS_KILLS (default 15, sized for the
  * suite's five minutes; 50 and more run alone) how many.
  */
 import { existsSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 
 const fork = useDevnetFork({ routing: true });
-const kills = Number(process.env.CHAOS_KILLS ?? 20);
+const kills = Number(process.env.CHAOS_KILLS ?? 15);
 const seed = Number(process.env.CHAOS_SEED ?? 20261121);
 
 const strategies = [
