@@ -2,8 +2,8 @@
  * Prints, as JSON, the cost of safety: N swaps on the devnet through the full pipeline (quote, every check and
  * the simulation, ledger, exact approval, sign, broadcast, follow, settle) against a bare viem baseline (the same
  * quote, encode, send and receipt, with the router approved once up front and no checks). The two run alternately
- * (A B A B…) in one process, so both see the same machine and the same chain. Reports time, HTTP round trips to
- * the node (a batch counts once) and JSON-RPC calls per execution.
+ * (A B A B…) in one process, so both see the same machine and the same chain. Reports time, and the HTTP round
+ * trips (a batch counts once) and JSON-RPC calls per execution as a proxy in front of the node counted them.
  * Usage: tsx scripts/bench-execution.ts [--swaps N]
  */
 import { mkdtempSync } from 'node:fs';
@@ -22,24 +22,19 @@ import { Ledger } from '../src/ledger/ledger.ts';
 import { createRoutingClient } from '../src/service/client.ts';
 import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
+import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 
 const { values } = parseArgs({ options: { swaps: { type: 'string', default: '40' } } });
 const swaps = Number(values.swaps);
 
-/** An http transport that counts HTTP requests (round trips) and JSON-RPC calls (each call in a batch) by method. */
-function countingTransport(url: string) {
-  const calls = new Map<string, number>();
-  let roundTrips = 0;
-  const transport = http(url, {
-    batch: true,
-    onFetchRequest: async (request) => {
-      roundTrips++;
-      const body = JSON.parse(await request.clone().text());
-      for (const call of Array.isArray(body) ? body : [body]) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
-    },
-  });
-  const totalCalls = () => [...calls.values()].reduce((a, b) => a + b, 0);
-  return { transport, calls, roundTrips: () => roundTrips, totalCalls };
+/**
+ * A JSON-RPC proxy in front of the node that counts, from outside the process, the HTTP requests (round trips: a
+ * batch is one) and the calls in them by method: what the node sees, not what our own code thinks it asked.
+ */
+async function countingProxy(upstream: string) {
+  const proxy = await startRpcProxy(upstream);
+  const totalCalls = () => [...proxy.calls().values()].reduce((a, b) => a + b, 0);
+  return { url: proxy.url, calls: proxy.calls, roundTrips: proxy.requests, totalCalls, close: proxy.close };
 }
 
 const devnet = await startDevnet();
@@ -71,15 +66,15 @@ try {
       const hash = await setup.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
       await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
     }
-    const pipelineRpc = countingTransport(book.rpcUrl);
-    const client = createPublicClient({ chain, transport: pipelineRpc.transport, pollingInterval: 20, cacheTime: 0 });
+    const pipelineRpc = await countingProxy(book.rpcUrl);
+    const client = createPublicClient({ chain, transport: http(pipelineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });
     const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
     const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, ledger, settings: { pollMs: 20 } });
     const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings };
 
-    const baselineRpc = countingTransport(book.rpcUrl);
-    const bareClient = createPublicClient({ chain, transport: baselineRpc.transport, pollingInterval: 20, cacheTime: 0 });
-    const bareWallet = createWalletClient({ chain, transport: baselineRpc.transport, account: bareAccount });
+    const baselineRpc = await countingProxy(book.rpcUrl);
+    const bareClient = createPublicClient({ chain, transport: http(baselineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });
+    const bareWallet = createWalletClient({ chain, transport: http(baselineRpc.url, { batch: true }), account: bareAccount });
 
     let pipelineMs = 0;
     let baselineMs = 0;
@@ -113,6 +108,8 @@ try {
       if (receipt.status !== 'success') throw new Error(`baseline swap ${i} reverted`);
     }
     await ledger.close();
+    await pipelineRpc.close();
+    await baselineRpc.close();
 
     const per = (value: number) => round(value / swaps);
     const byMethod = (calls: Map<string, number>) => Object.fromEntries([...calls].map(([method, n]) => [method, per(n)]));
@@ -121,7 +118,7 @@ try {
         msPerExecution: per(pipelineMs),
         roundTripsPerExecution: per(pipelineRpc.roundTrips()),
         callsPerExecution: per(pipelineRpc.totalCalls()),
-        callsByMethod: byMethod(pipelineRpc.calls),
+        callsByMethod: byMethod(pipelineRpc.calls()),
         msByStage: Object.fromEntries([...stageMs].map(([stage, ms]) => [stage, per(ms)])),
         approvals: preApproved ? 'unlimited, once before the run' : 'exact, one per swap',
       },
@@ -129,7 +126,7 @@ try {
         msPerExecution: per(baselineMs),
         roundTripsPerExecution: per(baselineRpc.roundTrips()),
         callsPerExecution: per(baselineRpc.totalCalls()),
-        callsByMethod: byMethod(baselineRpc.calls),
+        callsByMethod: byMethod(baselineRpc.calls()),
         quoteMs: per(baselineQuoteMs),
         approvals: 'unlimited, once before the run',
       },

@@ -27,6 +27,8 @@ export const answer = (call: RpcCall, result: unknown): RpcAnswer => ({ jsonrpc:
 export async function startRpcProxy(upstream: string, refuse: readonly string[] = []) {
   const faults: RpcFaults = { refuse };
   const calls = new Map<string, number>();
+  /** HTTP requests received: round trips (a batch is one). */
+  let requests = 0;
   const hanging = new Set<() => void>();
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -37,6 +39,7 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
         response.end('node down');
         return;
       }
+      requests++;
       const parsed = JSON.parse(body) as RpcCall | RpcCall[];
       const batch = Array.isArray(parsed) ? parsed : [parsed];
       for (const call of batch) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
@@ -82,6 +85,9 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
     faults,
     /** How many calls of a method the proxy received. */
     count: (method: string) => calls.get(method) ?? 0,
+    /** Every method called so far, with how often; and how many HTTP requests (round trips) carried them. */
+    calls: () => new Map(calls),
+    requests: () => requests,
     close: () =>
       new Promise<void>((resolve) => {
         for (const end of hanging) end();
