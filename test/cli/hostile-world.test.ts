@@ -158,8 +158,11 @@ async function switchableProxy(upstream: string) {
 
 describe('a hostile world, through a fault-injecting proxy', () => {
   it('node faults: each ends with the ledger equal to the chain and no double trade', { timeout: 300_000 }, async () => {
-    const results = await Promise.all(scenarios.map(runScenario));
-    console.log(JSON.stringify(results));
+    // Every scenario ends (and stops its daemon) before the test does, even when another one failed.
+    const settled = await Promise.allSettled(scenarios.map(runScenario));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    console.log(JSON.stringify(settled.map((result) => (result as PromiseFulfilledResult<unknown>).value)));
   });
 
   it('/healthz turns 503 while the routing service is down, naming it and the failing strategy, and 200 when it returns', { timeout: 120_000 }, async () => {
