@@ -9,7 +9,9 @@
  * Phase 2, `--kills` SIGKILLs 15 s apart, each daemon restarted at once: failover, from the kill until every wallet
  * the killed daemon held is held by another daemon (p50 and p99).
  *
- * Usage: tsx scripts/bench-group.ts [--strategies 10000] [--wallets 50] [--daemons 3] [--slots 2] [--kills 6] [--concurrency C] [--profile DIR]
+ * Usage: tsx scripts/bench-group.ts [--strategies 10000] [--wallets 50] [--daemons 3] [--slots 2] [--kills 6] [--concurrency C]
+ * BENCH_NODE_ARGS: flags for the daemons' node, as for bench:scale ("--cpu-prof --cpu-prof-dir=/tmp/prof" writes each
+ * daemon's CPU profile when it stops).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -30,7 +32,6 @@ const { values } = parseArgs({
     daemons: { type: 'string', default: '3' },
     slots: { type: 'string', default: '2' },
     kills: { type: 'string', default: '6' },
-    profile: { type: 'string' },
     concurrency: { type: 'string' },
   },
 });
@@ -99,10 +100,9 @@ try {
     LOG_LEVEL: 'warn',
     ...Object.fromEntries(keys.map((key, w) => [`BENCH_KEY_${w}`, key])),
   };
-  // `--profile DIR`: each daemon writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
-  const profiling = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`];
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const start = () => {
-    const child = spawn(process.execPath, [...profiling, 'bin/routekeeper.js', 'run', '--dry-run', '--config', configFile, '--address-book', bookFile], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [...nodeArgs, 'bin/routekeeper.js', 'run', '--dry-run', '--config', configFile, '--address-book', bookFile], { env, stdio: ['ignore', 'ignore', 'ignore'] });
     children.push(child);
     return child;
   };
@@ -212,7 +212,7 @@ try {
     ),
   );
 } finally {
-  // A clean stop where it comes (a profile given in NODE_OPTIONS is written then), a kill after 15 s.
+  // A clean stop where it comes (a CPU profile asked in BENCH_NODE_ARGS is written then), a kill after 15 s.
   await Promise.all(
     children
       .filter((child) => child.exitCode === null && child.signalCode === null)
