@@ -107,6 +107,9 @@ export function openSqlite(file: string, options: SqliteOpenOptions = {}): Ledge
  */
 export const idleInTransactionMs = 5_000;
 
+/** An `EXISTS (…)` as read back: SQLite answers 0 or 1, PostgreSQL a boolean. */
+export const existsAnswer = (value: unknown): boolean => value === true || Number(value) === 1;
+
 /** A PostgreSQL schema name routekeeper made: lower-case letters, digits and underscores. */
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
 

@@ -3,7 +3,7 @@ import type { Address } from 'viem';
 import type { Selectable } from 'kysely';
 import { scrub } from '../ops/secrets.ts';
 import { type TradeState, maybeTradedStates } from '../trade/types.ts';
-import type { LedgerDatabase, Queries } from './database.ts';
+import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { pausesFor } from './pauses.ts';
 import type { RunOutcome, RunsTable } from './tables.ts';
 
@@ -42,8 +42,7 @@ function gateQueries(db: Queries, strategyId: string, wallet: Address) {
 }
 
 const gateFrom = (row: { paused: unknown; waiting_for: string | null }): RunGate => ({
-  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
-  paused: row.paused === true || Number(row.paused) === 1,
+  paused: existsAnswer(row.paused),
   ...(row.waiting_for !== null && { waitingFor: row.waiting_for }),
 });
 

@@ -6,7 +6,7 @@
 import type { Address } from 'viem';
 import { scrub } from '../ops/secrets.ts';
 import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../trade/types.ts';
-import type { LedgerDatabase, Queries } from './database.ts';
+import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { IntentsTable } from './tables.ts';
 import { type Fence, requireLease } from './leases.ts';
@@ -48,8 +48,7 @@ export class TradeStore {
       .onConflict((conflict) => conflict.column('id').doNothing())
       .returning((eb) => eb.exists(pausesFor(this.#db, trade.strategyId, trade.wallet).select('key')).as('paused'))
       .executeTakeFirst();
-    // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
-    return inserted && { record: recordFrom(row), paused: inserted.paused === true || Number(inserted.paused) === 1 };
+    return inserted && { record: recordFrom(row), paused: existsAnswer(inserted.paused) };
   }
 
   /**
@@ -62,13 +61,13 @@ export class TradeStore {
   async commitChecked(id: string, checked: { call: CheckedCall; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> }, now = Date.now()): Promise<void> {
     const columns = { ...callColumns(checked.call), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
     const { verify } = checked;
-    if (!verify) return this.#moveUnlessPaused(this.#db, id, checked.status, columns, now);
+    if (!verify) return this.#move(this.#db, id, checked.status, columns, now, { unlessPaused: true });
     await this.#ledger.transaction(async (q) => {
       // Budgets are per strategy and per wallet, and a strategy trades from one wallet: commits of one wallet take turns.
       const wallet = (await q.selectFrom('intents').select('wallet').where('id', '=', id).executeTakeFirst())?.wallet;
       if (wallet) await this.#ledger.serialize(q, `budget:${wallet}`);
       await verify((filter) => spentSince(q, filter));
-      await this.#moveUnlessPaused(q, id, checked.status, columns, now);
+      await this.#move(q, id, checked.status, columns, now, { unlessPaused: true });
     });
   }
 
@@ -159,24 +158,18 @@ export class TradeStore {
     }
   }
 
-  async #move(q: Queries, id: string, to: TradeState, columns: Columns, now: number): Promise<void> {
-    const updated = await q
+  /**
+   * Moves the trade to `to` from a state the table allows. `unlessPaused`: only while no pause stops its strategy or
+   * wallet (read in the same statement, from the trade's own row); PausedError when one does.
+   */
+  async #move(q: Queries, id: string, to: TradeState, columns: Columns, now: number, options: { unlessPaused?: boolean } = {}): Promise<void> {
+    let update = q
       .updateTable('intents')
       .set({ ...columns, status: to, updated_at: now })
       .where('id', '=', id)
-      .where('status', 'in', statesBefore(to))
-      .executeTakeFirst();
-    if (updated.numUpdatedRows !== 1n) throw new IllegalTransitionError(id, await statusOf(q, id), to);
-  }
-
-  /** `#move`, made only while no pause stops the trade's strategy or wallet (read in the same statement). */
-  async #moveUnlessPaused(q: Queries, id: string, to: TradeState, columns: Columns, now: number): Promise<void> {
-    const updated = await q
-      .updateTable('intents')
-      .set({ ...columns, status: to, updated_at: now })
-      .where('id', '=', id)
-      .where('status', 'in', statesBefore(to))
-      .where((eb) =>
+      .where('status', 'in', statesBefore(to));
+    if (options.unlessPaused) {
+      update = update.where((eb) =>
         eb.not(
           eb.exists(
             eb
@@ -185,11 +178,13 @@ export class TradeStore {
               .where((p) => p.or([p.and([p('pauses.scope', '=', 'strategy'), p('pauses.key', '=', p.ref('intents.strategy_id'))]), p.and([p('pauses.scope', '=', 'wallet'), p('pauses.key', '=', p.ref('intents.wallet'))])])),
           ),
         ),
-      )
-      .executeTakeFirst();
+      );
+    }
+    const updated = await update.executeTakeFirst();
     if (updated.numUpdatedRows === 1n) return;
     const trade = await q.selectFrom('intents').select(['status', 'strategy_id', 'wallet']).where('id', '=', id).executeTakeFirst();
-    const pause = trade && statesBefore(to).includes(trade.status) ? (await pausesOf(q, trade.strategy_id, trade.wallet as Address))[0] : undefined;
+    const movable = trade !== undefined && statesBefore(to).includes(trade.status);
+    const pause = options.unlessPaused && movable ? (await pausesOf(q, trade.strategy_id, trade.wallet as Address))[0] : undefined;
     if (pause) throw new PausedError(pause);
     throw new IllegalTransitionError(id, trade?.status, to);
   }
