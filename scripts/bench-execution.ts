@@ -34,7 +34,7 @@ const swaps = Number(values.swaps);
 async function countingProxy(upstream: string) {
   const proxy = await startRpcProxy(upstream);
   const totalCalls = () => [...proxy.calls().values()].reduce((a, b) => a + b, 0);
-  return { url: proxy.url, calls: proxy.calls, roundTrips: proxy.requests, totalCalls, close: proxy.close };
+  return { url: proxy.url, calls: proxy.calls, roundTrips: proxy.requests, log: proxy.log, totalCalls, close: proxy.close };
 }
 
 const devnet = await startDevnet();
@@ -80,7 +80,9 @@ try {
     let baselineMs = 0;
     let baselineQuoteMs = 0;
     const stageMs = new Map<string, number>();
+    let lastSwapLog: string[][] = [];
     for (let i = 0; i < swaps; i++) {
+      const logBefore = pipelineRpc.log().length;
       let started = performance.now();
       const report = await runTrade(deps, {
         id: `bench:${i}`,
@@ -95,6 +97,7 @@ try {
         slippageBps: 50,
       });
       pipelineMs += performance.now() - started;
+      lastSwapLog = pipelineRpc.log().slice(logBefore);
       if (report.status !== 'confirmed') throw new Error(`pipeline swap ${i} ended ${report.status}: ${report.reason}`);
       for (const stage of report.stages) stageMs.set(stage.stage, (stageMs.get(stage.stage) ?? 0) + stage.ms);
 
@@ -121,6 +124,7 @@ try {
         callsByMethod: byMethod(pipelineRpc.calls()),
         msByStage: Object.fromEntries([...stageMs].map(([stage, ms]) => [stage, per(ms)])),
         approvals: preApproved ? 'unlimited, once before the run' : 'exact, one per swap',
+        lastSwapRequests: lastSwapLog.map((calls) => calls.join(', ')),
       },
       baseline: {
         msPerExecution: per(baselineMs),

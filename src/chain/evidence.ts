@@ -5,7 +5,7 @@
  *  - a nonce the wallet has used is traced to the transaction that used it, found in its block: ours (by hash)
  *    or one we never signed.
  */
-import type { Address, Hex, TransactionReceipt } from 'viem';
+import type { Address, Block, Hex, TransactionReceipt } from 'viem';
 import { getBlock, getBlockNumber, getTransactionCount } from 'viem/actions';
 import type { ChainClient } from './chains.ts';
 
@@ -14,12 +14,38 @@ export type Inclusion = 'confirmed' | 'awaiting-confirmations' | 'not-in-chain';
 
 export async function inclusionOf(client: ChainClient, receipt: TransactionReceipt, confirmations: number): Promise<Inclusion> {
   const [head, block] = await Promise.all([
-    getBlockNumber(client, { cacheTime: 0 }),
+    confirmations > 1 ? getBlockNumber(client, { cacheTime: 0 }) : undefined,
     getBlock(client, { blockNumber: receipt.blockNumber }).catch(() => undefined),
   ]);
+  return judgeInclusion(receipt, block && { hash: block.hash, transactions: block.transactions }, head, confirmations);
+}
+
+/** A block as the chain holds it at its height: its hash and the hashes of its transactions. */
+export type HeldBlock = { hash: Hex | null; transactions: readonly (Hex | { hash: Hex })[] };
+
+/**
+ * Where a receipt stands, given the canonical block at its height (undefined: none) and the head. The head is needed
+ * only beyond one confirmation: a block held at the receipt's height is itself the first.
+ */
+export function judgeInclusion(receipt: TransactionReceipt, block: HeldBlock | undefined, head: bigint | undefined, confirmations: number): Inclusion {
   const hash = receipt.transactionHash.toLowerCase();
-  if (!block || block.hash !== receipt.blockHash || !block.transactions.some((listed) => listed.toLowerCase() === hash)) return 'not-in-chain';
-  return head >= receipt.blockNumber + BigInt(Math.max(1, confirmations)) - 1n ? 'confirmed' : 'awaiting-confirmations';
+  const lists = block?.transactions.some((listed) => (typeof listed === 'string' ? listed : listed.hash).toLowerCase() === hash);
+  if (!block || block.hash !== receipt.blockHash || !lists) return 'not-in-chain';
+  if (confirmations <= 1) return 'confirmed';
+  return head !== undefined && head >= receipt.blockNumber + BigInt(confirmations) - 1n ? 'confirmed' : 'awaiting-confirmations';
+}
+
+/** The blocks of receipts in hand, each read once with its transactions, and the head when more than one confirmation is wanted. */
+export type ReceiptBlocks = { head?: bigint; blocks: ReadonlyMap<bigint, Block<bigint, true> | undefined> };
+
+/** Reads what judging receipts in hand needs, all in this tick (one batch with whatever else the caller asks now). */
+export async function readReceiptBlocks(client: ChainClient, receipts: Iterable<TransactionReceipt>, confirmations: number): Promise<ReceiptBlocks> {
+  const numbers = [...new Set([...receipts].map((receipt) => receipt.blockNumber))];
+  const [head, ...blocks] = await Promise.all([
+    confirmations > 1 ? getBlockNumber(client, { cacheTime: 0 }) : undefined,
+    ...numbers.map((blockNumber) => getBlock(client, { blockNumber, includeTransactions: true }).catch(() => undefined)),
+  ]);
+  return { head, blocks: new Map(numbers.map((number, i) => [number, blocks[i]])) };
 }
 
 /** The transaction that used a nonce of the wallet, and its block. */

@@ -23,7 +23,7 @@ import type { Attempt } from '../ledger/ledger.ts';
 import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
-import { inclusionOf, nonceUse } from './evidence.ts';
+import { type ReceiptBlocks, inclusionOf, judgeInclusion, nonceUse } from './evidence.ts';
 import type { Mined, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
@@ -34,6 +34,8 @@ export type FollowOptions = {
   recheck?: () => Promise<void>;
   /** Receipts already in hand (from a synchronous send); held to the same evidence as any other. */
   receipts?: ReadonlyMap<Hex, TransactionReceipt>;
+  /** Their blocks, when the caller read them already (beside its own reads, in one batch). */
+  receiptBlocks?: Promise<ReceiptBlocks>;
   /** How long to follow before leaving the trade `unknown` (default: the wallet's `giveUpAfterMs`). */
   giveUpAfterMs?: number;
   signal?: AbortSignal;
@@ -74,13 +76,17 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   for (let look = 0; ; look++) {
     const open = (await ledger.attempts.ofTrade(options.intentId)).filter((a) => a.nonce === nonce && isOpen(a));
     if (open.length === 0) throw new Error(`followNonce: no open attempt at nonce ${nonce}`);
-    const receipts = await Promise.all(
-      open.map((a) => (look === 0 ? options.receipts?.get(a.hash) : undefined) ?? getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)),
-    );
+    const inHand = look === 0 ? open.map((a) => options.receipts?.get(a.hash)) : [];
+    const receipts = await Promise.all(open.map((a, i) => inHand[i] ?? getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)));
     const minedIndex = receipts.findIndex((r) => r !== undefined);
     const receipt = receipts[minedIndex];
     if (receipt) {
-      const inclusion = await inclusionOf(client, receipt, wallet.settings.confirmations).catch(() => 'unreachable' as const);
+      const { confirmations } = wallet.settings;
+      const read = inHand[minedIndex] && options.receiptBlocks;
+      const inclusion = await (read
+        ? read.then(({ head, blocks }) => judgeInclusion(receipt, blocks.get(receipt.blockNumber), head, confirmations))
+        : inclusionOf(client, receipt, confirmations)
+      ).catch(() => 'unreachable' as const);
       if (inclusion === 'confirmed') return settleNonce(wallet, open, minedIndex, receipt);
       if (inclusion === 'not-in-chain') {
         // A reorg dropped its block, or the node made the receipt up: either way it proves nothing yet.

@@ -1,10 +1,15 @@
 /**
- * Every chain read a trade needs before it is signed: the latest block (time and base fee), then in one batched
- * JSON-RPC request the tip, the wallet's pending nonce, the spender's allowance, and an eth_simulateV1 of the
- * exact calls we would sign (the approval first, when one is needed), which also gives each call's gas.
- * The simulation runs in the block after the latest, one second later: a node simulating in the latest block's
- * own time sees no time elapse, so it skips the storage writes time drives (Uniswap V2's price accumulators, a
- * gauge's reward accrual) and under-reports the gas by up to a quarter, enough for a deposit to run out of it.
+ * Every chain read a trade needs before it is signed, in one batched JSON-RPC request: the latest block (time and
+ * base fee), the tip, the wallet's pending nonce, the spender's allowance, and an eth_simulateV1 of the exact calls
+ * we would sign (the approval first, when one is needed), which also gives each call's gas.
+ * The simulation runs after the latest block's time: a node simulating in the latest block's own time sees no time
+ * elapse, so it skips the storage writes time drives (Uniswap V2's price accumulators, a gauge's reward accrual)
+ * and under-reports the gas by up to a quarter, enough for a deposit to run out of it. The latest block is read in
+ * the same batch, so its time is not known when the simulation is asked: the simulation takes its time from our
+ * clock, moved by how far the chain's clock was ahead of ours at the last block read (a devnet that jumped in time).
+ * Any later second gives the same gas (the writes happen or not, whatever their amount). Should the block read
+ * beside it be no older than that time (a chain that jumped again), the simulation is asked again, at the block's
+ * time plus one second: one more round trip, only then.
  * Nodes without eth_simulateV1 get eth_call and eth_estimateGas in the same batch instead; the approval must
  * then be in place before the trade can be simulated.
  * This module reads and reports; deciding whether the answers are acceptable is the check stage's job.
@@ -59,40 +64,48 @@ export async function preflight(client: ChainClient, request: PreflightRequest):
   return readAll(client, request, false);
 }
 
+/** How far each node's chain clock was ahead of ours at its last block read (seconds; never below 0). */
+const chainAhead = new WeakMap<object, bigint>();
+const clockSeconds = () => BigInt(Math.floor(Date.now() / 1000));
+
 async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
   const { from, approval } = request;
-  const block = await getBlock(client, { blockTag: 'latest' });
+  const simulatedTime = clockSeconds() + (chainAhead.get(client) ?? 0n) + 1n;
   // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
-  const [tip, pendingNonce, allowance, calls] = await Promise.all([
+  const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
+    getBlock(client, { blockTag: 'latest' }),
     client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
     getTransactionCount(client, { address: from, blockTag: 'pending' }),
     approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
-    simulate ? simulateTogether(client, request, { number: block.number + 1n, time: block.timestamp + 1n }) : callAlone(client, request),
+    simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request),
   ]);
+  const ahead = block.timestamp - clockSeconds();
+  chainAhead.set(client, ahead > 0n ? ahead : 0n);
+  // The chain's clock passed the time we simulated at: simulate again, a second after the block just read.
+  const results = simulate && simulatedTime <= block.timestamp ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
   const allowanceShort = approval !== undefined && (allowance as bigint) < approval.amount;
   return {
     block: { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n },
     maxPriorityFeePerGas: tip,
     pendingNonce,
     allowance,
-    ...(simulate && approval ? { approvalResult: calls[0] } : {}),
-    call: !simulate && allowanceShort ? 'unsimulated' : (calls.at(-1) as CallResult),
+    ...(simulate && approval ? { approvalResult: results[0] } : {}),
+    call: !simulate && allowanceShort ? 'unsimulated' : (results.at(-1) as CallResult),
   };
 }
 
-/** eth_simulateV1 of [approval?, call] in one simulated block, the next one; an unsupported method is reported as such. */
-async function simulateTogether(
-  client: ChainClient,
-  { from, to, data, approval }: PreflightRequest,
-  next: { number: bigint; time: bigint },
-): Promise<CallResult[]> {
+/**
+ * eth_simulateV1 of [approval?, call] in one simulated block on top of the latest, at `time`; an unsupported method is
+ * reported as such.
+ */
+async function simulateTogether(client: ChainClient, { from, to, data, approval }: PreflightRequest, time: bigint): Promise<CallResult[]> {
   const calls = [
     ...(approval ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }] : []),
     { from, to, data },
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
   try {
-    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: next, calls }], traceTransfers: true });
+    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: { time }, calls }], traceTransfers: true });
   } catch (error) {
     const typed = nodeErrorOf(error);
     if (typed instanceof MethodUnsupportedError) throw typed;

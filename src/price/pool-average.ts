@@ -65,9 +65,15 @@ export class PoolAverages {
     };
   }
 
-  /** The pool's spot and average prices as of block `head` (the latest, read by the caller). */
-  async read(pool: Address, head: Head): Promise<PoolPrices> {
-    const [tokens, now, then] = await Promise.all([this.#tokensOf(pool), this.#cumulativesAt(pool, head.number, head.timestamp), this.#anchorCumulatives(pool, head)]);
+  /**
+   * The pool's spot and average prices now. Its state is read at the latest block at once, in the same batch as
+   * `head`, the latest block as the caller reads it (for its time and the average's start).
+   */
+  async read(pool: Address, head: Head | Promise<Head>): Promise<PoolPrices> {
+    const at = Promise.resolve(head);
+    const nowRead = this.#cumulativesAt(pool, 'latest', at.then((known) => known.timestamp));
+    const [tokens, now, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
+    const known = await at;
     const span = now.timestamp - then.timestamp;
     if (span <= 0n) throw new NoAverageError(`pool ${pool}: no time has passed since the average's start`);
     const [reserve0, reserve1] = now.reserves;
@@ -77,7 +83,7 @@ export class PoolAverages {
     // rather than one that wraps around to an absurd price.
     if (then.cumulative0 > now.cumulative0 || then.cumulative1 > now.cumulative1) {
       this.#anchor = undefined;
-      throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${head.number} are below those a window earlier; the two reads do not describe one history`);
+      throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${known.number} are below those a window earlier; the two reads do not describe one history`);
     }
     return {
       pool,
@@ -107,22 +113,25 @@ export class PoolAverages {
 
   /**
    * The pool's cumulative prices at instant `time`, from its state at `block` (the one that held then): the stored
-   * cumulatives plus the current reserves' price for the seconds since the pool's last update.
+   * cumulatives plus the current reserves' price for the seconds since the pool's last update. For the latest block,
+   * `time` is that block's, read beside it; should the state read be of a block newer than that (one mined between
+   * the two reads of a batch), the instant is the pool's own last update.
    */
-  async #cumulativesAt(pool: Address, block: bigint, time: bigint): Promise<Cumulatives & { reserves: readonly [bigint, bigint] }> {
-    const at = { address: pool, abi: pairAbi, blockNumber: block } as const;
-    const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt]] = await Promise.all([
+  async #cumulativesAt(pool: Address, block: bigint | 'latest', time: bigint | Promise<bigint>): Promise<Cumulatives & { reserves: readonly [bigint, bigint] }> {
+    const at = block === 'latest' ? ({ address: pool, abi: pairAbi, blockTag: 'latest' } as const) : ({ address: pool, abi: pairAbi, blockNumber: block } as const);
+    const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt], told] = await Promise.all([
       readContract(this.#client, { ...at, functionName: 'price0CumulativeLast' }),
       readContract(this.#client, { ...at, functionName: 'price1CumulativeLast' }),
       readContract(this.#client, { ...at, functionName: 'getReserves' }),
+      time,
     ]);
     // The pair keeps its time as uint32 seconds (wrapping in 2106); the difference is taken the same way.
-    const elapsed = (time - BigInt(updatedAt)) % 2n ** 32n;
+    const elapsed = (told - BigInt(updatedAt)) % 2n ** 32n;
     const since = elapsed > 0n && reserve0 > 0n && reserve1 > 0n;
     return {
       cumulative0: cumulative0 + (since ? ((reserve1 * Q112) / reserve0) * elapsed : 0n),
       cumulative1: cumulative1 + (since ? ((reserve0 * Q112) / reserve1) * elapsed : 0n),
-      timestamp: time,
+      timestamp: elapsed < 0n && block === 'latest' ? told - elapsed : told,
       reserves: [reserve0, reserve1],
     };
   }

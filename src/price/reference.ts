@@ -34,11 +34,6 @@ export type SequencerFeed = { address: Address; gracePeriodSeconds: number };
 export type PriceReferenceOptions = {
   /** Two sources of one token further apart than this (basis points) give no price. */
   maxSourceDisagreementBps: number;
-  /**
-   * The chain's latest block number as the client last read it. When given, a token's price "now" is read once per
-   * block and shared by every trade checked in it (a price cannot change within a block).
-   */
-  currentBlock?: () => Promise<bigint>;
   /** The window of pool averages (pool sources and the steadiness check), and the chain's usual block time. */
   averages?: Partial<PoolAverageOptions>;
   sequencer?: SequencerFeed;
@@ -47,6 +42,7 @@ export type PriceReferenceOptions = {
 export const defaultPriceReferenceOptions: PriceReferenceOptions = { maxSourceDisagreementBps: 300 };
 
 type Head = { number: bigint; timestamp: bigint };
+type Snapshot = { head: Promise<Head>; prices: Map<string, Promise<UsdPrice>> };
 
 /** A pool source may lean on another token's price, which may lean on another: never deeper than this. */
 const maxDepth = 3;
@@ -57,8 +53,8 @@ export class PriceReference {
   readonly #options: PriceReferenceOptions;
   readonly #decimals = new Map<string, Promise<number>>();
   readonly averages: PoolAverages;
-  /** Prices "now" of the block last seen, and that block's time. */
-  #thisBlock: { number: bigint; head: Promise<Head>; prices: Map<string, Promise<UsdPrice>> } | undefined;
+  /** The latest block and the prices "now" read with it, while that read is in flight. */
+  #inFlight: Snapshot | undefined;
 
   constructor(client: ChainClient, sources: PriceSources, options: Partial<PriceReferenceOptions> = {}) {
     this.#client = client;
@@ -93,7 +89,7 @@ export class PriceReference {
    * Throws ManipulatedPoolError with both prices (token0 in token1, in whole units) when it is not.
    */
   async checkSteady(pool: Address, toleranceBps: number): Promise<PoolPrices> {
-    const prices = await this.averages.read(pool, await (await this.#thisBlockNow()).head);
+    const prices = await this.averages.read(pool, this.#now().head);
     const gap = prices.spot0 > prices.average0 ? prices.spot0 - prices.average0 : prices.average0 - prices.spot0;
     if (gap * 10_000n > prices.average0 * BigInt(toleranceBps)) {
       const [decimals0, decimals1] = await Promise.all([this.decimals(prices.token0), this.decimals(prices.token1)]);
@@ -122,31 +118,27 @@ export class PriceReference {
   }
 
   /**
-   * The current block's head (its time, the sequencer's word) and its prices so far, read once per block when the
-   * current block is known; without that, a fresh head and no shared prices.
+   * The latest block and the prices read with it: shared by every caller that asks while it is in flight, so the
+   * checks of many trades starting together read each price once, in the same batch as their own reads.
+   * A read that has answered is not used again: the next caller reads the chain anew.
    */
-  async #thisBlockNow(): Promise<{ head: Promise<Head>; prices?: Map<string, Promise<UsdPrice>> }> {
-    if (!this.#options.currentBlock) return { head: this.#head(undefined) };
-    const number = await this.#options.currentBlock();
-    if (this.#thisBlock?.number !== number) {
-      const head = this.#head(undefined);
-      this.#thisBlock = { number, head, prices: new Map() };
-      head.catch(() => this.#thisBlock?.head === head && (this.#thisBlock = undefined));
-    }
-    return this.#thisBlock;
+  #now(): Snapshot {
+    if (this.#inFlight) return this.#inFlight;
+    const snapshot: Snapshot = { head: this.#head(undefined), prices: new Map() };
+    this.#inFlight = snapshot;
+    const done = () => this.#inFlight === snapshot && (this.#inFlight = undefined);
+    snapshot.head.then(done, done);
+    return snapshot;
   }
 
-  /** The price now: once per block when the current block is known, else read each time. */
-  async #priceNow(token: Address): Promise<UsdPrice> {
-    const { prices, head } = await this.#thisBlockNow();
-    if (!prices) return this.#price(token, head, 0);
+  /** The price now, shared with the other callers of the same read. */
+  #priceNow(token: Address): Promise<UsdPrice> {
+    const { prices, head } = this.#now();
     const key = token.toLowerCase();
     let price = prices.get(key);
     if (!price) {
       price = this.#price(token, head, 0);
       prices.set(key, price);
-      // A failure is not remembered: the next trade asks again.
-      price.catch(() => prices.get(key) === price && prices.delete(key));
     }
     return price;
   }
@@ -173,9 +165,11 @@ export class PriceReference {
     const sources = this.#sources.get(token.toLowerCase()) ?? [];
     if (sources.length === 0) throw new NoPriceError(`no price source is known for token ${token}`);
     if (depth >= maxDepth) throw new NoPriceError(`the price sources of ${token} lean on each other more than ${maxDepth} deep`);
-    // A sequencer that is down gives no price at all, whatever the sources say.
+    // The sources are read beside the head (one batch); a sequencer that is down gives no price at all, whatever they say.
+    const reading = Promise.all(sources.map((source) => this.#read(token, source, head, depth)));
+    reading.catch(() => {});
     await head;
-    const readings = await Promise.all(sources.map((source) => this.#read(token, source, head, depth)));
+    const readings = await reading;
     const usable = readings.filter((reading): reading is UsdPrice => !('why' in reading));
     if (usable.length === 0) throw new NoPriceError(`no usable price for ${token}: ${readings.map((reading) => ('why' in reading ? reading.why : '')).join('; ')}`);
     const [first, ...others] = usable as [UsdPrice, ...UsdPrice[]];
@@ -202,7 +196,7 @@ export class PriceReference {
     if (source.kind === 'sorted-oracles') return this.#readSortedOracles(token, source, head, depth);
     try {
       const [pool, quotePrice, decimalsToken, decimalsQuote] = await Promise.all([
-        head.then((known) => this.averages.read(source.pool, known)),
+        this.averages.read(source.pool, head),
         this.#price(source.quote, head, depth + 1),
         this.decimals(token),
         this.decimals(source.quote),

@@ -4,7 +4,7 @@
  * as much as the receipt's logs claim, no other token of the route left the wallet, and the native coin paid gas
  * only. A receipt can lie (a token's events are its own); balances are what the wallet has.
  */
-import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
+import { type Address, type Block, type Hex, type TransactionReceipt, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
@@ -43,27 +43,48 @@ export function tokensOf(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOu
   return tokens;
 }
 
+/** The wallet's balances and nonces in the blocks just before and at a trade's block, as read for the check. */
+export type BalanceReads = readonly [readonly bigint[], readonly bigint[], bigint, bigint, number, number];
+
+/** Reads what the check compares, in this tick (one batch with whatever else the caller asks now). */
+export function readBalances(client: ChainClient, record: TradeRecord, blockNumber: bigint): Promise<BalanceReads> {
+  const wallet = record.wallet;
+  const before = blockNumber - 1n;
+  const tokens = tokensOf(record, record.call?.data);
+  const balancesAt = (at: bigint) => Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at })));
+  return Promise.all([
+    balancesAt(before),
+    balancesAt(blockNumber),
+    client.getBalance({ address: wallet, blockNumber: before }),
+    client.getBalance({ address: wallet, blockNumber }),
+    client.getTransactionCount({ address: wallet, blockNumber: before }),
+    client.getTransactionCount({ address: wallet, blockNumber }),
+  ]);
+}
+
+/**
+ * What the check may take from reads already made: the balances (`readBalances` for the trade's block), and the
+ * block with its transactions and the receipts in hand (to tell the gas of the trade's own transactions in it).
+ */
+export type BalanceCheckOptions = {
+  nativeToken?: Address;
+  ownHashes?: readonly Hex[];
+  reads?: Promise<BalanceReads>;
+  block?: Block<bigint, true>;
+  receipts?: ReadonlyMap<Hex, TransactionReceipt>;
+};
+
 export async function checkBalanceChanges(
   client: ChainClient,
   record: TradeRecord,
   mined: { blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint; amountOut?: bigint },
-  options: { nativeToken?: Address; ownHashes?: readonly Hex[] } = {},
+  options: BalanceCheckOptions = {},
 ): Promise<BalanceCheck> {
   const wallet = record.wallet;
-  const before = mined.blockNumber - 1n;
   const tokens = tokensOf(record, record.call?.data);
-  const balancesAt = (blockNumber: bigint) =>
-    Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber })));
   let read;
   try {
-    read = await Promise.all([
-      balancesAt(before),
-      balancesAt(mined.blockNumber),
-      client.getBalance({ address: wallet, blockNumber: before }),
-      client.getBalance({ address: wallet, blockNumber: mined.blockNumber }),
-      client.getTransactionCount({ address: wallet, blockNumber: before }),
-      client.getTransactionCount({ address: wallet, blockNumber: mined.blockNumber }),
-    ]);
+    read = await (options.reads ?? readBalances(client, record, mined.blockNumber));
   } catch (error) {
     // A trade followed long after it was mined (a daemon taking over a wallet, a restart): a node that no longer
     // keeps that block's state cannot show the balances, and never will. Only for a block that is old indeed: a
@@ -78,7 +99,7 @@ export async function checkBalanceChanges(
   // not this trade's would mix its changes with ours, and the comparison is then skipped.
   let gas = mined.gasUsed * mined.effectiveGasPrice;
   if (noncesAfter - noncesBefore !== 1) {
-    const together = await sameBlockGas(client, wallet, mined.blockNumber, options.ownHashes ?? []);
+    const together = await sameBlockGas(client, wallet, mined.blockNumber, options);
     if (together === undefined) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade`, after };
     gas = together;
   }
@@ -104,10 +125,11 @@ export async function checkBalanceChanges(
 }
 
 /** The gas of the wallet's transactions in a block when all of them are this trade's; undefined otherwise. */
-async function sameBlockGas(client: ChainClient, wallet: Address, blockNumber: bigint, ownHashes: readonly Hex[]): Promise<bigint | undefined> {
-  const block = await client.getBlock({ blockNumber, includeTransactions: true });
+async function sameBlockGas(client: ChainClient, wallet: Address, blockNumber: bigint, options: BalanceCheckOptions): Promise<bigint | undefined> {
+  const ownHashes = options.ownHashes ?? [];
+  const block = options.block?.number === blockNumber ? options.block : await client.getBlock({ blockNumber, includeTransactions: true });
   const sent = block.transactions.filter((tx) => isAddressEqual(tx.from, wallet));
   if (!sent.every((tx) => ownHashes.some((hash) => hash.toLowerCase() === tx.hash.toLowerCase()))) return undefined;
-  const receipts = await Promise.all(sent.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
+  const receipts = await Promise.all(sent.map((tx) => options.receipts?.get(tx.hash) ?? client.getTransactionReceipt({ hash: tx.hash })));
   return receipts.reduce((sum, receipt) => sum + receipt.gasUsed * receipt.effectiveGasPrice, 0n);
 }

@@ -4,7 +4,6 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { getBlockNumber } from 'viem/actions';
 import { type Address, type Log, decodeFunctionData, isAddressEqual, maxUint256 } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
@@ -82,7 +81,7 @@ export function chainChecks(client: ChainClient, chainId: number, book?: Address
   const { blockTimeSeconds, sequencer } = chainTimingFor(chainId, book);
   return {
     routes: new RouteVerifier({ ...known, partners }, client),
-    prices: new PriceReference(client, priceSourcesFor(chainId, book), { currentBlock: () => getBlockNumber(client), sequencer, averages: { blockTimeSeconds } }),
+    prices: new PriceReference(client, priceSourcesFor(chainId, book), { sequencer, averages: { blockTimeSeconds } }),
   };
 }
 
@@ -100,17 +99,35 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   // 3. Every adapter, pool and token the route runs through is known, and a farm names exactly our position.
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
 
-  // 4. No pool the route swaps in was moved away from its time-weighted average within the window: a trade in the
+  // 4. One batched read of the chain for the rest (steps 4 to 11): the route's pools, the prices, the block, fees,
+  //    nonce, allowance, and a simulation of the exact transactions. The simulated call is ours with the minimum
+  //    the quote and our slippage give; the minimum we sign (step 5) may only be higher, once the reference is
+  //    known. The known router and OneClickFarm use the minimum only to revert a call paying less, so the call we
+  //    sign does on this chain exactly what was simulated, as long as what was simulated pays that higher minimum
+  //    (step 11 checks it). Reading it all at once saves two round trips between the quote and the signature.
+  //
+  //    No pool the route swaps in was moved away from its time-weighted average within the window: a trade in the
   //    block before ours would otherwise set our price (and, for a token priced by its pool, the reference too).
   //    Beside it, what the trade should pay, found without the service: the route's pools must pay within the
   //    tolerance of the oracle, and the quote within the tolerance of what the route pays. (A route through an
-  //    unlisted adapter has its pools' fees, so its oracle value, only once step 12 proves its pools.) Both read the
-  //    same block in the same batches; a moved pool is reported as such, before any price it caused.
+  //    unlisted adapter has its pools' fees, so its oracle value, only once step 12 proves its pools.) A moved pool
+  //    is reported as such, before any price it caused.
+  const simulated = buildCall(trade, proposal);
+  const approval = simulated.spender ? approvalOf(trade, simulated.spender, ctx.settings) : undefined;
   const steadyPools = poolsOf(verified);
-  const [steady, referenced] = await abortable(Promise.allSettled([checkPoolsSteady(ctx, steadyPools), referenceOf(ctx, trade, proposal, verified)]), ctx.signal);
+  const [steady, referenced, preflighted] = await abortable(
+    Promise.allSettled([
+      checkPoolsSteady(ctx, steadyPools),
+      referenceOf(ctx, trade, proposal, verified),
+      preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval }),
+    ]),
+    ctx.signal,
+  );
   if (steady.status === 'rejected') throw steady.reason;
   if (referenced.status === 'rejected') throw referenced.reason;
+  if (preflighted.status === 'rejected') throw preflighted.reason;
   const reference = referenced.value;
+  const reads = preflighted.value;
   if (reference && proposal.kind !== 'claim') {
     if (reference.oracleOut !== undefined) checkMarket(reference.amountOut, reference.oracleOut, ctx.priceToleranceBps);
     checkPrice(proposal.route.expectedOut, reference, ctx.priceToleranceBps);
@@ -121,13 +138,12 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   const floor = reference && (reference.oracleOut !== undefined ? reference.amountOut : tolerated(reference.amountOut, ctx.priceToleranceBps));
   const call = buildCall(trade, proposal, floor, reference?.amountOut);
   if (call.minOut === 0n) throw new GuardRefusal('price', 'the minimum output would be 0: a trade that accepts nothing is never signed');
+  if (call.minOut < simulated.minOut || call.target !== simulated.target) throw new Error('check: the call signed may only raise the minimum of the call simulated');
 
   // 6. The strategy's own floor (price limit, take-profit level).
   if (trade.kind === 'swap') checkThreshold(call.expectedOut, trade.minAmountOut);
 
-  // 7. One batched read of the chain: block, fees, nonce, allowance, and a simulation of the exact transactions.
-  const approval = call.spender ? approvalOf(trade, call.spender, ctx.settings) : undefined;
-  const reads = await abortable(preflight(ctx.wallet.client, { from: trade.wallet, to: call.target, data: call.data, approval }), ctx.signal);
+  // 7. What the batch read of the wallet: is the allowance short?
   const needsApproval = approval !== undefined && (reads.allowance ?? 0n) < approval.amount;
 
   // 8. The deadline leaves time to be mined and is not too far.

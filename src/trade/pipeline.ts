@@ -12,6 +12,7 @@ import type { Address, Hex, TransactionReceipt } from 'viem';
 import { getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
+import { readReceiptBlocks } from '../chain/evidence.ts';
 import { KeyUsedElsewhereError, TransactionRevertedError } from '../chain/errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
@@ -25,7 +26,8 @@ import type { RoutingClient } from '../service/client.ts';
 import { type CheckContext, type Checked, budgetsApply, check, checkBudgets, recheck } from './check.ts';
 import { type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import { settle } from './settle.ts';
+import { type SettlementReads, settle } from './settle.ts';
+import { readBalances } from './balances.ts';
 import { approvalTx, signTrade } from './sign.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
 
@@ -184,6 +186,7 @@ async function finish(
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
   if ((await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
   const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal }), signal) : new Map<Hex, TransactionReceipt>();
+  const readAhead = readSettlementAhead(wallet, record, unsent, receipts);
   const call = record.call;
   const mined = await stage('follow', async () =>
     (await follow(wallet, {
@@ -199,6 +202,7 @@ async function finish(
             )
         : undefined,
       receipts,
+      receiptBlocks: readAhead?.blocks,
       giveUpAfterMs: followForMs,
       signal,
     })) ?? (await adoptSettled(wallet, record)),
@@ -209,7 +213,23 @@ async function finish(
     await ledger.trades.fail(record.id, { reason, errorClass: 'TransactionRejected', retryable: false });
     return { ...report, status: 'failed', reason };
   }
-  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken }), signal)) };
+  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken, readAhead }), signal)) };
+}
+
+/**
+ * A send whose answer was the trade's receipt: the blocks that judge the receipts in hand and the balances the
+ * settlement compares are read at once, in one round trip (the third of a trade, after the checks and the send).
+ */
+function readSettlementAhead(wallet: Wallet, record: TradeRecord, sent: Attempt[], receipts: ReadonlyMap<Hex, TransactionReceipt>): SettlementReads | undefined {
+  const trade = sent.find((attempt) => attempt.purpose === 'trade');
+  const receipt = trade && receipts.get(trade.hash);
+  if (!receipt || receipt.status !== 'success') return undefined;
+  const blocks = readReceiptBlocks(wallet.client, receipts.values(), wallet.settings.confirmations);
+  const balances = readBalances(wallet.client, record, receipt.blockNumber);
+  // Either may go unused (the receipt not confirmed after all): never an unhandled rejection.
+  blocks.catch(() => {});
+  balances.catch(() => {});
+  return { receipt, blocks, balances, receipts };
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */

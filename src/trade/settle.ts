@@ -5,12 +5,13 @@
  * amounts disagree, is an anomaly; so are balances that moved otherwise than signed (balances.ts). An anomaly is
  * recorded, reported, and pauses the trade's strategy and wallet until a person lifts the pause.
  */
-import type { Address, TransactionReceipt } from 'viem';
+import type { Address, Hex, TransactionReceipt } from 'viem';
+import type { ReceiptBlocks } from '../chain/evidence.ts';
 import { getTransaction } from 'viem/actions';
 import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/outcome.ts';
 import { revertReason } from '../chain/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
-import { checkBalanceChanges } from './balances.ts';
+import { type BalanceReads, checkBalanceChanges } from './balances.ts';
 import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from './types.ts';
 
 /** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
@@ -43,7 +44,13 @@ async function gasCostOf(wallet: Wallet, intentId: string): Promise<bigint> {
     .reduce((sum, a) => sum + (a.gasUsed ?? 0n) * (a.effectiveGasPrice ?? 0n), 0n);
 }
 
-export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, options: { nativeToken?: Address } = {}): Promise<Partial<TradeReport>> {
+/**
+ * Reads made for the settlement before the trade's receipt was judged, beside the reads that judged it (one round
+ * trip): used only if the receipt settled is the one they were made for.
+ */
+export type SettlementReads = { receipt: TransactionReceipt; balances: Promise<BalanceReads>; blocks: Promise<ReceiptBlocks>; receipts: ReadonlyMap<Hex, TransactionReceipt> };
+
+export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, options: { nativeToken?: Address; readAhead?: SettlementReads } = {}): Promise<Partial<TradeReport>> {
   const { receipt, attempt } = mined;
   const settlement: Settlement = {
     txHash: receipt.transactionHash,
@@ -71,7 +78,13 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   let balancesAfter: WalletBalances | undefined;
   if (!anomaly) {
     const ownHashes = (await wallet.ledger.attempts.ofTrade(record.id)).map((attempt) => attempt.hash);
-    const balances = await checkBalanceChanges(wallet.client, record, settled, { ...options, ownHashes });
+    const ahead = options.readAhead?.receipt.blockHash === receipt.blockHash ? options.readAhead : undefined;
+    const block = ahead && (await ahead.blocks.catch(() => undefined))?.blocks.get(receipt.blockNumber);
+    const balances = await checkBalanceChanges(wallet.client, record, settled, {
+      nativeToken: options.nativeToken,
+      ownHashes,
+      ...(ahead && { reads: ahead.balances, block, receipts: ahead.receipts }),
+    });
     balancesAfter = balances.after;
     if (balances.ok === 'skipped') await wallet.ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);
     else if (!balances.ok) anomaly = balances.anomaly;

@@ -29,6 +29,8 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
   const calls = new Map<string, number>();
   /** HTTP requests received: round trips (a batch is one). */
   let requests = 0;
+  /** Each request's calls, in order: a method, with an eth_call's target and selector. */
+  const log: string[][] = [];
   const hanging = new Set<() => void>();
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -43,6 +45,7 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
       const parsed = JSON.parse(body) as RpcCall | RpcCall[];
       const batch = Array.isArray(parsed) ? parsed : [parsed];
       for (const call of batch) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
+      log.push(batch.map(describeCall));
       const answers = new Map<RpcCall['id'], RpcAnswer>();
       const forwarded: RpcCall[] = [];
       for (const call of batch) {
@@ -88,6 +91,8 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
     /** Every method called so far, with how often; and how many HTTP requests (round trips) carried them. */
     calls: () => new Map(calls),
     requests: () => requests,
+    /** The calls of every request so far, one list per round trip. */
+    log: () => log.map((request) => [...request]),
     close: () =>
       new Promise<void>((resolve) => {
         for (const end of hanging) end();
@@ -95,4 +100,11 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
         server.close(() => resolve());
       }),
   };
+}
+
+/** `eth_call to:0x1234…:selector`, or the bare method, for reading a log of requests. */
+function describeCall(call: RpcCall): string {
+  if (call.method !== 'eth_call') return call.method;
+  const [request] = (call.params ?? []) as [{ to?: string; data?: string; input?: string }?];
+  return `eth_call ${request?.to?.slice(0, 8) ?? '?'}:${(request?.data ?? request?.input ?? '').slice(0, 10)}`;
 }
