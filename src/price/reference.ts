@@ -186,6 +186,8 @@ export class PriceReference {
 
   async #read(token: Address, source: PriceSource, head: Promise<Head>, depth: number): Promise<UsdPrice | { why: string }> {
     const chainTime = head.then((known) => known.timestamp);
+    // A reading that fails before it needs the time leaves it unread; the head's own failure is the caller's to report.
+    chainTime.catch(() => {});
     if (source.kind === 'feed') {
       // A feed answers decimals() exactly as a token does.
       const decimals = await this.decimals(source.address).catch(() => undefined);

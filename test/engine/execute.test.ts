@@ -157,3 +157,39 @@ describe('a node without eth_simulateV1', () => {
     }
   });
 });
+
+/**
+ * What a trade costs the node, counted by a proxy in front of it: one request that reads and simulates everything the
+ * checks need, one send whose answer is the receipt, one that judges the receipt and reads the balances to compare.
+ * (Once warm: the route's facts, decimals and the price average's start are read once per process.)
+ */
+describe('round trips to the node per trade', () => {
+  it.each([
+    ['an exact approval and its trade', 'exact' as const, ['approve', 'trade']],
+    ['a trade on an unlimited approval', 'unlimited' as const, ['trade']],
+  ])('%s: three requests, the simulation in the first, the receipts in the second', async (_name, approvals, purposes) => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+    try {
+      const executor = await makeExecutor({ rpcUrl: proxy.url, settings: { approvals } });
+      const warm = await runTrade(executor, swap({ strategyId: `warm-${approvals}` }));
+      expect(warm.status, warm.reason).toBe('confirmed');
+      const [requestsBefore, usdBefore] = [proxy.requests(), await fork.balanceOf(fork.token('cUSD'), me())];
+
+      const report = await runTrade(executor, swap({ strategyId: `counted-${approvals}` }));
+      expect(report.status, report.reason).toBe('confirmed');
+      const requests = proxy.log().slice(requestsBefore);
+      expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
+      const [checks, sends, settlement] = requests as [string[], string[], string[]];
+      expect(checks).toEqual(expect.arrayContaining(['eth_simulateV1', 'eth_getBlockByNumber', 'eth_getTransactionCount', 'eth_maxPriorityFeePerGas']));
+      expect(sends).toEqual(purposes.map(() => 'eth_sendRawTransactionSync'));
+      expect(settlement).toEqual(expect.arrayContaining(['eth_getBlockByNumber', 'eth_getBalance']));
+      // And the trade is what it says: exactly the amount left, the receipt's output arrived.
+      expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('250', 18));
+      const attempts = await executor.ledger.attempts.ofTrade(report.intentId);
+      expect(attempts.map((a) => [a.purpose, a.status])).toEqual(purposes.map((purpose) => [purpose, 'mined']));
+      expect((await executor.ledger.trades.get(report.intentId))?.settlement?.amountOut).toBe(report.amountOut);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
