@@ -6,7 +6,8 @@
  *    reorg is followed again: the transaction mines anew, or is broadcast again;
  *  - a transaction that vanished from the node's pool is broadcast again, byte for byte;
  *  - a transaction pending for `stuckAfterMs` is replaced on the same nonce with fees at least 12.5% higher,
- *    up to the fee cap; at the cap the decision to keep waiting is recorded once;
+ *    up to the fee cap; at the cap the decision to keep waiting is recorded once. Only the wallet's lowest nonce in
+ *    flight is: a later one waits behind it (recorded once), since its own fees are not what holds it;
  *  - once the call's deadline has passed (it could only revert), or the checks refuse it now, the replacement
  *    is a cancellation: a zero-value transfer to ourselves. Past the deadline a cancellation is sent even above
  *    the fee cap, once: 21,000 gas at the smallest replacement bump, instead of a wallet blocked by a
@@ -76,6 +77,8 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   for (let look = 0; ; look++) {
     const open = (await ledger.attempts.ofTrade(options.intentId)).filter((a) => a.nonce === nonce && isOpen(a));
     if (open.length === 0) throw new Error(`followNonce: no open attempt at nonce ${nonce}`);
+    // Resumed after a restart, or signed here: either way in flight until settled.
+    if (look === 0) wallet.track(open);
     const inHand = look === 0 ? open.map((a) => options.receipts?.get(a.hash)) : [];
     const receipts = await Promise.all(open.map((a, i) => inHand[i] ?? getTransactionReceipt(client, { hash: a.hash }).catch(() => undefined)));
     const minedIndex = receipts.findIndex((r) => r !== undefined);
@@ -110,8 +113,15 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
             // Recorded once it is sent again: an event says what happened, not what is about to.
             await ledger.events.record('rebroadcast', { hash: newest.hash }, options.intentId);
           }
+          // A transaction behind a lower nonce of the wallet still in flight waits for it: paying more would not
+          // let it pass. Only the lowest is re-priced or cancelled, on its own nonce, so the order holds.
+          const behind = wallet.lowestInFlight !== undefined && wallet.lowestInFlight < nonce;
+          if (stuck && behind) {
+            await noteOnce(`behind:${wallet.lowestInFlight}`, 'waiting-behind', { nonce, behind: wallet.lowestInFlight });
+            lastPriced = Date.now();
+          }
           // A node may also drop what it cannot mine (fees under the base fee): stuck either way.
-          if (stuck && newest) {
+          if (stuck && !behind && newest) {
             const outcome = await unstick(wallet, newest, options, atCapRecorded);
             if (outcome === 'at-cap') atCapRecorded = true;
             else lastPriced = Date.now();
@@ -148,6 +158,7 @@ async function traceUsedNonce(
   for (const attempt of open) {
     await wallet.ledger.attempts.update(attempt.id, { status: 'dropped', error: `nonce ${nonce} used by ${used.hash} in block ${used.blockNumber}` });
   }
+  wallet.settled(nonce);
   if (other) {
     throw new OutcomeUnknownError(`nonce ${nonce} was used by ${used.hash} of our trade ${other.intentId}; none of this trade's transactions can mine`);
   }
@@ -201,6 +212,7 @@ async function settleNonce(wallet: Wallet, open: Attempt[], minedIndex: number, 
     { status: receipt.status === 'success' ? 'mined' : 'reverted', blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice },
     open.filter((other) => other.id !== mined.id).map((other) => other.id),
   );
+  wallet.settled(mined.nonce);
   await wallet.onStage?.('mined', settled);
   return { receipt, attempt: settled, cancelled: mined.purpose === 'cancel' };
 }

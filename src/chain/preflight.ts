@@ -29,6 +29,12 @@ export type PreflightRequest = {
   data: Hex;
   /** The approval the call needs, if its allowance is short; simulated before the call. */
   approval?: Approval;
+  /**
+   * The wallet's transactions signed and not yet mined, in nonce order: simulated first, in the same block, so the
+   * call is simulated on the chain it will meet (their spending, their moves of a pool). A node that cannot
+   * simulate runs the call alone.
+   */
+  before?: readonly { to: Address; data: Hex; value?: bigint }[];
 };
 
 /**
@@ -77,44 +83,58 @@ async function readAll(client: ChainClient, request: PreflightRequest, simulate:
     client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
     getTransactionCount(client, { address: from, blockTag: 'pending' }),
     approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
-    simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request),
+    simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request).then((results) => ({ results, allowance: undefined })),
   ]);
   const ahead = block.timestamp - clockSeconds();
   chainAhead.set(client, ahead > 0n ? ahead : 0n);
   // The chain's clock passed the time we simulated at: simulate again, a second after the block just read.
-  const results = simulate && simulatedTime <= block.timestamp ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
-  const allowanceShort = approval !== undefined && (allowance as bigint) < approval.amount;
+  const { results, allowance: allowanceAfterEarlier } = simulate && simulatedTime <= block.timestamp ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
+  // The allowance the transactions in flight will leave, when there are any; else the chain's.
+  const allowanceNow = approval ? (allowanceAfterEarlier ?? (allowance as bigint)) : undefined;
+  const allowanceShort = approval !== undefined && (allowanceNow as bigint) < approval.amount;
   return {
     block: { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n },
     maxPriorityFeePerGas: tip,
     pendingNonce,
-    allowance,
+    allowance: allowanceNow,
     ...(simulate && approval ? { approvalResult: results[0] } : {}),
     call: !simulate && allowanceShort ? 'unsimulated' : (results.at(-1) as CallResult),
   };
 }
 
 /**
- * eth_simulateV1 of [approval?, call] in one simulated block on top of the latest, at `time`; an unsupported method is
- * reported as such.
+ * eth_simulateV1 of [approval?, call] in one simulated block on top of the latest, at `time`, after the wallet's
+ * transactions in flight; an unsupported method is reported as such. With transactions in flight, the spender's
+ * allowance is read between them and the approval (theirs may have set or spent it): `allowance`.
  */
-async function simulateTogether(client: ChainClient, { from, to, data, approval }: PreflightRequest, time: bigint): Promise<CallResult[]> {
+async function simulateTogether(
+  client: ChainClient,
+  { from, to, data, approval, before = [] }: PreflightRequest,
+  time: bigint,
+): Promise<{ results: CallResult[]; allowance?: bigint }> {
+  const earlier = before.map((tx) => ({ from, to: tx.to, data: tx.data, value: tx.value }));
+  const readAllowance = approval && earlier.length > 0 ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) }] : [];
   const calls = [
     ...(approval ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }] : []),
     { from, to, data },
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
   try {
-    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: { time }, calls }], traceTransfers: true });
+    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: { time }, calls: [...earlier, ...readAllowance, ...calls] }], traceTransfers: true });
   } catch (error) {
     const typed = nodeErrorOf(error);
     if (typed instanceof MethodUnsupportedError) throw typed;
     // A revert of the whole simulated block (some nodes answer a failing call this way).
-    return calls.map(() => ({ ok: false, reason: reasonOf(error) }));
+    return { results: calls.map(() => ({ ok: false, reason: reasonOf(error) })) };
   }
-  return (blocks[0]?.calls ?? []).map((result) =>
-    result.status === 'success' ? { ok: true, returned: result.data, gasUsed: result.gasUsed, logs: result.logs ?? [] } : { ok: false, reason: reasonOf(result.error) },
-  );
+  const simulated = blocks[0]?.calls ?? [];
+  const allowanceCall = readAllowance.length > 0 ? simulated[earlier.length] : undefined;
+  return {
+    results: simulated.slice(earlier.length + readAllowance.length).map((result) =>
+      result.status === 'success' ? { ok: true, returned: result.data, gasUsed: result.gasUsed, logs: result.logs ?? [] } : { ok: false, reason: reasonOf(result.error) },
+    ),
+    allowance: allowanceCall?.status === 'success' ? hexToBigInt(allowanceCall.data) : undefined,
+  };
 }
 
 /** The fallback: eth_call for what the call returns and eth_estimateGas for its gas, as the chain is now. */

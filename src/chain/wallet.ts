@@ -4,7 +4,7 @@
  * bytes are sent again, or their outcome adopted, and a slot is never signed twice.
  */
 import PQueue from 'p-queue';
-import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, concatHex, keccak256, serializeTransaction } from 'viem';
+import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, concatHex, keccak256, parseTransaction, serializeTransaction } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Attempt, AttemptPurpose, Ledger } from '../ledger/ledger.ts';
 import type { ChainClient } from './chains.ts';
@@ -74,6 +74,8 @@ export class Wallet {
   readonly #account: LocalAccount;
   readonly #queue = new PQueue({ concurrency: 1 });
   #signings = 0;
+  /** This process's signed transactions of the wallet not yet settled by the chain: the newest attempt per nonce. */
+  readonly #inFlight = new Map<number, Attempt>();
 
   constructor(deps: WalletDeps) {
     this.#account = deps.account;
@@ -89,9 +91,52 @@ export class Wallet {
     this.fence = deps.fence ?? (() => undefined);
   }
 
-  /** Runs `work` when no other transaction work of this wallet is in progress (nonces stay gapless and ordered). */
+  /**
+   * Runs `work` when no other signing of this wallet is in progress: nonces are allocated gapless and in order, and
+   * what a trade was checked on is compared with what was signed before it. Sending and following are not in here:
+   * a wallet's trades go out on consecutive nonces without waiting for each other's receipts.
+   */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.#queue.add(work) as Promise<T>;
+  }
+
+  /** Transactions being followed (signed here, or resumed), until their nonce is settled. */
+  track(attempts: readonly Attempt[]): void {
+    for (const attempt of attempts) {
+      const known = this.#inFlight.get(attempt.nonce);
+      if (!known || known.id <= attempt.id) this.#inFlight.set(attempt.nonce, attempt);
+    }
+  }
+
+  /** The nonce is settled (mined, or its transaction dropped): nothing of it is in flight any more. */
+  settled(nonce: number): void {
+    this.#inFlight.delete(nonce);
+  }
+
+  /** The lowest nonce still in flight: the one every later transaction of the wallet waits for. */
+  get lowestInFlight(): number | undefined {
+    let lowest: number | undefined;
+    for (const nonce of this.#inFlight.keys()) if (lowest === undefined || nonce < lowest) lowest = nonce;
+    return lowest;
+  }
+
+  /** Whether a transaction on a nonce above `nonce` is in flight (it cannot mine until `nonce` is used). */
+  inFlightAbove(nonce: number): boolean {
+    for (const known of this.#inFlight.keys()) if (known > nonce) return true;
+    return false;
+  }
+
+  /**
+   * The calls of the transactions in flight, in nonce order: a trade checked now is simulated after them, on the chain
+   * as it will be once they are mined.
+   */
+  inFlightCalls(): TxRequest[] {
+    return [...this.#inFlight.values()]
+      .sort((a, b) => a.nonce - b.nonce)
+      .map((attempt) => {
+        const tx = parseTransaction(attempt.rawTx);
+        return { to: tx.to ?? this.address, data: tx.data ?? '0x', value: tx.value ?? 0n };
+      });
   }
 
   /**
@@ -136,6 +181,7 @@ export class Wallet {
     );
     const attempts = await this.ledger.trades.recordSigned(signed, { fence });
     this.#signings++;
+    this.track(attempts);
     for (const attempt of attempts) await this.onStage?.('signed', attempt);
     return attempts;
   }

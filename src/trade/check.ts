@@ -100,7 +100,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
 
   // 4. One batched read of the chain for the rest (steps 4 to 11): the route's pools, the prices, the block, fees,
-  //    nonce, allowance, and a simulation of the exact transactions. The simulated call is ours with the minimum
+  //    nonce, allowance, and a simulation of the exact transactions, after the wallet's transactions in flight. The simulated call is ours with the minimum
   //    the quote and our slippage give; the minimum we sign (step 5) may only be higher, once the reference is
   //    known. The known router and OneClickFarm use the minimum only to revert a call paying less, so the call we
   //    sign does on this chain exactly what was simulated, as long as what was simulated pays that higher minimum
@@ -119,7 +119,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     Promise.allSettled([
       checkPoolsSteady(ctx, steadyPools),
       referenceOf(ctx, trade, proposal, verified),
-      preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval }),
+      preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval, before: ctx.wallet.inFlightCalls() }),
     ]),
     ctx.signal,
   );

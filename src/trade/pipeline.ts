@@ -9,11 +9,12 @@
  * nothing new is signed for a slot whose fate is not known. Every run returns a typed report, failures included.
  */
 import type { Address, Hex, TransactionReceipt } from 'viem';
-import { getTransactionReceipt } from 'viem/actions';
+import { getBlock, getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
 import { readReceiptBlocks } from '../chain/evidence.ts';
 import { KeyUsedElsewhereError, TransactionRevertedError } from '../chain/errors.ts';
+import { TransactionRejectedError } from '../chain/node-errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
@@ -143,9 +144,10 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       let checked = await stage('check', () => check(context, record, proposal));
       await recordChecked(checked, deps.settings.dryRun ? 'dry-run' : 'checked');
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
-      return await wallet.exclusive(async () => {
-        // Runs of one wallet check side by side; if another of its trades was signed meanwhile, the balance,
-        // allowance and simulation this one was checked on are gone: check again on the chain as it is now.
+      const signed = await wallet.exclusive(async () => {
+        // Runs of one wallet check side by side, each simulated after the wallet's transactions then in flight; if
+        // another of its trades was signed meanwhile, the chain this one was checked on is not the one it will meet:
+        // check again, after every transaction signed so far. (Only signing waits here: sending and following do not.)
         if (wallet.signings !== signingsAtCheck) {
           checked = await stage('check', () => check(context, record, proposal));
           await recordChecked(checked, 'checked');
@@ -158,11 +160,11 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
           report.simulatedOut = checked.simulatedOut;
           if (checked.simulatedOut !== undefined) await ledger.trades.recordSimulation(record.id, checked.simulatedOut);
         }
-        const signed = await stage('sign', () => signTrade(wallet, record, checked));
-        return finish(deps, { ...record, call: checked.call }, signed, report, stage, signal, followForMs);
+        return stage('sign', () => signTrade(wallet, record, checked));
       });
+      return await finish(deps, { ...record, status: 'signed', call: checked.call }, signed, report, stage, signal, followForMs);
     }
-    return await wallet.exclusive(() => finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal, followForMs));
+    return await finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal, followForMs);
   } catch (error) {
     return { ...report, ...(await recordFailure(ledger, record, error)) };
   }
@@ -184,8 +186,8 @@ async function finish(
   // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
-  if ((await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
-  const receipts = unsent.length > 0 ? await stage('broadcast', () => broadcast(wallet, unsent, { signal }), signal) : new Map<Hex, TransactionReceipt>();
+  if (record.status === 'signed' || (await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
+  const receipts = unsent.length > 0 ? await stage('broadcast', () => sendOrFillNonce(wallet, record, unsent, signal), signal) : new Map<Hex, TransactionReceipt>();
   const readAhead = readSettlementAhead(wallet, record, unsent, receipts);
   const call = record.call;
   const mined = await stage('follow', async () =>
@@ -214,6 +216,42 @@ async function finish(
     return { ...report, status: 'failed', reason };
   }
   return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken, readAhead }), signal)) };
+}
+
+/**
+ * Broadcasts the trade's transactions. The node may refuse one (fees, funds): it is dropped, and its nonce stays
+ * unused. When a later transaction of the wallet is in flight, it could never mine past that hole: the nonce is
+ * filled at once with a cancellation (a zero-value transfer to ourselves) under this trade, and the trade follows it
+ * like any other; its settlement says it was cancelled. The later transactions are never signed again: each may still
+ * mine on its own nonce. A node that refuses the cancellation too leaves the refusal to be reported.
+ */
+async function sendOrFillNonce(wallet: Wallet, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
+  try {
+    return await broadcast(wallet, attempts, { signal });
+  } catch (error) {
+    if (!(error instanceof TransactionRejectedError)) throw error;
+    const dropped = [...new Set((await wallet.ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'dropped').map((a) => a.nonce))];
+    const fillers = await wallet.exclusive(async () => {
+      // Inside the wallet's signing turn: no nonce is handed out while we look.
+      for (const nonce of dropped) wallet.settled(nonce);
+      const holes = dropped.filter((nonce) => wallet.inFlightAbove(nonce));
+      if (holes.length === 0) return [];
+      const fees = wallet.fees.capped(await currentFees(wallet));
+      return wallet.sign(
+        record.id,
+        holes.map((nonce) => ({ to: wallet.address, data: '0x', value: 0n, purpose: 'cancel' as const, nonce, gas: 21_000n, fees })),
+      );
+    });
+    if (fillers.length === 0) throw error;
+    for (const filler of fillers) await wallet.ledger.events.record('nonce-filled', { nonce: filler.nonce, by: filler.hash, why: error.shortMessage }, record.id);
+    return broadcast(wallet, fillers, { stage: 'cancelled', signal });
+  }
+}
+
+/** The fees a transaction would be signed with now, from the latest block and the node's tip. */
+async function currentFees(wallet: Wallet) {
+  const [block, tip] = await Promise.all([getBlock(wallet.client, { blockTag: 'latest' }), wallet.client.request({ method: 'eth_maxPriorityFeePerGas' })]);
+  return wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip));
 }
 
 /**
