@@ -5,7 +5,6 @@
  * from then on the transaction may be in a mempool, and only the chain can settle it.
  */
 import { type EIP1193RequestFn, type Hex, type TransactionReceipt, type WalletRpcSchema, formatTransactionReceipt, numberToHex, parseTransaction } from 'viem';
-import { sendRawTransaction } from 'viem/actions';
 import type { Attempt } from '../ledger/ledger.ts';
 import { abortable } from '../ops/abort.ts';
 import { MethodUnsupportedError, NodeUnavailableError, TransactionRejectedError, nodeErrorOf } from './node-errors.ts';
@@ -16,14 +15,21 @@ const withoutSync = new WeakSet<object>();
 
 /**
  * Broadcasts the attempts together; resolves with the receipts the node returned at once (none when it does
- * not send synchronously or has not mined them within `syncWaitMs`). A refusal by the node marks the attempt
- * dropped and throws TransactionRejectedError; anything else is left to following the nonce.
+ * not send synchronously or has not mined them within `syncWaitMs`). A refusal by the node of a first send marks
+ * the attempt dropped and throws TransactionRejectedError; of anything else (bytes sent again, a replacement) it is
+ * recorded and left, like any other failure, to following the nonce.
  */
 export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], options: { stage?: TxStage; signal?: AbortSignal } = {}): Promise<Map<Hex, TransactionReceipt>> {
   const stage = options.stage ?? 'broadcast';
   for (const attempt of attempts) if (attempt.status === 'signed') await wallet.ledger.attempts.update(attempt.id, { status: 'broadcast' });
   const sync = !wallet.impersonated && !withoutSync.has(wallet.client);
-  const send = (attempt: Attempt) => (wallet.impersonated ? sendImpersonated(wallet, attempt) : sync ? sendSync(wallet, attempt, options.signal) : sendPlain(wallet, attempt));
+  // viem batches only requests that share a signal: this send's own keeps its transactions in one request of their
+  // own. A synchronous send is answered once mined; a read batched with it would wait as long (another trade's
+  // checks, while this one's receipt is awaited). A signal of ours replaces viem's timeout: the same 10 s, or longer
+  // than we wait for a synchronous answer.
+  const alone = AbortSignal.any([AbortSignal.timeout(Math.max(wallet.settings.syncWaitMs + 1_000, 10_000)), ...(options.signal ? [options.signal] : [])]);
+  const send = (attempt: Attempt) =>
+    wallet.impersonated ? sendImpersonated(wallet, attempt, alone) : sync ? sendSync(wallet, attempt, alone, options.signal) : sendPlain(wallet, attempt, alone);
   const results = await Promise.all(attempts.map(send));
   const receipts = new Map<Hex, TransactionReceipt>();
   if (sync && results.some((result) => result instanceof MethodUnsupportedError)) {
@@ -33,6 +39,12 @@ export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], op
   for (const [i, attempt] of attempts.entries()) {
     const result = results[i];
     if (result instanceof TransactionRejectedError) {
+      // Sent again, or a new signature for a nonce already out: the node will not take it now (fees moved past it),
+      // but it may later, and what is already out stays out. Following the nonce sends it again.
+      if (stage !== 'broadcast') {
+        await wallet.ledger.events.record('send-refused', { hash: attempt.hash, stage, error: result.details ?? result.shortMessage }, attempt.intentId);
+        continue;
+      }
       await wallet.ledger.attempts.update(attempt.id, { status: 'dropped', error: result.details ?? result.shortMessage });
       throw result;
     }
@@ -54,9 +66,9 @@ function classify(error: unknown): Error | undefined {
   return typed instanceof TransactionRejectedError || typed instanceof NodeUnavailableError || typed instanceof MethodUnsupportedError ? typed : undefined;
 }
 
-async function sendPlain(wallet: Wallet, attempt: Attempt): Promise<SendResult> {
+async function sendPlain(wallet: Wallet, attempt: Attempt, alone: AbortSignal): Promise<SendResult> {
   try {
-    await sendRawTransaction(wallet.client, { serializedTransaction: attempt.rawTx });
+    await wallet.client.request({ method: 'eth_sendRawTransaction', params: [attempt.rawTx] }, { signal: alone });
     return undefined;
   } catch (error) {
     return classify(error);
@@ -64,7 +76,7 @@ async function sendPlain(wallet: Wallet, attempt: Attempt): Promise<SendResult> 
 }
 
 /** On a fork: the node sends the stored transaction as the wallet (impersonated); no signature exists. */
-async function sendImpersonated(wallet: Wallet, attempt: Attempt): Promise<SendResult> {
+async function sendImpersonated(wallet: Wallet, attempt: Attempt, alone: AbortSignal): Promise<SendResult> {
   const tx = parseTransaction(attempt.rawTx);
   // eth_sendTransaction is a wallet method: the fork node holds the "account" for us.
   const request = wallet.client.request as unknown as EIP1193RequestFn<WalletRpcSchema>;
@@ -84,7 +96,7 @@ async function sendImpersonated(wallet: Wallet, attempt: Attempt): Promise<SendR
           type: '0x2',
         },
       ],
-    });
+    }, { signal: alone });
     // The node names the transaction; should its hash differ from the one computed at "signing", the node's is kept.
     if (hash.toLowerCase() !== attempt.hash.toLowerCase()) {
       await wallet.ledger.attempts.correctHash(attempt.id, hash);
@@ -96,9 +108,9 @@ async function sendImpersonated(wallet: Wallet, attempt: Attempt): Promise<SendR
   }
 }
 
-async function sendSync(wallet: Wallet, attempt: Attempt, signal?: AbortSignal): Promise<SendResult> {
+async function sendSync(wallet: Wallet, attempt: Attempt, alone: AbortSignal, signal?: AbortSignal): Promise<SendResult> {
   const request = wallet.client
-    .request({ method: 'eth_sendRawTransactionSync', params: [attempt.rawTx] }, { retryCount: 0 })
+    .request({ method: 'eth_sendRawTransactionSync', params: [attempt.rawTx] }, { retryCount: 0, signal: alone })
     .then((receipt): SendResult => formatTransactionReceipt(receipt), classify);
   // The node holds the answer until the transaction is mined; past syncWaitMs we stop waiting and follow it.
   const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), wallet.settings.syncWaitMs));

@@ -51,12 +51,17 @@ export function isStateUnavailable(error: unknown): boolean {
 
 /** The typed error for a node's refusal of a call or a transaction. */
 export function nodeErrorOf(error: unknown): NodeError {
-  const text = reasonOf(error).toLowerCase();
+  // viem names a JSON-RPC error by its code ("Missing or invalid parameters" for -32000); the node's own words,
+  // which say what happened ("insufficient funds for gas * price + value"), are its details.
+  // Both are matched; the node's words are the ones reported.
+  const nodeSaid = error instanceof BaseError ? ((error.walk() as { details?: string } | null)?.details ?? error.details ?? '') : '';
+  const text = (nodeSaid || reasonOf(error)).toLowerCase();
+  const matched = `${text} ${reasonOf(error).toLowerCase()}`;
   const options = { cause: error, details: text.slice(0, 300) };
   const code = error instanceof BaseError ? (error.walk((e) => typeof (e as { code?: unknown }).code === 'number') as { code?: number } | null)?.code : undefined;
-  if (known.test(text)) return new TransactionKnownError('the node already has this transaction', options);
-  if (nonceTooLow.test(text)) return new NonceTooLowError('the nonce is used already', options);
-  if (rejected.test(text)) return new TransactionRejectedError(`the node refused the transaction: ${text.slice(0, 200)}`, options);
-  if (code === -32601 || unsupported.test(text)) return new MethodUnsupportedError(`the node does not support this method: ${text.slice(0, 200)}`, options);
+  if (known.test(matched)) return new TransactionKnownError('the node already has this transaction', options);
+  if (nonceTooLow.test(matched)) return new NonceTooLowError('the nonce is used already', options);
+  if (rejected.test(matched)) return new TransactionRejectedError(`the node refused the transaction: ${text.slice(0, 200)}`, options);
+  if (code === -32601 || unsupported.test(matched)) return new MethodUnsupportedError(`the node does not support this method: ${text.slice(0, 200)}`, options);
   return new NodeUnavailableError(`the node failed: ${text.slice(0, 200)}`, options);
 }

@@ -16,7 +16,8 @@ export type RpcAnswer = { jsonrpc: '2.0'; id: number | string; result?: unknown;
 
 export type RpcFaults = {
   refuse?: readonly string[];
-  intercept?: (call: RpcCall) => RpcAnswer | undefined;
+  /** May take its time (a promise): the request's answer waits for it. */
+  intercept?: (call: RpcCall) => RpcAnswer | undefined | Promise<RpcAnswer | undefined>;
   rewrite?: (call: RpcCall, answer: RpcAnswer) => RpcAnswer;
   afterForward?: (calls: readonly RpcCall[]) => 'http-502' | 'hang' | undefined;
   down?: boolean;
@@ -51,7 +52,7 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
       for (const call of batch) {
         const own = faults.refuse?.includes(call.method)
           ? { jsonrpc: '2.0' as const, id: call.id, error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } }
-          : faults.intercept?.(call);
+          : await faults.intercept?.(call);
         if (own) answers.set(call.id, own);
         else forwarded.push(call);
       }
