@@ -4,11 +4,14 @@
  * as much as the receipt's logs claim, no other token of the route left the wallet, and the native coin paid gas
  * only. A receipt can lie (a token's events are its own); balances are what the wallet has.
  */
-import { type Address, type Block, type Hex, type TransactionReceipt, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
+import { type Address, type Block, type Hex, type TransactionReceipt, erc20Abi, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
-import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
+import { type BlockCheckOptions, checkBlockTogether } from './block-balances.ts';
+import { type BalanceCheck, tokensOf } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
+
+export type { BalanceCheck } from './call-tokens.ts';
 
 /**
  * Blocks a node surely keeps the state of: older ones may be gone. Geth keeps 128 by default; anvil, mining many
@@ -16,32 +19,6 @@ import type { TradeRecord, WalletBalances } from './types.ts';
  */
 const stateKeptBlocks = 16n;
 
-export type BalanceCheck = ({ ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string }) & { after?: WalletBalances };
-
-/** The tokens a call can move: the trade's own, and every token on its routes. */
-export function tokensOf(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOut'>, data: Hex | undefined): Address[] {
-  const tokens: Address[] = [record.tokenIn, record.tokenOut];
-  const add = (token: Address) => {
-    if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
-  };
-  if (data) {
-    try {
-      if (record.kind === 'swap') {
-        const decoded = decodeFunctionData({ abi: routerAbi, data });
-        if (decoded.functionName === 'swapExactInputForOutput') for (const token of decoded.args[0].path) add(token);
-      } else if (record.kind === 'deposit') {
-        const { args } = decodeFunctionData({ abi: oneClickFarmAbi, data });
-        for (const leg of args[0]) for (const token of leg.path) add(token);
-      } else if (record.kind === 'withdraw') {
-        const { args } = decodeFunctionData({ abi: oneClickWithdrawAbi, data });
-        for (const leg of args[4]) for (const token of leg.path) add(token);
-      }
-    } catch {
-      // A call we cannot decode is our own encoding gone wrong; the trade's own tokens are still checked.
-    }
-  }
-  return tokens;
-}
 
 /** The wallet's balances and nonces in the blocks just before and at a trade's block, as read for the check. */
 export type BalanceReads = readonly [readonly bigint[], readonly bigint[], bigint, bigint, number, number];
@@ -72,6 +49,8 @@ export type BalanceCheckOptions = {
   reads?: Promise<BalanceReads>;
   block?: Block<bigint, true>;
   receipts?: ReadonlyMap<Hex, TransactionReceipt>;
+  /** Finds the wallet's other transactions in the ledger: a block holding several of our trades is checked as one. */
+  lookup?: BlockCheckOptions['lookup'];
 };
 
 export async function checkBalanceChanges(
@@ -99,8 +78,12 @@ export async function checkBalanceChanges(
   // not this trade's would mix its changes with ours, and the comparison is then skipped.
   let gas = mined.gasUsed * mined.effectiveGasPrice;
   if (noncesAfter - noncesBefore !== 1) {
-    const together = await sameBlockGas(client, wallet, mined.blockNumber, options);
-    if (together === undefined) return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade`, after };
+    const block = options.block?.number === mined.blockNumber ? options.block : await client.getBlock({ blockNumber: mined.blockNumber, includeTransactions: true });
+    const together = await sameBlockGas(client, wallet, block, options);
+    if (together === undefined) {
+      if (options.lookup) return checkBlockTogether(client, wallet, block, { lookup: options.lookup, receipts: options.receipts, nativeToken: options.nativeToken });
+      return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade`, after };
+    }
     gas = together;
   }
 
@@ -125,9 +108,8 @@ export async function checkBalanceChanges(
 }
 
 /** The gas of the wallet's transactions in a block when all of them are this trade's; undefined otherwise. */
-async function sameBlockGas(client: ChainClient, wallet: Address, blockNumber: bigint, options: BalanceCheckOptions): Promise<bigint | undefined> {
+async function sameBlockGas(client: ChainClient, wallet: Address, block: Block<bigint, true>, options: BalanceCheckOptions): Promise<bigint | undefined> {
   const ownHashes = options.ownHashes ?? [];
-  const block = options.block?.number === blockNumber ? options.block : await client.getBlock({ blockNumber, includeTransactions: true });
   const sent = block.transactions.filter((tx) => isAddressEqual(tx.from, wallet));
   if (!sent.every((tx) => ownHashes.some((hash) => hash.toLowerCase() === tx.hash.toLowerCase()))) return undefined;
   const receipts = await Promise.all(sent.map((tx) => options.receipts?.get(tx.hash) ?? client.getTransactionReceipt({ hash: tx.hash })));

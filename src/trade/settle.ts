@@ -84,6 +84,11 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
       nativeToken: options.nativeToken,
       ownHashes,
       ...(ahead && { reads: ahead.balances, block, receipts: ahead.receipts }),
+      lookup: async (hash) => {
+        const attempt = await wallet.ledger.attempts.byHash(hash);
+        if (!attempt) return undefined;
+        return { purpose: attempt.purpose, record: attempt.purpose === 'trade' ? await wallet.ledger.trades.get(attempt.intentId) : undefined };
+      },
     });
     balancesAfter = balances.after;
     if (balances.ok === 'skipped') await wallet.ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);

@@ -11,7 +11,7 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { testExecutor } from '../helpers/engine.ts';
+import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { useQuoteProxy } from '../helpers/quote-proxy.ts';
 import { constantProductOut } from '../helpers/uniswap.ts';
 
@@ -25,45 +25,55 @@ async function send(request: Promise<`0x${string}`>) {
   return fork.confirm(await request);
 }
 
+/**
+ * A token that pays its victim (our wallet) half of what its Transfer events claim, in a cUSD/LIE pool of the known
+ * factory with a history as long as the price window, listed and priced in the user's own address book; the service
+ * routes cUSD→LIE through it.
+ */
+async function lyingWorld(): Promise<{ executor: TestExecutor; lie: Address; out: bigint; trade: (slot: string) => SwapTrade }> {
+  const owner = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: deployer.account });
+  const lie = (await send(owner.deployContract({ abi: artifacts.LyingToken.abi, bytecode: artifacts.LyingToken.bytecode }))).contractAddress as Address;
+  const usd = fork.token('cUSD');
+  const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
+  // A cUSD/LIE pool of the known factory, at 1 LIE per cUSD; the route through it verifies.
+  await send(owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'createPair', args: [usd, lie], gas: 5_000_000n }));
+  const pool = (await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'getPair', args: [usd, lie] })) as Address;
+  const depth = parseUnits('1000000', 18);
+  await send(owner.writeContract({ address: usd, abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
+  await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
+  await send(owner.writeContract({ address: pool, abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [deployer.address], gas: 5_000_000n }));
+  await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'setVictim', args: [me()], gas: 200_000n }));
+  // A pool prices a token only once it has a history as long as the price-average window.
+  // (Twice the window: anvil's jump starts from the wall clock, which a chain of many blocks a second runs ahead of.)
+  await fork.testClient.increaseTime({ seconds: 2 * defaultPoolAverageOptions.windowSeconds });
+  await fork.testClient.mine({ blocks: 1 });
+
+  // The user's own address book lists LIE and prices it through that pool against cUSD.
+  const book = { ...fork.addressBook, tokens: { ...fork.addressBook.tokens, LIE: { address: lie, decimals: 18 } }, priceSources: { ...fork.addressBook.priceSources, LIE: [{ kind: 'pool' as const, pool, quote: 'cUSD' }] } };
+  const amountIn = parseUnits('100', 18);
+  const out = constantProductOut(amountIn, depth, depth);
+  // The service routes through that pool (the local service does not know it; the proxy writes the route).
+  proxy.setRequestRewrite((url) => {
+    url.searchParams.set('tokenOut', fork.token('CELO'));
+    return url;
+  });
+  proxy.setRewrite((body) => {
+    const { txn, ...rest } = body;
+    return {
+      ...rest,
+      expectedOut: out.toString(),
+      details: { ...body.details, path: [usd, lie], pairs: [fork.addressBook.contracts.adapters.uniswapV2], extras: [concatHex([pool, numberToHex(3, { size: 1 })])], expectedOutputAmount: out.toString(), partner: 0, sig: '0x' },
+    };
+  });
+  const executor = await testExecutor(fork, { serviceUrl: proxy.url, addressBook: book });
+  const trade = (slot: string): SwapTrade => ({ id: `lying:${slot}`, strategyId: 'lying', slot, wallet: me(), chainId: book.chainId, kind: 'swap', tokenIn: usd, tokenOut: lie, amountIn, slippageBps: 50 });
+  return { executor, lie, out, trade };
+}
+
 describe('a swap through a token that pays less than its receipt claims', () => {
   it('is an anomaly that pauses the strategy and the wallet, persisted until lifted', async () => {
-    const owner = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: deployer.account });
-    const lie = (await send(owner.deployContract({ abi: artifacts.LyingToken.abi, bytecode: artifacts.LyingToken.bytecode }))).contractAddress as Address;
-    const usd = fork.token('cUSD');
-    const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
-    // A cUSD/LIE pool of the known factory, at 1 LIE per cUSD; the route through it verifies.
-    await send(owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'createPair', args: [usd, lie], gas: 5_000_000n }));
-    const pool = (await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'getPair', args: [usd, lie] })) as Address;
-    const depth = parseUnits('1000000', 18);
-    await send(owner.writeContract({ address: usd, abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
-    await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
-    await send(owner.writeContract({ address: pool, abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [deployer.address], gas: 5_000_000n }));
-    await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'setVictim', args: [me()], gas: 200_000n }));
-    // A pool prices a token only once it has a history as long as the price-average window.
-    // (Twice the window: anvil's jump starts from the wall clock, which a chain of many blocks a second runs ahead of.)
-    await fork.testClient.increaseTime({ seconds: 2 * defaultPoolAverageOptions.windowSeconds });
-    await fork.testClient.mine({ blocks: 1 });
-
-    // The user's own address book lists LIE and prices it through that pool against cUSD.
-    const book = { ...fork.addressBook, tokens: { ...fork.addressBook.tokens, LIE: { address: lie, decimals: 18 } }, priceSources: { ...fork.addressBook.priceSources, LIE: [{ kind: 'pool' as const, pool, quote: 'cUSD' }] } };
-    const amountIn = parseUnits('100', 18);
-    const out = constantProductOut(amountIn, depth, depth);
-    // The service routes through that pool (the local service does not know it; the proxy writes the route).
-    proxy.setRequestRewrite((url) => {
-      url.searchParams.set('tokenOut', fork.token('CELO'));
-      return url;
-    });
-    proxy.setRewrite((body) => {
-      const { txn, ...rest } = body;
-      return {
-        ...rest,
-        expectedOut: out.toString(),
-        details: { ...body.details, path: [usd, lie], pairs: [fork.addressBook.contracts.adapters.uniswapV2], extras: [concatHex([pool, numberToHex(3, { size: 1 })])], expectedOutputAmount: out.toString(), partner: 0, sig: '0x' },
-      };
-    });
-    const executor = await testExecutor(fork, { serviceUrl: proxy.url, addressBook: book });
+    const { executor, lie, out, trade } = await lyingWorld();
     try {
-      const trade = (slot: string): SwapTrade => ({ id: `lying:${slot}`, strategyId: 'lying', slot, wallet: me(), chainId: book.chainId, kind: 'swap', tokenIn: usd, tokenOut: lie, amountIn, slippageBps: 50 });
       const lieBefore = await fork.balanceOf(lie, me());
       const report = await runTrade(executor, trade('1'));
 
@@ -91,6 +101,47 @@ describe('a swap through a token that pays less than its receipt claims', () => 
       expect(await executor.ledger.pauses.lift('wallet', me())).toBe(true);
       expect(await executor.ledger.pauses.for('lying', me())).toEqual([]);
     } finally {
+      await executor.close();
+      proxy.setRewrite(undefined);
+      proxy.setRequestRewrite(undefined);
+    }
+  });
+});
+
+describe('two swaps through that token mined in one block (pipelined nonces)', () => {
+  it('are checked together against the balances: both are anomalies, and the wallet is paused', async () => {
+    const { executor, lie, trade } = await lyingWorld();
+    try {
+      const lieBefore = await fork.balanceOf(lie, me());
+      await fork.testClient.setAutomine(false);
+      const running = Promise.all([runTrade(executor, trade('a')), runTrade(executor, trade('b'))]);
+      // Both trades and their approvals in the node's pool, then one block.
+      for (let tries = 0; ; tries++) {
+        const [latest, pending] = await Promise.all([fork.publicClient.getTransactionCount({ address: me() }), fork.publicClient.getTransactionCount({ address: me(), blockTag: 'pending' })]);
+        if (pending - latest >= 4) break;
+        if (tries > 800) throw new Error('the two trades never reached the pool');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await fork.testClient.mine({ blocks: 1 });
+      const reports = await running;
+
+      const claimed = reports.reduce((sum, report) => sum + (report.amountOut as bigint), 0n);
+      // The logs claim `claimed` arrived in all; half of it did.
+      expect(await fork.balanceOf(lie, me())).toBe(lieBefore + claimed / 2n);
+      for (const report of reports) {
+        expect(report.status, report.reason).toBe('anomaly');
+        expect(report.reason).toContain(`for the wallet's 2 trades in block`);
+        expect(report.reason).toContain(`the balance of ${lie} changed by ${claimed / 2n}; the trades' logs and signed amounts allow no less than ${claimed}`);
+        expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'anomaly' });
+      }
+      expect((await executor.ledger.pauses.all()).map((pause) => [pause.scope, pause.key])).toEqual(
+        expect.arrayContaining([
+          ['strategy', 'lying'],
+          ['wallet', me().toLowerCase()],
+        ]),
+      );
+    } finally {
+      await fork.testClient.setAutomine(true);
       await executor.close();
       proxy.setRewrite(undefined);
       proxy.setRequestRewrite(undefined);
