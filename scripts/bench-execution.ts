@@ -5,7 +5,9 @@
  * (A B A B…) in one process, so both see the same machine and the same chain. Reports time, and the HTTP round
  * trips (a batch counts once) and JSON-RPC calls per execution as a proxy in front of the node counted them.
  * A first swap of each warms both up and is not counted.
- * Usage: tsx scripts/bench-execution.ts [--swaps N]
+ * `--latency-ms L` holds every request to the node L ms at the proxy, both sides alike: a node as far away as a
+ * real one, where round trips, not our CPU, set the time.
+ * Usage: tsx scripts/bench-execution.ts [--swaps N] [--latency-ms L]
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +27,9 @@ import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 
-const { values } = parseArgs({ options: { swaps: { type: 'string', default: '40' } } });
+const { values } = parseArgs({ options: { swaps: { type: 'string', default: '40' }, 'latency-ms': { type: 'string', default: '0' } } });
 const swaps = Number(values.swaps);
+const latencyMs = Number(values['latency-ms']);
 
 /**
  * A JSON-RPC proxy in front of the node that counts, from outside the process, the HTTP requests (round trips: a
@@ -34,6 +37,7 @@ const swaps = Number(values.swaps);
  */
 async function countingProxy(upstream: string) {
   const proxy = await startRpcProxy(upstream);
+  proxy.faults.latencyMs = latencyMs;
   return { url: proxy.url, calls: proxy.calls, roundTrips: proxy.requests, log: proxy.log, close: proxy.close };
 }
 
@@ -159,7 +163,7 @@ try {
 
   const steadyState = await measure(pipelineKey, true);
   const withApproval = await measure(exactKey, false);
-  console.log(JSON.stringify({ swaps, ...steadyState, withExactApprovals: withApproval }, null, 2));
+  console.log(JSON.stringify({ swaps, latencyMs, ...steadyState, withExactApprovals: withApproval }, null, 2));
 } finally {
   await service.close();
   await devnet.stop();

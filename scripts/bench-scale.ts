@@ -6,9 +6,14 @@
  * slots (all from the daemon's ledger); for the whole run the daemon's peak RSS and CPU (from /proc), and for
  * live runs the median time from signing a transaction to its recorded receipt.
  *
+ * Live runs mine a block every `--block-seconds` (1, Celo's block time; 0 mines each transaction at once, as
+ * `npm start`'s devnet does) and report how many of our trades each block held. `--one-wallet N` adds a live run of N
+ * strategies of one wallet: how many of one wallet's trades fit in a block.
+ *
  * Usage: tsx scripts/bench-scale.ts [--mode dry-run|live|both] [--strategies N] [--wallets W] [--slots S]
- *                                   [--live-strategies N] [--concurrency C]
- * Defaults: both modes; dry-run N = 10000, live N = 1000, W = 50, 3 measured slots, the file's default maxConcurrency.
+ *                                   [--live-strategies N] [--concurrency C] [--block-seconds B] [--one-wallet N]
+ * Defaults: both modes; dry-run N = 10000, live N = 1000, W = 50, 3 measured slots, the file's default
+ * maxConcurrency, 1 s blocks, no one-wallet run.
  * The daemon runs with NODE_OPTIONS as `npm start` sets it (--max-old-space-size=256) unless NODE_OPTIONS is set.
  */
 import { spawn } from 'node:child_process';
@@ -17,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import type { Hex } from 'viem';
+import { type Hex, createTestClient, http } from 'viem';
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { reportEvery } from '../src/devnet/oracle.ts';
 import { networkLedgerName } from '../src/ledger/files.ts';
@@ -31,6 +36,8 @@ const { values } = parseArgs({
     wallets: { type: 'string', default: '50' },
     slots: { type: 'string', default: '3' },
     concurrency: { type: 'string' },
+    'block-seconds': { type: 'string', default: '1' },
+    'one-wallet': { type: 'string' },
   },
 });
 const wallets = Number(values.wallets);
@@ -41,7 +48,17 @@ const daemonNodeOptions = process.env.NODE_OPTIONS ?? '--max-old-space-size=256'
 
 const devnet = await startDevnet();
 const { service, addressBook: book } = await startDevnetRoutingService(devnet.addressBook);
-const stopMining = mineEvery(book.rpcUrl, 5_000);
+const blockSeconds = Number(values['block-seconds']);
+const testClient = createTestClient({ mode: 'anvil', transport: http(book.rpcUrl) });
+let stopMining = mineEvery(book.rpcUrl, 5_000);
+/** From here on, a block every `blockSeconds` holding what is pending, as a real chain mines (not one per transaction). */
+async function mineOnInterval() {
+  if (blockSeconds <= 0) return;
+  stopMining();
+  stopMining = () => {};
+  await testClient.setAutomine(false);
+  await testClient.setIntervalMining({ interval: blockSeconds });
+}
 const stopReporting = reportEvery(book.rpcUrl, book, 60_000);
 
 const median = (values: number[]) => {
@@ -113,7 +130,11 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
       daemonCpuCores: cpu === null ? null : +cpu.toFixed(2),
     });
   }
-  const attempts = ledger.prepare("SELECT created_at, updated_at FROM attempts WHERE purpose = 'trade' AND status = 'mined'").all() as { created_at: number; updated_at: number }[];
+  const attempts = ledger.prepare("SELECT created_at, updated_at, block_number FROM attempts WHERE purpose = 'trade' AND status = 'mined'").all() as { created_at: number; updated_at: number; block_number: number }[];
+  // Our trades per block, over the blocks that held any.
+  const perBlock = new Map<number, number>();
+  for (const attempt of attempts) perBlock.set(attempt.block_number, (perBlock.get(attempt.block_number) ?? 0) + 1);
+  const blockCounts = [...perBlock.values()];
   await ledger.close();
   const totalCpu = ((samples.at(-1) as Sample).cpuTicks - (samples[0] as Sample).cpuTicks) / ticksPerSecond / (((samples.at(-1) as Sample).at - (samples[0] as Sample).at) / 1000);
   return {
@@ -130,7 +151,14 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     peakRssBeforeFirstSlotMB: +Math.max(0, ...samples.filter((x) => x.at < firstSlot).map((x) => x.rssMB)).toFixed(1),
     peakRssInSlotsMB: +Math.max(0, ...samples.filter((x) => x.at >= firstSlot).map((x) => x.rssMB)).toFixed(1),
     daemonCpuCores: +totalCpu.toFixed(2),
-    ...(mode === 'live' ? { transactions: attempts.length, medianTxMs: median(attempts.map((a) => a.updated_at - a.created_at)) } : {}),
+    ...(mode === 'live'
+      ? {
+          blockSeconds,
+          transactions: attempts.length,
+          medianTxMs: median(attempts.map((a) => a.updated_at - a.created_at)),
+          tradesPerBlock: { blocks: blockCounts.length, median: median(blockCounts), max: Math.max(0, ...blockCounts) },
+        }
+      : {}),
     exitCode: code,
   };
 }
@@ -139,7 +167,9 @@ try {
   const keys = await fundWallets(book, wallets);
   const results = [];
   if (values.mode !== 'live') results.push(await runMode('dry-run', Number(values.strategies), keys));
+  if (values.mode !== 'dry-run' || values['one-wallet'] !== undefined) await mineOnInterval();
   if (values.mode !== 'dry-run') results.push(await runMode('live', Number(values['live-strategies']), keys));
+  if (values['one-wallet'] !== undefined) results.push(await runMode('live', Number(values['one-wallet']), keys.slice(0, 1)));
   console.log(JSON.stringify({ cores: (await import('node:os')).availableParallelism(), slotSeconds: slotMs / 1000, results }, null, 2));
 } finally {
   stopMining();

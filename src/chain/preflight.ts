@@ -6,10 +6,10 @@
  * elapse, so it skips the storage writes time drives (Uniswap V2's price accumulators, a gauge's reward accrual)
  * and under-reports the gas by up to a quarter, enough for a deposit to run out of it. The latest block is read in
  * the same batch, so its time is not known when the simulation is asked: the simulation takes its time from our
- * clock, moved by how far the chain's clock was ahead of ours at the last block read (a devnet that jumped in time).
+ * clock, moved by how far the chain's clock was from ours at the last block read (a devnet that jumped in time).
  * Any later second gives the same gas (the writes happen or not, whatever their amount). Should the block read
- * beside it be no older than that time (a chain that jumped again), the simulation is asked again, at the block's
- * time plus one second: one more round trip, only then.
+ * beside it be no older than that time, or more than 30 s older (a chain that jumped again), the simulation is
+ * asked again, at the block's time plus one second: one more round trip, only then.
  * Nodes without eth_simulateV1 get eth_call and eth_estimateGas in the same batch instead; the approval must
  * then be in place before the trade can be simulated.
  * This module reads and reports; deciding whether the answers are acceptable is the check stage's job.
@@ -70,13 +70,15 @@ export async function preflight(client: ChainClient, request: PreflightRequest):
   return readAll(client, request, false);
 }
 
-/** How far each node's chain clock was ahead of ours at its last block read (seconds; never below 0). */
-const chainAhead = new WeakMap<object, bigint>();
+/** How far each node's chain clock was from ours at its last block read (seconds; ahead is positive). */
+const chainOffset = new WeakMap<object, bigint>();
 const clockSeconds = () => BigInt(Math.floor(Date.now() / 1000));
+/** A simulation further than this past the latest block's time is asked again (deadlines are judged by it). */
+const simulatedAheadMaxSeconds = 30n;
 
 async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
   const { from, approval } = request;
-  const simulatedTime = clockSeconds() + (chainAhead.get(client) ?? 0n) + 1n;
+  const simulatedTime = clockSeconds() + (chainOffset.get(client) ?? 0n) + 1n;
   // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
   const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
     getBlock(client, { blockTag: 'latest' }),
@@ -85,10 +87,11 @@ async function readAll(client: ChainClient, request: PreflightRequest, simulate:
     approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
     simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request).then((results) => ({ results, allowance: undefined })),
   ]);
-  const ahead = block.timestamp - clockSeconds();
-  chainAhead.set(client, ahead > 0n ? ahead : 0n);
-  // The chain's clock passed the time we simulated at: simulate again, a second after the block just read.
-  const { results, allowance: allowanceAfterEarlier } = simulate && simulatedTime <= block.timestamp ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
+  chainOffset.set(client, block.timestamp - clockSeconds());
+  // The chain's clock is not where we guessed (it passed the time we simulated at, or is far behind it, as a chain
+  // reverted to an old state is): simulate again, a second after the block just read.
+  const missed = block.timestamp >= simulatedTime || simulatedTime > block.timestamp + simulatedAheadMaxSeconds;
+  const { results, allowance: allowanceAfterEarlier } = simulate && missed ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
   // The allowance the transactions in flight will leave, when there are any; else the chain's.
   const allowanceNow = approval ? (allowanceAfterEarlier ?? (allowance as bigint)) : undefined;
   const allowanceShort = approval !== undefined && (allowanceNow as bigint) < approval.amount;

@@ -61,24 +61,31 @@ export async function checkBalanceChanges(
 ): Promise<BalanceCheck> {
   const wallet = record.wallet;
   const tokens = tokensOf(record, record.call?.data);
-  let read;
-  try {
-    read = await (options.reads ?? readBalances(client, record, mined.blockNumber));
-  } catch (error) {
-    // A trade followed long after it was mined (a daemon taking over a wallet, a restart): a node that no longer
-    // keeps that block's state cannot show the balances, and never will. Only for a block that is old indeed: a
-    // node that says so of a recent one is asked again later.
-    const head = isStateUnavailable(error) ? await client.getBlockNumber().catch(() => undefined) : undefined;
-    if (head === undefined || head - mined.blockNumber < stateKeptBlocks) throw error;
-    return { ok: 'skipped', why: `the node no longer has the state of block ${mined.blockNumber} (${head - mined.blockNumber} blocks ago) to compare the balances` };
+  let read = await readOrSkip(client, mined.blockNumber, options.reads ?? readBalances(client, record, mined.blockNumber));
+  if ('ok' in read) return read;
+  // A node asked about its head block while it mines the next may answer with a state that already holds the next
+  // block's transactions (anvil does). The wallet's count must have moved by exactly its transactions the block
+  // lists, or the reads are not of that block: asked again once (the block is no longer being built on by then),
+  // and if they still disagree the comparison is skipped, with why, rather than concluding from another state.
+  let block = options.block?.number === mined.blockNumber ? options.block : undefined;
+  const moved = (reads: BalanceReads) => reads[5] - reads[4];
+  if (block || moved(read) !== 1) {
+    block ??= await client.getBlock({ blockNumber: mined.blockNumber, includeTransactions: true });
+    const listed = block.transactions.filter((tx) => isAddressEqual(tx.from, wallet)).length;
+    if (moved(read) !== listed) {
+      read = await readOrSkip(client, mined.blockNumber, readBalances(client, record, mined.blockNumber));
+      if ('ok' in read) return read;
+      if (moved(read) !== listed) {
+        return { ok: 'skipped', why: `the node's count of the wallet's transactions moved by ${moved(read)} in block ${mined.blockNumber}, which lists ${listed}: its state is not that block's` };
+      }
+    }
   }
   const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, noncesBefore, noncesAfter] = read;
   const after: WalletBalances = { blockNumber: mined.blockNumber, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
-  // The trade's approval may share its block (it moves no balance, only gas); a transaction of the wallet that is
-  // not this trade's would mix its changes with ours, and the comparison is then skipped.
+  // The trade's approval may share its block (it moves no balance, only gas); another of our trades in it is checked
+  // with it (block-balances.ts); a transaction of the wallet that is not ours makes the comparison meaningless.
   let gas = mined.gasUsed * mined.effectiveGasPrice;
-  if (noncesAfter - noncesBefore !== 1) {
-    const block = options.block?.number === mined.blockNumber ? options.block : await client.getBlock({ blockNumber: mined.blockNumber, includeTransactions: true });
+  if (noncesAfter - noncesBefore !== 1 && block) {
     const together = await sameBlockGas(client, wallet, block, options);
     if (together === undefined) {
       if (options.lookup) return checkBlockTogether(client, wallet, block, { lookup: options.lookup, receipts: options.receipts, nativeToken: options.nativeToken });
@@ -105,6 +112,21 @@ export async function checkBalanceChanges(
   const nativeSpent = nativeBefore - nativeAfter;
   if (nativeSpent > gas + (nativeIsInput ? record.amountIn : 0n)) problems.push(`${nativeSpent} wei of the native coin left the wallet; gas was ${gas}`);
   return problems.length === 0 ? { ok: true, after } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}`, after };
+}
+
+/**
+ * The reads, or `skipped` for a node that no longer keeps the block's state: a trade followed long after it was mined
+ * (a daemon taking over a wallet, a restart) cannot have its balances shown, and never will. Only for a block that is
+ * old indeed: a node that says so of a recent one is asked again later (the error is thrown).
+ */
+async function readOrSkip(client: ChainClient, blockNumber: bigint, reads: Promise<BalanceReads>): Promise<BalanceReads | BalanceCheck> {
+  try {
+    return await reads;
+  } catch (error) {
+    const head = isStateUnavailable(error) ? await client.getBlockNumber().catch(() => undefined) : undefined;
+    if (head === undefined || head - blockNumber < stateKeptBlocks) throw error;
+    return { ok: 'skipped', why: `the node no longer has the state of block ${blockNumber} (${head - blockNumber} blocks ago) to compare the balances` };
+  }
 }
 
 /** The gas of the wallet's transactions in a block when all of them are this trade's; undefined otherwise. */

@@ -54,14 +54,25 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
 
   const before = number - 1n;
   const balancesAt = (at: bigint) => Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at })));
-  // One batch: the receipts not in hand and every balance compared.
-  const [receipts, tokensBefore, tokensAfter, nativeBefore, nativeAfter] = await Promise.all([
-    Promise.all(sent.map((tx) => options.receipts?.get(tx.hash) ?? client.getTransactionReceipt({ hash: tx.hash }))),
-    balancesAt(before),
-    balancesAt(number),
-    client.getBalance({ address: wallet, blockNumber: before }),
-    client.getBalance({ address: wallet, blockNumber: number }),
-  ]);
+  // One batch: the receipts not in hand and every balance compared, with the wallet's count before and after.
+  const readAll = () =>
+    Promise.all([
+      Promise.all(sent.map((tx) => options.receipts?.get(tx.hash) ?? client.getTransactionReceipt({ hash: tx.hash }))),
+      balancesAt(before),
+      balancesAt(number),
+      client.getBalance({ address: wallet, blockNumber: before }),
+      client.getBalance({ address: wallet, blockNumber: number }),
+      client.getTransactionCount({ address: wallet, blockNumber: before }),
+      client.getTransactionCount({ address: wallet, blockNumber: number }),
+    ]);
+  // The count must have moved by the wallet's transactions the block lists, or the state read is not the block's
+  // (a node asked about its head while it mines the next): asked again once, then skipped (balances.ts says more).
+  let read = await readAll();
+  if (read[6] - read[5] !== sent.length) read = await readAll();
+  const [receipts, tokensBefore, tokensAfter, nativeBefore, nativeAfter, countBefore, countAfter] = read;
+  if (countAfter - countBefore !== sent.length) {
+    return { ok: 'skipped', why: `the node's count of the wallet's transactions moved by ${countAfter - countBefore} in block ${number}, which lists ${sent.length}: its state is not that block's` };
+  }
   const after: WalletBalances = { blockNumber: number, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
 
   // What the trades that succeeded say: each token's least change, and the native coin's most spent.

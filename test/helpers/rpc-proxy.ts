@@ -5,7 +5,8 @@
  *  - `intercept`: answer a call itself (the node never sees it), e.g. swallow a send or make up a receipt;
  *  - `rewrite`: change the node's answer, e.g. withhold receipts or report a lower nonce;
  *  - `afterForward`: the node got the request, but the caller gets an HTTP 502 or no answer at all;
- *  - `down`: the node cannot be reached (HTTP 503 for every request, nothing forwarded).
+ *  - `down`: the node cannot be reached (HTTP 503 for every request, nothing forwarded);
+ *  - `latencyMs`: every request is held that long first, as by a node far away.
  * Single calls and batches alike; every call is counted by method.
  */
 import { type Server, createServer } from 'node:http';
@@ -21,6 +22,8 @@ export type RpcFaults = {
   rewrite?: (call: RpcCall, answer: RpcAnswer) => RpcAnswer;
   afterForward?: (calls: readonly RpcCall[]) => 'http-502' | 'hang' | undefined;
   down?: boolean;
+  /** Every request waits this long before it is handled: a node as far away as a real one (benchmarks). */
+  latencyMs?: number;
 };
 
 export const answer = (call: RpcCall, result: unknown): RpcAnswer => ({ jsonrpc: '2.0', id: call.id, result });
@@ -37,6 +40,7 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', async () => {
+      if (faults.latencyMs) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
       if (faults.down) {
         response.writeHead(503, { 'content-type': 'text/plain' });
         response.end('node down');

@@ -64,3 +64,48 @@ describe('the balance check of a trade followed late', () => {
     }
   });
 });
+
+/**
+ * The devnet's node, except that its first `times` answers about the wallet at `blockNumber` come from a state that
+ * already holds more: one more transaction counted and some native coin gone (anvil answers so when asked about its
+ * head while it mines the next block).
+ */
+function racingNode(client: ChainClient, blockNumber: bigint, times: number): ChainClient {
+  let left = { count: times, balance: times };
+  const ahead = (key: 'count' | 'balance', args: { blockNumber?: bigint }) => args.blockNumber === blockNumber && left[key]-- > 0;
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key === 'getTransactionCount') return async (args: { blockNumber?: bigint }) => (await target.getTransactionCount(args as never)) + (ahead('count', args) ? 1 : 0);
+      if (key === 'getBalance') return async (args: { blockNumber?: bigint }) => (await target.getBalance(args as never)) - (ahead('balance', args) ? 10n ** 15n : 0n);
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+describe('the balance check of a block the node is still building on', () => {
+  it('reads again when the count disagrees with the block; a node that keeps answering so is skipped, never an anomaly', async () => {
+    const executor = await testExecutor(fork, { settings: { approvals: 'unlimited' } });
+    try {
+      const warm = await runTrade(executor, swapTrade(fork, 'race', 'warm'));
+      expect(warm.status, warm.reason).toBe('confirmed');
+      const report = await runTrade(executor, swapTrade(fork, 'race', '1'));
+      expect(report.status, report.reason).toBe('confirmed');
+      const record = (await executor.ledger.trades.get(report.intentId)) as TradeRecord;
+      const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as `0x${string}` });
+      const mined = { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice };
+      const own = { ownHashes: [receipt.transactionHash] };
+
+      // Once: the second read is the block's, and the trade checks out.
+      const once = await checkBalanceChanges(racingNode(executor.wallet.client, receipt.blockNumber, 1), record, mined, own);
+      expect(once.ok).toBe(true);
+      expect(once.after?.native).toBe(await fork.publicClient.getBalance({ address: record.wallet, blockNumber: receipt.blockNumber }));
+      // Every time: the check says why it could not compare, and concludes nothing.
+      expect(await checkBalanceChanges(racingNode(executor.wallet.client, receipt.blockNumber, 2), record, mined, own)).toEqual({
+        ok: 'skipped',
+        why: `the node's count of the wallet's transactions moved by 2 in block ${receipt.blockNumber}, which lists 1: its state is not that block's`,
+      });
+    } finally {
+      await executor.close();
+    }
+  });
+});
