@@ -6,8 +6,9 @@
  * elapse, so it skips the storage writes time drives (Uniswap V2's price accumulators, a gauge's reward accrual)
  * and under-reports the gas by up to a quarter, enough for a deposit to run out of it. The latest block is read in
  * the same batch, so its time is not known when the simulation is asked: the simulation takes its time from our
- * clock, moved by how far the chain's clock was from ours at the last block read (a devnet that jumped in time).
- * Any later second gives the same gas (the writes happen or not, whatever their amount). Should the block read
+ * clock, moved by how far the chain's clock was from ours at the last block read (a devnet that jumped in time), and
+ * a few seconds past that (a devnet mining many blocks a second runs ahead meanwhile). Any later second gives the same
+ * gas (the writes happen or not, whatever their amount). Should the block read
  * beside it be no older than that time, or more than 30 s older (a chain that jumped again), the simulation is
  * asked again, at the block's time plus one second: one more round trip, only then.
  * Nodes without eth_simulateV1 get eth_call and eth_estimateGas in the same batch instead; the approval must
@@ -73,12 +74,17 @@ export async function preflight(client: ChainClient, request: PreflightRequest):
 /** How far each node's chain clock was from ours at its last block read (seconds; ahead is positive). */
 const chainOffset = new WeakMap<object, bigint>();
 const clockSeconds = () => BigInt(Math.floor(Date.now() / 1000));
+/**
+ * How far past our guess of the chain's time the simulation runs: a chain making several blocks a second (a devnet
+ * mining each transaction, each block a second after the last) runs ahead of the wall clock between two reads.
+ */
+const simulatedLeadSeconds = 5n;
 /** A simulation further than this past the latest block's time is asked again (deadlines are judged by it). */
 const simulatedAheadMaxSeconds = 30n;
 
 async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
   const { from, approval } = request;
-  const simulatedTime = clockSeconds() + (chainOffset.get(client) ?? 0n) + 1n;
+  const simulatedTime = clockSeconds() + (chainOffset.get(client) ?? 0n) + simulatedLeadSeconds;
   // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
   const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
     getBlock(client, { blockTag: 'latest' }),
