@@ -2,7 +2,7 @@
  * The daemon: reconcile every wallet's unfinished intents with the chain, then run the strategies on their
  * schedules until stopped, telling the logs, the metrics and the webhooks what each run did and why.
  */
-import { type Address, erc20Abi, formatEther, formatUnits, isAddressEqual } from 'viem';
+import { type Address, formatEther, formatUnits, isAddressEqual } from 'viem';
 import { type RunOutcome, runOutcomeOf } from '../ledger/ledger.ts';
 import { isAbort } from '../ops/abort.ts';
 import { type TokenNames, describeTrade } from '../trade/describe.ts';
@@ -17,7 +17,7 @@ import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
-import { type Marker, markerDepsOf, startMarker } from './marker.ts';
+import { type Marker, type WalletReadings, markerDepsOf, startMarker } from './marker.ts';
 
 export type Observers = {
   logger: Logger;
@@ -26,10 +26,8 @@ export type Observers = {
   health?: HealthMonitor;
   /** The last "nothing to do" note per strategy: the same note again is logged at debug level only. */
   notes?: Map<string, string>;
-  /** Records prices and balances soon after a run traded (the status page's valuations). */
+  /** Records prices and balances soon after a run traded (the status page's valuations, the balance metrics). */
   marker?: Pick<Marker, 'soon'>;
-  /** Strategies whose balances the metrics already show: after that, read again only when a run sent something. */
-  balancesShown?: Set<string>;
 };
 
 /**
@@ -103,17 +101,11 @@ export async function runAndReport(
   const failed = report.trades.find((trade) => trade.status === 'failed' || trade.status === 'unknown');
   if (failed) metrics.failures.inc({ strategy: strategy.id });
   observers.health?.ran(strategy.id, report.trades.at(-1)?.status ?? 'no trade', failed && `${failed.status}: ${failed.reason}`);
-  // Balances move only when a transaction was sent (or on the wallet's first run, to show them at all): a run
-  // that traded nothing costs no reads, which matters with thousands of strategies. A failing read for the
-  // metrics is only a warning, never a second verdict.
-  const moved = report.trades.some((trade) => trade.txHash !== undefined || trade.gasCostWei !== undefined);
-  if (moved || !observers.balancesShown?.has(strategy.id)) {
-    observers.balancesShown?.add(strategy.id);
-    const known = report.trades.findLast((trade) => trade.balancesAfter !== undefined)?.balancesAfter;
-    await recordBalances(strategy, runtime, wallet, metrics, known).catch((error: unknown) =>
-      logger.warn({ strategy: strategy.id, error: error instanceof Error ? error.message : String(error) }, 'could not read balances for the metrics'),
-    );
-  }
+  // The balance metrics cost a run no read: the check after a trade read the wallet's balances at the trade's block,
+  // and they are shown at once; the marker reads every held wallet's in one batch per mark (at start, every
+  // valuation interval, and soon after a run traded) and shows the rest.
+  const known = report.trades.findLast((trade) => trade.balancesAfter !== undefined)?.balancesAfter;
+  if (known) showCheckedBalances(strategy, metrics, known);
   return report;
 }
 
@@ -201,21 +193,28 @@ function recordVolume(metrics: Metrics, strategyId: string, trade: TradeReport, 
   if (bought && trade.amountOut !== undefined) metrics.volume.inc({ strategy: strategyId, token: bought.symbol, side: 'bought' }, Number(formatUnits(trade.amountOut, bought.decimals)));
 }
 
-/**
- * Wallet balances of the tokens a strategy touched, labelled with the wallet's name, for the metrics. Those the
- * check after the run's last trade read (`known`) are not read again; the others are read together, in one round
- * trip.
- */
-async function recordBalances(strategy: Strategy, runtime: Pick<Runtime, 'client'>, wallet: Address, metrics: Metrics, known?: WalletBalances): Promise<void> {
+/** The wallet's balances the check after a trade read, of the tokens the strategy touched, in the metrics. */
+function showCheckedBalances(strategy: Strategy, metrics: Metrics, known: WalletBalances): void {
   const tokens =
     strategy.kind === 'rebalance' ? strategy.targets.map((t) => t.token) : strategy.kind === 'compound' ? [strategy.gauge.rewardToken, strategy.valueToken] : [strategy.sell, strategy.buy];
-  const knownBalance = (token: Address) => known?.tokens.find((entry) => isAddressEqual(entry.token, token))?.balance;
-  const [balances, native] = await Promise.all([
-    Promise.all(tokens.map((token) => knownBalance(token.address) ?? runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }))),
-    known?.native ?? runtime.client.getBalance({ address: wallet }),
-  ]);
-  tokens.forEach((token, i) => metrics.balance.set({ wallet: strategy.wallet, token: token.symbol }, Number(formatUnits(balances[i] as bigint, token.decimals))));
-  metrics.balance.set({ wallet: strategy.wallet, token: 'native' }, Number(formatEther(native)));
+  for (const token of tokens) {
+    const balance = known.tokens.find((entry) => isAddressEqual(entry.token, token.address))?.balance;
+    if (balance !== undefined) metrics.balance.set({ wallet: strategy.wallet, token: token.symbol }, Number(formatUnits(balance, token.decimals)));
+  }
+  metrics.balance.set({ wallet: strategy.wallet, token: 'native' }, Number(formatEther(known.native)));
+}
+
+/** A mark's readings in the balance metrics: every held wallet's tokens whose symbol is known, and its native coin. */
+export function showMarkedBalances(readings: WalletReadings, metrics: Metrics, walletNames: ReadonlyMap<string, string>, names: TokenNames): void {
+  for (const { wallet, token, balance } of readings.tokens) {
+    const name = walletNames.get(wallet.toLowerCase());
+    const info = names.get(token);
+    if (name && info) metrics.balance.set({ wallet: name, token: info.symbol }, Number(formatUnits(balance, info.decimals)));
+  }
+  for (const { wallet, balance } of readings.native) {
+    const name = walletNames.get(wallet.toLowerCase());
+    if (name) metrics.balance.set({ wallet: name, token: 'native' }, Number(formatEther(balance)));
+  }
 }
 
 export type Daemon = { scheduler: Scheduler; stop(): Promise<string[]> };
@@ -250,9 +249,10 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
   const count = (wallet: Address | undefined, by: number) => {
     if (wallet) inFlight.set(wallet.toLowerCase(), (inFlight.get(wallet.toLowerCase()) ?? 0) + by);
   };
-  const markerDeps = markerDepsOf(runtime, execution, observersIn.logger);
+  const walletNames = new Map([...execution.executors].map(([name, executor]) => [executor.wallet.address.toLowerCase(), name]));
+  const markerDeps = markerDepsOf(runtime, execution, observersIn.logger, (readings) => showMarkedBalances(readings, observersIn.metrics, walletNames, names));
   const marker = markerDeps && startMarker(markerDeps, runtime.config.defaults.valuation.everySeconds * 1000);
-  const observers = { ...observersIn, marker, balancesShown: new Set<string>() };
+  const observers = { ...observersIn, marker };
   let stopping = false;
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,

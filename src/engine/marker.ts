@@ -40,7 +40,15 @@ export type MarkerDeps = {
   nativeToken?: TokenInfo;
   logger: Logger;
   now?: () => number;
+  /**
+   * Every balance the mark read, and each held wallet's native coin, at the mark's block: the daemon's metrics take
+   * them from here, so no run reads balances for them.
+   */
+  onBalances?: (readings: WalletReadings) => void;
 };
+
+/** One mark's balances: of each held wallet's tokens, and of its native coin. */
+export type WalletReadings = { tokens: readonly { wallet: Address; token: Address; balance: bigint }[]; native: readonly { wallet: Address; balance: bigint }[] };
 
 const unique = (addresses: readonly Address[]) => [...new Map(addresses.map((address) => [address.toLowerCase(), address])).values()];
 
@@ -49,6 +57,7 @@ export function markerDepsOf(
   runtime: { client: ChainClient; config: { strategies: readonly Strategy[] }; nativeToken?: TokenInfo },
   execution: { ledger: Ledger; executors: ReadonlyMap<string, { prices: PriceReference; wallet: { address: Address } }>; leases?: { holds(wallet: Address): boolean } },
   logger: Logger,
+  onBalances?: MarkerDeps['onBalances'],
 ): MarkerDeps | undefined {
   const [first] = execution.executors.values();
   if (!first) return undefined;
@@ -61,6 +70,7 @@ export function markerDepsOf(
     holds: execution.leases && ((wallet) => execution.leases?.holds(wallet) ?? true),
     nativeToken: runtime.nativeToken,
     logger,
+    onBalances,
   };
 }
 
@@ -95,17 +105,22 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
   const holdings = [...deps.wallets].filter(([, wallet]) => deps.holds?.(wallet) ?? true).flatMap(([name, wallet]) =>
     unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensOf)).map((token) => ({ wallet, token })),
   );
-  const balances = await Promise.all(
-    holdings.map(
-      async ({ wallet, token }): Promise<BalanceMark> => ({
-        at,
-        block: block.number,
-        wallet,
-        token,
-        balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: block.number }),
-      }),
+  const held = unique(holdings.map((holding) => holding.wallet));
+  const [balances, nativeBalances] = await Promise.all([
+    Promise.all(
+      holdings.map(
+        async ({ wallet, token }): Promise<BalanceMark> => ({
+          at,
+          block: block.number,
+          wallet,
+          token,
+          balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: block.number }),
+        }),
+      ),
     ),
-  );
+    deps.onBalances ? Promise.all(held.map(async (wallet) => ({ wallet, balance: await deps.client.getBalance({ address: wallet, blockNumber: block.number }) }))) : [],
+  ]);
+  deps.onBalances?.({ tokens: balances, native: nativeBalances });
   const written = await deps.ledger.marks.recordMarks(prices, balances);
   // Unchanged values write no rows; when they were last seen is what `status` values at.
   await deps.ledger.strategies.setMeta(markedAtKey, String(at));

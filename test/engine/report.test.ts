@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { type Address, formatEther, formatUnits, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runAndReport } from '../../src/engine/daemon.ts';
+import { runAndReport, showMarkedBalances } from '../../src/engine/daemon.ts';
+import { markOnce } from '../../src/engine/marker.ts';
 import { TokenNames, displayNumber } from '../../src/trade/describe.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
@@ -9,6 +10,7 @@ import type { Notifier } from '../../src/ops/notifier.ts';
 import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
@@ -69,28 +71,57 @@ describe('reporting a run', () => {
     expect(shown('native')).toBe(Number(formatEther(await fork.publicClient.getBalance({ address: me }))));
   });
 
-  it('a failing balance read for the metrics is a warning, never a second verdict', async () => {
-    const executor = await testExecutor(fork);
+  it('a run that trades nothing reads no balance for the metrics; a mark reads every held wallet\'s at one block, and the metrics show them', async () => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+    const executor = await testExecutor(fork, { rpcUrl: proxy.url });
     executors.push(executor);
-    const client = { ...executor.wallet.client, getBalance: () => Promise.reject(new Error('the node is down')) };
-    const sent: string[] = [];
-    const lines: string[] = [];
-    const logger = createLogger({ destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
-    const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
-    const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
-    // A take-profit far above the market: nothing trades, and its first run reads the balances to show them.
-    const limit: LimitStrategy = { id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits('1', 18), buy: token('cUSD'), takeProfit: '1000', repeat: false };
-    const report = await runAndReport(
-      limit,
-      '2026-11-21T11:00:00.000Z',
-      { client, routing: executor.routing, nativeToken: token('CELO') },
-      { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames([token('cUSD'), token('CELO')]) },
-      { logger, metrics: createMetrics(), notifier: { notify: (event) => sent.push(event), flush: async () => {} }, balancesShown: new Set<string>() },
-    );
-    expect(report?.trades).toEqual([]);
-    expect(await executor.ledger.runs.list({ strategyId: 'tp' })).toMatchObject([{ outcome: 'nothing' }]);
-    expect(sent).toEqual([]);
-    expect(lines.some((line) => line.includes('could not read balances for the metrics') && line.includes('the node is down'))).toBe(true);
+    try {
+      const lines: string[] = [];
+      const logger = createLogger({ destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
+      const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
+      const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
+      // A take-profit far above the market: nothing trades.
+      const limit: LimitStrategy = { id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits('1', 18), buy: token('cUSD'), takeProfit: '1000', repeat: false };
+      const metrics = createMetrics();
+      const names = new TokenNames([token('cUSD'), token('CELO')]);
+      const reads = (calls: string[][], ofToken?: boolean) => calls.flat().filter((call) => (ofToken ? call.endsWith(':0x70a08231') : call === 'eth_getBalance')).length;
+      const report = await runAndReport(
+        limit,
+        '2026-11-21T11:00:00.000Z',
+        { client: executor.wallet.client, routing: executor.routing, nativeToken: token('CELO') },
+        { ledger: executor.ledger, executors: new Map([['main', executor]]), names },
+        { logger, metrics, notifier: { notify() {}, flush: async () => {} } },
+      );
+      expect(report?.trades).toEqual([]);
+      expect(await executor.ledger.runs.list({ strategyId: 'tp' })).toMatchObject([{ outcome: 'nothing' }]);
+      // The order's own observation of what it could sell is all: no native coin, no bought token.
+      expect(reads(proxy.log())).toBe(0);
+      expect(reads(proxy.log(), true)).toBe(1);
+      expect((await metrics.balance.get()).values).toEqual([]);
+
+      // The mark: every token of the wallet's strategies, and its native coin, read at one block.
+      const me = executor.wallet.address;
+      const before = proxy.requests();
+      await markOnce({
+        client: executor.wallet.client,
+        prices: executor.prices,
+        ledger: executor.ledger,
+        strategies: [limit],
+        wallets: new Map([['main', me]]),
+        nativeToken: token('CELO'),
+        logger,
+        onBalances: (readings) => showMarkedBalances(readings, metrics, new Map([[me.toLowerCase(), 'main']]), names),
+      });
+      const markRequests = proxy.log().slice(before);
+      expect(markRequests.filter((calls) => calls.some((call) => call === 'eth_getBalance' || call.endsWith(':0x70a08231')))).toHaveLength(1);
+      const gauge = (await metrics.balance.get()).values;
+      const shown = (symbol: string) => gauge.find((value) => value.labels.wallet === 'main' && value.labels.token === symbol)?.value;
+      expect(shown('cUSD')).toBe(Number(formatUnits(await fork.balanceOf(fork.token('cUSD'), me), 18)));
+      expect(shown('CELO')).toBe(Number(formatUnits(await fork.balanceOf(fork.token('CELO'), me), 18)));
+      expect(shown('native')).toBe(Number(formatEther(await fork.publicClient.getBalance({ address: me }))));
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('logs a repeated "nothing to do" note once at info, then at debug until it changes', async () => {
