@@ -191,7 +191,7 @@ try {
       {
         cores: (await import('node:os')).availableParallelism(),
         daemons: daemonCount,
-        maxConcurrency: concurrency ?? 'default (16)',
+        maxConcurrency: concurrency ?? 'default (64)',
         strategies,
         wallets: keys.length,
         slots: perSlot,

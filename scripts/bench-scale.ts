@@ -141,7 +141,7 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     mode,
     strategies,
     wallets: keys.length,
-    maxConcurrency: concurrency ?? 'default (16)',
+    maxConcurrency: concurrency ?? 'default (64)',
     nodeOptions: daemonNodeOptions,
     slots: perSlot,
     finishedInSlotPct: +((100 * perSlot.reduce((sum, s) => sum + s.finishedInSlot, 0)) / (strategies * measuredSlots)).toFixed(2),

@@ -113,6 +113,11 @@ export class Wallet {
     this.#inFlight.delete(nonce);
   }
 
+  /** Forgets every transaction in flight (the wallet was held by another daemon meanwhile); following them tracks them again. */
+  forgetInFlight(): void {
+    this.#inFlight.clear();
+  }
+
   /** The lowest nonce still in flight: the one every later transaction of the wallet waits for. */
   get lowestInFlight(): number | undefined {
     let lowest: number | undefined;

@@ -195,8 +195,8 @@ const defaults = closed({
     .int()
     .min(1)
     .max(1024)
-    .default(16)
-    .describe('Strategy runs in progress at once, across all wallets (a wallet orders only its nonces, signing and sending).'),
+    .default(64)
+    .describe('Strategy runs in progress at once, across all wallets (a run waiting for its receipt counts; a wallet orders only its nonces and signing).'),
   spread: z
     .string()
     .refine((value) => durationPattern.test(value), { message: 'must be a duration such as "60s", or "0s" for none' })
@@ -238,7 +238,7 @@ const defaults = closed({
 
 export const strategyFileSchema = closed({
   defaults: defaults
-    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 16, spread: '60s', health: healthDefaults, valuation: valuationDefaults })
+    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 64, spread: '60s', health: healthDefaults, valuation: valuationDefaults })
     .describe('Settings for every strategy; all optional.'),
   wallets: z
     .record(

@@ -291,6 +291,9 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
       if (!executor || stopping) return;
       observers.metrics.leasesHeld.set(leases?.held ?? 0);
       observers.logger.info({ wallet }, `wallet ${wallet} taken: ${group?.live ?? 1} daemons share ${execution.executors.size} wallets`);
+      // What this daemon knew in flight when it last held the wallet may have been settled by another since: the
+      // open trades resumed now are what is in flight.
+      executor.wallet.forgetInFlight();
       for (const report of await resumeOpenTrades(executor, signal)) {
         observers.logger.info({ wallet, intent: report.intentId, status: report.status }, `resumed ${report.intentId}: ${describeTrade(report, names)}`);
       }
