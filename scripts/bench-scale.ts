@@ -8,7 +8,7 @@
  *
  * Live runs mine a block every `--block-seconds` (1, Celo's block time; 0 mines each transaction at once, as
  * `npm start`'s devnet does) and report how many of our trades each block held. `--one-wallet N` adds a live run of N
- * strategies of one wallet: how many of one wallet's trades fit in a block.
+ * strategies of one wallet, all starting at the slot itself: how many of one wallet's trades fit in a block.
  *
  * Usage: tsx scripts/bench-scale.ts [--mode dry-run|live|both] [--strategies N] [--wallets W] [--slots S]
  *                                   [--live-strategies N] [--concurrency C] [--block-seconds B] [--one-wallet N]
@@ -66,11 +66,11 @@ const median = (values: number[]) => {
   return sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
 };
 
-async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]) {
+async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[], options: { spread?: string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `routekeeper-scale-${mode}-`));
   const configFile = join(dir, 'strategies.yaml');
   const bookFile = join(dir, 'address-book.json');
-  writeFileSync(configFile, strategyFile(strategies, keys.length, concurrency));
+  writeFileSync(configFile, strategyFile(strategies, keys.length, concurrency, options.spread));
   writeFileSync(bookFile, JSON.stringify(book));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -142,6 +142,7 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     strategies,
     wallets: keys.length,
     maxConcurrency: concurrency ?? 'default (64)',
+    spread: options.spread ?? 'default',
     nodeOptions: daemonNodeOptions,
     slots: perSlot,
     finishedInSlotPct: +((100 * perSlot.reduce((sum, s) => sum + s.finishedInSlot, 0)) / (strategies * measuredSlots)).toFixed(2),
@@ -169,7 +170,8 @@ try {
   if (values.mode !== 'live') results.push(await runMode('dry-run', Number(values.strategies), keys));
   if (values.mode !== 'dry-run' || values['one-wallet'] !== undefined) await mineOnInterval();
   if (values.mode !== 'dry-run') results.push(await runMode('live', Number(values['live-strategies']), keys));
-  if (values['one-wallet'] !== undefined) results.push(await runMode('live', Number(values['one-wallet']), keys.slice(0, 1)));
+  // All of one wallet's strategies start at the slot itself: how many of its trades the pipeline puts in a block.
+  if (values['one-wallet'] !== undefined) results.push(await runMode('live', Number(values['one-wallet']), keys.slice(0, 1), { spread: '0s' }));
   console.log(JSON.stringify({ cores: (await import('node:os')).availableParallelism(), slotSeconds: slotMs / 1000, results }, null, 2));
 } finally {
   stopMining();

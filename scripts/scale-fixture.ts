@@ -28,9 +28,13 @@ export async function fundWallets(book: AddressBook, count: number): Promise<Hex
   return keys;
 }
 
-/** N DCAs every minute over the wallets BENCH_KEY_0…; twenty different amounts (some quotes shared, most not). */
-export function strategyFile(strategies: number, walletCount: number, concurrency?: number): string {
-  const lines = [`defaults: { ${concurrency === undefined ? '' : `maxConcurrency: ${concurrency}, `}approvals: unlimited }`, 'wallets:'];
+/**
+ * N DCAs every minute over the wallets BENCH_KEY_0…; twenty different amounts (some quotes shared, most not).
+ * `spread`: the file's `defaults.spread` ("0s": every strategy starts at the slot itself).
+ */
+export function strategyFile(strategies: number, walletCount: number, concurrency?: number, spread?: string): string {
+  const defaults = [...(concurrency === undefined ? [] : [`maxConcurrency: ${concurrency}`]), ...(spread === undefined ? [] : [`spread: ${spread}`]), 'approvals: unlimited'];
+  const lines = [`defaults: { ${defaults.join(', ')} }`, 'wallets:'];
   for (let w = 0; w < walletCount; w++) lines.push(`  w${w}: { privateKeyEnv: BENCH_KEY_${w} }`);
   lines.push('strategies:');
   for (let i = 0; i < strategies; i++) lines.push(`  - { id: dca-${i}, kind: dca, wallet: w${i % walletCount}, every: 1m, sell: { token: cUSD, amount: "0.0${(i % 20) + 10}" }, buy: CELO }`);
