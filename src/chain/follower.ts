@@ -7,7 +7,7 @@
  *  - a transaction that vanished from the node's pool is broadcast again, byte for byte;
  *  - a transaction pending for `stuckAfterMs` is replaced on the same nonce with fees at least 12.5% higher,
  *    up to the fee cap; at the cap the decision to keep waiting is recorded once. Only the wallet's lowest nonce in
- *    flight is: a later one waits behind it (recorded once), since its own fees are not what holds it;
+ *    flight is re-priced so: a later one waits behind it (recorded once), since its own fees are not what holds it;
  *  - once the call's deadline has passed (it could only revert), or the checks refuse it now, the replacement
  *    is a cancellation: a zero-value transfer to ourselves. Past the deadline a cancellation is sent even above
  *    the fee cap, once: 21,000 gas at the smallest replacement bump, instead of a wallet blocked by a

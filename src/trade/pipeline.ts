@@ -223,7 +223,7 @@ async function finish(
  * unused. When a later transaction of the wallet is in flight, it could never mine past that hole: the nonce is
  * filled at once with a cancellation (a zero-value transfer to ourselves) under this trade, and the trade follows it
  * like any other; its settlement says it was cancelled. The later transactions are never signed again: each may still
- * mine on its own nonce. A node that refuses the cancellation too leaves the refusal to be reported.
+ * mine on its own nonce. A cancellation the node refuses too is sent again while its nonce is followed.
  */
 async function sendOrFillNonce(wallet: Wallet, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
   try {
