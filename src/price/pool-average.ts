@@ -13,6 +13,7 @@ import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
 import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
+import { ChainTooYoungError, blockAt } from './block-at.ts';
 
 /** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */
 export const Q112 = 2n ** 112n;
@@ -173,35 +174,14 @@ export class PoolAverages {
     return cumulatives;
   }
 
-  /**
-   * The last block at or before `time` (whose state held at that instant): guessed from the block time, then
-   * narrowed between a block too old and one too new, by interpolating their times and halving in turn.
-   */
+  /** The last block at or before `time` (whose state held at that instant), found a few batched reads at a time. */
   async #blockAt(time: bigint, head: Head): Promise<bigint> {
-    let newer: Head = head;
-    let older: Head | undefined;
-    let guess = head.number - BigInt(Math.ceil(Number(head.timestamp - time) / this.options.blockTimeSeconds));
-    for (let reads = 0; reads < 48; reads++) {
-      const number = guess < 0n ? 0n : guess;
-      const block = await getBlock(this.#client, { blockNumber: number });
-      if (block.timestamp > time) {
-        if (number === 0n) throw new NoAverageError(`the chain is younger than the price average's window (${this.options.windowSeconds} s)`);
-        newer = { number, timestamp: block.timestamp };
-      } else {
-        older = { number, timestamp: block.timestamp };
-      }
-      if (older && newer.number - older.number <= 1n) return older.number;
-      if (!older) {
-        guess = newer.number - (head.number - newer.number + 1n) * 2n;
-        continue;
-      }
-      const interpolated = older.number + ((newer.number - older.number) * (time - older.timestamp)) / (newer.timestamp - older.timestamp || 1n);
-      const middle = (older.number + newer.number) / 2n;
-      // Interpolation finds a 1-second chain's block at once; halving bounds the reads on a chain of sparse blocks.
-      guess = reads % 2 === 0 ? interpolated : middle;
-      if (guess <= older.number) guess = older.number + 1n;
-      if (guess >= newer.number) guess = newer.number - 1n;
+    const readTimes = (numbers: readonly bigint[]) => Promise.all(numbers.map((blockNumber) => getBlock(this.#client, { blockNumber }).then((block) => block.timestamp)));
+    try {
+      return await blockAt(readTimes, time, head, { blockTimeSeconds: this.options.blockTimeSeconds });
+    } catch (error) {
+      if (error instanceof ChainTooYoungError) throw new NoAverageError(`the chain is younger than the price average's window (${this.options.windowSeconds} s): ${error.message}`);
+      throw error;
     }
-    throw new NoAverageError(`no block of ${time} (a window before the latest) was found in 48 reads`);
   }
 }
