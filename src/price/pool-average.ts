@@ -73,8 +73,16 @@ export class PoolAverages {
   async read(pool: Address, head: Head | Promise<Head>): Promise<PoolPrices> {
     const at = Promise.resolve(head);
     const nowRead = this.#cumulativesAt(pool, 'latest', at.then((known) => known.timestamp));
-    const [tokens, now, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
+    const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
     const known = await at;
+    let now = read;
+    if (now.straddled) {
+      // The pool's state came from a block newer than the head read beside it (one mined between the reads of the
+      // batch): its reserves and its cumulatives may be of different blocks. Both are read again, together.
+      const again = getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp);
+      now = await this.#cumulativesAt(pool, 'latest', again);
+      if (now.straddled) throw new NoAverageError(`pool ${pool}: the chain moved on while its state was read, twice; it is read again at the next run`);
+    }
     const span = now.timestamp - then.timestamp;
     if (span <= 0n) throw new NoAverageError(`pool ${pool}: no time has passed since the average's start`);
     const [reserve0, reserve1] = now.reserves;
@@ -118,7 +126,7 @@ export class PoolAverages {
    * `time` is that block's, read beside it; should the state read be of a block newer than that (one mined between
    * the two reads of a batch), the instant is the pool's own last update.
    */
-  async #cumulativesAt(pool: Address, block: bigint | 'latest', time: bigint | Promise<bigint>): Promise<Cumulatives & { reserves: readonly [bigint, bigint] }> {
+  async #cumulativesAt(pool: Address, block: bigint | 'latest', time: bigint | Promise<bigint>): Promise<Cumulatives & { reserves: readonly [bigint, bigint]; straddled: boolean }> {
     const at = block === 'latest' ? ({ address: pool, abi: pairAbi, blockTag: 'latest' } as const) : ({ address: pool, abi: pairAbi, blockNumber: block } as const);
     const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt], told] = await Promise.all([
       readContract(this.#client, { ...at, functionName: 'price0CumulativeLast' }),
@@ -134,6 +142,7 @@ export class PoolAverages {
       cumulative1: cumulative1 + (since ? ((reserve0 * Q112) / reserve1) * elapsed : 0n),
       timestamp: elapsed < 0n && block === 'latest' ? told - elapsed : told,
       reserves: [reserve0, reserve1],
+      straddled: elapsed < 0n && block === 'latest',
     };
   }
 
