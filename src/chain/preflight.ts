@@ -7,10 +7,10 @@
  * and under-reports the gas by up to a quarter, enough for a deposit to run out of it. The latest block is read in
  * the same batch, so its time is not known when the simulation is asked: the simulation takes its time from our
  * clock, moved by how far the chain's clock was from ours at the last block read (a devnet that jumped in time), and
- * a few seconds past that (a devnet mining many blocks a second runs ahead meanwhile). Any later second gives the same
- * gas (the writes happen or not, whatever their amount). Should the block read
- * beside it be no older than that time, or more than 30 s older (a chain that jumped again), the simulation is
- * asked again, at the block's time plus one second: one more round trip, only then.
+ * a few seconds past that (a devnet mining many blocks a second runs ahead meanwhile). Any later second gives the
+ * same gas (the writes happen or not, whatever their amount). Should the block read beside it be at or past that
+ * time, or more than 30 s before it (a chain that jumped again), the simulation is asked again, at the block's time
+ * plus one second: one more round trip, only then.
  * Nodes without eth_simulateV1 get eth_call and eth_estimateGas in the same batch instead; the approval must
  * then be in place before the trade can be simulated.
  * This module reads and reports; deciding whether the answers are acceptable is the check stage's job.
