@@ -74,8 +74,11 @@ export class Wallet {
   readonly #account: LocalAccount;
   readonly #queue = new PQueue({ concurrency: 1 });
   #signings = 0;
-  /** This process's signed transactions of the wallet not yet settled by the chain: the newest attempt per nonce. */
-  readonly #inFlight = new Map<number, Attempt>();
+  /**
+   * This process's signed transactions of the wallet not yet settled by the chain: the newest attempt per nonce, with
+   * its call decoded once (every check of the wallet simulates after them).
+   */
+  readonly #inFlight = new Map<number, { attempt: Attempt; call: TxRequest }>();
 
   constructor(deps: WalletDeps) {
     this.#account = deps.account;
@@ -104,7 +107,9 @@ export class Wallet {
   track(attempts: readonly Attempt[]): void {
     for (const attempt of attempts) {
       const known = this.#inFlight.get(attempt.nonce);
-      if (!known || known.id <= attempt.id) this.#inFlight.set(attempt.nonce, attempt);
+      if (known && known.attempt.id >= attempt.id) continue;
+      const tx = parseTransaction(attempt.rawTx);
+      this.#inFlight.set(attempt.nonce, { attempt, call: { to: tx.to ?? this.address, data: tx.data ?? '0x', value: tx.value ?? 0n } });
     }
   }
 
@@ -136,12 +141,7 @@ export class Wallet {
    * as it will be once they are mined.
    */
   inFlightCalls(): TxRequest[] {
-    return [...this.#inFlight.values()]
-      .sort((a, b) => a.nonce - b.nonce)
-      .map((attempt) => {
-        const tx = parseTransaction(attempt.rawTx);
-        return { to: tx.to ?? this.address, data: tx.data ?? '0x', value: tx.value ?? 0n };
-      });
+    return [...this.#inFlight.values()].sort((a, b) => a.attempt.nonce - b.attempt.nonce).map((entry) => entry.call);
   }
 
   /**

@@ -4,14 +4,14 @@
  * as much as the receipt's logs claim, no other token of the route left the wallet, and the native coin paid gas
  * only. A receipt can lie (a token's events are its own); balances are what the wallet has.
  */
-import { type Address, type Block, type Hex, type TransactionReceipt, erc20Abi, isAddressEqual } from 'viem';
+import { type Address, type Block, type Hex, type TransactionReceipt, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { type BlockCheckOptions, checkBlockTogether } from './block-balances.ts';
-import { type BalanceCheck, tokensOf } from './call-tokens.ts';
+import { type BalanceCheck, type BalanceReads, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
 
-export type { BalanceCheck } from './call-tokens.ts';
+export type { BalanceCheck, BalanceReads } from './call-tokens.ts';
 
 /**
  * Blocks a node surely keeps the state of: older ones may be gone. Geth keeps 128 by default; anvil, mining many
@@ -20,23 +20,9 @@ export type { BalanceCheck } from './call-tokens.ts';
 const stateKeptBlocks = 16n;
 
 
-/** The wallet's balances and nonces in the blocks just before and at a trade's block, as read for the check. */
-export type BalanceReads = readonly [readonly bigint[], readonly bigint[], bigint, bigint, number, number];
-
-/** Reads what the check compares, in this tick (one batch with whatever else the caller asks now). */
+/** Reads what the check of a trade compares, in this tick (one batch with whatever else the caller asks now). */
 export function readBalances(client: ChainClient, record: TradeRecord, blockNumber: bigint): Promise<BalanceReads> {
-  const wallet = record.wallet;
-  const before = blockNumber - 1n;
-  const tokens = tokensOf(record, record.call?.data);
-  const balancesAt = (at: bigint) => Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at })));
-  return Promise.all([
-    balancesAt(before),
-    balancesAt(blockNumber),
-    client.getBalance({ address: wallet, blockNumber: before }),
-    client.getBalance({ address: wallet, blockNumber }),
-    client.getTransactionCount({ address: wallet, blockNumber: before }),
-    client.getTransactionCount({ address: wallet, blockNumber }),
-  ]);
+  return readWalletAround(client, record.wallet, tokensOf(record, record.call?.data), blockNumber);
 }
 
 /**
@@ -62,34 +48,27 @@ export async function checkBalanceChanges(
   const wallet = record.wallet;
   const tokens = tokensOf(record, record.call?.data);
   let read = await readOrSkip(client, mined.blockNumber, options.reads ?? readBalances(client, record, mined.blockNumber));
-  if ('ok' in read) return read;
-  // A node asked about its head block while it mines the next may answer with a state that already holds the next
-  // block's transactions (anvil does). The wallet's count must have moved by exactly its transactions the block
-  // lists, or the reads are not of that block: asked again once (the block is no longer being built on by then),
-  // and if they still disagree the comparison is skipped, with why, rather than concluding from another state.
+  if (!('moved' in read)) return read;
+  // The reads must be of the block itself (readsOfBlock): checked whenever the block is in hand, or more than this
+  // trade's one transaction seems to be in it.
   let block = options.block?.number === mined.blockNumber ? options.block : undefined;
-  const moved = (reads: BalanceReads) => reads[5] - reads[4];
-  if (block || moved(read) !== 1) {
+  if (block || read.moved !== 1) {
     block ??= await client.getBlock({ blockNumber: mined.blockNumber, includeTransactions: true });
     const listed = block.transactions.filter((tx) => isAddressEqual(tx.from, wallet)).length;
-    if (moved(read) !== listed) {
-      read = await readOrSkip(client, mined.blockNumber, readBalances(client, record, mined.blockNumber));
-      if ('ok' in read) return read;
-      if (moved(read) !== listed) {
-        return { ok: 'skipped', why: `the node's count of the wallet's transactions moved by ${moved(read)} in block ${mined.blockNumber}, which lists ${listed}: its state is not that block's` };
-      }
-    }
+    const again = () => readOrSkip(client, mined.blockNumber, readBalances(client, record, mined.blockNumber));
+    read = await readsOfBlock(read, again, listed, mined.blockNumber);
+    if (!('moved' in read)) return read;
   }
-  const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, noncesBefore, noncesAfter] = read;
+  const { tokensBefore, tokensAfter, nativeBefore, nativeAfter, moved } = read;
   const after: WalletBalances = { blockNumber: mined.blockNumber, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
   // The trade's approval may share its block (it moves no balance, only gas); another of our trades in it is checked
   // with it (block-balances.ts); a transaction of the wallet that is not ours makes the comparison meaningless.
   let gas = mined.gasUsed * mined.effectiveGasPrice;
-  if (noncesAfter - noncesBefore !== 1 && block) {
+  if (moved !== 1 && block) {
     const together = await sameBlockGas(client, wallet, block, options);
     if (together === undefined) {
       if (options.lookup) return checkBlockTogether(client, wallet, block, { lookup: options.lookup, receipts: options.receipts, nativeToken: options.nativeToken });
-      return { ok: 'skipped', why: `the wallet sent ${noncesAfter - noncesBefore} transactions in block ${mined.blockNumber}, not all of this trade`, after };
+      return { ok: 'skipped', why: `the wallet sent ${moved} transactions in block ${mined.blockNumber}, not all of this trade`, after };
     }
     gas = together;
   }

@@ -6,11 +6,11 @@
  * (and what trades selling the native token spent). A transaction of the wallet the ledger does not know makes the
  * comparison meaningless: skipped, with why. Computed once per wallet and block, for every trade in it.
  */
-import { type Address, type Block, type Hex, type TransactionReceipt, erc20Abi, isAddressEqual } from 'viem';
+import { type Address, type Block, type Hex, type TransactionReceipt, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import { transferredTo } from '../chain/outcome.ts';
 import type { AttemptPurpose } from '../ledger/ledger.ts';
-import { type BalanceCheck, tokensOf } from './call-tokens.ts';
+import { type BalanceCheck, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
 
 /** What the ledger knows of one of the wallet's transactions: its purpose, and for a trade's call, the trade. */
@@ -52,27 +52,17 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
   const tokens: Address[] = [];
   for (const { record } of trades) for (const token of tokensOf(record, record.call?.data)) if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
 
-  const before = number - 1n;
-  const balancesAt = (at: bigint) => Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at })));
-  // One batch: the receipts not in hand and every balance compared, with the wallet's count before and after.
-  const readAll = () =>
-    Promise.all([
+  // One batch: the receipts not in hand and the balances compared; then the rule that they are the block's own.
+  const readAll = async () => {
+    const [receipts, balances] = await Promise.all([
       Promise.all(sent.map((tx) => options.receipts?.get(tx.hash) ?? client.getTransactionReceipt({ hash: tx.hash }))),
-      balancesAt(before),
-      balancesAt(number),
-      client.getBalance({ address: wallet, blockNumber: before }),
-      client.getBalance({ address: wallet, blockNumber: number }),
-      client.getTransactionCount({ address: wallet, blockNumber: before }),
-      client.getTransactionCount({ address: wallet, blockNumber: number }),
+      readWalletAround(client, wallet, tokens, number),
     ]);
-  // The count must have moved by the wallet's transactions the block lists, or the state read is not the block's
-  // (a node asked about its head while it mines the next): asked again once, then skipped (balances.ts says more).
-  let read = await readAll();
-  if (read[6] - read[5] !== sent.length) read = await readAll();
-  const [receipts, tokensBefore, tokensAfter, nativeBefore, nativeAfter, countBefore, countAfter] = read;
-  if (countAfter - countBefore !== sent.length) {
-    return { ok: 'skipped', why: `the node's count of the wallet's transactions moved by ${countAfter - countBefore} in block ${number}, which lists ${sent.length}: its state is not that block's` };
-  }
+    return { ...balances, receipts };
+  };
+  const read = await readsOfBlock(await readAll(), readAll, sent.length, number);
+  if (!('moved' in read)) return read;
+  const { receipts, tokensBefore, tokensAfter, nativeBefore, nativeAfter } = read;
   const after: WalletBalances = { blockNumber: number, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
 
   // What the trades that succeeded say: each token's least change, and the native coin's most spent.

@@ -13,6 +13,7 @@ import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { answer, startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -44,16 +45,6 @@ async function approveRouter() {
 }
 const swapsSince = (fromBlock: bigint) => fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: account().address }, fromBlock });
 const kinds = async (executor: TestExecutor, id: string) => (await executor.ledger.events.list(id)).map((e) => e.kind);
-
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('a node that withholds receipts', () => {
   it('leaves the trade unknown: it counts against budgets, blocks its strategy, and settles once the chain shows it', async () => {

@@ -11,6 +11,7 @@ import type { TradeReport } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { waitFor as waitUntil } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const closing: (() => Promise<void>)[] = [];
@@ -25,15 +26,8 @@ const makeExecutor = async (options: Parameters<typeof testExecutor>[1] = {}) =>
 };
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** The node mines by hand here: a wait may span several of the pipeline's polls. */
+const waitFor = <T>(probe: Parameters<typeof waitUntil<T>>[0], what: string) => waitUntil(probe, what, 20_000);
 
 /** Every attempt of the wallet in the ledger, by nonce. */
 async function attemptsOf(executor: TestExecutor, intentIds: readonly string[]): Promise<Attempt[]> {

@@ -4,6 +4,7 @@ import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
@@ -18,16 +19,6 @@ const makeExecutor = async (options: Parameters<typeof testExecutor>[1] = {}) =>
 };
 const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: `0x${string}` };
 const swap = (slot: string): Trade => swapTrade(fork, 'sender-test', slot, { amountIn: parseUnits('300', 18) });
-
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** Approves the router once, so the trade itself is the only transaction the test has to mine. */
 async function approveRouter() {
