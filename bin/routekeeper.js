@@ -1,19 +1,21 @@
 #!/usr/bin/env node
 // Runs the compiled JavaScript in dist/ (built by `npm run build`, which `npm ci` runs as its prepare step).
-// Loading takes a moment; a stop signal meanwhile is kept (not the default instant death) and handed to the
-// program, which installs its own handlers before it releases these (src/ops/shutdown.ts): from here on there is
-// no instant without one. (Before this line Node itself catches SIGINT and SIGTERM only to die by them: a stop
-// that early ends the process with nothing started.)
+// Loading takes a moment, seconds on a busy machine: a stop signal meanwhile ends the process at once with exit 0
+// and one line (nothing has been started yet), not by Node's default death. The program installs its own handlers
+// before it releases these (src/ops/shutdown.ts): from here on there is no instant without one. (Before this line
+// Node itself catches SIGINT and SIGTERM only to die by them: a stop that early ends the process with nothing
+// started.)
 import { existsSync } from 'node:fs';
 
 const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-const received = [];
-const keep = (signal) => received.push(signal);
-for (const signal of signals) process.on(signal, keep);
+const stopNow = (signal) => {
+  console.error(`routekeeper: stopped by ${signal} before starting; nothing was started`);
+  process.exit(0);
+};
+for (const signal of signals) process.on(signal, stopNow);
 globalThis.routekeeperSignalsWhileLoading = {
   release() {
-    for (const signal of signals) process.off(signal, keep);
-    return received[0];
+    for (const signal of signals) process.off(signal, stopNow);
   },
 };
 

@@ -65,11 +65,15 @@ async function main(argv: string[]): Promise<number> {
   // From here the process's own handlers hold the stop signals (those kept while loading count as received).
   const shutdown = takeOverSignals({ graceful: command.graceful === true });
   try {
-    const loaded = await command.load();
-    if (shutdown.signal.aborted) {
+    // An import cannot be cut short, and on a busy machine the command's code takes seconds to load: a stop
+    // meanwhile ends the process at once, nothing having been started.
+    const stopWhileLoading = () => {
       console.error(`routekeeper: ${stopReason(shutdown.signal)} before starting; nothing was started`);
-      return 0;
-    }
+      process.exit(0);
+    };
+    shutdown.signal.addEventListener('abort', stopWhileLoading, { once: true });
+    const loaded = await command.load();
+    shutdown.signal.removeEventListener('abort', stopWhileLoading);
     return await loaded.run(rest, { shutdown });
   } finally {
     shutdown.release();

@@ -1,7 +1,7 @@
 /**
- * How the process stops. `bin/routekeeper.js` keeps the stop signals from its first line (a signal while Node
- * loads the program must not kill it by the default action); `takeOverSignals` installs the process's own
- * handlers and only then releases those, so there is no instant without one.
+ * How the process stops. `bin/routekeeper.js` holds the stop signals from its first line (a signal while Node
+ * loads the program ends it at once with exit 0, not by the default action); `takeOverSignals` installs the
+ * process's own handlers and only then releases those, so there is no instant without one.
  *
  * A command that stops gracefully (run, once, devnet) gets one AbortSignal: the first SIGINT or SIGTERM aborts it,
  * which reaches the scheduler, the routing client, the pipeline and the follower, so every wait ends at once and
@@ -29,8 +29,8 @@ export type Shutdown = {
 export type SignalHandlers = Shutdown & { release(): void };
 
 declare global {
-  /** Set by bin/routekeeper.js: removes its handlers and returns the first signal received while loading. */
-  var routekeeperSignalsWhileLoading: { release(): NodeJS.Signals | undefined } | undefined;
+  /** Set by bin/routekeeper.js: removes the handlers that end the process on a stop while it loads. */
+  var routekeeperSignalsWhileLoading: { release(): void } | undefined;
 }
 
 /** What stopped the process, as said to people: "stopped by SIGINT" (the shutdown's reason). */
@@ -57,10 +57,9 @@ export function takeOverSignals(options: { graceful: boolean }): SignalHandlers 
     resolveRequested(signal);
   };
   for (const signal of stopSignals) process.on(signal, onSignal);
-  // Ours are installed: the loader's can go. A signal it kept counts as received now.
-  const whileLoading = globalThis.routekeeperSignalsWhileLoading?.release();
+  // Ours are installed: the loader's can go.
+  globalThis.routekeeperSignalsWhileLoading?.release();
   globalThis.routekeeperSignalsWhileLoading = undefined;
-  if (whileLoading) onSignal(whileLoading);
   const release = () => {
     for (const signal of stopSignals) process.off(signal, onSignal);
   };
