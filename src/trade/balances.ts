@@ -8,7 +8,7 @@ import { type Address, type Block, type Hex, type TransactionReceipt, isAddressE
 import type { ChainClient } from '../chain/chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { type BlockCheckOptions, checkBlockTogether } from './block-balances.ts';
-import { type BalanceCheck, type BalanceReads, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
+import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
 
 export type { BalanceCheck, BalanceReads } from './call-tokens.ts';
@@ -47,6 +47,7 @@ export async function checkBalanceChanges(
 ): Promise<BalanceCheck> {
   const wallet = record.wallet;
   const tokens = tokensOf(record, record.call?.data);
+  const readAgain = () => readOrSkip(client, mined.blockNumber, readBalances(client, record, mined.blockNumber));
   let read = await readOrSkip(client, mined.blockNumber, options.reads ?? readBalances(client, record, mined.blockNumber));
   if (!('moved' in read)) return read;
   // The reads must be of the block itself (readsOfBlock): checked whenever the block is in hand, or more than this
@@ -55,24 +56,43 @@ export async function checkBalanceChanges(
   if (block || read.moved !== 1) {
     block ??= await client.getBlock({ blockNumber: mined.blockNumber, includeTransactions: true });
     const listed = block.transactions.filter((tx) => isAddressEqual(tx.from, wallet)).length;
-    const again = () => readOrSkip(client, mined.blockNumber, readBalances(client, record, mined.blockNumber));
-    read = await readsOfBlock(read, again, listed, mined.blockNumber);
+    read = await readsOfBlock(read, readAgain, listed, mined.blockNumber);
     if (!('moved' in read)) return read;
   }
-  const { tokensBefore, tokensAfter, nativeBefore, nativeAfter, moved } = read;
-  const after: WalletBalances = { blockNumber: mined.blockNumber, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
   // The trade's approval may share its block (it moves no balance, only gas); another of our trades in it is checked
   // with it (block-balances.ts); a transaction of the wallet that is not ours makes the comparison meaningless.
   let gas = mined.gasUsed * mined.effectiveGasPrice;
-  if (moved !== 1 && block) {
+  if (read.moved !== 1 && block) {
     const together = await sameBlockGas(client, wallet, block, options);
     if (together === undefined) {
       if (options.lookup) return checkBlockTogether(client, wallet, block, { lookup: options.lookup, receipts: options.receipts, nativeToken: options.nativeToken });
-      return { ok: 'skipped', why: `the wallet sent ${moved} transactions in block ${mined.blockNumber}, not all of this trade`, after };
+      return { ok: 'skipped', why: `the wallet sent ${read.moved} transactions in block ${mined.blockNumber}, not all of this trade`, after: afterOf(tokens, mined.blockNumber, read) };
     }
     gas = together;
   }
+  return anomalyReadTwice(judge(record, tokens, mined, gas, read, options.nativeToken), async () => {
+    const again = await readAgain();
+    return 'moved' in again ? judge(record, tokens, mined, gas, again, options.nativeToken) : again;
+  });
+}
 
+const afterOf = (tokens: readonly Address[], blockNumber: bigint, read: BalanceReads): WalletBalances => ({
+  blockNumber,
+  tokens: tokens.map((token, i) => ({ token, balance: read.tokensAfter[i] as bigint })),
+  native: read.nativeAfter,
+});
+
+/** The trade's balance rules over one read of the balances; `gas`: what the wallet's transactions in the block paid. */
+function judge(
+  record: TradeRecord,
+  tokens: readonly Address[],
+  mined: { blockNumber: bigint; amountOut?: bigint },
+  gas: bigint,
+  read: BalanceReads,
+  nativeToken: Address | undefined,
+): BalanceCheck {
+  const { tokensBefore, tokensAfter, nativeBefore, nativeAfter } = read;
+  const after = afterOf(tokens, mined.blockNumber, read);
   const problems: string[] = [];
   const change = (i: number) => (tokensAfter[i] as bigint) - (tokensBefore[i] as bigint);
   const spent = -change(0);
@@ -87,7 +107,7 @@ export async function checkBalanceChanges(
     if (change(i) < 0n) problems.push(`${-change(i)} of ${tokens[i]}, a token the route only passes through, left the wallet`);
   }
   // Gas is the native coin's only way out, unless the trade's input is the chain's native token itself (CELO on Celo).
-  const nativeIsInput = options.nativeToken !== undefined && isAddressEqual(options.nativeToken, record.tokenIn);
+  const nativeIsInput = nativeToken !== undefined && isAddressEqual(nativeToken, record.tokenIn);
   const nativeSpent = nativeBefore - nativeAfter;
   if (nativeSpent > gas + (nativeIsInput ? record.amountIn : 0n)) problems.push(`${nativeSpent} wei of the native coin left the wallet; gas was ${gas}`);
   return problems.length === 0 ? { ok: true, after } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}`, after };

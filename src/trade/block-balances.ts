@@ -10,7 +10,7 @@ import { type Address, type Block, type Hex, type TransactionReceipt, isAddressE
 import type { ChainClient } from '../chain/chains.ts';
 import { transferredTo } from '../chain/outcome.ts';
 import type { AttemptPurpose } from '../ledger/ledger.ts';
-import { type BalanceCheck, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
+import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
 
 /** What the ledger knows of one of the wallet's transactions: its purpose, and for a trade's call, the trade. */
@@ -62,6 +62,19 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
   };
   const read = await readsOfBlock(await readAll(), readAll, sent.length, number);
   if (!('moved' in read)) return read;
+  const judgeReads = (reads: Awaited<ReturnType<typeof readAll>>) => judge(wallet, trades, tokens, number, reads, options.nativeToken);
+  return anomalyReadTwice(judgeReads(read), async () => judgeReads(await readAll()));
+}
+
+/** The block's trades' balance rules over one read of the balances and the receipts of the wallet's transactions. */
+function judge(
+  wallet: Address,
+  trades: readonly { record: TradeRecord; tx: { hash: Hex } }[],
+  tokens: readonly Address[],
+  number: bigint,
+  read: BalanceReads & { receipts: readonly TransactionReceipt[] },
+  nativeToken: Address | undefined,
+): BalanceCheck {
   const { receipts, tokensBefore, tokensAfter, nativeBefore, nativeAfter } = read;
   const after: WalletBalances = { blockNumber: number, tokens: tokens.map((token, i) => ({ token, balance: tokensAfter[i] as bigint })), native: nativeAfter };
 
@@ -70,11 +83,11 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
   const add = (token: Address, amount: bigint) => least.set(token.toLowerCase(), (least.get(token.toLowerCase()) ?? 0n) + amount);
   let nativeMost = receipts.reduce((sum, receipt) => sum + receipt.gasUsed * receipt.effectiveGasPrice, 0n);
   for (const { record, tx } of trades) {
-    const receipt = receipts[sent.indexOf(tx)] as TransactionReceipt;
-    if (receipt.status !== 'success') continue;
+    const receipt = receipts.find((candidate) => candidate.transactionHash.toLowerCase() === tx.hash.toLowerCase());
+    if (receipt?.status !== 'success') continue;
     add(record.tokenOut, transferredTo(receipt.logs, record.tokenOut, wallet));
     if (record.kind !== 'claim') add(record.tokenIn, -record.amountIn);
-    if (record.kind !== 'claim' && options.nativeToken && isAddressEqual(options.nativeToken, record.tokenIn)) nativeMost += record.amountIn;
+    if (record.kind !== 'claim' && nativeToken && isAddressEqual(nativeToken, record.tokenIn)) nativeMost += record.amountIn;
   }
   const problems: string[] = [];
   tokens.forEach((token, i) => {
@@ -83,7 +96,7 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
     if (change < expected) problems.push(`the balance of ${token} changed by ${change}; the trades' logs and signed amounts allow no less than ${expected}`);
   });
   const nativeSpent = nativeBefore - nativeAfter;
-  if (nativeSpent > nativeMost) problems.push(`${nativeSpent} wei of the native coin left the wallet; its ${sent.length} transactions' gas was ${nativeMost}`);
+  if (nativeSpent > nativeMost) problems.push(`${nativeSpent} wei of the native coin left the wallet; its ${receipts.length} transactions' gas was ${nativeMost}`);
   const together = `the wallet's ${trades.length} trades in block ${number} together`;
   return problems.length === 0 ? { ok: true, after } : { ok: false, anomaly: `balances after block ${number}, for ${together}: ${problems.join('; ')}`, after };
 }

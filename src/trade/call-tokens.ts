@@ -65,3 +65,11 @@ export async function readsOfBlock<T extends { moved: number }>(first: T, readAg
   if (!('moved' in again) || again.moved === listed) return again;
   return { ok: 'skipped', why: `the node's count of the wallet's transactions moved by ${again.moved} in block ${blockNumber}, which lists ${listed}: its state is not that block's` };
 }
+
+/**
+ * An anomaly pauses the wallet, and a node's state of its head block can move while it mines the next (anvil's does,
+ * for some reads of a batch and not others): an anomaly is concluded only when the balances read again say so too.
+ */
+export function anomalyReadTwice(first: BalanceCheck, judgeReadAgain: () => Promise<BalanceCheck>): Promise<BalanceCheck> {
+  return first.ok === false ? judgeReadAgain() : Promise.resolve(first);
+}

@@ -66,6 +66,21 @@ describe('the balance check of a trade followed late', () => {
 });
 
 /**
+ * A confirmed trade alone in its block (the router approved by a first one), and what its balance check is given: the
+ * trade as recorded, its receipt, what was mined and its own transaction.
+ */
+async function tradeAlone(executor: Awaited<ReturnType<typeof testExecutor>>, strategy: string) {
+  const warm = await runTrade(executor, swapTrade(fork, strategy, 'warm'));
+  expect(warm.status, warm.reason).toBe('confirmed');
+  const report = await runTrade(executor, swapTrade(fork, strategy, '1'));
+  expect(report.status, report.reason).toBe('confirmed');
+  const record = (await executor.ledger.trades.get(report.intentId)) as TradeRecord;
+  const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as `0x${string}` });
+  const mined = { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice };
+  return { record, receipt, mined, own: { ownHashes: [receipt.transactionHash] } };
+}
+
+/**
  * The devnet's node, except that its first `times` answers about the wallet at `blockNumber` come from a state that
  * already holds more: one more transaction counted and some native coin gone (anvil answers so when asked about its
  * head while it mines the next block).
@@ -86,14 +101,7 @@ describe('the balance check of a block the node is still building on', () => {
   it('reads again when the count disagrees with the block; a node that keeps answering so is skipped, never an anomaly', async () => {
     const executor = await testExecutor(fork, { settings: { approvals: 'unlimited' } });
     try {
-      const warm = await runTrade(executor, swapTrade(fork, 'race', 'warm'));
-      expect(warm.status, warm.reason).toBe('confirmed');
-      const report = await runTrade(executor, swapTrade(fork, 'race', '1'));
-      expect(report.status, report.reason).toBe('confirmed');
-      const record = (await executor.ledger.trades.get(report.intentId)) as TradeRecord;
-      const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as `0x${string}` });
-      const mined = { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice };
-      const own = { ownHashes: [receipt.transactionHash] };
+      const { record, receipt, mined, own } = await tradeAlone(executor, 'race');
 
       // Once: the second read is the block's, and the trade checks out.
       const once = await checkBalanceChanges(racingNode(executor.wallet.client, receipt.blockNumber, 1), record, mined, own);
@@ -104,6 +112,49 @@ describe('the balance check of a block the node is still building on', () => {
         ok: 'skipped',
         why: `the node's count of the wallet's transactions moved by 2 in block ${receipt.blockNumber}, which lists 1: its state is not that block's`,
       });
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
+/**
+ * The devnet's node, except that its first `times` answers of the wallet's `token` balance at `blockNumber` come from a
+ * state in which `less` more has left it, while its count of the wallet's transactions is the block's own (anvil
+ * answers some reads of one batch so when it mines the next block meanwhile).
+ */
+function balanceAheadNode(client: ChainClient, blockNumber: bigint, token: `0x${string}`, less: bigint, times: number): ChainClient {
+  let left = times;
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key === 'readContract') {
+        return async (args: { address: `0x${string}`; functionName: string; blockNumber?: bigint }) => {
+          const answer = (await target.readContract(args as never)) as bigint;
+          const ahead = args.functionName === 'balanceOf' && args.address.toLowerCase() === token.toLowerCase() && args.blockNumber === blockNumber && left-- > 0;
+          return ahead ? answer - less : answer;
+        };
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+describe('the balance check of a block whose reads disagree', () => {
+  it('concludes an anomaly only when the balances read again say so too', async () => {
+    const executor = await testExecutor(fork, { settings: { approvals: 'unlimited' } });
+    try {
+      const { record, receipt, mined, own } = await tradeAlone(executor, 'reread');
+      const less = 5n * 10n ** 18n;
+      const held = await fork.publicClient.readContract({ address: record.tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [record.wallet], blockNumber: receipt.blockNumber });
+
+      // Once: the first read had 5 more gone than was signed; the second is the block's own, and the trade checks out.
+      const once = await checkBalanceChanges(balanceAheadNode(executor.wallet.client, receipt.blockNumber, record.tokenIn, less, 1), record, mined, own);
+      expect(once.ok).toBe(true);
+      expect(once.after?.tokens[0]).toEqual({ token: record.tokenIn, balance: held });
+      // Every time: the balances say it, and it is an anomaly.
+      const always = await checkBalanceChanges(balanceAheadNode(executor.wallet.client, receipt.blockNumber, record.tokenIn, less, 2), record, mined, own);
+      expect(always).toMatchObject({ ok: false, anomaly: `balances after block ${receipt.blockNumber}: ${record.amountIn + less} of ${record.tokenIn} left the wallet; ${record.amountIn} was signed` });
+      expect(always.after?.tokens[0]).toEqual({ token: record.tokenIn, balance: held - less });
     } finally {
       await executor.close();
     }
