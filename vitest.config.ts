@@ -12,5 +12,6 @@ export default defineConfig({
     // Most files wait on child processes, anvil or timers rather than the CPU: two at a time, even on 2 cores
     // (the default is one fewer than the cores).
     maxWorkers: 2,
+    deps: { optimizer: { ssr: { enabled: true, include: ['viem', 'viem/accounts', 'viem/actions', 'viem/chains', 'kysely'] } } },
   },
 });
