@@ -77,7 +77,9 @@ describe('retryable failures are retried, within bounds', () => {
     const error = await quote().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(server.requests).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(1_500);
+    // Two 150 ms timeouts and a 10 ms pause; a request left to hang would never end. The bound is loose: a busy
+    // machine runs late, and what it holds the client to is an end, which the two requests already show.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('stops retrying when the total time bound would be passed, whatever maxRetries says', async () => {
@@ -88,7 +90,8 @@ describe('retryable failures are retried, within bounds', () => {
     await expect(quote()).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     expect(server.requests.length).toBeLessThanOrEqual(5);
-    expect(performance.now() - started).toBeLessThan(600);
+    // maxRetries alone would take 50 × 100 ms: well under that, with room for a busy machine.
+    expect(performance.now() - started).toBeLessThan(2_500);
   });
 
   it('an unreachable service is ServiceUnavailableError', async () => {
