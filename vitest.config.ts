@@ -12,6 +12,9 @@ export default defineConfig({
     // Most files wait on child processes, anvil or timers rather than the CPU: two at a time, even on 2 cores
     // (the default is one fewer than the cores).
     maxWorkers: 2,
+    // viem and kysely are hundreds of small modules each, loaded again by every file: bundled once, a file loads in
+    // half the time (about 40 s less for the suite on 2 cores). No other dependency imports them, so the tests and
+    // the code see one copy (instanceof holds).
     deps: { optimizer: { ssr: { enabled: true, include: ['viem', 'viem/accounts', 'viem/actions', 'viem/chains', 'kysely'] } } },
   },
 });
