@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(command.help);
     return 0;
   }
-  // From here the process's own handlers hold the stop signals (those kept while loading count as received).
+  // From here the process's own handlers hold the stop signals.
   const shutdown = takeOverSignals({ graceful: command.graceful === true });
   try {
     // An import cannot be cut short, and on a busy machine the command's code takes seconds to load: a stop
