@@ -75,25 +75,29 @@ export class PoolAverages {
     const nowRead = this.#cumulativesAt(pool, 'latest', at.then((known) => known.timestamp));
     const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
     const known = await at;
+    const readAgain = () => this.#cumulativesAt(pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));
     let now = read;
     if (now.straddled) {
       // The pool's state came from a block newer than the head read beside it (one mined between the reads of the
       // batch): its reserves and its cumulatives may be of different blocks. Both are read again, together.
-      const again = getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp);
-      now = await this.#cumulativesAt(pool, 'latest', again);
+      now = await readAgain();
       if (now.straddled) throw new NoAverageError(`pool ${pool}: the chain moved on while its state was read, twice; it is read again at the next run`);
+    }
+    // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
+    // now means the reads do not describe one history. A node can answer the reads of one batch from two states (its
+    // cumulatives from before the pool's latest update, its reserves and time from after: anvil does while it mines):
+    // read again once. Still so, the chain was reorganised or reverted since the start: no average, rather than one
+    // that wraps around to an absurd price.
+    const belowStart = (candidate: Cumulatives) => then.cumulative0 > candidate.cumulative0 || then.cumulative1 > candidate.cumulative1;
+    if (belowStart(now)) now = await readAgain();
+    if (belowStart(now) || now.straddled) {
+      this.#anchor = undefined;
+      throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${known.number} are below those a window earlier; the two reads do not describe one history`);
     }
     const span = now.timestamp - then.timestamp;
     if (span <= 0n) throw new NoAverageError(`pool ${pool}: no time has passed since the average's start`);
     const [reserve0, reserve1] = now.reserves;
     if (reserve0 === 0n || reserve1 === 0n) throw new NoAverageError(`pool ${pool} is empty`);
-    // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
-    // now means the two reads do not describe one history (a chain reorganised or reverted between them). No average,
-    // rather than one that wraps around to an absurd price.
-    if (then.cumulative0 > now.cumulative0 || then.cumulative1 > now.cumulative1) {
-      this.#anchor = undefined;
-      throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${known.number} are below those a window earlier; the two reads do not describe one history`);
-    }
     return {
       pool,
       token0: tokens[0],
