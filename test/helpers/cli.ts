@@ -1,12 +1,43 @@
 /** Runs the real `routekeeper` binary as a child process. */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const binPath = fileURLToPath(new URL('../../bin/routekeeper.js', import.meta.url));
 
+/** The CLI processes of this test file still running, and whether each leads a group of its own. */
+const running = new Map<ChildProcessWithoutNullStreams, boolean>();
+
+// A test that fails midway leaves its daemon running, trading on and taking the CPU from the files after it: what a
+// file started ends with the file. SIGTERM first: the daemon stops the node it started (in a session of its own, a
+// kill of the daemon's group would not reach it); SIGKILL if it has not ended within 10 s.
+afterAll(async () => {
+  await Promise.all(
+    [...running].map(async ([child, ownGroup]) => {
+      const ended = new Promise((resolve) => child.once('exit', resolve));
+      const signal = (name: NodeJS.Signals) => {
+        try {
+          if (ownGroup) process.kill(-(child.pid as number), name);
+          else child.kill(name);
+        } catch {
+          // ended meanwhile
+        }
+      };
+      signal('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([ended.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 10_000)))]);
+      clearTimeout(timer);
+      if (late) signal('SIGKILL');
+    }),
+  );
+}, 20_000);
+
 /** `ownGroup`: the child leads a process group of its own, as a shell's foreground job does (Ctrl-C signals it all). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { ownGroup?: boolean } = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [binPath, ...args], { env: { ...process.env, ...env }, stdio: 'pipe', detached: options.ownGroup === true });
+  const child = spawn(process.execPath, [binPath, ...args], { env: { ...process.env, ...env }, stdio: 'pipe', detached: options.ownGroup === true });
+  running.set(child, options.ownGroup === true);
+  child.on('exit', () => running.delete(child));
+  return child;
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
