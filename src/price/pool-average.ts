@@ -75,25 +75,19 @@ export class PoolAverages {
     const nowRead = this.#cumulativesAt(pool, 'latest', at.then((known) => known.timestamp));
     const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
     const known = await at;
-    const readAgain = () => this.#cumulativesAt(pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));
-    const movedOn = () => new NoAverageError(`pool ${pool}: the chain moved on while its state was read, twice; it is read again at the next run`);
-    let now = read;
-    if (now.straddled) {
-      // The pool's state came from a block newer than the head read beside it (one mined between the reads of the
-      // batch): its reserves and its cumulatives may be of different blocks. Both are read again, together.
-      now = await readAgain();
-      if (now.straddled) throw movedOn();
-    }
     // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
-    // now means the reads do not describe one history. A node can answer the reads of one batch from two states (its
-    // cumulatives from before the pool's latest update, its reserves and time from after: anvil does while it mines):
-    // read again once. Still so, the chain was reorganised or reverted since the start: no average, rather than one
-    // that wraps around to an absurd price.
+    // now means the reads do not describe one history.
     const belowStart = (candidate: Cumulatives) => then.cumulative0 > candidate.cumulative0 || then.cumulative1 > candidate.cumulative1;
-    if (belowStart(now)) {
-      now = await readAgain();
-      if (now.straddled) throw movedOn();
+    // A node can answer the reads of one batch from two states while it mines (anvil does): the pool's state of a block
+    // newer than the head read beside it (straddled), or its cumulatives from before its latest update and its reserves
+    // and time from after (below the start). Either way all are read again, together, once.
+    let now = read;
+    if (now.straddled || belowStart(now)) {
+      now = await this.#cumulativesAt(pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));
+      if (now.straddled) throw new NoAverageError(`pool ${pool}: the chain moved on while its state was read, twice; it is read again at the next run`);
     }
+    // Still below: the chain was reorganised or reverted since the start. No average, rather than one that wraps
+    // around to an absurd price.
     if (belowStart(now)) {
       this.#anchor = undefined;
       throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${known.number} are below those a window earlier; the two reads do not describe one history`);

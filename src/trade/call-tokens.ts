@@ -34,7 +34,6 @@ export function tokensOf(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOu
   return tokens;
 }
 
-
 /** The wallet's balances of some tokens, of its native coin, and its transaction count, just before and at a block. */
 export type BalanceReads = { tokensBefore: readonly bigint[]; tokensAfter: readonly bigint[]; nativeBefore: bigint; nativeAfter: bigint; moved: number };
 
