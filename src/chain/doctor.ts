@@ -1,15 +1,17 @@
 /**
  * What `routekeeper doctor` checks against a node, before any money relies on it: the node's support for the
  * methods the checks and the sender prefer, code at every address of the chain data, feeds that answer with
- * their decimals and are fresh, factories whose init code hash reproduces one of their real pairs, the sequencer
+ * their decimals, are fresh and are allowed no more than twice their measured heartbeat, SortedOracles rate feeds
+ * read as the daemon reads them, factories whose init code hash reproduces one of their real pairs, the sequencer
  * (on an L2), and a price for every token a strategy trades. Each check is one finding.
  */
 import { type Address, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
-import { uniswapV2FactoryAbi as factoryAbi, uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
-import { pairAddress } from '../guard/route.ts';
+import { uniswapV2FactoryAbi as factoryAbi, uniswapV2PairAbi as pairAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { pairAddress } from '../contracts/encoding.ts';
 import { aggregatorV3Abi } from '../price/feed.ts';
+import { type Heartbeat, measureHeartbeat } from '../price/heartbeat.ts';
 import type { PriceReference, SequencerFeed } from '../price/reference.ts';
 import type { ChainClient } from './chains.ts';
 import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
@@ -69,28 +71,71 @@ export async function codeFindings(client: ChainClient, known: KnownContracts, s
     : missing.map((entry) => ({ level: 'fail', message: `code: ${entry.what} ${entry.address} has no code on this chain` }));
 }
 
-/** Each feed answers decimals() (as the chain data expects, when it says) and latestRoundData within its age. */
+/**
+ * Each feed answers decimals() (as the chain data expects, when it says) and latestRoundData within its age, and
+ * its age limit is no looser than twice the heartbeat its recent rounds show.
+ */
 export async function feedFindings(client: ChainClient, sources: PriceSources, symbols: ReadonlyMap<string, string>): Promise<Finding[]> {
   const { timestamp } = await getBlock(client, { blockTag: 'latest' });
   const feeds = [...sources].flatMap(([token, list]) => list.flatMap((source) => (source.kind === 'feed' ? [{ token, source }] : [])));
-  return Promise.all(
-    feeds.map(async ({ token, source }): Promise<Finding> => {
+  const perFeed = await Promise.all(
+    feeds.map(async ({ token, source }): Promise<Finding[]> => {
       const name = `feed ${source.address} (${symbols.get(token) ?? token})`;
       try {
-        const [decimals, [, answer, , updatedAt]] = await Promise.all([
+        const [decimals, [roundId, answer, , updatedAt]] = await Promise.all([
           readContract(client, { address: source.address, abi: aggregatorV3Abi, functionName: 'decimals' }),
           readContract(client, { address: source.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }),
         ]);
-        if (source.decimals !== undefined && decimals !== source.decimals) return { level: 'fail', message: `${name}: answers ${decimals} decimals, the chain data expects ${source.decimals}` };
-        if (answer <= 0n) return { level: 'fail', message: `${name}: answers ${answer}` };
+        if (source.decimals !== undefined && decimals !== source.decimals) return [{ level: 'fail', message: `${name}: answers ${decimals} decimals, the chain data expects ${source.decimals}` }];
+        if (answer <= 0n) return [{ level: 'fail', message: `${name}: answers ${answer}` }];
         const age = timestamp - updatedAt;
-        if (age > BigInt(source.maxAgeSeconds)) return { level: 'fail', message: `${name}: stale, updated ${age} s ago (more than ${source.maxAgeSeconds} s)` };
-        return { level: 'ok', message: `${name}: ${decimals} decimals, updated ${age} s ago (at most ${source.maxAgeSeconds} s)` };
+        const heartbeat = heartbeatFinding(name, source.maxAgeSeconds, await measureHeartbeat(client, source.address, roundId, updatedAt));
+        if (age > BigInt(source.maxAgeSeconds)) return [{ level: 'fail', message: `${name}: stale, updated ${age} s ago (more than ${source.maxAgeSeconds} s)` }, heartbeat];
+        return [{ level: 'ok', message: `${name}: ${decimals} decimals, updated ${age} s ago (at most ${source.maxAgeSeconds} s)` }, heartbeat];
       } catch (error) {
-        return { level: 'fail', message: `${name}: does not answer as a feed (${firstLine(error)})` };
+        return [{ level: 'fail', message: `${name}: does not answer as a feed (${firstLine(error)})` }];
       }
     }),
   );
+  return perFeed.flat();
+}
+
+function heartbeatFinding(name: string, maxAgeSeconds: number, heartbeat: Heartbeat | undefined): Finding {
+  if (!heartbeat) return { level: 'warn', message: `${name}: fewer than 3 rounds to measure its heartbeat; its limit of ${maxAgeSeconds} s is unchecked` };
+  const measured = `its last ${heartbeat.rounds} rounds came at most ${heartbeat.longestSeconds} s apart (median ${heartbeat.medianSeconds} s)`;
+  const allowance = 2n * heartbeat.longestSeconds;
+  return BigInt(maxAgeSeconds) > allowance
+    ? { level: 'warn', message: `${name}: ${measured}; its limit of ${maxAgeSeconds} s is looser than twice that (${allowance} s): a stalled feed would go on pricing trades` }
+    : { level: 'ok', message: `${name}: ${measured}; its limit of ${maxAgeSeconds} s is within twice that` };
+}
+
+/**
+ * Each SortedOracles source: the contract answers the rate feed's own median (what the daemon reads), says whether
+ * governance maps the feed to another, and its own report expiry is no shorter than the age the source allows.
+ */
+export async function sortedOraclesFindings(client: ChainClient, sources: PriceSources, symbols: ReadonlyMap<string, string>): Promise<Finding[]> {
+  const oracles = [...sources].flatMap(([token, list]) => list.flatMap((source) => (source.kind === 'sorted-oracles' ? [{ token, source }] : [])));
+  const perSource = await Promise.all(
+    oracles.map(async ({ token, source }): Promise<Finding[]> => {
+      const name = `SortedOracles ${source.address} rate feed ${source.rateFeedId} (${symbols.get(token) ?? token})`;
+      const at = { address: source.address, abi: sortedOraclesAbi, args: [source.rateFeedId] } as const;
+      const [own, mapped, expiry] = await Promise.all([
+        readContract(client, { ...at, functionName: 'medianRateWithoutEquivalentMapping' }).catch((error: unknown) => ({ unanswered: firstLine(error) ?? 'no answer' })),
+        readContract(client, { ...at, functionName: 'getEquivalentToken' }).catch(() => undefined),
+        readContract(client, { ...at, functionName: 'getTokenReportExpirySeconds' }).catch(() => undefined),
+      ]);
+      if ('unanswered' in own) return [{ level: 'fail', message: `${name}: does not answer medianRateWithoutEquivalentMapping (${own.unanswered}): this source gives no price` }];
+      const findings: Finding[] = [{ level: own[1] === 0n ? 'warn' : 'ok', message: `${name}: ${own[1] === 0n ? 'has no report' : 'answers its own median'}` }];
+      if (mapped && mapped !== zeroAddress) {
+        findings.push({ level: 'warn', message: `${name}: is mapped to ${mapped} (setEquivalentToken): its medianRate answers that feed's rate; routekeeper reads the feed's own` });
+      }
+      if (expiry !== undefined && BigInt(source.maxAgeSeconds) > expiry) {
+        findings.push({ level: 'warn', message: `${name}: allows reports ${source.maxAgeSeconds} s old, longer than the contract's own expiry of ${expiry} s` });
+      }
+      return findings;
+    }),
+  );
+  return perSource.flat();
 }
 
 /** A factory's init code hash gives the address of its first real pair from that pair's tokens. */
@@ -146,6 +191,7 @@ export async function sequencerFindings(client: ChainClient, sequencer: Sequence
       getBlock(client, { blockTag: 'latest' }),
       readContract(client, { address: sequencer.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }),
     ]);
+    if (startedAt === 0n) return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} answers a round that started at 0 (an invalid round): nothing trades` }];
     if (status !== 0n) return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} says the sequencer is down: nothing trades` }];
     const upFor = timestamp - startedAt;
     return upFor < BigInt(sequencer.gracePeriodSeconds)

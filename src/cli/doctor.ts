@@ -1,6 +1,6 @@
 import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
-import { codeFindings, factoryFindings, feedFindings, type Finding, nodeFindings, sequencerFindings, strategyFindings } from '../chain/doctor.ts';
+import { codeFindings, factoryFindings, feedFindings, type Finding, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../chain/doctor.ts';
 import { openRuntime } from '../engine/runtime.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import { tokensOf } from '../strategy/plan.ts';
@@ -26,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(await nodeFindings(client)),
       ...(await codeFindings(client, known, sources, sequencer)),
       ...(await feedFindings(client, sources, symbols)),
+      ...(await sortedOraclesFindings(client, sources, symbols)),
       ...(await factoryFindings(client, known)),
       ...(await sequencerFindings(client, sequencer)),
       ...(await strategyFindings(prices, strategies)),

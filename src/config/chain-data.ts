@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Address, type Hex, getAddress } from 'viem';
+import { type Address, type Hex, getAddress, isAddressEqual } from 'viem';
+import { pairAddress } from '../contracts/encoding.ts';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
@@ -46,21 +47,37 @@ export type KnownContracts = {
 
 /** Where a token's USD price comes from, in order of preference. */
 export type PriceSource =
-  /** A Chainlink-style AggregatorV3Interface feed of token/USD; older than maxAgeSeconds is stale; `decimals` as published. */
-  | { kind: 'feed'; address: Address; maxAgeSeconds: number; decimals?: number }
+  /**
+   * A Chainlink-style AggregatorV3Interface feed of token/USD; older than maxAgeSeconds is stale; `decimals` as
+   * published. `peg`: the feed prices the currency the token is pegged to (an exchange rate such as EUR / USD), not
+   * the token, so it counts only beside a market source of the token that answers and agrees with it.
+   */
+  | { kind: 'feed'; address: Address; maxAgeSeconds: number; decimals?: number; peg?: boolean }
   /** A known Uniswap V2 pool pairing the token with `quote`, a token that has a source of its own. */
   | { kind: 'pool'; pool: Address; quote: Address }
   /**
-   * Mento's SortedOracles: `medianRate(rateFeedId)` is how many `quote` (a token with a price of its own, or 'USD')
-   * one whole token is worth, as a fraction; a median reported longer ago than maxAgeSeconds is stale.
+   * Mento's SortedOracles: the rate feed's own median (`medianRateWithoutEquivalentMapping`) is how many `quote` (a
+   * token with a price of its own, or 'USD') one whole token is worth, as a fraction; a median reported longer ago
+   * than maxAgeSeconds is stale. Celo's CELO rate feed (id: USDm's address) is USD per CELO, not USDm per CELO.
    */
   | { kind: 'sorted-oracles'; address: Address; rateFeedId: Address; quote: Address | 'USD'; maxAgeSeconds: number };
 
 export type PriceSources = ReadonlyMap<string, readonly PriceSource[]>;
 
-const feedSource = z.object({ kind: z.literal('feed'), address: addressSchema, maxAgeSeconds: z.number().int().positive(), decimals: z.number().int().min(0).max(36).optional() });
-/** In files a pool source names its quote token by symbol. */
-const poolSource = z.object({ kind: z.literal('pool'), pool: addressSchema, quote: z.string() });
+const feedSource = z.object({
+  kind: z.literal('feed'),
+  address: addressSchema,
+  maxAgeSeconds: z.number().int().positive(),
+  decimals: z.number().int().min(0).max(36).optional(),
+  peg: z.boolean().optional(),
+});
+/**
+ * In files a pool source names its quote token by symbol, and the pool by address, or by the factory whose pair of
+ * the two tokens it is (its address then follows from the factory's init code hash, as the factory creates it).
+ */
+const poolSource = z
+  .object({ kind: z.literal('pool'), pool: addressSchema.optional(), factory: addressSchema.optional(), quote: z.string() })
+  .refine((source) => (source.pool === undefined) !== (source.factory === undefined), { message: 'a pool source names either its pool or its factory, not both' });
 /** A Chainlink L2 sequencer uptime feed, and how long after the sequencer comes back no price is trusted. */
 export const sequencerFeedSchema = z.object({ address: addressSchema, gracePeriodSeconds: z.number().int().min(0) });
 
@@ -190,6 +207,13 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
   const own = book && book.chainId === chainId ? book : undefined;
   const tokens = tokenDirectory(chainId, book).tokens;
   const sources = new Map<string, PriceSource[]>();
+  const factories = knownContractsFor(chainId, book).factories;
+  // A pool named by its factory is the pair the factory creates for the two tokens (CREATE2 of its init code hash).
+  const factoryPair = (address: Address, pair: readonly [Address, Address], where: string): Address => {
+    const factory = factories.find((known) => isAddressEqual(known.address, address));
+    if (!factory?.initCodeHash) throw new ConfigError(`${where}: the pool's factory ${address} is not a known factory with an init code hash`);
+    return pairAddress(factory.address, factory.initCodeHash, pair);
+  };
   for (const [origin, listed] of [['built-in chain data', base?.priceSources], ['address book', own?.priceSources]] as const) {
     for (const [symbol, entries] of Object.entries(listed ?? {})) {
       const token = tokens[symbol];
@@ -201,7 +225,9 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
           if (entry.kind === 'sorted-oracles' && entry.quote === 'USD') return { ...entry, quote: 'USD' };
           const quote = tokens[entry.quote];
           if (!quote) throw new ConfigError(`${origin} priceSources.${symbol}: unknown quote token '${entry.quote}'`);
-          return entry.kind === 'pool' ? { kind: 'pool', pool: getAddress(entry.pool), quote: quote.address } : { ...entry, quote: quote.address };
+          if (entry.kind === 'sorted-oracles') return { ...entry, quote: quote.address };
+          const pool = entry.pool ?? factoryPair(entry.factory as Address, [token.address, quote.address], `${origin} priceSources.${symbol}`);
+          return { kind: 'pool', pool: getAddress(pool), quote: quote.address };
         }),
       );
     }

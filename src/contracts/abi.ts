@@ -95,5 +95,8 @@ export const uniswapV2FactoryAbi = parseAbi([
 /** Mento's SortedOracles (Celo: 0xefB84935239dAcdecF7c5bA76d8dE40b077B7b33): the median of a rate feed and its time. */
 export const sortedOraclesAbi = parseAbi([
   'function medianRate(address rateFeedId) view returns (uint256 numerator, uint256 denominator)',
+  'function medianRateWithoutEquivalentMapping(address rateFeedId) view returns (uint256 numerator, uint256 denominator)',
   'function medianTimestamp(address rateFeedId) view returns (uint256)',
+  'function getEquivalentToken(address rateFeedId) view returns (address)',
+  'function getTokenReportExpirySeconds(address rateFeedId) view returns (uint256)',
 ]);

@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodePacked, keccak256 } from 'viem';
+import { type Address, type Hex, encodePacked, getContractAddress, keccak256 } from 'viem';
 
 /** A Uniswap V2 adapter's `extras` entry (and the Uniswap V2 farm's `data`): pool (20 bytes) ‖ fee per-mille (1 byte). */
 export function encodePoolExtras(pool: Address, feePerMille: number): Hex {
@@ -16,4 +16,10 @@ export function encodeGaugeFarmData(pool: Address, gauge: Address): Hex {
  */
 export function partnerDigest(partner: bigint, deadline: bigint, tokenIn: Address, tokenOut: Address): Hex {
   return keccak256(encodePacked(['uint256', 'uint256', 'address', 'address'], [partner, deadline, tokenIn, tokenOut]));
+}
+
+/** The address a Uniswap V2 factory's CREATE2 gives the pair of two tokens (sorted), from its init code hash. */
+export function pairAddress(factory: Address, initCodeHash: Hex, [a, b]: readonly [Address, Address]): Address {
+  const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+  return getContractAddress({ opcode: 'CREATE2', from: factory, salt: keccak256(encodePacked(['address', 'address'], [token0, token1])), bytecodeHash: initCodeHash });
 }

@@ -19,7 +19,7 @@ import {
 } from 'viem';
 import { chainFor } from '../chain/chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
-import { pairAddress } from '../guard/route.ts';
+import { pairAddress } from '../contracts/encoding.ts';
 import { devnetAccount } from './accounts.ts';
 import { reportWorldPrices } from './oracle.ts';
 import * as artifacts from './artifacts/contracts.ts';
@@ -195,25 +195,28 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
 
   const priceSources: NonNullable<AddressBook['priceSources']> = {};
   const reporter = devnetAccount(roles.oracleReporter);
+  const poolNamed = (name: string) => {
+    const pool = pools.find((entry) => entry.name === name);
+    if (!pool) throw new DeploymentError(`price source pool ${name} is not in the pool list`);
+    return pool.address;
+  };
   for (const spec of tokenSpecs) {
     const source = priceSourceSpecs[spec.symbol];
     if (source.kind === 'pool') {
-      const pool = pools.find((entry) => entry.name === source.pool);
-      if (!pool) throw new DeploymentError(`price source pool ${source.pool} is not in the pool list`);
-      priceSources[spec.symbol] = [{ kind: 'pool', pool: pool.address, quote: source.quote }];
+      priceSources[spec.symbol] = [{ kind: 'pool', pool: poolNamed(source.pool), quote: source.quote }];
       continue;
     }
     const feed = await deploy(`${spec.symbol} / USD feed`, artifacts.DevnetPriceFeed, [feedDecimals, `${spec.symbol} / USD`, reporter.address]);
-    priceSources[spec.symbol] = [{ kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds, decimals: feedDecimals }];
+    priceSources[spec.symbol] = [
+      { kind: 'feed', address: feed, maxAgeSeconds: feedMaxAgeSeconds, decimals: feedDecimals, ...(source.peg && { peg: true }) },
+      ...(source.peg ? [{ kind: 'pool' as const, pool: poolNamed(source.peg.pool), quote: source.peg.quote }] : []),
+    ];
   }
   const sortedOracles = await deploy('SortedOracles', artifacts.DevnetSortedOracles, [reporter.address]);
-  priceSources[sortedOraclesSpec.token]?.push({
-    kind: 'sorted-oracles',
-    address: sortedOracles,
-    rateFeedId: tokens[sortedOraclesSpec.rateFeed].address,
-    quote: sortedOraclesSpec.rateFeed,
-    maxAgeSeconds: feedMaxAgeSeconds,
-  });
+  const rateFeedId = tokens[sortedOraclesSpec.rateFeed].address;
+  // The rate feed's own expiry, as Mento sets one per feed: the same age the daemon's source allows.
+  await call(sortedOracles, artifacts.DevnetSortedOracles.abi, 'setTokenReportExpiry', [rateFeedId, BigInt(feedMaxAgeSeconds)]);
+  priceSources[sortedOraclesSpec.token]?.push({ kind: 'sorted-oracles', address: sortedOracles, rateFeedId, quote: 'USD', maxAgeSeconds: feedMaxAgeSeconds });
   await reportWorldPrices(rpcUrl, { chainId, priceSources });
   // An L2's sequencer uptime feed, as Celo has one: up since the world began.
   const sequencerFeed = await deploy('sequencer uptime feed', artifacts.DevnetSequencerUptimeFeed, [reporter.address]);

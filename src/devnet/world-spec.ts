@@ -78,12 +78,14 @@ export const roles = {
 
 /**
  * How the daemon prices each devnet token independently of the routing service: an oracle feed reporting
- * the world price above (`usdPrice`), or, for RWD, which no oracle covers, its pool against CELO.
+ * the world price above (`usdPrice`), or, for RWD, which no oracle covers, its pool against CELO. cEUR's feed is,
+ * as EURm's on Celo, the exchange rate of its peg (EUR / USD), so a market source stands beside it: the average of
+ * its pool against cUSD.
  */
-export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed' } | { kind: 'pool'; pool: string; quote: TokenSymbol }> = {
+export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed'; peg?: { pool: string; quote: TokenSymbol } } | { kind: 'pool'; pool: string; quote: TokenSymbol }> = {
   CELO: { kind: 'feed' },
   cUSD: { kind: 'feed' },
-  cEUR: { kind: 'feed' },
+  cEUR: { kind: 'feed', peg: { pool: 'cUSD/cEUR', quote: 'cUSD' } },
   USDC: { kind: 'feed' },
   WETH: { kind: 'feed' },
   RWD: { kind: 'pool', pool: 'RWD/CELO', quote: 'CELO' },
@@ -93,8 +95,9 @@ export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed' } | { kind: 'p
 export const sequencerGracePeriodSeconds = 3600;
 
 /**
- * CELO also has Mento's kind of price source, as on Celo: SortedOracles' CELO rate feed, whose id is the stable
- * token's address and whose rate is that stable per CELO. Its reports expire as the feeds' answers do.
+ * CELO also has Mento's kind of price source, as on Celo: SortedOracles' CELO rate feed, whose id is the dollar
+ * stable's address and whose rate is, as Mento relays Chainlink's CELO / USD into it, USD per CELO (not cUSD per
+ * CELO). Its reports expire as the feeds' answers do.
  */
 export const sortedOraclesSpec = { token: 'CELO', rateFeed: 'cUSD' } as const satisfies { token: TokenSymbol; rateFeed: TokenSymbol };
 

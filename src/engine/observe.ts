@@ -38,16 +38,21 @@ export const compoundGasUnits = 700_000n;
 const balanceOf = (view: MarketView, token: Address) =>
   view.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [view.wallet] });
 
-/** What `amountIn` of tokenIn is worth in tokenOut at the reference prices; undefined when either has no price. */
-export async function referenceValue(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint | undefined> {
-  if (amountIn === 0n) return 0n;
-  if (isAddressEqual(tokenIn, tokenOut)) return amountIn;
+/** What `amountIn` of tokenIn is worth in tokenOut at the reference prices, or why it has no value (no price). */
+async function valueAtReference(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<{ value: bigint } | { value: undefined; noPrice: string }> {
+  if (amountIn === 0n) return { value: 0n };
+  if (isAddressEqual(tokenIn, tokenOut)) return { value: amountIn };
   try {
-    return (await view.prices.convert(tokenIn, tokenOut, amountIn)).amountOut;
+    return { value: (await view.prices.convert(tokenIn, tokenOut, amountIn)).amountOut };
   } catch (error) {
-    if (error instanceof NoPriceError) return undefined;
+    if (error instanceof NoPriceError) return { value: undefined, noPrice: error.shortMessage };
     throw error;
   }
+}
+
+/** What `amountIn` of tokenIn is worth in tokenOut at the reference prices; undefined when either has no price. */
+export async function referenceValue(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint | undefined> {
+  return (await valueAtReference(view, tokenIn, tokenOut, amountIn)).value;
 }
 
 export async function observeDca(strategy: DcaStrategy, view: MarketView): Promise<DcaObservation> {
@@ -55,11 +60,11 @@ export async function observeDca(strategy: DcaStrategy, view: MarketView): Promi
 }
 
 export async function observeLimit(strategy: LimitStrategy, view: MarketView, fills: number): Promise<LimitObservation> {
-  const [sellBalance, referenceOut] = await Promise.all([
+  const [sellBalance, valued] = await Promise.all([
     balanceOf(view, strategy.sell.address),
-    referenceValue(view, strategy.sell.address, strategy.buy.address, strategy.amount),
+    valueAtReference(view, strategy.sell.address, strategy.buy.address, strategy.amount),
   ]);
-  return { now: view.now(), sellBalance, referenceOut, fills };
+  return { now: view.now(), sellBalance, referenceOut: valued.value, ...('noPrice' in valued && { noPrice: valued.noPrice }), fills };
 }
 
 export async function observeRebalance(strategy: RebalanceStrategy, view: MarketView): Promise<RebalanceObservation> {

@@ -10,11 +10,8 @@
 import {
   type Address,
   type Hex,
-  encodePacked,
   getAddress,
-  getContractAddress,
   isAddressEqual,
-  keccak256,
   parseAbi,
   size,
   sliceHex,
@@ -22,6 +19,7 @@ import {
 } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import type { FarmKind, KnownContracts } from '../config/chain-data.ts';
+import { pairAddress } from '../contracts/encoding.ts';
 import { listed } from './guards.ts';
 import { GuardRefusal } from './refusal.ts';
 
@@ -197,10 +195,4 @@ export class RouteVerifier {
     read.catch(() => this.#facts.delete(key.toLowerCase()));
     return read;
   }
-}
-
-/** The address a Uniswap V2 factory's CREATE2 gives the pair of two tokens (sorted), from its init code hash. */
-export function pairAddress(factory: Address, initCodeHash: Hex, [a, b]: readonly [Address, Address]): Address {
-  const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
-  return getContractAddress({ opcode: 'CREATE2', from: factory, salt: keccak256(encodePacked(['address', 'address'], [token0, token1])), bytecodeHash: initCodeHash });
 }

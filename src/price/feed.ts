@@ -9,9 +9,11 @@ export const aggregatorV3Abi = parseAbi([
   'function decimals() view returns (uint8)',
   'function description() view returns (string)',
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+  'function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
 ]);
 
-export type FeedReading = { ok: true; usdE18: bigint; updatedAt: bigint } | { ok: false; why: string };
+/** A feed's answer as a price, or why it is none (`stale`: it answered, but longer ago than allowed). */
+export type FeedReading = { ok: true; usdE18: bigint; updatedAt: bigint } | { ok: false; why: string; stale: boolean };
 
 export const scaleTo18 = (value: bigint, decimals: number) => (decimals <= 18 ? value * 10n ** BigInt(18 - decimals) : value / 10n ** BigInt(decimals - 18));
 
@@ -21,11 +23,11 @@ export async function readFeed(client: ChainClient, feed: Address, decimals: num
   try {
     round = await client.readContract({ address: feed, abi: aggregatorV3Abi, functionName: 'latestRoundData' });
   } catch (error) {
-    return { ok: false, why: `feed ${feed} cannot be read: ${(error as Error).message.split('\n')[0]}` };
+    return { ok: false, why: `feed ${feed} cannot be read: ${(error as Error).message.split('\n')[0]}`, stale: false };
   }
   const [, answer, , updatedAt] = round;
-  if (answer <= 0n) return { ok: false, why: `feed ${feed} answers ${answer}` };
+  if (answer <= 0n) return { ok: false, why: `feed ${feed} answers ${answer}`, stale: false };
   const age = (await chainTime) - updatedAt;
-  if (age > BigInt(maxAgeSeconds)) return { ok: false, why: `feed ${feed} is stale: updated ${age} s before the chain's time, more than ${maxAgeSeconds} s` };
+  if (age > BigInt(maxAgeSeconds)) return { ok: false, why: `feed ${feed} is stale: updated ${age} s before the chain's time, more than ${maxAgeSeconds} s`, stale: true };
   return { ok: true, usdE18: scaleTo18(answer, decimals), updatedAt };
 }

@@ -4,10 +4,14 @@
  * market; a pool source prices a token through the time-weighted average of a known pool (pool-average.ts)
  * against a token that has a price of its own, never through its spot reserves, which one trade can move.
  * When two sources of a token both answer, they must agree, or the token has no price: a manipulated pool or
- * a broken feed then stops trading instead of setting its price. On an L2 whose chain data names a sequencer
- * uptime feed, no price is given while the sequencer is down or within a grace period after it came back.
+ * a broken feed then stops trading instead of setting its price. They must agree on freshness too: one source
+ * stale beside a fresh one gives no price (a stalled oracle is named, not quietly dropped while a second reading
+ * of the same network goes on pricing). A feed of a token's peg (an exchange rate such as EUR / USD) prices the
+ * token only beside a market source that answers and agrees, so a depegged stable is not valued at par.
+ * On an L2 whose chain data names a sequencer uptime feed, no price is given while the sequencer is down, within
+ * a grace period after it came back, or when the feed's round is invalid.
  */
-import { type Address, erc20Abi, isAddressEqual } from 'viem';
+import { type Address, erc20Abi, formatUnits, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import type { PriceSource, PriceSources } from '../config/chain-data.ts';
 import { sortedOraclesAbi } from '../contracts/abi.ts';
@@ -42,6 +46,8 @@ export type PriceReferenceOptions = {
 export const defaultPriceReferenceOptions: PriceReferenceOptions = { maxSourceDisagreementBps: 300 };
 
 type Head = { number: bigint; timestamp: bigint };
+/** One source's answer: a price (`peg`: of the token's peg, not the token), or why it gives none (`stale`: it answered too long ago). */
+type Reading = { ok: true; price: UsdPrice; peg: boolean } | { ok: false; why: string; stale: boolean };
 type Snapshot = { head: Promise<Head>; prices: Map<string, Promise<UsdPrice>> };
 
 /** A pool source may lean on another token's price, which may lean on another: never deeper than this. */
@@ -169,31 +175,20 @@ export class PriceReference {
     const reading = Promise.all(sources.map((source) => this.#read(token, source, head, depth)));
     reading.catch(() => {});
     await head;
-    const readings = await reading;
-    const usable = readings.filter((reading): reading is UsdPrice => !('why' in reading));
-    if (usable.length === 0) throw new NoPriceError(`no usable price for ${token}: ${readings.map((reading) => ('why' in reading ? reading.why : '')).join('; ')}`);
-    const [first, ...others] = usable as [UsdPrice, ...UsdPrice[]];
-    for (const other of others) {
-      const gap = first.usdE18 > other.usdE18 ? first.usdE18 - other.usdE18 : other.usdE18 - first.usdE18;
-      if (gap * 10_000n > first.usdE18 * BigInt(this.#options.maxSourceDisagreementBps)) {
-        throw new NoPriceError(
-          `the price sources of ${token} disagree by more than ${this.#options.maxSourceDisagreementBps} bps: ${first.source} says ${first.usdE18}, ${other.source} says ${other.usdE18} (USD × 1e18)`,
-        );
-      }
-    }
-    return first;
+    return agreedPrice(token, await reading, this.#options.maxSourceDisagreementBps);
   }
 
-  async #read(token: Address, source: PriceSource, head: Promise<Head>, depth: number): Promise<UsdPrice | { why: string }> {
+  async #read(token: Address, source: PriceSource, head: Promise<Head>, depth: number): Promise<Reading> {
     const chainTime = head.then((known) => known.timestamp);
     // A reading that fails before it needs the time leaves it unread; the head's own failure is the caller's to report.
     chainTime.catch(() => {});
     if (source.kind === 'feed') {
       // A feed answers decimals() exactly as a token does.
       const decimals = await this.decimals(source.address).catch(() => undefined);
-      if (decimals === undefined) return { why: `feed ${source.address} does not answer decimals()` };
+      if (decimals === undefined) return { ok: false, why: `feed ${source.address} does not answer decimals()`, stale: false };
       const reading = await readFeed(this.#client, source.address, decimals, source.maxAgeSeconds, chainTime);
-      return reading.ok ? { token, usdE18: reading.usdE18, source: `feed ${source.address}` } : { why: reading.why };
+      if (!reading.ok) return { ok: false, why: reading.why, stale: reading.stale };
+      return { ok: true, price: { token, usdE18: reading.usdE18, source: `feed ${source.address}${source.peg ? ' (its peg)' : ''}` }, peg: source.peg === true };
     }
     if (source.kind === 'sorted-oracles') return this.#readSortedOracles(token, source, head, depth);
     try {
@@ -207,32 +202,75 @@ export class PriceReference {
       const average = isAddressEqual(pool.token0, token) ? pool.average0 : pool.average1;
       const usdE18 = (quotePrice.usdE18 * average * 10n ** BigInt(decimalsToken)) / (Q112 * 10n ** BigInt(decimalsQuote));
       const minutes = (Number(pool.spanSeconds) / 60).toFixed(1);
-      return { token, usdE18, source: `pool ${source.pool} (${minutes}-minute average) × ${quotePrice.source}` };
+      return { ok: true, price: { token, usdE18, source: `pool ${source.pool} (${minutes}-minute average) × ${quotePrice.source}` }, peg: false };
     } catch (error) {
-      if (error instanceof NoAverageError) return { why: error.shortMessage };
-      return { why: `pool ${source.pool}: ${(error as Error).message.split('\n')[0]}` };
+      if (error instanceof NoAverageError) return { ok: false, why: error.shortMessage, stale: false };
+      if (error instanceof NoPriceError) return { ok: false, why: `pool ${source.pool}: its quote token has no price: ${error.shortMessage}`, stale: false };
+      return { ok: false, why: `pool ${source.pool}: ${(error as Error).message.split('\n')[0]}`, stale: false };
     }
   }
 
-  /** A SortedOracles median: `quote` per whole token as numerator / denominator (0 when nobody has reported). */
-  async #readSortedOracles(token: Address, source: Extract<PriceSource, { kind: 'sorted-oracles' }>, head: Promise<Head>, depth: number): Promise<UsdPrice | { why: string }> {
+  /**
+   * A SortedOracles median: `quote` per whole token as numerator / denominator (0 when nobody has reported). The rate
+   * feed's own median is read, never `medianRate`, which follows a governance mapping to another feed
+   * (`setEquivalentToken`) while `medianTimestamp` does not: that pair would date one feed's rate by another's time.
+   */
+  async #readSortedOracles(token: Address, source: Extract<PriceSource, { kind: 'sorted-oracles' }>, head: Promise<Head>, depth: number): Promise<Reading> {
     const name = `SortedOracles ${source.address} rate feed ${source.rateFeedId}`;
     try {
       const [[numerator, denominator], reportedAt, quotePrice, { timestamp }] = await Promise.all([
-        this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianRate', args: [source.rateFeedId] }),
+        this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianRateWithoutEquivalentMapping', args: [source.rateFeedId] }),
         this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianTimestamp', args: [source.rateFeedId] }),
         source.quote === 'USD' ? { usdE18: 10n ** 18n, source: 'USD' } : this.#price(source.quote, head, depth + 1),
         head,
       ]);
-      if (denominator === 0n || numerator === 0n) return { why: `${name} has no report` };
+      if (denominator === 0n || numerator === 0n || reportedAt === 0n) return { ok: false, why: `${name} has no report`, stale: false };
       const age = timestamp - reportedAt;
-      if (age > BigInt(source.maxAgeSeconds)) return { why: `${name} is stale: its median was reported ${age} s before the chain's time, more than ${source.maxAgeSeconds} s` };
-      return { token, usdE18: (quotePrice.usdE18 * numerator) / denominator, source: `${name} × ${quotePrice.source}` };
+      if (age > BigInt(source.maxAgeSeconds)) {
+        return { ok: false, why: `${name} is stale: its median was reported ${age} s before the chain's time, more than ${source.maxAgeSeconds} s`, stale: true };
+      }
+      const per = source.quote === 'USD' ? 'in USD' : `× ${quotePrice.source}`;
+      return { ok: true, price: { token, usdE18: (quotePrice.usdE18 * numerator) / denominator, source: `${name} ${per}` }, peg: false };
     } catch (error) {
-      return { why: `${name}: ${(error as Error).message.split('\n')[0]}` };
+      const why = error instanceof NoPriceError ? error.shortMessage : (error as Error).message.split('\n')[0];
+      return { ok: false, why: `${name}: ${why}`, stale: false };
     }
   }
 }
+
+/**
+ * The token's price from its sources' readings, or NoPriceError naming why not: no source answered; one is stale
+ * while another is fresh; only feeds of its peg answered; or two answers are further apart than the bound.
+ */
+function agreedPrice(token: Address, readings: readonly Reading[], maxDisagreementBps: number): UsdPrice {
+  const answered = readings.flatMap((reading) => (reading.ok ? [reading] : []));
+  const failed = readings.flatMap((reading) => (reading.ok ? [] : [reading]));
+  if (answered.length === 0) throw new NoPriceError(`no usable price for ${token}: ${failed.map((reading) => reading.why).join('; ')}`);
+  const stale = failed.filter((reading) => reading.stale);
+  if (stale.length > 0) {
+    throw new NoPriceError(
+      `the price sources of ${token} disagree on freshness: ${stale.map((reading) => reading.why).join('; ')}; while ${answered.map((reading) => reading.price.source).join(' and ')} answered fresh`,
+    );
+  }
+  if (answered.every((reading) => reading.peg)) {
+    const others = failed.length > 0 ? `: ${failed.map((reading) => reading.why).join('; ')}` : ' (none is configured)';
+    throw new NoPriceError(`${answered.map((reading) => reading.price.source).join(' and ')} prices the peg of ${token}, not the token, and no market source of it answered${others}`);
+  }
+  const [first, ...others] = answered.map((reading) => reading.price) as [UsdPrice, ...UsdPrice[]];
+  for (const other of others) {
+    const gap = first.usdE18 > other.usdE18 ? first.usdE18 - other.usdE18 : other.usdE18 - first.usdE18;
+    if (gap * 10_000n > first.usdE18 * BigInt(maxDisagreementBps)) {
+      const apart = ((Number(gap) / Number(first.usdE18)) * 100).toFixed(2);
+      throw new NoPriceError(
+        `the price sources of ${token} disagree by more than ${maxDisagreementBps} bps: ${first.source} says ${usd(first.usdE18)}, ${other.source} says ${usd(other.usdE18)} (${apart}% apart)`,
+      );
+    }
+  }
+  return first;
+}
+
+/** A USD price for people: six significant digits, trailing zeros cut. */
+const usd = (usdE18: bigint) => `$${Number(Number(formatUnits(usdE18, 18)).toPrecision(6))}`;
 
 /** A pool the trade would swap in moved away from its average within the window. */
 export class ManipulatedPoolError extends RoutekeeperError {
@@ -241,6 +279,8 @@ export class ManipulatedPoolError extends RoutekeeperError {
 
 function checkSequencer(sequencer: SequencerFeed, round: readonly [bigint, bigint, bigint, bigint, bigint], chainTime: bigint): void {
   const [, answer, startedAt] = round;
+  // Chainlink documents a round that started at 0 as invalid: it says nothing of the sequencer, up or down.
+  if (startedAt === 0n) throw new SequencerDownError(`the sequencer uptime feed ${sequencer.address} answers a round that started at 0, which is no answer (an invalid round)`);
   if (answer !== 0n) throw new SequencerDownError(`the sequencer uptime feed ${sequencer.address} says the sequencer is down (since ${startedAt})`);
   const upFor = chainTime - startedAt;
   if (upFor < BigInt(sequencer.gracePeriodSeconds)) {

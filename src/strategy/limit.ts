@@ -7,6 +7,8 @@ export type LimitObservation = {
   sellBalance: bigint;
   /** What `amount` is worth in the buy token at the independent price reference; undefined without a price. */
   referenceOut: bigint | undefined;
+  /** Why there is no reference price, when there is none (the price reference's words). */
+  noPrice?: string;
   /** How many times this strategy already sold (confirmed runs). */
   fills: number;
 };
@@ -21,7 +23,7 @@ export function decideLimit(strategy: LimitStrategy, observed: LimitObservation)
   if (strategy.expiresMs !== undefined && observed.now >= strategy.expiresMs) return { trades: [], note: 'expired' };
   if (!strategy.repeat && observed.fills > 0) return { trades: [], note: 'already filled once' };
   if (observed.sellBalance < amount) return { trades: [], note: `holds ${displayNumber(observed.sellBalance, sell.decimals)} ${sell.symbol}, less than the amount to sell` };
-  if (observed.referenceOut === undefined) return { trades: [], note: 'no reference price' };
+  if (observed.referenceOut === undefined) return { trades: [], note: observed.noPrice ? `no reference price: ${observed.noPrice}` : 'no reference price' };
 
   const atPrice = (price: string) => minimumFromPrice(amount, price, sell.decimals, buy.decimals);
   const worth = `${displayNumber(observed.referenceOut, buy.decimals)} ${buy.symbol}`;

@@ -45,15 +45,16 @@ describe('the independent price reference', () => {
     await expect(reference(book).usdPrice(fork.token('CELO'))).rejects.toThrow(/disagree by more than 300 bps/);
   });
 
-  it("reads Mento's SortedOracles as a second kind of source: CELO's rate in cUSD, times cUSD's own price", async () => {
+  it("reads Mento's SortedOracles as a second kind of source: CELO's rate in USD, whatever the dollar stable is worth", async () => {
     const oracles = fork.addressBook.priceSources?.CELO?.find((source) => source.kind === 'sorted-oracles');
-    expect(oracles).toMatchObject({ kind: 'sorted-oracles', rateFeedId: fork.token('cUSD'), quote: 'cUSD' });
-    // Alone (the feed left out), it gives CELO's world price: 0.5 cUSD per CELO at $1 per cUSD.
+    expect(oracles).toMatchObject({ kind: 'sorted-oracles', rateFeedId: fork.token('cUSD'), quote: 'USD' });
+    // Alone (the feed left out), it gives CELO's world price: 0.5 USD per CELO.
     const alone = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: [oracles as NonNullable<typeof oracles>] } };
-    expect(await reference(alone).usdPrice(fork.token('CELO'))).toMatchObject({ usdE18: parseUnits('0.5', 18), source: expect.stringMatching(/^SortedOracles 0x\w+ rate feed 0x\w+ × feed 0x/) });
-    // cUSD slipping to $0.98 moves CELO's price through it as well.
+    expect(await reference(alone).usdPrice(fork.token('CELO'))).toMatchObject({ usdE18: parseUnits('0.5', 18), source: expect.stringMatching(/^SortedOracles 0x\w+ rate feed 0x\w+ in USD$/) });
+    // cUSD slipping to $0.98 leaves CELO's rate as it was: the feed id is cUSD's address, its rate is not in cUSD.
     await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { cUSD: 0.98 });
-    expect((await reference(alone).usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.49', 18));
+    expect((await reference(alone).usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.5', 18));
+    expect((await reference().usdPrice(fork.token('cUSD'))).usdE18).toBe(parseUnits('0.98', 18));
   });
 
   it('has no price when SortedOracles and the feed disagree, nor from a SortedOracles report past its age', async () => {
