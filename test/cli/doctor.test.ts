@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forkChain } from '../../src/devnet/devnet.ts';
+import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -53,9 +54,27 @@ describe('routekeeper doctor', () => {
     expect(lines.filter((line) => /^ok {3}feed 0x\w+ \((CELO|cUSD|cEUR|USDC|WETH)\): 8 decimals, updated \d+ s ago/.test(line))).toHaveLength(5);
     expect(lines).toContain(`ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pair ${fork.addressBook.pools[0]?.address}`);
     expect(lines.find((line) => line.startsWith('ok   sequencer: up for '))).toBeDefined();
+    expect(lines.find((line) => /^ok {3}SortedOracles 0x\w+ rate feed 0x\w+ \(CELO\): answers its own median$/.test(line))).toBeDefined();
     expect(lines).toContain('ok   strategy dca: every token it trades has a price');
     expect(lines).toContain('ok   strategy rwd: every token it trades has a price');
     expect(lines.at(-2)).toBe('doctor: nothing fails');
+  });
+
+  it("measures each feed's heartbeat from its last rounds and says when its limit is looser than twice that", async () => {
+    const celoFeed = fork.addressBook.priceSources?.CELO?.find((source) => source.kind === 'feed');
+    const feedOnly = { ...fork.addressBook, priceSources: { CELO: [celoFeed as NonNullable<typeof celoFeed>] } };
+    // The CELO feed posts every minute, 24 times: what doctor reads back (24 rounds) is that and nothing older.
+    for (let round = 0; round < 24; round++) {
+      await fork.testClient.increaseTime({ seconds: 60 });
+      await fork.testClient.mine({ blocks: 1 });
+      await reportWorldPrices(fork.addressBook.rpcUrl, feedOnly, { CELO: 0.5 });
+    }
+    const { bookFile, config } = files(fork.addressBook);
+    const { stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile], env());
+    const lines = stdout.split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^warn feed ${celoFeed?.address} \\(CELO\\): its last 24 rounds came at most 6\\d s apart \\(median 6\\d s\\); its limit of 604800 s is looser than twice that \\(12\\d s\\): a stalled feed would go on pricing trades$`)));
+    // A feed with a single round (cUSD's, reported once when the world was made) cannot be measured, and says so.
+    expect(lines).toContainEqual(expect.stringMatching(/^warn feed 0x\w+ \(cUSD\): fewer than 3 rounds to measure its heartbeat; its limit of 604800 s is unchecked$/));
   });
 
   it('names a broken feed and a wrong init code hash, each on its line, and exits 1', async () => {
@@ -77,7 +96,7 @@ describe('routekeeper doctor', () => {
 });
 
 describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of Celo (CELO_RPC_URL)', () => {
-  it('finds code at every address of the built-in Celo data, a fresh answer from every feed, and Ubeswap\'s hash right', async () => {
+  it('finds code at every address of the built-in Celo data, a fresh answer from every feed, both factories\' hashes right, SortedOracles read as the daemon reads it', async () => {
     const celo = await forkChain(process.env.CELO_RPC_URL as string);
     try {
       const config = join(dir, 'celo.yaml');
@@ -87,6 +106,10 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
       expect(stdout).toContain('ok   code: all ');
       expect(stdout).not.toMatch(/^FAIL feed/m);
       expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
+      expect(stdout).toContain('ok   factory 0xc35DADB65012eC5796536bD9864eD8773aBc74C4: init code hash 0xe18a34eb0e04b04f7a0ac29a6e80748dca96319b42c54d679cb821dca90c6303 reproduces');
+      // Mento's SortedOracles answers each rate feed's own median, the way the daemon reads it.
+      expect(stdout).not.toMatch(/^FAIL SortedOracles/m);
+      expect(stdout).toMatch(/^ok {3}SortedOracles 0xefB84935239dAcdecF7c5bA76d8dE40b077B7b33 rate feed 0x765DE816845861e75A25fCA122bb6898B8B1282a \(CELO\): answers its own median$/m);
     } finally {
       await celo.stop();
     }
