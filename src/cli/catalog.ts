@@ -227,7 +227,7 @@ Options:
   {
     name: 'devnet',
     summary: 'start the local devnet and its routing service, and keep them up until Ctrl-C',
-    help: `Usage: routekeeper devnet [--json] [--port N] [--service-port N] [--chain-id N] [--host <address>]
+    help: `Usage: routekeeper devnet [--json] [--port N] [--service-port N] [--chain-id N] [--host <address>] [--price SYMBOL=USD]
 
 Starts anvil with the devnet world deployed (test tokens, Uniswap V2 pools, the router,
 OneClickFarm, farms and a rewards gauge) and a local Token Routing Service quoting over it.
@@ -244,6 +244,9 @@ Options:
   --chain-id N      chain id (default 42220, Celo mainnet's)
   --host <address>  the address both listen on (default 127.0.0.1, this machine only; 0.0.0.0 in a container
                     that daemons in other containers reach, as in docker-compose.yml)
+  --price SYMBOL=USD
+                    the price the oracle reports for a token with a feed (repeatable): --price cUSD=0.95 runs
+                    the devnet with its dollar stable off its peg; the pools keep their seeded prices
   -h, --help        this text`,
     graceful: true,
     load: () => import('./devnet.ts'),

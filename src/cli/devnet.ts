@@ -1,7 +1,8 @@
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { produceBlocksLikeCelo } from '../devnet/celo-blocks.ts';
 import { describeDevnet } from '../devnet/describe.ts';
-import { reportEvery } from '../devnet/oracle.ts';
+import { initialWorldPrices, reportEvery, reportWorldPrices, type WorldPrices } from '../devnet/oracle.ts';
+import { priceSourceSpecs, type TokenSymbol } from '../devnet/world-spec.ts';
 import { UsageError } from './errors.ts';
 import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
 
@@ -14,16 +15,20 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     'service-port': { type: 'string' },
     host: { type: 'string' },
     'celo-blocks': { type: 'boolean' },
+    price: { type: 'string', multiple: true },
   });
   const port = parseIntegerOption('port', values.port, { max: 65535 });
   const chainId = parseIntegerOption('chain-id', values['chain-id'], { min: 1 });
   const servicePort = parseIntegerOption('service-port', values['service-port'], { max: 65535 });
   const host = hostOption(values.host);
+  const prices = { ...initialWorldPrices, ...priceOptions(values.price ?? []) };
   const devnet = await startDevnet({ port, chainId, host, signal: shutdown.signal });
+  // The world was deployed at its spec's prices; a price given on the command line is reported before anyone reads it.
+  if (values.price?.length) await reportWorldPrices(devnet.node.rpcUrl, devnet.addressBook, prices);
   // Celo's production (a block a second, its base fee and floor), or a block per transaction and one every 5 s.
   const stopMining = values['celo-blocks'] ? await produceBlocksLikeCelo(devnet.node.rpcUrl) : mineEvery(devnet.node.rpcUrl, 5_000);
   // The oracle reports the world's prices again every minute, as real feeds do on a heartbeat (they never go stale).
-  const stopReporting = reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000);
+  const stopReporting = reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000, () => prices);
   let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
   try {
     routing = await startDevnetRoutingService(devnet.addressBook, { port: servicePort, host });
@@ -48,4 +53,23 @@ function hostOption(given: string | undefined): string | undefined {
   if (given === undefined) return undefined;
   if (!/^[\d.]+$|^[\da-fA-F:]+$/.test(given)) throw new UsageError(`--host must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (got ${given})`);
   return given;
+}
+
+/**
+ * --price SYMBOL=USD (repeatable): the world price the oracle reports for a token with a feed, instead of the world
+ * spec's, so that the devnet can run with, say, its dollar stable off its peg (--price cUSD=0.95). The pools keep
+ * the prices they were seeded at, as markets do until someone trades them back.
+ */
+function priceOptions(given: readonly string[]): WorldPrices {
+  const prices: Record<string, number> = {};
+  const feeds = Object.entries(priceSourceSpecs).flatMap(([symbol, source]) => (source.kind === 'feed' ? [symbol] : []));
+  for (const option of given) {
+    const match = /^([A-Za-z]+)=(\d+(?:\.\d+)?)$/.exec(option);
+    const symbol = match?.[1] as TokenSymbol | undefined;
+    const usd = Number(match?.[2]);
+    if (!match || !symbol || !(usd > 0)) throw new UsageError(`--price must be SYMBOL=USD with a positive price, such as cUSD=0.95, got '${option}'`);
+    if (!feeds.includes(symbol)) throw new UsageError(`--price: ${symbol} is not a devnet token with an oracle feed (those are ${feeds.join(', ')})`);
+    prices[symbol] = usd;
+  }
+  return prices;
 }

@@ -1,13 +1,15 @@
 import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/contracts/abi.ts';
+import { routerAbi, sortedOraclesAbi } from '../../src/contracts/abi.ts';
+import { aggregatorV3Abi } from '../../src/price/feed.ts';
 import { encodePoolExtras } from '../../src/contracts/encoding.ts';
 import { addressBookSchema } from '../../src/config/address-book.ts';
 import { firstStdoutLine, runCli, spawnCli } from '../helpers/cli.ts';
 
 describe('routekeeper devnet --json', () => {
   it('prints one line of JSON once the world and its routing service are up, then stops both cleanly on SIGTERM', async () => {
-    const child = spawnCli(['devnet', '--json']);
+    // With its dollar stable off its peg: the oracle reports cUSD at $0.95, CELO at its world price of $0.50.
+    const child = spawnCli(['devnet', '--json', '--price', 'cUSD=0.95']);
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -31,6 +33,14 @@ describe('routekeeper devnet --json', () => {
       args: [[book.tokens[first.token0]!.address, book.tokens[first.token1]!.address], [book.contracts.adapters.uniswapV2!], [encodePoolExtras(first.address, first.feePerMille)], 10n ** 18n],
     });
     expect(quoted).toBeGreaterThan(0n);
+    // The feeds say what was asked; SortedOracles' CELO rate feed (id: cUSD's address) is USD per CELO, unmoved.
+    const feedOf = (symbol: string) => book.priceSources?.[symbol]?.find((source) => source.kind === 'feed')?.address as `0x${string}`;
+    const answer = async (symbol: string) => (await client.readContract({ address: feedOf(symbol), abi: aggregatorV3Abi, functionName: 'latestRoundData' }))[1];
+    expect([await answer('cUSD'), await answer('CELO')]).toEqual([95_000_000n, 50_000_000n]);
+    const oracles = book.priceSources?.CELO?.find((source) => source.kind === 'sorted-oracles');
+    if (oracles?.kind !== 'sorted-oracles') throw new Error('no SortedOracles source for CELO');
+    const [rate] = await client.readContract({ address: oracles.address, abi: sortedOraclesAbi, functionName: 'medianRateWithoutEquivalentMapping', args: [oracles.rateFeedId] });
+    expect(rate).toBe(5n * 10n ** 23n);
     // The routing service came up with it.
     const serviceUrl = book.routingServiceUrl;
     if (!serviceUrl) throw new Error('the address book has no routingServiceUrl');
@@ -49,6 +59,15 @@ describe('routekeeper devnet --json', () => {
     expect(code).toBe(2);
     expect(stderr).toContain("'--colour'");
     expect(stderr).not.toContain('    at ');
+  });
+
+  it('refuses a --price that is not SYMBOL=USD, or of a token without a feed, naming it', async () => {
+    const malformed = await runCli(['devnet', '--price', 'cUSD:0.95']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr.trim()).toBe("routekeeper: --price must be SYMBOL=USD with a positive price, such as cUSD=0.95, got 'cUSD:0.95'");
+    const unfed = await runCli(['devnet', '--price', 'RWD=1']);
+    expect(unfed.code).toBe(2);
+    expect(unfed.stderr.trim()).toBe('routekeeper: --price: RWD is not a devnet token with an oracle feed (those are CELO, cUSD, cEUR, USDC, WETH)');
   });
 
   it('refuses a port that is not a number', async () => {
