@@ -243,8 +243,8 @@ describe('routekeeper once, check and run --fork', () => {
     const plan = stdout.split('\n');
     const line = (id: string) => plan.find((l) => l.startsWith(`  ${id} (`));
     expect(line('dca-cusd-celo')).toBe('  dca-cusd-celo (dca, wallet main): buy CELO with 10 cUSD every 30s, only at 1.5 CELO per cUSD or more; at most 1,000 cUSD a day; slippage 0.3%');
-    expect(line('rebalance-celo-ceur')).toBe(
-      '  rebalance-celo-ceur (rebalance, wallet main): keep CELO 50%, cEUR 50% (valued in cUSD) every 1m: trade when a weight is 5% off its target, in trades of at least 50 cUSD; slippage 0.5%, price deviation up to 8%',
+    expect(line('rebalance-celo-usdc')).toBe(
+      '  rebalance-celo-usdc (rebalance, wallet main): keep CELO 50%, USDC 50% (valued in cUSD) every 1m: trade when a weight is 5% off its target, in trades of at least 50 cUSD; slippage 0.5%, price deviation up to 8%',
     );
     expect(line('take-profit-celo')).toBe(
       '  take-profit-celo (limit, wallet main): sell 100 CELO for cUSD when it fetches 0.49 cUSD per CELO or more (take-profit), or 0.30 cUSD per CELO or less (stop-loss), once; looks every 15s; slippage 0.5%',
@@ -253,7 +253,7 @@ describe('routekeeper once, check and run --fork', () => {
       `  compound-celo-cusd (compound, wallet main): claim the RWD rewards of gauge ${gauge} when worth 0.01 cUSD more than the gas, and deposit them back, every 1m; slippage 0.5%`,
     );
     // Each is followed by its next 3 runs, on its interval; with an address book (a network), a fresh start waits for the slot.
-    for (const [id, seconds] of [['dca-cusd-celo', 30], ['rebalance-celo-ceur', 60], ['take-profit-celo', 15], ['compound-celo-cusd', 60]] as const) {
+    for (const [id, seconds] of [['dca-cusd-celo', 30], ['rebalance-celo-usdc', 60], ['take-profit-celo', 15], ['compound-celo-cusd', 60]] as const) {
       const runs = plan[plan.indexOf(line(id) as string) + 1] as string;
       expect(runs).toMatch(/^ {4}on a fresh ledger, waits for its first slot \(firstRun: slot\); next runs /);
       const times = [...runs.matchAll(/\d{4}-\d\d-\d\dT[\d:.]+Z/g)].map((match) => Date.parse(match[0]));
