@@ -89,8 +89,9 @@ describe('several daemons on one PostgreSQL', () => {
     try {
       const trades = await ledger.trades.history({ limit: 100_000 });
       expect(new Set(trades.map((trade) => `${trade.strategyId}:${trade.slot}`)).size).toBe(trades.length);
-      // Clean stops left the group at once: no daemon is listed as live.
-      expect((await ledger.daemons.live(6_000)).length).toBe(0);
+      // Clean stops left the group at once: no daemon is listed as live but the killed one, whose last renewal may be
+      // younger than a lease when the rest went fast (it never left; its row ages out).
+      expect((await ledger.daemons.live(6_000)).filter((daemon) => daemon.holder !== victimHolder)).toEqual([]);
       console.log(JSON.stringify({ daemons: 3, wallets: wallets.length, swaps, failoverMs }));
     } finally {
       await ledger.close();
