@@ -153,6 +153,15 @@ describe('a rate feed mapped to another (setEquivalentToken)', () => {
   });
 });
 
+/** Sell 100 cEUR for cUSD once it fetches 1 cUSD each: at its peg ($1.08, cUSD at $1) it fills at once. */
+const takeProfitYaml = `
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: cEUR, amount: "100" }, buy: cUSD, takeProfit: "1.0" }
+`;
+
 describe('a Mento stable priced by its peg', () => {
   /** Someone sells cEUR into the cUSD/cEUR pool until it trades 5% under its peg, and it stays there past the window. */
   async function depegCeur(): Promise<void> {
@@ -190,18 +199,11 @@ describe('a Mento stable priced by its peg', () => {
   });
 
   it('depegged, a take-profit order on it waits and says why (`routekeeper once`): nothing signed', async () => {
-    const yaml = `
-defaults: { confirmations: 1, firstRun: now }
-wallets:
-  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
-strategies:
-  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: cEUR, amount: "100" }, buy: cUSD, takeProfit: "1.0" }
-`;
     const eurBefore = await fork.balanceOf(fork.token('cEUR'), me());
     const nonceBefore = await fork.publicClient.getTransactionCount({ address: me() });
     await depegCeur();
     const home = daemonHome(fork, 'depeg-limit');
-    const waited = await runCli(['once', 'tp', '--config', home.config(yaml), '--address-book', home.book], cliEnv(home));
+    const waited = await runCli(['once', 'tp', '--config', home.config(takeProfitYaml), '--address-book', home.book], cliEnv(home));
     expect(waited.code, waited.stdout + waited.stderr).toBe(0);
     expect(waited.stdout).toMatch(/^tp: no reference price: the price sources of 0x\w+ disagree by more than 300 bps: feed 0x\w+ \(its peg\) says \$1\.08, pool 0x\w+ .* says \$1\.02\d+ \(5\.0\d% apart\)$/m);
     expect(await fork.balanceOf(fork.token('cEUR'), me())).toBe(eurBefore);
@@ -209,16 +211,9 @@ strategies:
   });
 
   it('at its peg, the same take-profit order fills (the control)', async () => {
-    const yaml = `
-defaults: { confirmations: 1, firstRun: now }
-wallets:
-  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
-strategies:
-  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: cEUR, amount: "100" }, buy: cUSD, takeProfit: "1.0" }
-`;
     const eurBefore = await fork.balanceOf(fork.token('cEUR'), me());
     const home = daemonHome(fork, 'peg-limit');
-    const filled = await runCli(['once', 'tp', '--config', home.config(yaml), '--address-book', home.book], cliEnv(home));
+    const filled = await runCli(['once', 'tp', '--config', home.config(takeProfitYaml), '--address-book', home.book], cliEnv(home));
     expect(filled.code, filled.stdout + filled.stderr).toBe(0);
     expect(filled.stdout).toMatch(/^tp: take-profit: worth 108 cUSD ≥ 100$/m);
     expect(await fork.balanceOf(fork.token('cEUR'), me())).toBe(eurBefore - parseUnits('100', 18));
