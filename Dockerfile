@@ -25,6 +25,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 # Without RPC_URL the container refuses to start instead of trading on a throw-away devnet; `run --devnet`
 # asks for the devnet explicitly.
+# The status port listens on every interface of the container, so it needs ROUTEKEEPER_STATUS_TOKEN (or
+# ROUTEKEEPER_STATUS_OPEN=true, on purpose); publish it on 127.0.0.1 (-p 127.0.0.1:9464:9464) unless others must reach it.
 # NODE_OPTIONS caps V8's old space: the daemon's live heap at 10,000 strategies fits in 192 MB, and left to its
 # default sizing V8 lets garbage grow the heap past 350 MB. Raise it with -e NODE_OPTIONS=--max-old-space-size=<MB>.
 ENV NODE_ENV=production \

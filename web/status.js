@@ -232,7 +232,7 @@ function renderStrategy(strategy, detail) {
       element('td', {}, new Date(trade.at).toLocaleString()),
       element('td', {}, trade.status),
       element('td', {}, trade.text),
-      element('td', {}, trade.link ? element('a', { href: trade.link, target: '_blank', rel: 'noopener' }, `${trade.txHash.slice(0, 10)}…`) : trade.txHash ? element('code', {}, `${trade.txHash.slice(0, 10)}…`) : ''),
+      element('td', {}, trade.link?.startsWith('https://') ? element('a', { href: trade.link, target: '_blank', rel: 'noopener noreferrer' }, `${trade.txHash.slice(0, 10)}…`) : trade.txHash ? element('code', {}, `${trade.txHash.slice(0, 10)}…`) : ''),
     ),
   );
   trades.replaceChildren(element('table', {}, element('thead', {}, element('tr', {}, element('th', {}, 'when'), element('th', {}, 'status'), element('th', {}, 'trade'), element('th', {}, 'transaction'))), element('tbody', {}, ...rows)));

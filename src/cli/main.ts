@@ -74,7 +74,8 @@ async function main(argv: string[]): Promise<number> {
     shutdown.signal.addEventListener('abort', stopWhileLoading, { once: true });
     const loaded = await command.load();
     shutdown.signal.removeEventListener('abort', stopWhileLoading);
-    return await loaded.run(rest, { shutdown });
+    const code = await loaded.run(rest, { shutdown });
+    return shutdown.failed ? Math.max(code, 1) : code;
   } finally {
     shutdown.release();
   }

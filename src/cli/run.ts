@@ -1,10 +1,10 @@
-import { redactUrl } from '../ops/secrets.ts';
+import { redactUrl, scrub } from '../ops/secrets.ts';
 import { readEnv } from '../config/env.ts';
 import { resumeAll, startDaemon } from '../engine/daemon.ts';
 import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
 import { nodeFindings } from '../chain/doctor.ts';
 import { HealthMonitor, probeEvery } from '../ops/health.ts';
-import { startHealthServer } from '../ops/health-server.ts';
+import { isLoopbackHost, startHealthServer } from '../ops/health-server.ts';
 import { createLogger } from '../ops/logger.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
@@ -58,8 +58,6 @@ function leftForNextStart(open: TradeRecord[], unfinishedRuns: string[]): string
   return `${open.length} trade${open.length === 1 ? '' : 's'} left open, settled at the next start: ${listed(trades)}${runs}`;
 }
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
-
 /** `routekeeper run`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('run', argv, { ...commonOptions, fork: { type: 'boolean' } });
@@ -76,6 +74,9 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     host,
     metrics,
     token: env.ROUTEKEEPER_STATUS_TOKEN,
+    allowedHosts: env.METRICS_ALLOWED_HOSTS,
+    open: env.ROUTEKEEPER_STATUS_OPEN,
+    onError: (error) => logger.error(`status port: a request failed: ${scrub(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error))}`),
     health: () => {
       if (!monitor || !started) return { ok: false, details: { reasons: ['starting'] } };
       const report = monitor.report();
@@ -156,8 +157,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
       report: () => statusReport(book),
       strategy: (id) => strategyDetail(book, id),
     });
-    if (!isLoopback(host) && env.ROUTEKEEPER_STATUS_TOKEN === undefined) {
-      logger.warn(`the status page and /metrics on ${host} are open to anyone who reaches that address: set ROUTEKEEPER_STATUS_TOKEN`);
+    if (!isLoopbackHost(host) && env.ROUTEKEEPER_STATUS_TOKEN === undefined) {
+      logger.warn(`the status page and /metrics on ${host} are open to anyone who reaches that address (ROUTEKEEPER_STATUS_OPEN=true)`);
     }
 
     // Open trades of a previous process first; a stop during this is a stop like any other.

@@ -61,7 +61,11 @@ export const addressBookSchema = z.object({
   /** The deployment's L2 sequencer uptime feed, if it has one: no trade while it says down, or within its grace period. */
   sequencerUptimeFeed: sequencerFeedSchema.optional(),
   /** The block explorer of this deployment, if it has one: the status page links transactions to `<explorer>/tx/<hash>`. */
-  explorer: z.string().url().optional(),
+  explorer: z
+    .string()
+    .url()
+    .refine((url) => url.startsWith('https://'), { message: 'must be an https: URL (the status page links to it)' })
+    .optional(),
   /** Blocks before a trade counts as mined on this deployment (a devnet: 1). */
   confirmations: z.number().int().min(1).optional(),
   accounts: z.array(z.object({ address, privateKey })),

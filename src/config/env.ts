@@ -65,6 +65,15 @@ const envSchema = z.object({
   /** Asked of every request to the status page's data and /metrics as `Authorization: Bearer <token>`. */
   ROUTEKEEPER_STATUS_TOKEN: optional(z.string().min(16, { message: 'must be at least 16 characters (a random string, such as `openssl rand -hex 16`)' })),
   METRICS_HOST: optional(z.string().regex(/^[\w.:-]+$/, { message: 'must be a host name or an IP address, such as 127.0.0.1 or 0.0.0.0' })),
+  /** Host names the status port serves besides the loopback ones (`Host` header), comma-separated; `*` for any. */
+  METRICS_ALLOWED_HOSTS: optional(
+    z
+      .string()
+      .regex(/^(\*|[\w.:-]+(,[\w.:-]+)*)$/, { message: 'must be host names separated by commas, such as routekeeper,status.example.org, or *' })
+      .transform((list) => list.split(',')),
+  ),
+  /** A bind beyond loopback without ROUTEKEEPER_STATUS_TOKEN, on purpose. */
+  ROUTEKEEPER_STATUS_OPEN: optional(z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true')),
   LOG_LEVEL: optional(z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` })),
   /** Set in the container image: without RPC_URL, refuse to start instead of starting the embedded devnet (unless --devnet). */
   ROUTEKEEPER_REQUIRE_RPC_URL: optional(z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true')),
@@ -112,10 +121,19 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
     byDefault: '`9464`; `0` picks a free port (logged at start)',
   },
   METRICS_HOST: { usedFor: 'the address they listen on', byDefault: '`127.0.0.1` (this machine only); the Docker image sets `0.0.0.0`' },
+  METRICS_ALLOWED_HOSTS: {
+    usedFor:
+      "host names the status port answers to besides `localhost`, `127.0.0.1` and `::1` (the request's `Host`), comma-separated, or `*` for any: a web page that points its own name at this machine is refused",
+    byDefault: 'none: loopback names only',
+  },
   ROUTEKEEPER_STATUS_TOKEN: {
     usedFor:
-      'when set (16 characters or more), `/api/…` and `/metrics` ask for `Authorization: Bearer <token>`; open the page as `http://host:9464/#token=<token>` (the part after `#` never leaves the browser). Set it whenever `METRICS_HOST` is not loopback: the daemon warns at start otherwise',
+      'when set (16 characters or more), `/api/…` and `/metrics` ask for `Authorization: Bearer <token>`, and `/healthz` without it says only up or down; open the page as `http://host:9464/#token=<token>` (the part after `#` never leaves the browser). Required when `METRICS_HOST` is not loopback, unless `ROUTEKEEPER_STATUS_OPEN=true`',
     byDefault: 'none',
+  },
+  ROUTEKEEPER_STATUS_OPEN: {
+    usedFor: '`true`: serve the status port on a `METRICS_HOST` beyond loopback without a token, on purpose (anyone who reaches it reads every wallet and plan)',
+    byDefault: '`false`: such a bind refuses to start (exit 2)',
   },
   LOG_LEVEL: { usedFor: `pino log level: ${logLevels.map((level) => `\`${level}\``).join(', ')}; on a terminal \`debug\` adds each event's fields to its line`, byDefault: '`info`' },
   ROUTEKEEPER_REQUIRE_RPC_URL: {

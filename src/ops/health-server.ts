@@ -1,8 +1,12 @@
 /**
  * The daemon's HTTP port (METRICS_PORT, on 127.0.0.1 unless METRICS_HOST says otherwise): /healthz, /metrics,
  * the status page at / with its assets, and the JSON it reads (/api/status, /api/strategies/<id>), which
- * scripts may read too. With ROUTEKEEPER_STATUS_TOKEN set, everything but /healthz and the page's static
- * files asks for `Authorization: Bearer <token>`.
+ * scripts may read too. With ROUTEKEEPER_STATUS_TOKEN set, everything but the page's static files asks for
+ * `Authorization: Bearer <token>`, and /healthz without it says only up or down.
+ * Whatever reaches the port is untrusted: any request target gets an answer (400 when malformed) and a failing
+ * handler a 500, never the process's end; a `Host` that is not a loopback name or one of the configured names is
+ * refused (a web page that rebinds its own name to 127.0.0.1 cannot read the status); a bind beyond loopback
+ * needs the token or an explicit word that the port is open; every answer forbids sniffing and foreign content.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -10,6 +14,7 @@ import { createRequire } from 'node:module';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../config/errors.ts';
 import { toJson } from '../json.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -44,30 +49,90 @@ function authorized(request: IncomingMessage, token: string | undefined): boolea
   return timingSafeEqual(digest(given), digest(token));
 }
 
+/** Sent with every answer: nothing is sniffed, framed elsewhere, or loaded from anywhere but this port. */
+const securityHeaders = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'referrer-policy': 'no-referrer',
+} as const;
+
 const json = (response: ServerResponse, status: number, body: unknown) => {
-  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  response.end(typeof body === 'string' ? body : JSON.stringify(body));
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  response.writeHead(status, { ...securityHeaders, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  response.end(text);
 };
 
-export async function startHealthServer(options: { port: number; host?: string; metrics: Metrics; health: Health; token?: string }) {
+/** Names every process on this machine may use for a loopback address. */
+const loopbackNames = new Set(['localhost', '127.0.0.1', '::1']);
+
+export const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+/** The host name a `Host` header names (its port, and an IPv6 address's brackets, taken off), lower-cased. */
+export function hostName(header: string): string {
+  const value = header.trim().toLowerCase();
+  if (value.startsWith('[')) return value.slice(1, value.indexOf(']') === -1 ? undefined : value.indexOf(']'));
+  const colon = value.lastIndexOf(':');
+  return colon === -1 ? value : value.slice(0, colon);
+}
+
+/** The path of an origin-form request target (`/path?query`), or undefined for anything else. */
+function pathOf(target: string | undefined): string | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+export class StatusServerConfigError extends ConfigError {
+  override name = 'StatusServerConfigError';
+}
+
+export type HealthServerOptions = {
+  port: number;
+  host?: string;
+  metrics: Metrics;
+  health: Health;
+  token?: string;
+  /** Host names served besides the loopback ones (a container's service name, say); '*' serves any. */
+  allowedHosts?: readonly string[];
+  /** Serve a bind beyond loopback without a token: the operator says the port is open on purpose. */
+  open?: boolean;
+  /** A handler's failure, for the log (the answer says only that it failed). */
+  onError?: (error: unknown) => void;
+};
+
+export async function startHealthServer(options: HealthServerOptions) {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && options.token === undefined && !options.open) {
+    throw new StatusServerConfigError(
+      `METRICS_HOST ${host} is beyond this machine and ROUTEKEEPER_STATUS_TOKEN is not set: anyone who reaches the port would read every wallet and plan. Set the token, or ROUTEKEEPER_STATUS_OPEN=true to serve it open on purpose`,
+    );
+  }
+  const allowed = new Set([...loopbackNames, ...(options.allowedHosts ?? []).map((name) => name.toLowerCase())]);
+  const hostAllowed = (header: string | undefined) => allowed.has('*') || (header !== undefined && allowed.has(hostName(header)));
   let status: StatusApi | undefined;
-  const server = createServer(async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!hostAllowed(request.headers.host)) {
+      return json(response, 403, { error: `host '${request.headers.host ?? ''}' is not served here (a loopback name, or one of METRICS_ALLOWED_HOSTS)` });
+    }
+    const path = pathOf(request.url);
+    if (path === undefined) return json(response, 400, { error: 'the request target must be a path, such as /api/status' });
     if (request.method !== 'GET') return json(response, 405, { error: 'only GET' });
     if (path === '/healthz') {
       const { ok, details } = options.health();
-      return json(response, ok ? 200 : 503, { status: ok ? 'ok' : 'unhealthy', ...details });
+      // Without the token, up or down only: the reasons name strategies and the node's troubles.
+      return json(response, ok ? 200 : 503, { status: ok ? 'ok' : 'unhealthy', ...(authorized(request, options.token) && details) });
     }
     if (path === '/favicon.ico') {
-      response.writeHead(204);
-      return response.end();
+      response.writeHead(204, securityHeaders).end();
+      return;
     }
     const asset = assets[path];
     if (asset) {
       const body = await readFile(asset.file).catch(() => undefined);
       if (!body) return json(response, 500, { error: `${path} is missing from the installation` });
-      response.writeHead(200, { 'content-type': asset.type, 'cache-control': 'no-cache' });
-      return response.end(body);
+      response.writeHead(200, { ...securityHeaders, 'content-type': asset.type, 'cache-control': 'no-cache' }).end(body);
+      return;
     }
     if (path !== '/metrics' && !path.startsWith('/api/')) return json(response, 404, { error: 'try /, /api/status, /healthz or /metrics' });
     if (!authorized(request, options.token)) {
@@ -75,23 +140,29 @@ export async function startHealthServer(options: { port: number; host?: string; 
       return json(response, 401, { error: 'this needs Authorization: Bearer <ROUTEKEEPER_STATUS_TOKEN>' });
     }
     if (path === '/metrics') {
-      response.writeHead(200, { 'content-type': options.metrics.registry.contentType });
-      return response.end(await options.metrics.registry.metrics());
+      const text = await options.metrics.registry.metrics();
+      response.writeHead(200, { ...securityHeaders, 'content-type': options.metrics.registry.contentType }).end(text);
+      return;
     }
     if (!status) return json(response, 503, { error: 'starting: the ledger is not open yet' });
-    try {
-      if (path === '/api/status') return json(response, 200, toJson(await status.report()));
-      const id = path.startsWith('/api/strategies/') ? decodeURIComponent(path.slice('/api/strategies/'.length)) : undefined;
-      const detail = id === undefined ? undefined : await status.strategy(id);
-      if (detail === undefined) return json(response, 404, { error: id === undefined ? 'try /api/status or /api/strategies/<id>' : `no strategy '${id}'` });
-      return json(response, 200, toJson(detail));
-    } catch (error) {
-      return json(response, 500, { error: error instanceof Error ? error.message : String(error) });
-    }
+    if (path === '/api/status') return json(response, 200, toJson(await status.report()));
+    const id = path.startsWith('/api/strategies/') ? decodedSegment(path.slice('/api/strategies/'.length)) : undefined;
+    if (id === null) return json(response, 400, { error: 'the strategy id in the path is not valid percent-encoding' });
+    const detail = id === undefined ? undefined : await status.strategy(id);
+    if (detail === undefined) return json(response, 404, { error: id === undefined ? 'try /api/status or /api/strategies/<id>' : `no strategy '${id}'` });
+    return json(response, 200, toJson(detail));
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      options.onError?.(error);
+      if (!response.headersSent) json(response, 500, { error: 'the request failed inside routekeeper; the log says why' });
+      else response.destroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', resolve);
+    server.listen(options.port, host, resolve);
   });
   const { port, address } = server.address() as AddressInfo;
   return {
@@ -108,4 +179,13 @@ export async function startHealthServer(options: { port: number; host?: string; 
         server.closeAllConnections();
       }),
   };
+}
+
+/** A percent-encoded path segment, decoded; null when it is not valid percent-encoding. */
+function decodedSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }

@@ -18,15 +18,19 @@
  */
 import { setMaxListeners } from 'node:events';
 import { AbortedError } from './abort.ts';
+import { scrub } from './secrets.ts';
 
 export type Shutdown = {
   signal: AbortSignal;
-  /** Resolves with the signal's name when a stop is asked for. */
-  requested: Promise<NodeJS.Signals>;
+  /** Resolves with what asked for the stop: the signal's name, or "an unexpected failure". */
+  requested: Promise<string>;
 };
 
-/** The process's stop handlers, removed by `release` once the command has finished (or when run in a test). */
-export type SignalHandlers = Shutdown & { release(): void };
+/**
+ * The process's stop handlers, removed by `release` once the command has finished (or when run in a test);
+ * `failed`: an unexpected failure stopped it (the exit code is then 1 however the command ends).
+ */
+export type SignalHandlers = Shutdown & { release(): void; readonly failed: boolean };
 
 declare global {
   /** Set by bin/routekeeper.js: removes the handlers that end the process on a stop while it loads. */
@@ -43,10 +47,11 @@ export function takeOverSignals(options: { graceful: boolean }): SignalHandlers 
   const controller = new AbortController();
   // Every wait of every run in progress listens to it: many listeners are the design, not a leak.
   setMaxListeners(0, controller.signal);
-  let resolveRequested: (signal: NodeJS.Signals) => void = () => {};
-  const requested = new Promise<NodeJS.Signals>((resolve) => {
+  let resolveRequested: (what: string) => void = () => {};
+  const requested = new Promise<string>((resolve) => {
     resolveRequested = resolve;
   });
+  let failed = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (!options.graceful) process.exit(130);
     if (controller.signal.aborted) {
@@ -56,12 +61,34 @@ export function takeOverSignals(options: { graceful: boolean }): SignalHandlers 
     controller.abort(new AbortedError(`stopped by ${signal}`));
     resolveRequested(signal);
   };
+  // An error nothing caught (a handler's rejection, a throw in a callback) is a bug: one scrubbed line, then the same
+  // graceful stop as a signal's, so what is in flight stays recorded; a second one, or one in a command that holds
+  // nothing, ends the process at once. Either way the exit code is 1.
+  const onUnexpected = (error: unknown) => {
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    console.error(`routekeeper: unexpected failure: ${scrub(message)}; stopping`);
+    if (failed || !options.graceful || controller.signal.aborted) process.exit(1);
+    failed = true;
+    controller.abort(new AbortedError('stopped by an unexpected failure'));
+    resolveRequested('an unexpected failure');
+  };
   for (const signal of stopSignals) process.on(signal, onSignal);
+  process.on('uncaughtException', onUnexpected);
+  process.on('unhandledRejection', onUnexpected);
   // Ours are installed: the loader's can go.
   globalThis.routekeeperSignalsWhileLoading?.release();
   globalThis.routekeeperSignalsWhileLoading = undefined;
   const release = () => {
     for (const signal of stopSignals) process.off(signal, onSignal);
+    process.off('uncaughtException', onUnexpected);
+    process.off('unhandledRejection', onUnexpected);
   };
-  return { signal: controller.signal, requested, release };
+  return {
+    signal: controller.signal,
+    requested,
+    release,
+    get failed() {
+      return failed;
+    },
+  };
 }

@@ -165,7 +165,21 @@ export async function strategyDetail(source: Ledger | StatusBook, strategyId: st
         { trade, status: trade.status, reason: trade.anomaly ?? trade.failure?.reason, expectedOut: trade.call?.expectedOut, minOut: trade.call?.minOut, amountOut: trade.settlement?.amountOut },
         view.names,
       );
-      return { at: iso(trade.createdAt), id: trade.id, kind: trade.kind, status: trade.status, text, txHash, link: txHash && view.explorer ? `${view.explorer.replace(/\/$/, '')}/tx/${txHash}` : null };
+      return { at: iso(trade.createdAt), id: trade.id, kind: trade.kind, status: trade.status, text, txHash, link: txHash && view.explorer ? explorerLink(view.explorer, txHash) : null };
     });
   return { series: detail.series, trades };
+}
+
+/**
+ * A transaction's page on the block explorer, only at an https: explorer: the explorer is read back from the
+ * ledger, which is no more trusted than anything else a page shows (a `javascript:` link would run in the page).
+ */
+export function explorerLink(explorer: string, txHash: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(explorer);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'https:' ? `${explorer.replace(/\/$/, '')}/tx/${txHash}` : null;
 }

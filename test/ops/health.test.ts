@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { HealthMonitor } from '../../src/ops/health.ts';
-import { startHealthServer } from '../../src/ops/health-server.ts';
+import { StatusServerConfigError, startHealthServer } from '../../src/ops/health-server.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 
 describe('the health and metrics server', () => {
-  it('listens on 127.0.0.1 unless told otherwise', async () => {
+  it('listens on 127.0.0.1 unless told otherwise; beyond loopback only with a token or the word that it is open', async () => {
     const health = () => ({ ok: true, details: {} });
+    await expect(startHealthServer({ port: 0, host: '0.0.0.0', metrics: createMetrics(), health })).rejects.toThrow(
+      'METRICS_HOST 0.0.0.0 is beyond this machine and ROUTEKEEPER_STATUS_TOKEN is not set: anyone who reaches the port would read every wallet and plan. Set the token, or ROUTEKEEPER_STATUS_OPEN=true to serve it open on purpose',
+    );
+    await expect(startHealthServer({ port: 0, host: '0.0.0.0', metrics: createMetrics(), health })).rejects.toBeInstanceOf(StatusServerConfigError);
     const local = await startHealthServer({ port: 0, metrics: createMetrics(), health });
-    const everywhere = await startHealthServer({ port: 0, host: '0.0.0.0', metrics: createMetrics(), health });
+    const everywhere = await startHealthServer({ port: 0, host: '0.0.0.0', metrics: createMetrics(), health, open: true });
     try {
       expect(local.address).toBe('127.0.0.1');
       expect(everywhere.address).toBe('0.0.0.0');
@@ -37,6 +41,8 @@ describe('the status page and its data behind a bearer token', () => {
       expect((await fetch(url('/api/strategies/nope'), bearer(token))).status).toBe(404);
       expect((await fetch(url('/healthz'))).status).toBe(200);
       const page = await fetch(url('/'));
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'self'; script-src 'self';.* frame-ancestors 'none'/);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<script src="/assets/status.js"></script>');
       expect((await fetch(url('/assets/uPlot.iife.min.js'))).status).toBe(200);
