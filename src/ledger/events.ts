@@ -1,7 +1,7 @@
 /** Notable decisions and observations about trades (a replacement, a cancellation, a nonce used elsewhere…), in order. */
 import { toJson } from '../json.ts';
 import { scrub } from '../ops/secrets.ts';
-import type { LedgerDatabase } from './database.ts';
+import type { LedgerDatabase, Queries } from './database.ts';
 
 export type LedgerEvent = { at: number; kind: string; intentId: string | null; details: unknown };
 
@@ -13,7 +13,7 @@ export class EventStore {
   }
 
   async record(kind: string, details: unknown, intentId?: string, now = Date.now()): Promise<void> {
-    await this.#ledger.db.insertInto('events').values({ at: now, kind, intent_id: intentId ?? null, details: scrub(toJson(details)) }).execute();
+    await insertEvent(this.#ledger.db, { kind, details, intentId }, now);
   }
 
   async list(intentId?: string): Promise<LedgerEvent[]> {
@@ -22,4 +22,9 @@ export class EventStore {
     const rows = await query.orderBy('id').execute();
     return rows.map((row) => ({ at: row.at, kind: row.kind, intentId: row.intent_id, details: JSON.parse(row.details) as unknown }));
   }
+}
+
+/** Records an event with `q` (inside a database transaction of the caller's, or not). */
+export async function insertEvent(q: Queries, event: { kind: string; details: unknown; intentId?: string }, now: number): Promise<void> {
+  await q.insertInto('events').values({ at: now, kind: event.kind, intent_id: event.intentId ?? null, details: scrub(toJson(event.details)) }).execute();
 }

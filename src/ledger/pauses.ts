@@ -41,11 +41,7 @@ export class PauseStore {
 
   /** Pauses a strategy or a wallet (a wallet by its address); a pause already in place keeps its first reason. */
   async pause(pause: Omit<Pause, 'pausedAt'>, now = Date.now()): Promise<void> {
-    await this.#ledger.db
-      .insertInto('pauses')
-      .values({ scope: pause.scope, key: pauseKey(pause.scope, pause.key), reason: scrub(pause.reason), intent_id: pause.intentId ?? null, paused_at: now })
-      .onConflict((conflict) => conflict.columns(['scope', 'key']).doNothing())
-      .execute();
+    await insertPause(this.#ledger.db, pause, now);
   }
 
   /** The pauses that stop a trade of this strategy from this wallet. */
@@ -66,4 +62,13 @@ export class PauseStore {
 
 function pauseFrom(row: { scope: Pause['scope']; key: string; reason: string; intent_id: string | null; paused_at: number }): Pause {
   return { scope: row.scope, key: row.key, reason: row.reason, pausedAt: row.paused_at, ...(row.intent_id && { intentId: row.intent_id }) };
+}
+
+/** Pauses a strategy or a wallet with `q` (inside a database transaction of the caller's, or not); a pause already in place keeps its first reason. */
+export async function insertPause(q: Queries, pause: Omit<Pause, 'pausedAt'>, now: number): Promise<void> {
+  await q
+    .insertInto('pauses')
+    .values({ scope: pause.scope, key: pauseKey(pause.scope, pause.key), reason: scrub(pause.reason), intent_id: pause.intentId ?? null, paused_at: now })
+    .onConflict((conflict) => conflict.columns(['scope', 'key']).doNothing())
+    .execute();
 }

@@ -47,7 +47,7 @@ export type IntentRow = Selectable<IntentsTable>;
 export type AttemptRow = Selectable<AttemptsTable>;
 
 /** The columns of a trade as claimed: what was asked. */
-export function claimedRow(trade: Trade, runId: number | undefined, now: number): IntentsTable {
+export function claimedRow(trade: Trade, runId: number | undefined, now: number, requestTag?: Hex): IntentsTable {
   return {
     id: trade.id,
     strategy_id: trade.strategyId,
@@ -86,12 +86,15 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number)
     anomaly: null,
     created_at: now,
     updated_at: now,
+    request_tag: requestTag ?? null,
+    call_tag: null,
   };
 }
 
-/** The columns of a checked call. */
-export function callColumns(call: CheckedCall) {
+/** The columns of a checked call, and its tag. */
+export function callColumns(call: CheckedCall, callTag?: Hex) {
   return {
+    call_tag: callTag ?? null,
     target: stored(call.target),
     spender: storedOrNull(call.spender),
     call_data: call.data,
@@ -204,6 +207,7 @@ export function recordFrom(row: IntentRow): TradeRecord {
     ...(settlement && { settlement }),
     ...(failure && { failure }),
     ...(row.anomaly !== null && { anomaly: row.anomaly }),
+    ...((row.request_tag || row.call_tag) && { tags: { ...(row.request_tag && { request: row.request_tag }), ...(row.call_tag && { call: row.call_tag }) } }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

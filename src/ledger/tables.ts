@@ -54,6 +54,9 @@ export type IntentsTable = {
   anomaly: string | null;
   created_at: number;
   updated_at: number;
+  /** The wallet's authentication tags of the request and of the checked call (null: none yet, or written before tags). */
+  request_tag: Hex | null;
+  call_tag: Hex | null;
 };
 
 export type AttemptsTable = {

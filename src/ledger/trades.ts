@@ -3,14 +3,15 @@
  * commit a checked call, record signed bytes, settle…), made only from the states `transitions.ts` allows; an
  * update that finds the trade in another state throws IllegalTransitionError and changes nothing.
  */
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
 import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../trade/types.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { IntentsTable } from './tables.ts';
 import { type Fence, requireLease } from './leases.ts';
-import { PausedError, pausesFor, pausesOf } from './pauses.ts';
+import { insertEvent } from './events.ts';
+import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
 
 /** What a budget reads: raw `tokenIn` committed since a time by a strategy or a wallet (see `spentSince`). */
@@ -40,8 +41,8 @@ export class TradeStore {
    * wallet is paused (then it must be refused before anything is asked). Undefined when the slot already has its
    * trade: it must not run again.
    */
-  async claimSlot(trade: Trade, options: { runId?: number; now?: number } = {}): Promise<{ record: TradeRecord; paused: boolean } | undefined> {
-    const row = claimedRow(trade, options.runId, options.now ?? Date.now());
+  async claimSlot(trade: Trade, options: { runId?: number; now?: number; requestTag?: Hex } = {}): Promise<{ record: TradeRecord; paused: boolean } | undefined> {
+    const row = claimedRow(trade, options.runId, options.now ?? Date.now(), options.requestTag);
     const inserted = await this.#db
       .insertInto('intents')
       .values(row)
@@ -58,8 +59,12 @@ export class TradeStore {
    * committed so far: no other trade of the wallet can commit between its reading and this one's move. Without
    * `verify` the move is one statement.
    */
-  async commitChecked(id: string, checked: { call: CheckedCall; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> }, now = Date.now()): Promise<void> {
-    const columns = { ...callColumns(checked.call), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
+  async commitChecked(
+    id: string,
+    checked: { call: CheckedCall; callTag?: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> },
+    now = Date.now(),
+  ): Promise<void> {
+    const columns = { ...callColumns(checked.call, checked.callTag), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
     const { verify } = checked;
     if (!verify) return this.#move(this.#db, id, checked.status, columns, now, { unlessPaused: true });
     await this.#ledger.transaction(async (q) => {
@@ -137,10 +142,29 @@ export class TradeStore {
     return this.#move(this.#db, id, 'unknown', failureColumns(failure), now);
   }
 
-  /** Mined: what the wallet received (`confirmed`), or what cannot be trusted about it (`anomaly`). */
-  settle(id: string, outcome: { status: 'confirmed' } | { status: 'anomaly'; anomaly: string }, settlement: Settlement, now = Date.now()): Promise<void> {
-    const columns = { ...settlementColumns(settlement), ...failureColumns(null), ...(outcome.status === 'anomaly' && { anomaly: scrub(outcome.anomaly) }) };
-    return this.#move(this.#db, id, outcome.status, columns, now);
+  /** Mined, and the wallet received what the receipt's logs say (`confirmed`). */
+  settle(id: string, settlement: Settlement, now = Date.now()): Promise<void> {
+    return this.#move(this.#db, id, 'confirmed', { ...settlementColumns(settlement), ...failureColumns(null) }, now);
+  }
+
+  /**
+   * What cannot be trusted about a trade (`anomaly`: its outcome, or a stored row that claims to authorize a
+   * signature), with the event that says why and the pauses of its strategy and wallet, in one database transaction:
+   * an anomaly never stands without its pauses, nor the pauses without it. `settlement`: what the chain showed, if
+   * it was mined.
+   */
+  markAnomaly(
+    trade: Pick<Trade, 'id' | 'strategyId' | 'wallet'>,
+    anomaly: { reason: string; event: { kind: string; details: unknown }; settlement?: Settlement },
+    now = Date.now(),
+  ): Promise<void> {
+    return this.#ledger.transaction(async (q) => {
+      await this.#move(q, trade.id, 'anomaly', { ...(anomaly.settlement && settlementColumns(anomaly.settlement)), ...failureColumns(null), anomaly: scrub(anomaly.reason) }, now);
+      await insertEvent(q, { ...anomaly.event, intentId: trade.id }, now);
+      const pause = `anomaly in trade ${trade.id}: ${anomaly.reason}`;
+      await insertPause(q, { scope: 'strategy', key: trade.strategyId, reason: pause, intentId: trade.id }, now);
+      await insertPause(q, { scope: 'wallet', key: trade.wallet, reason: pause, intentId: trade.id }, now);
+    });
   }
 
   /** A run stopped in the middle: the trade keeps its state (resumed at the next start) and says why it stopped. */

@@ -9,13 +9,14 @@ import type { TradeState } from '../trade/types.ts';
 export const tradeTransitions: { readonly [from in TradeState]: readonly TradeState[] } = {
   // Claimed for its slot, then quoted and checked. The quote is not a state of its own: recording it cost a round
   // trip per run and told nothing, since a trade interrupted before its check is quoted anew either way. A pause
-  // or a failure before the check ends it.
-  claimed: ['checked', 'dry-run', 'refused', 'failed'],
+  // or a failure before the check ends it. From any open state, `anomaly`: a stored row that fails its
+  // authentication, or bytes that are not ours (trade/stored.ts), is never acted on.
+  claimed: ['checked', 'dry-run', 'refused', 'failed', 'anomaly'],
   // Checked again when another trade of the wallet signed meanwhile, or when an interrupted run resumes (nothing
   // was signed, so the quote and the checks are redone).
-  checked: ['checked', 'signed', 'refused', 'failed'],
+  checked: ['checked', 'signed', 'refused', 'failed', 'anomaly'],
   // Signed bytes are stored. `failed` only when nothing but an approval was signed (the store checks).
-  signed: ['broadcast', 'unknown', 'failed'],
+  signed: ['broadcast', 'unknown', 'failed', 'anomaly'],
   // Maybe in a mempool. `broadcast` again to record the simulation after an approval went first; `refused` only
   // when nothing but an approval was signed (a node without eth_simulateV1 approves before the last check).
   broadcast: ['broadcast', 'unknown', 'confirmed', 'anomaly', 'failed', 'refused'],

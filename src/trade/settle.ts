@@ -95,13 +95,9 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
     else if (!balances.ok) anomaly = balances.anomaly;
   }
   if (anomaly) {
-    await wallet.ledger.trades.settle(record.id, { status: 'anomaly', anomaly }, settled);
-    await wallet.ledger.events.record('anomaly', { hash: receipt.transactionHash, reason: anomaly }, record.id);
-    const reason = `anomaly in trade ${record.id}: ${anomaly}`;
-    await wallet.ledger.pauses.pause({ scope: 'strategy', key: record.strategyId, reason, intentId: record.id });
-    await wallet.ledger.pauses.pause({ scope: 'wallet', key: record.wallet, reason, intentId: record.id });
+    await wallet.ledger.trades.markAnomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
-  await wallet.ledger.trades.settle(record.id, { status: 'confirmed' }, settled);
+  await wallet.ledger.trades.settle(record.id, settled);
   return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
 }

@@ -104,6 +104,8 @@ export type TradeRecord = Trade & {
   failure?: Failure;
   /** Why the outcome cannot be trusted (state `anomaly`). */
   anomaly?: string;
+  /** The wallet's authentication tags of the request and the checked call, as stored (record-tags.ts). */
+  tags?: { request?: Hex; call?: Hex };
   createdAt: number;
   updatedAt: number;
 };

@@ -66,7 +66,7 @@ async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broa
   await ledger.trades.markBroadcast(id, { now });
   if (to === 'broadcast') return;
   await ledger.attempts.settleNonce(attempt?.id as number, { status: 'mined', blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n }, [], now);
-  await ledger.trades.settle(id, { status: 'confirmed' }, settlement, now);
+  await ledger.trades.settle(id, settlement, now);
 }
 
 describe.each(backends)('the ledger on %s', (backend) => {

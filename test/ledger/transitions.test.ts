@@ -49,11 +49,21 @@ async function tradeIn(state: TradeState): Promise<string> {
   };
   path.broadcast = [...path.signed, () => ledger.trades.markBroadcast(id)];
   path.unknown = [...path.broadcast, () => ledger.trades.markUnknown(id, failure)];
-  path.confirmed = [...path.broadcast, () => ledger.trades.settle(id, { status: 'confirmed' }, settlement)];
-  path.anomaly = [...path.broadcast, () => ledger.trades.settle(id, { status: 'anomaly', anomaly: 'odd' }, settlement)];
+  path.confirmed = [...path.broadcast, () => ledger.trades.settle(id, settlement)];
+  path.anomaly = [...path.broadcast, () => markAnomaly(id)];
   for (const step of path[state]) await step();
   expect((await ledger.trades.get(id))?.status).toBe(state);
   return id;
+}
+
+/**
+ * An anomaly, with the event and the pauses it comes with; the pauses are lifted again, so that the moves of the
+ * next trades (of the same strategy and wallet) are not held by them.
+ */
+async function markAnomaly(id: string): Promise<void> {
+  await ledger.trades.markAnomaly({ id, strategyId: 't', wallet }, { reason: 'odd', event: { kind: 'anomaly', details: { reason: 'odd' } }, settlement });
+  await ledger.pauses.lift('strategy', 't');
+  await ledger.pauses.lift('wallet', wallet);
 }
 
 /** The store's one move into each state. */
@@ -64,8 +74,8 @@ const moveTo: Record<TradeState, ((id: string) => Promise<unknown>) | undefined>
   signed: (id) => ledger.trades.recordSigned([attempt(id)]),
   broadcast: (id) => ledger.trades.markBroadcast(id),
   unknown: (id) => ledger.trades.markUnknown(id, failure),
-  confirmed: (id) => ledger.trades.settle(id, { status: 'confirmed' }, settlement),
-  anomaly: (id) => ledger.trades.settle(id, { status: 'anomaly', anomaly: 'odd' }, settlement),
+  confirmed: (id) => ledger.trades.settle(id, settlement),
+  anomaly: (id) => markAnomaly(id),
   refused: (id) => ledger.trades.refuse(id, failure),
   failed: (id) => ledger.trades.fail(id, failure),
 };

@@ -53,7 +53,7 @@ async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: nu
 
 async function settle(id: string, run: number, attemptId: number, hash: `0x${string}`, at: number, out: bigint) {
   await ledger.attempts.settleNonce(attemptId, { status: 'mined', blockNumber: 9n, gasUsed: 100_000n, effectiveGasPrice: 5_000_000_000n }, [], at);
-  await ledger.trades.settle(id, { status: 'confirmed' }, { txHash: hash, blockNumber: 9n, gasUsed: 100_000n, effectiveGasPrice: 5_000_000_000n, amountOut: out, reportedOut: out, partnerFee: 0n }, at);
+  await ledger.trades.settle(id, { txHash: hash, blockNumber: 9n, gasUsed: 100_000n, effectiveGasPrice: 5_000_000_000n, amountOut: out, reportedOut: out, partnerFee: 0n }, at);
   await ledger.runs.finish(run, 'traded', 'bought', at);
 }
 
