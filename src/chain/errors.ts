@@ -34,3 +34,13 @@ export class OutcomeUnknownError extends RoutekeeperError {
   override name = 'OutcomeUnknownError';
   override readonly retryable = true;
 }
+
+/**
+ * A stored row that claims to authorize a signature or a send failed its proof: bytes not signed by the wallet, a
+ * hash, chain id or nonce that is not the row's, a call that is none of the trade's own, a request or checked call
+ * without the wallet's tag, or a trade that no strategy of the file asks for. Nothing is signed or sent for it; the
+ * trade becomes an anomaly and its strategy and wallet are paused until a person looks.
+ */
+export class StoredRecordRefusedError extends RoutekeeperError {
+  override name = 'StoredRecordRefusedError';
+}

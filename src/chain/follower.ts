@@ -18,14 +18,14 @@
  * Receipts are looked for at once, then after 25, 50, 100 ms… up to `pollMs`: a missed first look costs
  * milliseconds, not a second.
  */
-import { type Hex, type TransactionReceipt, parseTransaction } from 'viem';
+import type { Hex, TransactionReceipt } from 'viem';
 import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions';
-import type { Attempt } from '../ledger/ledger.ts';
+import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
 import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
 import { type ReceiptBlocks, inclusionOf, judgeInclusion, nonceUse } from './evidence.ts';
-import type { Mined, Wallet } from './wallet.ts';
+import type { Mined, TxRequest, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
   intentId: string;
@@ -39,6 +39,11 @@ export type FollowOptions = {
   receiptBlocks?: Promise<ReceiptBlocks>;
   /** How long to follow before leaving the trade `unknown` (default: the wallet's `giveUpAfterMs`). */
   giveUpAfterMs?: number;
+  /**
+   * Proves a stored transaction before it is sent again or replaced: the wallet's own bytes and one of the trade's
+   * own calls, whose purpose and call are read from them (trade/stored.ts); throws StoredRecordRefusedError if not.
+   */
+  authorize: (attempt: Attempt) => Promise<{ purpose: AttemptPurpose; call: TxRequest; gas: bigint }>;
   signal?: AbortSignal;
 };
 
@@ -109,6 +114,8 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
         } else {
           const newest = open.at(-1);
           if (newest && (await getTransaction(client, { hash: newest.hash }).catch(() => undefined)) === undefined) {
+            // Bytes read back from the ledger leave again only once proven the wallet's own and the trade's.
+            await options.authorize(newest);
             await broadcast(wallet, [newest], { stage: 'rebroadcast', signal: options.signal });
             // Recorded once it is sent again: an event says what happened, not what is about to.
             await ledger.events.record('rebroadcast', { hash: newest.hash }, options.intentId);
@@ -184,9 +191,12 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
     return 'at-cap';
   }
   const fees = cancelAboveCap ? wallet.fees.bumped(newest, { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }) : chainFees;
-  let cancel = deadlinePassed || newest.purpose === 'cancel';
+  // What is replaced is read from the stored bytes, proven the wallet's and the trade's own: never from the row's columns.
+  const stored = await options.authorize(newest);
+  let cancel = deadlinePassed || stored.purpose === 'cancel';
   let why = deadlinePassed ? `its deadline ${options.deadline} has passed` : 'it is still pending';
-  if (!cancel && newest.purpose === 'trade' && options.recheck) {
+  // The re-check simulates the trade's checked call, which is exactly what the stored bytes call (authorize proved it).
+  if (!cancel && stored.purpose === 'trade' && options.recheck) {
     try {
       await options.recheck();
     } catch (error) {
@@ -194,11 +204,10 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
       why = `the checks refuse it now: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
-  const stored = parseTransaction(newest.rawTx);
   const [replacement] = await wallet.sign(options.intentId, [
     cancel
       ? { to: wallet.address, data: '0x', value: 0n, purpose: 'cancel', nonce: newest.nonce, gas: 21_000n, fees }
-      : { to: stored.to ?? wallet.address, data: stored.data ?? '0x', value: stored.value ?? 0n, purpose: newest.purpose, nonce: newest.nonce, gas: newest.gasLimit, fees },
+      : { ...stored.call, value: 0n, purpose: stored.purpose, nonce: newest.nonce, gas: stored.gas, fees },
   ]);
   await broadcast(wallet, [replacement as Attempt], { stage: cancel ? 'cancelled' : 'replaced', signal: options.signal });
   await ledger.events.record(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) }, options.intentId);

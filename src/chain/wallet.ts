@@ -11,6 +11,7 @@ import type { ChainClient } from './chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
 import type { Fence } from '../ledger/leases.ts';
+import { RecordTags } from '../trade/record-tags.ts';
 
 export type TxRequest = { to: Address; data: Hex; value?: bigint };
 
@@ -71,6 +72,8 @@ export class Wallet {
   readonly fence: () => Fence | undefined;
   /** True on a fork: transactions are sent by the node as this address, never signed with its key. */
   readonly impersonated: boolean;
+  /** The wallet's authentication tags of what authorizes its signatures, with a key the ledger never sees. */
+  readonly tags: RecordTags;
   readonly #account: LocalAccount;
   readonly #queue = new PQueue({ concurrency: 1 });
   #signings = 0;
@@ -91,6 +94,7 @@ export class Wallet {
     this.nonces = new NonceAllocator(deps.ledger, this.address, deps.chainId);
     this.onStage = deps.onStage;
     this.impersonated = deps.impersonate ?? false;
+    this.tags = new RecordTags(deps.account);
     this.fence = deps.fence ?? (() => undefined);
   }
 

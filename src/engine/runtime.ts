@@ -9,6 +9,7 @@ import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
 import { getBlockNumber } from 'viem/actions';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
 import { type TxStage, Wallet } from '../chain/wallet.ts';
+import { strategyFit } from './strategy-fit.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
@@ -133,6 +134,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
     }
   }
   const sharedQuotes = new SharedQuotes(() => getBlockNumber(client));
+  const fits = strategyFit(config.strategies, (strategy) => config.wallets.get(strategy.wallet)?.account.address);
   const executors = new Map<string, PipelineDeps>();
   for (const configured of config.wallets.values()) {
     // Paper trading never signs with the real key: the fork node sends as the wallet (impersonated at start-up).
@@ -157,6 +159,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       priceTolerance: (id) => tolerances.get(id),
       nativeToken: runtime.nativeToken?.address,
       sharedQuotes,
+      fits,
     });
   }
   await describeForStatus(runtime, ledger, executors);

@@ -13,7 +13,7 @@ import { getBlock, getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
 import { readReceiptBlocks } from '../chain/evidence.ts';
-import { KeyUsedElsewhereError, TransactionRevertedError } from '../chain/errors.ts';
+import { KeyUsedElsewhereError, StoredRecordRefusedError, TransactionRevertedError } from '../chain/errors.ts';
 import { TransactionRejectedError } from '../chain/node-errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
@@ -30,6 +30,7 @@ import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
 import { approvalTx, signTrade } from './sign.ts';
+import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
 
 export type PipelineDeps = {
@@ -46,6 +47,8 @@ export type PipelineDeps = {
   nativeToken?: Address;
   /** Identical quotes within a block, asked once for every wallet of the process. */
   sharedQuotes?: SharedQuotes;
+  /** Whether a trade read back from the ledger fits a strategy of the current file (none: not checked). */
+  fits?: StrategyFit;
 };
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
@@ -54,7 +57,7 @@ const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tok
 
 /** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
-  const claimed = await deps.ledger.trades.claimSlot(trade, { runId });
+  const claimed = await deps.ledger.trades.claimSlot(trade, { runId, requestTag: await deps.wallet.tags.request(trade) });
   if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
 }
@@ -106,6 +109,8 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
 
   try {
     const attempts = options.claimedNow ? [] : await ledger.attempts.ofTrade(record.id);
+    // Read back from the ledger: only the wallet's own tags, the strategy file and the chain may justify going on.
+    if (!options.claimedNow) await stage('authorize', () => authorizeStoredTrade(wallet, record, attempts, { approvals: deps.settings.approvals, fits: deps.fits }));
     if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
       if (!options.claimedNow && Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
@@ -135,7 +140,8 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       const recordChecked = async (checked: Checked, status: 'checked' | 'dry-run') => {
         Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
         try {
-          await ledger.trades.commitChecked(record.id, { call: checked.call, simulatedOut: checked.simulatedOut, status, verify });
+          const callTag = await wallet.tags.call(record.id, checked.call);
+          await ledger.trades.commitChecked(record.id, { call: checked.call, callTag, simulatedOut: checked.simulatedOut, status, verify });
         } catch (error) {
           throw error instanceof PausedError ? pausedRefusal(error.pause) : error;
         }
@@ -155,7 +161,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         if (checked.gas.trade === undefined) {
           // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
           // then check again (the simulation included) before the trade is signed.
-          await stage('approve', () => approveFirst(wallet, record, checked, signal));
+          await stage('approve', () => approveFirst(wallet, { ...record, call: checked.call }, checked, deps.settings, signal));
           checked = await stage('check', () => check(context, record, proposal));
           report.simulatedOut = checked.simulatedOut;
           if (checked.simulatedOut !== undefined) await ledger.trades.recordSimulation(record.id, checked.simulatedOut);
@@ -206,6 +212,7 @@ async function finish(
       receipts,
       receiptBlocks: readAhead?.blocks,
       giveUpAfterMs: followForMs,
+      authorize: (attempt) => authorizedCall(wallet, record, attempt, deps.settings.approvals),
       signal,
     })) ?? (await adoptSettled(wallet, record)),
     signal,
@@ -271,13 +278,13 @@ function readSettlementAhead(wallet: Wallet, record: TradeRecord, sent: Attempt[
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */
-async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
+async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checked, settings: ExecutionSettings, signal?: AbortSignal): Promise<void> {
   const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
   await wallet.ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
   const receipts = await broadcast(wallet, signed, { signal });
-  const mined = await follow(wallet, { intentId: record.id, receipts, signal });
+  const mined = await follow(wallet, { intentId: record.id, receipts, authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals), signal });
   if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
 }
 
@@ -303,6 +310,11 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
   const retryable = error instanceof RoutekeeperError ? error.retryable : false;
   const current = await ledger.trades.get(record.id);
   const state = current?.status ?? record.status;
+  if (error instanceof StoredRecordRefusedError) {
+    // A row that claims to authorize a signature and cannot prove it: the database was written by someone else.
+    await ledger.trades.markAnomaly(record, { reason: message, event: { kind: 'stored-record-refused', details: { reason: message } } });
+    return { status: 'anomaly', reason: message, errorClass };
+  }
   if (error instanceof GuardRefusal) {
     await ledger.trades.refuse(record.id, { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false });
     return { status: 'refused', refusal: error.reason, reason: message, errorClass };

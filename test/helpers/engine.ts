@@ -6,7 +6,7 @@ import { type Address, createPublicClient, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
-import { Ledger } from '../../src/ledger/ledger.ts';
+import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
@@ -47,13 +47,17 @@ export async function testExecutor(
     rpcUrl?: string;
     /** Another address book for the same chain (a test's own tokens and price sources). */
     addressBook?: DevnetFork['addressBook'];
+    /** A ledger of another backend (a PostgreSQL schema) instead of a SQLite file. */
+    location?: LedgerLocation;
+    /** Whether a trade read back from the ledger fits a strategy (none: not checked). */
+    fits?: PipelineDeps['fits'];
   } = {},
 ): Promise<TestExecutor> {
   const book = options.addressBook ?? fork.addressBook;
   const key = book.accounts[options.account ?? 0]?.privateKey;
   if (!key) throw new Error('no funded account');
   const ledgerFile = options.ledgerFile ?? join(mkdtempSync(join(tmpdir(), 'routekeeper-exec-')), 'ledger.sqlite');
-  const ledger = await Ledger.open(ledgerFile);
+  const ledger = await Ledger.open(options.location ?? ledgerFile);
   const client = createPublicClient({ chain: fork.chain, transport: http(options.rpcUrl ?? book.rpcUrl, { batch: true }), pollingInterval: 50, cacheTime: 0 });
   const wallet = new Wallet({
     client,
@@ -77,6 +81,7 @@ export async function testExecutor(
     wallet,
     settings: { ...defaultExecutionSettings, ...options.settings },
     budgets: options.budgets,
+    fits: options.fits,
     ledgerFile,
     close: () => ledger.close(),
   };

@@ -1,0 +1,76 @@
+/**
+ * A trade read back from the ledger is authorized before it is resumed, and each of its stored transactions before
+ * it is sent again or replaced: only the strategy file and the chain justify a signature, never a row alone.
+ * - its request carries the wallet's tag (record-tags.ts), and fits a strategy of the current file (`fits`);
+ * - once signed, its checked call carries the wallet's tag too;
+ * - each stored transaction is proven the wallet's own (chain/stored-tx.ts), and its call, read from the bytes, is
+ *   one of the trade's own: its checked call, the approval that call needs (exact, or unlimited when the settings
+ *   say so), or a cancellation to the wallet itself. Its purpose is the call's, and must be the row's.
+ * Anything else is StoredRecordRefusedError, named: nothing is signed or sent for it.
+ */
+import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual, maxUint256 } from 'viem';
+import { StoredRecordRefusedError } from '../chain/errors.ts';
+import { provenCall } from '../chain/stored-tx.ts';
+import type { TxRequest, Wallet } from '../chain/wallet.ts';
+import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
+import type { ApprovalMode } from './settings.ts';
+import { type Trade, type TradeRecord, presignStates } from './types.ts';
+
+/** Why a trade does not fit any strategy of the current file (undefined: it fits). */
+export type StrategyFit = (trade: Trade) => string | undefined;
+
+/** A stored transaction's call, proven and authorized, with its purpose read from it and the gas it was signed with. */
+export type AuthorizedCall = { purpose: AttemptPurpose; call: TxRequest; gas: bigint };
+
+const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
+
+/** Which of the trade's own transactions `call` is, or undefined when it is none of them. */
+export function purposeOf(wallet: Address, record: Pick<TradeRecord, 'tokenIn' | 'amountIn' | 'call'>, call: TxRequest, approvals: ApprovalMode): AttemptPurpose | undefined {
+  if (call.value !== undefined && call.value !== 0n) return undefined;
+  if (isAddressEqual(call.to, wallet) && call.data === '0x') return 'cancel';
+  const checked = record.call;
+  if (!checked) return undefined;
+  if (isAddressEqual(call.to, checked.target) && call.data.toLowerCase() === checked.data.toLowerCase()) return 'trade';
+  if (checked.spender && isAddressEqual(call.to, record.tokenIn)) {
+    const approval = decodedApproval(call.data);
+    const amountAllowed = approval?.amount === record.amountIn || (approvals === 'unlimited' && approval?.amount === maxUint256);
+    if (approval && isAddressEqual(approval.spender, checked.spender) && amountAllowed) return 'approve';
+  }
+  return undefined;
+}
+
+function decodedApproval(data: Hex): { spender: Address; amount: bigint } | undefined {
+  try {
+    const decoded = decodeFunctionData({ abi: erc20Abi, data });
+    return decoded.functionName === 'approve' ? { spender: decoded.args[0], amount: decoded.args[1] } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stored transaction of `record`, proven the wallet's and one of the trade's own calls; StoredRecordRefusedError if not. */
+export async function authorizedCall(wallet: Wallet, record: TradeRecord, attempt: Attempt, approvals: ApprovalMode): Promise<AuthorizedCall> {
+  const { call, gas } = await provenCall(wallet, attempt);
+  const purpose = purposeOf(wallet.address, record, call, approvals);
+  const row = `attempt ${attempt.id} (${attempt.hash}) of trade ${record.id}`;
+  if (!purpose) throw new StoredRecordRefusedError(`${row}: its bytes call ${call.to} with ${call.data.slice(0, 10)}…, none of the trade's own calls (its checked call, the approval it needs, a cancellation); nothing is sent for it`);
+  if (purpose !== attempt.purpose) throw new StoredRecordRefusedError(`${row}: its row says ${attempt.purpose}, its bytes are the trade's ${purpose}; nothing is sent for it`);
+  return { purpose, call, gas };
+}
+
+/**
+ * Authorizes a trade read back from the ledger before it is resumed: its request's tag and its fit to the strategy
+ * file; from `signed` on, its checked call's tag and every stored transaction still in flight.
+ */
+export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, attempts: readonly Attempt[], options: { approvals: ApprovalMode; fits?: StrategyFit }): Promise<void> {
+  if (!(await wallet.tags.requestIsTagged(record, record.tags?.request))) {
+    throw new StoredRecordRefusedError(`trade ${record.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
+  }
+  const misfit = options.fits?.(record);
+  if (misfit !== undefined) throw new StoredRecordRefusedError(`trade ${record.id}: ${misfit}; it is not resumed`);
+  if (presignStates.includes(record.status)) return;
+  if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
+    throw new StoredRecordRefusedError(`trade ${record.id}: its checked call carries no tag of the wallet (written or changed without its key); nothing is sent for it`);
+  }
+  for (const attempt of attempts.filter(isOpen)) await authorizedCall(wallet, record, attempt, options.approvals);
+}
