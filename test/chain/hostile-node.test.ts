@@ -6,12 +6,11 @@ import { type Address, type Hex, erc20Abi, keccak256, maxUint256, parseAbiItem, 
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStrategy } from '../../src/engine/runner.ts';
 import { startSettler } from '../../src/engine/settler.ts';
-import type { DcaStrategy } from '../../src/strategy/types.ts';
 import { resumeTrade, runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
+import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { answer, startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -76,16 +75,7 @@ describe('a node that withholds receipts', () => {
     // It counts as traded: the budget has room for half a trade more, so the next one of 300 is refused.
     expect(await runTrade(executor, swap('next'))).toMatchObject({ status: 'refused', refusal: 'budget' });
     // And its strategy waits: a run looks at nothing and trades nothing.
-    const dca: DcaStrategy = {
-      id: 'hostile',
-      kind: 'dca',
-      wallet: 'main',
-      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' },
-      slippageBps: 50,
-      sell: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
-      buy: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
-      amount: amountIn,
-    };
+    const dca = dcaStrategy(fork, { id: 'hostile', schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' }, amount: amountIn });
     const run = await runStrategy(dca, 'blocked', { executor, view: { client: executor.wallet.client, prices: executor.prices, wallet: account().address, now: Date.now } });
     expect(run.trades).toEqual([]);
     expect(run.note).toMatch(/^waiting: the outcome of hostile:withheld is not known yet \(outcome not known: nonce/);

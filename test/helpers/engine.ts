@@ -11,9 +11,25 @@ import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
+import type { DcaStrategy } from '../../src/strategy/types.ts';
 import type { DevnetFork } from './devnet.ts';
 
 export type TestExecutor = PipelineDeps & { close(): Promise<void>; ledgerFile: string };
+
+/** A DCA strategy of the fork's first account (wallet `main`): 100 cUSD into CELO every hour, 0.5% slippage. */
+export function dcaStrategy(fork: DevnetFork, overrides: Partial<DcaStrategy> = {}): DcaStrategy {
+  return {
+    id: 'dca',
+    kind: 'dca',
+    wallet: 'main',
+    schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' },
+    slippageBps: 50,
+    sell: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
+    amount: parseUnits('100', 18),
+    buy: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
+    ...overrides,
+  };
+}
 
 /** A swap of 100 cUSD for CELO from the fork's first account, named `<strategyId>:<slot>`; tests override what they need. */
 export function swapTrade(fork: DevnetFork, strategyId: string, slot: string, overrides: Partial<SwapTrade> = {}): SwapTrade {

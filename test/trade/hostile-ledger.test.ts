@@ -11,28 +11,15 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strategyFit } from '../../src/engine/strategy-fit.ts';
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
-import type { DcaStrategy } from '../../src/strategy/types.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeReport } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
+import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { backends, freshLedger } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const outsider = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-
-/** The file's one strategy: 100 cUSD into CELO, 0.5% slippage, from the fork's first account. */
-const dca = (): DcaStrategy => ({
-  id: 'dca',
-  kind: 'dca',
-  wallet: 'main',
-  schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' },
-  slippageBps: 50,
-  sell: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
-  amount: parseUnits('100', 18),
-  buy: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
-});
 
 /**
  * One routekeeper process at a time on the ledger (a SQLite ledger has one owner): each call ends the previous one's,
@@ -46,7 +33,7 @@ afterAll(async () => {
 async function executor(location: LedgerLocation, wallet: WalletOptions = {}) {
   if (current?.location === location && JSON.stringify(current.wallet) === JSON.stringify(wallet)) return current.executor;
   await current?.executor.close();
-  const made = await testExecutor(fork, { location, wallet, fits: strategyFit([dca()], () => me()) });
+  const made = await testExecutor(fork, { location, wallet, fits: strategyFit([dcaStrategy(fork)], () => me()) });
   current = { executor: made, location, wallet };
   return made;
 }
