@@ -13,6 +13,9 @@ import {
   UnauthorizedError,
 } from './errors.ts';
 
+/** The largest answer read from the service: a route is a few kilobytes; more is refused unread. */
+export const maxAnswerBytes = 256 * 1024;
+
 export type GetJsonOptions = {
   headers: Record<string, string>;
   timeoutMs: number;
@@ -33,13 +36,19 @@ export async function getJson(url: URL, options: GetJsonOptions): Promise<unknow
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, { headers: options.headers, signal });
+    // A redirect would carry the API key (a header) to wherever it points: the service answers here or not at all.
+    response = await fetch(url, { headers: options.headers, signal, redirect: 'manual' });
   } catch (error) {
     throw failed(error, 'connect');
   }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel().catch(() => {});
+    throw new InvalidQuoteError(`the routing service answered ${where} with a redirect (HTTP ${response.status}), which is not followed`, { status: response.status });
+  }
   try {
-    text = await response.text();
+    text = await boundedText(response, maxAnswerBytes);
   } catch (error) {
+    if (error instanceof InvalidQuoteError) throw error;
     throw failed(error, 'reading the answer');
   }
 
@@ -98,4 +107,28 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 function excerpt(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** The answer's body as text, refused (InvalidQuoteError) once it passes `limit` bytes: never read whole into memory. */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  const tooLarge = () => new InvalidQuoteError(`the routing service's answer is larger than ${limit} bytes; it is not read`, { status: response.status });
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -90,6 +90,16 @@ export type EarnRouteQuery = z.output<typeof earnRouteQuerySchema>;
 
 // ---------------------------------------------------------------- answers
 
+/**
+ * How large an answer may be, whatever the service says: a route of at most `maxAnswerHops` pairs (a request asks
+ * for at most 4), at most `maxUnderlyingRoutes` legs to a deposit or withdrawal, and no byte string (a pair's extras,
+ * a signature) longer than `maxAnswerHexBytes`. A larger one is refused before anything reads it.
+ */
+export const maxAnswerHops = 8;
+export const maxUnderlyingRoutes = 8;
+export const maxAnswerHexBytes = 1024;
+const boundedHex = hexSchema.refine((hex) => hex.length <= 2 + 2 * maxAnswerHexBytes, { message: `must be at most ${maxAnswerHexBytes} bytes` });
+
 const deadlineNumber = z.number().int().nonnegative();
 /** The spec says number; accept a decimal string too, as some answers carry big ids that way. */
 const partnerId = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)]);
@@ -97,14 +107,14 @@ const partnerId = z.union([z.number().int().nonnegative(), z.string().regex(/^\d
 /** The route detail object: `SwapPayload` without `minOutputAmount` and `to`. */
 export const routeDetailSchema = z
   .looseObject({
-    path: z.array(addressSchema).min(1),
-    pairs: z.array(addressSchema),
-    extras: z.array(hexSchema),
+    path: z.array(addressSchema).min(1).max(maxAnswerHops + 1),
+    pairs: z.array(addressSchema).max(maxAnswerHops),
+    extras: z.array(boundedHex).max(maxAnswerHops),
     inputAmount: uint256StringSchema,
     expectedOutputAmount: uint256StringSchema,
     deadline: deadlineNumber,
     partner: partnerId,
-    sig: hexSchema,
+    sig: boundedHex,
   })
   .superRefine((detail, ctx) => {
     if (detail.path.length !== detail.pairs.length + 1) {
@@ -145,13 +155,13 @@ export const swapRouteSchema = z
   });
 
 /** The farm call a deposit (or withdraw) needs: the spec's declared `DepositData { addr, extra }`. */
-export const depositDataSchema = z.looseObject({ addr: addressSchema, extra: hexSchema });
+export const depositDataSchema = z.looseObject({ addr: addressSchema, extra: boundedHex });
 
 export const earnRouteSchema = z.looseObject({
   expectedOut: uint256StringSchema,
   routerAddress: addressSchema,
   oneClickFarmAddress: addressSchema,
-  underlyingRoutes: z.array(routeDetailSchema).min(1),
+  underlyingRoutes: z.array(routeDetailSchema).min(1).max(maxUnderlyingRoutes),
   depositData: depositDataSchema.optional(),
 });
 
@@ -161,7 +171,7 @@ export const healthSchema = z.looseObject({ alive: z.boolean(), state: z.string(
 export const errorBodySchema = z.looseObject({
   error: z.string(),
   field: z.string().optional(),
-  tokens: z.array(z.string()).optional(),
+  tokens: z.array(z.string().max(100)).max(16).optional(),
 });
 
 export type RouteDetail = z.output<typeof routeDetailSchema>;

@@ -134,6 +134,8 @@ describe('schema-violating answers become InvalidQuoteError naming the field', (
     ['a sig that is not hex', (a) => ({ ...a, details: { ...a.details, sig: 'signed!' } }), 'details.sig'],
     ['a deadline that is not a number', (a) => ({ ...a, details: { ...a.details, deadline: 'soon' } }), 'details.deadline'],
     ['a swap with no pairs', (a) => ({ ...a, details: { ...a.details, path: [CELO], pairs: [], extras: [] } }), 'details.pairs'],
+    ['a route of nine hops', (a) => ({ ...a, details: { ...a.details, path: Array(10).fill(CELO), pairs: Array(9).fill(CUSD), extras: Array(9).fill('0x') } }), 'details.path'],
+    ['extras of 2 KiB', (a) => ({ ...a, details: { ...a.details, extras: [`0x${'ab'.repeat(2048)}`] } }), 'details.extras.0'],
     ['not an object at all', () => [1, 2, 3], '(answer)'],
   ];
   for (const [what, mutate, field] of broken) {
@@ -153,6 +155,30 @@ describe('schema-violating answers become InvalidQuoteError naming the field', (
     const route = await quote();
     expect(route.minimumExpectedOut).toBe(498000000000000000n);
     expect(route.priceImpact).toEqual({ numerator: 3n, denominator: 1000n });
+  });
+});
+
+describe('answers are bounded, and never followed elsewhere', () => {
+  it('an answer larger than 256 KiB is refused unread, once, with or without Content-Length', async () => {
+    for (const headers of [{}, { 'transfer-encoding': 'chunked' }] as Record<string, string>[]) {
+      const { server, quote } = await clientAgainst([{ status: 200, raw: JSON.stringify({ ...validSwapAnswer(), padding: 'x'.repeat(300 * 1024) }), headers }]);
+      const error = await quote().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidQuoteError);
+      expect((error as InvalidQuoteError).shortMessage).toBe("the routing service's answer is larger than 262144 bytes; it is not read");
+      expect(server.requests).toHaveLength(1);
+    }
+  });
+
+  it('a redirect is not followed: the API key never reaches where it points', async () => {
+    const elsewhere = await startFaultServer([ok]);
+    servers.push(elsewhere);
+    const apiKey = 'secret-key-1234567890';
+    const { server, quote } = await clientAgainst([{ status: 307, headers: { location: `${elsewhere.url}/routes` } }], { apiKey });
+    const error = await quote().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidQuoteError);
+    expect((error as InvalidQuoteError).shortMessage).toMatch(/^the routing service answered http:\/\/127\.0\.0\.1:\d+\/routes with a redirect \(HTTP 307\), which is not followed$/);
+    expect(server.requests).toHaveLength(1);
+    expect(elsewhere.requests).toEqual([]);
   });
 });
 
