@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isHex } from 'viem';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
+import { registerSecretUrl } from '../ops/secrets.ts';
 import { addressSchema } from '../primitives.ts';
 import { priceSourcesSchema, sequencerFeedSchema } from './chain-data.ts';
 
@@ -105,6 +106,8 @@ export function loadAddressBook(file: string): AddressBook {
     throw new AddressBookError(`--address-book ${file}: ${why}`, { cause: error });
   }
   const parsed = addressBookSchema.safeParse(raw);
+  // Its node and service URLs may carry keys, as the environment's may.
+  if (parsed.success) for (const url of [parsed.data.rpcUrl, parsed.data.routingServiceUrl]) registerSecretUrl(url);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`);
     throw new AddressBookError(`--address-book ${file} is not an address book: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? `; and ${problems.length - 3} more` : ''}`);

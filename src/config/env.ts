@@ -5,6 +5,7 @@
 import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
+import { registerSecret, registerSecretUrl, scrub } from '../ops/secrets.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
 
 /** pino's levels. */
@@ -156,10 +157,13 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     loadDotenv({ quiet: true });
     dotenvLoaded = true;
   }
+  // What may carry a key is redacted wherever text is written from here on, even should the rest be refused.
+  registerSecret(env.ROUTING_API_KEY);
+  for (const name of ['RPC_URL', 'ROUTING_SERVICE_URL', 'DATABASE_URL'] as const) for (const url of (env[name] ?? '').split(/[\s,]+/)) registerSecretUrl(url);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
-    throw new ConfigError(`bad environment: ${problems.join('; ')}`);
+    throw new ConfigError(`bad environment: ${scrub(problems.join('; '))}`);
   }
   return parsed.data;
 }

@@ -3,6 +3,7 @@ import type { Address, Hex } from 'viem';
 import type { LedgerDatabase } from './database.ts';
 import { type Attempt, attemptFrom, stored } from './rows.ts';
 import type { AttemptStatus } from './tables.ts';
+import { scrub } from '../ops/secrets.ts';
 
 export type AttemptChange = { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string };
 
@@ -23,7 +24,8 @@ export class AttemptStore {
         ...(change.blockNumber !== undefined && { block_number: Number(change.blockNumber) }),
         ...(change.gasUsed !== undefined && { gas_used: change.gasUsed.toString() }),
         ...(change.effectiveGasPrice !== undefined && { effective_gas_price: change.effectiveGasPrice.toString() }),
-        ...(change.error !== undefined && { error: eb.fn.coalesce('error', eb.val(change.error)) }),
+        // What a node said may carry its URL's key (a provider echoing it): scrubbed like every text the ledger keeps.
+        ...(change.error !== undefined && { error: eb.fn.coalesce('error', eb.val(scrub(change.error))) }),
       }))
       .where('id', '=', id)
       .execute();

@@ -1,10 +1,12 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { loadAddressBook } from '../../src/config/address-book.ts';
+import { readEnv } from '../../src/config/env.ts';
 import { toJson } from '../../src/json.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { createLogger } from '../../src/ops/logger.ts';
@@ -72,5 +74,40 @@ describe('secret URLs', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('cannot reach the chain at http://127.0.0.1:9/***');
     expect(result.stderr + result.stdout).not.toContain('SECRETKEY123');
+  });
+
+  it('hold in every form a secret is printed: without its user:password, the key alone, an API key, an address book, a node error', async () => {
+    const key = 'PATHKEY0123456789abcdef';
+    const password = 'pa55word-of-the-node';
+    registerSecretUrl(`https://user:${password}@node.example.org/v3/${key}`);
+    // viem prints a URL without its user info, a form never given; a provider may echo the key alone.
+    expect(scrub(`HTTP request failed. URL: https://node.example.org/v3/${key}`)).toBe('HTTP request failed. URL: https://node.example.org/***');
+    expect(scrub(`invalid project id ${key}`)).toBe('invalid project id ***');
+    expect(scrub(`password authentication failed: ${password}`)).toBe('password authentication failed: ***');
+    // Short path segments are no keys: the rest of a message stays readable.
+    expect(scrub('v3 of the API')).toBe('v3 of the API');
+
+    readEnv({ ROUTING_API_KEY: 'routing-api-key-0123456789', RPC_URL: 'https://rpc.example.org/KEYFROMENV0123456789' });
+    expect(scrub('the service refused routing-api-key-0123456789')).toBe('the service refused ***');
+    expect(scrub('node at https://rpc.example.org/KEYFROMENV0123456789 failed')).toBe('node at https://rpc.example.org/*** failed');
+
+    const dir = mkdtempSync(join(tmpdir(), 'routekeeper-secrets-'));
+    const bookFile = join(dir, 'book.json');
+    const book = { chainId: 1, rpcUrl: 'https://book-node.example.org/BOOKKEY0123456789', routingServiceUrl: 'https://routes.example.org/?apikey=SERVICEKEY0123456789', tokens: {}, contracts: { router: `0x${'11'.repeat(20)}`, oneClickFarm: `0x${'22'.repeat(20)}`, adapters: {}, farms: {}, gauges: {} }, pools: [], accounts: [] };
+    writeFileSync(bookFile, JSON.stringify(book));
+    loadAddressBook(bookFile);
+    expect(scrub(`${book.rpcUrl} and ${book.routingServiceUrl} failed`)).toBe('https://book-node.example.org/*** and https://routes.example.org/*** failed');
+
+    const ledger = await Ledger.open(join(dir, 'ledger.sqlite'));
+    try {
+      const trade = { id: 'e:1', strategyId: 'e', slot: '1', wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', chainId: 1, kind: 'swap', tokenIn: '0x00000000000000000000000000000000000000aa', tokenOut: '0x00000000000000000000000000000000000000bb', amountIn: 1n, slippageBps: 50 } as const;
+      await ledger.trades.claimSlot(trade);
+      await ledger.trades.commitChecked('e:1', { call: { target: trade.tokenIn, data: '0x', expectedOut: 1n, minOut: 1n }, status: 'checked' });
+      const [attempt] = await ledger.trades.recordSigned([{ intentId: 'e:1', purpose: 'trade', wallet: trade.wallet, chainId: 1, nonce: 0, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, gasLimit: 21_000n, rawTx: '0x02', hash: `0x${'ab'.repeat(32)}` }]);
+      await ledger.attempts.update(attempt?.id as number, { status: 'dropped', error: `the node said: invalid key ${key}` });
+      expect((await ledger.attempts.ofTrade('e:1'))[0]?.error).toBe('the node said: invalid key ***');
+    } finally {
+      await ledger.close();
+    }
   });
 });
