@@ -2,6 +2,7 @@
  * The environment routekeeper reads (a `.env` file in the working directory is loaded first).
  * Empty values count as unset, so a copied `.env.example` means "use the defaults".
  */
+import { readFileSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
@@ -152,15 +153,38 @@ export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABAS
 let dotenvLoaded = false;
 
 /** Reads and checks the environment; a bad value is a ConfigError naming the variable (never its value). */
+/** Variables that may hold a secret, and may instead be read from the file `<NAME>_FILE` names. */
+export const fileBackedVariables = ['RPC_URL', 'ROUTING_SERVICE_URL', 'ROUTING_API_KEY', 'DATABASE_URL', 'ROUTEKEEPER_STATUS_TOKEN'] as const;
+
+/** A variable's value, or the content of the file its `<NAME>_FILE` twin names (a trailing newline taken off). */
+export function secretFromEnv(env: NodeJS.ProcessEnv, name: string, where: string): string | undefined {
+  const value = env[name];
+  if (value) return value;
+  const file = env[`${name}_FILE`];
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new ConfigError(`${where}: ${name}_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   if (!dotenvLoaded && env === process.env) {
     loadDotenv({ quiet: true });
     dotenvLoaded = true;
   }
+  // A secret may come from the file its `_FILE` twin names (a container's mounted secret) instead of the variable.
+  const given: NodeJS.ProcessEnv = { ...env };
+  for (const name of fileBackedVariables) {
+    const value = secretFromEnv(env, name, name);
+    if (value !== undefined) given[name] = value;
+  }
   // What may carry a key is redacted wherever text is written from here on, even should the rest be refused.
-  registerSecret(env.ROUTING_API_KEY);
-  for (const name of ['RPC_URL', 'ROUTING_SERVICE_URL', 'DATABASE_URL'] as const) for (const url of (env[name] ?? '').split(/[\s,]+/)) registerSecretUrl(url);
-  const parsed = envSchema.safeParse(env);
+  registerSecret(given.ROUTING_API_KEY);
+  registerSecret(given.ROUTEKEEPER_STATUS_TOKEN);
+  for (const name of ['RPC_URL', 'ROUTING_SERVICE_URL', 'DATABASE_URL'] as const) for (const url of (given[name] ?? '').split(/[\s,]+/)) registerSecretUrl(url);
+  const parsed = envSchema.safeParse(given);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
     throw new ConfigError(`bad environment: ${scrub(problems.join('; '))}`);

@@ -1,10 +1,10 @@
 /**
  * Turns a checked strategy file into what the engine runs: token symbols to addresses (the address book,
  * else the chain's built-in data in config/chains), human amounts to raw units with each token's on-chain
- * decimals, wallet keys from the environment. Every error names the field path; no key is ever printed.
+ * decimals, each wallet with its account (its key read once, by wallet-keys.ts). Every error names the field path.
  */
-import { type Address, isAddress, isAddressEqual, isHex, parseAbi } from 'viem';
-import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
+import { type Address, isAddress, isAddressEqual, parseAbi } from 'viem';
+import type { LocalAccount } from 'viem/accounts';
 import type { ChainClient } from '../chain/chains.ts';
 import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
@@ -35,12 +35,12 @@ export async function resolveConfig(
     client: ChainClient;
     chainId: number;
     book?: AddressBook;
-    env?: NodeJS.ProcessEnv;
+    /** Each wallet's account, its key read once (wallet-keys.ts). */
+    accounts: ReadonlyMap<string, LocalAccount>;
     /** The first-start policy of strategies that set none (nor `defaults.firstRun`): `now` for the devnet demo. */
     firstRun?: Schedule['firstRun'];
   },
 ): Promise<ResolvedConfig> {
-  const env = context.env ?? process.env;
   const directory = tokenDirectory(context.chainId, context.book);
   const infoCache = new Map<string, Promise<TokenInfo>>();
   const token = async (value: string, path: string): Promise<TokenInfo> => {
@@ -68,7 +68,9 @@ export async function resolveConfig(
         total: limits.total === undefined ? undefined : amount(limits.total, info, `wallets.${name}.budgets.${symbol}.total`),
       });
     }
-    wallets.set(name, { name, account: accountOf(name, wallet, env), budgets });
+    const account = context.accounts.get(name);
+    if (!account) throw new ConfigError(`wallets.${name}: its key was not read`);
+    wallets.set(name, { name, account, budgets });
   }
 
   const strategies: Strategy[] = [];
@@ -86,22 +88,6 @@ export async function resolveConfig(
     }
   }
   return { wallets, strategies, defaults: file.defaults, webhooks: file.notifications?.webhooks ?? [], tokens };
-}
-
-/** The account whose key the wallet's variable holds; the error names the variable, never its value. */
-export function accountOf(name: string, wallet: { privateKeyEnv: string }, env: NodeJS.ProcessEnv): LocalAccount {
-  const path = `wallets.${name}.privateKeyEnv`;
-  const key = env[wallet.privateKeyEnv];
-  if (!key) throw new ConfigError(`${path}: the environment variable ${wallet.privateKeyEnv} is not set`);
-  const normalized = key.startsWith('0x') ? key : `0x${key}`;
-  if (!isHex(normalized) || normalized.length !== 66) {
-    throw new ConfigError(`${path}: ${wallet.privateKeyEnv} does not hold a 32-byte hex private key`);
-  }
-  try {
-    return privateKeyToAccount(normalized);
-  } catch {
-    throw new ConfigError(`${path}: ${wallet.privateKeyEnv} does not hold a valid secp256k1 private key`);
-  }
 }
 
 type Resolvers = {

@@ -247,9 +247,18 @@ export const strategyFileSchema = closed({
         privateKeyEnv: z
           .string()
           .regex(/^[A-Z_][A-Z0-9_]*$/, { message: 'must be an environment variable name such as ROUTEKEEPER_PRIVATE_KEY' })
-          .describe('The environment variable holding the wallet\'s private key (never the key itself).'),
+          .optional()
+          .describe("The environment variable holding the wallet's private key (never the key itself); or the file its <NAME>_FILE twin names."),
+        keystore: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("Instead of privateKeyEnv: an encrypted keystore file (Web3 Secret Storage JSON, as `cast wallet`, geth and `routekeeper init --keystore` write it), relative to this file's directory."),
+        passwordFile: z.string().min(1).optional().describe("The file holding the keystore's password (else it is asked at a terminal), relative to this file's directory."),
         budgets: z.record(tokenRef, budget.describe('Spend limits of one token.')).optional().describe('Spend limits per token for everything this wallet does, in each token\'s human units.'),
-      }),
+      })
+        .refine((wallet) => (wallet.privateKeyEnv === undefined) !== (wallet.keystore === undefined), { message: 'names its key by privateKeyEnv or by keystore, one of the two' })
+        .refine((wallet) => wallet.passwordFile === undefined || wallet.keystore !== undefined, { message: 'passwordFile goes with keystore', path: ['passwordFile'] }),
     )
     .describe('The wallets strategies trade from, by name.'),
   notifications: closed({

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
+import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import { getBlockNumber } from 'viem/actions';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
 import { type TxStage, Wallet } from '../chain/wallet.ts';
@@ -13,9 +14,10 @@ import { strategyFit } from './strategy-fit.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
-import { type Env, databaseUrlOf } from '../config/env.ts';
+import { type Env, databaseUrlOf, secretFromEnv } from '../config/env.ts';
 import { ConfigError } from '../config/errors.ts';
-import { type ResolvedConfig, accountOf, resolveConfig } from '../config/resolve.ts';
+import { type ResolvedConfig, resolveConfig } from '../config/resolve.ts';
+import { walletAccount } from '../config/wallet-keys.ts';
 import { TokenNames } from '../trade/describe.ts';
 import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
@@ -57,7 +59,17 @@ export type RuntimeOptions = {
   onStage?: (stage: TxStage, attempt: Attempt) => void;
   /** Start-up stops between its steps once this fires (AbortedError); what was started is closed. */
   signal?: AbortSignal;
+  /** Asks for a keystore's password without a password file (default: at a terminal, the prompt; else none). */
+  askPassword?: (question: string) => Promise<string>;
 };
+
+/** A keystore's password, asked at the terminal (nothing echoed); none when the process has no terminal to ask at. */
+const terminalPassword = process.stdin.isTTY
+  ? async (question: string) => {
+      const { password } = await import('@inquirer/prompts');
+      return password({ message: question, mask: false });
+    }
+  : undefined;
 
 export type Runtime = {
   mode: 'embedded devnet' | 'fork' | 'network';
@@ -223,10 +235,13 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (embedded && env.ROUTEKEEPER_REQUIRE_RPC_URL && !options.devnet) {
       throw new ConfigError('RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet');
     }
-    // Wallet keys are checked before any chain starts; on the embedded devnet the default wallet's is a test key.
+    // Wallet keys are read once, before any chain starts; on the embedded devnet the default wallet's is a test key.
+    const accounts = new Map<string, LocalAccount>();
+    const devnetWallets: string[] = [];
     for (const [name, wallet] of Object.entries(strategyFile.wallets)) {
-      const devnetSupplies = embedded && wallet.privateKeyEnv === devnetKeyVariable && !keys[devnetKeyVariable];
-      if (!devnetSupplies) accountOf(name, wallet, keys);
+      const devnetSupplies = embedded && wallet.privateKeyEnv === devnetKeyVariable && !secretFromEnv(keys, devnetKeyVariable, `wallets.${name}.privateKeyEnv`);
+      if (devnetSupplies) devnetWallets.push(name);
+      else accounts.set(name, await walletAccount(name, wallet, { env: keys, configFile, askPassword: options.askPassword ?? terminalPassword }));
     }
 
     if (rpcUrls.length === 0) {
@@ -242,8 +257,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;
       rpcUrls = [book.rpcUrl];
-      // Empty counts as unset, as everywhere in the environment (a copied .env.example has empty values).
-      if (!keys[devnetKeyVariable]) keys[devnetKeyVariable] = book.accounts[0]?.privateKey;
+      const testKey = book.accounts[0]?.privateKey;
+      for (const name of devnetWallets) if (testKey) accounts.set(name, privateKeyToAccount(testKey));
     } else if (options.fork) {
       mode = 'fork';
       // The chain forked must answer first: anvil's own failure would say less.
@@ -278,7 +293,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId, rateLimit });
     throwIfAborted(signal);
     // The demo trades within seconds of `npm start`; a real chain (or its paper-trading fork) waits for the slot.
-    const config = await resolveConfig(strategyFile, { client, chainId, book, env: keys, firstRun: mode === 'embedded devnet' ? 'now' : 'slot' });
+    const config = await resolveConfig(strategyFile, { client, chainId, book, accounts, firstRun: mode === 'embedded devnet' ? 'now' : 'slot' });
     throwIfAborted(signal);
     if (mode === 'fork') {
       const testClient = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
