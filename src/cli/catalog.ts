@@ -27,6 +27,7 @@ export const commands: CommandEntry[] = [
     summary: 'write a first strategy file and .env for a chain, by asking (or from flags)',
     help: `Usage: routekeeper init [--chain celo|devnet] [--rpc-url <url>] [--key-env <NAME>] [--strategies <kinds>]
                         [--take-profit <price>] [--config <file>] [--dotenv <file>] [--force] [--yes]
+                        [--keystore <file> [--password-file <file>]]
 
 Asks for the chain, its RPC URL, the environment variable holding the wallet's key (and, hidden, the key for
 .env), and a first strategy of each kind you want, with safe defaults (0.5% slippage, 1% from the independent
@@ -44,7 +45,10 @@ Options:
   -c, --config <file>      the strategy file to write (default strategies.yaml)
   --dotenv <file>          the .env to write (default .env)
   --force                  replace files that exist
-  -y, --yes                ask nothing: flags and defaults`,
+  -y, --yes                ask nothing: flags and defaults
+  --keystore <file>        write the key to this encrypted keystore (Web3 Secret Storage, as geth and cast
+                           write it) instead of the .env; the strategy file names it
+  --password-file <file>   the keystore's password (else asked twice at a terminal); the strategy file names it`,
     load: () => import('./init.ts'),
   },
   {

@@ -4,7 +4,7 @@
  * Nothing is written until every answer is in and the strategy file passes the same schema `run` uses; an
  * existing file is kept unless --force.
  */
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -14,6 +14,7 @@ import { type ChainProfile, type InitAnswers, type TokenAmount, chainProfiles, e
 import { devnetKeyVariable } from '../devnet/world-spec.ts';
 import { parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
+import { encryptKeystore } from '../config/keystore.ts';
 import { schemaPath } from './schema-path.ts';
 
 type Kind = (typeof strategyKinds)[number];
@@ -28,6 +29,8 @@ const options = {
   dotenv: { type: 'string' },
   force: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
+  keystore: { type: 'string' },
+  'password-file': { type: 'string' },
 } as const;
 
 type Flags = ReturnType<typeof parseCommandArgs<typeof options>>['values'];
@@ -162,6 +165,39 @@ async function answer(flags: Flags, ask: Asker, configFile: string): Promise<{ a
   return { answers, key };
 }
 
+/**
+ * --keystore FILE: the wallet's key (asked, or from its variable) encrypted into a Web3 Secret Storage keystore with
+ * the password of --password-file (which the strategy file then names) or, at a terminal, one asked twice.
+ */
+async function keystoreOf(flags: Flags, answers: InitAnswers, key: string | undefined, interactive: boolean, configFile: string) {
+  if (!answers.chain.needsRpcUrl) throw new UsageError('init: --keystore is for a real chain; the devnet funds a test key of its own');
+  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) throw new UsageError(`init: --keystore needs the key: answer it at the prompt, or set ${answers.keyEnv} (0x and 64 hex digits)`);
+  const file = resolve(flags.keystore as string);
+  if (existsSync(file) && !flags.force) throw new UsageError(`init: ${file} exists: pass --force to replace it, or --keystore to write elsewhere`);
+  let password: string;
+  const passwordFile = flags['password-file'];
+  if (passwordFile !== undefined) {
+    try {
+      password = readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new UsageError(`init: --password-file ${passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    }
+  } else if (interactive) {
+    const { password: ask } = await import('@inquirer/prompts');
+    password = await ask({ message: 'A password for the keystore', mask: false });
+    if ((await ask({ message: 'The same password again', mask: false })) !== password) throw new UsageError('init: the two passwords differ; nothing was written');
+  } else {
+    throw new UsageError('init: --keystore without a terminal needs --password-file');
+  }
+  if (password.length < 8) throw new UsageError('init: the keystore password must be 8 characters or more');
+  const base = dirname(configFile);
+  return {
+    file,
+    text: encryptKeystore(key as `0x${string}`, password),
+    named: { file: relative(base, file) || file, ...(passwordFile !== undefined && { passwordFile: relative(base, resolve(passwordFile)) }) },
+  };
+}
+
 /** Writes `text` to `file` whole or not at all (a temporary file renamed over it). */
 function writeWhole(file: string, text: string, mode: number): void {
   const temporary = `${file}.${process.pid}.tmp`;
@@ -189,17 +225,26 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  const { answers, key } = answered;
+  const { answers } = answered;
+  let { key } = answered;
+  // With --keystore the key goes into an encrypted keystore beside the strategy file, never into the .env.
+  const keystore = flags.keystore === undefined ? undefined : await keystoreOf(flags, answers, key ?? process.env[answers.keyEnv], interactive, configFile);
+  if (keystore) {
+    answers.keystore = keystore.named;
+    key = undefined;
+  }
   const schema = relative(dirname(configFile), fileURLToPath(new URL(`../../${schemaPath}`, import.meta.url)));
   const text = strategyFileText(answers, schema);
   // What init writes, `run` must accept: the same schema, before anything is written.
   const checked: StrategyFile = parseStrategyFile(parseYaml(text), configFile);
+  if (keystore) writeWhole(keystore.file, keystore.text, 0o600);
   writeWhole(configFile, text, 0o644);
   writeWhole(envFile, envFileText(answers, { given: key, inEnvironment: Boolean(process.env[answers.keyEnv]) }), 0o600);
   const ids = checked.strategies.map((strategy) => strategy.id);
   console.log(`Wrote ${configFile} (${ids.length} ${ids.length === 1 ? 'strategy' : 'strategies'}: ${ids.join(', ')}) and ${envFile} (mode 600).`);
   console.log('Next:');
-  if (answers.chain.needsRpcUrl && key === undefined && !process.env[answers.keyEnv]) console.log(`  put the wallet's private key in ${envFile} (${answers.keyEnv}=0x…)`);
+  if (keystore) console.log(`Wrote the wallet's key to the encrypted keystore ${keystore.file} (mode 600)${answers.keystore?.passwordFile ? `, unlocked by ${answers.keystore.passwordFile}` : '; its password is asked at each start'}.`);
+  else if (answers.chain.needsRpcUrl && key === undefined && !process.env[answers.keyEnv]) console.log(`  put the wallet's private key in ${envFile} (${answers.keyEnv}=0x…)`);
   console.log('  routekeeper check          the plan in words, balances and allowances; signs nothing');
   if (answers.chain.needsRpcUrl) console.log('  routekeeper run --fork     paper trading on a local fork of the chain; nothing reaches it');
   console.log(`  routekeeper run            ${answers.chain.needsRpcUrl ? 'trade for real' : 'trade on the embedded devnet'}`);

@@ -56,6 +56,8 @@ export type InitAnswers = {
   limit?: { sell: TokenAmount; buy: string; takeProfit: string; stopLoss?: string };
   rebalance?: { tokens: string[]; every: string };
   compound?: { gauge: string };
+  /** The wallet's key in an encrypted keystore (paths relative to the strategy file) instead of the .env. */
+  keystore?: { file: string; passwordFile?: string };
 };
 
 /** A budget that bounds a mistake: a DCA spends at most one buy's amount a day and 30 days' worth in all. */
@@ -137,10 +139,18 @@ defaults:
   maxFeePerGasGwei: "50"       # never sign a higher max fee per gas
 ${chain.needsRpcUrl ? '  firstRun: slot               # a new strategy waits for its first slot instead of trading at start\n' : ''}
 wallets:
-  main: { privateKeyEnv: ${answers.keyEnv} }   # the variable holding the key (in .env), never the key
+${walletYaml(answers)}
 
 strategies:
 ${strategies.join('\n')}`;
+}
+
+/** The wallet: its keystore (and password file), or the variable holding its key. */
+function walletYaml(answers: InitAnswers): string {
+  const { keystore } = answers;
+  if (!keystore) return `  main: { privateKeyEnv: ${answers.keyEnv} }   # the variable holding the key (in .env), never the key`;
+  const password = keystore.passwordFile ? `, passwordFile: ${JSON.stringify(keystore.passwordFile)}` : '';
+  return `  main: { keystore: ${JSON.stringify(keystore.file)}${password} }   # the key, encrypted${password ? '' : '; its password is asked at start'}`;
 }
 
 /** The `.env` text: where the chain and the strategy file are, and the key's variable (filled in by the user). */
@@ -150,7 +160,9 @@ export function envFileText(answers: InitAnswers, key: { given?: string; inEnvir
     `ROUTEKEEPER_CONFIG=${answers.configFile}`,
   ];
   if (answers.rpcUrl) lines.push('# The chain to trade on (several URLs separated by commas fail over to one another).', `RPC_URL=${answers.rpcUrl}`);
-  if (answers.chain.needsRpcUrl) {
+  if (answers.keystore) {
+    lines.push(`# The wallet's key is in the encrypted keystore ${answers.keystore.file}, not here.`);
+  } else if (answers.chain.needsRpcUrl) {
     lines.push(
       key.given !== undefined
         ? `# The wallet's private key. Anyone who reads this file can spend the wallet: keep it to yourself.`
