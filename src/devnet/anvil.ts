@@ -35,7 +35,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the node must
     // outlive that instant so the daemon can record what is in flight and stop it last. (execa's own clean-up
     // is off for a detached child: the exit hook below stands in for it.)
-    execArgs: ([binary, args, options]) => [binary, args, { ...options, detached: true }],
+    // Its environment is the least it needs, never ours: no key, no API key, no database URL reaches it.
+    execArgs: ([binary, args, options]) => [binary, args, { ...options, detached: true, extendEnv: false, env: childEnvironment() }],
   });
   let exited = false;
   let onExited: () => void = () => {};
@@ -68,4 +69,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     await Promise.race([gone, stopping.catch((error: unknown) => (exited ? undefined : Promise.reject(error)))]);
   };
   return { rpcUrl: `http://127.0.0.1:${port}`, port, stop };
+}
+
+/** What a child process is given of our environment: where programs and temporary files are, and nothing secret. */
+export function childEnvironment(): NodeJS.ProcessEnv {
+  const kept = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'] as const;
+  return Object.fromEntries(kept.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
 }

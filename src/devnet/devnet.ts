@@ -6,6 +6,7 @@ import { type Hex, createTestClient, http } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
+import { hasSecretPart, startForwarder } from './fork-forwarder.ts';
 import { type SwapEventVersion, deployWorld } from './deploy.ts';
 import { type RoutingService, startRoutingService } from './routing/server.ts';
 import { devnetChainId, devnetMnemonic, worldAgeSeconds } from './world-spec.ts';
@@ -84,8 +85,16 @@ export function mineEvery(rpcUrl: string, intervalMs: number): () => void {
 }
 
 /** Starts an anvil node forking `baseRpcUrl` (the devnet, or any chain: a Celo RPC for paper trading). */
-export function forkChain(baseRpcUrl: string, options: { port?: number } = {}): Promise<AnvilNode> {
-  return startAnvil({ port: options.port ?? 0, forkUrl: baseRpcUrl, mnemonic: devnetMnemonic, accounts: 10 });
+export async function forkChain(baseRpcUrl: string, options: { port?: number } = {}): Promise<AnvilNode> {
+  // A URL that may carry a key reaches anvil as a loopback address of ours: never on its command line.
+  const forwarder = hasSecretPart(baseRpcUrl) ? await startForwarder(baseRpcUrl) : undefined;
+  try {
+    const node = await startAnvil({ port: options.port ?? 0, forkUrl: forwarder?.url ?? baseRpcUrl, mnemonic: devnetMnemonic, accounts: 10 });
+    return forwarder ? { ...node, stop: () => node.stop().finally(() => forwarder.close()) } : node;
+  } catch (error) {
+    await forwarder?.close();
+    throw error;
+  }
 }
 
 /** A fork of a running devnet, with the address book pointing at the fork. */

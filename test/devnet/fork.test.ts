@@ -1,7 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createPublicClient, erc20Abi, http, parseUnits } from 'viem';
 import { describe, expect, inject, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { forkChain } from '../../src/devnet/devnet.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork();
 
@@ -26,4 +30,44 @@ describe('a fork of the devnet', () => {
     expect(await fork.balanceOf(cusd, alice.address)).toBe(before - amount);
     expect(await baseBalance()).toBe(before);
   });
+
+  it("a node URL that may carry a key reaches anvil through this process: never on a command line, nor in anvil's environment", async () => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+    const key = 'FORKKEY0123456789abcdef';
+    process.env.ROUTEKEEPER_TEST_SECRET = 'ENVSECRET0123456789abcdef';
+    const before = new Set(anvilProcesses());
+    const node = await forkChain(`${proxy.url}/v3/${key}`);
+    try {
+      expect(await createPublicClient({ transport: http(node.rpcUrl) }).getChainId()).toBe(fork.addressBook.chainId);
+      expect(proxy.requests()).toBeGreaterThan(0);
+      // Every process's command line, anvil's among them (it listens on the fork's port).
+      const commandLines = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+      expect(commandLines).not.toContain(key);
+      const anvils = anvilProcesses().filter((pid) => !before.has(pid));
+      expect(anvils).toHaveLength(1);
+      const environment = safeRead(`/proc/${anvils[0]}/environ`).split('\0');
+      expect(environment.some((entry) => entry.includes('ENVSECRET'))).toBe(false);
+      expect(environment.map((entry) => entry.split('=')[0]).every((name) => ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name as string) || name === '')).toBe(true);
+    } finally {
+      await node.stop();
+      await proxy.close();
+      delete process.env.ROUTEKEEPER_TEST_SECRET;
+    }
+  });
 });
+
+/** A /proc file's text, or nothing when the process is gone or not ours to read. */
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The anvil processes this test process started, by pid. */
+function anvilProcesses(): string[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => safeRead(`/proc/${pid}/cmdline`).split('\0')[0]?.endsWith('/anvil') && safeRead(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1] === String(process.pid));
+}
