@@ -153,6 +153,23 @@ Options:
     load: () => import('./history.ts'),
   },
   {
+    name: 'migrate',
+    summary: "create or update the ledger's tables in PostgreSQL, as the schema's owner; grant a daemons' role its rows",
+    help: `Usage: routekeeper migrate [--database <url>] [--schema <name>] [--grant <role>]
+
+Creates the ledger's schema in the PostgreSQL database (DATABASE_URL, or --database) and brings its tables to
+this version's, with that URL's role: run it as the role that owns the schema, before daemons of a new version
+start. Daemons and the other commands then need only a role that reads and writes rows: --grant names one and
+gives it exactly that (the schema's tables and sequences, now and after later migrations). A daemon whose role
+cannot change the schema opens a current ledger and refuses an older one, naming this command.
+
+Options:
+  --database <url>  the PostgreSQL database (default: DATABASE_URL)
+  --schema <name>   the ledger's schema (default: routekeeper, a network's)
+  --grant <role>    let this role read and write the ledger's rows, and nothing else`,
+    load: () => import('./migrate.ts'),
+  },
+  {
     name: 'daemons',
     summary: 'list the daemons sharing the ledger: host, pid, wallets held, last renewal',
     help: `Usage: routekeeper daemons [--json] [--ledger <file> | --database <url>]

@@ -49,6 +49,8 @@ const envSchema = z.object({
   ROUTEKEEPER_CONFIG: optional(z.string()),
   ROUTEKEEPER_DATA_DIR: optional(z.string()),
   DATABASE_URL: optional(z.string().regex(postgresUrl, { message: 'must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper' })),
+  /** A DATABASE_URL beyond this machine without TLS, on purpose. */
+  ROUTEKEEPER_DATABASE_PLAINTEXT: optional(z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true')),
   ROUTEKEEPER_LEASE_SECONDS: optional(
     z
       .string()
@@ -113,6 +115,10 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
       'the ledger in PostgreSQL instead of a SQLite file (`--database` wins over it): schema `routekeeper` for a network, `devnet_<chain id>_<genesis>` or `fork_<chain id>_at_<block>` for the embedded devnet and forks; its password is never printed or logged',
     byDefault: 'none: the SQLite ledger in `ROUTEKEEPER_DATA_DIR`',
   },
+  ROUTEKEEPER_DATABASE_PLAINTEXT: {
+    usedFor: '`true`: allow a `DATABASE_URL` beyond this machine without TLS (`sslmode=require` or `verify-full`), on a network you trust',
+    byDefault: '`false`: such a URL is refused (exit 2)',
+  },
   ROUTEKEEPER_LEASE_SECONDS: {
     usedFor:
       "how long a daemon's hold on a wallet lasts without renewal (renewed every third of it; signing stops at two thirds): a killed daemon's wallets trade again on the others within about this plus a third. Daemons sharing a database should use the same",
@@ -145,9 +151,35 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
 };
 
 /** The PostgreSQL URL the ledger lives at: `--database`, else DATABASE_URL, else none (a SQLite file). */
-export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABASE_URL'>): string | undefined {
+export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABASE_URL' | 'ROUTEKEEPER_DATABASE_PLAINTEXT'>): string | undefined {
   if (given !== undefined && !postgresUrl.test(given)) throw new ConfigError('--database must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper');
-  return given ?? env.DATABASE_URL;
+  const url = given ?? env.DATABASE_URL;
+  if (url !== undefined && !env.ROUTEKEEPER_DATABASE_PLAINTEXT) requireTls(url, given !== undefined ? '--database' : 'DATABASE_URL');
+  return url;
+}
+
+/** Host names that stay on this machine: a connection to them crosses no network. */
+const localHosts = (host: string) => host === '' || host === 'localhost' || host.startsWith('127.') || host === '[::1]' || host === '::1';
+
+/**
+ * A database beyond this machine is reached over TLS: whoever can read the connection reads the ledger, and whoever
+ * can change it can stop the daemons (and, without the tags of trade/record-tags.ts, would make them sign).
+ */
+function requireTls(url: string, where: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`${where} is not a URL`);
+  }
+  const socket = parsed.searchParams.get('host')?.startsWith('/') ?? false;
+  if (socket || localHosts(parsed.hostname)) return;
+  const sslmode = parsed.searchParams.get('sslmode');
+  const ssl = parsed.searchParams.get('ssl');
+  if ((sslmode && ['require', 'verify-ca', 'verify-full'].includes(sslmode)) || ssl === 'true' || ssl === '1') return;
+  throw new ConfigError(
+    `${where} names ${parsed.hostname}, beyond this machine, without TLS: add sslmode=verify-full (with sslrootcert=<the server's CA> if it is not a public one), or set ROUTEKEEPER_DATABASE_PLAINTEXT=true on a network you trust`,
+  );
 }
 
 let dotenvLoaded = false;

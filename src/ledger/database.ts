@@ -143,7 +143,9 @@ export async function openPostgres(url: string, options: { schema: string; reado
     const client = await pool.connect();
     try {
       // Daemons starting together take turns (IF NOT EXISTS alone is not atomic); the lock ends with the transaction.
-      if (!options.readonly) {
+      // A schema that exists is not created again: a role that may only read and write rows cannot create one.
+      const exists = (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema])).rowCount === 1;
+      if (!options.readonly && !exists) {
         await client.query('BEGIN');
         await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`routekeeper-schema:${options.schema}`]);
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);

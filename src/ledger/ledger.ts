@@ -278,6 +278,34 @@ async function migrate(opened: Opened): Promise<void> {
  * turns (a lock held for the migrating transaction only).
  */
 async function migratePostgres(database: LedgerDatabase): Promise<void> {
+  // A ledger already current is left alone: a role that may only read and write rows opens it (no DDL, no lock).
+  if ((await postgresVersion(database.db)) === postgresMigrations.length) return;
+  try {
+    await applyPostgresMigrations(database);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42501') throw error;
+    const at = await postgresVersion(database.db).catch(() => 0);
+    throw new LedgerSchemaError(
+      `the ledger's schema is at version ${at} of ${postgresMigrations.length}, and this database role may not change it: run \`routekeeper migrate\` with the schema's owner role`,
+      { cause: error },
+    );
+  }
+}
+
+/** The PostgreSQL ledger's schema version (0: none yet), read without any privilege beyond reading rows. */
+async function postgresVersion(db: LedgerDatabase['db']): Promise<number> {
+  const { rows } = await sql<{ present: string | null }>`SELECT to_regclass('ledger_migrations')::TEXT AS present`.execute(db);
+  if (!rows[0]?.present) return 0;
+  const versions = await sql<{ version: number | null }>`SELECT MAX(version) AS version FROM ledger_migrations`.execute(db);
+  return Number(versions.rows[0]?.version ?? 0);
+}
+
+/** A ledger schema this process may not bring up to date: the owner role must (`routekeeper migrate`). */
+export class LedgerSchemaError extends ConfigError {
+  override name = 'LedgerSchemaError';
+}
+
+async function applyPostgresMigrations(database: LedgerDatabase): Promise<void> {
   await database.transaction(async (q) => {
     // First the lock: two daemons creating the same table at once would both try (IF NOT EXISTS is not atomic).
     await database.serialize(q, 'ledger-migrations');

@@ -195,4 +195,12 @@ export const postgresMigrations: string[] = [
   ALTER TABLE intents ADD COLUMN request_tag TEXT;
   ALTER TABLE intents ADD COLUMN call_tag TEXT;
   `,
+  // 6: a state, a kind, a purpose or an outcome the code does not know is refused by the database itself.
+  `
+  ALTER TABLE intents ADD CONSTRAINT intents_status_known CHECK (status IN ('claimed', 'checked', 'signed', 'broadcast', 'unknown', 'confirmed', 'anomaly', 'refused', 'failed', 'dry-run'));
+  ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim'));
+  ALTER TABLE attempts ADD CONSTRAINT attempts_status_known CHECK (status IN ('signed', 'broadcast', 'mined', 'reverted', 'replaced', 'dropped'));
+  ALTER TABLE attempts ADD CONSTRAINT attempts_purpose_known CHECK (purpose IN ('approve', 'trade', 'cancel'));
+  ALTER TABLE runs ADD CONSTRAINT runs_outcome_known CHECK (outcome IS NULL OR outcome IN ('traded', 'nothing', 'refused', 'failed', 'unknown', 'anomaly', 'paused', 'waiting', 'dry-run', 'skipped', 'interrupted', 'missed'));
+  `,
 ];

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../../src/ledger/files.ts';
 import { Ledger, LedgerChainMismatchError, type LedgerLocation, describeLocation, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
@@ -69,7 +70,54 @@ async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broa
   await ledger.trades.settle(id, settlement, now);
 }
 
+/** Makes (or removes) a trigger that fails every insert of a pause, as a crash between an anomaly's steps would. */
+async function failPauses(location: LedgerLocation, fail: boolean): Promise<void> {
+  if (location.kind === 'sqlite') {
+    const raw = new Database(location.file);
+    try {
+      raw.exec(fail ? "CREATE TRIGGER crash BEFORE INSERT ON pauses BEGIN SELECT RAISE(ABORT, 'crash before the pause'); END;" : 'DROP TRIGGER crash;');
+    } finally {
+      raw.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: location.url });
+  await client.connect();
+  try {
+    await client.query(`SET search_path TO ${location.schema}`);
+    if (fail) {
+      await client.query("CREATE FUNCTION crash() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'crash before the pause'; END $$ LANGUAGE plpgsql");
+      await client.query('CREATE TRIGGER crash BEFORE INSERT ON pauses FOR EACH ROW EXECUTE FUNCTION crash()');
+    } else {
+      await client.query('DROP TRIGGER crash ON pauses');
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 describe.each(backends)('the ledger on %s', (backend) => {
+    it('records an anomaly with its event and its pauses in one transaction: a crash between them leaves neither', async () => {
+      const location = freshLedger(backend);
+      const ledger = await openLedger(location);
+      await ledger.trades.claimSlot(intent('odd'));
+      await walk(ledger, 'dca:odd', 'broadcast');
+      const anomaly = { reason: 'the wallet received less than the logs say', event: { kind: 'anomaly', details: { reason: 'less' } }, settlement };
+      await failPauses(location, true);
+      await expect(ledger.trades.markAnomaly(intent('odd'), anomaly)).rejects.toThrow(/crash before the pause/);
+      expect((await ledger.trades.get('dca:odd'))?.status).toBe('broadcast');
+      expect((await ledger.events.list('dca:odd')).filter((event) => event.kind === 'anomaly')).toEqual([]);
+      expect(await ledger.pauses.all()).toEqual([]);
+      await failPauses(location, false);
+      await ledger.trades.markAnomaly(intent('odd'), anomaly);
+      expect(await ledger.trades.get('dca:odd')).toMatchObject({ status: 'anomaly', anomaly: anomaly.reason, settlement });
+      expect((await ledger.events.list('dca:odd')).map((event) => event.kind)).toContain('anomaly');
+      expect((await ledger.pauses.all()).map((pause) => [pause.scope, pause.key, pause.intentId])).toEqual([
+        ['strategy', 'dca', 'dca:odd'],
+        ['wallet', wallet.toLowerCase(), 'dca:odd'],
+      ]);
+    });
+
     it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
       const ledger = await openLedger(freshLedger(backend));
       const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
