@@ -74,8 +74,9 @@ ${commonHelp}
 Runs one strategy once, now (its own slot "once-<time>"), after settling unfinished trades, saying on stderr
 what it waits for. Returns within --wait: a trade the chain has not settled by then stays in the ledger as it
 is ("outcome not known yet"), and the daemon (routekeeper run) settles it.
-Exit 0 when the run completed: it traded, found nothing to do, or a guard refused (the reason is printed).
-Exit 1 when a trade failed or its outcome is not known yet; 2 on bad configuration.
+Exit 0 when the strategy ran: it traded, found nothing to do, or a guard refused (the reason is printed).
+Exit 1 when it did not run (paused, or waiting on an earlier trade whose outcome is not known yet: the line
+says which), or a trade failed or its outcome is not known yet; 2 on bad configuration.
 
 Options:
 ${commonHelp}

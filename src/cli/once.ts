@@ -83,6 +83,13 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
         if (bound.signal.aborted) console.error(`routekeeper: once: ${strategy.id}: no answer within --wait ${wait} before it traded; nothing was traded`);
         return 1;
       }
+      // Held before it looked: the strategy did not run, and says why (exit 1).
+      if (report.heldBy) {
+        if (values.json) console.log(toJson(report));
+        const next = report.heldBy === 'pause' ? 'lift it with `routekeeper resume` once a person has looked' : 'the daemon settles it (routekeeper run)';
+        console.error(`routekeeper: once: ${strategy.id} did not run: ${report.note}; ${next}`);
+        return 1;
+      }
       if (values.json) {
         console.log(toJson(report));
       } else {

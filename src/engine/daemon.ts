@@ -113,7 +113,7 @@ export async function runAndReport(
 export function outcomeOf(report: RunReport): RunOutcome {
   const last = report.trades.at(-1);
   if (last) return runOutcomeOf(last.status);
-  return report.note.startsWith('paused:') ? 'paused' : report.note.startsWith('waiting: the outcome') ? 'waiting' : 'nothing';
+  return report.heldBy === 'pause' ? 'paused' : report.heldBy === 'unknown-outcome' ? 'waiting' : 'nothing';
 }
 
 const stillOpen = (status: TradeState | 'skipped') => (openStates as readonly string[]).includes(status);

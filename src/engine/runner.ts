@@ -12,7 +12,12 @@ import type { RunGate } from '../ledger/ledger.ts';
 import { type Trade, type TradeReport, type TradeState, maybeTradedStates } from '../trade/types.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
-export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[] };
+/**
+ * What one run of a strategy did: its trades, and the words for people (`note`). `heldBy`: the run did not look
+ * at all, held by a pause, or by a trade of the strategy whose outcome is not known yet (decided here, never read
+ * back from the words).
+ */
+export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[]; heldBy?: 'pause' | 'unknown-outcome' };
 
 /**
  * `run`: the ledger's run this is (its trades name it), with its gate as read when it started; without one, the
@@ -60,11 +65,11 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
   const gate = deps.run?.gate ?? (await ledger.runs.gate(strategy.id, deps.executor.wallet.address));
   // A paused strategy or wallet (after an anomaly) does not even look: a person must lift the pause first.
   const pause = gate.paused ? (await ledger.pauses.for(strategy.id, deps.executor.wallet.address))[0] : undefined;
-  if (pause) return { strategyId: strategy.id, slot, note: `paused: the ${pause.scope} ${pause.key} is paused (${pause.reason})`, trades: [] };
+  if (pause) return { strategyId: strategy.id, slot, note: `paused: the ${pause.scope} ${pause.key} is paused (${pause.reason})`, trades: [], heldBy: 'pause' };
   // A trade whose outcome is not known yet may have traded: nothing new until the chain has settled it.
   if (gate.waitingFor !== undefined) {
     const pending = await ledger.trades.get(gate.waitingFor);
-    return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${gate.waitingFor} is not known yet (${pending?.failure?.reason ?? pending?.status ?? 'unknown'})`, trades: [] };
+    return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${gate.waitingFor} is not known yet (${pending?.failure?.reason ?? pending?.status ?? 'unknown'})`, trades: [], heldBy: 'unknown-outcome' };
   }
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };

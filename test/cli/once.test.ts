@@ -78,6 +78,24 @@ describe('once', () => {
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(usdBefore - parseUnits('3', 18));
   });
 
+  it('exits 0 only when the strategy ran: a paused one does not, exit 1, and the line says why', async () => {
+    const home = daemonHome(fork, 'once-paused');
+    const config = home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '1', every: '1h' }]));
+    const env = { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_DATA_DIR: home.dataDir, ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[2]?.privateKey as string };
+    const ran = await runCli(['once', 'dca', '--config', config, '--address-book', home.book], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    const paused = await runCli(['pause', 'dca', '--reason', 'a person is looking', '--ledger', home.ledgerFile], env);
+    expect(paused.code, paused.stderr).toBe(0);
+    const me = fork.addressBook.accounts[2]?.address as Address;
+    const nonce = await fork.publicClient.getTransactionCount({ address: me });
+    const held = await runCli(['once', 'dca', '--config', config, '--address-book', home.book], env);
+    expect(held.code).toBe(1);
+    expect(held.stderr.trim().split('\n').at(-1)).toBe(
+      'routekeeper: once: dca did not run: paused: the strategy dca is paused (a person is looking); lift it with `routekeeper resume` once a person has looked',
+    );
+    expect(await fork.publicClient.getTransactionCount({ address: me })).toBe(nonce);
+  });
+
   it('refuses a --wait that is not a duration, with exit 2 and the option named', async () => {
     const result = await runInProcess(['once', 'dca', '--wait', 'soon'], { RPC_URL: '', ROUTEKEEPER_CONFIG: '' });
     expect(result.code).toBe(2);
