@@ -21,6 +21,7 @@
 import type { Hex, TransactionReceipt } from 'viem';
 import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions';
 import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
+import type { EventKind } from '../ledger/event-kinds.ts';
 import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
@@ -74,7 +75,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   /** Set once the nonce was traced to one of our transactions: no need to search the chain again. */
   let seenOurs = false;
   const noted = new Set<string>();
-  const noteOnce = async (key: string, kind: string, details: unknown) => {
+  const noteOnce = async (key: string, kind: EventKind, details: unknown) => {
     if (noted.has(key)) return;
     noted.add(key);
     await ledger.events.record(kind, details, options.intentId);

@@ -167,7 +167,7 @@ function recordRun(report: RunReport, { logger, metrics, notifier, notes }: Obse
       metrics.anomalies.inc({ strategy: report.strategyId });
       logger.error(fields, `${headline}; the strategy and the wallet are paused until \`routekeeper resume\``);
       notifier.notify('anomaly', hook);
-    } else if (trade.errorClass === 'KeyUsedElsewhereError') {
+    } else if (trade.errorClass === 'key-used-elsewhere') {
       metrics.anomalies.inc({ strategy: report.strategyId });
       logger.error(fields, `${headline}; the wallet is paused until \`routekeeper resume --wallet\``);
       notifier.notify('anomaly', hook);

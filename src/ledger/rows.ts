@@ -6,6 +6,7 @@ import type { Selectable } from 'kysely';
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
 import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../trade/types.ts';
+import { failureClassStored } from '../trade/failure-classes.ts';
 import type { AttemptPurpose, AttemptStatus, AttemptsTable, IntentsTable } from './tables.ts';
 
 /** An address or hash as the ledger stores it (lower case), whatever case it was given in. */
@@ -198,7 +199,7 @@ export function recordFrom(row: IntentRow): TradeRecord {
   const failure: Failure | undefined =
     row.reason === null
       ? undefined
-      : { reason: row.reason, retryable: row.retryable === 1, ...(row.refusal && { refusal: row.refusal }), ...(row.error_class && { errorClass: row.error_class }) };
+      : { reason: row.reason, retryable: row.retryable === 1, ...(row.refusal && { refusal: row.refusal }), ...(row.error_class && { errorClass: failureClassStored(row.error_class) }) };
   return {
     ...typed,
     status: row.status,

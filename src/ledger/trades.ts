@@ -10,6 +10,7 @@ import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { IntentsTable } from './tables.ts';
 import { type Fence, requireLease } from './leases.ts';
+import type { EventKind } from './event-kinds.ts';
 import { insertEvent } from './events.ts';
 import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
@@ -155,7 +156,7 @@ export class TradeStore {
    */
   markAnomaly(
     trade: Pick<Trade, 'id' | 'strategyId' | 'wallet'>,
-    anomaly: { reason: string; event: { kind: string; details: unknown }; settlement?: Settlement },
+    anomaly: { reason: string; event: { kind: EventKind; details: unknown }; settlement?: Settlement },
     now = Date.now(),
   ): Promise<void> {
     return this.#ledger.transaction(async (q) => {

@@ -31,6 +31,7 @@ import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
 import { approvalTx, signTrade } from './sign.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
+import { failureClassOf } from './failure-classes.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
 
 export type PipelineDeps = {
@@ -114,7 +115,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
     if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
       if (!options.claimedNow && Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
-        await ledger.trades.fail(record.id, { reason, errorClass: 'Interrupted', retryable: false });
+        await ledger.trades.fail(record.id, { reason, errorClass: 'interrupted', retryable: false });
         return { ...report, status: 'failed', reason };
       }
       // After an anomaly, the strategy and the wallet sign nothing new until a person looks (`routekeeper resume`).
@@ -219,7 +220,7 @@ async function finish(
   );
   if (!mined) {
     const reason = 'the node took none of its transactions; nothing was traded';
-    await ledger.trades.fail(record.id, { reason, errorClass: 'TransactionRejected', retryable: false });
+    await ledger.trades.fail(record.id, { reason, errorClass: 'rejected', retryable: false });
     return { ...report, status: 'failed', reason };
   }
   return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken, readAhead }), signal)) };
@@ -306,7 +307,7 @@ async function adoptSettled(wallet: Wallet, record: TradeRecord): Promise<Mined 
  */
 async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Promise<Partial<TradeReport>> {
   const message = error instanceof RoutekeeperError ? error.shortMessage : error instanceof Error ? error.message : String(error);
-  const errorClass = error instanceof Error ? error.name : 'Error';
+  const errorClass = failureClassOf(error);
   const retryable = error instanceof RoutekeeperError ? error.retryable : false;
   const current = await ledger.trades.get(record.id);
   const state = current?.status ?? record.status;

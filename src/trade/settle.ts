@@ -60,7 +60,7 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   };
   const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(wallet, record.id) };
   const fail = async (reason: string): Promise<Partial<TradeReport>> => {
-    const failure: Failure = { reason, errorClass: mined.cancelled ? 'Cancelled' : 'TransactionReverted', retryable: false };
+    const failure: Failure = { reason, errorClass: mined.cancelled ? 'cancelled' : 'reverted', retryable: false };
     await wallet.ledger.trades.fail(record.id, failure, { settlement });
     return { ...common, status: 'failed', reason };
   };

@@ -5,6 +5,7 @@
  */
 import type { Address, Hex } from 'viem';
 import type { RefusalReason } from '../guard/refusal.ts';
+import type { FailureClass } from './failure-classes.ts';
 
 export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim';
 
@@ -93,7 +94,7 @@ export type Settlement = {
 };
 
 /** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */
-export type Failure = { reason: string; refusal?: RefusalReason; errorClass?: string; retryable: boolean };
+export type Failure = { reason: string; refusal?: RefusalReason; errorClass?: FailureClass; retryable: boolean };
 
 /** A trade as the ledger holds it. */
 export type TradeRecord = Trade & {
@@ -126,7 +127,7 @@ export type TradeReport = {
   reason?: string;
   refusal?: RefusalReason;
   /** The class of the error that ended or interrupted it. */
-  errorClass?: string;
+  errorClass?: FailureClass;
   expectedOut?: bigint;
   referenceOut?: bigint;
   minOut?: bigint;

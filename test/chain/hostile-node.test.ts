@@ -57,7 +57,7 @@ describe('a node that withholds receipts', () => {
     const fromBlock = await fork.publicClient.getBlockNumber();
 
     const report = await runTrade(executor, swap('withheld'));
-    expect(report).toMatchObject({ status: 'unknown', errorClass: 'OutcomeUnknownError' });
+    expect(report).toMatchObject({ status: 'unknown', errorClass: 'outcome-unknown' });
     // The nonce was used: it is traced to our own transaction, in a block, although no receipt comes.
     const [mined] = await swapsSince(fromBlock);
     const [attempt] = await executor.ledger.attempts.ofTrade('hostile:withheld');
@@ -67,7 +67,7 @@ describe('a node that withholds receipts', () => {
       `outcome not known: nonce ${attempt?.nonce} of ${account().address} not settled after 2 s (${attempt?.hash} is in block ${mined?.blockNumber}, but the node gives no receipt for it); the trade stays open until the chain shows what happened`,
     );
     expect(await kinds(executor, 'hostile:withheld')).toContain('seen-in-block');
-    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'OutcomeUnknownError', retryable: true } });
+    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'outcome-unknown', retryable: true } });
     // `routekeeper history` says why it is open.
     const history = await runCli(['history', '--ledger', executor.ledgerFile]);
     expect(history.stdout).toMatch(new RegExp(`hostile:withheld  unknown: sell .* for .*: outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`));
@@ -171,7 +171,7 @@ describe('a nonce used by a transaction routekeeper did not sign', () => {
     await fork.confirm(foreign);
 
     const report = await running;
-    expect(report).toMatchObject({ status: 'failed', errorClass: 'KeyUsedElsewhereError' });
+    expect(report).toMatchObject({ status: 'failed', errorClass: 'key-used-elsewhere' });
     const foreignBlock = (await fork.publicClient.getTransactionReceipt({ hash: foreign })).blockNumber;
     expect(report.reason).toBe(`nonce ${nonce} of ${account().address} was used by ${foreign} (block ${foreignBlock}), a transaction routekeeper did not sign: the key is used elsewhere`);
     expect((await executor.ledger.attempts.ofTrade('hostile:foreign')).map((a) => a.status)).toEqual(['dropped']);

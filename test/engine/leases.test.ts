@@ -40,7 +40,7 @@ describe('a wallet under a lease', () => {
       // Daemon a goes on as if nothing happened: its own clock still says the lease holds, the database does not.
       const report = await runTrade(executor, swapTrade(fork, 'leased', '2026-11-21T10:01:00.000Z', { amountIn: parseUnits('1', 18) }));
       expect(report.status).toBe('checked');
-      expect(report.errorClass).toBe('LeaseLostError');
+      expect(report.errorClass).toBe('lease-lost');
       expect(report.reason).toMatch(/^interrupted at checked: the lease of wallet 0x[0-9a-fA-F]{40} \(epoch 1\) is not this daemon's any more: it is daemon-b's \(epoch 2\); nothing was recorded$/);
       expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
       expect((await executor.ledger.trades.get(report.intentId))?.status).toBe('checked');
@@ -59,7 +59,7 @@ describe('a wallet under a lease', () => {
     executors.push(executor);
     const nonce = await fork.publicClient.getTransactionCount({ address: me() });
     const report = await runTrade(executor, swapTrade(fork, 'unleased', '2026-11-21T10:00:00.000Z', { amountIn: parseUnits('1', 18) }));
-    expect([report.status, report.errorClass]).toEqual(['checked', 'LeaseLostError']);
+    expect([report.status, report.errorClass]).toEqual(['checked', 'lease-lost']);
     expect(report.reason).toMatch(/this daemon does not hold wallet 0x[0-9a-fA-F]{40}; nothing is signed for it/);
     expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);

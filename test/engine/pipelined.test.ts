@@ -113,7 +113,7 @@ describe('many trades of one wallet per block', () => {
     expect(a.status, a.reason).toBe('confirmed');
     expect(c.status, c.reason).toBe('confirmed');
     expect(b).toMatchObject({ status: 'failed', reason: 'reverted on chain: MinimaRouter: Initial transferFrom failed!' });
-    expect(await executor.ledger.trades.get(b.intentId)).toMatchObject({ status: 'failed', failure: { errorClass: 'TransactionReverted' } });
+    expect(await executor.ledger.trades.get(b.intentId)).toMatchObject({ status: 'failed', failure: { errorClass: 'reverted' } });
     const attempts = await attemptsOf(executor, [a.intentId, b.intentId, c.intentId]);
     expect(attempts.map((x) => [x.intentId, x.nonce, x.status])).toEqual([
       [a.intentId, nonceBefore, 'mined'],

@@ -143,7 +143,7 @@ describe('the sender', () => {
     expect(report.status).toBe('failed');
     expect(report.reason).toBe('reverted on chain: MinimaRouter: Initial transferFrom failed!');
     expect((await executor.ledger.attempts.ofTrade('sender-test:reverted')).map((a) => a.status)).toEqual(['reverted']);
-    expect(await executor.ledger.trades.get('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'TransactionReverted' } });
+    expect(await executor.ledger.trades.get('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'reverted' } });
   });
 
   it('stops signing from a wallet whose key is used elsewhere: the wallet is paused, nothing is signed', async () => {
@@ -155,7 +155,7 @@ describe('the sender', () => {
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), account().address);
 
     const report = await runTrade(executor, swap('second'));
-    expect(report).toMatchObject({ status: 'failed', errorClass: 'KeyUsedElsewhereError' });
+    expect(report).toMatchObject({ status: 'failed', errorClass: 'key-used-elsewhere' });
     expect(report.reason).toBe(`the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere`);
     const [event] = (await executor.ledger.events.list('sender-test:second')).filter((e) => e.kind === 'nonce-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });

@@ -102,7 +102,7 @@ describe.each(backends)('the ledger on %s', (backend) => {
       const ledger = await openLedger(location);
       await ledger.trades.claimSlot(intent('odd'));
       await walk(ledger, 'dca:odd', 'broadcast');
-      const anomaly = { reason: 'the wallet received less than the logs say', event: { kind: 'anomaly', details: { reason: 'less' } }, settlement };
+      const anomaly = { reason: 'the wallet received less than the logs say', event: { kind: 'anomaly' as const, details: { reason: 'less' } }, settlement };
       await failPauses(location, true);
       await expect(ledger.trades.markAnomaly(intent('odd'), anomaly)).rejects.toThrow(/crash before the pause/);
       expect((await ledger.trades.get('dca:odd'))?.status).toBe('broadcast');
@@ -139,9 +139,9 @@ describe.each(backends)('the ledger on %s', (backend) => {
       await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
       const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
       expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
-      await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false });
+      await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'refused', retryable: false });
       // A later stage keeps what earlier ones stored.
-      expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'refused', call: stored, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'GuardRefusal', retryable: false } });
+      expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'refused', call: stored, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'refused', retryable: false } });
     });
 
     it('moves a trade to `signed` in the same transaction that stores its signed bytes', async () => {
@@ -318,8 +318,8 @@ describe.each(backends)('the ledger on %s', (backend) => {
     it('keeps events in order, amounts as decimal strings', async () => {
       const ledger = await openLedger(freshLedger(backend));
       await ledger.events.record('nonce-used-elsewhere', { expected: 3, onChain: 5 });
-      await ledger.events.record('replaced', { bumpedTo: 11n }, 'dca:x');
-      expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replaced']);
+      await ledger.events.record('replace', { bumpedTo: 11n }, 'dca:x');
+      expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replace']);
       expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
     });
 

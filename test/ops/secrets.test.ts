@@ -41,8 +41,8 @@ describe('secret URLs', () => {
     try {
       const trade = { id: 's:1', strategyId: 's', slot: '1', wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', chainId: 42220, kind: 'swap', tokenIn: '0x00000000000000000000000000000000000000aa', tokenOut: '0x00000000000000000000000000000000000000bb', amountIn: 1n, slippageBps: 50 } as const;
       await ledger.trades.claimSlot(trade);
-      await ledger.trades.fail('s:1', { reason: failure, errorClass: 'NodeUnavailableError', retryable: true });
-      await ledger.events.record('node-error', { message: failure }, 's:1');
+      await ledger.trades.fail('s:1', { reason: failure, errorClass: 'node', retryable: true });
+      await ledger.events.record('send-refused', { error: failure }, 's:1');
       await ledger.pauses.pause({ scope: 'strategy', key: 's', reason: failure });
       const stored = toJson([(await ledger.trades.get('s:1')), await ledger.events.list('s:1'), await ledger.pauses.all()]);
       expect(stored).toContain('celo-mainnet.example.io/***');

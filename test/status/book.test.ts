@@ -38,7 +38,7 @@ async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: nu
     return { id, run };
   }
   if (to === 'failed') {
-    await ledger.trades.fail(id, { reason: 'the service failed', errorClass: 'ServiceError', retryable: false }, { now: at + 1 });
+    await ledger.trades.fail(id, { reason: 'the service failed', errorClass: 'service', retryable: false }, { now: at + 1 });
     await ledger.runs.finish(run, 'failed', 'failed', at + 1);
     return { id, run };
   }
