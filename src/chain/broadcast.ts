@@ -21,7 +21,7 @@ const withoutSync = new WeakSet<object>();
  */
 export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], options: { stage?: TxStage; signal?: AbortSignal } = {}): Promise<Map<Hex, TransactionReceipt>> {
   const stage = options.stage ?? 'broadcast';
-  for (const attempt of attempts) if (attempt.status === 'signed') await wallet.ledger.attempts.update(attempt.id, { status: 'broadcast' });
+  for (const attempt of attempts) if (attempt.status === 'signed') await wallet.journal.sending(attempt);
   const sync = !wallet.impersonated && !withoutSync.has(wallet.client);
   // viem batches only requests that share a signal: this send's own keeps its transactions in one request of their
   // own. A synchronous send is answered once mined; a read batched with it would wait as long (another trade's
@@ -42,15 +42,15 @@ export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], op
       // Sent again, or a new signature for a nonce already out: the node will not take it now (fees moved past it),
       // but it may later, and what is already out stays out. Following the nonce sends it again.
       if (stage !== 'broadcast') {
-        await wallet.ledger.events.record('send-refused', { hash: attempt.hash, stage, error: result.details ?? result.shortMessage }, attempt.intentId);
+        await wallet.journal.noted(attempt.intentId, { kind: 'send-refused', hash: attempt.hash, stage, error: result.details ?? result.shortMessage });
         continue;
       }
-      await wallet.ledger.attempts.update(attempt.id, { status: 'dropped', error: result.details ?? result.shortMessage });
+      await wallet.journal.dropped(attempt, result.details ?? result.shortMessage);
       throw result;
     }
     if (result instanceof NodeUnavailableError) {
       // It may or may not have arrived: following the nonce decides.
-      await wallet.ledger.events.record('broadcast-uncertain', { hash: attempt.hash, error: result.shortMessage }, attempt.intentId);
+      await wallet.journal.noted(attempt.intentId, { kind: 'broadcast-uncertain', hash: attempt.hash, error: result.shortMessage });
     }
     if (result && 'transactionHash' in result) receipts.set(attempt.hash, result);
     await wallet.onStage?.(stage, { ...attempt, status: 'broadcast' });
@@ -99,7 +99,7 @@ async function sendImpersonated(wallet: Wallet, attempt: Attempt, alone: AbortSi
     }, { signal: alone });
     // The node names the transaction; should its hash differ from the one computed at "signing", the node's is kept.
     if (hash.toLowerCase() !== attempt.hash.toLowerCase()) {
-      await wallet.ledger.attempts.correctHash(attempt.id, hash);
+      await wallet.journal.renamed(attempt, hash);
       attempt.hash = hash;
     }
     return undefined;

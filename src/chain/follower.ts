@@ -21,11 +21,11 @@
 import type { Hex, TransactionReceipt } from 'viem';
 import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions';
 import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
-import type { EventKind } from '../ledger/event-kinds.ts';
 import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
 import { type ReceiptBlocks, inclusionOf, judgeInclusion, nonceUse } from './evidence.ts';
+import type { ChainFact } from './journal.ts';
 import type { Mined, TxRequest, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
@@ -54,7 +54,7 @@ const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.stat
 export async function follow(wallet: Wallet, options: FollowOptions): Promise<Mined | undefined> {
   let last: Mined | undefined;
   for (;;) {
-    const open = (await wallet.ledger.attempts.ofTrade(options.intentId)).filter(isOpen);
+    const open = (await wallet.journal.attemptsOf(options.intentId)).filter(isOpen);
     const lowest = open.reduce<number | undefined>((min, a) => (min === undefined || a.nonce < min ? a.nonce : min), undefined);
     if (lowest === undefined) return last;
     const mined = await followNonce(wallet, lowest, options);
@@ -63,7 +63,7 @@ export async function follow(wallet: Wallet, options: FollowOptions): Promise<Mi
 }
 
 async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions): Promise<Mined> {
-  const { client, ledger } = wallet;
+  const { client, journal } = wallet;
   const giveUpAfterMs = options.giveUpAfterMs ?? wallet.settings.giveUpAfterMs;
   const started = Date.now();
   // When the fees last changed: sending the same bytes again does not make a transaction less stuck.
@@ -75,13 +75,13 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
   /** Set once the nonce was traced to one of our transactions: no need to search the chain again. */
   let seenOurs = false;
   const noted = new Set<string>();
-  const noteOnce = async (key: string, kind: EventKind, details: unknown) => {
+  const noteOnce = async (key: string, fact: ChainFact) => {
     if (noted.has(key)) return;
     noted.add(key);
-    await ledger.events.record(kind, details, options.intentId);
+    await journal.noted(options.intentId, fact);
   };
   for (let look = 0; ; look++) {
-    const open = (await ledger.attempts.ofTrade(options.intentId)).filter((a) => a.nonce === nonce && isOpen(a));
+    const open = (await journal.attemptsOf(options.intentId)).filter((a) => a.nonce === nonce && isOpen(a));
     if (open.length === 0) throw new Error(`followNonce: no open attempt at nonce ${nonce}`);
     // Resumed after a restart, or signed here: either way in flight until settled.
     if (look === 0) wallet.track(open);
@@ -99,7 +99,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
       if (inclusion === 'confirmed') return settleNonce(wallet, open, minedIndex, receipt);
       if (inclusion === 'not-in-chain') {
         // A reorg dropped its block, or the node made the receipt up: either way it proves nothing yet.
-        await noteOnce(`absent:${receipt.blockHash}`, 'receipt-not-in-chain', { hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+        await noteOnce(`absent:${receipt.blockHash}`, { kind: 'receipt-not-in-chain', hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
         known = `a receipt in block ${receipt.blockNumber} that the chain does not hold`;
       } else {
         known = `mined in block ${receipt.blockNumber}, awaiting ${wallet.settings.confirmations} confirmations`;
@@ -119,13 +119,13 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
             await options.authorize(newest);
             await broadcast(wallet, [newest], { stage: 'rebroadcast', signal: options.signal });
             // Recorded once it is sent again: an event says what happened, not what is about to.
-            await ledger.events.record('rebroadcast', { hash: newest.hash }, options.intentId);
+            await journal.noted(options.intentId, { kind: 'rebroadcast', hash: newest.hash });
           }
           // A transaction behind a lower nonce of the wallet still in flight waits for it: paying more would not
           // let it pass. Only the lowest is re-priced or cancelled, on its own nonce, so the order holds.
           const behind = wallet.lowestInFlight !== undefined && wallet.lowestInFlight < nonce;
           if (stuck && behind) {
-            await noteOnce(`behind:${wallet.lowestInFlight}`, 'waiting-behind', { nonce, behind: wallet.lowestInFlight });
+            await noteOnce(`behind:${wallet.lowestInFlight}`, { kind: 'waiting-behind', nonce, behind: wallet.lowestInFlight });
             lastPriced = Date.now();
           }
           // A node may also drop what it cannot mine (fees under the base fee): stuck either way.
@@ -159,24 +159,24 @@ async function traceUsedNonce(
   const used = await nonceUse(wallet.client, wallet.address, nonce).catch(() => undefined);
   if (!used) return { known: `nonce ${nonce} is used, but the node does not show by which transaction`, ours: false };
   if (open.some((a) => a.hash.toLowerCase() === used.hash.toLowerCase())) {
-    await wallet.ledger.events.record('seen-in-block', { hash: used.hash, blockNumber: used.blockNumber }, intentId);
+    await wallet.journal.noted(intentId, { kind: 'seen-in-block', hash: used.hash, blockNumber: used.blockNumber });
     return { known: `${used.hash} is in block ${used.blockNumber}, but the node gives no receipt for it`, ours: true };
   }
-  const other = await wallet.ledger.attempts.byHash(used.hash);
+  const other = await wallet.journal.attemptByHash(used.hash);
   for (const attempt of open) {
-    await wallet.ledger.attempts.update(attempt.id, { status: 'dropped', error: `nonce ${nonce} used by ${used.hash} in block ${used.blockNumber}` });
+    await wallet.journal.dropped(attempt, `nonce ${nonce} used by ${used.hash} in block ${used.blockNumber}`);
   }
   wallet.settled(nonce);
   if (other) {
     throw new OutcomeUnknownError(`nonce ${nonce} was used by ${used.hash} of our trade ${other.intentId}; none of this trade's transactions can mine`);
   }
-  await wallet.ledger.events.record('key-used-elsewhere', { wallet: wallet.address, nonce, hash: used.hash, blockNumber: used.blockNumber }, intentId);
+  await wallet.journal.noted(intentId, { kind: 'key-used-elsewhere', wallet: wallet.address, nonce, hash: used.hash, blockNumber: used.blockNumber });
   throw new KeyUsedElsewhereError(`nonce ${nonce} of ${wallet.address} was used by ${used.hash} (block ${used.blockNumber}), a transaction routekeeper did not sign: the key is used elsewhere`);
 }
 
 /** Replaces or cancels a stuck transaction; 'at-cap' when fees cannot rise and we keep waiting. */
 async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, atCapRecorded: boolean): Promise<'replaced' | 'cancelled' | 'at-cap'> {
-  const { client, ledger } = wallet;
+  const { client, journal } = wallet;
   const [block, tip] = await Promise.all([getBlock(client, { blockTag: 'latest' }), client.request({ method: 'eth_maxPriorityFeePerGas' })]);
   const chainFees = wallet.fees.bumped(newest, wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip)));
   const deadlinePassed = options.deadline !== undefined && block.timestamp > options.deadline;
@@ -187,7 +187,7 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
   const cancelAboveCap = overCap && deadlinePassed && newest.purpose !== 'cancel';
   if (overCap && !cancelAboveCap) {
     if (!atCapRecorded) {
-      await ledger.events.record('stuck-at-fee-cap', { hash: newest.hash, decision: 'keep waiting', wouldNeed: chainFees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed }, options.intentId);
+      await journal.noted(options.intentId, { kind: 'stuck-at-fee-cap', hash: newest.hash, decision: 'keep waiting', wouldNeed: chainFees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed });
     }
     return 'at-cap';
   }
@@ -211,16 +211,16 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
       : { ...stored.call, value: 0n, purpose: stored.purpose, nonce: newest.nonce, gas: stored.gas, fees },
   ]);
   await broadcast(wallet, [replacement as Attempt], { stage: cancel ? 'cancelled' : 'replaced', signal: options.signal });
-  await ledger.events.record(cancel ? 'cancel' : 'replace', { replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) }, options.intentId);
+  await journal.noted(options.intentId, { kind: cancel ? 'cancel' : 'replace', replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) });
   return cancel ? 'cancelled' : 'replaced';
 }
 
 async function settleNonce(wallet: Wallet, open: Attempt[], minedIndex: number, receipt: TransactionReceipt): Promise<Mined> {
   const mined = open[minedIndex] as Attempt;
-  const settled = await wallet.ledger.attempts.settleNonce(
-    mined.id,
+  const settled = await wallet.journal.nonceSettled(
+    mined,
     { status: receipt.status === 'success' ? 'mined' : 'reverted', blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice },
-    open.filter((other) => other.id !== mined.id).map((other) => other.id),
+    open.filter((other) => other.id !== mined.id),
   );
   wallet.settled(mined.nonce);
   await wallet.onStage?.('mined', settled);

@@ -3,16 +3,16 @@
  * counts as pending (read in the same batch as everything else before signing, so it costs no round trip).
  */
 import type { Address } from 'viem';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { TxJournal } from './journal.ts';
 import { KeyUsedElsewhereError } from './errors.ts';
 
 export class NonceAllocator {
-  readonly #ledger: Ledger;
+  readonly #journal: TxJournal;
   readonly #wallet: Address;
   readonly #chainId: number;
 
-  constructor(ledger: Ledger, wallet: Address, chainId: number) {
-    this.#ledger = ledger;
+  constructor(journal: TxJournal, wallet: Address, chainId: number) {
+    this.#journal = journal;
     this.#wallet = wallet;
     this.#chainId = chainId;
   }
@@ -23,11 +23,11 @@ export class NonceAllocator {
    * elsewhere: recorded on `intentId`, and nothing more is signed (KeyUsedElsewhereError pauses the wallet).
    */
   async next(pendingOnChain: number, intentId: string): Promise<number> {
-    const highest = await this.#ledger.attempts.highestNonce(this.#wallet, this.#chainId);
+    const highest = await this.#journal.highestNonce(this.#wallet, this.#chainId);
     if (highest === undefined) return pendingOnChain;
     const fromLedger = highest + 1;
     if (pendingOnChain > fromLedger) {
-      await this.#ledger.events.record('nonce-used-elsewhere', { wallet: this.#wallet, expected: fromLedger, onChain: pendingOnChain }, intentId);
+      await this.#journal.noted(intentId, { kind: 'nonce-used-elsewhere', wallet: this.#wallet, expected: fromLedger, onChain: pendingOnChain });
       throw new KeyUsedElsewhereError(
         `the node counts ${pendingOnChain} transactions from ${this.#wallet}, but routekeeper signed ${fromLedger}: the key is used elsewhere`,
       );

@@ -6,7 +6,8 @@
 import PQueue from 'p-queue';
 import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, concatHex, keccak256, parseTransaction, serializeTransaction } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import type { Attempt, AttemptPurpose, Ledger } from '../ledger/ledger.ts';
+import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
+import type { TxJournal } from './journal.ts';
 import type { ChainClient } from './chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
@@ -47,7 +48,8 @@ export type WalletDeps = {
    */
   impersonate?: boolean;
   chainId: number;
-  ledger: Ledger;
+  /** Where its signed bytes are kept and what happens to them is recorded (ledger/tx-journal.ts). */
+  journal: TxJournal;
   settings?: Partial<WalletSettings>;
   onStage?: (stage: TxStage, attempt: Attempt) => void | Promise<void>;
   /**
@@ -64,7 +66,7 @@ export class Wallet {
   readonly address: Address;
   readonly chainId: number;
   readonly client: ChainClient;
-  readonly ledger: Ledger;
+  readonly journal: TxJournal;
   readonly settings: WalletSettings;
   readonly fees: FeePolicy;
   readonly nonces: NonceAllocator;
@@ -88,10 +90,10 @@ export class Wallet {
     this.address = deps.account.address;
     this.chainId = deps.chainId;
     this.client = deps.client;
-    this.ledger = deps.ledger;
+    this.journal = deps.journal;
     this.settings = { ...defaultWalletSettings, ...deps.settings };
     this.fees = new FeePolicy(this.settings.feeCap);
-    this.nonces = new NonceAllocator(deps.ledger, this.address, deps.chainId);
+    this.nonces = new NonceAllocator(deps.journal, this.address, deps.chainId);
     this.onStage = deps.onStage;
     this.impersonated = deps.impersonate ?? false;
     this.tags = new RecordTags(deps.account);
@@ -188,7 +190,7 @@ export class Wallet {
         };
       }),
     );
-    const attempts = await this.ledger.trades.recordSigned(signed, { fence });
+    const attempts = await this.journal.signed(signed, fence);
     this.#signings++;
     this.track(attempts);
     for (const attempt of attempts) await this.onStage?.('signed', attempt);

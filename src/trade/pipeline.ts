@@ -162,7 +162,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         if (checked.gas.trade === undefined) {
           // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
           // then check again (the simulation included) before the trade is signed.
-          await stage('approve', () => approveFirst(wallet, { ...record, call: checked.call }, checked, deps.settings, signal));
+          await stage('approve', () => approveFirst(deps, { ...record, call: checked.call }, checked, signal));
           checked = await stage('check', () => check(context, record, proposal));
           report.simulatedOut = checked.simulatedOut;
           if (checked.simulatedOut !== undefined) await ledger.trades.recordSimulation(record.id, checked.simulatedOut);
@@ -194,7 +194,7 @@ async function finish(
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
   if (record.status === 'signed' || (await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
-  const receipts = unsent.length > 0 ? await stage('broadcast', () => sendOrFillNonce(wallet, record, unsent, signal), signal) : new Map<Hex, TransactionReceipt>();
+  const receipts = unsent.length > 0 ? await stage('broadcast', () => sendOrFillNonce(deps, record, unsent, signal), signal) : new Map<Hex, TransactionReceipt>();
   const readAhead = readSettlementAhead(wallet, record, unsent, receipts);
   const call = record.call;
   const mined = await stage('follow', async () =>
@@ -215,7 +215,7 @@ async function finish(
       giveUpAfterMs: followForMs,
       authorize: (attempt) => authorizedCall(wallet, record, attempt, deps.settings.approvals),
       signal,
-    })) ?? (await adoptSettled(wallet, record)),
+    })) ?? (await adoptSettled(deps, record)),
     signal,
   );
   if (!mined) {
@@ -223,7 +223,7 @@ async function finish(
     await ledger.trades.fail(record.id, { reason, errorClass: 'rejected', retryable: false });
     return { ...report, status: 'failed', reason };
   }
-  return { ...report, ...(await stage('settle', () => settle(wallet, record, mined, { nativeToken: deps.nativeToken, readAhead }), signal)) };
+  return { ...report, ...(await stage('settle', () => settle(deps, record, mined, { nativeToken: deps.nativeToken, readAhead }), signal)) };
 }
 
 /**
@@ -233,12 +233,12 @@ async function finish(
  * like any other; its settlement says it was cancelled. The later transactions are never signed again: each may still
  * mine on its own nonce. A cancellation the node refuses too is sent again while its nonce is followed.
  */
-async function sendOrFillNonce(wallet: Wallet, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
+async function sendOrFillNonce({ wallet, ledger }: PipelineDeps, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
   try {
     return await broadcast(wallet, attempts, { signal });
   } catch (error) {
     if (!(error instanceof TransactionRejectedError)) throw error;
-    const dropped = [...new Set((await wallet.ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'dropped').map((a) => a.nonce))];
+    const dropped = [...new Set((await ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'dropped').map((a) => a.nonce))];
     const fillers = await wallet.exclusive(async () => {
       // Inside the wallet's signing turn: no nonce is handed out while we look.
       for (const nonce of dropped) wallet.settled(nonce);
@@ -251,7 +251,7 @@ async function sendOrFillNonce(wallet: Wallet, record: TradeRecord, attempts: At
       );
     });
     if (fillers.length === 0) throw error;
-    for (const filler of fillers) await wallet.ledger.events.record('nonce-filled', { nonce: filler.nonce, by: filler.hash, why: error.shortMessage }, record.id);
+    for (const filler of fillers) await ledger.events.record('nonce-filled', { nonce: filler.nonce, by: filler.hash, why: error.shortMessage }, record.id);
     return broadcast(wallet, fillers, { stage: 'cancelled', signal });
   }
 }
@@ -279,23 +279,23 @@ function readSettlementAhead(wallet: Wallet, record: TradeRecord, sent: Attempt[
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */
-async function approveFirst(wallet: Wallet, record: TradeRecord, checked: Checked, settings: ExecutionSettings, signal?: AbortSignal): Promise<void> {
+async function approveFirst({ wallet, ledger, settings }: PipelineDeps, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
   const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
-  await wallet.ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
+  await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
   const receipts = await broadcast(wallet, signed, { signal });
   const mined = await follow(wallet, { intentId: record.id, receipts, authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals), signal });
   if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
 }
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */
-async function adoptSettled(wallet: Wallet, record: TradeRecord): Promise<Mined | undefined> {
-  const settled = (await wallet.ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'mined' || a.status === 'reverted');
+async function adoptSettled({ wallet, ledger }: PipelineDeps, record: TradeRecord): Promise<Mined | undefined> {
+  const settled = (await ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'mined' || a.status === 'reverted');
   const last = settled.find((a) => a.purpose !== 'approve') ?? settled.at(-1);
   if (!last) return undefined;
   const receipt = await getTransactionReceipt(wallet.client, { hash: last.hash });
-  await wallet.ledger.events.record('adopted', { hash: last.hash, status: receipt.status }, record.id);
+  await ledger.events.record('adopted', { hash: last.hash, status: receipt.status }, record.id);
   return { receipt, attempt: last, cancelled: last.purpose === 'cancel' };
 }
 

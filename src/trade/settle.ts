@@ -11,6 +11,7 @@ import { getTransaction } from 'viem/actions';
 import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/outcome.ts';
 import { revertReason } from '../chain/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
 import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from './types.ts';
 
@@ -38,8 +39,8 @@ export function readOutcome(
 }
 
 /** Gas paid by every mined transaction of the trade (an approval included), in wei. */
-async function gasCostOf(wallet: Wallet, intentId: string): Promise<bigint> {
-  return (await wallet.ledger.attempts.ofTrade(intentId))
+async function gasCostOf(ledger: Ledger, intentId: string): Promise<bigint> {
+  return (await ledger.attempts.ofTrade(intentId))
     .filter((a) => a.status === 'mined' || a.status === 'reverted')
     .reduce((sum, a) => sum + (a.gasUsed ?? 0n) * (a.effectiveGasPrice ?? 0n), 0n);
 }
@@ -50,7 +51,12 @@ async function gasCostOf(wallet: Wallet, intentId: string): Promise<bigint> {
  */
 export type SettlementReads = { receipt: TransactionReceipt; balances: Promise<BalanceReads>; blocks: Promise<ReceiptBlocks>; receipts: ReadonlyMap<Hex, TransactionReceipt> };
 
-export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, options: { nativeToken?: Address; readAhead?: SettlementReads } = {}): Promise<Partial<TradeReport>> {
+export async function settle(
+  { wallet, ledger }: { wallet: Wallet; ledger: Ledger },
+  record: TradeRecord,
+  mined: Mined,
+  options: { nativeToken?: Address; readAhead?: SettlementReads } = {},
+): Promise<Partial<TradeReport>> {
   const { receipt, attempt } = mined;
   const settlement: Settlement = {
     txHash: receipt.transactionHash,
@@ -58,10 +64,10 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
     gasUsed: receipt.gasUsed,
     effectiveGasPrice: receipt.effectiveGasPrice,
   };
-  const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(wallet, record.id) };
+  const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(ledger, record.id) };
   const fail = async (reason: string): Promise<Partial<TradeReport>> => {
     const failure: Failure = { reason, errorClass: mined.cancelled ? 'cancelled' : 'reverted', retryable: false };
-    await wallet.ledger.trades.fail(record.id, failure, { settlement });
+    await ledger.trades.fail(record.id, failure, { settlement });
     return { ...common, status: 'failed', reason };
   };
   if (mined.cancelled) return fail('cancelled: the stuck trade was replaced by a zero-value transfer');
@@ -77,7 +83,7 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
   let anomaly = outcome.anomaly;
   let balancesAfter: WalletBalances | undefined;
   if (!anomaly) {
-    const ownHashes = (await wallet.ledger.attempts.ofTrade(record.id)).map((attempt) => attempt.hash);
+    const ownHashes = (await ledger.attempts.ofTrade(record.id)).map((attempt) => attempt.hash);
     const ahead = options.readAhead?.receipt.blockHash === receipt.blockHash ? options.readAhead : undefined;
     const block = ahead && (await ahead.blocks.catch(() => undefined))?.blocks.get(receipt.blockNumber);
     const balances = await checkBalanceChanges(wallet.client, record, settled, {
@@ -85,19 +91,19 @@ export async function settle(wallet: Wallet, record: TradeRecord, mined: Mined, 
       ownHashes,
       ...(ahead && { reads: ahead.balances, block, receipts: ahead.receipts }),
       lookup: async (hash) => {
-        const attempt = await wallet.ledger.attempts.byHash(hash);
+        const attempt = await ledger.attempts.byHash(hash);
         if (!attempt) return undefined;
-        return { purpose: attempt.purpose, record: attempt.purpose === 'trade' ? await wallet.ledger.trades.get(attempt.intentId) : undefined };
+        return { purpose: attempt.purpose, record: attempt.purpose === 'trade' ? await ledger.trades.get(attempt.intentId) : undefined };
       },
     });
     balancesAfter = balances.after;
-    if (balances.ok === 'skipped') await wallet.ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);
+    if (balances.ok === 'skipped') await ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);
     else if (!balances.ok) anomaly = balances.anomaly;
   }
   if (anomaly) {
-    await wallet.ledger.trades.markAnomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
+    await ledger.trades.markAnomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
-  await wallet.ledger.trades.settle(record.id, settled);
+  await ledger.trades.settle(record.id, settled);
   return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
 }

@@ -114,19 +114,19 @@ describe('a receipt that does not say what the wallet received', () => {
     };
     const first = await sentElsewhere();
     const noTransfer = { ...receipt, logs: receipt.logs.filter((log) => log.address.toLowerCase() !== celo) };
-    const settled = await settle(first.other.wallet, record, { receipt: noTransfer, attempt: first.mined, cancelled: false });
+    const settled = await settle(first.other, record, { receipt: noTransfer, attempt: first.mined, cancelled: false });
     expect(settled.status).toBe('anomaly');
     expect(settled.reason).toBe(`the receipt shows no transfer of ${record.tokenOut} to the wallet (the router's Swap event says ${report.amountOut})`);
     expect(await first.other.ledger.trades.get(report.intentId)).toMatchObject({ status: 'anomaly', anomaly: settled.reason, settlement: { txHash: report.txHash, reportedOut: report.amountOut } });
     expect((await first.other.ledger.trades.get(report.intentId))?.settlement?.amountOut).toBeUndefined();
     expect((await first.other.ledger.events.list(report.intentId)).filter((e) => e.kind === 'anomaly')).toHaveLength(1);
     // The trade settled as confirmed stays confirmed: a second verdict on it is refused, and nothing changes.
-    await expect(settle(executor.wallet, record, { receipt: noTransfer, attempt, cancelled: false })).rejects.toThrow(IllegalTransitionError);
+    await expect(settle(executor, record, { receipt: noTransfer, attempt, cancelled: false })).rejects.toThrow(IllegalTransitionError);
     expect(await executor.ledger.trades.get(report.intentId)).toEqual(record);
 
     // A receipt with no logs at all: no amount can be read.
     const second = await sentElsewhere();
-    const bare = await settle(second.other.wallet, record, { receipt: { ...receipt, logs: [] }, attempt: second.mined, cancelled: false });
+    const bare = await settle(second.other, record, { receipt: { ...receipt, logs: [] }, attempt: second.mined, cancelled: false });
     expect(bare).toMatchObject({ status: 'anomaly', reason: `the receipt shows no transfer of ${record.tokenOut} to the wallet` });
   });
 });
