@@ -24,6 +24,9 @@ const committedStates: readonly TradeState[] = ['checked', 'signed', 'broadcast'
 
 type Columns = Partial<Omit<IntentsTable, 'id' | 'status'>>;
 
+/** A pause a trade's failure causes (its wallet, when its key is used elsewhere), recorded with the failure. */
+export type TradePause = { scope: 'strategy' | 'wallet'; key: string; reason: string };
+
 export class TradeStore {
   readonly #ledger: LedgerDatabase;
 
@@ -130,17 +133,27 @@ export class TradeStore {
    * Ended without a trade: failed before signing, reverted, cancelled, or never taken by the node. Never while a
    * transaction of the trade may still be mined.
    */
-  fail(id: string, failure: Failure, options: { settlement?: Settlement; now?: number } = {}): Promise<void> {
+  fail(id: string, failure: Failure, options: { settlement?: Settlement; pause?: TradePause; now?: number } = {}): Promise<void> {
     const { settlement, now = Date.now() } = options;
     return this.#ledger.transaction(async (q) => {
       await this.#requireNoneInFlight(q, id);
       await this.#move(q, id, 'failed', { ...failureColumns(failure), ...(settlement && settlementColumns(settlement)) }, now);
+      if (options.pause) await insertPause(q, { ...options.pause, intentId: id }, now);
     });
   }
 
-  /** Signed and maybe mined, but the chain has not shown what happened: it counts as maybe traded until it does. */
-  markUnknown(id: string, failure: Failure, now = Date.now()): Promise<void> {
-    return this.#move(this.#db, id, 'unknown', failureColumns(failure), now);
+  /**
+   * Signed and maybe mined, but the chain has not shown what happened: it counts as maybe traded until it does. With
+   * `pause`, the pause it causes is recorded in the same database transaction.
+   */
+  markUnknown(id: string, failure: Failure, options: { pause?: TradePause; now?: number } = {}): Promise<void> {
+    const { now = Date.now() } = options;
+    if (!options.pause) return this.#move(this.#db, id, 'unknown', failureColumns(failure), now);
+    const pause = options.pause;
+    return this.#ledger.transaction(async (q) => {
+      await this.#move(q, id, 'unknown', failureColumns(failure), now);
+      await insertPause(q, { ...pause, intentId: id }, now);
+    });
   }
 
   /** Mined, and the wallet received what the receipt's logs say (`confirmed`). */

@@ -331,15 +331,14 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
     await ledger.trades.noteInterruption(record.id, { reason, errorClass, retryable: true });
     return { status: state, reason, errorClass };
   }
-  if (error instanceof KeyUsedElsewhereError) {
-    await ledger.pauses.pause({ scope: 'wallet', key: record.wallet, reason: message, intentId: record.id });
-  }
+  // The key used elsewhere: the wallet is paused with the trade's outcome, in one database transaction.
+  const pause = error instanceof KeyUsedElsewhereError ? { scope: 'wallet' as const, key: record.wallet, reason: message } : undefined;
   if (unsettled || state === 'unknown') {
     // Maybe traded: it counts against budgets and one-shot orders and blocks its strategy until the chain tells.
     const reason = `outcome not known: ${message}`;
-    await ledger.trades.markUnknown(record.id, { reason, errorClass, retryable: true });
+    await ledger.trades.markUnknown(record.id, { reason, errorClass, retryable: true }, { pause });
     return { status: 'unknown', reason, errorClass };
   }
-  await ledger.trades.fail(record.id, { reason: message, errorClass, retryable });
+  await ledger.trades.fail(record.id, { reason: message, errorClass, retryable }, { pause });
   return { status: 'failed', reason: message, errorClass };
 }
