@@ -65,8 +65,10 @@ describe('the ledger in PostgreSQL', () => {
     const paused = await runCli(['pause', 'dca', '--reason', 'looking'], { ...env, DATABASE_URL: url });
     expect(paused.code, paused.stderr).toBe(0);
     const again = await cli('once', 'dca', '--config', config, '--address-book', home.book, '--database', url, '--json');
-    expect(again.code, again.stderr).toBe(0);
-    expect((JSON.parse(again.stdout) as { note: string; trades: unknown[] })).toMatchObject({ note: 'paused: the strategy dca is paused (looking)', trades: [] });
+    // A paused strategy does not run: once says so, exit 1.
+    expect(again.code, again.stderr).toBe(1);
+    expect((JSON.parse(again.stdout) as { note: string; trades: unknown[] })).toMatchObject({ note: 'paused: the strategy dca is paused (looking)', trades: [], heldBy: 'pause' });
+    expect(again.stderr.trim().split('\n').at(-1)).toBe('routekeeper: once: dca did not run: paused: the strategy dca is paused (looking); lift it with `routekeeper resume` once a person has looked');
     const resumed = await cli('resume', 'dca', '--database', url);
     expect([resumed.code, resumed.stdout]).toEqual([0, 'lifted the pause of the strategy dca\n']);
 
