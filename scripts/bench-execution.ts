@@ -22,7 +22,7 @@ import { encodeSwapCall } from '../src/contracts/calldata.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
-import { ledgerJournal } from '../src/ledger/tx-journal.ts';
+import { recorderOf } from '../src/trade/recorder.ts';
 import { createRoutingClient } from '../src/service/client.ts';
 import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
@@ -74,7 +74,7 @@ try {
     const pipelineRpc = await countingProxy(book.rpcUrl);
     const client = createPublicClient({ chain, transport: http(pipelineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });
     const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
-    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: ledgerJournal(ledger), settings: { pollMs: 20 } });
+    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: recorderOf(ledger).journal, settings: { pollMs: 20 } });
     const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings };
 
     const baselineRpc = await countingProxy(book.rpcUrl);

@@ -1,7 +1,8 @@
 /**
  * What the chain layer reports and reads of a wallet's transactions, as typed facts: it holds no ledger. Sending,
  * following and replacing say what happened (a fact) or what must be kept before it happens (signed bytes before
- * they leave), and one module records it (ledger/tx-journal.ts); what they read back are the transactions as stored.
+ * they leave), and one module records it (trade/recorder.ts, the only writer of a trade's record); what they read
+ * back are the transactions as stored.
  */
 import type { Address, Hex } from 'viem';
 import type { Attempt, NewAttempt } from '../ledger/ledger.ts';

@@ -48,7 +48,7 @@ export type WalletDeps = {
    */
   impersonate?: boolean;
   chainId: number;
-  /** Where its signed bytes are kept and what happens to them is recorded (ledger/tx-journal.ts). */
+  /** Where its signed bytes are kept and what happens to them is recorded (trade/recorder.ts). */
   journal: TxJournal;
   settings?: Partial<WalletSettings>;
   onStage?: (stage: TxStage, attempt: Attempt) => void | Promise<void>;

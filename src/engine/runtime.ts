@@ -11,7 +11,7 @@ import { getBlockNumber } from 'viem/actions';
 import { type ChainClient, chainFor } from '../chain/chains.ts';
 import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { strategyFit } from './strategy-fit.ts';
-import { ledgerJournal } from '../ledger/tx-journal.ts';
+import { recorderOf } from '../trade/recorder.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
@@ -156,7 +156,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       account: configured.account,
       impersonate: runtime.mode === 'fork',
       chainId,
-      journal: ledgerJournal(ledger),
+      journal: recorderOf(ledger).journal,
       settings: { feeCap, confirmations: confirmationsFor(runtime) },
       onStage: options.onStage,
       fence: () => leases.fenceFor(configured.account.address),

@@ -32,6 +32,7 @@ import { readBalances } from './balances.ts';
 import { approvalTx, signTrade } from './sign.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { failureClassOf } from './failure-classes.ts';
+import { recorderOf } from './recorder.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
 
 export type PipelineDeps = {
@@ -58,7 +59,7 @@ const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tok
 
 /** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
-  const claimed = await deps.ledger.trades.claimSlot(trade, { runId, requestTag: await deps.wallet.tags.request(trade) });
+  const claimed = await recorderOf(deps.ledger).claim(trade, { runId, requestTag: await deps.wallet.tags.request(trade) });
   if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
 }
@@ -77,7 +78,7 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
   const mine = await deps.ledger.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId });
   for (const record of mine) {
     throwIfAborted(signal);
-    await deps.ledger.events.record('resumed', { status: record.status }, record.id);
+    await recorderOf(deps.ledger).resumed(record);
     reports.push(await resumeTrade(deps, record, signal));
   }
   return reports;
@@ -94,6 +95,7 @@ const pausedRefusal = (pause: Pause) => new GuardRefusal('paused', `the ${pause.
  */
 async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number, options: { claimedNow?: { paused: boolean } } = {}): Promise<TradeReport> {
   const { ledger, wallet } = deps;
+  const recorder = recorderOf(ledger);
   const report: TradeReport = { intentId: record.id, trade: askedOf(record), status: record.status, stages: [] };
   const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
     throwIfAborted(stopOn);
@@ -115,7 +117,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
     if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
       if (!options.claimedNow && Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
-        await ledger.trades.fail(record.id, { reason, errorClass: 'interrupted', retryable: false });
+        await recorder.failed(record.id, { reason, errorClass: 'interrupted', retryable: false });
         return { ...report, status: 'failed', reason };
       }
       // After an anomaly, the strategy and the wallet sign nothing new until a person looks (`routekeeper resume`).
@@ -142,7 +144,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
         try {
           const callTag = await wallet.tags.call(record.id, checked.call);
-          await ledger.trades.commitChecked(record.id, { call: checked.call, callTag, simulatedOut: checked.simulatedOut, status, verify });
+          await recorder.checked(record.id, { call: checked.call, callTag, simulatedOut: checked.simulatedOut, status, verify });
         } catch (error) {
           throw error instanceof PausedError ? pausedRefusal(error.pause) : error;
         }
@@ -165,7 +167,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
           await stage('approve', () => approveFirst(deps, { ...record, call: checked.call }, checked, signal));
           checked = await stage('check', () => check(context, record, proposal));
           report.simulatedOut = checked.simulatedOut;
-          if (checked.simulatedOut !== undefined) await ledger.trades.recordSimulation(record.id, checked.simulatedOut);
+          if (checked.simulatedOut !== undefined) await recorder.simulated(record.id, checked.simulatedOut);
         }
         return stage('sign', () => signTrade(wallet, record, checked));
       });
@@ -190,10 +192,11 @@ async function finish(
   followForMs?: number,
 ): Promise<TradeReport> {
   const { ledger, wallet } = deps;
+  const recorder = recorderOf(ledger);
   // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
-  if (record.status === 'signed' || (await ledger.trades.get(record.id))?.status === 'signed') await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
+  if (record.status === 'signed' || (await ledger.trades.get(record.id))?.status === 'signed') await recorder.sending(record.id, wallet.fence());
   const receipts = unsent.length > 0 ? await stage('broadcast', () => sendOrFillNonce(deps, record, unsent, signal), signal) : new Map<Hex, TransactionReceipt>();
   const readAhead = readSettlementAhead(wallet, record, unsent, receipts);
   const call = record.call;
@@ -220,7 +223,7 @@ async function finish(
   );
   if (!mined) {
     const reason = 'the node took none of its transactions; nothing was traded';
-    await ledger.trades.fail(record.id, { reason, errorClass: 'rejected', retryable: false });
+    await recorder.failed(record.id, { reason, errorClass: 'rejected', retryable: false });
     return { ...report, status: 'failed', reason };
   }
   return { ...report, ...(await stage('settle', () => settle(deps, record, mined, { nativeToken: deps.nativeToken, readAhead }), signal)) };
@@ -251,7 +254,7 @@ async function sendOrFillNonce({ wallet, ledger }: PipelineDeps, record: TradeRe
       );
     });
     if (fillers.length === 0) throw error;
-    for (const filler of fillers) await ledger.events.record('nonce-filled', { nonce: filler.nonce, by: filler.hash, why: error.shortMessage }, record.id);
+    for (const filler of fillers) await recorderOf(ledger).nonceFilled(record.id, filler, error.shortMessage);
     return broadcast(wallet, fillers, { stage: 'cancelled', signal });
   }
 }
@@ -283,7 +286,7 @@ async function approveFirst({ wallet, ledger, settings }: PipelineDeps, record: 
   const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
-  await ledger.trades.markBroadcast(record.id, { fence: wallet.fence() });
+  await recorderOf(ledger).sending(record.id, wallet.fence());
   const receipts = await broadcast(wallet, signed, { signal });
   const mined = await follow(wallet, { intentId: record.id, receipts, authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals), signal });
   if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
@@ -295,7 +298,7 @@ async function adoptSettled({ wallet, ledger }: PipelineDeps, record: TradeRecor
   const last = settled.find((a) => a.purpose !== 'approve') ?? settled.at(-1);
   if (!last) return undefined;
   const receipt = await getTransactionReceipt(wallet.client, { hash: last.hash });
-  await ledger.events.record('adopted', { hash: last.hash, status: receipt.status }, record.id);
+  await recorderOf(ledger).adopted(record.id, last.hash, receipt.status);
   return { receipt, attempt: last, cancelled: last.purpose === 'cancel' };
 }
 
@@ -306,6 +309,7 @@ async function adoptSettled({ wallet, ledger }: PipelineDeps, record: TradeRecor
  * Anything else before signing: `failed`, with the error's class.
  */
 async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Promise<Partial<TradeReport>> {
+  const recorder = recorderOf(ledger);
   const message = error instanceof RoutekeeperError ? error.shortMessage : error instanceof Error ? error.message : String(error);
   const errorClass = failureClassOf(error);
   const retryable = error instanceof RoutekeeperError ? error.retryable : false;
@@ -313,11 +317,11 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
   const state = current?.status ?? record.status;
   if (error instanceof StoredRecordRefusedError) {
     // A row that claims to authorize a signature and cannot prove it: the database was written by someone else.
-    await ledger.trades.markAnomaly(record, { reason: message, event: { kind: 'stored-record-refused', details: { reason: message } } });
+    await recorder.anomaly(record, { reason: message, event: { kind: 'stored-record-refused', details: { reason: message } } });
     return { status: 'anomaly', reason: message, errorClass };
   }
   if (error instanceof GuardRefusal) {
-    await ledger.trades.refuse(record.id, { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false });
+    await recorder.refused(record.id, { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false });
     return { status: 'refused', refusal: error.reason, reason: message, errorClass };
   }
   // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
@@ -328,7 +332,7 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
     // An unknown trade stays unknown, with the reason it had; anything else resumes where it was at the next start.
     if (state === 'unknown') return { status: 'unknown', reason: current?.failure?.reason ?? message, errorClass };
     const reason = `interrupted at ${state}: ${message}`;
-    await ledger.trades.noteInterruption(record.id, { reason, errorClass, retryable: true });
+    await recorder.interrupted(record.id, { reason, errorClass, retryable: true });
     return { status: state, reason, errorClass };
   }
   // The key used elsewhere: the wallet is paused with the trade's outcome, in one database transaction.
@@ -336,9 +340,9 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
   if (unsettled || state === 'unknown') {
     // Maybe traded: it counts against budgets and one-shot orders and blocks its strategy until the chain tells.
     const reason = `outcome not known: ${message}`;
-    await ledger.trades.markUnknown(record.id, { reason, errorClass, retryable: true }, { pause });
+    await recorder.unknown(record.id, { reason, errorClass, retryable: true }, pause);
     return { status: 'unknown', reason, errorClass };
   }
-  await ledger.trades.fail(record.id, { reason: message, errorClass, retryable }, { pause });
+  await recorder.failed(record.id, { reason: message, errorClass, retryable }, { pause });
   return { status: 'failed', reason: message, errorClass };
 }

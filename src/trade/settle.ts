@@ -12,6 +12,7 @@ import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/ou
 import { revertReason } from '../chain/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import type { Ledger } from '../ledger/ledger.ts';
+import { recorderOf } from './recorder.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
 import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from './types.ts';
 
@@ -67,7 +68,7 @@ export async function settle(
   const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(ledger, record.id) };
   const fail = async (reason: string): Promise<Partial<TradeReport>> => {
     const failure: Failure = { reason, errorClass: mined.cancelled ? 'cancelled' : 'reverted', retryable: false };
-    await ledger.trades.fail(record.id, failure, { settlement });
+    await recorderOf(ledger).failed(record.id, failure, { settlement });
     return { ...common, status: 'failed', reason };
   };
   if (mined.cancelled) return fail('cancelled: the stuck trade was replaced by a zero-value transfer');
@@ -97,13 +98,13 @@ export async function settle(
       },
     });
     balancesAfter = balances.after;
-    if (balances.ok === 'skipped') await ledger.events.record('balance-check-skipped', { why: balances.why }, record.id);
+    if (balances.ok === 'skipped') await recorderOf(ledger).balanceCheckSkipped(record.id, balances.why);
     else if (!balances.ok) anomaly = balances.anomaly;
   }
   if (anomaly) {
-    await ledger.trades.markAnomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
+    await recorderOf(ledger).anomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
-  await ledger.trades.settle(record.id, settled);
+  await recorderOf(ledger).confirmed(record.id, settled);
   return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
 }

@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
-import { ledgerJournal } from '../../src/ledger/tx-journal.ts';
+import { recorderOf } from '../../src/trade/recorder.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
@@ -80,7 +80,7 @@ export async function testExecutor(
     client,
     account: privateKeyToAccount(key),
     chainId: book.chainId,
-    journal: ledgerJournal(ledger),
+    journal: recorderOf(ledger).journal,
     settings: { pollMs: 50, stuckAfterMs: 60_000, giveUpAfterMs: 30_000, syncWaitMs: 200, ...options.wallet },
     onStage: options.onStage,
     fence: options.fence?.(ledger),
