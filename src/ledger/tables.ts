@@ -11,8 +11,23 @@ export type AttemptPurpose = 'approve' | 'trade' | 'cancel';
 /** signed: stored, never sent as far as we know · broadcast: maybe in a mempool · mined · reverted · replaced · dropped */
 export type AttemptStatus = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'replaced' | 'dropped';
 
-/** How a run ended: what its trades reached, or why it traded nothing. */
-export type RunOutcome = 'traded' | 'nothing' | 'refused' | 'failed' | 'unknown' | 'anomaly' | 'paused' | 'waiting' | 'dry-run' | 'skipped' | 'interrupted' | 'missed';
+/** How a run ended (what its trades reached, or why it traded nothing), decided once, with the words for people. */
+export const runOutcomes = {
+  traded: 'traded',
+  nothing: 'nothing to do',
+  refused: 'a guard refused its trade',
+  failed: 'its trade failed',
+  unknown: "its trade's outcome is not known yet",
+  anomaly: 'its trade is an anomaly: strategy and wallet paused',
+  paused: 'paused: it did not look',
+  waiting: "waiting on an earlier trade's outcome: it did not look",
+  'dry-run': 'checked and simulated, never signed (dry run)',
+  skipped: 'its slot already had its trade',
+  interrupted: 'stopped midway: resumed at the next start',
+  missed: 'its slot passed before it could start',
+} as const;
+
+export type RunOutcome = keyof typeof runOutcomes;
 
 export type IntentsTable = {
   /** strategy id + ':' + slot: one run, at most one trade per key */
