@@ -25,6 +25,8 @@ export type RefusalReason =
   | 'price'
   /** The strategy or the wallet is paused after an anomaly. */
   | 'paused'
+  /** A trade read back from the ledger before it was signed that the current strategy file does not ask for. */
+  | 'strategy-file'
   | 'deadline'
   | 'threshold'
   | 'ready-transaction-mismatch'

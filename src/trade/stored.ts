@@ -1,7 +1,8 @@
 /**
  * A trade read back from the ledger is authorized before it is resumed, and each of its stored transactions before
  * it is sent again or replaced: only the strategy file and the chain justify a signature, never a row alone.
- * - its request carries the wallet's tag (record-tags.ts), and fits a strategy of the current file (`fits`);
+ * - its request carries the wallet's tag (record-tags.ts), and, not signed yet, fits a strategy of the current file
+ *   (`fits`; a misfit is refused, not an anomaly: the file changed);
  * - once signed, its checked call carries the wallet's tag too;
  * - each stored transaction is proven the wallet's own (chain/stored-tx.ts), and its call, read from the bytes, is
  *   one of the trade's own: its checked call, the approval that call needs (exact, or unlimited when the settings
@@ -10,6 +11,7 @@
  */
 import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual, maxUint256 } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
+import { GuardRefusal } from '../guard/refusal.ts';
 import { provenCall } from '../chain/stored-tx.ts';
 import type { TxRequest, Wallet } from '../chain/wallet.ts';
 import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
@@ -66,9 +68,15 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
   if (!(await wallet.tags.requestIsTagged(record, record.tags?.request))) {
     throw new StoredRecordRefusedError(`trade ${record.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
   }
-  const misfit = options.fits?.(record);
-  if (misfit !== undefined) throw new StoredRecordRefusedError(`trade ${record.id}: ${misfit}; it is not resumed`);
-  if (presignStates.includes(record.status)) return;
+  if (presignStates.includes(record.status)) {
+    // Not signed yet: it goes on only if the file asks for it now. A file changed since (a strategy removed, its amount
+    // or slippage changed) refuses it, and pauses nothing: the row is the wallet's own, only out of date.
+    const misfit = options.fits?.(record);
+    if (misfit !== undefined) throw new GuardRefusal('strategy-file', `trade ${record.id}: ${misfit}; it is not resumed`);
+    return;
+  }
+  // Signed: its bytes may be in a mempool whatever the file says now; they are only ever followed, sent again or
+  // replaced by the call the wallet tagged.
   if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
     throw new StoredRecordRefusedError(`trade ${record.id}: its checked call carries no tag of the wallet (written or changed without its key); nothing is sent for it`);
   }

@@ -175,10 +175,12 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     await sql(location, "UPDATE intents SET strategy_id = 'ghost' WHERE id = ?", forged.id);
     const before = await walletState(location, ghost.id);
     const reports = await resume(location);
+    // The wallet's own row, of a file since changed: refused, and nothing paused for it (the forged one pauses).
     const ghostReport = reports.find((report) => report.intentId === ghost.id);
-    expect(ghostReport?.status).toBe('anomaly');
+    expect(ghostReport).toMatchObject({ status: 'refused', refusal: 'strategy-file' });
     expect(ghostReport?.reason).toBe(`trade ${ghost.id}: no strategy 'ghost' is in the current strategy file; it is not resumed`);
     const forgedReport = reports.find((report) => report.intentId === forged.id);
+    expect(forgedReport?.status).toBe('anomaly');
     expect(forgedReport?.reason).toBe(`trade ${forged.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
     expect(await walletState(location, ghost.id)).toEqual(before);
     expect(await (await executor(location)).ledger.attempts.ofTrade(forged.id)).toEqual([]);
@@ -196,7 +198,10 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     const reports = await resume(location);
     expect(reports.find((report) => report.intentId === edited.id)?.reason).toBe(`trade ${edited.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
     expect(reports.find((report) => report.intentId === loose.id)?.reason).toBe(`trade ${loose.id}: its slippage of 9999 bps is looser than strategy dca's 50 bps; it is not resumed`);
-    expect(reports.map((report) => report.status)).toEqual(['anomaly', 'anomaly']);
+    expect(reports.map((report) => [report.intentId, report.status])).toEqual([
+      [edited.id, 'anomaly'],
+      [loose.id, 'refused'],
+    ]);
     expect(await walletState(location, edited.id)).toEqual(before);
   });
 
