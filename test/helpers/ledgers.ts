@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
 
@@ -33,4 +34,29 @@ export async function freshDatabase(): Promise<string> {
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * Runs `statement` on a ledger as any database writer could, outside routekeeper: plain SQL on the file or in the
+ * schema, `?` for each parameter.
+ */
+export async function runSql(location: LedgerLocation, statement: string, ...params: unknown[]): Promise<void> {
+  if (location.kind === 'sqlite') {
+    const db = new Database(location.file);
+    try {
+      db.prepare(statement).run(...params);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: location.url });
+  await client.connect();
+  try {
+    await client.query(`SET search_path TO "${location.schema}"`);
+    let n = 0;
+    await client.query(statement.replace(/\?/g, () => `$${++n}`), params);
+  } finally {
+    await client.end();
+  }
 }

@@ -3,11 +3,10 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../../src/ledger/files.ts';
 import { Ledger, LedgerChainMismatchError, type LedgerLocation, describeLocation, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
-import { backends, freshLedger } from '../helpers/ledgers.ts';
+import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
 import { PausedError } from '../../src/ledger/pauses.ts';
 import { migrations } from '../../src/ledger/schema.ts';
@@ -73,27 +72,12 @@ async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broa
 /** Makes (or removes) a trigger that fails every insert of a pause, as a crash between an anomaly's steps would. */
 async function failPauses(location: LedgerLocation, fail: boolean): Promise<void> {
   if (location.kind === 'sqlite') {
-    const raw = new Database(location.file);
-    try {
-      raw.exec(fail ? "CREATE TRIGGER crash BEFORE INSERT ON pauses BEGIN SELECT RAISE(ABORT, 'crash before the pause'); END;" : 'DROP TRIGGER crash;');
-    } finally {
-      raw.close();
-    }
+    await runSql(location, fail ? "CREATE TRIGGER crash BEFORE INSERT ON pauses BEGIN SELECT RAISE(ABORT, 'crash before the pause'); END" : 'DROP TRIGGER crash');
     return;
   }
-  const client = new pg.Client({ connectionString: location.url });
-  await client.connect();
-  try {
-    await client.query(`SET search_path TO ${location.schema}`);
-    if (fail) {
-      await client.query("CREATE FUNCTION crash() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'crash before the pause'; END $$ LANGUAGE plpgsql");
-      await client.query('CREATE TRIGGER crash BEFORE INSERT ON pauses FOR EACH ROW EXECUTE FUNCTION crash()');
-    } else {
-      await client.query('DROP TRIGGER crash ON pauses');
-    }
-  } finally {
-    await client.end();
-  }
+  if (!fail) return runSql(location, 'DROP TRIGGER crash ON pauses');
+  await runSql(location, "CREATE FUNCTION crash() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'crash before the pause'; END $$ LANGUAGE plpgsql");
+  await runSql(location, 'CREATE TRIGGER crash BEFORE INSERT ON pauses FOR EACH ROW EXECUTE FUNCTION crash()');
 }
 
 describe.each(backends)('the ledger on %s', (backend) => {

@@ -4,8 +4,6 @@
  * trade an `anomaly`, its strategy and wallet paused), and nothing is signed or sent: the wallet's nonce, balances
  * and attempts stay as they were. The control: the same trade, untouched, resumes and trades.
  */
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { type Address, type Hex, encodeFunctionData, erc20Abi, keccak256, parseUnits, serializeTransaction } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +13,7 @@ import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeReport } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
-import { backends, freshLedger } from '../helpers/ledgers.ts';
+import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
 const me = () => fork.addressBook.accounts[0]?.address as Address;
@@ -38,27 +36,7 @@ async function executor(location: LedgerLocation, wallet: WalletOptions = {}) {
   return made;
 }
 
-/** Runs `statement` on the ledger as any database writer could: plain SQL, `?` for each parameter. */
-async function sql(location: LedgerLocation, statement: string, ...params: unknown[]): Promise<void> {
-  if (location.kind === 'sqlite') {
-    const db = new Database(location.file);
-    try {
-      db.prepare(statement).run(...params);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: location.url });
-  await client.connect();
-  try {
-    await client.query(`SET search_path TO "${location.schema}"`);
-    let n = 0;
-    await client.query(statement.replace(/\?/g, () => `$${++n}`), params);
-  } finally {
-    await client.end();
-  }
-}
+const sql = runSql;
 
 /** A real trade of the wallet, signed and sent but never mined: the node dropped it. The ledger says `unknown`. */
 async function tradeLeftInFlight(location: LedgerLocation) {
