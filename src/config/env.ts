@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
+import { isLoopbackHost } from '../loopback.ts';
 import { registerSecret, registerSecretUrl, scrub } from '../ops/secrets.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
 
@@ -158,8 +159,6 @@ export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABAS
   return url;
 }
 
-/** Host names that stay on this machine: a connection to them crosses no network. */
-const localHosts = (host: string) => host === '' || host === 'localhost' || host.startsWith('127.') || host === '[::1]' || host === '::1';
 
 /**
  * A database beyond this machine is reached over TLS: whoever can read the connection reads the ledger, and whoever
@@ -173,7 +172,8 @@ function requireTls(url: string, where: string): void {
     throw new ConfigError(`${where} is not a URL`);
   }
   const socket = parsed.searchParams.get('host')?.startsWith('/') ?? false;
-  if (socket || localHosts(parsed.hostname)) return;
+  // No host (a Unix socket), or one on this machine: the connection crosses no network.
+  if (socket || parsed.hostname === '' || isLoopbackHost(parsed.hostname)) return;
   const sslmode = parsed.searchParams.get('sslmode');
   const ssl = parsed.searchParams.get('ssl');
   if ((sslmode && ['require', 'verify-ca', 'verify-full'].includes(sslmode)) || ssl === 'true' || ssl === '1') return;

@@ -15,6 +15,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/errors.ts';
+import { isLoopbackHost } from '../loopback.ts';
 import { toJson } from '../json.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -64,8 +65,6 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
 
 /** Names every process on this machine may use for a loopback address. */
 const loopbackNames = new Set(['localhost', '127.0.0.1', '::1']);
-
-export const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** The host name a `Host` header names (its port, and an IPv6 address's brackets, taken off), lower-cased. */
 export function hostName(header: string): string {
