@@ -239,10 +239,17 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Wallet keys are read once, before any chain starts; on the embedded devnet the default wallet's is a test key.
     const accounts = new Map<string, LocalAccount>();
     const devnetWallets: string[] = [];
+    const readKeys = new Map<string, LocalAccount>();
     for (const [name, wallet] of Object.entries(strategyFile.wallets)) {
       const devnetSupplies = embedded && wallet.privateKeyEnv === devnetKeyVariable && !secretFromEnv(keys, devnetKeyVariable, `wallets.${name}.privateKeyEnv`);
       if (devnetSupplies) devnetWallets.push(name);
-      else accounts.set(name, await walletAccount(name, wallet, { env: keys, configFile, askPassword: options.askPassword ?? terminalPassword }));
+      else {
+        // Two wallets of one key share its reading: the variable is gone from the environment once read.
+        const source = JSON.stringify([wallet.privateKeyEnv, wallet.keystore, wallet.passwordFile]);
+        const account = readKeys.get(source) ?? (await walletAccount(name, wallet, { env: keys, configFile, askPassword: options.askPassword ?? terminalPassword }));
+        readKeys.set(source, account);
+        accounts.set(name, account);
+      }
     }
 
     if (rpcUrls.length === 0) {

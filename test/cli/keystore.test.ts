@@ -75,4 +75,14 @@ describe('keys at rest', () => {
     expect(traded.code, traded.stderr).toBe(0);
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('3', 18));
   });
+
+  it('two wallets of one key read it once (the variable leaves the environment when read)', async () => {
+    const home = daemonHome(fork, 'shared-key');
+    const config = join(home.dir, 'strategies.yaml');
+    writeFileSync(config, dcaFile('{ privateKeyEnv: SHARED_KEY }\n  spare: { privateKeyEnv: SHARED_KEY }'));
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
+    const traded = await runCli(['once', 'dca', '--config', config, '--address-book', home.book], { ...baseEnv(home), SHARED_KEY: key() });
+    expect(traded.code, traded.stderr).toBe(0);
+    expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('3', 18));
+  });
 });
