@@ -40,7 +40,9 @@ export function registerSecretUrl(url: string | undefined): void {
       bare.password = '';
       forms.push(bare.href, bare.href.replace(/\/+$/, ''));
     }
-    const parts = [decodeURIComponent(parsed.password), ...parsed.pathname.split('/').map(decodedPart), ...[...parsed.searchParams.values()]];
+    // A database URL's path names the database, not a key: only its password is secret alone.
+    const database = parsed.protocol.startsWith('postgres');
+    const parts = [decodedPart(parsed.password), ...(database ? [] : [...parsed.pathname.split('/').map(decodedPart), ...parsed.searchParams.values()])];
     for (const part of parts) if (part.length >= minimumSecretLength) registerSecret(part);
   }
   for (const form of forms) if (form !== redacted && form.length > 0) secrets.set(form, redacted);
