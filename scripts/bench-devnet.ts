@@ -1,7 +1,10 @@
 /**
- * Prints, as JSON, how long the devnet takes to deploy, to dump its state, to start again from that
- * snapshot, and to start a fork of it (what each test file pays). Medians over `--runs` (default 10).
+ * Prints, as JSON, how long the devnet takes to deploy, to save its state, to start again from that
+ * snapshot (what each test file pays), and to start a fork of it. Medians over `--runs` (default 10).
  */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPublicClient, http } from 'viem';
 import { forkDevnet, startDevnet } from '../src/devnet/devnet.ts';
@@ -26,12 +29,14 @@ const dump: number[] = [];
 const load: number[] = [];
 const fork: number[] = [];
 const forkFirstRead: number[] = [];
+const directory = await mkdtemp(join(tmpdir(), 'routekeeper-bench-devnet-'));
+const stateFile = join(directory, 'state.json');
 for (let i = 0; i < runs; i++) {
   const [devnet, deployMs] = await timed(() => startDevnet());
   deploy.push(deployMs);
-  const [state, dumpMs] = await timed(() => devnet.dumpState());
+  const [, dumpMs] = await timed(() => devnet.saveState(stateFile));
   dump.push(dumpMs);
-  const [restored, loadMs] = await timed(() => startDevnet({ snapshot: { state, addressBook: devnet.addressBook } }));
+  const [restored, loadMs] = await timed(() => startDevnet({ snapshot: { stateFile, addressBook: devnet.addressBook } }));
   load.push(loadMs);
   const [forked, forkMs] = await timed(() => forkDevnet(restored));
   fork.push(forkMs);
@@ -40,14 +45,15 @@ for (let i = 0; i < runs; i++) {
   const [, readMs] = await timed(() => client.getCode({ address: forked.addressBook.contracts.router }));
   forkFirstRead.push(readMs);
   await Promise.all([forked.node.stop(), restored.stop(), devnet.stop()]);
-  if (i === 0) console.error(`state snapshot: ${Math.round(state.length / 2 / 1024)} KiB`);
+  if (i === 0) console.error(`state snapshot: ${Math.round((await stat(stateFile)).size / 1024)} KiB`);
 }
+await rm(directory, { recursive: true, force: true });
 
 console.log(
   JSON.stringify(
     {
       deployWorld: summary(deploy),
-      dumpState: summary(dump),
+      saveState: summary(dump),
       startFromSnapshot: summary(load),
       startFork: summary(fork),
       forkFirstRead: summary(forkFirstRead),

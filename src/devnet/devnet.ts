@@ -2,7 +2,9 @@
  * The embedded devnet: an anvil node holding the deployed world, and forks of it.
  * A fork (`forkUrl` = the base node) sees the base state and writes only to itself, as a user's Celo fork does.
  */
-import { type Hex, createTestClient, http } from 'viem';
+import { writeFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import { type Hex, type TestClient, createTestClient, hexToBytes, http } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
@@ -14,8 +16,11 @@ import { devnetChainId, devnetMnemonic, worldAgeSeconds } from './world-spec.ts'
 export type Devnet = {
   node: AnvilNode;
   addressBook: AddressBook;
-  /** The whole chain state, as anvil_dumpState returns it (hex); `startDevnet({ state })` loads it back. */
-  dumpState(): Promise<Hex>;
+  /**
+   * Writes the whole chain, the state at every block included, to `file` (anvil's state JSON);
+   * `startDevnet({ snapshot })` starts a node of its own from it.
+   */
+  saveState(file: string): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -27,8 +32,8 @@ export type StartDevnetOptions = {
   chainId?: number;
   /** The router's `Swap` event version (default: the published ABI's). */
   swapEvent?: SwapEventVersion;
-  /** A state from `dumpState()` together with the address book it was deployed with: skips deployment. */
-  snapshot?: { state: Hex; addressBook: AddressBook };
+  /** A file from `saveState()` together with the address book it was deployed with: skips deployment. */
+  snapshot?: { stateFile: string; addressBook: AddressBook };
   /** A stop asked for while it starts: the node is stopped at once and the start rejects with AbortedError. */
   signal?: AbortSignal;
 };
@@ -44,7 +49,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     accounts: 10,
     // The world is deployed a while back in chain time, then the clock jumps to now: every pool has a history
     // longer than the price-average window, at its seeded price, as pools on a real network have.
-    ...(options.snapshot ? {} : { timestamp: BigInt(Math.floor(Date.now() / 1000) - worldAgeSeconds) }),
+    ...(options.snapshot ? { loadState: options.snapshot.stateFile } : { timestamp: BigInt(Math.floor(Date.now() / 1000) - worldAgeSeconds) }),
   });
   // Deploying takes a second or more: a stop meanwhile ends it at once (its requests then fail, which is the stop).
   const stopNode = () => void node.stop().catch(() => {});
@@ -54,7 +59,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     const testClient = createTestClient({ mode: 'anvil', transport: http(node.rpcUrl) });
     let addressBook: AddressBook;
     if (options.snapshot) {
-      await testClient.loadState({ state: options.snapshot.state });
+      // A loaded node's clock starts at the wall clock, past its head block's time: a block mined now puts the head
+      // there too, so "the next block, one second after the latest" is a time it accepts, as on the deployed devnet.
+      await testClient.mine({ blocks: 1 });
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
       addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent });
@@ -62,13 +69,26 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       await testClient.mine({ blocks: 1 });
     }
     throwIfAborted(signal);
-    return { node, addressBook, dumpState: () => testClient.dumpState(), stop: () => node.stop() };
+    return { node, addressBook, saveState: (file) => saveState(testClient, file), stop: () => node.stop() };
   } catch (error) {
     await node.stop();
     throw signal?.aborted ? new AbortedError() : error;
   } finally {
     signal?.removeEventListener('abort', stopNode);
   }
+}
+
+/**
+ * The chain with its state at every block (anvil_dumpState's `preserve_historical_states`), so a node loaded from it
+ * answers calls at past blocks (a price average over a window) as this one does. Written as the JSON anvil's
+ * `--load-state` reads: the dump is tens of MB, past the size anvil takes in one request.
+ */
+async function saveState(testClient: TestClient, file: string): Promise<void> {
+  const gzipped = await testClient.request<{ Method: 'anvil_dumpState'; Parameters: [preserveHistoricalStates: boolean]; ReturnType: Hex }>({
+    method: 'anvil_dumpState',
+    params: [true],
+  });
+  await writeFile(file, gunzipSync(hexToBytes(gzipped)));
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Per-file fork of the shared devnet, with clients, reverted to a clean snapshot after every test.
+ * Per-file copy of the shared devnet, with clients, reverted to a clean snapshot after every test.
  */
 import {
   type Address,
@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { chainFor } from '../../src/chain/chains.ts';
 import type { AddressBook } from '../../src/config/address-book.ts';
 import type { SwapEventVersion } from '../../src/devnet/deploy.ts';
-import { forkDevnet, startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
+import { startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
 
 export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: AddressBook };
 
@@ -84,12 +84,16 @@ function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promi
 }
 
 /**
- * Forks the devnet for this test file; every test starts from the same state.
- * With `routing: true` a local routing service quotes over the fork (`addressBook.routingServiceUrl`).
+ * A devnet of this test file's own, loaded from the shared devnet's state; every test starts from the same state.
+ * With `routing: true` a local routing service quotes over it (`addressBook.routingServiceUrl`).
+ *
+ * A copy, not an anvil fork of the shared node: a fork reads what it lacks from the shared node while it executes,
+ * and under many concurrent calls on a busy machine that path has stalled a fork for longer than a request's
+ * timeout. A loaded copy has no upstream; the files stay apart just the same.
  */
 export function useDevnetFork(options: { routing?: boolean } = {}): DevnetFork {
   return useChain(async () => {
-    const { node, addressBook } = await forkDevnet({ addressBook: inject('devnet') });
+    const { node, addressBook } = await startDevnet({ snapshot: { stateFile: inject('devnetStateFile'), addressBook: inject('devnet') } });
     if (!options.routing) return { addressBook, stop: node.stop };
     const routing = await startDevnetRoutingService(addressBook);
     return {
