@@ -1,139 +1,288 @@
 /**
- * Prints, as JSON, the local routing service's route-search latency (p50/p99) and quotes per second:
- *  - the search alone (Market.bestPath, max 3 hops) on the devnet graph and on a generated graph of
- *    200 pools over 60 tokens;
- *  - whole quotes over HTTP against the devnet service (validation, chain check, search, JSON), at a
- *    fixed concurrency.
- * Usage: tsx scripts/bench-routing.ts [--searches N] [--requests N] [--concurrency N]
+ * Prints, as JSON, what `routekeeper serve` does on generated graphs of Uniswap V2 pools with hub tokens (200 and
+ * 2,000 pools by default), each deployed on a devnet of its own from the real Uniswap V2 bytecode:
+ *  - indexFromScratchMs / indexFromCacheMs: from the process's start to its `{"url"}` line, without and with its
+ *    index file;
+ *  - exhaustive: for random questions, the service's answer against an unpruned enumeration of every simple path
+ *    (written here), by output net of the same gas per hop: how many equal it, how many fall below;
+ *  - routes: p50/p99 of GET /routes (max 3 hops) at 8 concurrent clients, for `--seconds` (8);
+ *  - nodeRequestsPerBlock: JSON-RPC calls the node saw per block while blocks came every second under that load,
+ *    counted by a proxy in front of the node (the service reads the head at most once per block time, 1 s);
+ *  - healthDuringFourHops: the slowest GET / while 4-hop requests between hub tokens run;
+ *  - peakRssMb: the serve process's peak resident memory (VmHWM), read from /proc.
+ * Usage: tsx scripts/bench-routing.ts [--pools 200,2000] [--seconds N] [--concurrency N] [--questions N]
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Address, getAddress, parseUnits } from 'viem';
-import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
-import { ChainState } from '../src/devnet/routing/chain-state.ts';
-import { Market, type PoolInfo, type PoolReserves } from '../src/devnet/routing/market.ts';
-import { createPublicClient, http } from 'viem';
+import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, keccak256, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { pairAddress } from '../src/contracts/encoding.ts';
+import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
+import { swapOutput } from '../src/routing/amm.ts';
+import { seeded } from '../test/helpers/chaos.ts';
+import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 
 const { values } = parseArgs({
   options: {
-    searches: { type: 'string', default: '20000' },
-    requests: { type: 'string', default: '2000' },
+    pools: { type: 'string', default: '200,2000' },
+    seconds: { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '8' },
+    questions: { type: 'string', default: '200' },
   },
 });
-const searches = Number(values.searches);
-const requests = Number(values.requests);
+const sizes = String(values.pools).split(',').map(Number);
+const loadSeconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
+const questions = Number(values.questions);
+const bin = join(import.meta.dirname, '..', 'bin', 'routekeeper.js');
 
-function percentiles(samplesMs: number[]) {
-  const sorted = [...samplesMs].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), maxMs: round(at(1)) };
-}
-const round = (value: number) => Math.round(value * 1000) / 1000;
+const random = seeded;
 
-/** A small deterministic PRNG so every run benchmarks the same generated graph. */
-function mulberry32(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const percentiles = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN) * 100) / 100;
+  return { p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
+};
 
-function generatedMarket(tokenCount: number, poolCount: number) {
-  const random = mulberry32(42);
-  const tokens = Array.from({ length: tokenCount }, (_, i) => getAddress(`0x${(i + 1).toString(16).padStart(40, '0')}`));
-  const pools: PoolInfo[] = [];
-  const reserves = new Map<string, PoolReserves>();
+type GraphPool = { a: number; b: number; reserveA: bigint; reserveB: bigint };
+
+/** Pools over `pools / 8` tokens, 60% of them on one of 6 hub tokens; reserves over four orders of magnitude. */
+function generateGraph(pools: number, seed = 42) {
+  const next = random(seed);
+  const tokens = Math.max(20, Math.floor(pools / 8));
+  const hubs = 6;
   const seen = new Set<string>();
-  while (pools.length < poolCount) {
-    const a = Math.floor(random() * tokenCount);
-    const b = Math.floor(random() * tokenCount);
-    if (a === b || seen.has(`${Math.min(a, b)}-${Math.max(a, b)}`)) continue;
-    seen.add(`${Math.min(a, b)}-${Math.max(a, b)}`);
-    const address = getAddress(`0x${(0xa000000 + pools.length).toString(16).padStart(40, '0')}`);
-    pools.push({ address, token0: tokens[a] as Address, token1: tokens[b] as Address, feePerMille: 3, protocol: 'uniswap-v2' });
-    const depth = () => parseUnits(String(Math.floor(1_000 + random() * 10_000_000)), 18);
-    reserves.set(address.toLowerCase(), { reserve0: depth(), reserve1: depth(), totalSupply: parseUnits('1000', 18) });
+  const list: GraphPool[] = [];
+  while (list.length < pools) {
+    const a = next() < 0.6 ? Math.floor(next() * hubs) : Math.floor(next() * tokens);
+    const b = Math.floor(next() * tokens);
+    const id = `${Math.min(a, b)}-${Math.max(a, b)}`;
+    if (a === b || seen.has(id)) continue;
+    seen.add(id);
+    const depth = () => parseUnits(String(Math.floor(1_000 + next() * 10_000_000)), 18);
+    list.push({ a, b, reserveA: depth(), reserveB: depth() });
   }
-  return { market: new Market(pools, reserves), tokens };
+  return { tokens, hubs, pools: list };
 }
 
-function benchSearch(market: Market, tokens: Address[]) {
-  const random = mulberry32(7);
-  const samples: number[] = [];
-  let found = 0;
-  const started = performance.now();
-  for (let i = 0; i < searches; i++) {
-    const tokenIn = tokens[Math.floor(random() * tokens.length)] as Address;
-    let tokenOut = tokens[Math.floor(random() * tokens.length)] as Address;
-    if (tokenOut === tokenIn) tokenOut = tokens[(tokens.indexOf(tokenIn) + 1) % tokens.length] as Address;
-    const amount = parseUnits(String(1 + Math.floor(random() * 10_000)), 18);
-    const t0 = performance.now();
-    if (market.bestPath(tokenIn, tokenOut, amount, { maxHops: 3 })) found++;
-    samples.push(performance.now() - t0);
+/** Deploys the graph's tokens, a Uniswap V2 factory and its pools (each minted at its reserves) on a devnet. */
+async function deployGraph(rpcUrl: string, privateKey: Hex, graph: ReturnType<typeof generateGraph>) {
+  const account = privateKeyToAccount(privateKey);
+  const transport = http(rpcUrl);
+  const client = createPublicClient({ transport });
+  const wallet = createWalletClient({ account, transport });
+  const testClient = createTestClient({ mode: 'anvil', transport });
+  const chain = { id: await client.getChainId() } as never;
+  let nonce = await client.getTransactionCount({ address: account.address });
+  const deploy = async (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => {
+    const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, chain, nonce: nonce++ } as never);
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    return receipt.contractAddress as Address;
+  };
+  const factory = await deploy(artifacts.UniswapV2Factory, [account.address]);
+  const tokens: Address[] = [];
+  for (let i = 0; i < graph.tokens; i++) tokens.push(await deploy(artifacts.TestToken, [`Bench ${i}`, `B${i}`, 18]));
+  // The pair's init code hash gives each pool's address before it exists (as the devnet deployer proves it does).
+  const initCodeHash = keccak256(artifacts.UniswapV2Pair.bytecode);
+  // Every pool's transactions sent at once, mined in blocks of a few hundred.
+  await testClient.setAutomine(false);
+  await testClient.setBlockGasLimit({ gasLimit: 3_000_000_000n });
+  const send = (to: Address, data: Hex) => wallet.sendTransaction({ account, to, data, chain: null, nonce: nonce++, gas: 5_000_000n });
+  const hashes: Hex[] = [];
+  for (const pool of graph.pools) {
+    const [tokenA, tokenB] = [tokens[pool.a] as Address, tokens[pool.b] as Address];
+    hashes.push(await send(factory, encodeFunctionData({ abi: artifacts.UniswapV2Factory.abi, functionName: 'createPair', args: [tokenA, tokenB] })));
+    const pair = pairAddress(factory, initCodeHash, [tokenA, tokenB]);
+    hashes.push(await send(tokenA, encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [pair, pool.reserveA] })));
+    hashes.push(await send(tokenB, encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [pair, pool.reserveB] })));
+    hashes.push(await send(pair, encodeFunctionData({ abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [account.address] })));
+    if (hashes.length % 400 === 0) await testClient.mine({ blocks: 1 });
   }
-  const seconds = (performance.now() - started) / 1000;
-  return { searches, routesFound: found, ...percentiles(samples), searchesPerSecond: Math.round(searches / seconds) };
+  await testClient.mine({ blocks: 1 });
+  await testClient.setAutomine(true);
+  const last = await client.waitForTransactionReceipt({ hash: hashes.at(-1) as Hex });
+  if (last.status !== 'success') throw new Error('the last pool of the bench graph did not mint');
+  return { factory, tokens };
 }
 
-async function benchHttp(url: string, tokens: Address[], decimalsOf: (token: Address) => number) {
-  const random = mulberry32(9);
-  const samples: number[] = [];
-  let next = 0;
-  const statuses: Record<number, number> = {};
+/** Starts `routekeeper serve` and resolves once its `{"url"}` line is out, with how long that took. */
+async function startServe(args: string[]) {
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests) {
-        next++;
-        const tokenIn = tokens[Math.floor(random() * tokens.length)] as Address;
-        const tokenOut = tokens[(tokens.indexOf(tokenIn) + 1 + Math.floor(random() * (tokens.length - 1))) % tokens.length] as Address;
-        const amountIn = parseUnits(String(1 + Math.floor(random() * 1000)), decimalsOf(tokenIn)).toString();
-        const query = new URLSearchParams({ tokenIn, tokenOut, amountIn });
-        const t0 = performance.now();
-        const response = await fetch(`${url}/routes?${query}`);
-        await response.arrayBuffer();
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-        samples.push(performance.now() - t0);
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, RPC_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      const line = buffered.split('\n')[0];
+      if (buffered.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
+  const stop = () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')));
+  return { url, startMs: performance.now() - started, peakRssMb, stop };
+}
+
+/** The unpruned enumeration of every simple path, ranked as the service ranks (net of `hopCost` a hop). */
+function exhaustiveBest(graph: ReturnType<typeof generateGraph>, from: number, to: number, amountIn: bigint, maxHops: number, hopCost: bigint) {
+  const adjacent = new Map<number, { other: number; reserveIn: bigint; reserveOut: bigint }[]>();
+  for (const pool of graph.pools) {
+    adjacent.set(pool.a, [...(adjacent.get(pool.a) ?? []), { other: pool.b, reserveIn: pool.reserveA, reserveOut: pool.reserveB }]);
+    adjacent.set(pool.b, [...(adjacent.get(pool.b) ?? []), { other: pool.a, reserveIn: pool.reserveB, reserveOut: pool.reserveA }]);
+  }
+  let best: bigint | undefined;
+  const walk = (token: number, amount: bigint, seen: Set<number>, hops: number) => {
+    for (const edge of adjacent.get(token) ?? []) {
+      if (seen.has(edge.other)) continue;
+      const out = swapOutput(amount, edge.reserveIn, edge.reserveOut, 30);
+      if (out === 0n) continue;
+      if (edge.other === to) {
+        const net = out - hopCost * BigInt(hops + 1);
+        if (best === undefined || net > best) best = net;
+      } else if (hops + 1 < maxHops) {
+        seen.add(edge.other);
+        walk(edge.other, out, seen, hops + 1);
+        seen.delete(edge.other);
       }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  return { requests, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(requests / seconds) };
+    }
+  };
+  walk(from, amountIn, new Set([from]), 0);
+  return best;
 }
 
-const devnet = await startDevnet();
-const routing = await startDevnetRoutingService(devnet.addressBook);
-try {
-  const book = routing.addressBook;
-  const devnetTokens = Object.values(book.tokens).map((token) => token.address);
-  const pools: PoolInfo[] = book.pools.map((pool) => ({
-    address: pool.address,
-    token0: book.tokens[pool.token0]?.address as Address,
-    token1: book.tokens[pool.token1]?.address as Address,
-    feePerMille: pool.feePerMille,
-    protocol: 'uniswap-v2',
-  }));
-  const client = createPublicClient({ transport: http(book.rpcUrl) });
-  const { market: devnetMarket } = await new ChainState(client, pools, book.contracts.router, []).current();
-  const generated = generatedMarket(60, 200);
-  console.log(
-    JSON.stringify(
-      {
-        searchDevnetGraph: { pools: pools.length, tokens: devnetTokens.length, ...benchSearch(devnetMarket, devnetTokens) },
-        searchGenerated200Pools60Tokens: { pools: 200, tokens: 60, ...benchSearch(generated.market, generated.tokens) },
-        httpQuotesDevnet: await benchHttp(book.routingServiceUrl as string, devnetTokens, (token) =>
-          Object.values(book.tokens).find((entry) => entry.address === token)?.decimals ?? 18,
-        ),
-      },
-      null,
-      2,
-    ),
-  );
-} finally {
-  await routing.service.close();
-  await devnet.stop();
+async function get(url: string) {
+  const t0 = performance.now();
+  const response = await fetch(url);
+  const body = (await response.json()) as Record<string, unknown>;
+  return { status: response.status, body, ms: performance.now() - t0 };
 }
+
+async function benchSize(poolCount: number) {
+  const devnet = await startDevnet();
+  const proxy = await startRpcProxy(devnet.addressBook.rpcUrl);
+  const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-routing-'));
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const graph = generateGraph(poolCount);
+    const deployer = devnet.addressBook.accounts[0]?.privateKey as Hex;
+    const deployedAt = performance.now();
+    const { factory, tokens } = await deployGraph(devnet.addressBook.rpcUrl, deployer, graph);
+    const deployMs = performance.now() - deployedAt;
+    const book = {
+      ...devnet.addressBook,
+      rpcUrl: proxy.url,
+      tokens: Object.fromEntries(tokens.map((address, i) => [`B${i}`, { address, decimals: 18 }])),
+      contracts: { ...devnet.addressBook.contracts, uniswapV2Factory: factory, uniswapV2PairInitCodeHash: undefined, gauges: {}, farms: {} },
+      pools: [],
+      routingService: undefined,
+    };
+    const bookFile = join(dir, 'book.json');
+    writeFileSync(bookFile, JSON.stringify(book));
+    const cache = join(dir, 'index.json');
+    const common = ['--address-book', bookFile, '--cache', cache, '--block-time', '1', '--min-reserve', '0'];
+
+    // Index from scratch, then again from the file.
+    const scratch = await startServe(common);
+    await scratch.stop();
+    const service = await startServe(common);
+    stops.push(service.stop);
+    const baseFee = (await createPublicClient({ transport: http(devnet.addressBook.rpcUrl) }).getBlock()).baseFeePerGas ?? 0n;
+
+    // Answers against the exhaustive best, by output net of the same hop cost (the gas token is not in this graph:
+    // the service's hop cost is 0 here, as is the enumeration's).
+    const next = random(9);
+    let equal = 0;
+    let below = 0;
+    let above = 0;
+    let noRoute = 0;
+    for (let i = 0; i < questions; i++) {
+      const from = Math.floor(next() * graph.tokens);
+      const to = Math.floor(next() * graph.tokens);
+      if (from === to) continue;
+      const amountIn = parseUnits(String(1 + Math.floor(next() * 100_000)), 18);
+      const answer = await get(`${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[from] as string, tokenOut: tokens[to] as string, amountIn: amountIn.toString() })}`);
+      const expected = exhaustiveBest(graph, from, to, amountIn, 3, 0n);
+      if (answer.status !== 200) {
+        if (expected === undefined) noRoute++;
+        else below++;
+        continue;
+      }
+      const got = BigInt(answer.body.expectedOut as string);
+      if (expected === undefined || got > expected) above++;
+      else if (got === expected) equal++;
+      else below++;
+    }
+
+    // /routes at `concurrency` clients while a block comes every second; the node's calls per block counted.
+    const blockTimer = setInterval(() => void createTestClient({ mode: 'anvil', transport: http(devnet.addressBook.rpcUrl) }).mine({ blocks: 1 }), 1_000);
+    const client = createPublicClient({ transport: http(devnet.addressBook.rpcUrl) });
+    const blockBefore = await client.getBlockNumber();
+    const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
+    const samples: number[] = [];
+    const statuses: Record<number, number> = {};
+    const loadStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() - loadStarted < loadSeconds * 1000) {
+          const from = Math.floor(next() * graph.tokens);
+          const to = (from + 1 + Math.floor(next() * (graph.tokens - 1))) % graph.tokens;
+          const amountIn = parseUnits(String(1 + Math.floor(next() * 10_000)), 18);
+          const answer = await get(`${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[from] as string, tokenOut: tokens[to] as string, amountIn: amountIn.toString() })}`);
+          statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+          samples.push(answer.ms);
+        }
+      }),
+    );
+    const loadTook = (performance.now() - loadStarted) / 1000;
+    clearInterval(blockTimer);
+    const blocks = Number((await client.getBlockNumber()) - blockBefore);
+    const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
+
+    // The slowest GET / while 4-hop requests between hub tokens run.
+    const health: number[] = [];
+    let fourHopsDone = false;
+    const fourHops = Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        get(`${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[i] as string, tokenOut: tokens[graph.hubs + i] as string, amountIn: parseUnits('1000', 18).toString(), maxHops: '4' })}`),
+      ),
+    ).finally(() => {
+      fourHopsDone = true;
+    });
+    while (!fourHopsDone) health.push((await get(`${service.url}/`)).ms);
+    const fourHopAnswers = await fourHops;
+
+    return {
+      pools: poolCount,
+      tokens: graph.tokens,
+      hubTokens: graph.hubs,
+      deployGraphMs: Math.round(deployMs),
+      indexFromScratchMs: Math.round(scratch.startMs),
+      indexFromCacheMs: Math.round(service.startMs),
+      exhaustive: { questions: equal + below + above + noRoute, equal, below, above, noRouteEither: noRoute },
+      routes: { requests: samples.length, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(samples.length / loadTook) },
+      nodeRequestsPerBlock: { blocks, calls, perBlock: Math.round((calls / blocks) * 100) / 100, baseFeeWei: baseFee.toString() },
+      healthDuringFourHops: {
+        fourHopRequests: fourHopAnswers.length,
+        fourHopMs: fourHopAnswers.map((answer) => Math.round(answer.ms)),
+        incompleteSearches: fourHopAnswers.filter((answer) => (answer.body.search as { complete?: boolean } | undefined)?.complete === false).length,
+        healthRequests: health.length,
+        slowestHealthMs: Math.round(Math.max(...health) * 100) / 100,
+      },
+      peakRssMb: Math.round(service.peakRssMb()),
+    };
+  } finally {
+    for (const stop of stops) await stop();
+    await proxy.close();
+    await devnet.stop();
+  }
+}
+
+const results = [];
+for (const size of sizes) results.push(await benchSize(size));
+console.log(JSON.stringify({ measuredAt: new Date().toISOString(), graphs: results }, null, 2));

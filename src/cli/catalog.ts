@@ -105,7 +105,8 @@ Options:
                             and the RPC and service URLs when the environment does not
 Environment:
   RPC_URL                   JSON-RPC node, to read decimals and symbols (default: the address book's)
-  ROUTING_SERVICE_URL       the service (default: the address book's, else ${productionServiceUrl})
+  ROUTING_SERVICE_URL       the service (default: the address book's, else one run inside this process over the
+                            chain's node, as 'routekeeper serve' runs it; the hosted ${productionServiceUrl} is offline)
   ROUTING_API_KEY           optional API key, sent as X-API-KEY`,
     load: () => import('./quote.ts'),
   },
@@ -123,15 +124,20 @@ allowances to the known router and OneClickFarm. Signs nothing. Exit 0 when all 
   {
     name: 'doctor',
     summary: "check the chain data against the node: code, feeds, factories, sequencer, a price for every strategy's tokens",
-    help: `Usage: routekeeper doctor [--config <file>] [--address-book <file>]
+    help: `Usage: routekeeper doctor [--config <file>] [--address-book <file>] [--hosted-service <url>]
 
 Checks, against the node the configuration names (RPC_URL, or the embedded devnet), what the daemon relies on
 before money does: whether the node answers eth_simulateV1 (routes verified by their token flows) and
 eth_sendRawTransactionSync; that every address of the chain data has code; that each price feed answers with
 the decimals the chain data expects and is fresh; that each factory's init code hash reproduces one of its
-real pairs; that the L2 sequencer is up past its grace period; and that every token a strategy trades has a
-price now. One line per finding (ok, warn, FAIL). Signs nothing. Exit 1 when a finding fails, such as a
-strategy that cannot trade.`,
+real pairs; that the L2 sequencer is up past its grace period; that every token a strategy trades has a
+price now; that the routing service in use answers, and whether the hosted one answers at all (it went offline
+in 2023); that each pair adapter the self-hosted service routes through has code and prices a real pool exactly
+as the pool's own arithmetic does; and the router's fee settings. One line per finding (ok, warn, FAIL). Signs
+nothing. Exit 1 when a finding fails, such as a strategy that cannot trade.
+
+Options:
+  --hosted-service <url>  the hosted service to ask (default ${productionServiceUrl})`,
     load: () => import('./doctor.ts'),
   },
   {
@@ -272,6 +278,33 @@ Options:
   -h, --help        this text`,
     graceful: true,
     load: () => import('./devnet.ts'),
+  },
+  {
+    name: 'serve',
+    summary: 'run the Token Routing Service for a chain: pools found from its factories, fresh at every block',
+    help: `Usage: routekeeper serve [--rpc <url>] [--address-book <file>] [--port N] [--host <address>]
+                        [--cache <file> | --no-cache] [--min-reserve N] [--block-time S]
+
+Serves the Token Routing Service API (GET /routes, /earn/deposit, /earn/withdraw, /tokens, /partners/volume, /)
+for the chain of its node, the way docs/routing-service.md describes. It finds the pools of every factory the
+chain's data names (built in for Celo, or an address book's; no pool list is needed) and keeps each pool's
+reserves from the block's own logs: two node requests per block, however many pools. Its index is kept in a file,
+so a restart reads only the blocks it missed. Once it answers, its first line on stdout is JSON:
+{"url":"http://127.0.0.1:PORT"}. Stays up until SIGINT or SIGTERM.
+
+Options:
+  --rpc <url>            the node (default: RPC_URL, else the address book's rpcUrl)
+  --address-book <file>  the chain's router, factory, adapter and tokens (the format every command takes)
+  --port N               the port (default 8080; 0 = any free port)
+  --host <address>       the address it listens on (default 127.0.0.1, this machine only)
+  --cache <file>         where the pool index is kept (default ROUTEKEEPER_DATA_DIR/routing-index-<chain id>.json)
+  --no-cache             index from the chain at every start
+  --min-reserve N        leave out pools holding fewer raw units of either token (default 1000000)
+  --block-time S         read the chain's head at most once per S seconds (default: the chain data's block
+                         time, 1 on Celo; on a chain of its own, such as the devnet, at every request)
+  -h, --help             this text`,
+    graceful: true,
+    load: () => import('./serve.ts'),
   },
   {
     name: 'schema',

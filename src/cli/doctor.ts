@@ -1,17 +1,41 @@
 import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
 import { codeFindings, factoryFindings, feedFindings, type Finding, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../chain/doctor.ts';
-import { openRuntime } from '../engine/runtime.ts';
+import { ConfigError } from '../config/errors.ts';
+import { type Runtime, openRuntime } from '../engine/runtime.ts';
+import { adapterFindings, hostedServiceFindings, serviceFindings } from '../routing/doctor.ts';
+import { type RoutingSetup, routingSetupFor } from '../routing/setup.ts';
+import { productionServiceUrl } from '../service/endpoints.ts';
+import { UsageError } from './errors.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import { tokensOf } from '../strategy/plan.ts';
 import { chainChecks } from '../trade/check.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 
+/** The adapters and router fees of the chain's self-hosted routing, or why there are none to check. */
+async function routingAdapterFindings(client: Runtime['client'], chainId: number, rpcUrl: string, book: Runtime['book']): Promise<Finding[]> {
+  let setup: RoutingSetup;
+  try {
+    setup = routingSetupFor(chainId, rpcUrl, book);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return [{ level: 'warn', message: `self-hosted routing: ${error.message}` }];
+  }
+  return adapterFindings(client, setup);
+}
+
+function hostedServiceOption(given: string | undefined): string {
+  if (given === undefined) return productionServiceUrl;
+  if (!URL.canParse(given) || !/^https?:$/.test(new URL(given).protocol)) throw new UsageError(`--hosted-service must be an http(s) URL, got '${given}'`);
+  return given;
+}
+
 const marks: Record<Finding['level'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
 /** `routekeeper doctor`: one line per finding; exit 1 when anything fails (a strategy that cannot trade among them). */
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs('doctor', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'] });
+  const { values } = parseCommandArgs('doctor', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'], 'hosted-service': { type: 'string' } });
+  const hostedUrl = hostedServiceOption(values['hosted-service']);
   const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
   try {
     const { client, chainId, book, config } = runtime;
@@ -30,6 +54,9 @@ export async function run(argv: string[]): Promise<number> {
       ...(await factoryFindings(client, known)),
       ...(await sequencerFindings(client, sequencer)),
       ...(await strategyFindings(prices, strategies)),
+      ...(await serviceFindings(runtime.routing, runtime.serviceUrl, runtime.serviceKind)),
+      ...(await hostedServiceFindings(hostedUrl, new URL(runtime.serviceUrl).origin === new URL(hostedUrl).origin)),
+      ...(await routingAdapterFindings(client, chainId, runtime.rpcUrls[0] as string, book)),
     ];
     for (const finding of findings) console.log(`${marks[finding.level]} ${finding.message}`);
     const failed = findings.filter((finding) => finding.level === 'fail').length;

@@ -6,7 +6,8 @@ import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../config/errors.ts';
 import { readEnv } from '../config/env.ts';
 import { createRoutingClient } from '../service/client.ts';
-import { productionServiceUrl } from '../service/endpoints.ts';
+import { startRoutingService } from '../routing/server.ts';
+import { routingSetupFor } from '../routing/setup.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
 import { UsageError } from './errors.ts';
 
@@ -39,8 +40,12 @@ export async function run(argv: string[]): Promise<number> {
   const tokenOut = await readNamedToken(client, resolveTokenAddress(values['token-out'] as string, book, '--token-out'), '--token-out', chainId);
   const amountIn = values.raw ? parseRawAmount(values.amount as string) : parseTokenAmount(values.amount as string, tokenIn, '--amount');
 
-  const service = createRoutingClient({ baseUrl: env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl, apiKey: env.ROUTING_API_KEY, chainId });
-  const route = await service.getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn, slippageBps, maxHops });
+  // The service named, else one of our own for this quote (the hosted one has been offline since 2023).
+  const embedded = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ? undefined : await startRoutingService(routingSetupFor(chainId, rpcUrl, book));
+  const service = createRoutingClient({ baseUrl: env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? embedded?.url, apiKey: env.ROUTING_API_KEY, chainId });
+  const route = await service
+    .getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn, slippageBps, maxHops })
+    .finally(() => embedded?.close());
   const path = await Promise.all(route.details.path.map((address) => readTokenInfo(client, address)));
 
   const summary = {

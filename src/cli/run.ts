@@ -24,6 +24,13 @@ function listed(items: string[], most = 8): string {
   return items.length <= most ? items.join(', ') : `${items.length}: ${items.slice(0, most).join(', ')}, …`;
 }
 
+/** The banner's word on whose routing service answers. */
+const serviceOrigin: Record<Runtime['serviceKind'], string> = {
+  devnet: "the devnet's own",
+  embedded: 'embedded: run in this process over the chain node',
+  remote: 'remote: ROUTING_SERVICE_URL or the address book',
+};
+
 function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: string): string {
   const lines = [
     runtime.mode === 'embedded devnet'
@@ -32,7 +39,7 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: stri
         ? '*** routekeeper PAPER TRADING on a local fork of RPC_URL: real state, nothing reaches the real chain. ***'
         : `*** routekeeper trading for real on chain ${runtime.chainId}. ***`,
     `  chain ${runtime.chainId} at ${runtime.rpcUrls.map(redactUrl).join(', ')}`,
-    `  routing service ${redactUrl(runtime.serviceUrl)} (${describeRateLimit(runtime.routing.limiter.limit)})`,
+    `  routing service ${redactUrl(runtime.serviceUrl)} (${serviceOrigin[runtime.serviceKind]}; ${describeRateLimit(runtime.routing.limiter.limit)})`,
     `  strategies ${listed(runtime.config.strategies.map((s) => `${s.id} (${s.kind})`))} from ${runtime.configFile}`,
     `  wallets ${listed(wallets)}`,
     `  ledger ${describeLocation(runtime.ledger)} (chain ${runtime.chain.chainId}, genesis ${runtime.chain.genesisHash.slice(0, 10)}…)`,

@@ -100,6 +100,8 @@ const chainFileSchema = z.object({
       z.object({
         address: addressSchema,
         kind: z.literal('uniswap-v2'),
+        /** Its id in a routing request's `exclude` (`ubeswap`, `sushiswap`). */
+        protocol: z.string().optional(),
         feePerMille: z.number().int().min(0).max(999),
         initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
       }),
@@ -107,6 +109,8 @@ const chainFileSchema = z.object({
     farms: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'gauge']) })),
     gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
   }),
+  /** What the self-hosted routing service routes through: per pool kind, the pair adapter and its fee unit. */
+  routing: z.object({ adapters: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feeUnit: z.enum(['per-mille', 'bips']) })) }).optional(),
   priceSources: priceSourcesSchema,
   /** The chain's usual block time, to find past blocks by their time (price averages). */
   blockTimeSeconds: z.number().positive().optional(),
@@ -240,4 +244,32 @@ export function chainTimingFor(chainId: number, book?: AddressBook): { blockTime
   const base = builtInFor(chainId, book);
   const own = book && book.chainId === chainId ? book : undefined;
   return { blockTimeSeconds: base?.blockTimeSeconds, sequencer: own?.sequencerUptimeFeed ?? base?.sequencerUptimeFeed };
+}
+
+/** What a self-hosted routing service needs of a chain: the router, the factories it finds pools from, the adapters. */
+export type RoutingData = {
+  routers: readonly Address[];
+  factories: readonly { address: Address; protocol: string; feeBps: number }[];
+  /** The adapter Uniswap V2 hops go through, and the unit its fee byte is in. */
+  uniswapV2Adapter?: { address: Address; feeUnit: 'per-mille' | 'bips' };
+};
+
+/**
+ * The chain's routing data: built in, then an address book's (its router first, its factory and adapter, a
+ * per-mille one like Minima's). A factory with no protocol id of its own is `uniswap-v2`.
+ */
+export function routingDataFor(chainId: number, book?: AddressBook): RoutingData {
+  const base = builtInFor(chainId, book);
+  const own = book && book.chainId === chainId ? book : undefined;
+  const factories = [
+    ...(own?.contracts.uniswapV2Factory ? [{ address: own.contracts.uniswapV2Factory, protocol: 'uniswap-v2', feeBps: uniswapV2FeePerMille * 10 }] : []),
+    ...(base?.contracts.factories ?? []).map((factory) => ({ address: factory.address, protocol: factory.protocol ?? 'uniswap-v2', feeBps: factory.feePerMille * 10 })),
+  ];
+  const ownAdapter = own?.contracts.adapters.uniswapV2;
+  const builtInAdapter = base?.routing?.adapters.find((adapter) => adapter.kind === 'uniswap-v2');
+  return {
+    routers: [...(own ? [own.contracts.router] : []), ...(base?.contracts.routers ?? [])],
+    factories: factories.filter((factory, i) => factories.findIndex((other) => isAddressEqual(other.address, factory.address)) === i),
+    uniswapV2Adapter: ownAdapter ? { address: ownAdapter, feeUnit: 'per-mille' } : builtInAdapter && { address: builtInAdapter.address, feeUnit: builtInAdapter.feeUnit },
+  };
 }

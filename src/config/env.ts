@@ -97,7 +97,10 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
       "the chain's JSON-RPC node; several separated by commas fail over to one another (viem `fallback`, ranked by latency and stability; all must serve the same chain, checked at start)",
     byDefault: "the address book's `rpcUrl`; else the embedded devnet",
   },
-  ROUTING_SERVICE_URL: { usedFor: 'the Token Routing Service', byDefault: `the address book's \`routingServiceUrl\`, else \`${productionServiceUrl}\`` },
+  ROUTING_SERVICE_URL: {
+    usedFor: 'the Token Routing Service',
+    byDefault: `the address book's \`routingServiceUrl\`, else one embedded in the daemon over the chain's node (the hosted \`${productionServiceUrl}\` has been offline since 2023)`,
+  },
   ROUTING_API_KEY: { usedFor: 'optional key, sent only as the `X-API-KEY` header, never printed or logged', byDefault: 'none' },
   ROUTING_PARTNER_ID: { usedFor: "the partner id of that key: a quote's `partner` must be 0 or this (or one of the address book's `partners`)", byDefault: 'none' },
   ROUTING_REQUESTS_PER_SECOND: {

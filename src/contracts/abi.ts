@@ -9,6 +9,28 @@ const swapPayloadStruct =
   'struct SwapPayload { address[] path; address[] pairs; bytes[] extras; uint256 inputAmount; uint256 minOutputAmount; uint256 expectedOutputAmount; address to; uint256 deadline; uint256 partner; bytes sig; }';
 
 /** The router: Celo mainnet `0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf`. */
+/**
+ * The router's partner fee settings as its public source has them (Node-Fi/Minima-Contracts MinimaRouterV1):
+ * a fee numerator per partner over FEE_DENOMINATOR, and the event every change emits.
+ */
+export const routerFeeAbi = parseAbi([
+  'function getPartnerFee(uint256 partnerId) view returns (uint256)',
+  'function FEE_DENOMINATOR() view returns (uint256)',
+  'event FeeChanged(uint256 indexed partnerId, address indexed initiator, bool indexed isAdminFee, uint256 oldFee, uint256 newFee)',
+]);
+
+/** Uniswap V2 factories and pairs, as far as a routing service follows them. */
+export const uniswapV2IndexAbi = parseAbi([
+  'function allPairsLength() view returns (uint256)',
+  'function allPairs(uint256) view returns (address)',
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
+  'function totalSupply() view returns (uint256)',
+  'event PairCreated(address indexed token0, address indexed token1, address pair, uint256 index)',
+  'event Sync(uint112 reserve0, uint112 reserve1)',
+]);
+
 export const routerAbi = parseAbi([
   swapPayloadStruct,
   'function swapExactInputForOutput(SwapPayload details) returns (uint256 outputAmount)',

@@ -10,7 +10,8 @@ import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { hasSecretPart, startForwarder } from './fork-forwarder.ts';
 import { type SwapEventVersion, deployWorld } from './deploy.ts';
-import { type RoutingService, startRoutingService } from './routing/server.ts';
+import { type RoutingService, startRoutingService } from '../routing/server.ts';
+import { routingSetupFor } from '../routing/setup.ts';
 import { devnetChainId, devnetMnemonic, worldAgeSeconds } from './world-spec.ts';
 
 export type Devnet = {
@@ -132,7 +133,7 @@ export async function startDevnetRoutingService(
   options: { port?: number; host?: string } = {},
 ): Promise<{ service: RoutingService; addressBook: AddressBook }> {
   const service = await startRoutingService({
-    addressBook,
+    ...routingSetupFor(addressBook.chainId, addressBook.rpcUrl, addressBook),
     port: options.port ?? 0,
     host: options.host,
     apiKeys: (addressBook.partners ?? []).flatMap((partner) => (partner.apiKey ? [{ key: partner.apiKey, partner: partner.id }] : [])),

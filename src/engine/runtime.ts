@@ -4,6 +4,7 @@
  * against the chain, the ledger, and one sender and executor per wallet. `close()` undoes it in reverse.
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
@@ -30,8 +31,9 @@ import { type Attempt, type ChainIdentity, Ledger, type LedgerLocation } from '.
 import { networkLedgerName, networkSchema, removeStaleThrowawayLedgers, throwawayLedgerFile, throwawaySchema } from '../ledger/files.ts';
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient } from '../service/client.ts';
-import { productionServiceUrl } from '../service/endpoints.ts';
 import { rateLimitFor } from '../service/limiter.ts';
+import { startRoutingService } from '../routing/server.ts';
+import { routingSetupFor } from '../routing/setup.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
 import { SharedQuotes } from '../trade/quote.ts';
@@ -80,6 +82,8 @@ export type Runtime = {
   /** The node URLs, best first (one, unless RPC_URL names several). */
   rpcUrls: string[];
   serviceUrl: string;
+  /** Whose routing service answers: the embedded devnet's, one in this process over the chain's node, or one named. */
+  serviceKind: 'devnet' | 'embedded' | 'remote';
   configFile: string;
   /** How long a wallet's lease lasts (ROUTEKEEPER_LEASE_SECONDS). */
   leaseSeconds: number;
@@ -296,7 +300,18 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       transport: nodeTransport(rpcUrls, { batch: true, signal: requestsEnd }),
       pollingInterval: 1_000,
     });
-    const serviceUrl = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? productionServiceUrl;
+    // The service: the one named, else one of our own in this process over the chain's node (the hosted service the
+    // API was written for has been offline since 2023). A fork's index is its own, never kept.
+    const namedService = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl;
+    let serviceUrl = namedService;
+    if (!serviceUrl) {
+      const cacheFile = mode === 'network' ? join(dataDir, `routing-index-${chainId}.json`) : undefined;
+      if (cacheFile) mkdirSync(dataDir, { recursive: true });
+      const service = await startRoutingService({ ...routingSetupFor(chainId, rpcUrl, book), cacheFile });
+      cleanups.push(() => service.close());
+      serviceUrl = service.url;
+    }
+    const serviceKind: Runtime['serviceKind'] = mode === 'embedded devnet' ? 'devnet' : namedService ? 'remote' : 'embedded';
     const rateLimit = rateLimitFor(serviceUrl, { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT }, strategyFile.defaults.routing);
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId, rateLimit });
     throwIfAborted(signal);
@@ -323,6 +338,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       chain,
       rpcUrls,
       serviceUrl,
+      serviceKind,
       configFile,
       strategyDigest,
       leaseSeconds: env.ROUTEKEEPER_LEASE_SECONDS ?? defaultLeaseMs / 1000,

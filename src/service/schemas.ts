@@ -147,6 +147,8 @@ export const swapRouteSchema = z
     minimumExpectedOut: uint256StringSchema.optional(),
     priceImpact: priceImpactSchema.optional(),
     txn: readyTransactionSchema.optional(),
+    /** Our service's note that its search ran out of time: the route is the best found, not proven the best. */
+    search: z.looseObject({ complete: z.boolean(), budgetMs: z.number().optional(), pricedHops: z.number().optional() }).optional(),
   })
   .superRefine((route, ctx) => {
     if (route.details.pairs.length === 0) {

@@ -37,7 +37,7 @@ function files(book: object) {
 
 const env = () => ({
   RPC_URL: '',
-  ROUTING_SERVICE_URL: 'http://127.0.0.1:9',
+  ROUTING_SERVICE_URL: '',
   ROUTEKEEPER_CONFIG: '',
   ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
   ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
@@ -46,9 +46,11 @@ const env = () => ({
 describe('routekeeper doctor', () => {
   it('passes against the devnet: node methods, code, feeds, the factory hash, the sequencer, every strategy priced', async () => {
     const { bookFile, config } = files(fork.addressBook);
-    const { code, stdout, stderr } = await runCli(['doctor', '--config', config, '--address-book', bookFile], env());
+    // Nothing answers at port 9: the hosted service, gone.
+    const { code, stdout, stderr } = await runCli(['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env());
     expect(code, stdout + stderr).toBe(0);
     const lines = stdout.split('\n');
+    expect(lines.find((line) => line.startsWith('warn hosted routing service http://127.0.0.1:9 does not answer (fetch failed'))).toBeDefined();
     expect(lines).toContain('ok   node: eth_simulateV1 answers: routes are verified by their token flows');
     expect(lines.find((line) => line.startsWith('ok   code: all '))).toMatch(/all \d+ addresses of the chain data have code/);
     expect(lines.filter((line) => /^ok {3}feed 0x\w+ \((CELO|cUSD|cEUR|USDC|WETH)\): 8 decimals, updated \d+ s ago/.test(line))).toHaveLength(5);
@@ -70,7 +72,7 @@ describe('routekeeper doctor', () => {
       await reportWorldPrices(fork.addressBook.rpcUrl, feedOnly, { CELO: 0.5 });
     }
     const { bookFile, config } = files(fork.addressBook);
-    const { stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile], env());
+    const { stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env());
     const lines = stdout.split('\n');
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^warn feed ${celoFeed?.address} \\(CELO\\): its last 24 rounds came at most 6\\d s apart \\(median 6\\d s\\); its limit of 604800 s is looser than twice that \\(12\\d s\\): a stalled feed would go on pricing trades$`)));
     // A feed with a single round (cUSD's, reported once when the world was made) cannot be measured, and says so.
@@ -85,7 +87,7 @@ describe('routekeeper doctor', () => {
     const wrongHash = keccak256(toHex('not the pair creation code'));
     book.contracts.uniswapV2PairInitCodeHash = wrongHash;
     const { bookFile, config } = files(book);
-    const { code, stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile], env());
+    const { code, stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env());
     expect(code).toBe(1);
     const lines = stdout.split('\n');
     expect(lines.find((line) => line.startsWith(`FAIL feed ${brokenFeed} (CELO): does not answer as a feed`))).toBeDefined();

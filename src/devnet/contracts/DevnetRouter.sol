@@ -42,6 +42,8 @@ contract DevnetRouter is Ownable {
         uint256 indexed tenantId
     );
     event PartnerSet(uint256 indexed partner, address admin, uint256 feeNumerator);
+    /// The real router's event for a partner's fee change (its public source), which a routing service follows.
+    event FeeChanged(uint256 indexed partnerId, address indexed initiator, bool indexed isAdminFee, uint256 oldFee, uint256 newFee);
     event AdminSignerSet(address signer);
 
     /// Signs `(partner, deadline, tokenIn, tokenOut)` for quotes made with a partner's API key.
@@ -64,8 +66,17 @@ contract DevnetRouter is Ownable {
     function setPartner(uint256 partner, address admin, uint256 feeNumerator) external onlyOwner {
         require(partner != 0, "MinimaRouter: partner 0 takes no fee");
         require(feeNumerator <= MAX_PARTNER_FEE, "MinimaRouter: fee too high");
+        uint256 oldFee = getPartnerFee(partner);
         partners[partner] = Partner(admin, feeNumerator);
         emit PartnerSet(partner, admin, feeNumerator);
+        emit FeeChanged(partner, msg.sender, false, oldFee, getPartnerFee(partner));
+    }
+
+    /// The real router's public getter (its public source): the fee numerator, over FEE_DENOMINATOR, taken from a
+    /// partner's swaps. Here a partner without an admin is paid nothing, so its fee reads 0.
+    function getPartnerFee(uint256 partnerId) public view returns (uint256) {
+        Partner memory partner = partners[partnerId];
+        return partner.admin == address(0) ? 0 : partner.feeNumerator;
     }
 
     function swapExactInputForOutput(SwapPayload calldata details) external returns (uint256 outputAmount) {

@@ -4,22 +4,27 @@
  * several swaps exactly as they will execute, each seeing the reserves the previous one left.
  */
 import { type Address, isAddressEqual } from 'viem';
+import type { PairAdapter } from './adapters.ts';
 import { swapOutput } from './amm.ts';
+import { type FoundPath, type RouteSearch, bestPathNow } from './search.ts';
 
 export type PoolInfo = {
   address: Address;
   token0: Address;
   token1: Address;
-  feePerMille: number;
-  /** Protocol id, for the `exclude` parameter. */
+  /** The pool's swap fee in basis points (30 = 0.3%). */
+  feeBps: number;
+  /** Protocol id, for the `exclude` parameter (`ubeswap`, `sushiswap`, …). */
   protocol: string;
+  /** The adapter routes through this pool name in `pairs`. */
+  adapter: PairAdapter;
 };
 
-export type PoolReserves = { reserve0: bigint; reserve1: bigint; totalSupply: bigint };
+/** A pool's reserves; its LP supply only where a deposit or withdraw quote needed it. */
+export type PoolReserves = { reserve0: bigint; reserve1: bigint; totalSupply?: bigint };
 
 export type Hop = { pool: PoolInfo; tokenIn: Address; tokenOut: Address };
 
-export type RouteSearch = { maxHops: number; exclude?: readonly string[] };
 
 const key = (address: Address) => address.toLowerCase();
 
@@ -55,12 +60,31 @@ export class Market {
     return this.#pools;
   }
 
+  /** Every token some pool holds, once each. */
+  tokens(): Address[] {
+    const seen = new Map<string, Address>();
+    for (const pool of this.#pools) for (const token of [pool.token0, pool.token1]) seen.set(key(token), token);
+    return [...seen.values()];
+  }
+
+  /** The pools holding `token`, each with the other token it trades for. */
+  neighbors(token: Address): readonly { pool: PoolInfo; other: Address }[] {
+    return this.#byToken.get(key(token)) ?? [];
+  }
+
   hasToken(token: Address): boolean {
     return this.#byToken.has(key(token));
   }
 
   pool(address: Address): PoolInfo | undefined {
     return this.#pools.find((pool) => isAddressEqual(pool.address, address));
+  }
+
+  /** A position's pool with its LP supply, which deposit and withdraw arithmetic needs. */
+  supplied(pool: PoolInfo): Required<PoolReserves> {
+    const { reserve0, reserve1, totalSupply } = this.reserves(pool);
+    if (totalSupply === undefined) throw new Error(`no LP supply loaded for pool ${pool.address}`);
+    return { reserve0, reserve1, totalSupply };
   }
 
   reserves(pool: PoolInfo): PoolReserves {
@@ -78,7 +102,7 @@ export class Market {
   hopOutput(hop: Hop, amountIn: bigint): bigint {
     const { reserve0, reserve1 } = this.reserves(hop.pool);
     const inIs0 = isAddressEqual(hop.tokenIn, hop.pool.token0);
-    return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, hop.pool.feePerMille);
+    return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, hop.pool.feeBps);
   }
 
   /** What a path pays for `amountIn`, without changing the reserves. */
@@ -112,36 +136,10 @@ export class Market {
   }
 
   /**
-   * The path from `tokenIn` to `tokenOut` of at most `maxHops` hops that pays the most for `amountIn`,
-   * visiting no token (and so no pool) twice. Ties go to the shorter path. Undefined when none pays anything.
+   * The path from `tokenIn` to `tokenOut` of at most `maxHops` hops that pays the most for `amountIn` (net of its
+   * hops' gas when `hopCost` is given), visiting no token twice; ties go to the shorter path. See search.ts.
    */
-  bestPath(tokenIn: Address, tokenOut: Address, amountIn: bigint, search: RouteSearch): { hops: Hop[]; amountOut: bigint } | undefined {
-    const excluded = new Set(search.exclude ?? []);
-    const target = key(tokenOut);
-    const visited = new Set<string>([key(tokenIn)]);
-    const hops: Hop[] = [];
-    let best: { hops: Hop[]; amountOut: bigint } | undefined;
-
-    const visit = (token: Address, amount: bigint) => {
-      for (const { pool, other } of this.#byToken.get(key(token)) ?? []) {
-        if (excluded.has(pool.protocol) || visited.has(key(other))) continue;
-        const hop = { pool, tokenIn: token, tokenOut: other };
-        const out = this.hopOutput(hop, amount);
-        if (out === 0n) continue;
-        hops.push(hop);
-        if (key(other) === target) {
-          if (!best || out > best.amountOut || (out === best.amountOut && hops.length < best.hops.length)) {
-            best = { hops: [...hops], amountOut: out };
-          }
-        } else if (hops.length < search.maxHops) {
-          visited.add(key(other));
-          visit(other, out);
-          visited.delete(key(other));
-        }
-        hops.pop();
-      }
-    };
-    visit(tokenIn, amountIn);
-    return best;
+  bestPath(tokenIn: Address, tokenOut: Address, amountIn: bigint, search: RouteSearch): FoundPath | undefined {
+    return bestPathNow(this, tokenIn, tokenOut, amountIn, search);
   }
 }

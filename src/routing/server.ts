@@ -5,25 +5,41 @@
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Hex, createPublicClient, http } from 'viem';
+import { type Address, type Hex, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { z } from 'zod';
-import { chainFor } from '../../chain/chains.ts';
-import { encodeGaugeFarmData, encodePoolExtras } from '../../contracts/encoding.ts';
-import type { AddressBook } from '../../config/address-book.ts';
-import { earnRouteQuerySchema, swapRouteQuerySchema } from '../../service/schemas.ts';
+import { z } from 'zod';
+import { chainFor } from '../chain/chains.ts';
+import { earnRouteQuerySchema, swapRouteQuerySchema } from '../service/schemas.ts';
+import type { PairAdapter } from './adapters.ts';
 import { ChainState } from './chain-state.ts';
 import { type ErrorBody, RoutingRequestError, badRequest } from './errors.ts';
-import type { PoolInfo } from './market.ts';
 import { type ApiKeyConfig, PartnerRegistry } from './partners.ts';
-import { type Position, QuoteEngine } from './quotes.ts';
-
-export const uniswapV2Protocol = 'uniswap-v2';
-/** Uniswap V2 pools the service routes through its second adapter (fee in basis points), which no list names. */
-export const uniswapV2BipsProtocol = 'uniswap-v2-bips';
+import { type FactorySource, PoolIndex } from './pool-index.ts';
+import { type EarnConfig, QuoteEngine } from './quotes.ts';
 
 export type RoutingServiceOptions = {
-  addressBook: AddressBook;
+  chainId: number;
+  /** The node it reads the chain from. */
+  rpcUrl: string;
+  router: Address;
+  /** The factories whose pools it finds and routes through. */
+  factories: readonly FactorySource[];
+  /** Pools that go through another adapter than their factory's. */
+  adapterOverride?: (pool: Address) => PairAdapter | undefined;
+  /** Deposit and withdraw quotes: the OneClickFarm and farms; none, swaps only. */
+  earn?: EarnConfig;
+  /** Symbols and decimals of the tokens it knows by name, for `GET /tokens`. */
+  tokens?: Readonly<Record<string, { address: Address; decimals: number }>>;
+  /** A pool with either reserve below this many raw units is left out of routes (default 1,000,000). */
+  minReserve?: bigint;
+  /** See PoolIndexOptions.headMaxAgeMs (default 0: every request reads the head). */
+  headMaxAgeMs?: number;
+  /** Where the pool index is kept between runs. */
+  cacheFile?: string;
+  /** The longest one swap's search may take; past it, the best route found so far (default 250 ms). */
+  searchBudgetMs?: number;
+  /** The token gas is paid in, as it trades in the pools: it prices each hop's gas in the output token. */
+  gasToken?: Address;
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
@@ -36,31 +52,43 @@ export type RoutingServiceOptions = {
 
 export type RoutingService = { url: string; close(): Promise<void> };
 
+/** The default liquidity floor: a pool holding less than a million raw units of either token is dust. */
+export const defaultMinReserve = 1_000_000n;
+
+const tokensQuerySchema = z.object({ chainId: z.coerce.number().int().positive().optional() });
+
 export async function startRoutingService(options: RoutingServiceOptions): Promise<RoutingService> {
-  const book = options.addressBook;
-  const pools = poolsOf(book);
   const partners = new PartnerRegistry(options.apiKeys ?? [], options.signerPrivateKey ? privateKeyToAccount(options.signerPrivateKey) : undefined);
-  const client = createPublicClient({ chain: chainFor(book.chainId, book.rpcUrl), transport: http(book.rpcUrl, { batch: true }), cacheTime: 0 });
-  const chainState = new ChainState(client, pools, book.contracts.router, partners.partnerIds);
-  const engine = new QuoteEngine({
-    router: book.contracts.router,
-    oneClickFarm: book.contracts.oneClickFarm,
-    adapters: {
-      [uniswapV2Protocol]: { address: requireAddress(book.contracts.adapters.uniswapV2, 'contracts.adapters.uniswapV2'), extras: (pool) => encodePoolExtras(pool.address, pool.feePerMille) },
-      ...(book.routingService
-        ? { [uniswapV2BipsProtocol]: { address: book.routingService.bipsAdapter, extras: (pool: PoolInfo) => encodePoolExtras(pool.address, pool.feePerMille * 10) } }
-        : {}),
-    },
-    positions: positionsOf(book, pools),
+  const client = createPublicClient({ chain: chainFor(options.chainId, options.rpcUrl), transport: http(options.rpcUrl, { batch: { batchSize: 200 } }), cacheTime: 0 });
+  const index = new PoolIndex(client, {
+    factories: options.factories,
+    router: options.router,
+    adapterOverride: options.adapterOverride,
+    headMaxAgeMs: options.headMaxAgeMs,
+    cacheFile: options.cacheFile,
   });
+  const chainState = new ChainState(client, index, {
+    router: options.router,
+    partnerIds: partners.partnerIds,
+    minReserve: options.minReserve ?? defaultMinReserve,
+  });
+  const engine = new QuoteEngine({ router: options.router, earn: options.earn, searchBudgetMs: options.searchBudgetMs, gasToken: options.gasToken });
   const onError = options.onError ?? ((error) => console.error('routing service: unexpected failure', error));
 
-  const snapshot = async () => {
+  const chainRead = async <T>(read: () => Promise<T>): Promise<T> => {
     try {
-      return await chainState.current();
+      return await read();
     } catch (error) {
       throw new RoutingRequestError(503, { error: `Chain unavailable: ${(error as Error).message.split('\n')[0]}` });
     }
+  };
+  const snapshot = () => chainRead(() => chainState.current());
+  /** The latest block with the LP supply of the position `token` is, read for the quote that needs it. */
+  const withPosition = async (token: Address, field: 'tokenIn' | 'tokenOut') => {
+    const base = await snapshot();
+    const position = engine.positionOf(base.market, token);
+    if (!position) throw badRequest(field, `${token} is not an LP or gauge token this service can route`);
+    return chainRead(() => chainState.withSupply(base, position.pool.address));
   };
 
   async function handle(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
@@ -72,14 +100,15 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
     switch (url.pathname) {
       case '/': {
         try {
-          await client.getBlockNumber();
+          // The index's own head read: no more than one a block time, shared with the quotes.
+          await index.current();
           return { status: 200, body: { alive: true, state: 'ready' } };
         } catch {
           return { status: 503, body: { alive: true, state: 'restarting' } };
         }
       }
       case '/routes': {
-        const query = parseQuery(swapRouteQuerySchema, url, book.chainId);
+        const query = parseQuery(swapRouteQuerySchema, url, options.chainId);
         const partner = partners.resolve(apiKey);
         const answer = await engine.swap(await snapshot(), query, partner);
         if (apiKey) partners.record(apiKey, query.tokenIn, query.amountIn);
@@ -87,21 +116,29 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
       }
       case '/earn/deposit':
       case '/earn/withdraw': {
-        const query = parseQuery(earnRouteQuerySchema, url, book.chainId);
+        const query = parseQuery(earnRouteQuerySchema, url, options.chainId);
         const partner = partners.resolve(apiKey);
         const answer =
           url.pathname === '/earn/deposit'
-            ? await engine.deposit(await snapshot(), query, partner)
-            : await engine.withdraw(await snapshot(), query, partner);
+            ? await engine.deposit(await withPosition(query.tokenOut, 'tokenOut'), query, partner)
+            : await engine.withdraw(await withPosition(query.tokenIn, 'tokenIn'), query, partner);
         if (apiKey) partners.record(apiKey, query.tokenIn, query.inputAmount);
         return { status: 200, body: answer };
+      }
+      case '/tokens': {
+        const query = parseQuery(tokensQuerySchema, url, undefined);
+        if (query.chainId !== undefined && query.chainId !== options.chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${options.chainId}`);
+        const { market } = await snapshot();
+        const named = new Map(Object.entries(options.tokens ?? {}).map(([symbol, token]) => [token.address.toLowerCase(), { symbol, decimals: token.decimals }]));
+        const tokens = market.tokens().map((address) => ({ address, chainId: options.chainId, ...named.get(address.toLowerCase()) }));
+        return { status: 200, body: { tokens } };
       }
       case '/partners/volume': {
         if (!apiKey) throw new RoutingRequestError(401, { error: 'Send your X-API-KEY to see its volume' });
         return { status: 200, body: partners.usage(apiKey) };
       }
       default:
-        throw new RoutingRequestError(404, { error: `No endpoint ${url.pathname}; try /routes, /earn/deposit, /earn/withdraw or /` });
+        throw new RoutingRequestError(404, { error: `No endpoint ${url.pathname}; try /routes, /earn/deposit, /earn/withdraw, /tokens or /` });
     }
   }
 
@@ -123,11 +160,13 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   const { address, port } = server.address() as AddressInfo;
   return {
     url: `http://${address}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+      await index.close();
+    },
   };
 }
 
@@ -150,7 +189,7 @@ function acceptsJson(accept: string | undefined): boolean {
 }
 
 /** Validates the query string; the error names the first parameter that is wrong. */
-function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number): z.output<S> {
+function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number | undefined): z.output<S> {
   const raw: Record<string, string> = {};
   for (const name of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(name);
@@ -165,37 +204,6 @@ function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number): 
     throw badRequest(field, missing ? 'is required' : (issue?.message ?? 'is invalid'));
   }
   const query = parsed.data as z.output<S> & { chainId: number };
-  if (query.chainId !== chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
+  if (chainId !== undefined && query.chainId !== chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
   return query;
-}
-
-function requireAddress<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`the address book has no ${what}`);
-  return value;
-}
-
-function poolsOf(book: AddressBook): PoolInfo[] {
-  return book.pools.map((pool) => ({
-    address: pool.address,
-    token0: requireAddress(book.tokens[pool.token0], `token ${pool.token0}`).address,
-    token1: requireAddress(book.tokens[pool.token1], `token ${pool.token1}`).address,
-    feePerMille: pool.feePerMille,
-    protocol: book.routingService?.bipsPools.includes(pool.name) ? uniswapV2BipsProtocol : uniswapV2Protocol,
-  }));
-}
-
-/** Every pool's LP (through the Uniswap V2 farm) and every gauge token (through the gauge farm). */
-function positionsOf(book: AddressBook, pools: PoolInfo[]): Position[] {
-  const { uniswapV2: v2Farm, gauge: gaugeFarm } = book.contracts.farms;
-  const positions: Position[] = [];
-  if (v2Farm) {
-    for (const pool of pools) positions.push({ token: pool.address, pool, farm: v2Farm, farmData: encodePoolExtras(pool.address, pool.feePerMille) });
-  }
-  if (gaugeFarm) {
-    for (const gauge of Object.values(book.contracts.gauges)) {
-      const pool = pools.find((candidate) => candidate.address === gauge.pool);
-      if (pool) positions.push({ token: gauge.address, pool, farm: gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address) });
-    }
-  }
-  return positions;
 }

@@ -4,8 +4,9 @@
  * the order OneClickFarm runs them, on a copy of the reserves.
  */
 import { type Address, type Hex, encodeFunctionData, isAddressEqual } from 'viem';
-import { routerAbi } from '../../contracts/abi.ts';
-import { encodePoolExtras, partnerDigest } from '../../contracts/encoding.ts';
+import { routerAbi } from '../contracts/abi.ts';
+import { encodeGaugeFarmData, encodePoolExtras, partnerDigest } from '../contracts/encoding.ts';
+import { adapterExtras } from './adapters.ts';
 import {
   type EarnRouteJson,
   type EarnRouteQuery,
@@ -13,25 +14,43 @@ import {
   type SwapRouteJson,
   type SwapRouteQuery,
   interpretDeadline,
-} from '../../service/schemas.ts';
+} from '../service/schemas.ts';
 import { addLiquidity, partnerFee, removeLiquidity } from './amm.ts';
 import type { ChainSnapshot } from './chain-state.ts';
-import { badRequest, noRoute, unsupportedTokens } from './errors.ts';
-import type { Hop, Market, PoolInfo, RouteSearch } from './market.ts';
+import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
+import type { Hop, Market, PoolInfo } from './market.ts';
+import { type RouteSearch, type SearchOutcome, searchWithin } from './search.ts';
 
-/** An LP or gauge token the service can deposit into and withdraw from, and the farm that does it. */
-export type Position = { token: Address; pool: PoolInfo; farm: Address; farmData: Hex };
+/** An LP or gauge token the service can deposit into and withdraw from, the farm that does it and the OneClickFarm that calls it. */
+export type Position = { token: Address; pool: PoolInfo; farm: Address; farmData: Hex; oneClickFarm: Address };
+
+/**
+ * The farms deposit and withdraw quotes go through: with a Uniswap V2 farm every routable pool's LP token is a
+ * position, with the gauge farm each gauge's token (staking its pool's LP).
+ */
+export type EarnConfig = {
+  oneClickFarm: Address;
+  uniswapV2Farm?: Address;
+  gaugeFarm?: Address;
+  gauges: readonly { address: Address; pool: Address }[];
+};
 
 /** A partner resolved from an API key: its id, and a signer for the router's partner signature. */
 export type Partner = { id: number; sign(digest: Hex): Promise<Hex> };
 
 export type QuoteEngineConfig = {
   router: Address;
-  oneClickFarm: Address;
-  /** The pair adapter to use for each pool protocol, and how it reads a pool from `extras`. */
-  adapters: Readonly<Record<string, { address: Address; extras(pool: PoolInfo): Hex }>>;
-  positions: readonly Position[];
+  /** What deposit and withdraw quotes can reach; none: the service quotes swaps only. */
+  earn?: EarnConfig;
+  /** The longest a swap's search may take before it answers with the best route found so far (default 250 ms). */
+  searchBudgetMs?: number;
+  /** The token gas is paid in, as it trades in the pools (CELO on Celo): it prices a hop's gas in tokenOut. */
+  gasToken?: Address;
 };
+
+/** About what one more hop costs a swap in gas: the adapter, the pool's swap and a token transfer. */
+export const gasPerHop = 100_000n;
+export const defaultSearchBudgetMs = 250;
 
 /** Generous gas for a ready-to-sign swap: the router's own work plus each hop (pool, adapter, transfers). */
 export const readyTransactionGas = (hops: number) => 150_000n + 110_000n * BigInt(hops);
@@ -39,6 +58,9 @@ export const readyTransactionGas = (hops: number) => 150_000n + 110_000n * BigIn
 const PRICE_IMPACT_SCALE = 10n ** 18n;
 
 export class QuoteEngine {
+  /** Searches under way, by block and question: identical requests at once share one. */
+  readonly #searches = new Map<string, Promise<SearchOutcome>>();
+
   constructor(private readonly config: QuoteEngineConfig) {}
 
   async swap(snapshot: ChainSnapshot, query: SwapRouteQuery, partner?: Partner): Promise<SwapRouteJson> {
@@ -46,8 +68,9 @@ export class QuoteEngine {
     this.#requireToken(market, query.tokenIn, 'tokenIn');
     this.#requireToken(market, query.tokenOut, 'tokenOut');
     const deadline = this.#deadline(snapshot, query.deadlineMs);
-    const best = market.bestPath(query.tokenIn, query.tokenOut, query.amountIn, searchOf(query));
-    if (!best) throw noRoute();
+    const search = await this.#search(snapshot, query);
+    const best = search.best;
+    if (!best) throw noRoute(search.complete ? undefined : `nothing found within the ${this.#budgetMs} ms search budget`);
     const expectedOut = best.amountOut - partnerFee(best.amountOut, this.#feeOf(snapshot, partner));
     if (expectedOut === 0n) throw noRoute('the amount is too small to pay any output');
 
@@ -60,6 +83,7 @@ export class QuoteEngine {
       minimumExpectedOut: minimumExpectedOut.toString(),
     };
     if (query.priceImpact) answer.priceImpact = priceImpact(market, best.hops, query.amountIn, best.amountOut);
+    if (!search.complete) answer.search = { complete: false, budgetMs: this.#budgetMs, pricedHops: search.priced };
     if (query.from) {
       const data = encodeFunctionData({
         abi: routerAbi,
@@ -89,7 +113,7 @@ export class QuoteEngine {
    * of both: the split is found by bisection on the exact outcome, swaps' price impact included.
    */
   async deposit(snapshot: ChainSnapshot, query: EarnRouteQuery, partner?: Partner): Promise<EarnRouteJson> {
-    const position = this.#position(query.tokenOut, 'tokenOut');
+    const position = this.#position(snapshot.market, query.tokenOut, 'tokenOut');
     this.#requireToken(snapshot.market, query.tokenIn, 'tokenIn');
     const deadline = this.#deadline(snapshot, query.deadlineMs);
     const fee = this.#feeOf(snapshot, partner);
@@ -108,7 +132,7 @@ export class QuoteEngine {
       const market = snapshot.market.clone();
       const out0 = legOutput(market, legs[0], toToken0, fee);
       const out1 = legOutput(market, legs[1], total - toToken0, fee);
-      const { reserve0, reserve1, totalSupply } = market.reserves(pool);
+      const { reserve0, reserve1, totalSupply } = market.supplied(pool);
       const { liquidity } = addLiquidity(out0, out1, reserve0, reserve1, totalSupply);
       return { toToken0, out0, out1, liquidity, excess0: out0 * reserve1 - out1 * reserve0 };
     };
@@ -132,13 +156,13 @@ export class QuoteEngine {
 
   /** Unwinds the position's share of the pool and routes each underlying to tokenOut, in the order the farm does. */
   async withdraw(snapshot: ChainSnapshot, query: EarnRouteQuery, partner?: Partner): Promise<EarnRouteJson> {
-    const position = this.#position(query.tokenIn, 'tokenIn');
+    const position = this.#position(snapshot.market, query.tokenIn, 'tokenIn');
     this.#requireToken(snapshot.market, query.tokenOut, 'tokenOut');
     const deadline = this.#deadline(snapshot, query.deadlineMs);
     const fee = this.#feeOf(snapshot, partner);
     const { pool } = position;
     const market = snapshot.market.clone();
-    const { reserve0, reserve1, totalSupply } = market.reserves(pool);
+    const { reserve0, reserve1, totalSupply } = market.supplied(pool);
     if (query.inputAmount > totalSupply) throw badRequest('inputAmount', `exceeds the position's total supply ${totalSupply}`);
     const { amount0, amount1 } = removeLiquidity(query.inputAmount, reserve0, reserve1, totalSupply);
     market.setReserves(pool, { reserve0: reserve0 - amount0, reserve1: reserve1 - amount1, totalSupply: totalSupply - query.inputAmount });
@@ -164,15 +188,11 @@ export class QuoteEngine {
     return this.#earnAnswer(expectedOut, underlyingRoutes, position);
   }
 
-  isPosition(token: Address): boolean {
-    return this.config.positions.some((position) => isAddressEqual(position.token, token));
-  }
-
   #earnAnswer(expectedOut: bigint, underlyingRoutes: RouteDetailJson[], position: Position): EarnRouteJson {
     return {
       expectedOut: expectedOut.toString(),
       routerAddress: this.config.router,
-      oneClickFarmAddress: this.config.oneClickFarm,
+      oneClickFarmAddress: position.oneClickFarm,
       underlyingRoutes,
       depositData: { addr: position.farm, extra: position.farmData },
     };
@@ -187,16 +207,12 @@ export class QuoteEngine {
     partner: Partner | undefined,
   ): Promise<RouteDetailJson> {
     const path = [tokenIn, ...hops.map((hop) => hop.tokenOut)];
-    const pairs = hops.map((hop) => {
-      const adapter = this.config.adapters[hop.pool.protocol];
-      if (!adapter) throw new Error(`no adapter configured for protocol ${hop.pool.protocol}`);
-      return adapter.address;
-    });
+    const pairs = hops.map((hop) => hop.pool.adapter.address);
     const tokenOut = path[path.length - 1] as Address;
     return {
       path,
       pairs,
-      extras: hops.map((hop) => (this.config.adapters[hop.pool.protocol] as { extras(pool: PoolInfo): Hex }).extras(hop.pool)),
+      extras: hops.map((hop) => adapterExtras(hop.pool.adapter, hop.pool)),
       inputAmount: inputAmount.toString(),
       expectedOutputAmount: expectedOutputAmount.toString(),
       deadline: Number(deadline),
@@ -205,10 +221,52 @@ export class QuoteEngine {
     };
   }
 
-  #position(token: Address, field: string): Position {
-    const position = this.config.positions.find((candidate) => isAddressEqual(candidate.token, token));
+  get #budgetMs(): number {
+    return this.config.searchBudgetMs ?? defaultSearchBudgetMs;
+  }
+
+  /** The swap's search, shared with identical requests on the same block while it runs. */
+  #search(snapshot: ChainSnapshot, query: SwapRouteQuery): Promise<SearchOutcome> {
+    const route: RouteSearch = { ...searchOf(query), hopCost: this.#hopCost(snapshot, query.tokenOut) };
+    const id = [snapshot.blockHash, query.tokenIn, query.tokenOut, query.amountIn, route.maxHops, [...(route.exclude ?? [])].sort().join(',')].join(':').toLowerCase();
+    let search = this.#searches.get(id);
+    if (!search) {
+      search = searchWithin(snapshot.market, query.tokenIn, query.tokenOut, query.amountIn, route, { budgetMs: this.#budgetMs });
+      this.#searches.set(id, search);
+      const forget = () => this.#searches.delete(id);
+      search.then(forget, forget);
+    }
+    return search;
+  }
+
+  /** A hop's gas at the block's base fee, in tokenOut: the gas token's worth through the pools (0 where none prices it). */
+  #hopCost(snapshot: ChainSnapshot, tokenOut: Address): bigint {
+    const gasToken = this.config.gasToken;
+    const wei = gasPerHop * snapshot.gasPrice;
+    if (!gasToken || wei === 0n) return 0n;
+    if (isAddressEqual(gasToken, tokenOut)) return wei;
+    return snapshot.market.bestPath(gasToken, tokenOut, wei, { maxHops: 2 })?.amountOut ?? 0n;
+  }
+
+  #position(market: Market, token: Address, field: string): Position {
+    const position = this.positionOf(market, token);
     if (!position) throw badRequest(field, `${token} is not an LP or gauge token this service can route`);
     return position;
+  }
+
+  /** The position `token` is: a gauge's token, or a routable pool's LP token. */
+  positionOf(market: Market, token: Address): Position | undefined {
+    const earn = this.config.earn;
+    if (!earn) return undefined;
+    const gauge = earn.gauges.find((candidate) => isAddressEqual(candidate.address, token));
+    if (gauge && earn.gaugeFarm) {
+      const pool = market.pool(gauge.pool);
+      return pool && { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm };
+    }
+    const pool = earn.uniswapV2Farm ? market.pool(token) : undefined;
+    // The V2 farm reads the pool's fee as a per-mille byte.
+    if (!pool || !earn.uniswapV2Farm || pool.feeBps % 10 !== 0) return undefined;
+    return { token, pool, farm: earn.uniswapV2Farm, farmData: encodePoolExtras(pool.address, pool.feeBps / 10), oneClickFarm: earn.oneClickFarm };
   }
 
   #requireToken(market: Market, token: Address, field: 'tokenIn' | 'tokenOut') {
@@ -226,7 +284,10 @@ export class QuoteEngine {
   }
 
   #feeOf(snapshot: ChainSnapshot, partner: Partner | undefined): bigint {
-    return partner ? (snapshot.partnerFees.get(partner.id) ?? 0n) : 0n;
+    if (!partner) return 0n;
+    const fees = snapshot.partnerFees;
+    if ('unreadable' in fees) throw new RoutingRequestError(503, { error: `Partner fees unavailable: the router's getPartnerFee did not answer (${fees.unreadable})` });
+    return fees.get(partner.id) ?? 0n;
   }
 }
 

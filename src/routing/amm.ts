@@ -3,11 +3,14 @@
  * to the wei, what the router, the adapters and the farms pay.
  */
 
-/** What a pool pays for `amountIn` (UniswapV2Adapter: fee in per-mille). */
-export function swapOutput(amountIn: bigint, reserveIn: bigint, reserveOut: bigint, feePerMille: number): bigint {
+/**
+ * What a pool pays for `amountIn`, its fee in basis points. Both adapters compute exactly this: the per-mille one's
+ * fraction in(1000 − f)·rOut / (rIn·1000 + in(1000 − f)) is the same fraction with f = bps / 10, scaled by 10.
+ */
+export function swapOutput(amountIn: bigint, reserveIn: bigint, reserveOut: bigint, feeBps: number): bigint {
   if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n;
-  const inAfterFee = amountIn * BigInt(1000 - feePerMille);
-  return (inAfterFee * reserveOut) / (reserveIn * 1000n + inAfterFee);
+  const inAfterFee = amountIn * BigInt(10_000 - feeBps);
+  return (inAfterFee * reserveOut) / (reserveIn * 10_000n + inAfterFee);
 }
 
 /** The router's partner fee on an output: numerator over 1e10. */

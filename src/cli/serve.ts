@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createPublicClient, http } from 'viem';
+import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
+import { readEnv } from '../config/env.ts';
+import { ConfigError } from '../config/errors.ts';
+import { defaultDataDir } from '../engine/runtime.ts';
+import { redactUrl, registerSecretUrl } from '../ops/secrets.ts';
+import { defaultMinReserve, startRoutingService } from '../routing/server.ts';
+import { routingSetupFor } from '../routing/setup.ts';
+import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
+import { UsageError } from './errors.ts';
+
+/** `routekeeper serve`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs('serve', argv, {
+    rpc: { type: 'string' },
+    'address-book': { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    cache: { type: 'string' },
+    'no-cache': { type: 'boolean' },
+    'min-reserve': { type: 'string' },
+    'block-time': { type: 'string' },
+  });
+  const blockTimeSeconds = parseIntegerOption('block-time', values['block-time'], { min: 0, max: 3600 });
+  const port = parseIntegerOption('port', values.port, { max: 65535 }) ?? 8080;
+  const host = values.host ?? '127.0.0.1';
+  if (!/^[\d.]+$|^[\da-fA-F:]+$/.test(host)) throw new UsageError(`--host must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (got ${host})`);
+  const minReserve = values['min-reserve'] === undefined ? defaultMinReserve : minReserveOption(values['min-reserve']);
+  const env = readEnv();
+  const book: AddressBook | undefined = values['address-book'] ? loadAddressBook(values['address-book']) : undefined;
+  const rpcUrl = values.rpc ?? env.RPC_URL?.[0] ?? book?.rpcUrl;
+  if (!rpcUrl) throw new ConfigError('serve needs a node: set RPC_URL, or pass --rpc <url> or an --address-book with its rpcUrl');
+  registerSecretUrl(rpcUrl);
+
+  const chainId = await createPublicClient({ transport: http(rpcUrl) })
+    .getChainId()
+    .catch((error: unknown) => {
+      throw new ConfigError(`the node ${redactUrl(rpcUrl)} did not answer eth_chainId: ${(error as Error).message.split('\n')[0]}`);
+    });
+  if (book && book.chainId !== chainId) throw new ConfigError(`--address-book is for chain ${book.chainId}, but the node is chain ${chainId}`);
+  const cacheFile = values['no-cache'] ? undefined : resolve(values.cache ?? join(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir, `routing-index-${chainId}.json`));
+  if (cacheFile) mkdirSync(dirname(cacheFile), { recursive: true });
+
+  const setup = routingSetupFor(chainId, rpcUrl, book);
+  const headMaxAgeMs = blockTimeSeconds === undefined ? setup.headMaxAgeMs : blockTimeSeconds * 1000;
+  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, cacheFile, host, port });
+  try {
+    // It answers once its pools are indexed: the first request would otherwise wait for the whole index.
+    const warm = await fetch(`${service.url}/tokens`, { signal: shutdown.signal });
+    if (!warm.ok) throw new ConfigError(`the service could not index chain ${chainId}: ${((await warm.json()) as { error?: string }).error ?? warm.status}`);
+    process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
+    console.error(`routekeeper serve: routing on chain ${chainId} from ${redactUrl(rpcUrl)} at ${service.url}${cacheFile ? ` (index kept in ${cacheFile})` : ''}`);
+    await shutdown.requested;
+  } finally {
+    await service.close();
+  }
+  return 0;
+}
+
+function minReserveOption(given: string): bigint {
+  if (!/^\d+$/.test(given)) throw new UsageError(`--min-reserve must be a whole number of raw token units, got '${given}'`);
+  return BigInt(given);
+}

@@ -1,0 +1,114 @@
+/**
+ * The chain as the quote engine sees it at one block: the routable pools (the index's, less those under the
+ * liquidity floor) with their reserves, and the router's partner fees. Fees are read at start, after a reorg and
+ * after the router logs a change; LP supplies only when a deposit or withdraw quote needs them, once per block.
+ */
+import type { Address, PublicClient } from 'viem';
+import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
+import { Market, type PoolReserves } from './market.ts';
+import type { PoolIndex, PoolsAtBlock } from './pool-index.ts';
+
+export type ChainSnapshot = {
+  blockNumber: bigint;
+  blockHash: string;
+  blockTimestamp: bigint;
+  /** The block's base fee: what a hop's gas costs, about. */
+  gasPrice: bigint;
+  market: Market;
+  /** Fee numerator (over 1e10) the router charges for each partner id; why not, when the router would not say. */
+  partnerFees: ReadonlyMap<number, bigint> | { unreadable: string };
+};
+
+export type ChainStateOptions = {
+  router: Address;
+  partnerIds: readonly number[];
+  /** A pool with either reserve below this many raw units is left out of routes (dust and abandoned pools). */
+  minReserve: bigint;
+};
+
+export class ChainState {
+  readonly #client: PublicClient;
+  readonly #index: PoolIndex;
+  readonly #options: ChainStateOptions;
+  #fees: { readAt: bigint; hash: string; fees: Promise<ReadonlyMap<number, bigint>> } | undefined;
+  #snapshot: { hash: string; snapshot: Promise<ChainSnapshot> } | undefined;
+  #supplies: { blockNumber: bigint; byPool: Map<string, Promise<bigint>> } | undefined;
+
+  constructor(client: PublicClient, index: PoolIndex, options: ChainStateOptions) {
+    this.#client = client;
+    this.#index = index;
+    this.#options = options;
+  }
+
+  /** The swap view of the latest block. */
+  async current(): Promise<ChainSnapshot> {
+    const pools = await this.#index.current();
+    if (this.#snapshot?.hash !== pools.head.hash) {
+      this.#snapshot = { hash: pools.head.hash, snapshot: this.#build(pools) };
+      this.#snapshot.snapshot.catch(() => {
+        this.#snapshot = undefined;
+      });
+    }
+    return this.#snapshot.snapshot;
+  }
+
+  /**
+   * `snapshot` with one pool's LP supply, which deposit and withdraw arithmetic needs: read once per block and pool,
+   * only for the pools such quotes ask about.
+   */
+  async withSupply(snapshot: ChainSnapshot, pool: Address): Promise<ChainSnapshot> {
+    if (this.#supplies?.blockNumber !== snapshot.blockNumber) this.#supplies = { blockNumber: snapshot.blockNumber, byPool: new Map() };
+    const byPool = this.#supplies.byPool;
+    let supply = byPool.get(pool.toLowerCase());
+    if (!supply) {
+      supply = this.#client.readContract({ address: pool, abi: uniswapV2IndexAbi, functionName: 'totalSupply', blockNumber: snapshot.blockNumber });
+      byPool.set(pool.toLowerCase(), supply);
+      supply.catch(() => byPool.delete(pool.toLowerCase()));
+    }
+    const totalSupply = await supply;
+    const market = snapshot.market.clone();
+    const info = market.pool(pool);
+    if (info) market.setReserves(info, { ...market.reserves(info), totalSupply });
+    return { ...snapshot, market };
+  }
+
+  async #build(pools: PoolsAtBlock): Promise<ChainSnapshot> {
+    const { minReserve } = this.#options;
+    const routable = [...pools.pools.values()].filter((pool) => {
+      const reserves = pools.reserves.get(pool.address.toLowerCase());
+      return reserves !== undefined && reserves.reserve0 >= minReserve && reserves.reserve1 >= minReserve;
+    });
+    const reserves = new Map<string, PoolReserves>();
+    for (const pool of routable) reserves.set(pool.address.toLowerCase(), pools.reserves.get(pool.address.toLowerCase()) as PoolReserves);
+    return {
+      blockNumber: pools.head.number,
+      blockHash: pools.head.hash,
+      blockTimestamp: pools.head.timestamp,
+      gasPrice: pools.head.baseFeePerGas,
+      market: new Market(routable, reserves),
+      // A router that will not tell its fees stops only the quotes that carry a partner.
+      partnerFees: await this.#partnerFees(pools).catch((error: unknown) => ({ unreadable: (error as Error).message.split('\n')[0] ?? 'unreadable' })),
+    };
+  }
+
+  /** Read again when the router logged a change since the last read, or the chain is not the one read. */
+  #partnerFees(pools: PoolsAtBlock): Promise<ReadonlyMap<number, bigint>> {
+    const fees = this.#fees;
+    const stale =
+      !fees || fees.readAt < pools.feesChangedAt || pools.head.number < fees.readAt || (fees.readAt === pools.feesChangedAt && fees.hash !== pools.head.hash);
+    if (stale) {
+      const blockNumber = pools.head.number;
+      const fees = Promise.all(
+        this.#options.partnerIds.map(async (id) => {
+          const fee = await this.#client.readContract({ address: this.#options.router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [BigInt(id)], blockNumber });
+          return [id, fee] as const;
+        }),
+      ).then((entries) => new Map(entries));
+      this.#fees = { readAt: blockNumber, hash: pools.head.hash, fees };
+      fees.catch(() => {
+        this.#fees = undefined;
+      });
+    }
+    return (this.#fees as { fees: Promise<ReadonlyMap<number, bigint>> }).fees;
+  }
+}

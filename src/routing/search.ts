@@ -1,0 +1,136 @@
+/**
+ * The route search: every simple path (no token, so no pool, twice) of at most `maxHops` hops from tokenIn to
+ * tokenOut, each priced exactly, the best kept. Exhaustive, so never below the best path, but pruned where no
+ * answer can lie: a hop is taken only to a token from which tokenOut is still reachable in the hops left (distances
+ * from tokenOut found first, by breadth). Ranked by what the path pays less what its hops cost in gas, priced in
+ * tokenOut: an extra hop must gain more than it costs.
+ *
+ * The search is a generator that pauses every few hundred hops, so that a driver can give the event loop back (no
+ * request stalls the others) and stop at a time budget with the best path found so far.
+ */
+import { type Address, isAddressEqual } from 'viem';
+import type { Hop, Market } from './market.ts';
+
+export type RouteSearch = {
+  maxHops: number;
+  exclude?: readonly string[];
+  /** What one hop costs in gas, in tokenOut's raw units (0: rank by output alone). */
+  hopCost?: bigint;
+};
+
+export type FoundPath = { hops: Hop[]; amountOut: bigint };
+
+export type SearchOutcome = {
+  best: FoundPath | undefined;
+  /** False when the budget ran out first: `best` is the best of the paths priced until then. */
+  complete: boolean;
+  /** Hops priced. */
+  priced: number;
+};
+
+const key = (address: Address) => address.toLowerCase();
+/** Hops priced between two pauses. */
+const HOPS_PER_STEP = 256;
+
+/** How many hops each token is from `tokenOut`, up to `maxHops`, over the pools not excluded. */
+function distancesTo(market: Market, tokenOut: Address, maxHops: number, excluded: ReadonlySet<string>): Map<string, number> {
+  const distance = new Map<string, number>([[key(tokenOut), 0]]);
+  let frontier: Address[] = [tokenOut];
+  for (let depth = 1; depth <= maxHops && frontier.length > 0; depth++) {
+    const next: Address[] = [];
+    for (const token of frontier) {
+      for (const { pool, other } of market.neighbors(token)) {
+        if (excluded.has(pool.protocol) || distance.has(key(other))) continue;
+        distance.set(key(other), depth);
+        next.push(other);
+      }
+    }
+    frontier = next;
+  }
+  return distance;
+}
+
+/** Better: pays more net of its hops' gas, or as much in fewer hops. */
+function better(candidate: FoundPath, than: FoundPath | undefined, hopCost: bigint): boolean {
+  if (!than) return true;
+  const net = candidate.amountOut - hopCost * BigInt(candidate.hops.length);
+  const best = than.amountOut - hopCost * BigInt(than.hops.length);
+  return net > best || (net === best && candidate.hops.length < than.hops.length);
+}
+
+/**
+ * The search itself; `progress.best` holds the best path so far at every pause. Returns when every path was priced.
+ */
+export function* searchPaths(
+  market: Market,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+  search: RouteSearch,
+  progress: { best?: FoundPath; priced: number },
+): Generator<void, void> {
+  const excluded = new Set(search.exclude ?? []);
+  const hopCost = search.hopCost ?? 0n;
+  const distance = distancesTo(market, tokenOut, search.maxHops, excluded);
+  if (!distance.has(key(tokenIn)) || isAddressEqual(tokenIn, tokenOut)) return;
+  const visited = new Set<string>([key(tokenIn)]);
+  const hops: Hop[] = [];
+
+  function* visit(token: Address, amount: bigint): Generator<void, void> {
+    const left = search.maxHops - hops.length - 1;
+    for (const { pool, other } of market.neighbors(token)) {
+      const away = distance.get(key(other));
+      if (away === undefined || away > left || excluded.has(pool.protocol) || visited.has(key(other))) continue;
+      const hop = { pool, tokenIn: token, tokenOut: other };
+      const out = market.hopOutput(hop, amount);
+      if (++progress.priced % HOPS_PER_STEP === 0) yield;
+      if (out === 0n) continue;
+      hops.push(hop);
+      if (away === 0) {
+        const found = { hops: [...hops], amountOut: out };
+        if (better(found, progress.best, hopCost)) progress.best = found;
+      } else {
+        visited.add(key(other));
+        yield* visit(other, out);
+        visited.delete(key(other));
+      }
+      hops.pop();
+    }
+  }
+  yield* visit(tokenIn, amountIn);
+}
+
+/** The whole search at once (deposit and withdraw legs, tests). */
+export function bestPathNow(market: Market, tokenIn: Address, tokenOut: Address, amountIn: bigint, search: RouteSearch): FoundPath | undefined {
+  const progress: { best?: FoundPath; priced: number } = { priced: 0 };
+  const steps = searchPaths(market, tokenIn, tokenOut, amountIn, search, progress);
+  while (!steps.next().done);
+  return progress.best;
+}
+
+/**
+ * The search within `budgetMs`, handing the event loop back every `sliceMs` so that other requests (and `GET /`)
+ * are answered meanwhile. Past the budget it answers the best path found so far, `complete: false`.
+ */
+export async function searchWithin(
+  market: Market,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+  search: RouteSearch,
+  { budgetMs, sliceMs = 5 }: { budgetMs: number; sliceMs?: number },
+): Promise<SearchOutcome> {
+  const progress: { best?: FoundPath; priced: number } = { priced: 0 };
+  const steps = searchPaths(market, tokenIn, tokenOut, amountIn, search, progress);
+  const started = performance.now();
+  let sliceStarted = started;
+  for (let step = steps.next(); !step.done; step = steps.next()) {
+    const now = performance.now();
+    if (now - started > budgetMs) return { best: progress.best, complete: false, priced: progress.priced };
+    if (now - sliceStarted > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
+  }
+  return { best: progress.best, complete: true, priced: progress.priced };
+}

@@ -1,0 +1,165 @@
+/**
+ * `routekeeper serve` as a process over the devnet, given an address book that lists no pool: it finds the pools
+ * from the factory, follows each block from its logs (no pool read again), routes through a pool created after it
+ * started, prices a pool moved in the last block at its new state, and a restart reads only what it missed.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type Address, erc20Abi, parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { encodePoolExtras } from '../../src/contracts/encoding.ts';
+import { swapPayloadFrom } from '../../src/contracts/payload.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { swapRouteSchema } from '../../src/service/schemas.ts';
+import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { approve, trader } from '../helpers/routing.ts';
+import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
+
+const fork = useDevnetFork();
+let dir = '';
+let bookFile = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'routekeeper-serve-'));
+  bookFile = join(dir, 'no-pools.json');
+  // The devnet's own address book, less every pool and the second adapter's list: only the factory to find them from.
+  const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
+  writeFileSync(bookFile, JSON.stringify({ ...book, pools: [] }));
+});
+
+const services: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => {
+  for (const child of services) child.kill('SIGTERM');
+});
+
+async function serve(args: string[] = ['--no-cache']) {
+  const child = spawnCli(['serve', '--address-book', bookFile, '--port', '0', ...args], { RPC_URL: '' });
+  services.push(child);
+  const line = await firstStdoutLine(child);
+  const { url } = JSON.parse(line) as { url: string };
+  const stop = async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return { url, child, stop };
+}
+
+async function quote(url: string, tokenIn: Address, tokenOut: Address, amountIn: bigint, extra: Record<string, string> = {}) {
+  const query = new URLSearchParams({ tokenIn, tokenOut, amountIn: amountIn.toString(), ...extra });
+  const response = await fetch(`${url}/routes?${query}`);
+  const body = await response.json();
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return swapRouteSchema.parse(body);
+}
+
+describe('routekeeper serve', () => {
+  it('finds the pools from the factory, prices a pool moved in the last block at its new state, and routes a new pool at once', async () => {
+    const { url, stop } = await serve();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const [celo, cusd, ceur, weth] = ['CELO', 'cUSD', 'cEUR', 'WETH'].map((symbol) => fork.token(symbol)) as [Address, Address, Address, Address];
+    const adapter = fork.addressBook.contracts.adapters.uniswapV2 as Address;
+
+    // A pool no list names, found from the factory, at its reserves to the wei.
+    const amountIn = parseUnits('1000', 18);
+    const first = await quote(url, celo, cusd, amountIn);
+    const pool = await readPool(fork, 'CELO/cUSD');
+    expect(first.details.pairs).toEqual([adapter]);
+    expect(first.details.extras).toEqual([encodePoolExtras(pool.address, 3).toLowerCase()]);
+    expect(BigInt(first.expectedOut)).toBe(constantProductOut(amountIn, ...reservesFrom(pool, celo)));
+
+    // Someone trades the pool: the next quote is at the block's new reserves.
+    const me = trader(fork);
+    await approve(fork, me, celo, first.routerAddress, amountIn);
+    await fork.confirm(
+      await me.wallet.writeContract({ address: first.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(first.details, { minOutputAmount: 1n, to: me.address })] }),
+    );
+    const moved = await readPool(fork, 'CELO/cUSD');
+    expect(moved.reserve0).not.toBe(pool.reserve0);
+    const second = await quote(url, celo, cusd, amountIn);
+    expect(BigInt(second.expectedOut)).toBe(constantProductOut(amountIn, ...reservesFrom(moved, celo)));
+
+    // A pool created after the service started: cEUR/WETH, which the devnet does not have.
+    const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
+    const owner = me.wallet;
+    await fork.confirm(await owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'createPair', args: [ceur, weth] }));
+    const pair = await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'getPair', args: [ceur, weth] });
+    const [ceurIn, wethIn] = [parseUnits('30000', 18), parseUnits('10', 18)];
+    await fork.confirm(await owner.writeContract({ address: ceur, abi: erc20Abi, functionName: 'transfer', args: [pair, ceurIn] }));
+    await fork.confirm(await owner.writeContract({ address: weth, abi: erc20Abi, functionName: 'transfer', args: [pair, wethIn] }));
+    const minted = await fork.confirm(await owner.writeContract({ address: pair, abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [me.address] }));
+
+    const direct = await quote(url, ceur, weth, parseUnits('100', 18), { maxHops: '1' });
+    expect(await fork.publicClient.getBlockNumber()).toBe(minted.blockNumber);
+    expect(direct.details.extras).toEqual([encodePoolExtras(pair, 3).toLowerCase()]);
+    expect(BigInt(direct.expectedOut)).toBe(constantProductOut(parseUnits('100', 18), ceurIn, wethIn));
+
+    // Executed through the router, the new pool pays exactly what was quoted.
+    await approve(fork, me, ceur, direct.routerAddress, BigInt(direct.details.inputAmount));
+    const before = await fork.balanceOf(weth, me.address);
+    await fork.confirm(
+      await me.wallet.writeContract({ address: direct.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(direct.details, { minOutputAmount: BigInt(direct.expectedOut), to: me.address })] }),
+    );
+    expect((await fork.balanceOf(weth, me.address)) - before).toBe(BigInt(direct.expectedOut));
+    expect(await stop()).toBe(0);
+  });
+
+  it('follows each new block with two node requests and reads no pool again; a restart reads only the blocks it missed', async () => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+    const cache = join(dir, 'index.json');
+    try {
+      const first = await serve(['--rpc', proxy.url, '--cache', cache]);
+      const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
+      await quote(first.url, celo, cusd, parseUnits('1', 18));
+      const atStart = proxy.calls();
+      const blocks = 5;
+      for (let i = 0; i < blocks; i++) {
+        await fork.testClient.mine({ blocks: 1 });
+        await quote(first.url, celo, cusd, parseUnits(String(i + 1), 18));
+      }
+      const since = (method: string) => (proxy.calls().get(method) ?? 0) - (atStart.get(method) ?? 0);
+      // Per block: its header, then one eth_getLogs for every pool's Sync (and new pairs); not one pool read.
+      expect([since('eth_getBlockByNumber'), since('eth_getLogs'), since('eth_call')]).toEqual([blocks, blocks, 0]);
+      expect(await first.stop()).toBe(0);
+      const saved = JSON.parse(readFileSync(cache, 'utf8')) as { pools: unknown[]; head: { number: string } };
+      expect(saved.pools.length).toBe(fork.addressBook.pools.length);
+
+      // Two blocks pass while it is down; the restart reads its cached block's hash, the logs it missed, and no pool.
+      await fork.testClient.mine({ blocks: 2 });
+      const beforeRestart = proxy.calls();
+      const second = await serve(['--rpc', proxy.url, '--cache', cache]);
+      const answer = await quote(second.url, celo, cusd, parseUnits('5', 18));
+      const pool = await readPool(fork, 'CELO/cUSD');
+      expect(BigInt(answer.expectedOut)).toBe(constantProductOut(parseUnits('5', 18), ...reservesFrom(pool, celo)));
+      const calls = (method: string) => (proxy.calls().get(method) ?? 0) - (beforeRestart.get(method) ?? 0);
+      expect(calls('eth_getLogs')).toBe(1);
+      // eth_chainId at start, and nothing read of any pool or factory.
+      expect(calls('eth_call')).toBe(0);
+      expect(await second.stop()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses a node that does not answer, and a bad option, with one line and exit 2', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawnCli(['serve', ...args], { RPC_URL: '' });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    const noNode = await run(['--rpc', 'http://127.0.0.1:1', '--port', '0']);
+    expect(noNode.code).toBe(2);
+    expect(noNode.stderr.trim().split('\n')).toHaveLength(1);
+    expect(noNode.stderr).toContain('did not answer eth_chainId');
+    const badPort = await run(['--port', 'eighty']);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('--port must be a whole number');
+    expect(existsSync(join(dir, 'never.json'))).toBe(false);
+  });
+});
