@@ -284,6 +284,7 @@ Options:
     summary: 'run the Token Routing Service for a chain: pools found from its factories, fresh at every block',
     help: `Usage: routekeeper serve [--rpc <url>] [--address-book <file>] [--port N] [--host <address>]
                         [--cache <file> | --no-cache] [--min-reserve N] [--block-time S]
+                        [--api-keys <file>] [--partner-store <file>]
 
 Serves the Token Routing Service API (GET /routes, /earn/deposit, /earn/withdraw, /tokens, /partners/volume, /)
 for the chain of its node, the way docs/routing-service.md describes. It finds the pools of every factory the
@@ -302,6 +303,10 @@ Options:
   --min-reserve N        leave out pools holding fewer raw units of either token (default 1000000)
   --block-time S         read the chain's head at most once per S seconds (default: the chain data's block
                          time, 1 on Celo; on a chain of its own, such as the devnet, at every request)
+  --api-keys <file>      API keys to accept: a JSON array of {"key", "partner", "feeRecipient"?, "label"?}; quotes
+                         with a key carry its partner id, signed with ROUTING_SIGNER_KEY (needed with keys)
+  --partner-store <file> where keys (as their SHA-256) and each partner's quoted and executed volume are kept
+                         (default ROUTEKEEPER_DATA_DIR/routing-partners-<chain id>.sqlite)
   -h, --help             this text`,
     graceful: true,
     load: () => import('./serve.ts'),

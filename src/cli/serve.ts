@@ -1,11 +1,14 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { readEnv } from '../config/env.ts';
 import { ConfigError } from '../config/errors.ts';
 import { defaultDataDir } from '../engine/runtime.ts';
-import { redactUrl, registerSecretUrl } from '../ops/secrets.ts';
+import { z } from 'zod';
+import { redactUrl, registerSecret, registerSecretUrl } from '../ops/secrets.ts';
+import { addressSchema } from '../primitives.ts';
+import type { ApiKeyConfig } from '../routing/partners.ts';
 import { defaultMinReserve, startRoutingService } from '../routing/server.ts';
 import { routingSetupFor } from '../routing/setup.ts';
 import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
@@ -22,6 +25,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     'no-cache': { type: 'boolean' },
     'min-reserve': { type: 'string' },
     'block-time': { type: 'string' },
+    'api-keys': { type: 'string' },
+    'partner-store': { type: 'string' },
   });
   const blockTimeSeconds = parseIntegerOption('block-time', values['block-time'], { min: 0, max: 3600 });
   const port = parseIntegerOption('port', values.port, { max: 65535 }) ?? 8080;
@@ -40,12 +45,17 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
       throw new ConfigError(`the node ${redactUrl(rpcUrl)} did not answer eth_chainId: ${(error as Error).message.split('\n')[0]}`);
     });
   if (book && book.chainId !== chainId) throw new ConfigError(`--address-book is for chain ${book.chainId}, but the node is chain ${chainId}`);
-  const cacheFile = values['no-cache'] ? undefined : resolve(values.cache ?? join(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir, `routing-index-${chainId}.json`));
+  const dataDir = env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir;
+  const cacheFile = values['no-cache'] ? undefined : resolve(values.cache ?? join(dataDir, `routing-index-${chainId}.json`));
   if (cacheFile) mkdirSync(dirname(cacheFile), { recursive: true });
+  const apiKeys = values['api-keys'] ? loadApiKeys(values['api-keys']) : [];
+  if (apiKeys.length > 0 && !env.ROUTING_SIGNER_KEY) throw new ConfigError('--api-keys needs ROUTING_SIGNER_KEY: the key that signs partner ids (the router\'s admin signer)');
+  const partnerStoreFile = resolve(values['partner-store'] ?? join(dataDir, `routing-partners-${chainId}.sqlite`));
+  mkdirSync(dirname(partnerStoreFile), { recursive: true });
 
   const setup = routingSetupFor(chainId, rpcUrl, book);
   const headMaxAgeMs = blockTimeSeconds === undefined ? setup.headMaxAgeMs : blockTimeSeconds * 1000;
-  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, cacheFile, host, port });
+  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, cacheFile, host, port, apiKeys, partnerStoreFile, signerPrivateKey: env.ROUTING_SIGNER_KEY });
   try {
     // It answers once its pools are indexed: the first request would otherwise wait for the whole index.
     const warm = await fetch(`${service.url}/tokens`, { signal: shutdown.signal });
@@ -57,6 +67,33 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     await service.close();
   }
   return 0;
+}
+
+const apiKeysSchema = z.array(
+  z.object({
+    key: z.string().min(16, { message: 'must be at least 16 characters' }),
+    partner: z.number().int().positive(),
+    feeRecipient: addressSchema.optional(),
+    label: z.string().optional(),
+  }),
+);
+
+/** `--api-keys FILE`: a JSON array of { key, partner, feeRecipient?, label? }; the error names the entry, never a key. */
+function loadApiKeys(file: string): ApiKeyConfig[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`--api-keys ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'not JSON')}`);
+  }
+  const parsed = apiKeysSchema.safeParse(raw);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    throw new ConfigError(`--api-keys ${file}: ${issue?.path.join('.') || '(file)'} ${issue?.message ?? 'is invalid'} (expected [{ "key", "partner", "feeRecipient"?, "label"? }])`);
+  }
+  for (const entry of parsed.data) registerSecret(entry.key);
+  return parsed.data;
 }
 
 function minReserveOption(given: string): bigint {

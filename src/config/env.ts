@@ -30,6 +30,8 @@ const envSchema = z.object({
   RPC_URL: optional(httpUrls),
   ROUTING_SERVICE_URL: optional(httpUrl),
   ROUTING_API_KEY: optional(z.string()),
+  /** `routekeeper serve`: the key that signs partner ids in quotes made with an API key (the router's admin signer). */
+  ROUTING_SIGNER_KEY: optional(z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: 'must be a 32-byte hex private key' }).transform((key) => key as `0x${string}`)),
   /** The partner id the API key belongs to: quotes may carry it (or 0), no other. */
   ROUTING_PARTNER_ID: optional(z.string().regex(/^\d+$/, { message: 'must be a partner id (a whole number)' }).transform(BigInt)),
   /** How hard to press the routing service (over the strategy file's defaults.routing). */
@@ -102,6 +104,10 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
     byDefault: `the address book's \`routingServiceUrl\`, else one embedded in the daemon over the chain's node (the hosted \`${productionServiceUrl}\` has been offline since 2023)`,
   },
   ROUTING_API_KEY: { usedFor: 'optional key, sent only as the `X-API-KEY` header, never printed or logged', byDefault: 'none' },
+  ROUTING_SIGNER_KEY: {
+    usedFor: '`routekeeper serve` with `--api-keys`: signs the partner id of each quote made with a key, so the router (whose admin signer it must be) pays that partner its fee; never printed or logged',
+    byDefault: 'none: a service without it takes no API keys',
+  },
   ROUTING_PARTNER_ID: { usedFor: "the partner id of that key: a quote's `partner` must be 0 or this (or one of the address book's `partners`)", byDefault: 'none' },
   ROUTING_REQUESTS_PER_SECOND: {
     usedFor: "requests per second to the routing service (over the strategy file's `defaults.routing`)",
@@ -189,7 +195,7 @@ let dotenvLoaded = false;
 
 /** Reads and checks the environment; a bad value is a ConfigError naming the variable (never its value). */
 /** Variables that may hold a secret, and may instead be read from the file `<NAME>_FILE` names. */
-export const fileBackedVariables = ['RPC_URL', 'ROUTING_SERVICE_URL', 'ROUTING_API_KEY', 'DATABASE_URL', 'ROUTEKEEPER_STATUS_TOKEN'] as const;
+export const fileBackedVariables = ['RPC_URL', 'ROUTING_SERVICE_URL', 'ROUTING_API_KEY', 'ROUTING_SIGNER_KEY', 'DATABASE_URL', 'ROUTEKEEPER_STATUS_TOKEN'] as const;
 
 /** A variable's value, or the content of the file its `<NAME>_FILE` twin names (a trailing newline taken off). */
 export function secretFromEnv(env: NodeJS.ProcessEnv, name: string, where: string): string | undefined {
@@ -217,6 +223,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   }
   // What may carry a key is redacted wherever text is written from here on, even should the rest be refused.
   registerSecret(given.ROUTING_API_KEY);
+  registerSecret(given.ROUTING_SIGNER_KEY);
   registerSecret(given.ROUTEKEEPER_STATUS_TOKEN);
   for (const name of ['RPC_URL', 'ROUTING_SERVICE_URL', 'DATABASE_URL'] as const) for (const url of (given[name] ?? '').split(/[\s,]+/)) registerSecretUrl(url);
   const parsed = envSchema.safeParse(given);

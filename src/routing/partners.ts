@@ -1,58 +1,56 @@
 /**
- * API keys: each names a partner id. A quote made with a key carries that id and the service signer's
- * signature, so the router pays the partner its fee. Quotes and input volume are counted per key.
- * Keys are compared, never logged.
+ * API keys: each names a partner id. A quote made with a key carries that id and the service signer's signature,
+ * so the router pays the partner its fee. Keys are compared by their SHA-256 (the store keeps nothing else),
+ * never logged; what each partner's keys quoted, and what the router executed for it, is kept in the store.
  */
-import { type Address, type Hex, isAddressEqual } from 'viem';
+import type { Address, Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { RoutingRequestError } from './errors.ts';
+import type { PartnerStore } from './partner-store.ts';
 import type { Partner } from './quotes.ts';
 
-export type ApiKeyConfig = { key: string; partner: number };
-
-type Usage = { quotes: number; volume: Map<Address, bigint> };
+export type ApiKeyConfig = { key: string; partner: number; feeRecipient?: Address; label?: string };
 
 export class PartnerRegistry {
-  readonly #partners = new Map<string, Partner>();
-  readonly #usage = new Map<string, Usage>();
+  readonly #store: PartnerStore;
+  readonly #signer: LocalAccount | undefined;
 
-  constructor(keys: readonly ApiKeyConfig[], signer: LocalAccount | undefined) {
-    if (keys.length > 0 && !signer) throw new Error('API keys need a service signer to sign partner ids');
-    for (const { key, partner } of keys) {
-      if (!signer) continue;
-      this.#partners.set(key, { id: partner, sign: (digest: Hex) => signer.signMessage({ message: { raw: digest } }) });
-    }
+  constructor(store: PartnerStore, signer: LocalAccount | undefined) {
+    this.#store = store;
+    this.#signer = signer;
   }
 
   get partnerIds(): number[] {
-    return [...new Set([...this.#partners.values()].map((partner) => partner.id))];
+    return this.#store.partners();
   }
 
   /** The partner behind a request's X-API-KEY; no key is partner 0 (undefined), an unknown key is a 401. */
   resolve(apiKey: string | undefined): Partner | undefined {
     if (apiKey === undefined) return undefined;
-    const partner = this.#partners.get(apiKey);
-    if (!partner) throw new RoutingRequestError(401, { error: 'Unknown API key (X-API-KEY): quote without a key, or use a key issued by this service' });
-    return partner;
+    const known = this.#store.keyOf(apiKey);
+    if (!known) throw new RoutingRequestError(401, { error: 'Unknown API key (X-API-KEY): quote without a key, or use a key issued by this service' });
+    const signer = this.#signer;
+    // Keys kept from an earlier run, and no signer given this time: no partner quote, rather than one unsigned.
+    if (!signer) throw new RoutingRequestError(503, { error: 'Partner quotes unavailable: this service was started without a signer (ROUTING_SIGNER_KEY)' });
+    return { id: known.partner, sign: (digest: Hex) => signer.signMessage({ message: { raw: digest } }) };
   }
 
-  /** Counts one answered quote of `amount` of `token` against the key. */
+  /** Records one answered quote of `amount` of `token` against the key's partner. */
   record(apiKey: string, token: Address, amount: bigint): void {
-    const usage = this.#usage.get(apiKey) ?? { quotes: 0, volume: new Map() };
-    usage.quotes += 1;
-    const known = [...usage.volume.keys()].find((existing) => isAddressEqual(existing, token)) ?? token;
-    usage.volume.set(known, (usage.volume.get(known) ?? 0n) + amount);
-    this.#usage.set(apiKey, usage);
+    const known = this.#store.keyOf(apiKey);
+    if (known) this.#store.recordQuote(apiKey, known.partner, token, amount);
   }
 
-  /** The usage of one key: quotes answered and the raw input amount quoted per token. */
-  usage(apiKey: string) {
+  /** The key's partner: its fee (over 1e10, as the router reads it), fee recipient, quotes and executed swaps. */
+  usage(apiKey: string, feeNumerator: bigint | undefined) {
     const partner = this.resolve(apiKey);
-    const usage = this.#usage.get(apiKey) ?? { quotes: 0, volume: new Map() };
+    const known = this.#store.keyOf(apiKey);
+    const id = partner?.id ?? 0;
     return {
-      partner: partner?.id ?? 0,
-      quotes: usage.quotes,
-      volume: Object.fromEntries([...usage.volume].map(([token, amount]) => [token, amount.toString()])),
+      partner: id,
+      ...(feeNumerator === undefined ? {} : { feeNumerator: feeNumerator.toString() }),
+      ...(known?.feeRecipient ? { feeRecipient: known.feeRecipient } : {}),
+      ...this.#store.totals(id),
     };
   }
 }

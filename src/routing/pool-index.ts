@@ -6,7 +6,7 @@
  * kept in a file, so a restart reads only the blocks it missed.
  */
 import { type Address, type Hex, type Log, type PublicClient, getAddress, parseEventLogs } from 'viem';
-import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
+import { routerFeeAbi, routerTenantSwapEventAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
 import type { PairAdapter } from './adapters.ts';
 import { type IndexSnapshot, readIndexCache, writeIndexCache } from './index-cache.ts';
 import type { PoolInfo } from './market.ts';
@@ -36,6 +36,8 @@ export type PoolIndexOptions = {
   factories: readonly FactorySource[];
   /** The router whose `FeeChanged` events the same log request follows. */
   router?: Address;
+  /** Told of every swap the router made for a partner, in the blocks each new state follows. */
+  onPartnerSwaps?: (swaps: readonly PartnerSwap[], head: Head) => void;
   /** Pools routed through another adapter than their factory's (the devnet routes some through its second one). */
   adapterOverride?: (pool: Address) => PairAdapter | undefined;
   /**
@@ -50,7 +52,14 @@ export type PoolIndexOptions = {
 };
 
 const key = (address: Address) => address.toLowerCase();
-const watchedEvents = [...uniswapV2IndexAbi.filter((item) => item.type === 'event'), ...routerFeeAbi.filter((item) => item.type === 'event')];
+const watchedEvents = [
+  ...uniswapV2IndexAbi.filter((item) => item.type === 'event'),
+  ...routerFeeAbi.filter((item) => item.type === 'event'),
+  ...routerTenantSwapEventAbi,
+];
+
+/** A swap the router paid under a partner's id (the public source's `Swap` names it as `tenantId`). */
+export type PartnerSwap = { partner: number; tokenIn: Address; amountIn: bigint; txHash: Hex; logIndex: number; blockNumber: bigint };
 const CACHE_WRITE_INTERVAL_MS = 30_000;
 
 export class PoolIndex {
@@ -130,6 +139,7 @@ export class PoolIndex {
     const pairsLength = new Map(known.pairsLength);
     let feesChangedAt = known.feesChangedAt;
     const router = this.#options.router;
+    const partnerSwaps: PartnerSwap[] = [];
     for (const log of parseEventLogs({ abi: watchedEvents, logs: [...logs], strict: false })) {
       if (log.eventName === 'PairCreated') {
         const factory = this.#factories.get(key(log.address));
@@ -146,8 +156,14 @@ export class PoolIndex {
         }
       } else if (log.eventName === 'FeeChanged' && router && key(log.address) === key(router) && log.blockNumber !== null) {
         feesChangedAt = log.blockNumber;
+      } else if (log.eventName === 'Swap' && router && key(log.address) === key(router)) {
+        const { tenantId, input, inputAmount } = log.args;
+        if (tenantId && tenantId > 0n && input && inputAmount !== undefined && log.transactionHash && log.logIndex !== null && log.blockNumber !== null) {
+          partnerSwaps.push({ partner: Number(tenantId), tokenIn: input, amountIn: inputAmount, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber });
+        }
       }
     }
+    if (partnerSwaps.length > 0) this.#options.onPartnerSwaps?.(partnerSwaps, head);
     return { head, pools, reserves, pairsLength, feesChangedAt };
   }
 

@@ -1,6 +1,6 @@
 /**
- * A local Token Routing Service: the spec's API (GET /routes, /earn/deposit, /earn/withdraw, /) over the
- * Uniswap V2 pools of an address book, plus GET /partners/volume. Answers are JSON; errors are JSON
+ * Our Token Routing Service: the spec's API (GET /routes, /earn/deposit, /earn/withdraw, /) over the Uniswap V2
+ * pools of a chain's factories, plus GET /tokens and GET /partners/volume. Answers are JSON; errors are JSON
  * `{ error, field?, tokens? }` with a 4xx/5xx status, and no input can crash the server.
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
@@ -13,6 +13,7 @@ import { earnRouteQuerySchema, swapRouteQuerySchema } from '../service/schemas.t
 import type { PairAdapter } from './adapters.ts';
 import { ChainState } from './chain-state.ts';
 import { type ErrorBody, RoutingRequestError, badRequest } from './errors.ts';
+import { PartnerStore } from './partner-store.ts';
 import { type ApiKeyConfig, PartnerRegistry } from './partners.ts';
 import { type FactorySource, PoolIndex } from './pool-index.ts';
 import { type EarnConfig, QuoteEngine } from './quotes.ts';
@@ -43,7 +44,10 @@ export type RoutingServiceOptions = {
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** Keys added to the store at start (a file's, the devnet's demo key); the store's own stay valid too. */
   apiKeys?: readonly ApiKeyConfig[];
+  /** Where keys and each partner's volume are kept (SQLite); none: in memory, gone at stop. */
+  partnerStoreFile?: string;
   /** Signs partner ids; the router's `adminSigner` must be this key's address for partners to be paid. */
   signerPrivateKey?: Hex;
   /** Where unexpected failures are reported (never with request headers). Default: stderr. */
@@ -58,7 +62,9 @@ export const defaultMinReserve = 1_000_000n;
 const tokensQuerySchema = z.object({ chainId: z.coerce.number().int().positive().optional() });
 
 export async function startRoutingService(options: RoutingServiceOptions): Promise<RoutingService> {
-  const partners = new PartnerRegistry(options.apiKeys ?? [], options.signerPrivateKey ? privateKeyToAccount(options.signerPrivateKey) : undefined);
+  const store = new PartnerStore(options.partnerStoreFile);
+  store.addKeys(options.apiKeys ?? []);
+  const partners = new PartnerRegistry(store, options.signerPrivateKey ? privateKeyToAccount(options.signerPrivateKey) : undefined);
   const client = createPublicClient({ chain: chainFor(options.chainId, options.rpcUrl), transport: http(options.rpcUrl, { batch: { batchSize: 200 } }), cacheTime: 0 });
   const index = new PoolIndex(client, {
     factories: options.factories,
@@ -66,6 +72,10 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
     adapterOverride: options.adapterOverride,
     headMaxAgeMs: options.headMaxAgeMs,
     cacheFile: options.cacheFile,
+    // What the router executed for a partner, as its public source's `Swap` tells (input token and amount).
+    onPartnerSwaps: (swaps, head) => {
+      for (const swap of swaps) store.recordExecuted(swap.partner, swap.tokenIn, swap.amountIn, swap.txHash, swap.logIndex, Number(head.timestamp) * 1000);
+    },
   });
   const chainState = new ChainState(client, index, {
     router: options.router,
@@ -135,7 +145,10 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
       }
       case '/partners/volume': {
         if (!apiKey) throw new RoutingRequestError(401, { error: 'Send your X-API-KEY to see its volume' });
-        return { status: 200, body: partners.usage(apiKey) };
+        const partner = partners.resolve(apiKey);
+        const { partnerFees } = await snapshot();
+        const fee = partner && !('unreadable' in partnerFees) ? partnerFees.get(partner.id) : undefined;
+        return { status: 200, body: partners.usage(apiKey, fee) };
       }
       default:
         throw new RoutingRequestError(404, { error: `No endpoint ${url.pathname}; try /routes, /earn/deposit, /earn/withdraw, /tokens or /` });
@@ -166,6 +179,7 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
         server.closeAllConnections();
       });
       await index.close();
+      store.close();
     },
   };
 }

@@ -3,13 +3,13 @@
  * from the factory, follows each block from its logs (no pool read again), routes through a pool created after it
  * started, prices a pool moved in the last block at its new state, and a restart reads only what it missed.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { type Address, erc20Abi, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/contracts/abi.ts';
+import { routerAbi, routerFeeAbi } from '../../src/contracts/abi.ts';
 import { encodePoolExtras } from '../../src/contracts/encoding.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
@@ -36,8 +36,8 @@ afterAll(() => {
   for (const child of services) child.kill('SIGTERM');
 });
 
-async function serve(args: string[] = ['--no-cache']) {
-  const child = spawnCli(['serve', '--address-book', bookFile, '--port', '0', ...args], { RPC_URL: '' });
+async function serve(args: string[] = ['--no-cache'], env: Record<string, string> = {}) {
+  const child = spawnCli(['serve', '--address-book', bookFile, '--port', '0', '--partner-store', join(dir, `partners-${services.length}.sqlite`), ...args], { RPC_URL: '', ...env });
   services.push(child);
   const line = await firstStdoutLine(child);
   const { url } = JSON.parse(line) as { url: string };
@@ -49,9 +49,9 @@ async function serve(args: string[] = ['--no-cache']) {
   return { url, child, stop };
 }
 
-async function quote(url: string, tokenIn: Address, tokenOut: Address, amountIn: bigint, extra: Record<string, string> = {}) {
+async function quote(url: string, tokenIn: Address, tokenOut: Address, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) {
   const query = new URLSearchParams({ tokenIn, tokenOut, amountIn: amountIn.toString(), ...extra });
-  const response = await fetch(`${url}/routes?${query}`);
+  const response = await fetch(`${url}/routes?${query}`, { headers });
   const body = await response.json();
   expect(response.status, JSON.stringify(body)).toBe(200);
   return swapRouteSchema.parse(body);
@@ -145,6 +145,46 @@ describe('routekeeper serve', () => {
     }
   });
 
+  it("with a key: the partner's fee read through the router's getPartnerFee, paid exactly; the key's volume survives a restart", async () => {
+    const partner = fork.addressBook.partners?.[0];
+    const signer = fork.addressBook.serviceSigner;
+    if (!partner || !signer) throw new Error('the devnet has no partner or service signer');
+    const keysFile = join(dir, 'keys.json');
+    const key = 'serve-test-key-0123456789abcdef';
+    writeFileSync(keysFile, JSON.stringify([{ key, partner: partner.id, feeRecipient: partner.admin, label: 'test' }]));
+    const store = join(dir, 'partners.sqlite');
+    const args = ['--no-cache', '--api-keys', keysFile, '--partner-store', store];
+    const env = { ROUTING_SIGNER_KEY: signer.privateKey };
+    const first = await serve(args, env);
+    const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
+    const amountIn = parseUnits('2000', 18);
+    const feeNumerator = await fork.publicClient.readContract({ address: fork.addressBook.contracts.router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [BigInt(partner.id)] });
+    expect(feeNumerator).toBe(BigInt(partner.feeNumerator));
+    const route = await quote(first.url, celo, cusd, amountIn, {}, { 'x-api-key': key });
+    const gross = constantProductOut(amountIn, ...reservesFrom(await readPool(fork, 'CELO/cUSD'), celo));
+    expect(route.details.partner).toBe(partner.id);
+    expect(BigInt(route.expectedOut)).toBe(gross - (gross * feeNumerator) / 10n ** 10n);
+
+    const me = trader(fork);
+    await approve(fork, me, celo, route.routerAddress, amountIn);
+    const [mine, theirs] = [await fork.balanceOf(cusd, me.address), await fork.balanceOf(cusd, partner.admin)];
+    await fork.confirm(
+      await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: BigInt(route.expectedOut), to: me.address })] }),
+    );
+    expect((await fork.balanceOf(cusd, me.address)) - mine).toBe(BigInt(route.expectedOut));
+    expect((await fork.balanceOf(cusd, partner.admin)) - theirs).toBe((gross * feeNumerator) / 10n ** 10n);
+
+    const volume = async (url: string) => (await fetch(`${url}/partners/volume`, { headers: { 'x-api-key': key } })).json();
+    const expected = { partner: partner.id, feeNumerator: feeNumerator.toString(), feeRecipient: partner.admin, quotes: 1, volume: { [celo]: amountIn.toString() } };
+    expect(await volume(first.url)).toMatchObject(expected);
+    expect(await first.stop()).toBe(0);
+    const second = await serve(args, env);
+    expect(await volume(second.url)).toMatchObject(expected);
+    // The key is kept as its digest, never itself.
+    expect(readFileSync(store).includes(Buffer.from(key))).toBe(false);
+    expect(await second.stop()).toBe(0);
+  });
+
   it('refuses a node that does not answer, and a bad option, with one line and exit 2', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
@@ -160,6 +200,19 @@ describe('routekeeper serve', () => {
     const badPort = await run(['--port', 'eighty']);
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toContain('--port must be a whole number');
-    expect(existsSync(join(dir, 'never.json'))).toBe(false);
+    const rpc = ['--rpc', fork.addressBook.rpcUrl, '--address-book', bookFile, '--port', '0', '--no-cache'];
+    const noKeysFile = await run([...rpc, '--api-keys', join(dir, 'missing.json')]);
+    expect([noKeysFile.code, noKeysFile.stderr.trim()]).toEqual([2, `routekeeper: --api-keys ${join(dir, 'missing.json')}: no such file`]);
+    const shortKey = join(dir, 'short-key.json');
+    writeFileSync(shortKey, JSON.stringify([{ key: 'tooshort', partner: 1 }]));
+    const badKey = await run([...rpc, '--api-keys', shortKey]);
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toContain(`--api-keys ${shortKey}: 0.key must be at least 16 characters`);
+    expect(badKey.stderr).not.toContain('tooshort');
+    const keys = join(dir, 'good-keys.json');
+    writeFileSync(keys, JSON.stringify([{ key: 'a-good-key-0123456789', partner: 1 }]));
+    const noSigner = await run([...rpc, '--api-keys', keys]);
+    expect(noSigner.code).toBe(2);
+    expect(noSigner.stderr).toContain('--api-keys needs ROUTING_SIGNER_KEY');
   });
 });
