@@ -1,4 +1,9 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" //; case " $NODE_OPTIONS " in *--max-old-space-size*) exec node "$0" "$@";; *) exec node --max-old-space-size=256 "$0" "$@";; esac
+// The line above is for the shell that runs this file as a command (`npx routekeeper`, a global install): it starts
+// Node with its old space capped at 256 MB, as `npm start` and the image do (left to its default sizing, V8 lets
+// garbage take a daemon of 10,000 strategies past 500 MB), unless NODE_OPTIONS sets a cap of its own. `exec` keeps
+// the one process: signals reach Node as they would. To Node the line is a string and a comment.
 // Runs the compiled JavaScript in dist/ (built by `npm run build`, which `npm ci` runs as its prepare step).
 // Loading takes a moment, seconds on a busy machine: a stop signal meanwhile ends the process at once with exit 0
 // and one line (nothing has been started yet), not by Node's default death. The program installs its own handlers

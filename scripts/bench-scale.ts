@@ -12,9 +12,12 @@
  *
  * Usage: tsx scripts/bench-scale.ts [--mode dry-run|live|both] [--strategies N] [--wallets W] [--slots S]
  *                                   [--live-strategies N] [--concurrency C] [--block-seconds B] [--one-wallet N]
+ *                                   [--remote-service] [--as-command]
  * Defaults: both modes; dry-run N = 10000, live N = 1000, W = 50, 3 measured slots, the file's default
  * maxConcurrency, 1 s blocks, no one-wallet run.
- * The daemon runs with NODE_OPTIONS as `npm start` sets it (--max-old-space-size=256) unless NODE_OPTIONS is set.
+ * The daemon runs with NODE_OPTIONS as `npm start` sets it (--max-old-space-size=256) unless NODE_OPTIONS is set
+ * (--as-command runs the bin as the command `npx routekeeper run` runs, through its first line, without NODE_OPTIONS). It runs its own routing service in its process, as on a
+ * real chain with no ROUTING_SERVICE_URL; --remote-service gives it the one this script runs instead.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -38,6 +41,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     'block-seconds': { type: 'string', default: '1' },
     'one-wallet': { type: 'string' },
+    'remote-service': { type: 'boolean' },
+    'as-command': { type: 'boolean' },
   },
 });
 const wallets = Number(values.wallets);
@@ -71,11 +76,14 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
   const configFile = join(dir, 'strategies.yaml');
   const bookFile = join(dir, 'address-book.json');
   writeFileSync(configFile, strategyFile(strategies, keys.length, concurrency, options.spread));
-  writeFileSync(bookFile, JSON.stringify(book));
+  // The daemon runs its own routing service in its process (as on a real chain with no ROUTING_SERVICE_URL), unless
+  // --remote-service: then the one this script runs.
+  const { routingServiceUrl, ...embedded } = book;
+  writeFileSync(bookFile, JSON.stringify(values['remote-service'] ? { ...embedded, routingServiceUrl } : embedded));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     // As `npm start` and the container run it, unless this script is given NODE_OPTIONS of its own.
-    NODE_OPTIONS: daemonNodeOptions,
+    ...(values['as-command'] ? {} : { NODE_OPTIONS: daemonNodeOptions }),
     HOME: process.env.HOME,
     RPC_URL: book.rpcUrl,
     ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
@@ -86,7 +94,10 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
   const args = ['bin/routekeeper.js', 'run', '--config', configFile, '--address-book', bookFile, ...(mode === 'dry-run' ? ['--dry-run'] : [])];
   // BENCH_NODE_ARGS: flags for the daemon's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // --as-command: the bin run as the command it is (`npx routekeeper run`), through its first line, no NODE_OPTIONS.
+  const child = values['as-command']
+    ? spawn(args[0] as string, args.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -143,7 +154,7 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     wallets: keys.length,
     maxConcurrency: concurrency ?? 'default (64)',
     spread: options.spread ?? 'default',
-    nodeOptions: daemonNodeOptions,
+    nodeOptions: values['as-command'] ? 'none: run as a command, its first line caps the heap' : daemonNodeOptions,
     slots: perSlot,
     finishedInSlotPct: +((100 * perSlot.reduce((sum, s) => sum + s.finishedInSlot, 0)) / (strategies * measuredSlots)).toFixed(2),
     missed: perSlot.reduce((sum, s) => sum + s.missed, 0),
