@@ -112,7 +112,9 @@ async function deployGraph(rpcUrl: string, privateKey: Hex, graph: ReturnType<ty
 /** Starts `routekeeper serve` and resolves once its `{"url"}` line is out, with how long that took. */
 async function startServe(args: string[]) {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, RPC_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_NODE_ARGS: flags for serve's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], { env: { ...process.env, RPC_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -125,8 +127,13 @@ async function startServe(args: string[]) {
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
   const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
+  /** CPU time the process has used, in ms (user + system, from /proc; clock ticks of 10 ms). */
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
   const stop = () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')));
-  return { url, startMs: performance.now() - started, peakRssMb, stop };
+  return { url, startMs: performance.now() - started, peakRssMb, cpuMs, stop };
 }
 
 /** The unpruned enumeration of every simple path, ranked as the service ranks (net of `hopCost` a hop). */
@@ -226,6 +233,7 @@ async function benchSize(poolCount: number) {
     const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
     const samples: number[] = [];
     const statuses: Record<number, number> = {};
+    const cpuBefore = service.cpuMs();
     const loadStarted = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -240,6 +248,7 @@ async function benchSize(poolCount: number) {
       }),
     );
     const loadTook = (performance.now() - loadStarted) / 1000;
+    const serveCpuMs = service.cpuMs() - cpuBefore;
     clearInterval(blockTimer);
     const blocks = Number((await client.getBlockNumber()) - blockBefore);
     const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
@@ -265,7 +274,14 @@ async function benchSize(poolCount: number) {
       indexFromScratchMs: Math.round(scratch.startMs),
       indexFromCacheMs: Math.round(service.startMs),
       exhaustive: { questions: equal + below + above + noRoute, equal, below, above, noRouteEither: noRoute },
-      routes: { requests: samples.length, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(samples.length / loadTook) },
+      routes: {
+        requests: samples.length,
+        concurrency,
+        statuses,
+        ...percentiles(samples),
+        quotesPerSecond: Math.round(samples.length / loadTook),
+        serveCpuMsPerRequest: Math.round((serveCpuMs / samples.length) * 100) / 100,
+      },
       nodeRequestsPerBlock: { blocks, calls, perBlock: Math.round((calls / blocks) * 100) / 100, baseFeeWei: baseFee.toString() },
       healthDuringFourHops: {
         fourHopRequests: fourHopAnswers.length,

@@ -30,10 +30,10 @@ export async function run(argv: string[]): Promise<number> {
     let serviceOk = true;
     try {
       const health = await runtime.routing.health();
-      console.log(`routing service ${redactUrl(runtime.serviceUrl)}: ${health.state}`);
+      console.log(`routing service ${redactUrl(runtime.serviceUrl)} (${runtime.serviceKind}): ${health.state}`);
     } catch (error) {
       serviceOk = false;
-      console.log(`routing service ${redactUrl(runtime.serviceUrl)}: NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
+      console.log(`routing service ${redactUrl(runtime.serviceUrl)} (${runtime.serviceKind}): NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
     }
     const spenders = [
       ...(runtime.book ? [['router', runtime.book.contracts.router], ['OneClickFarm', runtime.book.contracts.oneClickFarm]] : []),

@@ -3,7 +3,7 @@
  * Simulating a trade on a copy (`clone()` then `apply()`) lets deposit and withdraw quotes chain
  * several swaps exactly as they will execute, each seeing the reserves the previous one left.
  */
-import { type Address, isAddressEqual } from 'viem';
+import type { Address } from 'viem';
 import type { PairAdapter } from './adapters.ts';
 import { swapOutput } from './amm.ts';
 import { type FoundPath, type RouteSearch, bestPathNow } from './search.ts';
@@ -28,7 +28,13 @@ export type Hop = { pool: PoolInfo; tokenIn: Address; tokenOut: Address };
 
 const key = (address: Address) => address.toLowerCase();
 
-type TokenIndex = Map<string, { pool: PoolInfo; other: Address }[]>;
+/**
+ * A pool as seen from one of its tokens: the other token, and what the search needs at every hop without a string
+ * operation (the search prices hundreds of thousands of hops): both keys, and which side the token is.
+ */
+export type Neighbor = { pool: PoolInfo; other: Address; otherKey: string; poolKey: string; inIs0: boolean };
+
+type TokenIndex = Map<string, Neighbor[]>;
 
 export class Market {
   readonly #pools: readonly PoolInfo[];
@@ -44,12 +50,13 @@ export class Market {
   static #index(pools: readonly PoolInfo[]): TokenIndex {
     const byToken: TokenIndex = new Map();
     for (const pool of pools) {
-      for (const [from, other] of [
-        [pool.token0, pool.token1],
-        [pool.token1, pool.token0],
+      const poolKey = key(pool.address);
+      for (const [from, other, inIs0] of [
+        [pool.token0, pool.token1, true],
+        [pool.token1, pool.token0, false],
       ] as const) {
         const list = byToken.get(key(from)) ?? [];
-        list.push({ pool, other });
+        list.push({ pool, other, otherKey: key(other), poolKey, inIs0 });
         byToken.set(key(from), list);
       }
     }
@@ -68,8 +75,16 @@ export class Market {
   }
 
   /** The pools holding `token`, each with the other token it trades for. */
-  neighbors(token: Address): readonly { pool: PoolInfo; other: Address }[] {
+  neighbors(token: Address): readonly Neighbor[] {
     return this.#byToken.get(key(token)) ?? [];
+  }
+
+  /** What a neighbor's pool pays for `amountIn` of the token it was reached from (the search's hot path). */
+  neighborOutput(neighbor: Neighbor, amountIn: bigint): bigint {
+    const reserves = this.#reserves.get(neighbor.poolKey);
+    if (!reserves) throw new Error(`no reserves loaded for pool ${neighbor.pool.address}`);
+    const { reserve0, reserve1 } = reserves;
+    return swapOutput(amountIn, neighbor.inIs0 ? reserve0 : reserve1, neighbor.inIs0 ? reserve1 : reserve0, neighbor.pool.feeBps);
   }
 
   hasToken(token: Address): boolean {
@@ -77,7 +92,7 @@ export class Market {
   }
 
   pool(address: Address): PoolInfo | undefined {
-    return this.#pools.find((pool) => isAddressEqual(pool.address, address));
+    return this.#pools.find((pool) => key(pool.address) === key(address));
   }
 
   /** A position's pool with its LP supply, which deposit and withdraw arithmetic needs. */
@@ -101,7 +116,7 @@ export class Market {
   /** What one hop pays for `amountIn` at the current reserves. */
   hopOutput(hop: Hop, amountIn: bigint): bigint {
     const { reserve0, reserve1 } = this.reserves(hop.pool);
-    const inIs0 = isAddressEqual(hop.tokenIn, hop.pool.token0);
+    const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
     return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, hop.pool.feeBps);
   }
 
@@ -118,7 +133,7 @@ export class Market {
     for (const hop of hops) {
       const out = this.hopOutput(hop, amount);
       const { reserve0, reserve1, totalSupply } = this.reserves(hop.pool);
-      const inIs0 = isAddressEqual(hop.tokenIn, hop.pool.token0);
+      const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
       this.#reserves.set(
         key(hop.pool.address),
         inIs0

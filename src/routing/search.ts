@@ -39,9 +39,9 @@ function distancesTo(market: Market, tokenOut: Address, maxHops: number, exclude
   for (let depth = 1; depth <= maxHops && frontier.length > 0; depth++) {
     const next: Address[] = [];
     for (const token of frontier) {
-      for (const { pool, other } of market.neighbors(token)) {
-        if (excluded.has(pool.protocol) || distance.has(key(other))) continue;
-        distance.set(key(other), depth);
+      for (const { pool, other, otherKey } of market.neighbors(token)) {
+        if (excluded.has(pool.protocol) || distance.has(otherKey)) continue;
+        distance.set(otherKey, depth);
         next.push(other);
       }
     }
@@ -75,24 +75,24 @@ export function* searchPaths(
   if (!distance.has(key(tokenIn)) || isAddressEqual(tokenIn, tokenOut)) return;
   const visited = new Set<string>([key(tokenIn)]);
   const hops: Hop[] = [];
+  const anyExcluded = excluded.size > 0;
 
   function* visit(token: Address, amount: bigint): Generator<void, void> {
     const left = search.maxHops - hops.length - 1;
-    for (const { pool, other } of market.neighbors(token)) {
-      const away = distance.get(key(other));
-      if (away === undefined || away > left || excluded.has(pool.protocol) || visited.has(key(other))) continue;
-      const hop = { pool, tokenIn: token, tokenOut: other };
-      const out = market.hopOutput(hop, amount);
+    for (const neighbor of market.neighbors(token)) {
+      const away = distance.get(neighbor.otherKey);
+      if (away === undefined || away > left || visited.has(neighbor.otherKey) || (anyExcluded && excluded.has(neighbor.pool.protocol))) continue;
+      const out = market.neighborOutput(neighbor, amount);
       if (++progress.priced % HOPS_PER_STEP === 0) yield;
       if (out === 0n) continue;
-      hops.push(hop);
+      hops.push({ pool: neighbor.pool, tokenIn: token, tokenOut: neighbor.other });
       if (away === 0) {
         const found = { hops: [...hops], amountOut: out };
         if (better(found, progress.best, hopCost)) progress.best = found;
       } else {
-        visited.add(key(other));
-        yield* visit(other, out);
-        visited.delete(key(other));
+        visited.add(neighbor.otherKey);
+        yield* visit(neighbor.other, out);
+        visited.delete(neighbor.otherKey);
       }
       hops.pop();
     }
@@ -118,7 +118,7 @@ export async function searchWithin(
   tokenOut: Address,
   amountIn: bigint,
   search: RouteSearch,
-  { budgetMs, sliceMs = 5 }: { budgetMs: number; sliceMs?: number },
+  { budgetMs, sliceMs = 2 }: { budgetMs: number; sliceMs?: number },
 ): Promise<SearchOutcome> {
   const progress: { best?: FoundPath; priced: number } = { priced: 0 };
   const steps = searchPaths(market, tokenIn, tokenOut, amountIn, search, progress);

@@ -108,6 +108,21 @@ describe('routekeeper serve', () => {
     expect(await stop()).toBe(0);
   });
 
+  it('leaves out pools under its liquidity floor', async () => {
+    const [usdc, weth] = [fork.token('USDC'), fork.token('WETH')];
+    const direct = { maxHops: '1' };
+    const open = await serve();
+    await quote(open.url, usdc, weth, parseUnits('100', 6), direct);
+    // 150 WETH: the USDC/WETH pool (100 WETH) is under it, CELO/WETH (200 WETH, 1.2M CELO) is not.
+    const floored = await serve(['--no-cache', '--min-reserve', parseUnits('150', 18).toString()]);
+    const query = new URLSearchParams({ tokenIn: usdc, tokenOut: weth, amountIn: parseUnits('100', 6).toString(), ...direct });
+    const refused = await fetch(`${floored.url}/routes?${query}`);
+    expect([refused.status, await refused.json()]).toEqual([400, { error: 'Unsupported tokens', field: 'tokenIn', tokens: [usdc] }]);
+    const celoWeth = await quote(floored.url, fork.token('CELO'), weth, parseUnits('1000', 18), direct);
+    expect(celoWeth.details.extras[0]?.slice(0, 42)).toBe((await readPool(fork, 'CELO/WETH')).address.toLowerCase());
+    expect([await open.stop(), await floored.stop()]).toEqual([0, 0]);
+  });
+
   it('follows each new block with two node requests and reads no pool again; a restart reads only the blocks it missed', async () => {
     const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
     const cache = join(dir, 'index.json');
@@ -184,6 +199,23 @@ describe('routekeeper serve', () => {
     expect(readFileSync(store).includes(Buffer.from(key))).toBe(false);
     expect(await second.stop()).toBe(0);
   });
+
+  // Celo itself, when a node is given: the built-in chain data's factories and Swappa's adapter, a real quote.
+  it.skipIf(!process.env.CELO_RPC_URL)(
+    'on Celo: indexes Ubeswap and SushiSwap from their factories and quotes CELO for USDm through the published adapter',
+    async () => {
+      const child = spawnCli(['serve', '--rpc', process.env.CELO_RPC_URL as string, '--port', '0', '--no-cache', '--partner-store', join(dir, 'celo.sqlite')], { RPC_URL: '' });
+      services.push(child);
+      const { url } = JSON.parse(await firstStdoutLine(child, 600_000)) as { url: string };
+      const [celo, usdm] = ['0x471EcE3750Da237f93B8E339c536989b8978a438', '0x765DE816845861e75A25fCA122bb6898B8B1282a'] as const;
+      const route = await quote(url, celo, usdm, parseUnits('10', 18));
+      expect(route.routerAddress.toLowerCase()).toBe('0xa730b463395f5ca07ece5cefeccf7f45e1e2c9bf');
+      expect(route.details.pairs.map((pair) => pair.toLowerCase())).toEqual(route.details.pairs.map(() => '0x202019ed34abd85af1e54ec47e9aa558e6990b1c'));
+      expect(BigInt(route.expectedOut)).toBeGreaterThan(0n);
+      child.kill('SIGTERM');
+    },
+    660_000,
+  );
 
   it('refuses a node that does not answer, and a bad option, with one line and exit 2', async () => {
     const run = (args: string[]) =>
