@@ -49,6 +49,11 @@ export type PoolIndexOptions = {
   cacheFile?: string;
   /** The widest block range one `eth_getLogs` asks for (nodes limit it); more blocks are read in several. */
   maxLogRange?: bigint;
+  /**
+   * Past this many blocks behind (a long stop), reading every pool's reserves again is cheaper than every block's
+   * logs, and within what nodes answer: the pools' tokens are kept, their reserves read afresh (default 2,000).
+   */
+  maxCatchUpBlocks?: bigint;
 };
 
 const key = (address: Address) => address.toLowerCase();
@@ -98,8 +103,9 @@ export class PoolIndex {
     const head: Head = { number: block.number, hash: block.hash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
     const known = this.#state ?? (await this.#fromCache());
     let next: PoolsAtBlock;
+    const followable = known && head.number > known.head.number && head.number - known.head.number <= (this.#options.maxCatchUpBlocks ?? 2_000n);
     if (known && known.head.hash === head.hash) next = known;
-    else if (known && head.number > known.head.number && (await this.#continues(known.head, head, block.parentHash))) next = await this.#follow(known, head);
+    else if (known && followable && (await this.#continues(known.head, head, block.parentHash))) next = await this.#follow(known, head);
     else next = await this.#reload(head, known);
     this.#state = next;
     this.#checkedAt = Date.now();
@@ -124,7 +130,7 @@ export class PoolIndex {
   }
 
   async #logsBetween(from: bigint, to: bigint): Promise<Log[]> {
-    const range = this.#options.maxLogRange ?? 5_000n;
+    const range = this.#options.maxLogRange ?? 500n;
     const logs: Log[] = [];
     for (let start = from; start <= to; start += range) {
       const end = start + range - 1n < to ? start + range - 1n : to;
