@@ -136,8 +136,7 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
         return { status: 200, body: answer };
       }
       case '/tokens': {
-        const query = parseQuery(tokensQuerySchema, url, undefined);
-        if (query.chainId !== undefined && query.chainId !== options.chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${options.chainId}`);
+        parseQuery(tokensQuerySchema, url, options.chainId);
         const { market } = await snapshot();
         const named = new Map(Object.entries(options.tokens ?? {}).map(([symbol, token]) => [token.address.toLowerCase(), { symbol, decimals: token.decimals }]));
         const tokens = market.tokens().map((address) => ({ address, chainId: options.chainId, ...named.get(address.toLowerCase()) }));
@@ -203,7 +202,7 @@ function acceptsJson(accept: string | undefined): boolean {
 }
 
 /** Validates the query string; the error names the first parameter that is wrong. */
-function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number | undefined): z.output<S> {
+function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number): z.output<S> {
   const raw: Record<string, string> = {};
   for (const name of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(name);
@@ -217,7 +216,8 @@ function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number | 
     const missing = issue?.code === 'invalid_type' && raw[field] === undefined;
     throw badRequest(field, missing ? 'is required' : (issue?.message ?? 'is invalid'));
   }
-  const query = parsed.data as z.output<S> & { chainId: number };
-  if (chainId !== undefined && query.chainId !== chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
+  // Where the chain id is optional (GET /tokens), none asked is this service's.
+  const query = parsed.data as z.output<S> & { chainId?: number };
+  if (query.chainId !== undefined && query.chainId !== chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
   return query;
 }

@@ -9,7 +9,9 @@ import { type Address, getAddress, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { swapOutput } from '../../src/routing/amm.ts';
 import { type Hop, Market, type PoolInfo, type PoolReserves } from '../../src/routing/market.ts';
+import { QuoteEngine } from '../../src/routing/quotes.ts';
 import { bestPathNow, searchWithin } from '../../src/routing/search.ts';
+import { swapRouteQuerySchema } from '../../src/service/schemas.ts';
 import { seeded } from '../helpers/chaos.ts';
 
 const adapter = { address: getAddress(`0x${'ad'.repeat(20)}`), feeUnit: 'bips' as const };
@@ -114,8 +116,8 @@ describe('route search', () => {
   });
 
   it('a 4-hop search on a dense graph stops at its budget with the best found so far, and HTTP is answered meanwhile', async () => {
-    // 70 tokens, every pair pooled: over 20 million hops to price for an exhaustive 4-hop search, far past the budget.
-    const tokens = Array.from({ length: 70 }, (_, i) => getAddress(`0x${(i + 1).toString(16).padStart(40, '0')}`));
+    // 150 tokens, every pair pooled: over 6 million hops to price for an exhaustive 4-hop search, far past the budget.
+    const tokens = Array.from({ length: 150 }, (_, i) => getAddress(`0x${(i + 1).toString(16).padStart(40, '0')}`));
     const list: PoolInfo[] = [];
     const reserves = new Map<string, PoolReserves>();
     for (let i = 0; i < tokens.length; i++) {
@@ -130,7 +132,7 @@ describe('route search', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       let searchDone = false;
-      const search = searchWithin(market, tokens[0] as Address, tokens[69] as Address, 10n ** 21n, { maxHops: 4 }, { budgetMs: 1_000 }).finally(() => {
+      const search = searchWithin(market, tokens[0] as Address, tokens[149] as Address, 10n ** 21n, { maxHops: 4 }, { budgetMs: 1_000 }).finally(() => {
         searchDone = true;
       });
       const health = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
@@ -141,9 +143,30 @@ describe('route search', () => {
       expect(outcome.best).toBeDefined();
       // What it answers is what the path pays.
       expect(market.pathOutput(outcome.best?.hops ?? [], 10n ** 21n)).toBe(outcome.best?.amountOut);
-      expect(outcome.priced).toBeLessThan(20_000_000);
+      expect(outcome.priced).toBeLessThan(6_000_000);
     } finally {
       server.close();
     }
+  });
+
+  it('identical requests at once on the same block share one search; a later one searches again', async () => {
+    const { market, tokens } = hubGraph(5, 40, 150, 4);
+    let priced = 0;
+    class CountingMarket extends Market {
+      override neighborOutput(...args: Parameters<Market['neighborOutput']>) {
+        priced++;
+        return super.neighborOutput(...args);
+      }
+    }
+    const counting = new CountingMarket(market.pools, new Map(market.pools.map((pool) => [pool.address.toLowerCase(), market.reserves(pool)])));
+    const snapshot = { blockNumber: 7n, blockHash: '0xab', blockTimestamp: 1_800_000_000n, gasPrice: 0n, market: counting, partnerFees: new Map<number, bigint>() };
+    const engine = new QuoteEngine({ router: adapter.address });
+    const query = swapRouteQuerySchema.parse({ tokenIn: tokens[7], tokenOut: tokens[30], amountIn: parseUnits('250', 18).toString() });
+    const [first, second] = await Promise.all([engine.swap(snapshot, query), engine.swap(snapshot, query)]);
+    expect(second).toEqual(first);
+    const once = priced;
+    expect(once).toBeGreaterThan(0);
+    await engine.swap(snapshot, query);
+    expect(priced).toBe(2 * once);
   });
 });

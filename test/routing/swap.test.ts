@@ -178,3 +178,16 @@ describe('the ready-to-sign transaction (`from` given)', () => {
     expect(decodeSwap(route.txn.data).args[0].to).toBe(friend);
   });
 });
+
+describe('GET /tokens', () => {
+  it("lists every token of a routable pool, named where the chain's data names it, and refuses another chain", async () => {
+    const { status, body } = await getJson(fork, '/tokens', { chainId: fork.addressBook.chainId });
+    expect(status).toBe(200);
+    const listed = body.tokens as { address: string; symbol?: string; decimals?: number; chainId: number }[];
+    const pooled = new Set(fork.addressBook.pools.flatMap((pool) => [pool.token0, pool.token1]));
+    expect(listed.map((token) => token.symbol).sort()).toEqual([...pooled].sort());
+    expect(listed.find((token) => token.symbol === 'USDC')).toEqual({ address: fork.token('USDC'), symbol: 'USDC', decimals: 6, chainId: fork.addressBook.chainId });
+    const other = await getJson(fork, '/tokens', { chainId: 1 });
+    expect([other.status, other.body]).toEqual([400, { error: `Invalid chainId: 1 is not supported; this service quotes chain ${fork.addressBook.chainId}`, field: 'chainId' }]);
+  });
+});
