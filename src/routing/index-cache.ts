@@ -7,7 +7,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { type Address, type Hex, getAddress } from 'viem';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
-import type { Head, Reserves } from './pool-index.ts';
+import type { Head, Reserves } from './block-state.ts';
 
 export type IndexSnapshot = {
   head: Head;

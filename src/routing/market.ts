@@ -1,12 +1,11 @@
 /**
- * A snapshot of every pool's reserves at one block, with the route search over it.
+ * A snapshot of every pool's reserves at one block, indexed by token for the route search (search.ts).
  * Simulating a trade on a copy (`clone()` then `apply()`) lets deposit and withdraw quotes chain
  * several swaps exactly as they will execute, each seeing the reserves the previous one left.
  */
 import type { Address } from 'viem';
 import type { PairAdapter } from './adapters.ts';
 import { swapOutput } from './amm.ts';
-import { type FoundPath, type RouteSearch, bestPathNow } from './search.ts';
 
 export type PoolInfo = {
   address: Address;
@@ -148,13 +147,5 @@ export class Market {
   /** Sets a pool's state directly (a burn or a mint the simulation accounts for itself). */
   setReserves(pool: PoolInfo, reserves: PoolReserves): void {
     this.#reserves.set(key(pool.address), reserves);
-  }
-
-  /**
-   * The path from `tokenIn` to `tokenOut` of at most `maxHops` hops that pays the most for `amountIn` (net of its
-   * hops' gas when `hopCost` is given), visiting no token twice; ties go to the shorter path. See search.ts.
-   */
-  bestPath(tokenIn: Address, tokenOut: Address, amountIn: bigint, search: RouteSearch): FoundPath | undefined {
-    return bestPathNow(this, tokenIn, tokenOut, amountIn, search);
   }
 }

@@ -8,6 +8,7 @@
 import { type Address, type Hex, type Log, type PublicClient, getAddress, parseEventLogs } from 'viem';
 import { routerFeeAbi, routerTenantSwapEventAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
 import type { PairAdapter } from './adapters.ts';
+import type { Head, Reserves } from './block-state.ts';
 import { type IndexSnapshot, readIndexCache, writeIndexCache } from './index-cache.ts';
 import type { PoolInfo } from './market.ts';
 
@@ -16,10 +17,6 @@ export type FactorySource = { address: Address; protocol: string; feeBps: number
 
 export type IndexedPool = PoolInfo & { factory: Address; index: number };
 
-/** A block as the index knows it; its base fee prices the gas of a route's hops. */
-export type Head = { number: bigint; hash: Hex; timestamp: bigint; baseFeePerGas: bigint };
-
-export type Reserves = { reserve0: bigint; reserve1: bigint };
 
 /** The pools at one block. Never changed once made: the next block makes another. */
 export type PoolsAtBlock = {

@@ -19,7 +19,7 @@ import { addLiquidity, partnerFee, removeLiquidity } from './amm.ts';
 import type { ChainSnapshot } from './chain-state.ts';
 import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
 import type { Hop, Market, PoolInfo } from './market.ts';
-import { type RouteSearch, type SearchOutcome, searchWithin } from './search.ts';
+import { type RouteSearch, type SearchOutcome, bestPathNow, searchWithin } from './search.ts';
 
 /** An LP or gauge token the service can deposit into and withdraw from, the farm that does it and the OneClickFarm that calls it. */
 export type Position = { token: Address; pool: PoolInfo; farm: Address; farmData: Hex; oneClickFarm: Address };
@@ -123,7 +123,7 @@ export class QuoteEngine {
 
     const legs = [pool.token0, pool.token1].map((underlying) => {
       if (isAddressEqual(underlying, query.tokenIn)) return [];
-      const path = snapshot.market.bestPath(query.tokenIn, underlying, total / 2n, searchOf(query));
+      const path = bestPathNow(snapshot.market, query.tokenIn, underlying, total / 2n, searchOf(query));
       if (!path) throw noRoute(`nothing reaches ${underlying}`);
       return path.hops;
     }) as [Hop[], Hop[]];
@@ -176,7 +176,7 @@ export class QuoteEngine {
       if (amount === 0n) continue;
       let hops: Hop[] = [];
       if (!isAddressEqual(underlying, query.tokenOut)) {
-        const path = market.bestPath(underlying, query.tokenOut, amount, searchOf(query));
+        const path = bestPathNow(market, underlying, query.tokenOut, amount, searchOf(query));
         if (!path) throw noRoute(`nothing takes ${underlying} to ${query.tokenOut}`);
         hops = path.hops;
       }
@@ -245,7 +245,7 @@ export class QuoteEngine {
     const wei = gasPerHop * snapshot.gasPrice;
     if (!gasToken || wei === 0n) return 0n;
     if (isAddressEqual(gasToken, tokenOut)) return wei;
-    return snapshot.market.bestPath(gasToken, tokenOut, wei, { maxHops: 2 })?.amountOut ?? 0n;
+    return bestPathNow(snapshot.market, gasToken, tokenOut, wei, { maxHops: 2 })?.amountOut ?? 0n;
   }
 
   #position(market: Market, token: Address, field: string): Position {
