@@ -103,8 +103,12 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
     try {
       const config = join(dir, 'celo.yaml');
       writeFileSync(config, strategies.replace(/cUSD/g, 'USDm').replace(/ {2}- \{ id: rwd.*\n/, ''));
-      const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: celo.rpcUrl, ROUTEKEEPER_REQUIRE_RPC_URL: 'true' });
+      // A named service that does not answer, so doctor does not index all of Celo's pools through the fork.
+      const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: celo.rpcUrl, ROUTEKEEPER_REQUIRE_RPC_URL: 'true', ROUTING_SERVICE_URL: 'http://127.0.0.1:9' });
       expect(stdout).toContain('doctor: chain 42220 (network)');
+      // Swappa's published PairUniswapV2 prices a real Ubeswap and SushiSwap pool as their reserves and 0.3% fee say.
+      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(bips\) for ubeswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
+      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(bips\) for sushiswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
       expect(stdout).toContain('ok   code: all ');
       expect(stdout).not.toMatch(/^FAIL feed/m);
       expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
