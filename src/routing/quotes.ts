@@ -81,6 +81,7 @@ export class QuoteEngine {
       routerAddress: this.config.router,
       details,
       minimumExpectedOut: minimumExpectedOut.toString(),
+      blockNumber: snapshot.blockNumber.toString(),
     };
     if (query.priceImpact) answer.priceImpact = priceImpact(market, best.hops, query.amountIn, best.amountOut);
     if (!search.complete) answer.search = { complete: false, budgetMs: this.#budgetMs, pricedHops: search.priced };
@@ -151,7 +152,7 @@ export class QuoteEngine {
       this.#routeDetail(query.tokenIn, legs[0], best.toToken0, best.out0, deadline, partner),
       this.#routeDetail(query.tokenIn, legs[1], total - best.toToken0, best.out1, deadline, partner),
     ]);
-    return this.#earnAnswer(best.liquidity, underlyingRoutes, position);
+    return this.#earnAnswer(snapshot, best.liquidity, underlyingRoutes, position);
   }
 
   /** Unwinds the position's share of the pool and routes each underlying to tokenOut, in the order the farm does. */
@@ -185,12 +186,13 @@ export class QuoteEngine {
       expectedOut += out;
     }
     if (expectedOut === 0n) throw noRoute('the amount is too small to pay any output');
-    return this.#earnAnswer(expectedOut, underlyingRoutes, position);
+    return this.#earnAnswer(snapshot, expectedOut, underlyingRoutes, position);
   }
 
-  #earnAnswer(expectedOut: bigint, underlyingRoutes: RouteDetailJson[], position: Position): EarnRouteJson {
+  #earnAnswer(snapshot: ChainSnapshot, expectedOut: bigint, underlyingRoutes: RouteDetailJson[], position: Position): EarnRouteJson {
     return {
       expectedOut: expectedOut.toString(),
+      blockNumber: snapshot.blockNumber.toString(),
       routerAddress: this.config.router,
       oneClickFarmAddress: position.oneClickFarm,
       underlyingRoutes,

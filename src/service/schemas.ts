@@ -147,6 +147,8 @@ export const swapRouteSchema = z
     minimumExpectedOut: uint256StringSchema.optional(),
     priceImpact: priceImpactSchema.optional(),
     txn: readyTransactionSchema.optional(),
+    /** The block whose pools the quote was made on (our service's answers carry it). */
+    blockNumber: uint256StringSchema.optional(),
     /** Our service's note that its search ran out of time: the route is the best found, not proven the best. */
     search: z.looseObject({ complete: z.boolean(), budgetMs: z.number().optional(), pricedHops: z.number().optional() }).optional(),
   })
@@ -165,6 +167,8 @@ export const earnRouteSchema = z.looseObject({
   oneClickFarmAddress: addressSchema,
   underlyingRoutes: z.array(routeDetailSchema).min(1).max(maxUnderlyingRoutes),
   depositData: depositDataSchema.optional(),
+  /** The block whose pools the quote was made on (our service's answers carry it). */
+  blockNumber: uint256StringSchema.optional(),
 });
 
 export const healthSchema = z.looseObject({ alive: z.boolean(), state: z.string() });

@@ -82,6 +82,9 @@ describe('routekeeper serve', () => {
     expect(moved.reserve0).not.toBe(pool.reserve0);
     const second = await quote(url, celo, cusd, amountIn);
     expect(BigInt(second.expectedOut)).toBe(constantProductOut(amountIn, ...reservesFrom(moved, celo)));
+    // The answer names the block whose pools it was made on: the trade's own.
+    expect(second.blockNumber).toBe(await fork.publicClient.getBlockNumber());
+    expect(first.blockNumber).toBe((second.blockNumber as bigint) - 2n);
 
     // A pool created after the service started: cEUR/WETH, which the devnet does not have.
     const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
