@@ -17,13 +17,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, keccak256, parseUnits } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { pairAddress } from '../src/contracts/encoding.ts';
-import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { type Hex, createPublicClient, createTestClient, http, parseUnits } from 'viem';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { swapOutput } from '../src/routing/amm.ts';
 import { seeded } from '../test/helpers/chaos.ts';
+import { type PoolGraph, deployGraph, generateGraph } from '../test/helpers/pool-graph.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 
 const { values } = parseArgs({
@@ -47,67 +45,6 @@ const percentiles = (samples: number[]) => {
   const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN) * 100) / 100;
   return { p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
 };
-
-type GraphPool = { a: number; b: number; reserveA: bigint; reserveB: bigint };
-
-/** Pools over `pools / 8` tokens, 60% of them on one of 6 hub tokens; reserves over four orders of magnitude. */
-function generateGraph(pools: number, seed = 42) {
-  const next = random(seed);
-  const tokens = Math.max(20, Math.floor(pools / 8));
-  const hubs = 6;
-  const seen = new Set<string>();
-  const list: GraphPool[] = [];
-  while (list.length < pools) {
-    const a = next() < 0.6 ? Math.floor(next() * hubs) : Math.floor(next() * tokens);
-    const b = Math.floor(next() * tokens);
-    const id = `${Math.min(a, b)}-${Math.max(a, b)}`;
-    if (a === b || seen.has(id)) continue;
-    seen.add(id);
-    const depth = () => parseUnits(String(Math.floor(1_000 + next() * 10_000_000)), 18);
-    list.push({ a, b, reserveA: depth(), reserveB: depth() });
-  }
-  return { tokens, hubs, pools: list };
-}
-
-/** Deploys the graph's tokens, a Uniswap V2 factory and its pools (each minted at its reserves) on a devnet. */
-async function deployGraph(rpcUrl: string, privateKey: Hex, graph: ReturnType<typeof generateGraph>) {
-  const account = privateKeyToAccount(privateKey);
-  const transport = http(rpcUrl);
-  const client = createPublicClient({ transport });
-  const wallet = createWalletClient({ account, transport });
-  const testClient = createTestClient({ mode: 'anvil', transport });
-  const chain = { id: await client.getChainId() } as never;
-  let nonce = await client.getTransactionCount({ address: account.address });
-  const deploy = async (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => {
-    const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, chain, nonce: nonce++ } as never);
-    const receipt = await client.waitForTransactionReceipt({ hash });
-    return receipt.contractAddress as Address;
-  };
-  const factory = await deploy(artifacts.UniswapV2Factory, [account.address]);
-  const tokens: Address[] = [];
-  for (let i = 0; i < graph.tokens; i++) tokens.push(await deploy(artifacts.TestToken, [`Bench ${i}`, `B${i}`, 18]));
-  // The pair's init code hash gives each pool's address before it exists (as the devnet deployer proves it does).
-  const initCodeHash = keccak256(artifacts.UniswapV2Pair.bytecode);
-  // Every pool's transactions sent at once, mined in blocks of a few hundred.
-  await testClient.setAutomine(false);
-  await testClient.setBlockGasLimit({ gasLimit: 3_000_000_000n });
-  const send = (to: Address, data: Hex) => wallet.sendTransaction({ account, to, data, chain: null, nonce: nonce++, gas: 5_000_000n });
-  const hashes: Hex[] = [];
-  for (const pool of graph.pools) {
-    const [tokenA, tokenB] = [tokens[pool.a] as Address, tokens[pool.b] as Address];
-    hashes.push(await send(factory, encodeFunctionData({ abi: artifacts.UniswapV2Factory.abi, functionName: 'createPair', args: [tokenA, tokenB] })));
-    const pair = pairAddress(factory, initCodeHash, [tokenA, tokenB]);
-    hashes.push(await send(tokenA, encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [pair, pool.reserveA] })));
-    hashes.push(await send(tokenB, encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [pair, pool.reserveB] })));
-    hashes.push(await send(pair, encodeFunctionData({ abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [account.address] })));
-    if (hashes.length % 400 === 0) await testClient.mine({ blocks: 1 });
-  }
-  await testClient.mine({ blocks: 1 });
-  await testClient.setAutomine(true);
-  const last = await client.waitForTransactionReceipt({ hash: hashes.at(-1) as Hex });
-  if (last.status !== 'success') throw new Error('the last pool of the bench graph did not mint');
-  return { factory, tokens };
-}
 
 /** Starts `routekeeper serve` and resolves once its `{"url"}` line is out, with how long that took. */
 async function startServe(args: string[]) {
@@ -137,7 +74,7 @@ async function startServe(args: string[]) {
 }
 
 /** The unpruned enumeration of every simple path, ranked as the service ranks (net of `hopCost` a hop). */
-function exhaustiveBest(graph: ReturnType<typeof generateGraph>, from: number, to: number, amountIn: bigint, maxHops: number, hopCost: bigint) {
+function exhaustiveBest(graph: PoolGraph, from: number, to: number, amountIn: bigint, maxHops: number, hopCost: bigint) {
   const adjacent = new Map<number, { other: number; reserveIn: bigint; reserveOut: bigint }[]>();
   for (const pool of graph.pools) {
     adjacent.set(pool.a, [...(adjacent.get(pool.a) ?? []), { other: pool.b, reserveIn: pool.reserveA, reserveOut: pool.reserveB }]);

@@ -284,7 +284,7 @@ Options:
     summary: 'run the Token Routing Service for a chain: pools found from its factories, fresh at every block',
     help: `Usage: routekeeper serve [--rpc <url>] [--address-book <file>] [--port N] [--host <address>]
                         [--cache <file> | --no-cache] [--min-reserve N] [--block-time S]
-                        [--api-keys <file>] [--partner-store <file>]
+                        [--api-keys <file>] [--partner-store <file>] [--search-budget MS]
 
 Serves the Token Routing Service API (GET /routes, /earn/deposit, /earn/withdraw, /tokens, /partners/volume, /)
 for the chain of its node, the way docs/routing-service.md describes. It finds the pools of every factory the
@@ -307,6 +307,8 @@ Options:
                          with a key carry its partner id, signed with ROUTING_SIGNER_KEY (needed with keys)
   --partner-store <file> where keys (as their SHA-256) and each partner's quoted and executed volume are kept
                          (default ROUTEKEEPER_DATA_DIR/routing-partners-<chain id>.sqlite)
+  --search-budget MS     the longest one route search may take; past it, the best route found so far, and the
+                         answer says so (default 250)
   -h, --help             this text`,
     graceful: true,
     load: () => import('./serve.ts'),

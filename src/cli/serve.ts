@@ -26,9 +26,11 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     'min-reserve': { type: 'string' },
     'block-time': { type: 'string' },
     'api-keys': { type: 'string' },
+    'search-budget': { type: 'string' },
     'partner-store': { type: 'string' },
   });
   const blockTimeSeconds = parseIntegerOption('block-time', values['block-time'], { min: 0, max: 3600 });
+  const searchBudgetMs = parseIntegerOption('search-budget', values['search-budget'], { min: 1, max: 60_000 });
   const port = parseIntegerOption('port', values.port, { max: 65535 }) ?? 8080;
   const host = values.host ?? '127.0.0.1';
   if (!/^[\d.]+$|^[\da-fA-F:]+$/.test(host)) throw new UsageError(`--host must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (got ${host})`);
@@ -55,7 +57,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
 
   const setup = routingSetupFor(chainId, rpcUrl, book);
   const headMaxAgeMs = blockTimeSeconds === undefined ? setup.headMaxAgeMs : blockTimeSeconds * 1000;
-  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, cacheFile, host, port, apiKeys, partnerStoreFile, signerPrivateKey: env.ROUTING_SIGNER_KEY });
+  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, searchBudgetMs, cacheFile, host, port, apiKeys, partnerStoreFile, signerPrivateKey: env.ROUTING_SIGNER_KEY });
   try {
     // It answers once its pools are indexed: the first request would otherwise wait for the whole index.
     const warm = await fetch(`${service.url}/tokens`, { signal: shutdown.signal });

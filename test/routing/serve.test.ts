@@ -16,6 +16,7 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { swapRouteSchema } from '../../src/service/schemas.ts';
 import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { deployGraph, generateGraph } from '../helpers/pool-graph.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { approve, trader } from '../helpers/routing.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
@@ -124,6 +125,36 @@ describe('routekeeper serve', () => {
     const celoWeth = await quote(floored.url, fork.token('CELO'), weth, parseUnits('1000', 18), direct);
     expect(celoWeth.details.extras[0]?.slice(0, 42)).toBe((await readPool(fork, 'CELO/WETH')).address.toLowerCase());
     expect([await open.stop(), await floored.stop()]).toEqual([0, 0]);
+  });
+
+  it('a 4-hop request on a hub-heavy graph answers at its search budget, saying so, while GET / keeps answering', async () => {
+    // 250 pools over 24 tokens, 4 of them hubs: about 15,000 hops to price for a 4-hop search between two hubs,
+    // 16 ms in a warm process here; its budget is 1 ms.
+    const graph = generateGraph(250, { tokens: 24, hubs: 4, seed: 3 });
+    const { factory, tokens } = await deployGraph(fork.addressBook.rpcUrl, fork.addressBook.accounts[1]?.privateKey as `0x${string}`, graph);
+    const graphBook = join(dir, 'hub-graph.json');
+    const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
+    writeFileSync(graphBook, JSON.stringify({ ...book, pools: [], contracts: { ...book.contracts, uniswapV2Factory: factory, gauges: {}, farms: {} } }));
+    const child = spawnCli(['serve', '--address-book', graphBook, '--port', '0', '--no-cache', '--min-reserve', '0', '--search-budget', '1', '--partner-store', join(dir, 'graph.sqlite')], { RPC_URL: '' });
+    services.push(child);
+    const { url } = JSON.parse(await firstStdoutLine(child)) as { url: string };
+
+    let searching = true;
+    const fourHops = Promise.all(
+      [0, 1, 2, 3].map((hub) => fetch(`${url}/routes?${new URLSearchParams({ tokenIn: tokens[hub] as string, tokenOut: tokens[(hub + 1) % 4] as string, amountIn: parseUnits('1000', 18).toString(), maxHops: '4' })}`)),
+    ).finally(() => {
+      searching = false;
+    });
+    const health: number[] = [];
+    while (searching) health.push((await fetch(`${url}/`)).status);
+    const answers = await Promise.all((await fourHops).map(async (response) => ({ status: response.status, body: swapRouteSchema.parse(await response.json()) })));
+    expect(health.length).toBeGreaterThan(0);
+    expect(new Set(health)).toEqual(new Set([200]));
+    for (const { status, body } of answers) {
+      expect(status).toBe(200);
+      expect(body.search).toMatchObject({ complete: false, budgetMs: 1 });
+      expect(body.details.path.length).toBeGreaterThanOrEqual(2);
+    }
   });
 
   it('follows each new block with two node requests and reads no pool again; a restart reads only the blocks it missed', async () => {
