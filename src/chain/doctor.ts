@@ -19,7 +19,8 @@ import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
 export type Finding = { level: 'ok' | 'warn' | 'fail'; message: string };
 
 
-const firstLine = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
+/** An error's first line, for a finding. */
+export const firstLine = (error: unknown): string => (error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
 
 /** Whether the node answers a JSON-RPC method (an error other than "method not found" means it does). */
 async function supports(client: ChainClient, probe: () => Promise<unknown>): Promise<boolean> {

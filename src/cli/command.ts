@@ -51,3 +51,10 @@ export function parseIntegerOption(name: string, value: string | undefined, { mi
   }
   return Number(value);
 }
+
+/** --host: an IP address to listen on (0.0.0.0 in a container, so other containers reach it). */
+export function hostOption(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (!/^[\d.]+$|^[\da-fA-F:]+$/.test(given)) throw new UsageError(`--host must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (got ${given})`);
+  return given;
+}

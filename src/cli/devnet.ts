@@ -4,7 +4,7 @@ import { describeDevnet } from '../devnet/describe.ts';
 import { initialWorldPrices, reportEvery, reportWorldPrices, type WorldPrices } from '../devnet/oracle.ts';
 import { priceSourceSpecs, type TokenSymbol } from '../devnet/world-spec.ts';
 import { UsageError } from './errors.ts';
-import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
+import { type CommandContext, hostOption, parseCommandArgs, parseIntegerOption } from './command.ts';
 
 /** `routekeeper devnet`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {
@@ -46,13 +46,6 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     await devnet.stop();
   }
   return 0;
-}
-
-/** --host: an IP address to listen on (0.0.0.0 in a container, so other containers reach it). */
-function hostOption(given: string | undefined): string | undefined {
-  if (given === undefined) return undefined;
-  if (!/^[\d.]+$|^[\da-fA-F:]+$/.test(given)) throw new UsageError(`--host must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (got ${given})`);
-  return given;
 }
 
 /**

@@ -41,8 +41,9 @@ export async function run(argv: string[]): Promise<number> {
   const amountIn = values.raw ? parseRawAmount(values.amount as string) : parseTokenAmount(values.amount as string, tokenIn, '--amount');
 
   // The service named, else one of our own for this quote (the hosted one has been offline since 2023).
-  const embedded = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ? undefined : await startRoutingService(routingSetupFor(chainId, rpcUrl, book));
-  const service = createRoutingClient({ baseUrl: env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl ?? embedded?.url, apiKey: env.ROUTING_API_KEY, chainId });
+  const named = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl;
+  const embedded = named ? undefined : await startRoutingService(routingSetupFor(chainId, rpcUrl, book));
+  const service = createRoutingClient({ baseUrl: named ?? embedded?.url, apiKey: env.ROUTING_API_KEY, chainId });
   const route = await service
     .getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn, slippageBps, maxHops })
     .finally(() => embedded?.close());

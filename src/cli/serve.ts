@@ -11,7 +11,7 @@ import { addressSchema } from '../primitives.ts';
 import type { ApiKeyConfig } from '../routing/partners.ts';
 import { defaultMinReserve, startRoutingService } from '../routing/server.ts';
 import { routingSetupFor } from '../routing/setup.ts';
-import { type CommandContext, parseCommandArgs, parseIntegerOption } from './command.ts';
+import { type CommandContext, hostOption, parseCommandArgs, parseIntegerOption } from './command.ts';
 import { UsageError } from './errors.ts';
 
 /** `routekeeper serve`: resolves to the exit code (its help is in catalog.ts). */
@@ -32,8 +32,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   const blockTimeSeconds = parseIntegerOption('block-time', values['block-time'], { min: 0, max: 3600 });
   const searchBudgetMs = parseIntegerOption('search-budget', values['search-budget'], { min: 1, max: 60_000 });
   const port = parseIntegerOption('port', values.port, { max: 65535 }) ?? 8080;
-  const host = values.host ?? '127.0.0.1';
-  if (!/^[\d.]+$|^[\da-fA-F:]+$/.test(host)) throw new UsageError(`--host must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (got ${host})`);
+  const host = hostOption(values.host) ?? '127.0.0.1';
   const minReserve = values['min-reserve'] === undefined ? defaultMinReserve : minReserveOption(values['min-reserve']);
   const env = readEnv();
   const book: AddressBook | undefined = values['address-book'] ? loadAddressBook(values['address-book']) : undefined;

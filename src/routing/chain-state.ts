@@ -93,22 +93,21 @@ export class ChainState {
 
   /** Read again when the router logged a change since the last read, or the chain is not the one read. */
   #partnerFees(pools: PoolsAtBlock): Promise<ReadonlyMap<number, bigint>> {
-    const fees = this.#fees;
-    const stale =
-      !fees || fees.readAt < pools.feesChangedAt || pools.head.number < fees.readAt || (fees.readAt === pools.feesChangedAt && fees.hash !== pools.head.hash);
-    if (stale) {
-      const blockNumber = pools.head.number;
-      const fees = Promise.all(
-        this.#options.partnerIds.map(async (id) => {
-          const fee = await this.#client.readContract({ address: this.#options.router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [BigInt(id)], blockNumber });
-          return [id, fee] as const;
-        }),
-      ).then((entries) => new Map(entries));
-      this.#fees = { readAt: blockNumber, hash: pools.head.hash, fees };
-      fees.catch(() => {
-        this.#fees = undefined;
-      });
-    }
-    return (this.#fees as { fees: Promise<ReadonlyMap<number, bigint>> }).fees;
+    const last = this.#fees;
+    const fresh =
+      last && last.readAt >= pools.feesChangedAt && pools.head.number >= last.readAt && !(last.readAt === pools.feesChangedAt && last.hash !== pools.head.hash);
+    if (fresh) return last.fees;
+    const blockNumber = pools.head.number;
+    const fees = Promise.all(
+      this.#options.partnerIds.map(async (id) => {
+        const fee = await this.#client.readContract({ address: this.#options.router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [BigInt(id)], blockNumber });
+        return [id, fee] as const;
+      }),
+    ).then((entries) => new Map(entries));
+    this.#fees = { readAt: blockNumber, hash: pools.head.hash, fees };
+    fees.catch(() => {
+      this.#fees = undefined;
+    });
+    return fees;
   }
 }

@@ -7,15 +7,13 @@
 import { type Address, parseAbi } from 'viem';
 import { getCode, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
-import type { Finding } from '../chain/doctor.ts';
+import { type Finding, firstLine } from '../chain/doctor.ts';
 import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import type { RoutingClient } from '../service/client.ts';
 import { adapterExtras } from './adapters.ts';
 import { swapOutput } from './amm.ts';
 import type { RoutingSetup } from './setup.ts';
-
-const firstLine = (error: unknown) => (error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
 
 const adapterAbi = parseAbi(['function getOutputAmount(address input, address output, uint256 amountIn, bytes data) returns (uint256)']);
 /** The deployed router's published ABI has this getter (its public source does not). */

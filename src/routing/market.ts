@@ -24,7 +24,6 @@ export type PoolReserves = { reserve0: bigint; reserve1: bigint; totalSupply?: b
 
 export type Hop = { pool: PoolInfo; tokenIn: Address; tokenOut: Address };
 
-
 const key = (address: Address) => address.toLowerCase();
 
 /**
@@ -35,21 +34,28 @@ export type Neighbor = { pool: PoolInfo; other: Address; otherKey: string; poolK
 
 type TokenIndex = Map<string, Neighbor[]>;
 
+/** What a market knows of its pools whatever their reserves: shared by its copies. */
+type PoolIndexes = { byToken: TokenIndex; byAddress: Map<string, PoolInfo> };
+
 export class Market {
   readonly #pools: readonly PoolInfo[];
+  readonly #indexes: PoolIndexes;
   readonly #byToken: TokenIndex;
   readonly #reserves: Map<string, PoolReserves>;
 
-  constructor(pools: readonly PoolInfo[], reserves: Map<string, PoolReserves>, byToken?: TokenIndex) {
+  constructor(pools: readonly PoolInfo[], reserves: Map<string, PoolReserves>, indexes?: PoolIndexes) {
     this.#pools = pools;
     this.#reserves = reserves;
-    this.#byToken = byToken ?? Market.#index(pools);
+    this.#indexes = indexes ?? Market.#index(pools);
+    this.#byToken = this.#indexes.byToken;
   }
 
-  static #index(pools: readonly PoolInfo[]): TokenIndex {
+  static #index(pools: readonly PoolInfo[]): PoolIndexes {
     const byToken: TokenIndex = new Map();
+    const byAddress = new Map<string, PoolInfo>();
     for (const pool of pools) {
       const poolKey = key(pool.address);
+      byAddress.set(poolKey, pool);
       for (const [from, other, inIs0] of [
         [pool.token0, pool.token1, true],
         [pool.token1, pool.token0, false],
@@ -59,7 +65,7 @@ export class Market {
         byToken.set(key(from), list);
       }
     }
-    return byToken;
+    return { byToken, byAddress };
   }
 
   get pools(): readonly PoolInfo[] {
@@ -91,7 +97,7 @@ export class Market {
   }
 
   pool(address: Address): PoolInfo | undefined {
-    return this.#pools.find((pool) => key(pool.address) === key(address));
+    return this.#indexes.byAddress.get(key(address));
   }
 
   /** A position's pool with its LP supply, which deposit and withdraw arithmetic needs. */
@@ -109,7 +115,7 @@ export class Market {
 
   /** A copy whose simulated trades leave this snapshot untouched. */
   clone(): Market {
-    return new Market(this.#pools, new Map(this.#reserves), this.#byToken);
+    return new Market(this.#pools, new Map(this.#reserves), this.#indexes);
   }
 
   /** What one hop pays for `amountIn` at the current reserves. */

@@ -6,7 +6,7 @@
 import type { Address, Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { RoutingRequestError } from './errors.ts';
-import type { PartnerStore } from './partner-store.ts';
+import type { KeyRecord, PartnerStore } from './partner-store.ts';
 import type { Partner } from './quotes.ts';
 
 export type ApiKeyConfig = { key: string; partner: number; feeRecipient?: Address; label?: string };
@@ -27,8 +27,7 @@ export class PartnerRegistry {
   /** The partner behind a request's X-API-KEY; no key is partner 0 (undefined), an unknown key is a 401. */
   resolve(apiKey: string | undefined): Partner | undefined {
     if (apiKey === undefined) return undefined;
-    const known = this.#store.keyOf(apiKey);
-    if (!known) throw new RoutingRequestError(401, { error: 'Unknown API key (X-API-KEY): quote without a key, or use a key issued by this service' });
+    const known = this.#issued(apiKey);
     const signer = this.#signer;
     // Keys kept from an earlier run, and no signer given this time: no partner quote, rather than one unsigned.
     if (!signer) throw new RoutingRequestError(503, { error: 'Partner quotes unavailable: this service was started without a signer (ROUTING_SIGNER_KEY)' });
@@ -41,16 +40,25 @@ export class PartnerRegistry {
     if (known) this.#store.recordQuote(apiKey, known.partner, token, amount);
   }
 
-  /** The key's partner: its fee (over 1e10, as the router reads it), fee recipient, quotes and executed swaps. */
-  usage(apiKey: string, feeNumerator: bigint | undefined) {
-    const partner = this.resolve(apiKey);
-    const known = this.#store.keyOf(apiKey);
-    const id = partner?.id ?? 0;
+  /**
+   * The key's partner: its fee (over 1e10, as `feeOf` gives the router's reading), fee recipient, quotes and
+   * executed swaps. An unknown key is a 401, as for a quote.
+   */
+  usage(apiKey: string, feeOf: (partner: number) => bigint | undefined) {
+    const known = this.#issued(apiKey);
+    const feeNumerator = feeOf(known.partner);
     return {
-      partner: id,
+      partner: known.partner,
       ...(feeNumerator === undefined ? {} : { feeNumerator: feeNumerator.toString() }),
-      ...(known?.feeRecipient ? { feeRecipient: known.feeRecipient } : {}),
-      ...this.#store.totals(id),
+      ...(known.feeRecipient ? { feeRecipient: known.feeRecipient } : {}),
+      ...this.#store.totals(known.partner),
     };
+  }
+
+  /** The stored record of a key this service issued; any other key is a 401. */
+  #issued(apiKey: string): KeyRecord {
+    const known = this.#store.keyOf(apiKey);
+    if (!known) throw new RoutingRequestError(401, { error: 'Unknown API key (X-API-KEY): quote without a key, or use a key issued by this service' });
+    return known;
   }
 }

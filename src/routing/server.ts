@@ -144,10 +144,8 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
       }
       case '/partners/volume': {
         if (!apiKey) throw new RoutingRequestError(401, { error: 'Send your X-API-KEY to see its volume' });
-        const partner = partners.resolve(apiKey);
         const { partnerFees } = await snapshot();
-        const fee = partner && !('unreadable' in partnerFees) ? partnerFees.get(partner.id) : undefined;
-        return { status: 200, body: partners.usage(apiKey, fee) };
+        return { status: 200, body: partners.usage(apiKey, (partner) => ('unreadable' in partnerFees ? undefined : partnerFees.get(partner))) };
       }
       default:
         throw new RoutingRequestError(404, { error: `No endpoint ${url.pathname}; try /routes, /earn/deposit, /earn/withdraw, /tokens or /` });
