@@ -47,11 +47,25 @@ export const addressBookSchema = z.object({
     uniswapV2Factory: address.optional(),
     /** keccak256 of the factory's pair creation code: proves a pool is the factory's without a chain read. */
     uniswapV2PairInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
+    /** The Uniswap V3 factory whose pools a route may use (found by `getPool`, or by CREATE2 with the hash below). */
+    uniswapV3Factory: address.optional(),
+    /** keccak256 of the V3 pool's creation code: proves a pool is the factory's without a chain read. */
+    uniswapV3PoolInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
     adapters: z.record(z.string(), address),
     farms: z.record(z.string(), address),
     gauges: z.record(z.string(), gauge),
   }),
   pools: z.array(pool),
+  /**
+   * The devnet's Uniswap V3 pools and the contract that owns their positions (tests add and remove liquidity through
+   * it). The daemon never reads this: a V3 pool is proven by its factory.
+   */
+  uniswapV3: z
+    .object({
+      liquidityProvider: address,
+      pools: z.array(z.object({ name: z.string(), address, token0: z.string(), token1: z.string(), fee: z.number().int(), tickSpacing: z.number().int() })),
+    })
+    .optional(),
   /**
    * The devnet's routing service only (the daemon never reads this): a second adapter implementation it routes
    * the named pools through, which no list of the daemon names, so that flow accounting is what accepts it.

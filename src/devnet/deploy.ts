@@ -22,6 +22,7 @@ import type { AddressBook } from '../config/address-book.ts';
 import { pairAddress } from '../contracts/encoding.ts';
 import { devnetAccount } from './accounts.ts';
 import { reportWorldPrices } from './oracle.ts';
+import { deployUniswapV3 } from './uniswap-v3.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import {
   devnetChainId,
@@ -46,6 +47,8 @@ type Artifact = { abi: Abi; bytecode: `0x${string}` };
 export class DeploymentError extends Error {
   override name = 'DeploymentError';
 }
+
+export type Deployer = ReturnType<typeof createDeployer>;
 
 function createDeployer(rpcUrl: string, chainId: number) {
   const deployer = devnetAccount(roles.deployer);
@@ -103,12 +106,18 @@ function createDeployer(rpcUrl: string, chainId: number) {
 /** Which `Swap` event the router emits: the published ABI's 6-field one, or the public source's 7-field one. */
 export type SwapEventVersion = 'published' | 'tenant';
 
-export type DeployOptions = { chainId?: number; swapEvent?: SwapEventVersion };
+export type DeployOptions = {
+  chainId?: number;
+  swapEvent?: SwapEventVersion;
+  /** Uniswap V3's factory, adapter and pools (uniswap-v3.ts) beside the V2 world. */
+  uniswapV3?: boolean;
+};
 
 /** Deploys everything in `world-spec.ts` and returns the address book (without `routingServiceUrl`). */
 export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): Promise<AddressBook> {
   const chainId = options.chainId ?? devnetChainId;
-  const { deployer, call, deploy, publicClient } = createDeployer(rpcUrl, chainId);
+  const deployment = createDeployer(rpcUrl, chainId);
+  const { deployer, call, deploy, publicClient } = deployment;
   const serviceSigner = devnetAccount(roles.serviceSigner);
   const users = roles.users.map(devnetAccount);
   const amount = (symbol: TokenSymbol, human: string) => parseUnits(human, decimalsOf(symbol));
@@ -220,6 +229,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
   await reportWorldPrices(rpcUrl, { chainId, priceSources });
   // An L2's sequencer uptime feed, as Celo has one: up since the world began.
   const sequencerFeed = await deploy('sequencer uptime feed', artifacts.DevnetSequencerUptimeFeed, [reporter.address]);
+  const uniswapV3 = options.uniswapV3 ? await deployUniswapV3(deployment, tokens) : undefined;
 
   return {
     chainId,
@@ -231,13 +241,15 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       oneClickFarm,
       uniswapV2Factory: factory,
       uniswapV2PairInitCodeHash: pairInitCodeHash,
-      adapters: { uniswapV2: adapter },
+      ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory, uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash }),
+      adapters: { uniswapV2: adapter, ...(uniswapV3 && { uniswapV3: uniswapV3.adapter }) },
       farms: { uniswapV2: uniswapV2Farm, gauge: gaugeFarm },
       gauges: {
         [gaugeSpec.pool]: { name: gaugeSpec.pool, address: gauge, pool: gaugePool.address, rewardToken: gaugeSpec.rewardToken },
       },
     },
     pools,
+    ...(uniswapV3 && { uniswapV3: uniswapV3.world }),
     routingService: { bipsAdapter, bipsPools: [...unlistedAdapterPools] },
     priceSources,
     sequencerUptimeFeed: { address: sequencerFeed, gracePeriodSeconds: sequencerGracePeriodSeconds },

@@ -33,6 +33,8 @@ export type StartDevnetOptions = {
   chainId?: number;
   /** The router's `Swap` event version (default: the published ABI's). */
   swapEvent?: SwapEventVersion;
+  /** Deploy Uniswap V3 (factory, adapter, pools) too. */
+  uniswapV3?: boolean;
   /** A file from `saveState()` together with the address book it was deployed with: skips deployment. */
   snapshot?: { stateFile: string; addressBook: AddressBook };
   /** A stop asked for while it starts: the node is stopped at once and the start rejects with AbortedError. */
@@ -65,7 +67,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       await testClient.mine({ blocks: 1 });
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
-      addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent });
+      addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent, uniswapV3: options.uniswapV3 });
       await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(Date.now() / 1000)) });
       await testClient.mine({ blocks: 1 });
     }

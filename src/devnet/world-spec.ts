@@ -119,3 +119,51 @@ export const userBalances: Record<TokenSymbol, string> = {
   WETH: '50',
   RWD: '100000',
 };
+
+/**
+ * Uniswap V3 pools, as on Celo where CELO's liquidity is mostly in V3: CELO/WETH in two fee tiers (the 0.05% one far
+ * deeper) and cUSD/CELO at 0.3%. Each holds positions of several widths around the world price, so that swaps of a
+ * few percent of a pool cross several initialized ticks. `usd` is what a position holds at the world price.
+ */
+export const uniswapV3PoolSpecs: readonly {
+  token0: TokenSymbol;
+  token1: TokenSymbol;
+  /** In hundredths of a basis point (500 = 0.05%), as the factory's fee tiers are. */
+  fee: 500 | 3000 | 10000;
+  positions: readonly { widthPercent: number; usd: number }[];
+}[] = [
+  {
+    token0: 'CELO',
+    token1: 'WETH',
+    fee: 500,
+    positions: [
+      { widthPercent: 100, usd: 200_000 },
+      { widthPercent: 20, usd: 400_000 },
+      { widthPercent: 5, usd: 600_000 },
+      { widthPercent: 1, usd: 300_000 },
+    ],
+  },
+  {
+    token0: 'CELO',
+    token1: 'WETH',
+    fee: 3000,
+    positions: [
+      { widthPercent: 100, usd: 50_000 },
+      { widthPercent: 10, usd: 100_000 },
+    ],
+  },
+  {
+    token0: 'cUSD',
+    token1: 'CELO',
+    fee: 3000,
+    positions: [
+      { widthPercent: 100, usd: 100_000 },
+      { widthPercent: 30, usd: 500_000 },
+      { widthPercent: 8, usd: 1_000_000 },
+      { widthPercent: 2, usd: 400_000 },
+    ],
+  },
+];
+
+/** Each V3 pool keeps this many oracle observations (one per block with a swap or a position change), as pools that serve as oracles are set up to. */
+export const uniswapV3ObservationCardinality = 200;

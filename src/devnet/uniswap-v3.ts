@@ -1,0 +1,87 @@
+/**
+ * The devnet's Uniswap V3: the real factory and pool bytecode (@uniswap/v3-core), our adapter and a liquidity
+ * provider, and the pools of `uniswapV3PoolSpecs` initialized at the world's prices, each with positions of several
+ * widths so that swaps cross initialized ticks.
+ */
+import { type Address, getAddress, keccak256 } from 'viem';
+import type { AddressBook } from '../config/address-book.ts';
+import * as artifacts from './artifacts/contracts.ts';
+import { type Deployer, DeploymentError } from './deploy.ts';
+import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
+
+const Q96 = 2n ** 96n;
+
+/** ⌊√n⌋. */
+function isqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = n;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + n / x) / 2n;
+  }
+  return x;
+}
+
+const spec = (symbol: TokenSymbol) => {
+  const found = tokenSpecs.find((token) => token.symbol === symbol);
+  if (!found) throw new DeploymentError(`unknown devnet token ${symbol}`);
+  return found;
+};
+
+/** Raw units of token1 per raw unit of token0 at the world's prices, as a float (for choosing ticks and sizes). */
+function rawPrice(token0: TokenSymbol, token1: TokenSymbol): number {
+  return (spec(token0).usdPrice / spec(token1).usdPrice) * 10 ** (spec(token1).decimals - spec(token0).decimals);
+}
+
+/** √price × 2⁹⁶ of the world's price, exact to the precision of the prices' decimals. */
+function worldSqrtPriceX96(token0: TokenSymbol, token1: TokenSymbol): bigint {
+  const scale = 10n ** 12n;
+  const usd = (symbol: TokenSymbol) => BigInt(Math.round(spec(symbol).usdPrice * 1e6));
+  const numerator = usd(token0) * 10n ** BigInt(spec(token1).decimals) * scale;
+  const denominator = usd(token1) * 10n ** BigInt(spec(token0).decimals);
+  return isqrt((numerator * Q96 * Q96) / denominator / scale);
+}
+
+/** The tick at or below a price, as a multiple of the pool's spacing. */
+const tickAt = (price: number, spacing: number) => Math.floor(Math.log(price) / Math.log(1.0001) / spacing) * spacing;
+
+export async function deployUniswapV3(
+  { deploy, call, publicClient }: Deployer,
+  tokens: Record<TokenSymbol, { address: Address; decimals: number }>,
+): Promise<{ factory: Address; adapter: Address; poolInitCodeHash: `0x${string}`; world: NonNullable<AddressBook['uniswapV3']> }> {
+  const factory = await deploy('UniswapV3Factory', artifacts.UniswapV3Factory);
+  const adapter = await deploy('UniswapV3Adapter', artifacts.UniswapV3Adapter);
+  const liquidityProvider = await deploy('V3LiquidityProvider', artifacts.V3LiquidityProvider);
+  const pools: NonNullable<AddressBook['uniswapV3']>['pools'] = [];
+  for (const poolSpec of uniswapV3PoolSpecs) {
+    const [a, b] = [tokens[poolSpec.token0].address, tokens[poolSpec.token1].address];
+    await call(factory, artifacts.UniswapV3Factory.abi, 'createPool', [a, b, poolSpec.fee]);
+    const pool = getAddress(await publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'getPool', args: [a, b, poolSpec.fee] }));
+    const spacing = await publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'feeAmountTickSpacing', args: [poolSpec.fee] });
+    // The pool's own order: token0 is the lower address.
+    const [token0, token1] = BigInt(a) < BigInt(b) ? [poolSpec.token0, poolSpec.token1] : [poolSpec.token1, poolSpec.token0];
+    await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [worldSqrtPriceX96(token0, token1)]);
+    await call(pool, artifacts.UniswapV3Pool.abi, 'increaseObservationCardinalityNext', [uniswapV3ObservationCardinality]);
+    // The provider pays the pool from its own balance: more than the positions take.
+    for (const symbol of [token0, token1]) {
+      const budget = poolSpec.positions.reduce((sum, position) => sum + position.usd, 0) / spec(symbol).usdPrice;
+      const raw = BigInt(Math.ceil(budget * 2)) * 10n ** BigInt(spec(symbol).decimals);
+      await call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [liquidityProvider, raw]);
+    }
+    const price = rawPrice(token0, token1);
+    for (const position of poolSpec.positions) {
+      const half = position.widthPercent / 200;
+      const lower = Math.max(tickAt(price * (1 - half), spacing), Math.ceil(-887272 / spacing) * spacing);
+      const upper = tickAt(price * (1 + half), spacing) + spacing;
+      // Liquidity L holds L·(1/√p − 1/√pb) of token0 and L·(√p − √pa) of token1, worth this much of token1 at p.
+      const [sqrtP, sqrtA, sqrtB] = [Math.sqrt(price), Math.sqrt(1.0001 ** lower), Math.sqrt(1.0001 ** upper)];
+      const valuePerLiquidity = (1 / sqrtP - 1 / sqrtB) * price + (sqrtP - sqrtA);
+      const budgetInToken1 = (position.usd / spec(token1).usdPrice) * 10 ** spec(token1).decimals;
+      const liquidity = BigInt(Math.floor(budgetInToken1 / valuePerLiquidity));
+      await call(liquidityProvider, artifacts.V3LiquidityProvider.abi, 'mint', [pool, lower, upper, liquidity]);
+    }
+    pools.push({ name: `${token0}/${token1} ${poolSpec.fee / 10_000}%`, address: pool, token0, token1, fee: poolSpec.fee, tickSpacing: spacing });
+  }
+  return { factory, adapter, poolInitCodeHash: keccak256(artifacts.UniswapV3Pool.bytecode), world: { liquidityProvider, pools } };
+}
