@@ -122,3 +122,30 @@ export const sortedOraclesAbi = parseAbi([
   'function getEquivalentToken(address rateFeedId) view returns (address)',
   'function getTokenReportExpirySeconds(address rateFeedId) view returns (uint256)',
 ]);
+
+/**
+ * A Uniswap V3 pool (v3-core's IUniswapV3Pool; Celo's pools from factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc):
+ * its immutables, the state a swap reads (price, liquidity, tick bitmap, ticks), its oracle, and the events that
+ * change that state.
+ */
+export const uniswapV3PoolAbi = parseAbi([
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+  'function fee() view returns (uint24)',
+  'function tickSpacing() view returns (int24)',
+  'function slot0() view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked)',
+  'function liquidity() view returns (uint128)',
+  'function tickBitmap(int16 wordPosition) view returns (uint256)',
+  'function ticks(int24 tick) view returns (uint128 liquidityGross, int128 liquidityNet, uint256 feeGrowthOutside0X128, uint256 feeGrowthOutside1X128, int56 tickCumulativeOutside, uint160 secondsPerLiquidityOutsideX128, uint32 secondsOutside, bool initialized)',
+  'function observe(uint32[] secondsAgos) view returns (int56[] tickCumulatives, uint160[] secondsPerLiquidityCumulativeX128s)',
+  'event Initialize(uint160 sqrtPriceX96, int24 tick)',
+  'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+  'event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
+  'event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
+]);
+
+/** A Uniswap V3 factory: the pool of two tokens at a fee, and the event that announces each new pool. */
+export const uniswapV3FactoryAbi = parseAbi([
+  'function getPool(address tokenA, address tokenB, uint24 fee) view returns (address)',
+  'event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)',
+]);

@@ -59,7 +59,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   signal?.addEventListener('abort', stopNode, { once: true });
   try {
     throwIfAborted(signal);
-    const testClient = createTestClient({ mode: 'anvil', transport: http(node.rpcUrl) });
+    // The saved chain (gzipped, every block's state) is past viem's default 10 MB answer limit with Uniswap V3 in it.
+    const testClient = createTestClient({ mode: 'anvil', transport: http(node.rpcUrl, { maxResponseBodySize: 256 * 1024 * 1024 }) });
     let addressBook: AddressBook;
     if (options.snapshot) {
       // A loaded node's clock starts at the wall clock, past its head block's time: a block mined now puts the head

@@ -11,12 +11,22 @@ declare module 'vitest' {
     devnet: AddressBook;
     /** Its chain right after deployment, every block's state included: each test file starts a node of its own from it. */
     devnetStateFile: string;
+    /** The same world with Uniswap V3 (factory, adapter, pools) deployed in it too, and its saved chain. */
+    devnetWithUniswapV3: AddressBook;
+    devnetWithUniswapV3StateFile: string;
   }
 }
 
 export default async function setup(project: TestProject) {
-  const devnet = await startDevnet();
   const directory = await mkdtemp(join(tmpdir(), 'routekeeper-devnet-'));
+  // V3's pools are deployed with the rest of the world (a day before now), so that their oracles hold a day's history.
+  const withUniswapV3 = await startDevnet({ uniswapV3: true });
+  const stateFileWithUniswapV3 = join(directory, 'state-uniswap-v3.json');
+  await withUniswapV3.saveState(stateFileWithUniswapV3);
+  await withUniswapV3.stop();
+  project.provide('devnetWithUniswapV3', withUniswapV3.addressBook);
+  project.provide('devnetWithUniswapV3StateFile', stateFileWithUniswapV3);
+  const devnet = await startDevnet();
   const stateFile = join(directory, 'state.json');
   await devnet.saveState(stateFile);
   project.provide('devnet', devnet.addressBook);
