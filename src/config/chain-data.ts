@@ -15,11 +15,23 @@ import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
 import { ConfigError } from './errors.ts';
 
-export type AdapterKind = 'uniswap-v2';
+export type AdapterKind = 'uniswap-v2' | 'uniswap-v3';
 export type FarmKind = 'uniswap-v2' | 'gauge';
 
 /** Uniswap V2 core pairs charge 0.3% (997/1000 in the pair's swap); forks with another fee list their pools. */
 export const uniswapV2FeePerMille = 3;
+
+/** A pool's fee in millionths of what it swaps (Uniswap V3's unit: 3000 is 0.3%, 500 is 0.05%). */
+export type FeePpm = number;
+
+export const feePpmOfPerMille = (feePerMille: number): FeePpm => feePerMille * 1000;
+
+/** A factory whose pools a route may use, and how its pools are proven and charge. */
+export type KnownFactory =
+  /** A Uniswap V2 factory: its pools all charge `feePpm`. */
+  | { address: Address; kind: 'uniswap-v2'; feePpm: FeePpm; initCodeHash?: Hex }
+  /** A Uniswap V3 factory: a pool is its when getPool (or CREATE2 of its init code hash) for the tokens and fee says so. */
+  | { address: Address; kind: 'uniswap-v3'; initCodeHash?: Hex };
 
 export type KnownContracts = {
   chainId: number;
@@ -29,11 +41,12 @@ export type KnownContracts = {
   adapters: readonly { address: Address; kind: AdapterKind }[];
   /**
    * Factories whose pools a route may use: a pool is theirs when its CREATE2 address from the factory and the
-   * pair's init code hash is the pool's (no chain read), or, without a hash, when the factory's getPair says so.
+   * pool's init code hash is the pool's (no chain read), or, without a hash, when the factory's getPair (V2) or
+   * getPool (V3) says so.
    */
-  factories: readonly { address: Address; kind: 'uniswap-v2'; feePerMille: number; initCodeHash?: Hex }[];
-  /** Pools known without a factory. */
-  pools: readonly { address: Address; token0: Address; token1: Address; feePerMille: number }[];
+  factories: readonly KnownFactory[];
+  /** Pools known without a factory (constant-product). */
+  pools: readonly { address: Address; token0: Address; token1: Address; feePpm: FeePpm }[];
   farms: readonly { address: Address; kind: FarmKind }[];
   /** Gauges and the pool each one stakes. */
   gauges: readonly { address: Address; pool: Address }[];
@@ -53,8 +66,11 @@ export type PriceSource =
    * the token, so it counts only beside a market source of the token that answers and agrees with it.
    */
   | { kind: 'feed'; address: Address; maxAgeSeconds: number; decimals?: number; peg?: boolean }
-  /** A known Uniswap V2 pool pairing the token with `quote`, a token that has a source of its own. */
-  | { kind: 'pool'; pool: Address; quote: Address }
+  /**
+   * A known pool pairing the token with `quote`, a token that has a source of its own: a Uniswap V2 pool (its
+   * cumulative prices) or, with `uniswapV3`, a V3 pool (its own oracle's mean tick).
+   */
+  | { kind: 'pool'; pool: Address; quote: Address; uniswapV3?: boolean }
   /**
    * Mento's SortedOracles: the rate feed's own median (`medianRateWithoutEquivalentMapping`) is how many `quote` (a
    * token with a price of its own, or 'USD') one whole token is worth, as a fraction; a median reported longer ago
@@ -76,7 +92,7 @@ const feedSource = z.object({
  * the two tokens it is (its address then follows from the factory's init code hash, as the factory creates it).
  */
 const poolSource = z
-  .object({ kind: z.literal('pool'), pool: addressSchema.optional(), factory: addressSchema.optional(), quote: z.string() })
+  .object({ kind: z.literal('pool'), pool: addressSchema.optional(), factory: addressSchema.optional(), quote: z.string(), uniswapV3: z.boolean().optional() })
   .refine((source) => (source.pool === undefined) !== (source.factory === undefined), { message: 'a pool source names either its pool or its factory, not both' });
 /** A Chainlink L2 sequencer uptime feed, and how long after the sequencer comes back no price is trusted. */
 export const sequencerFeedSchema = z.object({ address: addressSchema, gracePeriodSeconds: z.number().int().min(0) });
@@ -95,22 +111,41 @@ const chainFileSchema = z.object({
   contracts: z.object({
     routers: z.array(addressSchema),
     oneClickFarms: z.array(addressSchema),
-    adapters: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2') })),
+    adapters: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'uniswap-v3']) })),
     factories: z.array(
-      z.object({
-        address: addressSchema,
-        kind: z.literal('uniswap-v2'),
-        /** Its id in a routing request's `exclude` (`ubeswap`, `sushiswap`). */
-        protocol: z.string().optional(),
-        feePerMille: z.number().int().min(0).max(999),
-        initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
-      }),
+      z.discriminatedUnion('kind', [
+        z.object({
+          address: addressSchema,
+          kind: z.literal('uniswap-v2'),
+          /** Its id in a routing request's `exclude` (`ubeswap`, `sushiswap`). */
+          protocol: z.string().optional(),
+          feePerMille: z.number().int().min(0).max(999),
+          initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
+        }),
+        z.object({
+          address: addressSchema,
+          kind: z.literal('uniswap-v3'),
+          protocol: z.string().optional(),
+          initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
+          /** The block the factory was deployed in: its pools are found from its `PoolCreated` logs from there. */
+          fromBlock: z.number().int().min(0).optional(),
+        }),
+      ]),
     ),
     farms: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'gauge']) })),
     gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
   }),
   /** What the self-hosted routing service routes through: per pool kind, the pair adapter and its fee unit. */
-  routing: z.object({ adapters: z.array(z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feeUnit: z.enum(['per-mille', 'bips']) })) }).optional(),
+  routing: z
+    .object({
+      adapters: z.array(
+        z.discriminatedUnion('kind', [
+          z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feeUnit: z.enum(['per-mille', 'bips']) }),
+          z.object({ address: addressSchema, kind: z.literal('uniswap-v3') }),
+        ]),
+      ),
+    })
+    .optional(),
   priceSources: priceSourcesSchema,
   /** The chain's usual block time, to find past blocks by their time (price averages). */
   blockTimeSeconds: z.number().positive().optional(),
@@ -155,7 +190,7 @@ export function tokenDirectory(chainId: number, book?: AddressBook): Pick<Addres
   return { tokens: { ...builtIn, ...own?.tokens } };
 }
 
-const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2' };
+const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3' };
 const farmKinds: Record<string, FarmKind> = { uniswapV2: 'uniswap-v2', gauge: 'gauge' };
 
 /** The contracts a trade may use on a chain: built in, plus an address book for the same chain. */
@@ -183,16 +218,22 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
       ...Object.entries(contracts?.adapters ?? {}).map(([name, address]) => ({ address, kind: kindOf(adapterKinds, name, `address book contracts.adapters.${name}`) })),
     ],
     factories: [
-      ...(base?.contracts.factories ?? []),
+      ...(base?.contracts.factories ?? []).map(
+        (factory): KnownFactory =>
+          factory.kind === 'uniswap-v2'
+            ? { address: factory.address, kind: factory.kind, feePpm: feePpmOfPerMille(factory.feePerMille), initCodeHash: factory.initCodeHash }
+            : { address: factory.address, kind: factory.kind, initCodeHash: factory.initCodeHash },
+      ),
       ...(contracts?.uniswapV2Factory
-        ? [{ address: contracts.uniswapV2Factory, kind: 'uniswap-v2' as const, feePerMille: uniswapV2FeePerMille, initCodeHash: contracts.uniswapV2PairInitCodeHash }]
+        ? [{ address: contracts.uniswapV2Factory, kind: 'uniswap-v2' as const, feePpm: feePpmOfPerMille(uniswapV2FeePerMille), initCodeHash: contracts.uniswapV2PairInitCodeHash }]
         : []),
+      ...(contracts?.uniswapV3Factory ? [{ address: contracts.uniswapV3Factory, kind: 'uniswap-v3' as const, initCodeHash: contracts.uniswapV3PoolInitCodeHash }] : []),
     ],
     pools: (own?.pools ?? []).map((pool) => ({
       address: pool.address,
       token0: symbolAddress(pool.token0, `address book pool ${pool.name}`),
       token1: symbolAddress(pool.token1, `address book pool ${pool.name}`),
-      feePerMille: pool.feePerMille,
+      feePpm: feePpmOfPerMille(pool.feePerMille),
     })),
     farms: [
       ...(base?.contracts.farms ?? []),
@@ -215,7 +256,7 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
   // A pool named by its factory is the pair the factory creates for the two tokens (CREATE2 of its init code hash).
   const factoryPair = (address: Address, pair: readonly [Address, Address], where: string): Address => {
     const factory = factories.find((known) => isAddressEqual(known.address, address));
-    if (!factory?.initCodeHash) throw new ConfigError(`${where}: the pool's factory ${address} is not a known factory with an init code hash`);
+    if (factory?.kind !== 'uniswap-v2' || !factory.initCodeHash) throw new ConfigError(`${where}: the pool's factory ${address} is not a known factory with an init code hash`);
     return pairAddress(factory.address, factory.initCodeHash, pair);
   };
   for (const [origin, listed] of [['built-in chain data', base?.priceSources], ['address book', own?.priceSources]] as const) {
@@ -231,7 +272,7 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
           if (!quote) throw new ConfigError(`${origin} priceSources.${symbol}: unknown quote token '${entry.quote}'`);
           if (entry.kind === 'sorted-oracles') return { ...entry, quote: quote.address };
           const pool = entry.pool ?? factoryPair(entry.factory as Address, [token.address, quote.address], `${origin} priceSources.${symbol}`);
-          return { kind: 'pool', pool: getAddress(pool), quote: quote.address };
+          return { kind: 'pool', pool: getAddress(pool), quote: quote.address, ...(entry.uniswapV3 && { uniswapV3: true }) };
         }),
       );
     }
@@ -246,12 +287,20 @@ export function chainTimingFor(chainId: number, book?: AddressBook): { blockTime
   return { blockTimeSeconds: base?.blockTimeSeconds, sequencer: own?.sequencerUptimeFeed ?? base?.sequencerUptimeFeed };
 }
 
+/** A factory a self-hosted routing service finds pools from. */
+export type RoutingFactory =
+  | { address: Address; protocol: string; kind: 'uniswap-v2'; feeBps: number }
+  /** Pools found from its `PoolCreated` logs, read from `fromBlock` (its deployment) on. */
+  | { address: Address; protocol: string; kind: 'uniswap-v3'; fromBlock: bigint };
+
 /** What a self-hosted routing service needs of a chain: the router, the factories it finds pools from, the adapters. */
 export type RoutingData = {
   routers: readonly Address[];
-  factories: readonly { address: Address; protocol: string; feeBps: number }[];
+  factories: readonly RoutingFactory[];
   /** The adapter Uniswap V2 hops go through, and the unit its fee byte is in. */
   uniswapV2Adapter?: { address: Address; feeUnit: 'per-mille' | 'bips' };
+  /** The adapter Uniswap V3 hops go through (extras: the pool). */
+  uniswapV3Adapter?: { address: Address };
 };
 
 /**
@@ -261,15 +310,23 @@ export type RoutingData = {
 export function routingDataFor(chainId: number, book?: AddressBook): RoutingData {
   const base = builtInFor(chainId, book);
   const own = book && book.chainId === chainId ? book : undefined;
-  const factories = [
-    ...(own?.contracts.uniswapV2Factory ? [{ address: own.contracts.uniswapV2Factory, protocol: 'uniswap-v2', feeBps: uniswapV2FeePerMille * 10 }] : []),
-    ...(base?.contracts.factories ?? []).map((factory) => ({ address: factory.address, protocol: factory.protocol ?? 'uniswap-v2', feeBps: factory.feePerMille * 10 })),
+  const factories: RoutingFactory[] = [
+    ...(own?.contracts.uniswapV2Factory ? [{ address: own.contracts.uniswapV2Factory, protocol: 'uniswap-v2', kind: 'uniswap-v2' as const, feeBps: uniswapV2FeePerMille * 10 }] : []),
+    ...(own?.contracts.uniswapV3Factory ? [{ address: own.contracts.uniswapV3Factory, protocol: 'uniswap-v3', kind: 'uniswap-v3' as const, fromBlock: 0n }] : []),
+    ...(base?.contracts.factories ?? []).map((factory): RoutingFactory =>
+      factory.kind === 'uniswap-v2'
+        ? { address: factory.address, protocol: factory.protocol ?? 'uniswap-v2', kind: factory.kind, feeBps: factory.feePerMille * 10 }
+        : { address: factory.address, protocol: factory.protocol ?? 'uniswap-v3', kind: factory.kind, fromBlock: BigInt(factory.fromBlock ?? 0) },
+    ),
   ];
   const ownAdapter = own?.contracts.adapters.uniswapV2;
   const builtInAdapter = base?.routing?.adapters.find((adapter) => adapter.kind === 'uniswap-v2');
+  const ownV3Adapter = own?.contracts.adapters.uniswapV3;
+  const builtInV3Adapter = base?.routing?.adapters.find((adapter) => adapter.kind === 'uniswap-v3');
   return {
     routers: [...(own ? [own.contracts.router] : []), ...(base?.contracts.routers ?? [])],
     factories: factories.filter((factory, i) => factories.findIndex((other) => isAddressEqual(other.address, factory.address)) === i),
     uniswapV2Adapter: ownAdapter ? { address: ownAdapter, feeUnit: 'per-mille' } : builtInAdapter && { address: builtInAdapter.address, feeUnit: builtInAdapter.feeUnit },
+    uniswapV3Adapter: ownV3Adapter ? { address: ownV3Adapter } : builtInV3Adapter && { address: builtInV3Adapter.address },
   };
 }

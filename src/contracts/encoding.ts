@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodePacked, getContractAddress, keccak256 } from 'viem';
+import { type Address, type Hex, encodeAbiParameters, encodePacked, getContractAddress, keccak256 } from 'viem';
 
 /** A Uniswap V2 adapter's `extras` entry (and the Uniswap V2 farm's `data`): pool (20 bytes) ‖ fee per-mille (1 byte). */
 export function encodePoolExtras(pool: Address, feePerMille: number): Hex {
@@ -22,4 +22,14 @@ export function partnerDigest(partner: bigint, deadline: bigint, tokenIn: Addres
 export function pairAddress(factory: Address, initCodeHash: Hex, [a, b]: readonly [Address, Address]): Address {
   const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt: keccak256(encodePacked(['address', 'address'], [token0, token1])), bytecodeHash: initCodeHash });
+}
+
+/**
+ * The address a Uniswap V3 factory's CREATE2 gives the pool of two tokens at a fee (PoolAddress.computeAddress in
+ * v3-periphery): salt keccak256(abi.encode(token0, token1, fee)), from the pool's init code hash.
+ */
+export function v3PoolAddress(factory: Address, initCodeHash: Hex, [a, b]: readonly [Address, Address], fee: number): Address {
+  const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+  const salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint24' }], [token0, token1, fee]));
+  return getContractAddress({ opcode: 'CREATE2', from: factory, salt, bytecodeHash: initCodeHash });
 }

@@ -3,8 +3,9 @@
  * provider, and the pools of `uniswapV3PoolSpecs` initialized at the world's prices, each with positions of several
  * widths so that swaps cross initialized ticks.
  */
-import { type Address, getAddress, keccak256 } from 'viem';
+import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
+import { v3PoolAddress } from '../contracts/encoding.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import { type Deployer, DeploymentError } from './deploy.ts';
 import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
@@ -54,6 +55,8 @@ export async function deployUniswapV3(
   const adapter = await deploy('UniswapV3Adapter', artifacts.UniswapV3Adapter);
   const liquidityProvider = await deploy('V3LiquidityProvider', artifacts.V3LiquidityProvider);
   const pools: NonNullable<AddressBook['uniswapV3']>['pools'] = [];
+  // The pool's init code hash proves a pool is the factory's without a chain read (as for a real factory).
+  const poolInitCodeHash = keccak256(artifacts.UniswapV3Pool.bytecode);
   for (const poolSpec of uniswapV3PoolSpecs) {
     const [a, b] = [tokens[poolSpec.token0].address, tokens[poolSpec.token1].address];
     await call(factory, artifacts.UniswapV3Factory.abi, 'createPool', [a, b, poolSpec.fee]);
@@ -81,7 +84,10 @@ export async function deployUniswapV3(
       const liquidity = BigInt(Math.floor(budgetInToken1 / valuePerLiquidity));
       await call(liquidityProvider, artifacts.V3LiquidityProvider.abi, 'mint', [pool, lower, upper, liquidity]);
     }
+    if (!isAddressEqual(v3PoolAddress(factory, poolInitCodeHash, [a, b], poolSpec.fee), pool)) {
+      throw new DeploymentError('the Uniswap V3 pool init code hash does not reproduce the factory\'s pools');
+    }
     pools.push({ name: `${token0}/${token1} ${poolSpec.fee / 10_000}%`, address: pool, token0, token1, fee: poolSpec.fee, tickSpacing: spacing });
   }
-  return { factory, adapter, poolInitCodeHash: keccak256(artifacts.UniswapV3Pool.bytecode), world: { liquidityProvider, pools } };
+  return { factory, adapter, poolInitCodeHash, world: { liquidityProvider, pools } };
 }

@@ -79,7 +79,7 @@ export type FlowRules = {
 };
 
 /** One swap the flows show in a pool a known factory made (or a list holds), with that pool's fee. */
-export type ProvenSwap = { pool: Address; tokenIn: Address; tokenOut: Address; amountIn: bigint; amountOut: bigint; feePerMille: number };
+export type ProvenSwap = { pool: Address; tokenIn: Address; tokenOut: Address; amountIn: bigint; amountOut: bigint; feePpm: number };
 
 /** The fee of a pool of exactly these two tokens, when a known factory made it or a list holds it. */
 export type PoolProver = (pool: Address, tokens: readonly [Address, Address]) => Promise<number | undefined>;
@@ -131,11 +131,11 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
     }
     const [tokenIn, amountIn] = gain as [string, bigint];
     const [tokenOut, paid] = loss as [string, bigint];
-    const feePerMille = await provePool(getAddress(holder), [getAddress(tokenIn), getAddress(tokenOut)]);
-    if (feePerMille === undefined) {
+    const feePpm = await provePool(getAddress(holder), [getAddress(tokenIn), getAddress(tokenOut)]);
+    if (feePpm === undefined) {
       refuse(`${getAddress(holder)} would take ${describe(tokenIn, amountIn)} for ${describe(tokenOut, -paid)}: a swap in a pool that no known factory made and no list holds`);
     }
-    swaps.push({ pool: getAddress(holder), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn, amountOut: -paid, feePerMille: feePerMille as number, order: firstPaid.get(holder) ?? 0 });
+    swaps.push({ pool: getAddress(holder), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn, amountOut: -paid, feePpm: feePpm as number, order: firstPaid.get(holder) ?? 0 });
   }
   return swaps.sort((a, b) => a.order - b.order).map(({ order: _order, ...swap }) => swap);
 }

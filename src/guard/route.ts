@@ -18,13 +18,20 @@ import {
   zeroAddress,
 } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
-import type { FarmKind, KnownContracts } from '../config/chain-data.ts';
-import { pairAddress } from '../contracts/encoding.ts';
+import { type FarmKind, type FeePpm, type KnownContracts, type KnownFactory, feePpmOfPerMille } from '../config/chain-data.ts';
+import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
+import { pairAddress, v3PoolAddress } from '../contracts/encoding.ts';
 import { listed } from './guards.ts';
 import { GuardRefusal } from './refusal.ts';
 
-/** A hop of a verified route: the pool it swaps in and that pool's fee. */
-export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePerMille: number };
+/** The kinds of pool a route may swap in. */
+export type PoolKind = 'uniswap-v2' | 'uniswap-v3';
+
+/**
+ * A hop of a verified route: the pool it swaps in, that pool's fee (millionths of what it swaps) and, when known
+ * from its factory, its kind.
+ */
+export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePpm: FeePpm; kind?: PoolKind };
 
 /** A hop through an adapter no list names: its pool is proven by the flows of the simulated transaction, or not at all. */
 export type UnlistedHop = { tokenIn: Address; tokenOut: Address; adapter: Address; field: string };
@@ -40,13 +47,20 @@ const factoryAbi = parseAbi(['function getPair(address, address) view returns (a
 const pairAbi = parseAbi(['function token0() view returns (address)', 'function token1() view returns (address)']);
 const gaugeAbi = parseAbi(['function stakingToken() view returns (address)']);
 
+/** Who made a pool, and what it charges. */
+type PoolOrigin = { kind: 'uniswap-v2'; feePpm: FeePpm; factory?: Address } | { kind: 'uniswap-v3'; feePpm: FeePpm; factory: Address };
+
 const sameSet = (a: readonly [Address, Address], b: readonly [Address, Address]) =>
   (isAddressEqual(a[0], b[0]) && isAddressEqual(a[1], b[1])) || (isAddressEqual(a[0], b[1]) && isAddressEqual(a[1], b[0]));
+
+/** The highest fee tier Uniswap V3 factories enable (1%): what a pool of an unknown tier is assumed to charge. */
+const highestV3FeePpm = 10_000;
 
 export class RouteVerifier {
   readonly known: KnownContracts;
   readonly #client: ChainClient;
   readonly #facts = new Map<string, Promise<Address>>();
+  readonly #v3Fees = new Map<string, Promise<number>>();
 
   constructor(known: KnownContracts, client: ChainClient) {
     this.known = known;
@@ -83,21 +97,33 @@ export class RouteVerifier {
         if (!known) {
           throw new GuardRefusal('unknown-adapter', `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`, undefined, `${field}.pairs[${i}]`);
         }
-        // The only adapter kind so far reads `extras` as pool (20 bytes) ‖ fee per mille (1 byte).
         const extras = route.extras[i] as Hex;
+        // A Uniswap V3 adapter reads `extras` as the pool alone (20 bytes); the pool knows its fee.
+        if (known.kind === 'uniswap-v3') {
+          if (size(extras) !== 20) {
+            throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] is ${size(extras)} bytes, not a Uniswap V3 pool (20)`, undefined, `${field}.extras[${i}]`);
+          }
+          const pool = getAddress(extras);
+          const origin = await this.#poolOrigin(pool, [tokenIn, tokenOut]);
+          if (origin?.kind !== 'uniswap-v3') {
+            throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known Uniswap V3 factory made for ${tokenIn} → ${tokenOut}`, undefined, `${field}.extras[${i}]`);
+          }
+          return { tokenIn, tokenOut, pool, feePpm: origin.feePpm, kind: 'uniswap-v3' as const };
+        }
+        // A Uniswap V2 adapter reads `extras` as pool (20 bytes) ‖ fee per mille (1 byte).
         if (size(extras) !== 21) {
           throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] is ${size(extras)} bytes, not a Uniswap V2 pool and fee (21)`, undefined, `${field}.extras[${i}]`);
         }
         const pool = getAddress(sliceHex(extras, 0, 20));
         const feePerMille = Number.parseInt(sliceHex(extras, 20, 21).slice(2), 16);
-        const realFee = await this.poolFee(pool, [tokenIn, tokenOut]);
-        if (realFee === undefined) {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
+        const origin = await this.#poolOrigin(pool, [tokenIn, tokenOut]);
+        if (origin === undefined || origin.kind !== 'uniswap-v2') {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known Uniswap V2 factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
         }
-        if (realFee !== feePerMille) {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] gives pool ${pool} a fee of ${feePerMille}‰; the pool charges ${realFee}‰`, undefined, `${field}.extras[${i}]`);
+        if (origin.feePpm !== feePpmOfPerMille(feePerMille)) {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] gives pool ${pool} a fee of ${feePerMille}‰; the pool charges ${origin.feePpm / 1000}‰`, undefined, `${field}.extras[${i}]`);
         }
-        return { tokenIn, tokenOut, pool, feePerMille };
+        return { tokenIn, tokenOut, pool, feePpm: origin.feePpm, kind: 'uniswap-v2' as const };
       }),
     );
   }
@@ -119,11 +145,13 @@ export class RouteVerifier {
     const [token0, token1] = await Promise.all([this.#fact(`token0:${pool}`, pool, pairAbi, 'token0'), this.#fact(`token1:${pool}`, pool, pairAbi, 'token1')]).catch(() =>
       mismatch(`names ${pool}, which does not answer as a pool`),
     );
-    const fee = await this.poolFee(pool, [token0, token1]);
-    if (fee === undefined) mismatch(`names pool ${pool}, which no known factory made and no list holds`);
+    const origin = await this.#poolOrigin(pool, [token0, token1]);
+    // Farms hold constant-product positions: a V3 pool is not one.
+    if (origin?.kind !== 'uniswap-v2') mismatch(`names pool ${pool}, which no known Uniswap V2 factory made and no list holds`);
+    const fee = (origin as { feePpm: FeePpm }).feePpm;
     if (known.kind === 'uniswap-v2') {
       const feeByte = Number.parseInt(sliceHex(farm.extra, 20, 21).slice(2), 16);
-      if (feeByte !== fee) mismatch(`gives pool ${pool} a fee of ${feeByte}‰; the pool charges ${fee}‰`);
+      if (feePpmOfPerMille(feeByte) !== fee) mismatch(`gives pool ${pool} a fee of ${feeByte}‰; the pool charges ${fee / 1000}‰`);
       if (!isAddressEqual(pool, position)) mismatch(`names pool ${pool}, not the position ${position}`);
       return { kind: known.kind, pool, token0, token1 };
     }
@@ -141,16 +169,16 @@ export class RouteVerifier {
    * The fee a hop through an unlisted adapter is assumed to pay until the flows prove its pool: the highest of any
    * known factory or listed pool, so the reference (and the minimum it sets) is never above what a proven pool gives.
    */
-  highestKnownFee(): number {
-    return Math.max(0, ...this.known.factories.map((factory) => factory.feePerMille), ...this.known.pools.map((pool) => pool.feePerMille));
+  highestKnownFee(): FeePpm {
+    return Math.max(0, ...this.known.factories.map((factory) => (factory.kind === 'uniswap-v2' ? factory.feePpm : highestV3FeePpm)), ...this.known.pools.map((pool) => pool.feePpm));
   }
 
   /**
    * The fee of a pool of exactly these two tokens, when a list holds it or a known factory made it: by the CREATE2
-   * address from the factory's init code hash (no chain read), else by the factory's getPair.
+   * address from the factory's init code hash (no chain read), else by the factory's getPair (V2) or getPool (V3).
    */
-  async poolFee(pool: Address, tokens: readonly [Address, Address]): Promise<number | undefined> {
-    return (await this.#poolOrigin(pool, tokens))?.feePerMille;
+  async poolFee(pool: Address, tokens: readonly [Address, Address]): Promise<FeePpm | undefined> {
+    return (await this.#poolOrigin(pool, tokens))?.feePpm;
   }
 
   /**
@@ -158,33 +186,68 @@ export class RouteVerifier {
    * tokens, at each deposit or withdrawal), when that is switched on; read each time, since the factory may change it.
    */
   async protocolFeeRecipient(pool: Address, tokens: readonly [Address, Address]): Promise<Address | undefined> {
-    const factory = (await this.#poolOrigin(pool, tokens))?.factory;
+    const origin = await this.#poolOrigin(pool, tokens);
+    const factory = origin?.kind === 'uniswap-v2' ? origin.factory : undefined;
     if (!factory) return undefined;
     const feeTo = await this.#client.readContract({ address: factory, abi: factoryAbi, functionName: 'feeTo' });
     return isAddressEqual(feeTo, zeroAddress) ? undefined : feeTo;
   }
 
-  /** A pool of exactly these two tokens as a list holds it, or as a known factory made it (which one). */
-  async #poolOrigin(pool: Address, tokens: readonly [Address, Address]): Promise<{ feePerMille: number; factory?: Address } | undefined> {
+  /** A pool of exactly these two tokens as a list holds it, or as a known factory made it (which one, of which kind). */
+  async #poolOrigin(pool: Address, tokens: readonly [Address, Address]): Promise<PoolOrigin | undefined> {
     const [a, b] = BigInt(tokens[0]) < BigInt(tokens[1]) ? tokens : [tokens[1], tokens[0]];
     const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));
     if (listedPool) {
       if (!sameSet([listedPool.token0, listedPool.token1], tokens)) return undefined;
       // A listed pool's factory, when a known one's init code hash gives its address (no chain read).
-      const maker = this.known.factories.find((factory) => factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool));
-      return { feePerMille: listedPool.feePerMille, factory: maker?.address };
+      const maker = this.known.factories.find(
+        (factory) => factory.kind === 'uniswap-v2' && factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool),
+      );
+      return { kind: 'uniswap-v2', feePpm: listedPool.feePpm, factory: maker?.address };
     }
     for (const factory of this.known.factories) {
+      if (factory.kind === 'uniswap-v3') {
+        const feePpm = await this.#v3PoolOf(factory, pool, [a, b]);
+        if (feePpm !== undefined) return { kind: 'uniswap-v3', feePpm, factory: factory.address };
+        continue;
+      }
       const made = factory.initCodeHash
         ? pairAddress(factory.address, factory.initCodeHash, [a, b])
         : await this.#fact(`pair:${factory.address}:${a}:${b}`, factory.address, factoryAbi, 'getPair', [a, b]).catch(() => zeroAddress);
-      if (isAddressEqual(made, pool)) return { feePerMille: factory.feePerMille, factory: factory.address };
+      if (isAddressEqual(made, pool)) return { kind: 'uniswap-v2', feePpm: factory.feePpm, factory: factory.address };
     }
     return undefined;
   }
 
+  /**
+   * The fee of `pool` when this V3 factory made it for these (sorted) tokens: the pool is asked its fee, and the
+   * factory's pool for the tokens at that fee must be `pool` (by CREATE2 of the init code hash, or getPool). A
+   * contract that lies about its fee is then not at the address the factory gives that fee.
+   */
+  async #v3PoolOf(factory: Extract<KnownFactory, { kind: 'uniswap-v3' }>, pool: Address, [token0, token1]: readonly [Address, Address]): Promise<FeePpm | undefined> {
+    const key = `${factory.address}:${pool}`.toLowerCase();
+    let fee = this.#v3Fees.get(key);
+    if (!fee) {
+      fee = this.#client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'fee' });
+      this.#v3Fees.set(key, fee);
+      fee.catch(() => this.#v3Fees.delete(key));
+    }
+    const feePpm = await fee.catch(() => undefined);
+    if (feePpm === undefined) return undefined;
+    const made = factory.initCodeHash
+      ? v3PoolAddress(factory.address, factory.initCodeHash, [token0, token1], feePpm)
+      : await this.#fact(`v3pool:${factory.address}:${token0}:${token1}:${feePpm}`, factory.address, uniswapV3FactoryAbi, 'getPool', [token0, token1, feePpm]).catch(() => zeroAddress);
+    return isAddressEqual(made, pool) ? feePpm : undefined;
+  }
+
   /** A view call whose non-zero answer never changes: read once, kept for the process. */
-  #fact(key: string, address: Address, abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi, functionName: string, args: readonly Address[] = []): Promise<Address> {
+  #fact(
+    key: string,
+    address: Address,
+    abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi | typeof uniswapV3FactoryAbi,
+    functionName: string,
+    args: readonly (Address | number)[] = [],
+  ): Promise<Address> {
     const cached = this.#facts.get(key.toLowerCase());
     if (cached) return cached;
     const read = (this.#client.readContract({ address, abi, functionName, args } as never) as Promise<Address>).then((value) => {

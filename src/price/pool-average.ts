@@ -1,5 +1,8 @@
 /**
- * A Uniswap V2 pool's price that no single trade can move: the time-weighted average over a window, from the
+ * A pool's price that no single trade can move. A Uniswap V3 pool answers it itself: `observe` gives its tick
+ * cumulative a window ago and now, whose difference over the window is the time-weighted mean tick (the price as
+ * 1.0001^tick); a pool whose oracle keeps too few observations to reach a window back is not a price source.
+ * A Uniswap V2 pool's is the time-weighted average over a window, from the
  * pool's own cumulative prices (UniswapV2Pair.price0CumulativeLast / price1CumulativeLast, each the running sum
  * of the price times the seconds it held). The average between two instants is the difference of the
  * cumulatives over the seconds between them. "Now" is the latest block, with the time since the pool's last
@@ -8,11 +11,13 @@
  * the blocks), found once and kept for every pool until it is a quarter window older than that.
  * An attacker who moves the pool in the block before our trade moves the average by (seconds held / window).
  */
-import type { Address } from 'viem';
+import { type Address, BaseError, ContractFunctionRevertedError } from 'viem';
 import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
-import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
+import { uniswapV2PairAbi as pairAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
+import type { PoolKind } from '../guard/route.ts';
+import { sqrtRatioAtTick } from '../routing/uniswap-v3-math.ts';
 import { ChainTooYoungError, blockAt } from './block-at.ts';
 
 /** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */
@@ -54,6 +59,8 @@ export class PoolAverages {
   readonly #client: ChainClient;
   readonly options: PoolAverageOptions;
   readonly #tokens = new Map<string, Promise<readonly [Address, Address]>>();
+  /** Whether each pool is a Uniswap V3 pool (it answers `tickSpacing()`), asked once. */
+  readonly #isV3 = new Map<string, Promise<boolean>>();
   /** The past block the averages start from, and each pool's cumulatives there. */
   #anchor: Anchor | undefined;
   #anchorSearch: Promise<Anchor> | undefined;
@@ -68,9 +75,11 @@ export class PoolAverages {
 
   /**
    * The pool's spot and average prices now. Its state is read at the latest block at once, in the same batch as
-   * `head`, the latest block as the caller reads it (for its time and the average's start).
+   * `head`, the latest block as the caller reads it (for its time and the average's start). Without `kind`, the pool
+   * is asked once whether it is a V3 pool.
    */
-  async read(pool: Address, head: Head | Promise<Head>): Promise<PoolPrices> {
+  async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKind): Promise<PoolPrices> {
+    if (kind ? kind === 'uniswap-v3' : await this.#v3(pool)) return this.#readV3(pool);
     const at = Promise.resolve(head);
     const nowRead = this.#cumulativesAt(pool, 'latest', at.then((known) => known.timestamp));
     const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
@@ -106,6 +115,56 @@ export class PoolAverages {
       average1: (now.cumulative1 - then.cumulative1) / span,
       spanSeconds: span,
     };
+  }
+
+  #v3(pool: Address): Promise<boolean> {
+    const key = pool.toLowerCase();
+    let known = this.#isV3.get(key);
+    if (!known) {
+      // A V2 pair has no tickSpacing(): the call reverts. Any other failure (the node) is asked again next time.
+      known = readContract(this.#client, { address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' }).then(
+        () => true,
+        (error: unknown) => {
+          if (isRevert(error)) return false;
+          this.#isV3.delete(key);
+          throw error;
+        },
+      );
+      this.#isV3.set(key, known);
+    }
+    return known;
+  }
+
+  /**
+   * A V3 pool's price now (slot0) and its time-weighted mean over the window, from `observe([window, 0])`, both at the
+   * latest block. The mean tick is rounded toward negative infinity, as Uniswap's OracleLibrary does.
+   */
+  async #readV3(pool: Address): Promise<PoolPrices> {
+    const window = this.options.windowSeconds;
+    const at = { address: pool, abi: uniswapV3PoolAbi, blockTag: 'latest' } as const;
+    const [tokens, slot0, observed] = await Promise.all([
+      this.#tokensOf(pool),
+      readContract(this.#client, { ...at, functionName: 'slot0' }),
+      readContract(this.#client, { ...at, functionName: 'observe', args: [[window, 0]] }).catch((error: unknown) => error as Error),
+    ]);
+    const [sqrtPriceX96, , , cardinality] = slot0;
+    if (observed instanceof Error) {
+      if (!isRevert(observed)) throw observed;
+      throw new NoAverageError(
+        `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
+      );
+    }
+    const [[then, now]] = observed as readonly [readonly bigint[], readonly bigint[]];
+    const elapsed = BigInt(window);
+    const delta = (now as bigint) - (then as bigint);
+    const meanTick = Number(delta / elapsed - (delta < 0n && delta % elapsed !== 0n ? 1n : 0n));
+    if (sqrtPriceX96 === 0n) throw new NoAverageError(`pool ${pool} has no price (not initialized)`);
+    // Prices as the V2 path gives them: raw token1 per raw token0 (and the reverse), × 2^112.
+    const toQ112 = (sqrt: bigint) => (sqrt * sqrt) >> 80n;
+    const spot0 = toQ112(sqrtPriceX96);
+    const average0 = toQ112(sqrtRatioAtTick(meanTick));
+    if (spot0 === 0n || average0 === 0n) throw new NoAverageError(`pool ${pool}'s price is below what a Q112 price can hold`);
+    return { pool, token0: tokens[0], token1: tokens[1], spot0, spot1: (Q112 * Q112) / spot0, average0, average1: (Q112 * Q112) / average0, spanSeconds: elapsed };
   }
 
   #tokensOf(pool: Address): Promise<readonly [Address, Address]> {
@@ -195,4 +254,9 @@ export class PoolAverages {
       throw error;
     }
   }
+}
+
+/** Whether a contract call failed because the contract reverted (not because the node did not answer). */
+function isRevert(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError) !== null;
 }

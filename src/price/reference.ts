@@ -17,6 +17,7 @@ import type { PriceSource, PriceSources } from '../config/chain-data.ts';
 import { sortedOraclesAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { aggregatorV3Abi, readFeed } from './feed.ts';
+import type { PoolKind } from '../guard/route.ts';
 import { NoAverageError, type PoolAverageOptions, PoolAverages, type PoolPrices, Q112 } from './pool-average.ts';
 
 /** A token's USD price with 18 decimals per whole token, and where it came from. */
@@ -91,11 +92,12 @@ export class PriceReference {
   }
 
   /**
-   * A pool the trade swaps in is steady: its spot price within `toleranceBps` of its time-weighted average.
+   * A pool the trade swaps in is steady: its spot price within `toleranceBps` of its time-weighted average (`kind`,
+   * when its factory told it, saves asking the pool).
    * Throws ManipulatedPoolError with both prices (token0 in token1, in whole units) when it is not.
    */
-  async checkSteady(pool: Address, toleranceBps: number): Promise<PoolPrices> {
-    const prices = await this.averages.read(pool, this.#now().head);
+  async checkSteady(pool: Address, toleranceBps: number, kind?: PoolKind): Promise<PoolPrices> {
+    const prices = await this.averages.read(pool, this.#now().head, kind);
     const gap = prices.spot0 > prices.average0 ? prices.spot0 - prices.average0 : prices.average0 - prices.spot0;
     if (gap * 10_000n > prices.average0 * BigInt(toleranceBps)) {
       const [decimals0, decimals1] = await Promise.all([this.decimals(prices.token0), this.decimals(prices.token1)]);
@@ -193,7 +195,7 @@ export class PriceReference {
     if (source.kind === 'sorted-oracles') return this.#readSortedOracles(token, source, head, depth);
     try {
       const [pool, quotePrice, decimalsToken, decimalsQuote] = await Promise.all([
-        this.averages.read(source.pool, head),
+        this.averages.read(source.pool, head, source.uniswapV3 ? 'uniswap-v3' : 'uniswap-v2'),
         this.#price(source.quote, head, depth + 1),
         this.decimals(token),
         this.decimals(source.quote),

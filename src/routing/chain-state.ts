@@ -5,7 +5,7 @@
  */
 import type { Address, PublicClient } from 'viem';
 import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
-import { Market, type PoolReserves } from './market.ts';
+import { Market, type PoolState } from './market.ts';
 import type { PoolIndex, PoolsAtBlock } from './pool-index.ts';
 
 export type ChainSnapshot = {
@@ -74,18 +74,22 @@ export class ChainState {
 
   async #build(pools: PoolsAtBlock): Promise<ChainSnapshot> {
     const { minReserve } = this.#options;
-    const routable = [...pools.pools.values()].filter((pool) => {
-      const reserves = pools.reserves.get(pool.address.toLowerCase());
-      return reserves !== undefined && reserves.reserve0 >= minReserve && reserves.reserve1 >= minReserve;
-    });
-    const reserves = new Map<string, PoolReserves>();
-    for (const pool of routable) reserves.set(pool.address.toLowerCase(), pools.reserves.get(pool.address.toLowerCase()) as PoolReserves);
+    const states = new Map<string, PoolState>();
+    for (const pool of pools.pools.values()) {
+      const key = pool.address.toLowerCase();
+      // A V3 pool is routable once initialized, with at least the floor's liquidity in range (its own unit, √(x·y)).
+      const v3 = pools.v3.get(key);
+      if (v3 && v3.sqrtPriceX96 > 0n && v3.liquidity >= minReserve) states.set(key, v3);
+      const reserves = pools.reserves.get(key);
+      if (reserves && reserves.reserve0 >= minReserve && reserves.reserve1 >= minReserve) states.set(key, reserves);
+    }
+    const routable = [...pools.pools.values()].filter((pool) => states.has(pool.address.toLowerCase()));
     return {
       blockNumber: pools.head.number,
       blockHash: pools.head.hash,
       blockTimestamp: pools.head.timestamp,
       gasPrice: pools.head.baseFeePerGas,
-      market: new Market(routable, reserves),
+      market: new Market(routable, states),
       // A router that will not tell its fees stops only the quotes that carry a partner.
       partnerFees: await this.#partnerFees(pools).catch((error: unknown) => ({ unreadable: (error as Error).message.split('\n')[0] ?? 'unreadable' })),
     };

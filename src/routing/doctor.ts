@@ -8,12 +8,15 @@ import { type Address, parseAbi } from 'viem';
 import { getCode, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
 import { type Finding, firstLine } from '../chain/doctor.ts';
-import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
+import { routerAbi, routerFeeAbi, uniswapV2IndexAbi, uniswapV3FactoryAbi } from '../contracts/abi.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { adapterExtras } from './adapters.ts';
+import { adapterExtras, adapterKindName } from './adapters.ts';
 import { swapOutput } from './amm.ts';
+import type { FactorySource } from './pool-index.ts';
 import type { RoutingSetup } from './setup.ts';
+import { swapExactIn } from './uniswap-v3-math.ts';
+import { readV3PoolState } from './uniswap-v3-state.ts';
 
 const adapterAbi = parseAbi(['function getOutputAmount(address input, address output, uint256 amountIn, bytes data) returns (uint256)']);
 /** The deployed router's published ABI has this getter (its public source does not). */
@@ -52,17 +55,22 @@ export async function hostedServiceFindings(hostedUrl: string, inUse: boolean, t
 
 /**
  * Each factory's adapter has code and prices the factory's first pool as the pool's reserves and fee say, to the
- * wei, for a thousandth of its reserve; then the router's fee denominator, partner 0's fee and the default admin fee.
+ * wei, for a thousandth of its reserve (a V3 factory's: a pool of two of the chain's tokens, through the router's own
+ * getOutputAmount, as the daemon reads it); then the router's fee denominator, partner 0's fee and the default admin fee.
  */
-export async function adapterFindings(client: ChainClient, setup: Pick<RoutingSetup, 'factories' | 'router'>): Promise<Finding[]> {
+export async function adapterFindings(client: ChainClient, setup: Pick<RoutingSetup, 'factories' | 'router' | 'tokens'>): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const factory of setup.factories) {
     const { adapter } = factory;
-    const name = `adapter ${adapter.address} (${adapter.feeUnit}) for ${factory.protocol}`;
+    const name = `adapter ${adapter.address} (${adapterKindName(adapter)}) for ${factory.protocol}`;
     try {
       const code = await getCode(client, { address: adapter.address });
       if (!code || code === '0x') {
         findings.push({ level: 'fail', message: `${name}: no code at its address` });
+        continue;
+      }
+      if (factory.kind === 'uniswap-v3') {
+        findings.push(await v3AdapterFinding(client, factory, setup, name));
         continue;
       }
       const count = await readContract(client, { address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairsLength' });
@@ -95,6 +103,38 @@ export async function adapterFindings(client: ChainClient, setup: Pick<RoutingSe
   }
   findings.push(...(await routerFeeFindings(client, setup.router)));
   return findings;
+}
+
+/**
+ * A V3 factory's pool of two of the chain's tokens (the first found at the standard fee tiers) priced through the
+ * router's view getOutputAmount, against the pool's state and our arithmetic: an adapter whose quote cannot run inside
+ * a view (one that calls Uniswap's QuoterV2, which swaps and reverts) fails here as the daemon's reference would.
+ */
+async function v3AdapterFinding(client: ChainClient, factory: Extract<FactorySource, { kind: 'uniswap-v3' }>, setup: Pick<RoutingSetup, 'router' | 'tokens'>, name: string): Promise<Finding> {
+  const tokens = [...new Set(Object.values(setup.tokens ?? {}).map((token) => token.address))];
+  for (const [i, tokenA] of tokens.entries()) {
+    for (const tokenB of tokens.slice(i + 1)) {
+      for (const fee of [500, 3000, 10_000, 100]) {
+        const pool = await readContract(client, { address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [tokenA, tokenB, fee] });
+        if (/^0x0{40}$/.test(pool)) continue;
+        const blockNumber = await client.getBlockNumber();
+        const tickSpacing = await readContract(client, { address: pool, abi: parseAbi(['function tickSpacing() view returns (int24)']), functionName: 'tickSpacing' });
+        const state = await readV3PoolState(client, pool, tickSpacing, blockNumber);
+        const [token0, token1] = BigInt(tokenA) < BigInt(tokenB) ? [tokenA, tokenB] : [tokenB, tokenA];
+        const amountIn = state.liquidity / 1_000_000n > 0n ? state.liquidity / 1_000_000n : 1n;
+        const expected = swapExactIn(state, { fee, tickSpacing }, true, amountIn)?.amountOut;
+        const viaRouter = await readContract(client, { address: setup.router, abi: routerAbi, functionName: 'getOutputAmount', args: [[token0, token1], [factory.adapter.address], [pool], amountIn], blockNumber }).then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error: firstLine(error) }),
+        );
+        if ('error' in viaRouter) return { level: 'fail', message: `${name}: the router's getOutputAmount through it reverts for pool ${pool} (${viaRouter.error}): the daemon cannot check a route through it` };
+        return viaRouter.value === expected
+          ? { level: 'ok', message: `${name}: prices pool ${pool} (${fee / 10_000}%) through the router as its ticks say (${amountIn} in, ${expected} out)` }
+          : { level: 'fail', message: `${name}: prices pool ${pool} at ${viaRouter.value} for ${amountIn} through the router; its ticks say ${expected ?? 'no quote'}` };
+      }
+    }
+  }
+  return { level: 'warn', message: `${name}: factory ${factory.address} has no pool of the chain's tokens at 0.01%, 0.05%, 0.3% or 1% to check it against` };
 }
 
 async function routerFeeFindings(client: ChainClient, router: Address): Promise<Finding[]> {

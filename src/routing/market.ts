@@ -1,18 +1,22 @@
 /**
- * A snapshot of every pool's reserves at one block, indexed by token for the route search (search.ts).
- * Simulating a trade on a copy (`clone()` then `apply()`) lets deposit and withdraw quotes chain
- * several swaps exactly as they will execute, each seeing the reserves the previous one left.
+ * A snapshot of every pool's state at one block (a Uniswap V2 pool's reserves, a V3 pool's price, liquidity and
+ * ticks), indexed by token for the route search (search.ts). Simulating a trade on a copy (`clone()` then `apply()`)
+ * lets deposit and withdraw quotes chain several swaps exactly as they will execute, each seeing the state the
+ * previous one left.
  */
 import type { Address } from 'viem';
 import type { PairAdapter } from './adapters.ts';
 import { swapOutput } from './amm.ts';
+import { type V3PoolState, swapExactIn } from './uniswap-v3-math.ts';
 
 export type PoolInfo = {
   address: Address;
   token0: Address;
   token1: Address;
-  /** The pool's swap fee in basis points (30 = 0.3%). */
+  /** The pool's swap fee in basis points (30 = 0.3%; a V3 pool's 0.05% is 5). */
   feeBps: number;
+  /** A Uniswap V3 pool's fee in hundredths of a basis point and its tick spacing; absent: a constant-product pool. */
+  v3?: { fee: number; tickSpacing: number };
   /** Protocol id, for the `exclude` parameter (`ubeswap`, `sushiswap`, …). */
   protocol: string;
   /** The adapter routes through this pool name in `pairs`. */
@@ -21,6 +25,11 @@ export type PoolInfo = {
 
 /** A pool's reserves; its LP supply only where a deposit or withdraw quote needed it. */
 export type PoolReserves = { reserve0: bigint; reserve1: bigint; totalSupply?: bigint };
+
+/** What a pool's swaps depend on: a V2 pool's reserves, or a V3 pool's state. */
+export type PoolState = PoolReserves | V3PoolState;
+
+const isV3 = (state: PoolState): state is V3PoolState => 'sqrtPriceX96' in state;
 
 export type Hop = { pool: PoolInfo; tokenIn: Address; tokenOut: Address };
 
@@ -41,11 +50,11 @@ export class Market {
   readonly #pools: readonly PoolInfo[];
   readonly #indexes: PoolIndexes;
   readonly #byToken: TokenIndex;
-  readonly #reserves: Map<string, PoolReserves>;
+  readonly #states: Map<string, PoolState>;
 
-  constructor(pools: readonly PoolInfo[], reserves: Map<string, PoolReserves>, indexes?: PoolIndexes) {
+  constructor(pools: readonly PoolInfo[], states: Map<string, PoolState>, indexes?: PoolIndexes) {
     this.#pools = pools;
-    this.#reserves = reserves;
+    this.#states = states;
     this.#indexes = indexes ?? Market.#index(pools);
     this.#byToken = this.#indexes.byToken;
   }
@@ -84,12 +93,28 @@ export class Market {
     return this.#byToken.get(key(token)) ?? [];
   }
 
-  /** What a neighbor's pool pays for `amountIn` of the token it was reached from (the search's hot path). */
+  /**
+   * What a neighbor's pool pays for `amountIn` of the token it was reached from (the search's hot path); 0 when a V3
+   * pool cannot take it within the ticks known.
+   */
   neighborOutput(neighbor: Neighbor, amountIn: bigint): bigint {
-    const reserves = this.#reserves.get(neighbor.poolKey);
-    if (!reserves) throw new Error(`no reserves loaded for pool ${neighbor.pool.address}`);
-    const { reserve0, reserve1 } = reserves;
-    return swapOutput(amountIn, neighbor.inIs0 ? reserve0 : reserve1, neighbor.inIs0 ? reserve1 : reserve0, neighbor.pool.feeBps);
+    return this.#output(neighbor.pool, neighbor.poolKey, neighbor.inIs0, amountIn);
+  }
+
+  #output(pool: PoolInfo, poolKey: string, inIs0: boolean, amountIn: bigint): bigint {
+    const state = this.#states.get(poolKey);
+    if (!state) throw new Error(`no state loaded for pool ${pool.address}`);
+    if (pool.v3) return swapExactIn(state as V3PoolState, pool.v3, inIs0, amountIn)?.amountOut ?? 0n;
+    const { reserve0, reserve1 } = state as PoolReserves;
+    return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, pool.feeBps);
+  }
+
+  /** A pool's mid price, token out per token in (raw units), as a fraction: reserves, or a V3 pool's √price squared. */
+  midPrice(hop: Hop): { numerator: bigint; denominator: bigint } {
+    const state = this.#state(hop.pool);
+    const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
+    const [price0, scale] = isV3(state) ? [state.sqrtPriceX96 * state.sqrtPriceX96, 1n << 192n] : [state.reserve1, state.reserve0];
+    return inIs0 ? { numerator: price0, denominator: scale } : { numerator: scale, denominator: price0 };
   }
 
   hasToken(token: Address): boolean {
@@ -107,22 +132,27 @@ export class Market {
     return { reserve0, reserve1, totalSupply };
   }
 
+  /** A constant-product pool's reserves (deposits and withdrawals are in V2 pools only). */
   reserves(pool: PoolInfo): PoolReserves {
-    const reserves = this.#reserves.get(key(pool.address));
-    if (!reserves) throw new Error(`no reserves loaded for pool ${pool.address}`);
-    return reserves;
+    const state = this.#state(pool);
+    if (isV3(state)) throw new Error(`pool ${pool.address} is a Uniswap V3 pool: it has no reserves`);
+    return state;
+  }
+
+  #state(pool: PoolInfo): PoolState {
+    const state = this.#states.get(key(pool.address));
+    if (!state) throw new Error(`no state loaded for pool ${pool.address}`);
+    return state;
   }
 
   /** A copy whose simulated trades leave this snapshot untouched. */
   clone(): Market {
-    return new Market(this.#pools, new Map(this.#reserves), this.#indexes);
+    return new Market(this.#pools, new Map(this.#states), this.#indexes);
   }
 
-  /** What one hop pays for `amountIn` at the current reserves. */
+  /** What one hop pays for `amountIn` at the current state. */
   hopOutput(hop: Hop, amountIn: bigint): bigint {
-    const { reserve0, reserve1 } = this.reserves(hop.pool);
-    const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
-    return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, hop.pool.feeBps);
+    return this.#output(hop.pool, key(hop.pool.address), key(hop.tokenIn) === key(hop.pool.token0), amountIn);
   }
 
   /** What a path pays for `amountIn`, without changing the reserves. */
@@ -136,10 +166,18 @@ export class Market {
   apply(hops: readonly Hop[], amountIn: bigint): bigint {
     let amount = amountIn;
     for (const hop of hops) {
-      const out = this.hopOutput(hop, amount);
-      const { reserve0, reserve1, totalSupply } = this.reserves(hop.pool);
+      const state = this.#state(hop.pool);
       const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
-      this.#reserves.set(
+      if (hop.pool.v3) {
+        const swapped = swapExactIn(state as V3PoolState, hop.pool.v3, inIs0, amount);
+        if (!swapped) throw new Error(`pool ${hop.pool.address} cannot take ${amount} within the ticks known`);
+        this.#states.set(key(hop.pool.address), { ...(state as V3PoolState), sqrtPriceX96: swapped.sqrtPriceX96, tick: swapped.tick, liquidity: swapped.liquidity });
+        amount = swapped.amountOut;
+        continue;
+      }
+      const out = this.hopOutput(hop, amount);
+      const { reserve0, reserve1, totalSupply } = state as PoolReserves;
+      this.#states.set(
         key(hop.pool.address),
         inIs0
           ? { reserve0: reserve0 + amount, reserve1: reserve1 - out, totalSupply }
@@ -152,6 +190,6 @@ export class Market {
 
   /** Sets a pool's state directly (a burn or a mint the simulation accounts for itself). */
   setReserves(pool: PoolInfo, reserves: PoolReserves): void {
-    this.#reserves.set(key(pool.address), reserves);
+    this.#states.set(key(pool.address), reserves);
   }
 }

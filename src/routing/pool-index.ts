@@ -1,20 +1,27 @@
 /**
- * The Uniswap V2 pools of a chain's factories, found by the service itself and kept current from each block's own
- * logs: a pool's `Sync` carries its new reserves, a factory's `PairCreated` a new pool with its tokens. Following a
- * new block costs two node requests however many pools there are (its header, then one `eth_getLogs` for the
- * events of every pool at once); only a reorg (or a devnet's revert) reads the pools again. What was indexed is
+ * The Uniswap V2 and V3 pools of a chain's factories, found by the service itself and kept current from each block's
+ * own logs: a V2 pool's `Sync` carries its new reserves, a factory's `PairCreated` a new pool with its tokens; a V3
+ * factory's `PoolCreated` names a new pool with its fee and tick spacing, a V3 pool's `Initialize` and `Swap` carry
+ * its new price, tick and liquidity, its `Mint` and `Burn` the liquidity a position adds or removes between two
+ * ticks. Following a new block costs two node requests however many pools there are (its header, then one
+ * `eth_getLogs` for the events of every pool at once); only a reorg (or a devnet's revert) reads the pools again, and
+ * a V3 pool whose price nears the edge of the ticks read is read again around its new price. What was indexed is
  * kept in a file, so a restart reads only the blocks it missed.
  */
 import { type Address, type Hex, type Log, type PublicClient, getAddress, parseEventLogs } from 'viem';
-import { routerFeeAbi, routerTenantSwapEventAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
+import { routerFeeAbi, routerTenantSwapEventAbi, uniswapV2IndexAbi, uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
+import type { RoutingFactory } from '../config/chain-data.ts';
 import type { PairAdapter } from './adapters.ts';
 import type { Head, Reserves } from './block-state.ts';
 import { type IndexSnapshot, readIndexCache, writeIndexCache } from './index-cache.ts';
 import type { PoolInfo } from './market.ts';
+import { type V3PoolState, withPositionChange } from './uniswap-v3-math.ts';
+import { readV3PoolState } from './uniswap-v3-state.ts';
 
-/** A Uniswap V2 factory the service finds pools from, and how its pools are routed. */
-export type FactorySource = { address: Address; protocol: string; feeBps: number; adapter: PairAdapter };
+/** A factory the service finds pools from, and the adapter its pools are routed through. */
+export type FactorySource = RoutingFactory & { adapter: PairAdapter };
 
+/** A pool with its factory, and for a V2 pool its place in the factory's `allPairs` (V3 pools: -1). */
 export type IndexedPool = PoolInfo & { factory: Address; index: number };
 
 
@@ -23,10 +30,14 @@ export type PoolsAtBlock = {
   head: Head;
   pools: ReadonlyMap<string, IndexedPool>;
   reserves: ReadonlyMap<string, Reserves>;
-  /** How many pairs each factory had at this block (its `allPairs` length), by lower-case address. */
+  /** Each V3 pool's price, liquidity and known ticks at this block. */
+  v3: ReadonlyMap<string, V3PoolState>;
+  /** How many pairs each V2 factory had at this block (its `allPairs` length), by lower-case address. */
   pairsLength: ReadonlyMap<string, number>;
   /** The last block in which the router's fee settings changed, as far as this index has seen. */
   feesChangedAt: bigint;
+  /** The last block whose V3 factories' `PoolCreated` logs are read. */
+  v3ScannedTo: bigint;
 };
 
 export type PoolIndexOptions = {
@@ -51,14 +62,25 @@ export type PoolIndexOptions = {
    * logs, and within what nodes answer: the pools' tokens are kept, their reserves read afresh (default 2,000).
    */
   maxCatchUpBlocks?: bigint;
+  /** The widest block range one `eth_getLogs` for a V3 factory's `PoolCreated` asks for, at a first start (default 50,000). */
+  discoveryLogRange?: bigint;
 };
 
 const key = (address: Address) => address.toLowerCase();
 const watchedEvents = [
   ...uniswapV2IndexAbi.filter((item) => item.type === 'event'),
+  ...uniswapV3FactoryAbi.filter((item) => item.type === 'event'),
+  ...uniswapV3PoolAbi.filter((item) => item.type === 'event'),
   ...routerFeeAbi.filter((item) => item.type === 'event'),
   ...routerTenantSwapEventAbi,
 ];
+const poolCreatedEvent = uniswapV3FactoryAbi.filter((item) => item.type === 'event');
+
+/** A V3 pool whose price is within this many bitmap words of the edge of those read is read again around it. */
+const V3_EDGE_WORDS = 1;
+
+/** A V3 pool created but not yet initialized: no price, nothing to route. */
+const uninitialized: V3PoolState = { sqrtPriceX96: 0n, tick: 0, liquidity: 0n, ticks: [], words: { low: -32768, high: 32767 } };
 
 /** A swap the router paid under a partner's id (the public source's `Swap` names it as `tenantId`). */
 export type PartnerSwap = { partner: number; tokenIn: Address; amountIn: bigint; txHash: Hex; logIndex: number; blockNumber: bigint };
@@ -123,7 +145,21 @@ export class PoolIndex {
       head.number === known.head.number + 1n
         ? await this.#client.getLogs({ blockHash: head.hash, events: watchedEvents })
         : await this.#logsBetween(known.head.number + 1n, head.number);
-    return this.#apply(known, head, logs);
+    return this.#recentered(this.#apply(known, head, logs));
+  }
+
+  /** The state with every V3 pool whose price nears the edge of the ticks read read again around its price. */
+  async #recentered(state: PoolsAtBlock): Promise<PoolsAtBlock> {
+    const nearEdge = [...state.pools.values()].filter((pool) => {
+      const v3 = state.v3.get(key(pool.address));
+      if (!pool.v3 || !v3 || v3.sqrtPriceX96 === 0n) return false;
+      const word = Math.floor(Math.floor(v3.tick / pool.v3.tickSpacing) / 256);
+      return word - v3.words.low < V3_EDGE_WORDS || v3.words.high - word < V3_EDGE_WORDS;
+    });
+    if (nearEdge.length === 0) return state;
+    const v3 = new Map(state.v3);
+    await Promise.all(nearEdge.map(async (pool) => v3.set(key(pool.address), await readV3PoolState(this.#client, pool.address, pool.v3?.tickSpacing ?? 1, state.head.number))));
+    return { ...state, v3 };
   }
 
   async #logsBetween(from: bigint, to: bigint): Promise<Log[]> {
@@ -139,6 +175,7 @@ export class PoolIndex {
   #apply(known: PoolsAtBlock, head: Head, logs: readonly Log[]): PoolsAtBlock {
     const pools = new Map(known.pools);
     const reserves = new Map(known.reserves);
+    const v3 = new Map(known.v3);
     const pairsLength = new Map(known.pairsLength);
     let feesChangedAt = known.feesChangedAt;
     const router = this.#options.router;
@@ -152,6 +189,25 @@ export class PoolIndex {
         pools.set(key(pool.address), pool);
         if (!reserves.has(key(pool.address))) reserves.set(key(pool.address), { reserve0: 0n, reserve1: 0n });
         pairsLength.set(key(factory.address), Math.max(pairsLength.get(key(factory.address)) ?? 0, Number(index)));
+      } else if (log.eventName === 'PoolCreated') {
+        const factory = this.#factories.get(key(log.address));
+        const { pool: address, token0, token1, fee, tickSpacing } = log.args;
+        if (factory?.kind !== 'uniswap-v3' || !address || !token0 || !token1 || fee === undefined || tickSpacing === undefined) continue;
+        const pool = this.#v3Pool(factory, address, token0, token1, fee, tickSpacing);
+        pools.set(key(pool.address), pool);
+        if (!v3.has(key(pool.address))) v3.set(key(pool.address), uninitialized);
+      } else if ((log.eventName === 'Initialize' || log.eventName === 'Swap') && 'sqrtPriceX96' in log.args) {
+        // Both carry the pool's price and tick after them; a swap also its liquidity in range.
+        const state = v3.get(key(log.address));
+        const { sqrtPriceX96, tick } = log.args;
+        if (!state || sqrtPriceX96 === undefined || tick === undefined) continue;
+        const liquidity = 'liquidity' in log.args && log.args.liquidity !== undefined ? log.args.liquidity : state.liquidity;
+        v3.set(key(log.address), { ...state, sqrtPriceX96, tick, liquidity });
+      } else if (log.eventName === 'Mint' || log.eventName === 'Burn') {
+        const state = v3.get(key(log.address));
+        const { tickLower, tickUpper, amount } = log.args;
+        if (!state || tickLower === undefined || tickUpper === undefined || amount === undefined || amount === 0n) continue;
+        v3.set(key(log.address), withPositionChange(state, tickLower, tickUpper, log.eventName === 'Mint' ? amount : -amount));
       } else if (log.eventName === 'Sync') {
         // Logs come in chain order: the last Sync of a pool in the range is its state at `head`.
         if (pools.has(key(log.address)) && log.args.reserve0 !== undefined && log.args.reserve1 !== undefined) {
@@ -159,7 +215,7 @@ export class PoolIndex {
         }
       } else if (log.eventName === 'FeeChanged' && router && key(log.address) === key(router) && log.blockNumber !== null) {
         feesChangedAt = log.blockNumber;
-      } else if (log.eventName === 'Swap' && router && key(log.address) === key(router)) {
+      } else if (log.eventName === 'Swap' && 'tenantId' in log.args && router && key(log.address) === key(router)) {
         const { tenantId, input, inputAmount } = log.args;
         if (tenantId && tenantId > 0n && input && inputAmount !== undefined && log.transactionHash && log.logIndex !== null && log.blockNumber !== null) {
           partnerSwaps.push({ partner: Number(tenantId), tokenIn: input, amountIn: inputAmount, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber });
@@ -167,7 +223,7 @@ export class PoolIndex {
       }
     }
     if (partnerSwaps.length > 0) this.#options.onPartnerSwaps?.(partnerSwaps, head);
-    return { head, pools, reserves, pairsLength, feesChangedAt };
+    return { head, pools, reserves, v3, pairsLength, feesChangedAt, v3ScannedTo: head.number };
   }
 
   /**
@@ -182,6 +238,10 @@ export class PoolIndex {
     const knownAt = new Map([...(known?.pools.values() ?? [])].map((pool) => [`${key(pool.factory)}:${pool.index}`, pool]));
     await Promise.all(
       this.#options.factories.map(async (factory) => {
+        if (factory.kind === 'uniswap-v3') {
+          for (const pool of await this.#v3PoolsFound(factory, known, head.number)) pools.set(key(pool.address), pool);
+          return;
+        }
         const length = Number(await this.#client.readContract({ address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairsLength', blockNumber }));
         pairsLength.set(key(factory.address), length);
         const listed = await Promise.all(
@@ -200,13 +260,52 @@ export class PoolIndex {
       }),
     );
     const reserves = new Map<string, Reserves>();
+    const v3 = new Map<string, V3PoolState>();
     await Promise.all(
       [...pools.values()].map(async (pool) => {
+        if (pool.v3) {
+          v3.set(key(pool.address), await readV3PoolState(this.#client, pool.address, pool.v3.tickSpacing, blockNumber));
+          return;
+        }
         const [reserve0, reserve1] = await this.#client.readContract({ address: pool.address, abi: uniswapV2IndexAbi, functionName: 'getReserves', blockNumber });
         reserves.set(key(pool.address), { reserve0, reserve1 });
       }),
     );
-    return { head, pools, reserves, pairsLength, feesChangedAt: head.number };
+    return { head, pools, reserves, v3, pairsLength, feesChangedAt: head.number, v3ScannedTo: head.number };
+  }
+
+  /**
+   * A V3 factory's pools up to `toBlock`: those already known, and those its `PoolCreated` logs announce after the
+   * last block scanned (from its deployment block at a first start, in ranges of `discoveryLogRange`).
+   */
+  async #v3PoolsFound(factory: Extract<FactorySource, { kind: 'uniswap-v3' }>, known: PoolsAtBlock | undefined, toBlock: bigint): Promise<IndexedPool[]> {
+    const found = [...(known?.pools.values() ?? [])].filter((pool) => key(pool.factory) === key(factory.address) && (known?.v3ScannedTo ?? -1n) <= toBlock);
+    const from = known && known.v3ScannedTo <= toBlock ? known.v3ScannedTo + 1n : factory.fromBlock;
+    const range = this.#options.discoveryLogRange ?? 50_000n;
+    for (let start = from; start <= toBlock; start += range) {
+      const end = start + range - 1n < toBlock ? start + range - 1n : toBlock;
+      const logs = await this.#client.getLogs({ address: factory.address, events: poolCreatedEvent, fromBlock: start, toBlock: end });
+      for (const log of parseEventLogs({ abi: poolCreatedEvent, logs, strict: false })) {
+        const { pool, token0, token1, fee, tickSpacing } = log.args;
+        if (pool && token0 && token1 && fee !== undefined && tickSpacing !== undefined) found.push(this.#v3Pool(factory, pool, token0, token1, fee, tickSpacing));
+      }
+    }
+    return found;
+  }
+
+  #v3Pool(factory: FactorySource, pool: Address, token0: Address, token1: Address, fee: number, tickSpacing: number): IndexedPool {
+    const address = getAddress(pool);
+    return {
+      address,
+      token0: getAddress(token0),
+      token1: getAddress(token1),
+      feeBps: fee / 100,
+      v3: { fee, tickSpacing },
+      protocol: factory.protocol,
+      adapter: factory.adapter,
+      factory: factory.address,
+      index: -1,
+    };
   }
 
   #pool(factory: FactorySource, pair: Address, token0: Address, token1: Address, index: number): IndexedPool {
@@ -215,7 +314,7 @@ export class PoolIndex {
       address,
       token0: getAddress(token0),
       token1: getAddress(token1),
-      feeBps: factory.feeBps,
+      feeBps: factory.kind === 'uniswap-v2' ? factory.feeBps : 0,
       protocol: factory.protocol,
       adapter: this.#options.adapterOverride?.(address) ?? factory.adapter,
       factory: factory.address,
@@ -236,7 +335,14 @@ export class PoolIndex {
       const factory = this.#factories.get(key(pool.factory));
       if (factory) pools.set(key(pool.address), this.#pool(factory, pool.address, pool.token0, pool.token1, pool.index));
     }
-    return { head: cached.head, pools, reserves: cached.reserves, pairsLength: cached.pairsLength, feesChangedAt: cached.head.number };
+    const v3 = new Map<string, V3PoolState>();
+    for (const pool of cached.v3Pools) {
+      const factory = this.#factories.get(key(pool.factory));
+      if (!factory) continue;
+      pools.set(key(pool.address), this.#v3Pool(factory, pool.address, pool.token0, pool.token1, pool.fee, pool.tickSpacing));
+      v3.set(key(pool.address), pool.state);
+    }
+    return { head: cached.head, pools, reserves: cached.reserves, v3, pairsLength: cached.pairsLength, feesChangedAt: cached.head.number, v3ScannedTo: cached.v3ScannedTo };
   }
 
   #maybeSaveCache(state: PoolsAtBlock) {
@@ -248,7 +354,18 @@ export class PoolIndex {
   async #saveCache(state: PoolsAtBlock): Promise<void> {
     const file = this.#options.cacheFile;
     if (!file) return;
-    const snapshot: IndexSnapshot = { head: state.head, pools: [...state.pools.values()], reserves: state.reserves, pairsLength: state.pairsLength };
-    await writeIndexCache(file, snapshot);
+    const all = [...state.pools.values()];
+    const snapshot: IndexSnapshot = {
+      head: state.head,
+      pools: all.filter((pool) => !pool.v3),
+      reserves: state.reserves,
+      pairsLength: state.pairsLength,
+      v3Pools: all.flatMap((pool) => {
+        const v3 = state.v3.get(key(pool.address));
+        return pool.v3 && v3 ? [{ ...pool, fee: pool.v3.fee, tickSpacing: pool.v3.tickSpacing, state: v3 }] : [];
+      }),
+      v3ScannedTo: state.v3ScannedTo,
+    };
+    await writeIndexCache(file, { ...snapshot, factories: this.#options.factories.map((factory) => factory.address) });
   }
 }

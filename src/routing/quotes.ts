@@ -306,16 +306,15 @@ function legOutput(market: Market, hops: readonly Hop[], amountIn: bigint, feeNu
 
 /**
  * How far below the mid-price output the trade lands, pool fees included, as numerator / 1e18:
- * the mid-price output is amountIn · Π reserveOut / Π reserveIn at the snapshot's reserves.
+ * the mid-price output is amountIn times each pool's mid price (reserveOut / reserveIn, or a V3 pool's √price²).
  */
 function priceImpact(market: Market, hops: readonly Hop[], amountIn: bigint, amountOut: bigint) {
   let spotNumerator = amountIn;
   let spotDenominator = 1n;
   for (const hop of hops) {
-    const { reserve0, reserve1 } = market.reserves(hop.pool);
-    const inIs0 = isAddressEqual(hop.tokenIn, hop.pool.token0);
-    spotNumerator *= inIs0 ? reserve1 : reserve0;
-    spotDenominator *= inIs0 ? reserve0 : reserve1;
+    const { numerator, denominator } = market.midPrice(hop);
+    spotNumerator *= numerator;
+    spotDenominator *= denominator;
   }
   const numerator = ((spotNumerator - amountOut * spotDenominator) * PRICE_IMPACT_SCALE) / spotNumerator;
   return { numerator: numerator.toString(), denominator: PRICE_IMPACT_SCALE.toString() };

@@ -7,6 +7,7 @@ import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, routingDataFor, tokenDirectory } from '../config/chain-data.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { PairAdapter } from './adapters.ts';
+import type { FactorySource } from './pool-index.ts';
 import type { EarnConfig } from './quotes.ts';
 import type { RoutingServiceOptions } from './server.ts';
 
@@ -16,9 +17,17 @@ export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressB
   const data = routingDataFor(chainId, book);
   const [router] = data.routers;
   if (!router) throw new ConfigError(`no router is known on chain ${chainId}: name one in an address book (contracts.router)`);
-  const adapter = data.uniswapV2Adapter;
-  if (!adapter) throw new ConfigError(`no pair adapter for Uniswap V2 pools is known on chain ${chainId}: name one in an address book (contracts.adapters.uniswapV2)`);
   if (data.factories.length === 0) throw new ConfigError(`no pool factory is known on chain ${chainId}: name one in an address book (contracts.uniswapV2Factory)`);
+  const factories = data.factories.map((factory): FactorySource => {
+    if (factory.kind === 'uniswap-v2') {
+      const adapter = data.uniswapV2Adapter;
+      if (!adapter) throw new ConfigError(`no pair adapter for Uniswap V2 pools is known on chain ${chainId}: name one in an address book (contracts.adapters.uniswapV2)`);
+      return { ...factory, adapter: { address: adapter.address, kind: 'uniswap-v2', feeUnit: adapter.feeUnit } };
+    }
+    const adapter = data.uniswapV3Adapter;
+    if (!adapter) throw new ConfigError(`no pair adapter for Uniswap V3 pools is known on chain ${chainId}: name one in an address book (contracts.adapters.uniswapV3)`);
+    return { ...factory, adapter: { address: adapter.address, kind: 'uniswap-v3' } };
+  });
   const own = book && book.chainId === chainId ? book : undefined;
   const timing = chainTimingFor(chainId, book);
   const tokens = tokenDirectory(chainId, book).tokens;
@@ -26,7 +35,7 @@ export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressB
     chainId,
     rpcUrl,
     router,
-    factories: data.factories.map((factory) => ({ ...factory, adapter })),
+    factories,
     adapterOverride: own ? secondAdapterOf(own) : undefined,
     earn: own ? earnOf(own) : undefined,
     tokens,
@@ -42,7 +51,7 @@ function secondAdapterOf(book: AddressBook): ((pool: Address) => PairAdapter | u
   const second = book.routingService;
   if (!second) return undefined;
   const pools = book.pools.filter((pool) => second.bipsPools.includes(pool.name)).map((pool) => pool.address);
-  const adapter: PairAdapter = { address: second.bipsAdapter, feeUnit: 'bips' };
+  const adapter: PairAdapter = { address: second.bipsAdapter, kind: 'uniswap-v2', feeUnit: 'bips' };
   return (pool) => (pools.some((named) => isAddressEqual(named, pool)) ? adapter : undefined);
 }
 

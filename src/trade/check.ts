@@ -27,7 +27,7 @@ import {
 } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
-import { RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
+import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Spending } from '../ledger/trades.ts';
 import { abortable } from '../ops/abort.ts';
 import { NoAverageError } from '../price/pool-average.ts';
@@ -185,8 +185,8 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     // The legs' real fees, now proven: the minimum we signed must hold against the reference they give. A leg may
     // swap in the position's own pool, whose flows mix with the deposit's: no other holder may have taken its input.
     const { farm } = verified;
-    const feePerMille = (await ctx.routes.poolFee(farm.pool, [farm.token0, farm.token1])) ?? ctx.routes.highestKnownFee();
-    const ownPool = { pool: farm.pool, tokenIn: farm.token0, tokenOut: farm.token1, feePerMille };
+    const feePpm = (await ctx.routes.poolFee(farm.pool, [farm.token0, farm.token1])) ?? ctx.routes.highestKnownFee();
+    const ownPool = { pool: farm.pool, tokenIn: farm.token0, tokenOut: farm.token1, feePpm };
     const inOwnPool = [ownPool, { ...ownPool, tokenIn: farm.token1, tokenOut: farm.token0 }];
     const legs = verified.legs.map((leg) => ({ ...leg, hops: provenHops(leg.hops, [...(swaps ?? []), ...inOwnPool]) }));
     const proven = await abortable(withPriceRefusals(() => farmReference(ctx, trade, proposal.kind, verified.farm, legs)), ctx.signal);
@@ -199,9 +199,9 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
 
   // 13. The same for pools only the flows showed (through unlisted adapters; a deposit's or withdraw's leg through one
   //     may have swapped in the position's own pool).
-  const shownPools = [...(swaps ?? []).map((swap) => swap.pool), ...(unlistedLegs && 'farm' in verified ? [verified.farm.pool] : [])].filter(
-    (pool) => !steadyPools.some((known) => isAddressEqual(known, pool)),
-  );
+  const shownPools = [...(swaps ?? []).map((swap) => swap.pool), ...(unlistedLegs && 'farm' in verified ? [verified.farm.pool] : [])]
+    .filter((pool) => !steadyPools.some((known) => isAddressEqual(known.address, pool)))
+    .map((address): SwapPool => ({ address }));
   await abortable(checkPoolsSteady(ctx, shownPools), ctx.signal);
   return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
 }
@@ -266,14 +266,17 @@ async function provenSwaps(
 /** Every hop of a swap's route, or of a deposit's or withdraw's legs. */
 const hopsOf = (verified: NonNullable<Verified>): RouteHop[] => ('hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops));
 
+/** A pool a trade swaps in, with its kind when its factory told it. */
+type SwapPool = { address: Address; kind?: PoolKind };
+
 /** The pools of a route's verified hops (a node that cannot simulate shows no others). */
-function poolsOf(verified: Verified): Address[] {
-  return verified ? hopsOf(verified).flatMap((hop) => (isUnlisted(hop) ? [] : [hop.pool])) : [];
+function poolsOf(verified: Verified): SwapPool[] {
+  return verified ? hopsOf(verified).flatMap((hop) => (isUnlisted(hop) ? [] : [{ address: hop.pool, kind: hop.kind }])) : [];
 }
 
-async function checkPoolsSteady(ctx: CheckContext, pools: readonly Address[]): Promise<void> {
-  const unique = [...new Map(pools.map((pool) => [pool.toLowerCase(), pool])).values()];
-  await withPriceRefusals(() => Promise.all(unique.map((pool) => ctx.prices.checkSteady(pool, ctx.priceToleranceBps))));
+async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): Promise<void> {
+  const unique = [...new Map(pools.map((pool) => [pool.address.toLowerCase(), pool])).values()];
+  await withPriceRefusals(() => Promise.all(unique.map((pool) => ctx.prices.checkSteady(pool.address, ctx.priceToleranceBps, pool.kind))));
 }
 
 /** Price failures as the refusals they are: no price, a pool moved within the window, the sequencer down. */
@@ -296,7 +299,7 @@ function provenHops(hops: readonly RouteHop[], swaps: readonly Omit<ProvenSwap, 
     if (!swap) {
       throw new GuardRefusal('unknown-pool', `${hop.field} ${hop.adapter} swaps ${hop.tokenIn} → ${hop.tokenOut} in no pool a known factory made`, undefined, hop.field);
     }
-    return { tokenIn: hop.tokenIn, tokenOut: hop.tokenOut, pool: swap.pool, feePerMille: swap.feePerMille };
+    return { tokenIn: hop.tokenIn, tokenOut: hop.tokenOut, pool: swap.pool, feePpm: swap.feePpm };
   });
 }
 
@@ -348,7 +351,7 @@ function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verifi
     if (!('farm' in verified) || (proposal.kind !== 'deposit' && proposal.kind !== 'withdraw')) return undefined;
     // A leg's hop through an unlisted adapter counts at the highest known fee until its flows prove its pool.
     const assumed = ctx.routes.highestKnownFee();
-    const legs = verified.legs.map((leg) => ({ ...leg, hops: leg.hops.map((hop) => (isUnlisted(hop) ? { feePerMille: assumed } : hop)) }));
+    const legs = verified.legs.map((leg) => ({ ...leg, hops: leg.hops.map((hop) => (isUnlisted(hop) ? { feePpm: assumed } : hop)) }));
     return farmReference(ctx, trade, proposal.kind, verified.farm, legs);
   });
 }

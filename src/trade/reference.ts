@@ -29,12 +29,15 @@ export type Reference = {
 const FEE_SCALE = 1_000_000n;
 const pairAbi = parseAbi(['function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)']);
 
-/** A hop as its pool's fee (a verified hop, or an unlisted one at the fee assumed until its flows prove its pool). */
-export type HopFee = { feePerMille: number };
+/**
+ * A hop as its pool's fee in millionths (a verified hop, or an unlisted one at the fee assumed until its flows prove
+ * its pool).
+ */
+export type HopFee = { feePpm: number };
 
-/** The share a route's pools leave of its input, scaled by FEE_SCALE. */
+/** The share a route's pools leave of its input, scaled by FEE_SCALE (a million, the unit of the fees). */
 export function routeFeeFactor(hops: readonly HopFee[]): bigint {
-  return hops.reduce((factor, hop) => (factor * BigInt(1000 - hop.feePerMille)) / 1000n, FEE_SCALE);
+  return hops.reduce((factor, hop) => (factor * (FEE_SCALE - BigInt(hop.feePpm))) / FEE_SCALE, FEE_SCALE);
 }
 
 const usd = (amount: bigint, price: UsdPrice, decimals: number) => (amount * price.usdE18) / 10n ** BigInt(decimals);

@@ -1,6 +1,7 @@
 /** Talking to the local routing service over real HTTP, and acting on its answers as a user would. */
 import { expect } from 'vitest';
 import { type Address, type Hex, erc20Abi } from 'viem';
+import { swapRouteSchema } from '../../src/service/schemas.ts';
 import type { DevnetFork } from './devnet.ts';
 
 export type HttpAnswer = { status: number; body: Record<string, unknown> & { error?: string; field?: string } };
@@ -31,3 +32,10 @@ export function partnerOf(fork: DevnetFork) {
 }
 
 export const hexOf = (value: unknown) => value as Hex;
+
+/** A swap quote from GET /routes for two tokens by symbol, which must answer 200. */
+export async function quoteRoute(fork: DevnetFork, tokenIn: string, tokenOut: string, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) {
+  const { status, body } = await getJson(fork, '/routes', { tokenIn: fork.token(tokenIn), tokenOut: fork.token(tokenOut), amountIn, ...extra }, headers);
+  expect(status, JSON.stringify(body)).toBe(200);
+  return swapRouteSchema.parse(body);
+}

@@ -14,7 +14,7 @@ import { bestPathNow, searchWithin } from '../../src/routing/search.ts';
 import { swapRouteQuerySchema } from '../../src/service/schemas.ts';
 import { seeded } from '../helpers/chaos.ts';
 
-const adapter = { address: getAddress(`0x${'ad'.repeat(20)}`), feeUnit: 'bips' as const };
+const adapter = { address: getAddress(`0x${'ad'.repeat(20)}`), kind: 'uniswap-v2' as const, feeUnit: 'bips' as const };
 
 const random = seeded;
 

@@ -4,15 +4,12 @@ import { routerAbi } from '../../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import { swapRouteSchema } from '../../src/service/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { approve, getJson, partnerOf, trader } from '../helpers/routing.ts';
+import { approve, getJson, partnerOf, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true });
 
-async function quote(tokenIn: string, tokenOut: string, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) {
-  const { status, body } = await getJson(fork, '/routes', { tokenIn: fork.token(tokenIn), tokenOut: fork.token(tokenOut), amountIn, ...extra }, headers);
-  expect(status, JSON.stringify(body)).toBe(200);
-  return swapRouteSchema.parse(body);
-}
+const quote = (tokenIn: string, tokenOut: string, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) =>
+  quoteRoute(fork, tokenIn, tokenOut, amountIn, extra, headers);
 
 /** Executes a quote's details as the router's SwapPayload with minOutputAmount = expectedOut, and returns the balance change. */
 async function execute(route: Awaited<ReturnType<typeof quote>>) {
