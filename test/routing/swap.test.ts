@@ -2,7 +2,6 @@ import { type Address, decodeFunctionData, parseEventLogs, parseUnits } from 'vi
 import { describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
-import { swapRouteSchema } from '../../src/service/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, getJson, partnerOf, quoteRoute, trader } from '../helpers/routing.ts';
 

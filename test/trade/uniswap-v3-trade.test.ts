@@ -1,0 +1,160 @@
+/**
+ * The daemon checks and trades routes through Uniswap V3 pools (real V3 bytecode on the devnet): a swap through a V3
+ * pool and a DCA run by `routekeeper once` trade end to end, the pool proven by its factory and the reference from
+ * the oracle; a V3 pool moved in the block before is refused as manipulated, with both prices; a V3 pool of a
+ * factory nobody knows, and one whose own oracle does not reach a window back, are refused by name. A refused
+ * trade signs nothing: the wallet's nonce and balances are unchanged.
+ */
+import { type Address, type Hex, createWalletClient, getAddress, http, parseEventLogs, parseUnits } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
+import { devnetAccount } from '../../src/devnet/accounts.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import type { RefusalReason } from '../../src/guard/refusal.ts';
+import { runTrade } from '../../src/trade/pipeline.ts';
+import type { Trade } from '../../src/trade/types.ts';
+import { runCli } from '../helpers/cli.ts';
+import { daemonHome, dcaYaml } from '../helpers/daemon-process.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { swapTrade, testExecutor } from '../helpers/engine.ts';
+import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
+
+const fork = useDevnetFork({ routing: true, uniswapV3: true });
+const proxy = useQuoteProxy(fork);
+
+const attacker = devnetAccount(9);
+const me = () => fork.addressBook.accounts[0]?.address as Address;
+const v3Adapter = () => fork.addressBook.contracts.adapters.uniswapV3 as Address;
+const v3Pool = (name: string) => {
+  const pool = fork.addressBook.uniswapV3?.pools.find((candidate) => candidate.name === name);
+  if (!pool) throw new Error(`no V3 pool ${name}`);
+  return pool;
+};
+
+let slotCounter = 0;
+/** Selling 5,000 CELO for WETH: CELO's liquidity on the devnet, as on Celo, is deepest in the 0.05% V3 pool. */
+const celoForWeth = (overrides: Partial<Trade> = {}): Trade =>
+  ({ ...swapTrade(fork, 'v3', `${++slotCounter}`), tokenIn: fork.token('CELO'), tokenOut: fork.token('WETH'), amountIn: parseUnits('5000', 18), ...overrides }) as Trade;
+
+async function walletState() {
+  return {
+    nonce: await fork.publicClient.getTransactionCount({ address: me() }),
+    celo: await fork.balanceOf(fork.token('CELO'), me()),
+    weth: await fork.balanceOf(fork.token('WETH'), me()),
+  };
+}
+
+const attackerWallet = () => createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: attacker.account });
+
+async function deploy(artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[] = []): Promise<Address> {
+  const receipt = await fork.confirm(await attackerWallet().deployContract({ abi: artifact.abi as never, bytecode: artifact.bytecode, args: args as never }));
+  return getAddress(receipt.contractAddress as Address);
+}
+
+async function call(address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<void> {
+  await fork.confirm(await attackerWallet().writeContract({ address, abi: abi as never, functionName: functionName as never, args: args as never, gas: 8_000_000n }));
+}
+
+/**
+ * A CELO/WETH V3 pool of `factory` at `fee`, initialized at the 0.05% pool's price and given deep liquidity around
+ * it by the attacker's own liquidity provider.
+ */
+async function attackerPool(factory: Address, fee: number, liquidity: bigint): Promise<Address> {
+  const [celo, weth] = [fork.token('CELO'), fork.token('WETH')];
+  await call(factory, artifacts.UniswapV3Factory.abi, 'createPool', [celo, weth, fee]);
+  const pool = getAddress(await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'getPool', args: [celo, weth, fee] }));
+  const [sqrtPriceX96, tick] = await fork.publicClient.readContract({ address: v3Pool('CELO/WETH 0.05%').address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
+  await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [sqrtPriceX96]);
+  const provider = await deploy(artifacts.V3LiquidityProvider);
+  for (const token of [celo, weth]) await call(token, artifacts.TestToken.abi, 'mint', [provider, parseUnits('100000000', 18)]);
+  const spacing = await fork.publicClient.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' });
+  const center = Math.floor(tick / spacing) * spacing;
+  await call(provider, artifacts.V3LiquidityProvider.abi, 'mint', [pool, center - 20 * spacing, center + 20 * spacing, liquidity]);
+  return pool;
+}
+
+/** The route's first hop rewritten to a pool of our choosing, through the known V3 adapter. */
+const throughPool = (pool: Address): Rewrite => (body) => ({
+  ...body,
+  details: { ...body.details, path: [fork.token('CELO'), fork.token('WETH')], pairs: [v3Adapter()], extras: [pool.toLowerCase()] },
+  txn: undefined,
+});
+
+async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, said: readonly string[]) {
+  proxy.setRewrite(rewrite);
+  const executor = await testExecutor(fork, { serviceUrl: proxy.url });
+  try {
+    const before = await walletState();
+    const report = await runTrade(executor, celoForWeth());
+    expect(report.status, report.reason).toBe('refused');
+    expect(report.refusal, report.reason).toBe(reason);
+    for (const part of said) expect(report.reason).toContain(part);
+    expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
+    expect(await walletState()).toEqual(before);
+    return report;
+  } finally {
+    await executor.close();
+    proxy.setRewrite(undefined);
+  }
+}
+
+describe('a swap through a Uniswap V3 route', () => {
+  it('trades, its pool proven by the V3 factory and its reference the oracle: the wallet pays the trade and gets what the pool paid', async () => {
+    const executor = await testExecutor(fork);
+    try {
+      const before = await walletState();
+      const report = await runTrade(executor, celoForWeth());
+      expect(report.status, report.reason).toBe('confirmed');
+      const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as Hex });
+      const [swap] = parseEventLogs({ abi: uniswapV3PoolAbi, eventName: 'Swap', logs: receipt.logs });
+      expect(swap?.address.toLowerCase()).toBe(v3Pool('CELO/WETH 0.05%').address.toLowerCase());
+      const paidByPool = -(swap?.args.amount1 as bigint);
+      expect(await walletState()).toEqual({ nonce: before.nonce + 2, celo: before.celo - parseUnits('5000', 18), weth: before.weth + paidByPool });
+      expect(report.amountOut).toBe(paidByPool);
+      // The reference is what the verified route pays now (the router over our adapter's view), held to the oracle;
+      // nothing moved the pool between the check and the trade.
+      expect(report.referenceOut).toBe(paidByPool);
+      expect(report.minOut).toBe((paidByPool * 9_950n) / 10_000n);
+      expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'confirmed', settlement: { amountOut: paidByPool } });
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('is refused as manipulated when its V3 pool was moved in the block before, both prices named', async () => {
+    // Someone buys CELO with WETH in the 0.05% pool: CELO is now dear there, which lures a CELO seller into it.
+    const pool = v3Pool('CELO/WETH 0.05%');
+    await call(fork.token('WETH'), artifacts.TestToken.abi, 'mint', [v3Adapter(), parseUnits('120', 18)]);
+    await call(v3Adapter(), artifacts.UniswapV3Adapter.abi, 'swap', [fork.token('WETH'), fork.token('CELO'), attacker.address, pool.address]);
+    const report = await expectRefused(undefined, 'manipulated', [`pool ${pool.address} prices`, 'from its 10.0-minute average', 'moved within the window']);
+    expect(report.reason).toMatch(/prices 0x[0-9a-fA-F]{40} at [\d.e-]+ of 0x[0-9a-fA-F]{40} now, [\d.]+% from its 10\.0-minute average [\d.e-]+/);
+  });
+
+  it('is refused by name when its V3 pool is of a factory nobody knows, even at a fair price', async () => {
+    const factory = await deploy(artifacts.UniswapV3Factory);
+    const stranger = await attackerPool(factory, 500, 10n ** 26n);
+    await expectRefused(throughPool(stranger), 'unknown-pool', ['details.extras[0]', `names pool ${stranger}, which no known Uniswap V3 factory made`]);
+  });
+
+  it("is refused when its V3 pool's own oracle does not reach a window back: such a pool is no price source", async () => {
+    const young = await attackerPool(fork.addressBook.contracts.uniswapV3Factory as Address, 10_000, 10n ** 24n);
+    await expectRefused(throughPool(young), 'no-price', [`pool ${young}'s own oracle does not reach 600 s back`, 'not a price source']);
+  });
+});
+
+describe('routekeeper once: a DCA through a Uniswap V3 route', () => {
+  it('buys WETH with CELO through the 0.05% pool, and records what the pool paid', async () => {
+    const home = daemonHome(fork, 'v3-once');
+    const config = home.config(dcaYaml([{ id: 'weth', sell: 'CELO', buy: 'WETH', amount: '2500', every: '1h' }]));
+    const key = fork.addressBook.accounts[0]?.privateKey as string;
+    const before = await walletState();
+    const fromBlock = await fork.publicClient.getBlockNumber();
+    const ran = await runCli(['once', 'weth', '--config', config, '--address-book', home.book, '--json'], { ROUTEKEEPER_PRIVATE_KEY: key, ROUTEKEEPER_DATA_DIR: home.dataDir, RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '' });
+    expect(ran.code, ran.stderr).toBe(0);
+    const swaps = await fork.publicClient.getContractEvents({ address: v3Pool('CELO/WETH 0.05%').address, abi: uniswapV3PoolAbi, eventName: 'Swap', fromBlock });
+    expect(swaps).toHaveLength(1);
+    const paid = -(swaps[0]?.args.amount1 as bigint);
+    expect(await walletState()).toMatchObject({ celo: before.celo - parseUnits('2500', 18), weth: before.weth + paid });
+    expect(ran.stdout).toContain(paid.toString());
+  });
+});
