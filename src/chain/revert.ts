@@ -22,3 +22,8 @@ export function reasonOf(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Whether a contract call failed because the contract reverted (not because the node did not answer). */
+export function isContractRevert(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError) !== null;
+}

@@ -11,9 +11,10 @@
  * the blocks), found once and kept for every pool until it is a quarter window older than that.
  * An attacker who moves the pool in the block before our trade moves the average by (seconds held / window).
  */
-import { type Address, BaseError, ContractFunctionRevertedError } from 'viem';
+import type { Address } from 'viem';
 import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
+import { isContractRevert } from '../chain/revert.ts';
 import { uniswapV2PairAbi as pairAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
 import type { PoolKind } from '../guard/route.ts';
@@ -125,7 +126,7 @@ export class PoolAverages {
       known = readContract(this.#client, { address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' }).then(
         () => true,
         (error: unknown) => {
-          if (isRevert(error)) return false;
+          if (isContractRevert(error)) return false;
           this.#isV3.delete(key);
           throw error;
         },
@@ -149,7 +150,7 @@ export class PoolAverages {
     ]);
     const [sqrtPriceX96, , , cardinality] = slot0;
     if (observed instanceof Error) {
-      if (!isRevert(observed)) throw observed;
+      if (!isContractRevert(observed)) throw observed;
       throw new NoAverageError(
         `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
       );
@@ -254,9 +255,4 @@ export class PoolAverages {
       throw error;
     }
   }
-}
-
-/** Whether a contract call failed because the contract reverted (not because the node did not answer). */
-function isRevert(error: unknown): boolean {
-  return error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError) !== null;
 }

@@ -264,7 +264,13 @@ export class PoolIndex {
     await Promise.all(
       [...pools.values()].map(async (pool) => {
         if (pool.v3) {
-          v3.set(key(pool.address), await readV3PoolState(this.#client, pool.address, pool.v3.tickSpacing, blockNumber));
+          // A pool announced in blocks a reorg dropped has no code: it is left out, not the whole index.
+          const state = await readV3PoolState(this.#client, pool.address, pool.v3.tickSpacing, blockNumber).catch(async (error: unknown) => {
+            if ((await this.#client.getCode({ address: pool.address, blockNumber })) === undefined) return undefined;
+            throw error;
+          });
+          if (state) v3.set(key(pool.address), state);
+          else pools.delete(key(pool.address));
           return;
         }
         const [reserve0, reserve1] = await this.#client.readContract({ address: pool.address, abi: uniswapV2IndexAbi, functionName: 'getReserves', blockNumber });
@@ -281,14 +287,23 @@ export class PoolIndex {
   async #v3PoolsFound(factory: Extract<FactorySource, { kind: 'uniswap-v3' }>, known: PoolsAtBlock | undefined, toBlock: bigint): Promise<IndexedPool[]> {
     const found = [...(known?.pools.values() ?? [])].filter((pool) => key(pool.factory) === key(factory.address) && (known?.v3ScannedTo ?? -1n) <= toBlock);
     const from = known && known.v3ScannedTo <= toBlock ? known.v3ScannedTo + 1n : factory.fromBlock;
-    const range = this.#options.discoveryLogRange ?? 50_000n;
-    for (let start = from; start <= toBlock; start += range) {
+    // Nodes cap a log request's range or its answer: a refused range is asked again in halves, down to 100 blocks.
+    let range = this.#options.discoveryLogRange ?? 50_000n;
+    for (let start = from; start <= toBlock; ) {
       const end = start + range - 1n < toBlock ? start + range - 1n : toBlock;
-      const logs = await this.#client.getLogs({ address: factory.address, events: poolCreatedEvent, fromBlock: start, toBlock: end });
+      const logs = await this.#client.getLogs({ address: factory.address, events: poolCreatedEvent, fromBlock: start, toBlock: end }).catch((error: unknown) => {
+        if (range <= 100n) throw error;
+        return undefined;
+      });
+      if (!logs) {
+        range /= 2n;
+        continue;
+      }
       for (const log of parseEventLogs({ abi: poolCreatedEvent, logs, strict: false })) {
         const { pool, token0, token1, fee, tickSpacing } = log.args;
         if (pool && token0 && token1 && fee !== undefined && tickSpacing !== undefined) found.push(this.#v3Pool(factory, pool, token0, token1, fee, tickSpacing));
       }
+      start = end + 1n;
     }
     return found;
   }

@@ -11,6 +11,8 @@
 import { type Address, type Hex, erc20Abi, parseAbi } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { ChainClient } from '../chain/chains.ts';
+import { isContractRevert, reasonOf } from '../chain/revert.ts';
+import { GuardRefusal } from '../guard/refusal.ts';
 import { type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { PriceReference, UsdPrice } from '../price/reference.ts';
 import type { Trade } from './types.ts';
@@ -51,7 +53,12 @@ export async function swapReference(
 ): Promise<Reference> {
   const [{ amountOut, priceIn, priceOut }, marketOut] = await Promise.all([
     prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn),
-    client.readContract({ address: route.router, abi: routerAbi, functionName: 'getOutputAmount', args: [route.path, route.pairs, route.extras, trade.amountIn] }),
+    client.readContract({ address: route.router, abi: routerAbi, functionName: 'getOutputAmount', args: [route.path, route.pairs, route.extras, trade.amountIn] }).catch((error: unknown) => {
+      // An adapter whose quote cannot run inside the router's view (one that swaps to quote, as Uniswap's QuoterV2
+      // does) leaves what the route pays unknown: nothing is signed on it.
+      if (isContractRevert(error)) throw new GuardRefusal('no-price', `the known router's getOutputAmount over the route reverts (${reasonOf(error)}): what the route pays now cannot be read`);
+      throw error;
+    }),
   ]);
   const oracle = `oracle ${priceIn.source} / ${priceOut.source}`;
   const verified = hops.filter((hop): hop is VerifiedHop => !isUnlisted(hop));

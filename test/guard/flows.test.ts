@@ -36,11 +36,11 @@ const rules = (overrides: Partial<FlowRules> = {}): FlowRules => ({
   partnerFees: { router, recipients: [{ recipient: partner, feeNumerator: partnerFeeDenominator / 100n }] },
   ...overrides,
 });
-const knownPool = async (candidate: Address) => (candidate === pool ? 3 : undefined);
+const knownPool = async (candidate: Address) => (candidate === pool ? 3000 : undefined);
 
 describe('flow accounting', () => {
   it('accepts an honest swap with a partner fee within its numerator, and names the swap it proved', async () => {
-    expect(await accountFlows(swap(), rules(), knownPool)).toEqual([{ pool, tokenIn, tokenOut, amountIn: 1000n, amountOut: 1000n, feePerMille: 3 }]);
+    expect(await accountFlows(swap(), rules(), knownPool)).toEqual([{ pool, tokenIn, tokenOut, amountIn: 1000n, amountOut: 1000n, feePpm: 3000 }]);
   });
 
   it('refuses a wallet paying one wei more, or anything else', async () => {
