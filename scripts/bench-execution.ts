@@ -6,8 +6,10 @@
  * trips (a batch counts once) and JSON-RPC calls per execution as a proxy in front of the node counted them.
  * A first swap of each warms both up and is not counted.
  * `--latency-ms L` holds every request to the node L ms at the proxy, both sides alike: a node as far away as a
- * real one, where round trips, not our CPU, set the time.
- * Usage: tsx scripts/bench-execution.ts [--swaps N] [--latency-ms L]
+ * real one, where round trips, not our CPU, set the time. `--uniswap-v3` trades CELO for WETH on a devnet with
+ * Uniswap V3, where the route goes through the 0.05% V3 pool (its pool proven by its factory, its steadiness by its
+ * own oracle), instead of cUSD for CELO through Uniswap V2.
+ * Usage: tsx scripts/bench-execution.ts [--swaps N] [--latency-ms L] [--uniswap-v3]
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +30,10 @@ import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 
-const { values } = parseArgs({ options: { swaps: { type: 'string', default: '40' }, 'latency-ms': { type: 'string', default: '0' } } });
+const { values } = parseArgs({
+  options: { swaps: { type: 'string', default: '40' }, 'latency-ms': { type: 'string', default: '0' }, 'uniswap-v3': { type: 'boolean', default: false } },
+});
+const uniswapV3 = values['uniswap-v3'] === true;
 const swaps = Number(values.swaps);
 const latencyMs = Number(values['latency-ms']);
 
@@ -42,21 +47,20 @@ async function countingProxy(upstream: string) {
   return { url: proxy.url, calls: proxy.calls, roundTrips: proxy.requests, log: proxy.log, close: proxy.close };
 }
 
-const devnet = await startDevnet();
+const devnet = await startDevnet({ uniswapV3 });
 const { service, addressBook: book } = await startDevnetRoutingService(devnet.addressBook);
 try {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const [pipelineKey, baselineKey, exactKey] = [book.accounts[0]?.privateKey, book.accounts[1]?.privateKey, book.accounts[2]?.privateKey];
   if (!pipelineKey || !baselineKey || !exactKey) throw new Error('the devnet needs three funded accounts');
   const bareAccount = privateKeyToAccount(baselineKey);
-  const cUSD = book.tokens.cUSD?.address as Address;
-  const CELO = book.tokens.CELO?.address as Address;
+  const [tokenIn, tokenOut] = (uniswapV3 ? ['CELO', 'WETH'] : ['cUSD', 'CELO']).map((symbol) => book.tokens[symbol]?.address as Address) as [Address, Address];
   const amountIn = parseUnits('50', 18);
   const routing = createRoutingClient({ baseUrl: book.routingServiceUrl, chainId: book.chainId, rateLimit: { requestsPerSecond: 10_000, maxConcurrent: 16 } });
 
   // The baseline approves once, up front.
   const setupWallet = createWalletClient({ chain, transport: http(book.rpcUrl), account: privateKeyToAccount(baselineKey) });
-  const approved = await setupWallet.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
+  const approved = await setupWallet.writeContract({ address: tokenIn, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
   await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash: approved, pollingInterval: 20 });
 
   /**
@@ -68,7 +72,7 @@ try {
     const pipelineAccount = privateKeyToAccount(pipelineKey);
     if (preApproved) {
       const setup = createWalletClient({ chain, transport: http(book.rpcUrl), account: pipelineAccount });
-      const hash = await setup.writeContract({ address: cUSD, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
+      const hash = await setup.writeContract({ address: tokenIn, abi: erc20Abi, functionName: 'approve', args: [book.contracts.router, maxUint256] });
       await createPublicClient({ chain, transport: http(book.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
     }
     const pipelineRpc = await countingProxy(book.rpcUrl);
@@ -105,8 +109,8 @@ try {
         wallet: pipelineAccount.address,
         chainId: book.chainId,
         kind: 'swap',
-        tokenIn: cUSD,
-        tokenOut: CELO,
+        tokenIn,
+        tokenOut,
         amountIn,
         slippageBps: 50,
       });
@@ -118,7 +122,7 @@ try {
       lastSwapLog = pipelineRpc.log().slice(logBefore);
 
       started = performance.now();
-      const route = await routing.getSwapRoute({ tokenIn: cUSD, tokenOut: CELO, amountIn: amountIn + BigInt(i + 1), slippageBps: 50 });
+      const route = await routing.getSwapRoute({ tokenIn, tokenOut, amountIn: amountIn + BigInt(i + 1), slippageBps: 50 });
       const quoteMs = performance.now() - started;
       const data = encodeSwapCall(swapPayloadFrom(route.details, { minOutputAmount: route.minimumExpectedOut ?? 0n, to: bareAccount.address }));
       const hash = await bareWallet.sendTransaction({ to: route.routerAddress, data, gas: 600_000n });

@@ -97,7 +97,10 @@ function createDeployer(rpcUrl: string, chainId: number) {
       args: ContractFunctionArgs<abi, 'nonpayable', name>,
     ): Promise<void> {
       // viem's generic write parameters do not narrow through this wrapper; the signature above keeps callers typed.
-      const hash = await wallet.writeContract({ address, abi, functionName, args } as never);
+      // An estimate is made in the latest block's second; mined in the next one, a Uniswap pool also writes its
+      // price accumulators or an oracle observation (tens of thousands of gas more): headroom, as on a real chain.
+      const gas = await publicClient.estimateContractGas({ address, abi, functionName, args, account: deployer.account } as never);
+      const hash = await wallet.writeContract({ address, abi, functionName, args, gas: (gas * 3n) / 2n + 100_000n } as never);
       await confirm(hash, `${functionName} on ${address}`);
     },
   };
