@@ -1,6 +1,7 @@
 /** A person-readable account of a devnet: tokens, pools with their reserves and prices, contracts, accounts. */
 import { type Address, createPublicClient, formatUnits, http } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
+import { uniswapV3PoolAbi } from '../contracts/abi.ts';
 import * as artifacts from './artifacts/contracts.ts';
 
 export async function describeDevnet(book: AddressBook): Promise<string> {
@@ -18,6 +19,14 @@ export async function describeDevnet(book: AddressBook): Promise<string> {
       return `  ${pool.name.padEnd(10)} ${pool.address}  ${fmt(human0)} ${pool.token0} / ${fmt(human1)} ${pool.token1}  (1 ${pool.token0} = ${fmt(human1 / human0)} ${pool.token1})`;
     }),
   );
+  const v3Lines = await Promise.all(
+    (book.uniswapV3?.pools ?? []).map(async (pool) => {
+      const [sqrtPriceX96] = await client.readContract({ address: pool.address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
+      // token1 per token0 in whole units: (√price / 2⁹⁶)² scaled by the decimals.
+      const price = (Number(sqrtPriceX96) / 2 ** 96) ** 2 * 10 ** (decimalsOf(pool.token0) - decimalsOf(pool.token1));
+      return `  ${pool.name.padEnd(16)} ${pool.address}  (1 ${pool.token0} = ${fmt(price)} ${pool.token1})`;
+    }),
+  );
   const line = (label: string, address: Address) => `  ${label.padEnd(18)} ${address}`;
   return [
     'routekeeper devnet: a LOCAL chain with test tokens. Nothing here is worth real money.',
@@ -31,6 +40,7 @@ export async function describeDevnet(book: AddressBook): Promise<string> {
     'Pools (Uniswap V2, 0.3%):',
     ...poolLines,
     '',
+    ...(v3Lines.length > 0 ? ['Pools (Uniswap V3):', ...v3Lines, ''] : []),
     'Contracts:',
     line('router', book.contracts.router),
     line('OneClickFarm', book.contracts.oneClickFarm),

@@ -138,9 +138,12 @@ export const uniswapV3PoolSpecs: readonly {
     fee: 500,
     positions: [
       { widthPercent: 100, usd: 200_000 },
-      { widthPercent: 20, usd: 400_000 },
-      { widthPercent: 5, usd: 600_000 },
-      { widthPercent: 1, usd: 300_000 },
+      { widthPercent: 50, usd: 150_000 },
+      { widthPercent: 20, usd: 300_000 },
+      { widthPercent: 10, usd: 300_000 },
+      { widthPercent: 5, usd: 400_000 },
+      { widthPercent: 2, usd: 200_000 },
+      { widthPercent: 1, usd: 150_000 },
     ],
   },
   {
@@ -158,9 +161,11 @@ export const uniswapV3PoolSpecs: readonly {
     fee: 3000,
     positions: [
       { widthPercent: 100, usd: 100_000 },
-      { widthPercent: 30, usd: 500_000 },
-      { widthPercent: 8, usd: 1_000_000 },
-      { widthPercent: 2, usd: 400_000 },
+      { widthPercent: 30, usd: 400_000 },
+      { widthPercent: 15, usd: 300_000 },
+      { widthPercent: 8, usd: 600_000 },
+      { widthPercent: 4, usd: 300_000 },
+      { widthPercent: 2, usd: 300_000 },
     ],
   },
 ];
