@@ -256,18 +256,21 @@ export class QuoteEngine {
     return position;
   }
 
-  /** The position `token` is: a gauge's token, or a routable pool's LP token. */
+  /**
+   * The position `token` is: a gauge's token, or a routable pool's LP token. Positions are in constant-product pools
+   * only: no farm for Uniswap V3 positions is named, and a V3 pool has no LP token.
+   */
   positionOf(market: Market, token: Address): Position | undefined {
     const earn = this.config.earn;
     if (!earn) return undefined;
     const gauge = earn.gauges.find((candidate) => isAddressEqual(candidate.address, token));
     if (gauge && earn.gaugeFarm) {
       const pool = market.pool(gauge.pool);
-      return pool && { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm };
+      return pool && !pool.v3 ? { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm } : undefined;
     }
     const pool = earn.uniswapV2Farm ? market.pool(token) : undefined;
     // The V2 farm reads the pool's fee as a per-mille byte.
-    if (!pool || !earn.uniswapV2Farm || pool.feeBps % 10 !== 0) return undefined;
+    if (!pool || pool.v3 || !earn.uniswapV2Farm || pool.feeBps % 10 !== 0) return undefined;
     return { token, pool, farm: earn.uniswapV2Farm, farmData: encodePoolExtras(pool.address, pool.feeBps / 10), oneClickFarm: earn.oneClickFarm };
   }
 

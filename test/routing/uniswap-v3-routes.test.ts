@@ -12,7 +12,7 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import { roles } from '../../src/devnet/world-spec.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { approve, quoteRoute, trader } from '../helpers/routing.ts';
+import { approve, getJson, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, uniswapV3: true });
 
@@ -107,6 +107,14 @@ describe('routes through Uniswap V3 pools pay exactly expectedOut', () => {
     expect(adapters.some((adapter) => isAddressEqual(adapter, v3Adapter()))).toBe(true);
     expect(adapters.some((adapter) => !isAddressEqual(adapter, v3Adapter()))).toBe(true);
     expect(await execute(route)).toEqual({ spent: amountIn, received: route.expectedOut });
+  });
+});
+
+describe('deposits stay in Uniswap V2 pools', () => {
+  it('a V3 pool is not a position a deposit can make: 400, naming it', async () => {
+    const pool = v3Pool('CELO/cUSD 0.3%');
+    const answer = await getJson(fork, '/earn/deposit', { tokenIn: fork.token('CELO'), tokenOut: pool.address, inputAmount: parseUnits('1000', 18) });
+    expect(answer).toEqual({ status: 400, body: { error: `Invalid tokenOut: ${pool.address} is not an LP or gauge token this service can route`, field: 'tokenOut' } });
   });
 });
 
