@@ -7,7 +7,7 @@ import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import * as artifacts from './artifacts/contracts.ts';
-import { type Deployer, DeploymentError } from './deploy.ts';
+import { type Deployer, DeploymentError } from './deployer.ts';
 import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
 
 const Q96 = 2n ** 96n;
