@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
@@ -128,6 +129,17 @@ describe('a swap through a Uniswap V3 route', () => {
     await call(v3Adapter(), artifacts.UniswapV3Adapter.abi, 'swap', [fork.token('WETH'), fork.token('CELO'), attacker.address, pool.address]);
     const report = await expectRefused(undefined, 'manipulated', [`pool ${pool.address} prices`, 'from its 10.0-minute average', 'moved within the window']);
     expect(report.reason).toMatch(/prices 0x[0-9a-fA-F]{40} at [\d.e-]+ of 0x[0-9a-fA-F]{40} now, [\d.]+% from its 10\.0-minute average [\d.e-]+/);
+  });
+
+  it("is refused against the oracle when its V3 pool is steady at a price the oracle does not give (held there two windows)", async () => {
+    // CELO sold hard into the 0.05% pool, then left there for two windows: its own average follows, the oracle does not.
+    const pool = v3Pool('CELO/WETH 0.05%');
+    await call(fork.token('CELO'), artifacts.TestToken.abi, 'mint', [v3Adapter(), parseUnits('600000', 18)]);
+    await call(v3Adapter(), artifacts.UniswapV3Adapter.abi, 'swap', [fork.token('CELO'), fork.token('WETH'), attacker.address, pool.address]);
+    await fork.testClient.increaseTime({ seconds: 1200 });
+    await fork.testClient.mine({ blocks: 1 });
+    await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook);
+    await expectRefused(throughPool(pool.address), 'price', ["the route's pools pay", "below the oracle's", 'pools off the market']);
   });
 
   it('is refused by name when its V3 pool is of a factory nobody knows, even at a fair price', async () => {
