@@ -2,14 +2,14 @@
  * What `routekeeper doctor` checks against a node, before any money relies on it: the node's support for the
  * methods the checks and the sender prefer, code at every address of the chain data, feeds that answer with
  * their decimals, are fresh and are allowed no more than twice their measured heartbeat, SortedOracles rate feeds
- * read as the daemon reads them, factories whose init code hash reproduces one of their real pairs, the sequencer
+ * read as the daemon reads them, factories whose init code hash reproduces one of their real pools, the sequencer
  * (on an L2), and a price for every token a strategy trades. Each check is one finding.
  */
-import { type Address, isAddressEqual, zeroAddress } from 'viem';
+import { type Address, type Hex, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
-import { uniswapV2FactoryAbi as factoryAbi, uniswapV2PairAbi as pairAbi, sortedOraclesAbi } from '../contracts/abi.ts';
-import { pairAddress } from '../contracts/encoding.ts';
+import { uniswapV2FactoryAbi as factoryAbi, uniswapV2PairAbi as pairAbi, sortedOraclesAbi, uniswapV3FactoryAbi } from '../contracts/abi.ts';
+import { pairAddress, v3PoolAddress } from '../contracts/encoding.ts';
 import { aggregatorV3Abi } from '../price/feed.ts';
 import { type Heartbeat, measureHeartbeat } from '../price/heartbeat.ts';
 import type { PriceReference, SequencerFeed } from '../price/reference.ts';
@@ -139,11 +139,16 @@ export async function sortedOraclesFindings(client: ChainClient, sources: PriceS
   return perSource.flat();
 }
 
-/** A factory's init code hash gives the address of its first real pair from that pair's tokens. */
+/**
+ * A factory's init code hash gives the address of its first real pair from that pair's tokens (a V3 factory's: of a
+ * pool its getPool gives for two of the chain's tokens at a standard fee tier).
+ */
 export async function factoryFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
   return Promise.all(
     known.factories.map(async (factory): Promise<Finding> => {
-      if (!factory.initCodeHash) return { level: 'ok', message: `factory ${factory.address}: no init code hash listed; its pools are proven by getPair` };
+      const provenBy = factory.kind === 'uniswap-v3' ? 'getPool' : 'getPair';
+      if (!factory.initCodeHash) return { level: 'ok', message: `factory ${factory.address}: no init code hash listed; its pools are proven by ${provenBy}` };
+      if (factory.kind === 'uniswap-v3') return v3FactoryFinding(client, { address: factory.address, initCodeHash: factory.initCodeHash }, known.tokens);
       try {
         const count = await readContract(client, { address: factory.address, abi: factoryAbi, functionName: 'allPairsLength' });
         if (count === 0n) return { level: 'warn', message: `factory ${factory.address}: has no pair to check its init code hash against` };
@@ -200,5 +205,27 @@ export async function sequencerFindings(client: ChainClient, sequencer: Sequence
       : [{ level: 'ok', message: `sequencer: up for ${upFor} s (feed ${sequencer.address})` }];
   } catch (error) {
     return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} cannot be read (${firstLine(error)}): nothing trades` }];
+  }
+}
+
+/** The first V3 pool of two of the chain's tokens (the first eight listed, at the standard tiers) against the hash. */
+async function v3FactoryFinding(client: ChainClient, factory: { address: Address; initCodeHash: Hex }, tokens: readonly Address[]): Promise<Finding> {
+  try {
+    const listed = tokens.slice(0, 8);
+    for (const [i, tokenA] of listed.entries()) {
+      for (const tokenB of listed.slice(i + 1)) {
+        for (const fee of [500, 3000, 10_000, 100]) {
+          const pool = await readContract(client, { address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [tokenA, tokenB, fee] });
+          if (isAddressEqual(pool, zeroAddress)) continue;
+          const computed = v3PoolAddress(factory.address, factory.initCodeHash, [tokenA, tokenB], fee);
+          return isAddressEqual(computed, pool)
+            ? { level: 'ok', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} reproduces its pool ${pool}` }
+            : { level: 'fail', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} gives ${computed}, not its pool ${pool}: its pools would not be recognised` };
+        }
+      }
+    }
+    return { level: 'warn', message: `factory ${factory.address}: has no pool of the chain's first tokens to check its init code hash against` };
+  } catch (error) {
+    return { level: 'fail', message: `factory ${factory.address}: cannot be read (${firstLine(error)})` };
   }
 }

@@ -8,6 +8,7 @@ import { type Address, parseAbi } from 'viem';
 import { getCode, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
 import { type Finding, firstLine } from '../chain/doctor.ts';
+import { reasonOf } from '../chain/revert.ts';
 import { routerAbi, routerFeeAbi, uniswapV2IndexAbi, uniswapV3FactoryAbi } from '../contracts/abi.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import type { RoutingClient } from '../service/client.ts';
@@ -125,7 +126,7 @@ async function v3AdapterFinding(client: ChainClient, factory: Extract<FactorySou
         const expected = swapExactIn(state, { fee, tickSpacing }, true, amountIn)?.amountOut;
         const viaRouter = await readContract(client, { address: setup.router, abi: routerAbi, functionName: 'getOutputAmount', args: [[token0, token1], [factory.adapter.address], [pool], amountIn], blockNumber }).then(
           (value) => ({ value }),
-          (error: unknown) => ({ error: firstLine(error) }),
+          (error: unknown) => ({ error: reasonOf(error) }),
         );
         if ('error' in viaRouter) return { level: 'fail', message: `${name}: the router's getOutputAmount through it reverts for pool ${pool} (${viaRouter.error}): the daemon cannot check a route through it` };
         return viaRouter.value === expected

@@ -5,6 +5,7 @@
  * factory nobody knows, and one whose own oracle does not reach a window back, are refused by name. A refused
  * trade signs nothing: the wallet's nonce and balances are unchanged.
  */
+import { writeFileSync } from 'node:fs';
 import { type Address, type Hex, createWalletClient, getAddress, http, parseEventLogs, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
@@ -81,9 +82,9 @@ const throughPool = (pool: Address): Rewrite => (body) => ({
   txn: undefined,
 });
 
-async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, said: readonly string[]) {
+async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, said: readonly string[], addressBook = fork.addressBook) {
   proxy.setRewrite(rewrite);
-  const executor = await testExecutor(fork, { serviceUrl: proxy.url });
+  const executor = await testExecutor(fork, { serviceUrl: proxy.url, addressBook });
   try {
     const before = await walletState();
     const report = await runTrade(executor, celoForWeth());
@@ -142,6 +143,19 @@ describe('a swap through a Uniswap V3 route', () => {
     await expectRefused(throughPool(pool.address), 'price', ["the route's pools pay", "below the oracle's", 'pools off the market']);
   });
 
+  it("is refused when what its V3 adapter pays cannot be read through the router's view (a quote that cannot run there)", async () => {
+    // The chain data names a V3 adapter whose getOutputAmount reverts inside the router's view, as Swappa's (QuoterV2)
+    // does on Celo; here a V2 adapter of its own deployment, which reverts on a 20-byte pool.
+    const unreadable = await deploy(artifacts.UniswapV2Adapter);
+    const book = { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: unreadable } } };
+    const pool = v3Pool('CELO/WETH 0.05%').address;
+    const viaIt: Rewrite = (body, path) => {
+      const rewritten = throughPool(pool)(body, path);
+      return { ...rewritten, details: { ...rewritten.details, pairs: [unreadable] } };
+    };
+    await expectRefused(viaIt, 'no-price', ["the known router's getOutputAmount over the route reverts (PackedData: extras must be 21 bytes)", 'what the route pays now cannot be read'], book);
+  });
+
   it('is refused by name when its V3 pool is of a factory nobody knows, even at a fair price', async () => {
     const factory = await deploy(artifacts.UniswapV3Factory);
     const stranger = await attackerPool(factory, 500, 10n ** 26n);
@@ -170,3 +184,34 @@ describe('routekeeper once: a DCA through a Uniswap V3 route', () => {
     expect(ran.stdout).toContain(paid.toString());
   });
 });
+
+describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () => {
+  const env = (home: { dataDir: string }) => ({
+    RPC_URL: '',
+    ROUTING_SERVICE_URL: '',
+    ROUTEKEEPER_CONFIG: '',
+    ROUTEKEEPER_DATA_DIR: home.dataDir,
+    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+  });
+  const strategies = dcaYaml([{ id: 'weth', sell: 'CELO', buy: 'WETH', amount: '1', every: '1h' }]);
+
+  it('prices a V3 pool through the router exactly as its ticks say', async () => {
+    const home = daemonHome(fork, 'v3-doctor');
+    const { code, stdout, stderr } = await runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
+    expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toMatch(new RegExp(`ok {3}adapter ${v3Adapter()} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: prices pool 0x[0-9a-fA-F]{40} \\(0\\.\\d+%\\) through the router as its ticks say \\([1-9]\\d* in, [1-9]\\d* out\\)`));
+  });
+
+  it('fails an adapter whose quote cannot run inside the router\'s view, naming why', async () => {
+    // A V2 adapter named as the V3 one: its quote reverts on a 20-byte pool, as a QuoterV2-based one reverts in a view.
+    const home = daemonHome(fork, 'v3-doctor-bad');
+    const v2Adapter = fork.addressBook.contracts.adapters.uniswapV2 as Address;
+    writeFileSync(home.book, JSON.stringify({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: v2Adapter } } }));
+    const { code, stdout } = await runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
+    expect(code, stdout).toBe(1);
+    expect(stdout).toMatch(
+      new RegExp(`FAIL adapter ${v2Adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: the router's getOutputAmount through it reverts for pool 0x[0-9a-fA-F]{40} \\(PackedData: extras must be 21 bytes\\): the daemon cannot check a route through it`),
+    );
+  });
+});
+
