@@ -107,8 +107,11 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
       const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: celo.rpcUrl, ROUTEKEEPER_REQUIRE_RPC_URL: 'true', ROUTING_SERVICE_URL: 'http://127.0.0.1:9' });
       expect(stdout).toContain('doctor: chain 42220 (network)');
       // Swappa's published PairUniswapV2 prices a real Ubeswap and SushiSwap pool as their reserves and 0.3% fee say.
-      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(bips\) for ubeswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
-      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(bips\) for sushiswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
+      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(Uniswap V2, fee byte in bips\) for ubeswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
+      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(Uniswap V2, fee byte in bips\) for sushiswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
+      // Swappa's PairUniswapV3 quotes through QuoterV2: whether the router's view can run it is what doctor says.
+      expect(stdout).toMatch(/^(ok {3}|FAIL )adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: /m);
+      expect(stdout).toContain('ok   factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc: no init code hash listed; its pools are proven by getPool');
       expect(stdout).toContain('ok   code: all ');
       expect(stdout).not.toMatch(/^FAIL feed/m);
       expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
