@@ -1,0 +1,128 @@
+/**
+ * `routekeeper serve` as a process over the devnet with Uniswap V3, given an address book that lists no pool: it
+ * finds the V3 pools from their factory's `PoolCreated` logs, follows each block that swaps in them with two node
+ * requests (its header and one `eth_getLogs`) and no pool read, and a restart from its index file reads only the logs
+ * it missed; its quotes stay what the pool's own libraries say, to the wei.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type Address, type Hex, encodeFunctionData, parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { swapRouteSchema } from '../../src/service/schemas.ts';
+import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { trader } from '../helpers/routing.ts';
+
+const fork = useDevnetFork({ uniswapV3: true });
+let dir = '';
+let bookFile = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'routekeeper-serve-v3-'));
+  bookFile = join(dir, 'no-pools.json');
+  const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
+  writeFileSync(bookFile, JSON.stringify({ ...book, pools: [] }));
+});
+
+const services: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => {
+  for (const child of services) child.kill('SIGTERM');
+});
+
+async function serve(rpcUrl: string, cache: string) {
+  const child = spawnCli(['serve', '--address-book', bookFile, '--rpc', rpcUrl, '--port', '0', '--cache', cache, '--partner-store', join(dir, `partners-${services.length}.sqlite`)], { RPC_URL: '' });
+  services.push(child);
+  const { url } = JSON.parse(await firstStdoutLine(child)) as { url: string };
+  const stop = () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return { url, stop };
+}
+
+const v3Adapter = () => fork.addressBook.contracts.adapters.uniswapV3 as Address;
+const deepPool = () => fork.addressBook.uniswapV3?.pools.find((pool) => pool.name === 'CELO/WETH 0.05%')?.address as Address;
+
+async function quoteCeloForWeth(url: string, amountIn: bigint) {
+  const query = new URLSearchParams({ tokenIn: fork.token('CELO'), tokenOut: fork.token('WETH'), amountIn: amountIn.toString(), maxHops: '1' });
+  const response = await fetch(`${url}/routes?${query}`);
+  const body = await response.json();
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return swapRouteSchema.parse(body);
+}
+
+/**
+ * What the adapter's view (Uniswap's own libraries over the pool's storage) says the pool an answer names pays now
+ * (the 0.05% pool, or the 0.3% one once enough CELO was sold into the first).
+ */
+const viewed = (answer: { details: { extras: readonly Hex[] } }, amountIn: bigint) =>
+  fork.publicClient.readContract({
+    address: v3Adapter(),
+    abi: artifacts.UniswapV3Adapter.abi,
+    functionName: 'getOutputAmount',
+    args: [fork.token('CELO'), fork.token('WETH'), amountIn, answer.details.extras[0] as Hex],
+  });
+
+/** One block holding a swap of `celo` CELO straight into the 0.05% pool through the adapter, as another trader's. */
+async function blockWithSwap(celo: bigint) {
+  const me = trader(fork);
+  await fork.testClient.setAutomine(false);
+  try {
+    const hashes: Hex[] = [
+      await me.wallet.sendTransaction({ to: fork.token('CELO'), data: encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [v3Adapter(), celo] }), gas: 200_000n }),
+      await me.wallet.sendTransaction({
+        to: v3Adapter(),
+        data: encodeFunctionData({ abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [fork.token('CELO'), fork.token('WETH'), me.address, deepPool()] }),
+        gas: 1_000_000n,
+      }),
+    ];
+    await fork.testClient.mine({ blocks: 1 });
+    for (const hash of hashes) await fork.confirm(hash);
+  } finally {
+    await fork.testClient.setAutomine(true);
+  }
+}
+
+describe('serve over Uniswap V3 pools', () => {
+  it('follows blocks that swap in a V3 pool with two node requests each and no pool read; a restart reads only the logs it missed', async () => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+    const cache = join(dir, 'index.json');
+    const amountIn = parseUnits('2000', 18);
+    try {
+      const first = await serve(proxy.url, cache);
+      const start = await quoteCeloForWeth(first.url, amountIn);
+      expect(start.details.extras).toEqual([deepPool().toLowerCase()]);
+      expect(start.expectedOut).toBe(await viewed(start, amountIn));
+      const atStart = proxy.calls();
+      const blocks = 4;
+      for (let i = 0; i < blocks; i++) {
+        await blockWithSwap(parseUnits(String(20_000 * (i + 1)), 18));
+        const answer = await quoteCeloForWeth(first.url, amountIn);
+        expect(answer.expectedOut).toBe(await viewed(answer, amountIn));
+      }
+      const since = (method: string) => (proxy.calls().get(method) ?? 0) - (atStart.get(method) ?? 0);
+      // Per block: its header, then one eth_getLogs whose Swap logs carry the pool's new price, tick and liquidity.
+      expect([since('eth_getBlockByNumber'), since('eth_getLogs'), since('eth_call')]).toEqual([blocks, blocks, 0]);
+      expect(await first.stop()).toBe(0);
+      const saved = JSON.parse(readFileSync(cache, 'utf8')) as { v3Pools: { address: string; ticks: unknown[] }[] };
+      expect(saved.v3Pools.map((pool) => pool.address).sort()).toEqual((fork.addressBook.uniswapV3?.pools ?? []).map((pool) => pool.address).sort());
+      expect(saved.v3Pools.every((pool) => pool.ticks.length >= 4)).toBe(true);
+
+      // A swap in the pool while it is down; the restart reads the logs it missed, and no pool.
+      await blockWithSwap(parseUnits('50000', 18));
+      const beforeRestart = proxy.calls();
+      const second = await serve(proxy.url, cache);
+      const answer = await quoteCeloForWeth(second.url, amountIn);
+      expect(answer.expectedOut).toBe(await viewed(answer, amountIn));
+      const calls = (method: string) => (proxy.calls().get(method) ?? 0) - (beforeRestart.get(method) ?? 0);
+      expect([calls('eth_getLogs'), calls('eth_call')]).toEqual([1, 0]);
+      expect(await second.stop()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
