@@ -10,7 +10,9 @@
  *    counted by a proxy in front of the node (the service reads the head at most once per block time, 1 s);
  *  - healthDuringFourHops: the slowest GET / while 4-hop requests between hub tokens run;
  *  - peakRssMb: the serve process's peak resident memory (VmHWM), read from /proc.
- * Usage: tsx scripts/bench-routing.ts [--pools 200,2000] [--seconds N] [--concurrency N] [--questions N]
+ * With `--v3-share S`, that share of the pools are Uniswap V3 pools (0.3%, three positions each, from the real V3
+ * bytecode); the exhaustive comparison, written for constant-product pools, is then left out.
+ * Usage: tsx scripts/bench-routing.ts [--pools 200,2000] [--seconds N] [--concurrency N] [--questions N] [--v3-share S]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,8 +32,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '8' },
     questions: { type: 'string', default: '200' },
+    'v3-share': { type: 'string', default: '0' },
   },
 });
+const v3Share = Number(values['v3-share']);
 const sizes = String(values.pools).split(',').map(Number);
 const loadSeconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
@@ -113,16 +117,24 @@ async function benchSize(poolCount: number) {
   const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-routing-'));
   const stops: (() => Promise<void>)[] = [];
   try {
-    const graph = generateGraph(poolCount);
+    const graph = generateGraph(poolCount, { uniswapV3Share: v3Share });
     const deployer = devnet.addressBook.accounts[0]?.privateKey as Hex;
     const deployedAt = performance.now();
-    const { factory, tokens } = await deployGraph(devnet.addressBook.rpcUrl, deployer, graph);
+    const { factory, tokens, uniswapV3 } = await deployGraph(devnet.addressBook.rpcUrl, deployer, graph);
     const deployMs = performance.now() - deployedAt;
     const book = {
       ...devnet.addressBook,
       rpcUrl: proxy.url,
       tokens: Object.fromEntries(tokens.map((address, i) => [`B${i}`, { address, decimals: 18 }])),
-      contracts: { ...devnet.addressBook.contracts, uniswapV2Factory: factory, uniswapV2PairInitCodeHash: undefined, gauges: {}, farms: {} },
+      contracts: {
+        ...devnet.addressBook.contracts,
+        uniswapV2Factory: factory,
+        uniswapV2PairInitCodeHash: undefined,
+        ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory }),
+        adapters: { ...devnet.addressBook.contracts.adapters, ...(uniswapV3 && { uniswapV3: uniswapV3.adapter }) },
+        gauges: {},
+        farms: {},
+      },
       pools: [],
       routingService: undefined,
     };
@@ -145,7 +157,7 @@ async function benchSize(poolCount: number) {
     let below = 0;
     let above = 0;
     let noRoute = 0;
-    for (let i = 0; i < questions; i++) {
+    for (let i = 0; i < (v3Share > 0 ? 0 : questions); i++) {
       const from = Math.floor(next() * graph.tokens);
       const to = Math.floor(next() * graph.tokens);
       if (from === to) continue;
@@ -205,6 +217,7 @@ async function benchSize(poolCount: number) {
 
     return {
       pools: poolCount,
+      uniswapV3Pools: graph.pools.filter((pool) => pool.v3).length,
       tokens: graph.tokens,
       hubTokens: graph.hubs,
       deployGraphMs: Math.round(deployMs),

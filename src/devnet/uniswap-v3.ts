@@ -4,6 +4,7 @@
  * widths so that swaps cross initialized ticks.
  */
 import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
+import { isqrt } from '../bigint-math.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import * as artifacts from './artifacts/contracts.ts';
@@ -11,18 +12,6 @@ import { type Deployer, DeploymentError } from './deployer.ts';
 import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
 
 const Q96 = 2n ** 96n;
-
-/** ⌊√n⌋. */
-function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = n;
-  let y = (x + 1n) / 2n;
-  while (y < x) {
-    x = y;
-    y = (x + n / x) / 2n;
-  }
-  return x;
-}
 
 const spec = (symbol: TokenSymbol) => {
   const found = tokenSpecs.find((token) => token.symbol === symbol);

@@ -7,7 +7,7 @@
 import type { Address } from 'viem';
 import type { PairAdapter } from './adapters.ts';
 import { swapOutput } from './amm.ts';
-import { type V3PoolState, swapExactIn } from './uniswap-v3-math.ts';
+import { type V3PoolState, quoteExactIn, swapExactIn } from './uniswap-v3-math.ts';
 
 export type PoolInfo = {
   address: Address;
@@ -104,7 +104,7 @@ export class Market {
   #output(pool: PoolInfo, poolKey: string, inIs0: boolean, amountIn: bigint): bigint {
     const state = this.#states.get(poolKey);
     if (!state) throw new Error(`no state loaded for pool ${pool.address}`);
-    if (pool.v3) return swapExactIn(state as V3PoolState, pool.v3, inIs0, amountIn)?.amountOut ?? 0n;
+    if (pool.v3) return quoteExactIn(state as V3PoolState, pool.v3, inIs0, amountIn) ?? 0n;
     const { reserve0, reserve1 } = state as PoolReserves;
     return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, pool.feeBps);
   }

@@ -6,6 +6,8 @@
  * module to the pool bytecode (`test/routing/uniswap-v3-math.test.ts`).
  */
 
+import { isqrt } from '../bigint-math.ts';
+
 export const MIN_TICK = -887272;
 export const MAX_TICK = 887272;
 const Q96 = 1n << 96n;
@@ -30,16 +32,6 @@ const tickFactors: readonly bigint[] = (() => {
   }
   return factors;
 })();
-
-function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = 1n << BigInt((n.toString(2).length + 1) >> 1);
-  for (;;) {
-    const y = (x + n / x) >> 1n;
-    if (y >= x) return x;
-    x = y;
-  }
-}
 
 const sqrtRatioCache = new Map<number, bigint>();
 
@@ -170,13 +162,33 @@ function nextTick(state: V3PoolState, tick: number, spacing: number, lte: boolea
  * ticks known (or run the pool dry, leaving part of the input unswapped, which the adapter would keep).
  */
 export function swapExactIn(state: V3PoolState, pool: { fee: number; tickSpacing: number }, zeroForOne: boolean, amountIn: bigint): V3Swap | undefined {
+  const swapped = walk(state, pool, zeroForOne, amountIn);
+  if (!swapped) return undefined;
+  const { amountOut, sqrtPriceX96, liquidity, tick } = swapped;
+  return { amountOut, sqrtPriceX96, liquidity, tick: tick ?? tickAtSqrtRatio(sqrtPriceX96) };
+}
+
+/** What the pool pays for exactly `amountIn` (the route search's hot path: the tick it ends at is not worked out). */
+export function quoteExactIn(state: V3PoolState, pool: { fee: number; tickSpacing: number }, zeroForOne: boolean, amountIn: bigint): bigint | undefined {
+  return walk(state, pool, zeroForOne, amountIn)?.amountOut;
+}
+
+/**
+ * The pool's exact-input loop. A step that ends between two ticks ends the swap (its input is spent, or the price
+ * limit reached), so the tick it ends at (`undefined`: TickMath.getTickAtSqrtRatio of the price) is needed only by a
+ * caller that keeps the pool's new state.
+ */
+function walk(state: V3PoolState, pool: { fee: number; tickSpacing: number }, zeroForOne: boolean, amountIn: bigint): (Omit<V3Swap, 'tick'> & { tick: number | undefined }) | undefined {
   if (amountIn <= 0n) return { amountOut: 0n, sqrtPriceX96: state.sqrtPriceX96, tick: state.tick, liquidity: state.liquidity };
   const limit = zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n;
   const feePips = BigInt(pool.fee);
-  let { sqrtPriceX96, tick, liquidity } = state;
+  let { sqrtPriceX96, liquidity } = state;
+  let tick: number | undefined = state.tick;
   let remaining = amountIn;
   let amountOut = 0n;
   while (remaining !== 0n && sqrtPriceX96 !== limit) {
+    // A step that ends between two ticks ends the swap, so the tick is known here (worked out should it not be).
+    tick ??= tickAtSqrtRatio(sqrtPriceX96);
     const step = nextTick(state, tick, pool.tickSpacing, zeroForOne);
     if (!step) return undefined;
     const tickNext = Math.min(Math.max(step.next, MIN_TICK), MAX_TICK);
@@ -191,7 +203,7 @@ export function swapExactIn(state: V3PoolState, pool: { fee: number; tickSpacing
       if (step.initialized) liquidity += zeroForOne ? -step.initialized.liquidityNet : step.initialized.liquidityNet;
       tick = zeroForOne ? tickNext - 1 : tickNext;
     } else if (sqrtPriceX96 !== start) {
-      tick = tickAtSqrtRatio(sqrtPriceX96);
+      tick = undefined;
     }
   }
   if (remaining !== 0n) return undefined;

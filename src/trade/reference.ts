@@ -9,6 +9,7 @@
  * the reference prices of both tokens), which moving the reserves within a block does not change.
  */
 import { type Address, type Hex, erc20Abi, parseAbi } from 'viem';
+import { isqrt } from '../bigint-math.ts';
 import { routerAbi } from '../contracts/abi.ts';
 import type { ChainClient } from '../chain/chains.ts';
 import { isContractRevert, reasonOf } from '../chain/revert.ts';
@@ -92,7 +93,7 @@ async function positionUsd(client: ChainClient, prices: PriceReference, farm: Ve
   ]);
   if (supply === 0n) return { usdE18: 0n, basis: `pool ${farm.pool} has no liquidity` };
   // Fair value: 2·√(v0·v1), the pool's worth at the reference prices whatever its reserves' ratio.
-  const fair = 2n * sqrt(usd(reserve0, price0, decimals0) * usd(reserve1, price1, decimals1));
+  const fair = 2n * isqrt(usd(reserve0, price0, decimals0) * usd(reserve1, price1, decimals1));
   // A gauge token stands for one LP token.
   return { usdE18: (fair * 10n ** 18n) / supply, basis: `pool ${farm.pool} at fair value (${price0.source}; ${price1.source})` };
 }
@@ -131,16 +132,4 @@ export async function withdrawReference(
 
 function formatShare(scaled: bigint): string {
   return `${(Number(scaled) / Number(FEE_SCALE / 100n)).toFixed(2)}%`;
-}
-
-/** ⌊√n⌋ by Newton's method. */
-export function sqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = n;
-  let y = (x + 1n) / 2n;
-  while (y < x) {
-    x = y;
-    y = (x + n / x) / 2n;
-  }
-  return x;
 }
