@@ -7,6 +7,7 @@ import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
 import { isqrt } from '../bigint-math.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
+import { MIN_TICK } from '../routing/uniswap-v3-math.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import { type Deployer, DeploymentError } from './deployer.ts';
 import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
@@ -64,7 +65,7 @@ export async function deployUniswapV3(
     const price = rawPrice(token0, token1);
     for (const position of poolSpec.positions) {
       const half = position.widthPercent / 200;
-      const lower = Math.max(tickAt(price * (1 - half), spacing), Math.ceil(-887272 / spacing) * spacing);
+      const lower = Math.max(tickAt(price * (1 - half), spacing), Math.ceil(MIN_TICK / spacing) * spacing);
       const upper = tickAt(price * (1 + half), spacing) + spacing;
       // Liquidity L holds L·(1/√p − 1/√pb) of token0 and L·(√p − √pa) of token1, worth this much of token1 at p.
       const [sqrtP, sqrtA, sqrtB] = [Math.sqrt(price), Math.sqrt(1.0001 ** lower), Math.sqrt(1.0001 ** upper)];
