@@ -9,7 +9,6 @@
  *    swap in a V3 pool, under that load (a proxy in front of the node counts them).
  * Usage: tsx scripts/bench-uniswap-v3.ts [--sizes N] [--seconds N] [--concurrency N]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,34 +23,13 @@ import { startDevnet } from '../src/devnet/devnet.ts';
 import { readV3PoolState } from '../src/routing/uniswap-v3-state.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { percentiles, startServe } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '24' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '8' } } });
 const sizeCount = Number(values.sizes);
 const loadSeconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
-const bin = join(import.meta.dirname, '..', 'bin', 'routekeeper.js');
 
-const percentiles = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN) * 100) / 100;
-  return { p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
-};
-
-async function startServe(args: string[]) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, RPC_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      const line = buffered.split('\n')[0];
-      if (buffered.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { url, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
-}
 
 const devnet = await startDevnet({ uniswapV3: true });
 const book = devnet.addressBook;

@@ -3,12 +3,10 @@
  * from the factory, follows each block from its logs (no pool read again), routes through a pool created after it
  * started, prices a pool moved in the last block at its new state, and a restart reads only what it missed.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { type Address, erc20Abi, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routerAbi, routerFeeAbi } from '../../src/contracts/abi.ts';
 import { encodePoolExtras } from '../../src/contracts/encoding.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
@@ -16,39 +14,15 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { swapRouteSchema } from '../../src/service/schemas.ts';
 import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { useServeProcesses } from '../helpers/serve-process.ts';
 import { deployGraph, generateGraph } from '../helpers/pool-graph.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { approve, trader } from '../helpers/routing.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
 
 const fork = useDevnetFork();
-let dir = '';
-let bookFile = '';
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'routekeeper-serve-'));
-  bookFile = join(dir, 'no-pools.json');
-  // The devnet's own address book, less every pool and the second adapter's list: only the factory to find them from.
-  const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
-  writeFileSync(bookFile, JSON.stringify({ ...book, pools: [] }));
-});
-
-const services: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of services) child.kill('SIGTERM');
-});
-
-async function serve(args: string[] = ['--no-cache'], env: Record<string, string> = {}) {
-  const child = spawnCli(['serve', '--address-book', bookFile, '--port', '0', '--partner-store', join(dir, `partners-${services.length}.sqlite`), ...args], { RPC_URL: '', ...env });
-  services.push(child);
-  const line = await firstStdoutLine(child);
-  const { url } = JSON.parse(line) as { url: string };
-  const stop = async () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    return exited;
-  };
-  return { url, child, stop };
-}
+const served = useServeProcesses(fork, 'serve');
+const { serve } = served;
 
 async function quote(url: string, tokenIn: Address, tokenOut: Address, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) {
   const query = new URLSearchParams({ tokenIn, tokenOut, amountIn: amountIn.toString(), ...extra });
@@ -132,11 +106,11 @@ describe('routekeeper serve', () => {
     // 16 ms in a warm process here; its budget is 1 ms.
     const graph = generateGraph(250, { tokens: 24, hubs: 4, seed: 3 });
     const { factory, tokens } = await deployGraph(fork.addressBook.rpcUrl, fork.addressBook.accounts[1]?.privateKey as `0x${string}`, graph);
-    const graphBook = join(dir, 'hub-graph.json');
+    const graphBook = join(served.home.dir, 'hub-graph.json');
     const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
     writeFileSync(graphBook, JSON.stringify({ ...book, pools: [], contracts: { ...book.contracts, uniswapV2Factory: factory, gauges: {}, farms: {} } }));
-    const child = spawnCli(['serve', '--address-book', graphBook, '--port', '0', '--no-cache', '--min-reserve', '0', '--search-budget', '1', '--partner-store', join(dir, 'graph.sqlite')], { RPC_URL: '' });
-    services.push(child);
+    const child = spawnCli(['serve', '--address-book', graphBook, '--port', '0', '--no-cache', '--min-reserve', '0', '--search-budget', '1', '--partner-store', join(served.home.dir, 'graph.sqlite')], { RPC_URL: '' });
+    served.track(child);
     const { url } = JSON.parse(await firstStdoutLine(child)) as { url: string };
 
     let searching = true;
@@ -159,7 +133,7 @@ describe('routekeeper serve', () => {
 
   it('follows each new block with two node requests and reads no pool again; a restart reads only the blocks it missed', async () => {
     const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
-    const cache = join(dir, 'index.json');
+    const cache = join(served.home.dir, 'index.json');
     try {
       const first = await serve(['--rpc', proxy.url, '--cache', cache]);
       const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
@@ -198,10 +172,10 @@ describe('routekeeper serve', () => {
     const partner = fork.addressBook.partners?.[0];
     const signer = fork.addressBook.serviceSigner;
     if (!partner || !signer) throw new Error('the devnet has no partner or service signer');
-    const keysFile = join(dir, 'keys.json');
+    const keysFile = join(served.home.dir, 'keys.json');
     const key = 'serve-test-key-0123456789abcdef';
     writeFileSync(keysFile, JSON.stringify([{ key, partner: partner.id, feeRecipient: partner.admin, label: 'test' }]));
-    const store = join(dir, 'partners.sqlite');
+    const store = join(served.home.dir, 'partners.sqlite');
     const args = ['--no-cache', '--api-keys', keysFile, '--partner-store', store];
     const env = { ROUTING_SIGNER_KEY: signer.privateKey };
     const first = await serve(args, env);
@@ -238,8 +212,8 @@ describe('routekeeper serve', () => {
   it.skipIf(!process.env.CELO_RPC_URL)(
     'on Celo: indexes Ubeswap, SushiSwap and Uniswap V3 from their factories and quotes CELO for USDm through the published adapters',
     async () => {
-      const child = spawnCli(['serve', '--rpc', process.env.CELO_RPC_URL as string, '--port', '0', '--no-cache', '--partner-store', join(dir, 'celo.sqlite')], { RPC_URL: '' });
-      services.push(child);
+      const child = spawnCli(['serve', '--rpc', process.env.CELO_RPC_URL as string, '--port', '0', '--no-cache', '--partner-store', join(served.home.dir, 'celo.sqlite')], { RPC_URL: '' });
+      served.track(child);
       const { url } = JSON.parse(await firstStdoutLine(child, 600_000)) as { url: string };
       const [celo, usdm] = ['0x471EcE3750Da237f93B8E339c536989b8978a438', '0x765DE816845861e75A25fCA122bb6898B8B1282a'] as const;
       const route = await quote(url, celo, usdm, parseUnits('10', 18));
@@ -267,16 +241,16 @@ describe('routekeeper serve', () => {
     const badPort = await run(['--port', 'eighty']);
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toContain('--port must be a whole number');
-    const rpc = ['--rpc', fork.addressBook.rpcUrl, '--address-book', bookFile, '--port', '0', '--no-cache'];
-    const noKeysFile = await run([...rpc, '--api-keys', join(dir, 'missing.json')]);
-    expect([noKeysFile.code, noKeysFile.stderr.trim()]).toEqual([2, `routekeeper: --api-keys ${join(dir, 'missing.json')}: no such file`]);
-    const shortKey = join(dir, 'short-key.json');
+    const rpc = ['--rpc', fork.addressBook.rpcUrl, '--address-book', served.home.bookFile, '--port', '0', '--no-cache'];
+    const noKeysFile = await run([...rpc, '--api-keys', join(served.home.dir, 'missing.json')]);
+    expect([noKeysFile.code, noKeysFile.stderr.trim()]).toEqual([2, `routekeeper: --api-keys ${join(served.home.dir, 'missing.json')}: no such file`]);
+    const shortKey = join(served.home.dir, 'short-key.json');
     writeFileSync(shortKey, JSON.stringify([{ key: 'tooshort', partner: 1 }]));
     const badKey = await run([...rpc, '--api-keys', shortKey]);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain(`--api-keys ${shortKey}: 0.key must be at least 16 characters`);
     expect(badKey.stderr).not.toContain('tooshort');
-    const keys = join(dir, 'good-keys.json');
+    const keys = join(served.home.dir, 'good-keys.json');
     writeFileSync(keys, JSON.stringify([{ key: 'a-good-key-0123456789', partner: 1 }]));
     const noSigner = await run([...rpc, '--api-keys', keys]);
     expect(noSigner.code).toBe(2);

@@ -4,45 +4,20 @@
  * requests (its header and one `eth_getLogs`) and no pool read, and a restart from its index file reads only the logs
  * it missed; its quotes stay what the pool's own libraries say, to the wei.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { type Address, type Hex, encodeFunctionData, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { swapRouteSchema } from '../../src/service/schemas.ts';
-import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { useServeProcesses } from '../helpers/serve-process.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ uniswapV3: true });
-let dir = '';
-let bookFile = '';
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'routekeeper-serve-v3-'));
-  bookFile = join(dir, 'no-pools.json');
-  const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
-  writeFileSync(bookFile, JSON.stringify({ ...book, pools: [] }));
-});
-
-const services: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of services) child.kill('SIGTERM');
-});
-
-async function serve(rpcUrl: string, cache: string) {
-  const child = spawnCli(['serve', '--address-book', bookFile, '--rpc', rpcUrl, '--port', '0', '--cache', cache, '--partner-store', join(dir, `partners-${services.length}.sqlite`)], { RPC_URL: '' });
-  services.push(child);
-  const { url } = JSON.parse(await firstStdoutLine(child)) as { url: string };
-  const stop = () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    return exited;
-  };
-  return { url, stop };
-}
+const served = useServeProcesses(fork, 'serve-v3');
+const serve = (rpcUrl: string, cache: string) => served.serve(['--rpc', rpcUrl, '--cache', cache]);
 
 const v3Adapter = () => fork.addressBook.contracts.adapters.uniswapV3 as Address;
 const deepPool = () => fork.addressBook.uniswapV3?.pools.find((pool) => pool.name === 'CELO/WETH 0.05%')?.address as Address;
@@ -90,7 +65,7 @@ async function blockWithSwap(celo: bigint) {
 describe('serve over Uniswap V3 pools', () => {
   it('follows blocks that swap in a V3 pool with two node requests each and no pool read; a restart reads only the logs it missed', async () => {
     const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
-    const cache = join(dir, 'index.json');
+    const cache = join(served.home.dir, 'index.json');
     const amountIn = parseUnits('2000', 18);
     try {
       const first = await serve(proxy.url, cache);

@@ -1,0 +1,40 @@
+/** `routekeeper serve` as a process of its own, for the routing benchmarks: measured from outside, as users run it. */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const bin = join(import.meta.dirname, '..', 'bin', 'routekeeper.js');
+
+/** p50, p99 and the largest of some timings, in ms to two decimals. */
+export const percentiles = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN) * 100) / 100;
+  return { p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
+};
+
+/** Starts `routekeeper serve` and resolves once its `{"url"}` line is out, with how long that took. */
+export async function startServe(args: string[]) {
+  const started = performance.now();
+  // BENCH_NODE_ARGS: flags for serve's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], { env: { ...process.env, RPC_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      const line = buffered.split('\n')[0];
+      if (buffered.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
+  /** CPU time the process has used, in ms (user + system, from /proc; clock ticks of 10 ms). */
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  const stop = () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')));
+  return { url, startMs: performance.now() - started, peakRssMb, cpuMs, stop };
+}
