@@ -18,6 +18,7 @@ import {
   zeroAddress,
 } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
+import { isContractRevert } from '../chain/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, type KnownFactory, feePpmOfPerMille } from '../config/chain-data.ts';
 import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { pairAddress, v3PoolAddress } from '../contracts/encoding.ts';
@@ -60,7 +61,8 @@ export class RouteVerifier {
   readonly known: KnownContracts;
   readonly #client: ChainClient;
   readonly #facts = new Map<string, Promise<Address>>();
-  readonly #v3Fees = new Map<string, Promise<number>>();
+  /** Each pool's answer to a V3 pool's `fee()`: undefined when it reverts (a V2 pair, anything else), read once. */
+  readonly #v3Fees = new Map<string, Promise<number | undefined>>();
 
   constructor(known: KnownContracts, client: ChainClient) {
     this.known = known;
@@ -228,9 +230,13 @@ export class RouteVerifier {
     const key = `${factory.address}:${pool}`.toLowerCase();
     let fee = this.#v3Fees.get(key);
     if (!fee) {
-      fee = this.#client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'fee' });
+      // A revert is the pool's answer and kept; a node that did not answer is asked again next time.
+      fee = this.#client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'fee' }).catch((error: unknown) => {
+        if (isContractRevert(error)) return undefined;
+        this.#v3Fees.delete(key);
+        throw error;
+      });
       this.#v3Fees.set(key, fee);
-      fee.catch(() => this.#v3Fees.delete(key));
     }
     const feePpm = await fee.catch(() => undefined);
     if (feePpm === undefined) return undefined;
