@@ -54,7 +54,9 @@ export async function reportSequencer(rpcUrl: string, book: Pick<AddressBook, 'c
   if (!feed) throw new Error('this deployment has no sequencer uptime feed');
   const client = createWalletClient({ chain: chainFor(book.chainId, rpcUrl), transport: http(rpcUrl), account: devnetAccount(roles.oracleReporter).account });
   const answer = status === 'up' ? 0n : 1n;
-  const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'report', args: [answer] });
+  // A fixed gas limit, not an estimate: reporting the status the feed already has returns early and cheaply, so an
+  // estimate made on a state that does not show the last report yet (anvil under load) fell short of a real change.
+  const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'report', args: [answer], gas: 150_000n });
   const reader = createPublicClient({ transport: http(rpcUrl) });
   const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   if (receipt.status !== 'success') throw new Error(`the sequencer report (${status}) reverted in ${hash}`);
