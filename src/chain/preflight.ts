@@ -19,7 +19,7 @@ import { type Address, type Hex, type Log, encodeFunctionData, erc20Abi, hexToBi
 import { call as ethCall, estimateGas, getBlock, getTransactionCount, readContract, simulateBlocks } from 'viem/actions';
 import type { ChainClient } from './chains.ts';
 import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
-import { reasonOf } from './revert.ts';
+import { reasonOf, revertDataOf } from './revert.ts';
 
 /** The allowance a call needs (`amount`), and what the approval sets it to (`value`: the amount, or unlimited). */
 export type Approval = { token: Address; spender: Address; amount: bigint; value: bigint };
@@ -36,13 +36,19 @@ export type PreflightRequest = {
    * simulate runs the call alone.
    */
   before?: readonly { to: Address; data: Hex; value?: bigint }[];
+  /**
+   * A read of what the call will meet (what its route pays): `code` placed at `to` by state override (never
+   * deployed), called as an ordinary call after the wallet's transactions in flight and before the approval, in the
+   * same simulated block; a node that cannot simulate answers it with eth_call on the latest block.
+   */
+  quote?: { to: Address; code: Hex; data: Hex };
 };
 
 /**
  * One simulated call: what it returned, the gas it used and (from eth_simulateV1 only) its logs, native-coin
  * movements included as `Transfer` logs of a pseudo-token; or why it reverted.
  */
-export type CallResult = { ok: true; returned: Hex; gasUsed: bigint; logs?: readonly Log[] } | { ok: false; reason: string };
+export type CallResult = { ok: true; returned: Hex; gasUsed: bigint; logs?: readonly Log[] } | { ok: false; reason: string; revertData?: Hex };
 
 export type Preflight = {
   block: { number: bigint; timestamp: bigint; baseFeePerGas: bigint };
@@ -54,6 +60,8 @@ export type Preflight = {
   approvalResult?: CallResult;
   /** The call itself; `unsimulated` when the approval is missing and the node cannot simulate both together. */
   call: CallResult | 'unsimulated';
+  /** The request's `quote`, when it had one. */
+  quote?: CallResult;
 };
 
 /** Nodes found not to offer eth_simulateV1 (asked once per client). */
@@ -91,13 +99,13 @@ async function readAll(client: ChainClient, request: PreflightRequest, simulate:
     client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
     getTransactionCount(client, { address: from, blockTag: 'pending' }),
     approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
-    simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request).then((results) => ({ results, allowance: undefined })),
+    simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request),
   ]);
   chainOffset.set(client, block.timestamp - clockSeconds());
   // The chain's clock is not where we guessed (it passed the time we simulated at, or is far behind it, as a chain
   // reverted to an old state is): simulate again, a second after the block just read.
   const missed = block.timestamp >= simulatedTime || simulatedTime > block.timestamp + simulatedAheadMaxSeconds;
-  const { results, allowance: allowanceAfterEarlier } = simulate && missed ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
+  const { results, allowance: allowanceAfterEarlier, quote } = simulate && missed ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
   // The allowance the transactions in flight will leave, when there are any; else the chain's.
   const allowanceNow = approval ? (allowanceAfterEarlier ?? (allowance as bigint)) : undefined;
   const allowanceShort = approval !== undefined && (allowanceNow as bigint) < approval.amount;
@@ -108,50 +116,72 @@ async function readAll(client: ChainClient, request: PreflightRequest, simulate:
     allowance: allowanceNow,
     ...(simulate && approval ? { approvalResult: results[0] } : {}),
     call: !simulate && allowanceShort ? 'unsimulated' : (results.at(-1) as CallResult),
+    ...(quote ? { quote } : {}),
   };
 }
+
+/** What one simulation (or the eth_call fallback) answered: the approval and the call, and the reads beside them. */
+type Answers = { results: CallResult[]; allowance?: bigint; quote?: CallResult };
 
 /**
  * eth_simulateV1 of [approval?, call] in one simulated block on top of the latest, at `time`, after the wallet's
  * transactions in flight; an unsupported method is reported as such. With transactions in flight, the spender's
- * allowance is read between them and the approval (theirs may have set or spent it): `allowance`.
+ * allowance is read between them and the approval (theirs may have set or spent it): `allowance`; the quote is read
+ * there too, with its code placed by the block's state override.
  */
-async function simulateTogether(
-  client: ChainClient,
-  { from, to, data, approval, before = [] }: PreflightRequest,
-  time: bigint,
-): Promise<{ results: CallResult[]; allowance?: bigint }> {
+async function simulateTogether(client: ChainClient, { from, to, data, approval, before = [], quote }: PreflightRequest, time: bigint): Promise<Answers> {
   const earlier = before.map((tx) => ({ from, to: tx.to, data: tx.data, value: tx.value }));
   const readAllowance = approval && earlier.length > 0 ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) }] : [];
+  const readQuote = quote ? [{ from, to: quote.to, data: quote.data }] : [];
   const calls = [
     ...(approval ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }] : []),
     { from, to, data },
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
   try {
-    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: { time }, calls: [...earlier, ...readAllowance, ...calls] }], traceTransfers: true });
+    const stateOverrides = quote ? [{ address: quote.to, code: quote.code }] : undefined;
+    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: { time }, stateOverrides, calls: [...earlier, ...readAllowance, ...readQuote, ...calls] }], traceTransfers: true });
   } catch (error) {
     const typed = nodeErrorOf(error);
     if (typed instanceof MethodUnsupportedError) throw typed;
     // A revert of the whole simulated block (some nodes answer a failing call this way).
-    return { results: calls.map(() => ({ ok: false, reason: reasonOf(error) })) };
+    const failed = { ok: false as const, reason: reasonOf(error) };
+    return { results: calls.map(() => failed), ...(quote ? { quote: failed } : {}) };
   }
   const simulated = blocks[0]?.calls ?? [];
   const allowanceCall = readAllowance.length > 0 ? simulated[earlier.length] : undefined;
+  const quoteCall = quote ? simulated[earlier.length + readAllowance.length] : undefined;
   return {
-    results: simulated.slice(earlier.length + readAllowance.length).map((result) =>
-      result.status === 'success' ? { ok: true, returned: result.data, gasUsed: result.gasUsed, logs: result.logs ?? [] } : { ok: false, reason: reasonOf(result.error) },
-    ),
+    results: simulated.slice(earlier.length + readAllowance.length + readQuote.length).map(callResultOf),
     allowance: allowanceCall?.status === 'success' ? hexToBigInt(allowanceCall.data) : undefined,
+    ...(quoteCall ? { quote: callResultOf(quoteCall) } : {}),
   };
 }
 
-/** The fallback: eth_call for what the call returns and eth_estimateGas for its gas, as the chain is now. */
-async function callAlone(client: ChainClient, { from, to, data }: PreflightRequest): Promise<CallResult[]> {
-  try {
-    const [returned, gasUsed] = await Promise.all([ethCall(client, { account: from, to, data }), estimateGas(client, { account: from, to, data })]);
-    return [{ ok: true, returned: returned.data ?? '0x', gasUsed }];
-  } catch (error) {
-    return [{ ok: false, reason: reasonOf(error) }];
-  }
+type SimulatedCall = { status: 'success' | 'failure'; data: Hex; gasUsed: bigint; logs?: Log[]; error?: unknown };
+
+function callResultOf(result: SimulatedCall): CallResult {
+  return result.status === 'success'
+    ? { ok: true, returned: result.data, gasUsed: result.gasUsed, logs: result.logs ?? [] }
+    : { ok: false, reason: reasonOf(result.error), revertData: result.data };
+}
+
+/**
+ * The fallback: eth_call for what the call returns and eth_estimateGas for its gas, as the chain is now; the quote
+ * with eth_call and its code by state override.
+ */
+async function callAlone(client: ChainClient, { from, to, data, quote }: PreflightRequest): Promise<Answers> {
+  const [results, quoted] = await Promise.all([
+    Promise.all([ethCall(client, { account: from, to, data }), estimateGas(client, { account: from, to, data })]).then(
+      ([returned, gasUsed]): CallResult[] => [{ ok: true, returned: returned.data ?? '0x', gasUsed }],
+      (error: unknown): CallResult[] => [{ ok: false, reason: reasonOf(error) }],
+    ),
+    quote
+      ? ethCall(client, { account: from, to: quote.to, data: quote.data, stateOverride: [{ address: quote.to, code: quote.code }] }).then(
+          (returned): CallResult => ({ ok: true, returned: returned.data ?? '0x', gasUsed: 0n }),
+          (error: unknown): CallResult => ({ ok: false, reason: reasonOf(error), revertData: revertDataOf(error) }),
+        )
+      : undefined,
+  ]);
+  return { results, ...(quoted ? { quote: quoted } : {}) };
 }

@@ -1,5 +1,5 @@
 /** Revert reasons, read by replaying the call, so failures are reported in the contract's own words. */
-import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type PublicClient } from 'viem';
+import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type PublicClient, RawContractError } from 'viem';
 
 /** The revert string of `call` at `blockNumber` (default latest), or a short description when there is none. */
 export async function revertReason(client: PublicClient, call: { from: Address; to: Address; data: Hex; value?: bigint; gas?: bigint }, blockNumber?: bigint): Promise<string> {
@@ -26,4 +26,12 @@ export function reasonOf(error: unknown): string {
 /** Whether a contract call failed because the contract reverted (not because the node did not answer). */
 export function isContractRevert(error: unknown): boolean {
   return error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError) !== null;
+}
+
+/** The raw revert data of a failed eth_call, when the node returned any. */
+export function revertDataOf(error: unknown): Hex | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const raw = error.walk((cause) => cause instanceof RawContractError);
+  const data = raw instanceof RawContractError ? raw.data : undefined;
+  return typeof data === 'string' ? data : data?.data;
 }

@@ -190,7 +190,11 @@ export function tokenDirectory(chainId: number, book?: AddressBook): Pick<Addres
   return { tokens: { ...builtIn, ...own?.tokens } };
 }
 
-const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3' };
+/**
+ * Address book adapter names and their kinds: `uniswapV3` is a view-quoting V3 adapter (the devnet's own),
+ * `swappaUniswapV3` Swappa's PairUniswapV3, which quotes through Uniswap's QuoterV2; both read `extras` as the pool.
+ */
+const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3' };
 const farmKinds: Record<string, FarmKind> = { uniswapV2: 'uniswap-v2', gauge: 'gauge' };
 
 /** The contracts a trade may use on a chain: built in, plus an address book for the same chain. */

@@ -10,6 +10,7 @@ import { DeploymentError, createDeployer } from './deployer.ts';
 import { reportWorldPrices } from './oracle.ts';
 import { deployUniswapV3 } from './uniswap-v3.ts';
 import * as artifacts from './artifacts/contracts.ts';
+import * as swappa from './artifacts/swappa-published.ts';
 import {
   devnetChainId,
   feedDecimals,
@@ -58,7 +59,8 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
   const factory = await deploy('UniswapV2Factory', artifacts.UniswapV2Factory, [deployer.address]);
   const router = await deploy('DevnetRouter', artifacts.DevnetRouter, [deployer.address, serviceSigner.address, options.swapEvent === 'tenant']);
   const adapter = await deploy('UniswapV2Adapter', artifacts.UniswapV2Adapter);
-  const bipsAdapter = await deploy('UniswapV2BipsAdapter', artifacts.UniswapV2BipsAdapter);
+  // Celo's Uniswap V2 adapter as Swappa built and deployed it (fee byte in basis points), unlisted for the daemon.
+  const bipsAdapter = await deploy('PairUniswapV2 (Swappa)', swappa.PairUniswapV2);
   const oneClickFarm = await deploy('OneClickFarm', artifacts.OneClickFarm);
   const uniswapV2Farm = await deploy('UniswapV2Farm', artifacts.UniswapV2Farm);
   const gaugeFarm = await deploy('GaugeFarm', artifacts.GaugeFarm);
@@ -167,7 +169,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       uniswapV2Factory: factory,
       uniswapV2PairInitCodeHash: pairInitCodeHash,
       ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory, uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash }),
-      adapters: { uniswapV2: adapter, ...(uniswapV3 && { uniswapV3: uniswapV3.adapter }) },
+      adapters: { uniswapV2: adapter, ...(uniswapV3 && { uniswapV3: uniswapV3.adapter, swappaUniswapV3: uniswapV3.quotingAdapter }) },
       farms: { uniswapV2: uniswapV2Farm, gauge: gaugeFarm },
       gauges: {
         [gaugeSpec.pool]: { name: gaugeSpec.pool, address: gauge, pool: gaugePool.address, rewardToken: gaugeSpec.rewardToken },

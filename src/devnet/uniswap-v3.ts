@@ -1,7 +1,9 @@
 /**
  * The devnet's Uniswap V3: the real factory and pool bytecode (@uniswap/v3-core), our adapter and a liquidity
  * provider, and the pools of `uniswapV3PoolSpecs` initialized at the world's prices, each with positions of several
- * widths so that swaps cross initialized ticks.
+ * widths so that swaps cross initialized ticks. Beside them what Celo has for V3 routes: Uniswap's QuoterV2 from its
+ * published build (@uniswap/v3-periphery) at Celo's address, and Swappa's PairUniswapV3 as Swappa built it, which
+ * quotes through that QuoterV2 (not a view) and whose swap callback pays whoever calls it.
  */
 import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
 import { isqrt } from '../bigint-math.ts';
@@ -9,6 +11,7 @@ import type { AddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import { MIN_TICK } from '../routing/uniswap-v3-math.ts';
 import * as artifacts from './artifacts/contracts.ts';
+import * as swappa from './artifacts/swappa-published.ts';
 import { type Deployer, DeploymentError } from './deployer.ts';
 import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
 
@@ -37,10 +40,16 @@ function worldSqrtPriceX96(token0: TokenSymbol, token1: TokenSymbol): bigint {
 /** The tick at or below a price, as a multiple of the pool's spacing. */
 const tickAt = (price: number, spacing: number) => Math.floor(Math.log(price) / Math.log(1.0001) / spacing) * spacing;
 
+/**
+ * Uniswap's QuoterV2 on Celo (Uniswap/v3-periphery deploys.md, Uniswap/sdks sdk-core addresses.ts;
+ * ../shared/reference/routing-on-celo.md): Swappa's published PairUniswapV3 calls it at this address, hard-coded.
+ */
+export const celoQuoterV2: Address = '0x82825d0554fA07f7FC52Ab63c961F330fdEFa8E8';
+
 export async function deployUniswapV3(
   { deploy, call, publicClient }: Deployer,
   tokens: Record<TokenSymbol, { address: Address; decimals: number }>,
-): Promise<{ factory: Address; adapter: Address; poolInitCodeHash: `0x${string}`; world: NonNullable<AddressBook['uniswapV3']> }> {
+): Promise<{ factory: Address; adapter: Address; quotingAdapter: Address; poolInitCodeHash: `0x${string}`; world: NonNullable<AddressBook['uniswapV3']> }> {
   const factory = await deploy('UniswapV3Factory', artifacts.UniswapV3Factory);
   const adapter = await deploy('UniswapV3Adapter', artifacts.UniswapV3Adapter);
   const liquidityProvider = await deploy('V3LiquidityProvider', artifacts.V3LiquidityProvider);
@@ -79,5 +88,18 @@ export async function deployUniswapV3(
     }
     pools.push({ name: `${token0}/${token1} ${poolSpec.fee / 10_000}%`, address: pool, token0, token1, fee: poolSpec.fee, tickSpacing: spacing });
   }
-  return { factory, adapter, poolInitCodeHash, world: { liquidityProvider, pools } };
+  const quotingAdapter = await deployCeloQuoting(deploy, publicClient, factory, tokens.WETH.address);
+  return { factory, adapter, quotingAdapter, poolInitCodeHash, world: { liquidityProvider, pools } };
+}
+
+/**
+ * QuoterV2 over the devnet's factory, its code (immutables included) placed at Celo's QuoterV2 address, and Swappa's
+ * PairUniswapV3, which calls it there. Returns the adapter.
+ */
+async function deployCeloQuoting(deploy: Deployer['deploy'], publicClient: Deployer['publicClient'], factory: Address, weth: Address): Promise<Address> {
+  const quoter = await deploy('QuoterV2', artifacts.QuoterV2, [factory, weth]);
+  const code = await publicClient.getCode({ address: quoter });
+  if (!code) throw new DeploymentError('QuoterV2 has no code once deployed');
+  await publicClient.request({ method: 'anvil_setCode', params: [celoQuoterV2, code] } as never);
+  return deploy('PairUniswapV3 (Swappa)', swappa.PairUniswapV3);
 }

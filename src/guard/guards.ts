@@ -198,6 +198,24 @@ export function checkBudget(
   }
 }
 
+/**
+ * The route delivered, in the simulation of the exact transaction, at least what its hops quoted on the same state
+ * (the quotes set the reference our minimum comes from): an adapter whose quote promises more than its swap pays is
+ * refused, naming the first hop that fell short when the simulation shows each hop's swap.
+ */
+export function checkDelivered(quoted: readonly bigint[], delivered: bigint, perHop?: readonly { pool: string; amountOut: bigint }[]): void {
+  const promised = quoted.at(-1) ?? 0n;
+  if (delivered >= promised) return;
+  const short = perHop?.length === quoted.length ? perHop.findIndex((swap, i) => swap.amountOut < (quoted[i] as bigint)) : -1;
+  const which = short >= 0 ? `: hop ${short} (pool ${perHop?.[short]?.pool}) quoted ${quoted[short]} and swapped for ${perHop?.[short]?.amountOut}` : '';
+  throw new GuardRefusal(
+    'simulation',
+    `the route's hops quoted ${promised}, but a simulation of the exact transaction delivers ${delivered} to the router${which}`,
+    undefined,
+    short >= 0 ? `details.pairs[${short}]` : undefined,
+  );
+}
+
 export function checkSimulation(simulatedOut: bigint, minOut: bigint): void {
   if (simulatedOut < minOut) {
     throw new GuardRefusal('simulation', `a simulation of the exact transaction pays ${simulatedOut}, below our minimum ${minOut}`);

@@ -8,13 +8,15 @@ import { type Address, type Log, decodeFunctionData, isAddressEqual, maxUint256 
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
-import { type Approval, type Preflight, preflight } from '../chain/preflight.ts';
+import { type Approval, type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
+import { hopQuoteRead } from '../contracts/hop-quoter.ts';
 import type { Wallet } from '../chain/wallet.ts';
 import {
   type Budget,
   checkBudget,
   checkContractsAllowed,
   checkDeadline,
+  checkDelivered,
   checkDepositQuote,
   checkFeeCap,
   checkMarket,
@@ -115,11 +117,14 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   const simulated = buildCall(trade, proposal);
   const approval = simulated.spender ? approvalOf(trade, simulated.spender, ctx.settings) : undefined;
   const steadyPools = poolsOf(verified);
+  // What a swap's route pays is read in the same simulation, on the state the call meets (contracts/hop-quoter.ts).
+  const quote = proposal.kind === 'swap' && verified ? hopQuoteRead(proposal.route.details, trade.amountIn) : undefined;
+  const reading = preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval, before: ctx.wallet.inFlightCalls(), quote });
   const [steady, referenced, preflighted] = await abortable(
     Promise.allSettled([
       checkPoolsSteady(ctx, steadyPools),
-      referenceOf(ctx, trade, proposal, verified),
-      preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval, before: ctx.wallet.inFlightCalls() }),
+      referenceOf(ctx, trade, proposal, verified, () => reading.then((reads) => reads.quote)),
+      reading,
     ]),
     ctx.signal,
   );
@@ -174,6 +179,10 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,
   //     listed venues and our partner within its fee. Then the hops through unlisted adapters are those pools.
   const swaps = await abortable(accountForFlows(ctx, trade, proposal, call, reads, verified), ctx.signal);
+  if (proposal.kind === 'swap' && reference?.hopOuts) {
+    const delivered = deliveredToRouter(reads, call.target, trade.tokenOut);
+    if (delivered !== undefined) checkDelivered(reference.hopOuts, delivered, swaps);
+  }
   if (verified && 'hops' in verified && reference?.oracleValue !== undefined && reference.oracleOut === undefined) {
     const hops = provenHops(verified.hops, swaps);
     const { oracleOut, fees } = oracleAfterFees(reference.oracleValue, hops);
@@ -263,6 +272,17 @@ async function provenSwaps(
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
 }
 
+/**
+ * What the route delivered to the router in the simulation, read from its token movements (the router's return value
+ * is what it passes on, after a partner's fee); undefined when the node gave no logs.
+ */
+function deliveredToRouter(reads: Preflight, router: Address, tokenOut: Address): bigint | undefined {
+  if (reads.call === 'unsimulated' || !reads.call.ok || !reads.call.logs) return undefined;
+  return flowsOf(reads.call.logs)
+    .filter((flow) => isAddressEqual(flow.to, router) && isAddressEqual(flow.token, tokenOut))
+    .reduce((sum, flow) => sum + flow.amount, 0n);
+}
+
 /** Every hop of a swap's route, or of a deposit's or withdraw's legs. */
 const hopsOf = (verified: NonNullable<Verified>): RouteHop[] => ('hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops));
 
@@ -341,13 +361,11 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
   }
 }
 
-function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified): Promise<Reference | undefined> {
+/** `quoted`: the hop quotes read beside the simulation (asked for only where a swap's route was verified). */
+function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified, quoted: () => Promise<CallResult | undefined>): Promise<Reference | undefined> {
   return withPriceRefusals(async () => {
     if (!verified) return undefined;
-    if ('hops' in verified && proposal.kind === 'swap') {
-      const { details, routerAddress } = proposal.route;
-      return await swapReference(ctx.wallet.client, ctx.prices, trade, { router: routerAddress, ...details }, verified.hops);
-    }
+    if ('hops' in verified && proposal.kind === 'swap') return await swapReference(ctx.prices, trade, proposal.route.details, verified.hops, quoted());
     if (!('farm' in verified) || (proposal.kind !== 'deposit' && proposal.kind !== 'withdraw')) return undefined;
     // A leg's hop through an unlisted adapter counts at the highest known fee until its flows prove its pool.
     const assumed = ctx.routes.highestKnownFee();

@@ -1,18 +1,21 @@
 /**
  * What a trade should pay, found without the routing service's numbers.
  *
- * Swaps: the known router's `getOutputAmount` over the verified route (known adapters, verified pools) is what
- * the route pays now, price impact included; the oracle's rate less the route's pool fees is what it is worth.
+ * Swaps: each hop's own `getOutputAmount` of the previous hop's output (hop i's output is hop i+1's input), called
+ * as ordinary calls on the state the trade is simulated on (contracts/hop-quoter.ts), is what the route pays now,
+ * price impact included; the oracle's rate less the route's pool fees is what it is worth. (The router's `view`
+ * `getOutputAmount` makes the same chain, but as static calls, in which an adapter that quotes by swapping and
+ * reverting, as Swappa's PairUniswapV3 does through Uniswap's QuoterV2, cannot answer.)
  * The first is the reference the quote and the minimum are held to, once it is within the tolerance of the
  * second: pools pushed away from the market, or a trade too large for them, are refused.
  * Deposits and withdrawals value the position at the pool's fair price (from the product of its reserves and
  * the reference prices of both tokens), which moving the reserves within a block does not change.
  */
-import { type Address, type Hex, erc20Abi, parseAbi } from 'viem';
+import { erc20Abi, parseAbi } from 'viem';
 import { isqrt } from '../bigint-math.ts';
-import { routerAbi } from '../contracts/abi.ts';
+import { decodeHopQuotes, failedHopOf } from '../contracts/hop-quoter.ts';
 import type { ChainClient } from '../chain/chains.ts';
-import { isContractRevert, reasonOf } from '../chain/revert.ts';
+import type { CallResult } from '../chain/preflight.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { PriceReference, UsdPrice } from '../price/reference.ts';
@@ -21,6 +24,8 @@ import type { Trade } from './types.ts';
 export type Reference = {
   /** What the trade should pay, in tokenOut's raw units. */
   amountOut: bigint;
+  /** For swaps: each hop's quoted output, in route order (the last is `amountOut`). */
+  hopOuts?: readonly bigint[];
   /** For swaps: what the output is worth at the oracle's rate, less the route's pool fees. */
   oracleOut?: bigint;
   /** For swaps: what the output is worth at the oracle's rate before pool fees (known before the route's pools are). */
@@ -45,28 +50,40 @@ export function routeFeeFactor(hops: readonly HopFee[]): bigint {
 
 const usd = (amount: bigint, price: UsdPrice, decimals: number) => (amount * price.usdE18) / 10n ** BigInt(decimals);
 
+/**
+ * A swap's reference from the hop quotes read beside the simulation (`quoted`, the HopQuoter's answer over the
+ * route's own fields) and the oracle. A route none of whose hops can be quoted has no reference: refused as no-price,
+ * naming the hop and its adapter.
+ */
 export async function swapReference(
-  client: ChainClient,
   prices: PriceReference,
   trade: Trade,
-  route: { router: Address; path: readonly Address[]; pairs: readonly Address[]; extras: readonly Hex[] },
+  route: { pairs: readonly string[] },
   hops: readonly (VerifiedHop | UnlistedHop)[],
+  quoted: Promise<CallResult | undefined>,
 ): Promise<Reference> {
-  const [{ amountOut, priceIn, priceOut }, marketOut] = await Promise.all([
-    prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn),
-    client.readContract({ address: route.router, abi: routerAbi, functionName: 'getOutputAmount', args: [route.path, route.pairs, route.extras, trade.amountIn] }).catch((error: unknown) => {
-      // An adapter whose quote cannot run inside the router's view (one that swaps to quote, as Uniswap's QuoterV2
-      // does) leaves what the route pays unknown: nothing is signed on it.
-      if (isContractRevert(error)) throw new GuardRefusal('no-price', `the known router's getOutputAmount over the route reverts (${reasonOf(error)}): what the route pays now cannot be read`);
-      throw error;
-    }),
-  ]);
+  const [{ amountOut, priceIn, priceOut }, quote] = await Promise.all([prices.convert(trade.tokenIn, trade.tokenOut, trade.amountIn), quoted]);
+  const hopOuts = hopOutputs(quote, route.pairs);
+  const marketOut = hopOuts.at(-1) as bigint;
   const oracle = `oracle ${priceIn.source} / ${priceOut.source}`;
   const verified = hops.filter((hop): hop is VerifiedHop => !isUnlisted(hop));
   // A hop through an unlisted adapter has its pool (and fee) only once the simulation's flows prove it.
-  if (verified.length < hops.length) return { amountOut: marketOut, oracleValue: amountOut, basis: `the known router's getOutputAmount over the route; ${oracle}` };
+  if (verified.length < hops.length) return { amountOut: marketOut, hopOuts, oracleValue: amountOut, basis: `each hop's getOutputAmount over the route; ${oracle}` };
   const { oracleOut, fees } = oracleAfterFees(amountOut, verified);
-  return { amountOut: marketOut, oracleValue: amountOut, oracleOut, basis: `the known router's getOutputAmount over the verified route; ${oracle}, ${fees}` };
+  return { amountOut: marketOut, hopOuts, oracleValue: amountOut, oracleOut, basis: `each hop's getOutputAmount over the verified route; ${oracle}, ${fees}` };
+}
+
+/** Each hop's quoted output; a quote that failed is what the route pays left unknown: nothing is signed on it. */
+function hopOutputs(quote: CallResult | undefined, pairs: readonly string[]): readonly bigint[] {
+  if (!quote) throw new GuardRefusal('no-price', 'what the route pays was not read: the node answered no quote');
+  if (!quote.ok) {
+    const failed = failedHopOf(quote.revertData);
+    if (!failed) throw new GuardRefusal('no-price', `the hop quotes over the route fail (${quote.reason}): what the route pays now cannot be read`);
+    throw new GuardRefusal('no-price', `pairs[${failed.hop}] ${pairs[failed.hop]}'s getOutputAmount reverts (${failed.reason}): what the route pays now cannot be read`, undefined, `details.pairs[${failed.hop}]`);
+  }
+  const outs = decodeHopQuotes(quote.returned);
+  if (outs.length !== pairs.length || outs.length === 0) throw new GuardRefusal('no-price', `the hop quotes answer ${outs.length} amounts for ${pairs.length} hops`);
+  return outs;
 }
 
 /** The oracle's value of a swap's output less its pools' fees, and how much they take, for the reference's basis. */

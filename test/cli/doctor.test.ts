@@ -5,10 +5,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keccak256, toHex } from 'viem';
+import { createPublicClient, http, keccak256, toHex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forkChain } from '../../src/devnet/devnet.ts';
+import * as swappa from '../../src/devnet/artifacts/swappa-published.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
+import { celoQuoterV2 } from '../../src/devnet/uniswap-v3.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -109,9 +111,11 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
       // Swappa's published PairUniswapV2 prices a real Ubeswap and SushiSwap pool as their reserves and 0.3% fee say.
       expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(Uniswap V2, fee byte in bips\) for ubeswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
       expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(Uniswap V2, fee byte in bips\) for sushiswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
-      // Swappa's PairUniswapV3 quotes through QuoterV2: whether the router's view can run it is what doctor says.
-      expect(stdout).toMatch(/^(ok {3}|FAIL )adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: /m);
-      expect(stdout).toContain('ok   factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc: no init code hash listed; its pools are proven by getPool');
+      // Swappa's PairUniswapV3 quotes through QuoterV2, asked at the top level as the daemon asks it, exactly as the pools' ticks say.
+      expect(stdout).toMatch(/^ok {3}adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes [1-4] pools \(.*\) as their ticks say, both ways at [1-9]\d* sizes/m);
+      expect(stdout).toMatch(/^ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc: init code hash 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54 reproduces its pool 0x\w{40}$/m);
+      expect(stdout).toMatch(/^(ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): no code before block 13757683|warn factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): whether it had code before block 13757683 cannot be read)/m);
+      expect(stdout).toContain('ok   factory 0x79a530c8e2fA8748B7B40dd3629C0520c2cCf03f: init code hash 0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f reproduces');
       expect(stdout).toContain('ok   code: all ');
       expect(stdout).not.toMatch(/^FAIL feed/m);
       expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
@@ -123,4 +127,17 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
       await celo.stop();
     }
   }, 180_000);
+
+  it("holds at Swappa's published adapter addresses the code of the build the devnet runs (npm @terminal-fi/swappa 1.26.0), and QuoterV2 where that build calls it", async () => {
+    const client = createPublicClient({ transport: http(process.env.CELO_RPC_URL as string) });
+    // A creation code holds the runtime code it deploys (these have no immutables).
+    for (const [address, build] of [
+      ['0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c', swappa.PairUniswapV3],
+      ['0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C', swappa.PairUniswapV2],
+    ] as const) {
+      const code = await client.getCode({ address });
+      expect(code && code.length > 2 && build.bytecode.includes(code.slice(2)), address).toBe(true);
+    }
+    expect((await client.getCode({ address: celoQuoterV2 }))?.length ?? 0).toBeGreaterThan(2);
+  }, 60_000);
 });

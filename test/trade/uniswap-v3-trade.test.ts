@@ -1,17 +1,21 @@
 /**
  * The daemon checks and trades routes through Uniswap V3 pools (real V3 bytecode on the devnet): a swap through a V3
  * pool and a DCA run by `routekeeper once` trade end to end, the pool proven by its factory and the reference from
- * the oracle; a V3 pool moved in the block before is refused as manipulated, with both prices; a V3 pool of a
- * factory nobody knows, and one whose own oracle does not reach a window back, are refused by name. A refused
- * trade signs nothing: the wallet's nonce and balances are unchanged.
+ * each hop's own quote held to the oracle; a V3 pool moved in the block before is refused as manipulated, with both
+ * prices; a V3 pool of a factory nobody knows, and one whose own oracle does not reach a window back, are refused by
+ * name. The same through Swappa's published PairUniswapV3, which quotes through Uniswap's QuoterV2 (its published
+ * build, at Celo's address) and so cannot answer the router's view; and an adapter that quotes more than it swaps is
+ * refused. A refused trade signs nothing: the wallet's nonce and balances are unchanged. doctor holds each V3 adapter's
+ * own quote to our V3 arithmetic.
  */
 import { writeFileSync } from 'node:fs';
-import { type Address, type Hex, createWalletClient, getAddress, http, parseEventLogs, parseUnits } from 'viem';
+import { type Address, type Hex, createWalletClient, decodeFunctionData, getAddress, http, parseEventLogs, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
+import { routerAbi, uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
+import { adapterFindings } from '../../src/routing/doctor.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
@@ -27,6 +31,8 @@ const proxy = useQuoteProxy(fork);
 const attacker = devnetAccount(9);
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const v3Adapter = () => fork.addressBook.contracts.adapters.uniswapV3 as Address;
+/** Swappa's published PairUniswapV3: its getOutputAmount asks Uniswap's QuoterV2, which swaps and reverts. */
+const swappaAdapter = () => fork.addressBook.contracts.adapters.swappaUniswapV3 as Address;
 const v3Pool = (name: string) => {
   const pool = fork.addressBook.uniswapV3?.pools.find((candidate) => candidate.name === name);
   if (!pool) throw new Error(`no V3 pool ${name}`);
@@ -75,10 +81,10 @@ async function attackerPool(factory: Address, fee: number, liquidity: bigint): P
   return pool;
 }
 
-/** The route's first hop rewritten to a pool of our choosing, through the known V3 adapter. */
-const throughPool = (pool: Address): Rewrite => (body) => ({
+/** The route rewritten to one hop in a pool of our choosing, through a V3 adapter (the devnet's own by default). */
+const throughPool = (pool: Address, adapter = v3Adapter()): Rewrite => (body) => ({
   ...body,
-  details: { ...body.details, path: [fork.token('CELO'), fork.token('WETH')], pairs: [v3Adapter()], extras: [pool.toLowerCase()] },
+  details: { ...body.details, path: [fork.token('CELO'), fork.token('WETH')], pairs: [adapter], extras: [pool.toLowerCase()] },
   txn: undefined,
 });
 
@@ -143,9 +149,9 @@ describe('a swap through a Uniswap V3 route', () => {
     await expectRefused(throughPool(pool.address), 'price', ["the route's pools pay", "below the oracle's", 'pools off the market']);
   });
 
-  it("is refused when what its V3 adapter pays cannot be read through the router's view (a quote that cannot run there)", async () => {
-    // The chain data names a V3 adapter whose getOutputAmount reverts inside the router's view, as Swappa's (QuoterV2)
-    // does on Celo; here a V2 adapter of its own deployment, which reverts on a 20-byte pool.
+  it("is refused, naming the hop, when its adapter's getOutputAmount reverts even as an ordinary call", async () => {
+    // The chain data names as a V3 adapter one that cannot quote a V3 hop at all: a V2 adapter of the attacker's,
+    // which reverts on a 20-byte pool.
     const unreadable = await deploy(artifacts.UniswapV2Adapter);
     const book = { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: unreadable } } };
     const pool = v3Pool('CELO/WETH 0.05%').address;
@@ -153,7 +159,7 @@ describe('a swap through a Uniswap V3 route', () => {
       const rewritten = throughPool(pool)(body, path);
       return { ...rewritten, details: { ...rewritten.details, pairs: [unreadable] } };
     };
-    await expectRefused(viaIt, 'no-price', ["the known router's getOutputAmount over the route reverts (PackedData: extras must be 21 bytes)", 'what the route pays now cannot be read'], book);
+    await expectRefused(viaIt, 'no-price', [`pairs[0] ${unreadable}'s getOutputAmount reverts (PackedData: extras must be 21 bytes)`, 'what the route pays now cannot be read'], book);
   });
 
   it('is refused by name when its V3 pool is of a factory nobody knows, even at a fair price', async () => {
@@ -165,6 +171,96 @@ describe('a swap through a Uniswap V3 route', () => {
   it("is refused when its V3 pool's own oracle does not reach a window back: such a pool is no price source", async () => {
     const young = await attackerPool(fork.addressBook.contracts.uniswapV3Factory as Address, 10_000, 10n ** 24n);
     await expectRefused(throughPool(young), 'no-price', [`pool ${young}'s own oracle does not reach 600 s back`, 'not a price source']);
+  });
+});
+
+describe("a swap through Swappa's PairUniswapV3, which quotes through Uniswap's QuoterV2 (not a view)", () => {
+  const pool = () => v3Pool('CELO/WETH 0.05%').address;
+
+  it("cannot be priced by the router's view, yet trades: its reference is the hop's own quote, the minimum that less slippage, the flows proven", async () => {
+    const route = [[fork.token('CELO'), fork.token('WETH')], [swappaAdapter()], [pool().toLowerCase() as Hex], parseUnits('5000', 18)] as const;
+    await expect(fork.publicClient.readContract({ address: fork.addressBook.contracts.router, abi: routerAbi, functionName: 'getOutputAmount', args: route })).rejects.toThrow();
+    proxy.setRewrite(throughPool(pool(), swappaAdapter()));
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url });
+    try {
+      const before = await walletState();
+      const report = await runTrade(executor, celoForWeth());
+      expect(report.status, report.reason).toBe('confirmed');
+      const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as Hex });
+      const [payload] = decodeFunctionData({ abi: routerAbi, data: (await fork.publicClient.getTransaction({ hash: report.txHash as Hex })).input }).args as readonly [{ pairs: readonly Address[]; minOutputAmount: bigint }];
+      expect(payload.pairs).toEqual([swappaAdapter()]);
+      const [swap] = parseEventLogs({ abi: uniswapV3PoolAbi, eventName: 'Swap', logs: receipt.logs });
+      expect(swap?.address.toLowerCase()).toBe(pool().toLowerCase());
+      const paidByPool = -(swap?.args.amount1 as bigint);
+      expect(await walletState()).toEqual({ nonce: before.nonce + 2, celo: before.celo - parseUnits('5000', 18), weth: before.weth + paidByPool });
+      // QuoterV2's quote of the hop, read beside the simulation, is exactly what the pool paid.
+      expect(report.referenceOut).toBe(paidByPool);
+      expect(report.minOut).toBe((paidByPool * 9_950n) / 10_000n);
+      expect(payload.minOutputAmount).toBe(report.minOut);
+    } finally {
+      await executor.close();
+      proxy.setRewrite(undefined);
+    }
+  });
+
+  it('is refused as manipulated when its pool was moved in the block before, both prices named', async () => {
+    await call(fork.token('WETH'), artifacts.TestToken.abi, 'mint', [v3Adapter(), parseUnits('120', 18)]);
+    await call(v3Adapter(), artifacts.UniswapV3Adapter.abi, 'swap', [fork.token('WETH'), fork.token('CELO'), attacker.address, pool()]);
+    await expectRefused(throughPool(pool(), swappaAdapter()), 'manipulated', [`pool ${pool()} prices`, 'moved within the window']);
+  });
+
+  it("is refused by name when its extras name a pool that is not the factory's own for that pair and fee (QuoterV2 would price the factory's)", async () => {
+    const factory = await deploy(artifacts.UniswapV3Factory);
+    const stranger = await attackerPool(factory, 500, 10n ** 26n);
+    await expectRefused(throughPool(stranger, swappaAdapter()), 'unknown-pool', ['details.extras[0]', `names pool ${stranger}, which no known Uniswap V3 factory made`]);
+  });
+
+  it('is refused when an adapter quotes more than its swap delivers, nothing signed', async () => {
+    // 0.3% more than the honest adapter's swap pays: within slippage, so only the simulation's delivery shows it.
+    const liar = await deploy(artifacts.OverQuotingAdapter, [v3Adapter(), 30n]);
+    await expectRefused(throughPool(pool(), liar), 'simulation', ["the route's hops quoted", 'but a simulation of the exact transaction delivers', `hop 0 (pool ${pool()})`]);
+  });
+});
+
+describe("routekeeper once through Swappa's PairUniswapV3", () => {
+  /** An address book with no routing service of its own, whose V3 hops the daemon's embedded one sends through Swappa's adapter. */
+  function swappaHome(name: string) {
+    const home = daemonHome(fork, name);
+    const { routingServiceUrl: _devnetService, ...book } = fork.addressBook;
+    writeFileSync(home.book, JSON.stringify({ ...book, contracts: { ...book.contracts, adapters: { ...book.contracts.adapters, uniswapV3: swappaAdapter() } } }));
+    return home;
+  }
+  const key = () => fork.addressBook.accounts[0]?.privateKey as string;
+
+  async function onceThroughSwappa(name: string, yaml: string, id: string, amount: string) {
+    const home = swappaHome(name);
+    const before = await walletState();
+    const fromBlock = await fork.publicClient.getBlockNumber();
+    const ran = await runCli(['once', id, '--config', home.config(yaml), '--address-book', home.book, '--json'], { ROUTEKEEPER_PRIVATE_KEY: key(), ROUTEKEEPER_DATA_DIR: home.dataDir, RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '' });
+    expect(ran.code, ran.stderr).toBe(0);
+    const swaps = await fork.publicClient.getContractEvents({ address: v3Pool('CELO/WETH 0.05%').address, abi: uniswapV3PoolAbi, eventName: 'Swap', fromBlock });
+    expect(swaps).toHaveLength(1);
+    const tx = await fork.publicClient.getTransaction({ hash: swaps[0]?.transactionHash as Hex });
+    const [payload] = decodeFunctionData({ abi: routerAbi, data: tx.input }).args as readonly [{ pairs: readonly Address[] }];
+    expect(payload.pairs).toEqual([swappaAdapter()]);
+    const paid = -(swaps[0]?.args.amount1 as bigint);
+    expect(await walletState()).toMatchObject({ celo: before.celo - parseUnits(amount, 18), weth: before.weth + paid });
+    expect(ran.stdout).toContain(paid.toString());
+  }
+
+  it('a DCA buys WETH with CELO through it', async () => {
+    await onceThroughSwappa('swappa-dca', dcaYaml([{ id: 'weth', sell: 'CELO', buy: 'WETH', amount: '2500', every: '1h' }]), 'weth', '2500');
+  });
+
+  it('a take-profit order sells CELO for WETH through it once CELO fetches its level', async () => {
+    const yaml = `
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: CELO, amount: "3000" }, buy: WETH, takeProfit: "0.00015" }
+`;
+    await onceThroughSwappa('swappa-tp', yaml, 'tp', '3000');
   });
 });
 
@@ -195,23 +291,55 @@ describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () =
   });
   const strategies = dcaYaml([{ id: 'weth', sell: 'CELO', buy: 'WETH', amount: '1', every: '1h' }]);
 
-  it('prices a V3 pool through the router exactly as its ticks say', async () => {
-    const home = daemonHome(fork, 'v3-doctor');
-    const { code, stdout, stderr } = await runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
+  /** doctor's output with the V3 adapter in the address book replaced by `adapter`. */
+  async function doctorWith(name: string, adapter: Address) {
+    const home = daemonHome(fork, name);
+    writeFileSync(home.book, JSON.stringify({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: adapter } } }));
+    return runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
+  }
+  const passed = (adapter: Address) =>
+    new RegExp(`ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes 3 pools \\(0\\.05%, 0\\.3%\\) as their ticks say, both ways at ([1-9]\\d*) sizes`);
+
+  it('checks the devnet adapter by its own quote against our V3 arithmetic: several pools, tiers, sizes, both ways', async () => {
+    const { code, stdout, stderr } = await doctorWith('v3-doctor', v3Adapter());
     expect(code, stdout + stderr).toBe(0);
-    expect(stdout).toMatch(new RegExp(`ok {3}adapter ${v3Adapter()} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: prices pool 0x[0-9a-fA-F]{40} \\(0\\.\\d+%\\) through the router as its ticks say \\([1-9]\\d* in, [1-9]\\d* out\\)`));
+    expect(Number(passed(v3Adapter()).exec(stdout)?.[1]), stdout).toBeGreaterThanOrEqual(12);
   });
 
-  it('fails an adapter whose quote cannot run inside the router\'s view, naming why', async () => {
-    // A V2 adapter named as the V3 one: its quote reverts on a 20-byte pool, as a QuoterV2-based one reverts in a view.
-    const home = daemonHome(fork, 'v3-doctor-bad');
+  it("passes Swappa's PairUniswapV3, whose quote goes through QuoterV2 and cannot run in the router's view", async () => {
+    const { code, stdout, stderr } = await doctorWith('v3-doctor-swappa', swappaAdapter());
+    expect(code, stdout + stderr).toBe(0);
+    expect(Number(passed(swappaAdapter()).exec(stdout)?.[1]), stdout).toBeGreaterThanOrEqual(12);
+  });
+
+  it('fails an adapter whose quote reverts, naming why', async () => {
+    // A V2 adapter named as the V3 one: its quote reverts on a 20-byte pool.
     const v2Adapter = fork.addressBook.contracts.adapters.uniswapV2 as Address;
-    writeFileSync(home.book, JSON.stringify({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: v2Adapter } } }));
-    const { code, stdout } = await runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
+    const { code, stdout } = await doctorWith('v3-doctor-bad', v2Adapter);
     expect(code, stdout).toBe(1);
     expect(stdout).toMatch(
-      new RegExp(`FAIL adapter ${v2Adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: the router's getOutputAmount through it reverts for pool 0x[0-9a-fA-F]{40} \\(PackedData: extras must be 21 bytes\\): the daemon cannot check a route through it`),
+      new RegExp(`FAIL adapter ${v2Adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: its getOutputAmount reverts for pool 0x[0-9a-fA-F]{40} \\(PackedData: extras must be 21 bytes\\): the daemon cannot read what a route through it pays`),
     );
+  });
+
+  it("says whether a V3 factory had code before the block its pools are looked for from", async () => {
+    const hash = await attackerWallet().deployContract({ abi: artifacts.UniswapV3Factory.abi, bytecode: artifacts.UniswapV3Factory.bytecode });
+    const receipt = await fork.confirm(hash);
+    const factoryAt = (fromBlock: bigint) => ({ address: getAddress(receipt.contractAddress as Address), protocol: 'uniswap-v3', kind: 'uniswap-v3' as const, fromBlock, adapter: { address: v3Adapter(), kind: 'uniswap-v3' as const } });
+    const startFindings = async (fromBlock: bigint) =>
+      (await adapterFindings(fork.publicClient, { factories: [factoryAt(fromBlock)], router: fork.addressBook.contracts.router, tokens: {} })).filter((finding) => finding.message.startsWith('factory '));
+    expect(await startFindings(receipt.blockNumber)).toEqual([{ level: 'ok', message: `factory ${receipt.contractAddress && getAddress(receipt.contractAddress)} (uniswap-v3): no code before block ${receipt.blockNumber}, where its pools are looked for from: none is missed` }]);
+    const late = await startFindings(receipt.blockNumber + 1n);
+    expect(late.map((finding) => finding.level)).toEqual(['fail']);
+    expect(late[0]?.message).toContain(`has code at block ${receipt.blockNumber}, before the block its pools are looked for from (${receipt.blockNumber + 1n}): pools made in between are missed`);
+  });
+
+  it('fails an adapter that quotes more than the pool pays, with both amounts', async () => {
+    const liar = await deploy(artifacts.OverQuotingAdapter, [v3Adapter(), 1n]);
+    const { code, stdout } = await doctorWith('v3-doctor-liar', liar);
+    expect(code, stdout).toBe(1);
+    const [, quoted, expected] = /FAIL adapter 0x[0-9a-fA-F]{40} \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes (\d+) for \d+ of 0x[0-9a-fA-F]{40} in pool 0x[0-9a-fA-F]{40} \(0\.\d+%\); its ticks say (\d+)/.exec(stdout) ?? [];
+    expect(BigInt(quoted ?? 0)).toBe((BigInt(expected ?? 0) * 10_001n) / 10_000n);
   });
 });
 
