@@ -81,45 +81,41 @@ export async function markOrWarn(deps: MarkerDeps): Promise<void> {
   );
 }
 
-/** Reads and records one mark; resolves to the number of rows written (unchanged values write none). */
+/**
+ * Reads and records one mark; resolves to the number of rows written (unchanged values write none). Every read is
+ * asked in one tick, so a batching transport sends them as one request: the prices now (which read the latest block
+ * once, shared), and the balances at the latest block. A node answers a batch from its head; should a block land
+ * between two of its calls, a balance is one block newer than the mark says, which a valuation can bear.
+ */
 export async function markOnce(deps: MarkerDeps): Promise<number> {
-  const block = await deps.client.getBlock({ blockTag: 'latest' });
   const at = (deps.now ?? Date.now)();
   // The native coin is priced even when no strategy trades it: gas is valued with it.
   const native = deps.nativeToken?.address;
   const tokens = unique([...deps.strategies.flatMap(tokensOf), ...(native ? [native] : [])]).filter((token) => deps.prices.hasSource(token));
-  const priced = await Promise.all(
-    tokens.map(async (token): Promise<PriceMark | undefined> => {
-      try {
-        const price = await deps.prices.usdPrice(token, block.timestamp);
-        return { at, block: block.number, token, usdE18: price.usdE18, source: price.source };
-      } catch (error) {
-        if (error instanceof NoPriceError) return undefined;
-        throw error;
-      }
-    }),
-  );
-  const prices = priced.filter((mark) => mark !== undefined);
-  const nativePrice = native && prices.find((mark) => mark.token.toLowerCase() === native.toLowerCase());
-  if (nativePrice) prices.push({ ...nativePrice, token: nativePriceKey });
   const holdings = [...deps.wallets].filter(([, wallet]) => deps.holds?.(wallet) ?? true).flatMap(([name, wallet]) =>
     unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensOf)).map((token) => ({ wallet, token })),
   );
   const held = unique(holdings.map((holding) => holding.wallet));
-  const [balances, nativeBalances] = await Promise.all([
+  const [block, priced, balanceReads, nativeBalances] = await Promise.all([
+    deps.prices.headNow(),
     Promise.all(
-      holdings.map(
-        async ({ wallet, token }): Promise<BalanceMark> => ({
-          at,
-          block: block.number,
-          wallet,
-          token,
-          balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: block.number }),
-        }),
-      ),
+      tokens.map(async (token): Promise<Omit<PriceMark, 'block'> | undefined> => {
+        try {
+          const price = await deps.prices.usdPrice(token);
+          return { at, token, usdE18: price.usdE18, source: price.source };
+        } catch (error) {
+          if (error instanceof NoPriceError) return undefined;
+          throw error;
+        }
+      }),
     ),
-    deps.onBalances ? Promise.all(held.map(async (wallet) => ({ wallet, balance: await deps.client.getBalance({ address: wallet, blockNumber: block.number }) }))) : [],
+    Promise.all(holdings.map(async ({ wallet, token }) => ({ wallet, token, balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }) }))),
+    deps.onBalances ? Promise.all(held.map(async (wallet) => ({ wallet, balance: await deps.client.getBalance({ address: wallet }) }))) : [],
   ]);
+  const prices: PriceMark[] = priced.filter((mark) => mark !== undefined).map((mark) => ({ ...mark, block: block.number }));
+  const nativePrice = native && prices.find((mark) => mark.token.toLowerCase() === native.toLowerCase());
+  if (nativePrice) prices.push({ ...nativePrice, token: nativePriceKey });
+  const balances: BalanceMark[] = balanceReads.map((reading) => ({ at, block: block.number, ...reading }));
   deps.onBalances?.({ tokens: balances, native: nativeBalances });
   const written = await deps.ledger.marks.recordMarks(prices, balances);
   // Unchanged values write no rows; when they were last seen is what `status` values at.

@@ -91,6 +91,11 @@ export class PriceReference {
     return chainTime === undefined ? this.#priceNow(token) : this.#price(token, this.#head(chainTime), 0);
   }
 
+  /** The latest block that prices asked for now (no chain time given) are read at: the same one read, shared. */
+  headNow(): Promise<{ number: bigint; timestamp: bigint }> {
+    return this.#now().head;
+  }
+
   /**
    * A pool the trade swaps in is steady: its spot price within `toleranceBps` of its time-weighted average (`kind`,
    * when its factory told it, saves asking the pool).

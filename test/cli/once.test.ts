@@ -101,6 +101,37 @@ describe('once', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe("routekeeper: once: --wait must be a duration such as 30s, 2m or 1h, got 'soon'");
   });
+
+  it('trading costs the node three requests more than a run refused after its simulation: the send, the settlement, one mark', async () => {
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    proxy.faults.refuse = [];
+    proxy.faults.rewrite = undefined;
+    const runOnce = async (name: string, minPrice?: string) => {
+      const home = daemonHome(fork, name);
+      const book = join(home.dir, 'counted-book.json');
+      writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: proxy.url }));
+      const yaml = dcaYaml(strategies).replace('buy: CELO', `buy: CELO${minPrice ? `, minPrice: "${minPrice}"` : ''}`);
+      const before = proxy.requests();
+      const ran = await runCli(['once', 'dca', '--config', home.config(yaml), '--address-book', book], {
+        RPC_URL: '',
+        ROUTING_SERVICE_URL: '',
+        ROUTEKEEPER_CONFIG: '',
+        ROUTEKEEPER_DATA_DIR: home.dataDir,
+        ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+      });
+      return { ran, requests: proxy.requests() - before };
+    };
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), me);
+    // A price limit no route meets: refused by the threshold, after the check's one batch (its simulation in it).
+    const refused = await runOnce('once-refused', '1000');
+    expect(refused.ran.code, refused.ran.stderr).toBe(0);
+    expect(refused.ran.stdout).toMatch(/#buy: refused: sell 3 cUSD for CELO: the quote pays \d+, below the strategy's minimum 3000000000000000000000/);
+    expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(usdBefore);
+    const trading = await runOnce('once-trading');
+    expect(trading.ran.code, trading.ran.stderr).toBe(0);
+    expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(usdBefore - parseUnits('3', 18));
+    expect(trading.requests - refused.requests).toBe(3);
+  });
 });
 
 async function onlyTrade(ledgerFile: string) {
