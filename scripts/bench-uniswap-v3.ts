@@ -3,7 +3,9 @@
  * process, on a devnet with the real V3 bytecode (two tiers of CELO/WETH, cUSD/CELO) beside its Uniswap V2 pools:
  *  - exactness: quotes over sizes from dust to more than a pool holds, each executed through the router on a
  *    snapshot of the chain (reverted after): how many paid exactly `expectedOut`, how many went through V3 pools,
- *    and the most initialized ticks one swap crossed;
+ *    and the most initialized ticks one swap crossed; and the daemon's hop quotes (contracts/hop-quoter.ts, by state
+ *    override, as ordinary calls) of the same route, and of it with its V3 hops through Swappa's PairUniswapV3
+ *    (QuoterV2), each against what the executed route delivered;
  *  - routes: p50/p99 of GET /routes at `--concurrency` clients for pairs whose best route runs through V3 pools;
  *  - nodeRequestsPerBlock: JSON-RPC calls the node saw per block while a block came every second, each carrying a
  *    swap in a V3 pool, under that load (a proxy in front of the node counts them).
@@ -17,6 +19,7 @@ import { type Address, type Hex, createPublicClient, createTestClient, createWal
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chain/chains.ts';
 import { routerAbi, uniswapV3PoolAbi } from '../src/contracts/abi.ts';
+import { decodeHopQuotes, hopQuoteRead } from '../src/contracts/hop-quoter.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
@@ -72,6 +75,14 @@ try {
   let throughV3 = 0;
   let maxTicksCrossed = 0;
   const misses: string[] = [];
+  const hopQuotes = { ours: { exact: 0, misses: [] as string[] }, swappa: { exact: 0, misses: [] as string[] }, hops: 0 };
+  const swappaAdapter = book.contracts.adapters.swappaUniswapV3 as Address;
+  /** The daemon's hop quotes of a route on the current state: what its last hop pays. */
+  const hopQuote = async (details: { path: readonly Address[]; pairs: readonly Address[]; extras: readonly Hex[] }, amountIn: bigint) => {
+    const read = hopQuoteRead(details, amountIn);
+    const { data } = await client.call({ to: read.to, data: read.data, stateOverride: [{ address: read.to, code: read.code }] });
+    return decodeHopQuotes(data ?? '0x').at(-1);
+  };
   for (const [tokenIn, tokenOut, largest] of pairs) {
     for (let i = 0; i < sizeCount; i++) {
       // Log-spaced from a millionth of a unit to `largest` units.
@@ -80,6 +91,9 @@ try {
       if (!route) continue;
       const snapshot = await testClient.snapshot();
       try {
+        const swappaDetails = { ...route.details, pairs: route.details.pairs.map((adapter) => (adapter.toLowerCase() === v3Adapter ? swappaAdapter : adapter)) };
+        const [oursQuoted, swappaQuoted] = await Promise.all([hopQuote(route.details, amountIn), hopQuote(swappaDetails, amountIn)]);
+        hopQuotes.hops += route.details.pairs.length;
         const states = new Map(await Promise.all(v3Pools.map(async (pool) => [pool.address.toLowerCase(), await readV3PoolState(client, pool.address, pool.tickSpacing, await client.getBlockNumber())] as const)));
         await confirm(await wallet.writeContract({ address: token(tokenIn), abi: artifacts.TestToken.abi, functionName: 'mint', args: [account.address, amountIn] }));
         await confirm(await wallet.writeContract({ address: token(tokenIn), abi: erc20Abi, functionName: 'approve', args: [route.routerAddress, amountIn] }));
@@ -92,6 +106,10 @@ try {
         if (received === route.expectedOut) exact++;
         else misses.push(`${tokenIn}→${tokenOut} ${amountIn}: quoted ${route.expectedOut}, paid ${received}`);
         if (route.details.pairs.some((adapter) => adapter.toLowerCase() === v3Adapter)) throughV3++;
+        for (const [which, quoted] of [['ours', oursQuoted], ['swappa', swappaQuoted]] as const) {
+          if (quoted === received) hopQuotes[which].exact++;
+          else hopQuotes[which].misses.push(`${tokenIn}→${tokenOut} ${amountIn}: hop quotes ${quoted}, delivered ${received}`);
+        }
         for (const swap of parseEventLogs({ abi: uniswapV3PoolAbi, eventName: 'Swap', logs: receipt.logs })) {
           const state = states.get(swap.address.toLowerCase());
           if (!state) continue;
@@ -151,6 +169,13 @@ try {
         measuredAt: new Date().toISOString(),
         v3Pools: v3Pools.map((pool) => pool.name),
         exactness: { executed, exact, throughV3, maxTicksCrossed, misses: misses.slice(0, 5) },
+        hopQuotesAgainstDelivered: {
+          routes: executed,
+          hops: hopQuotes.hops,
+          viewAdapterExact: hopQuotes.ours.exact,
+          swappaQuoterV2AdapterExact: hopQuotes.swappa.exact,
+          misses: [...hopQuotes.ours.misses, ...hopQuotes.swappa.misses].slice(0, 5),
+        },
         routes: { requests: samples.length, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(samples.length / loadTook) },
         nodeRequestsPerBlock: { blocks, calls, perBlock: Math.round((calls / Math.max(blocks, 1)) * 100) / 100 },
       },
