@@ -23,7 +23,7 @@ import { decodeHopQuotes, hopQuoteRead } from '../src/contracts/hop-quoter.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { readV3PoolState } from '../src/routing/uniswap-v3-state.ts';
+import { readV3PoolState } from '../src/pools/uniswap-v3-state.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 import { percentiles, startServe } from './serve-process.ts';

@@ -195,6 +195,9 @@ export function tokenDirectory(chainId: number, book?: AddressBook): Pick<Addres
  * `swappaUniswapV3` Swappa's PairUniswapV3, which quotes through Uniswap's QuoterV2; both read `extras` as the pool.
  */
 const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3' };
+
+/** The address book's name for the adapter a kind of pool is routed through. */
+export const addressBookAdapterName = (kind: AdapterKind) => Object.keys(adapterKinds).find((name) => adapterKinds[name] === kind);
 const farmKinds: Record<string, FarmKind> = { uniswapV2: 'uniswap-v2', gauge: 'gauge' };
 
 /** The contracts a trade may use on a chain: built in, plus an address book for the same chain. */
@@ -301,10 +304,8 @@ export type RoutingFactory =
 export type RoutingData = {
   routers: readonly Address[];
   factories: readonly RoutingFactory[];
-  /** The adapter Uniswap V2 hops go through, and the unit its fee byte is in. */
-  uniswapV2Adapter?: { address: Address; feeUnit: 'per-mille' | 'bips' };
-  /** The adapter Uniswap V3 hops go through (extras: the pool). */
-  uniswapV3Adapter?: { address: Address };
+  /** Per kind of pool, the adapter its hops go through (a Uniswap V2 adapter with the unit of its fee byte). */
+  adapters: Partial<Record<AdapterKind, { address: Address; kind: AdapterKind; feeUnit?: 'per-mille' | 'bips' }>>;
 };
 
 /**
@@ -324,13 +325,16 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
     ),
   ];
   const ownAdapter = own?.contracts.adapters.uniswapV2;
-  const builtInAdapter = base?.routing?.adapters.find((adapter) => adapter.kind === 'uniswap-v2');
   const ownV3Adapter = own?.contracts.adapters.uniswapV3;
-  const builtInV3Adapter = base?.routing?.adapters.find((adapter) => adapter.kind === 'uniswap-v3');
+  const builtIn = (kind: AdapterKind) => base?.routing?.adapters.find((adapter) => adapter.kind === kind);
+  const builtInV2 = builtIn('uniswap-v2');
+  const builtInV3 = builtIn('uniswap-v3');
   return {
     routers: [...(own ? [own.contracts.router] : []), ...(base?.contracts.routers ?? [])],
     factories: factories.filter((factory, i) => factories.findIndex((other) => isAddressEqual(other.address, factory.address)) === i),
-    uniswapV2Adapter: ownAdapter ? { address: ownAdapter, feeUnit: 'per-mille' } : builtInAdapter && { address: builtInAdapter.address, feeUnit: builtInAdapter.feeUnit },
-    uniswapV3Adapter: ownV3Adapter ? { address: ownV3Adapter } : builtInV3Adapter && { address: builtInV3Adapter.address },
+    adapters: {
+      'uniswap-v2': ownAdapter ? { address: ownAdapter, kind: 'uniswap-v2', feeUnit: 'per-mille' } : builtInV2 && { address: builtInV2.address, kind: 'uniswap-v2', feeUnit: builtInV2.kind === 'uniswap-v2' ? builtInV2.feeUnit : undefined },
+      'uniswap-v3': ownV3Adapter ? { address: ownV3Adapter, kind: 'uniswap-v3' } : builtInV3 && { address: builtInV3.address, kind: 'uniswap-v3' },
+    },
   };
 }

@@ -9,7 +9,7 @@ import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
 import { isqrt } from '../bigint-math.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
-import { MIN_TICK } from '../routing/uniswap-v3-math.ts';
+import { MIN_TICK } from '../pools/uniswap-v3-math.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import * as swappa from './artifacts/swappa-published.ts';
 import { type Deployer, DeploymentError } from './deployer.ts';

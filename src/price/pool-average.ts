@@ -18,7 +18,7 @@ import { isContractRevert } from '../chain/revert.ts';
 import { uniswapV2PairAbi as pairAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
 import type { PoolKind } from '../guard/route.ts';
-import { sqrtRatioAtTick } from '../routing/uniswap-v3-math.ts';
+import { sqrtRatioAtTick } from '../pools/uniswap-v3-math.ts';
 import { ChainTooYoungError, blockAt } from './block-at.ts';
 
 /** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */

@@ -77,11 +77,8 @@ export class ChainState {
     const states = new Map<string, PoolState>();
     for (const pool of pools.pools.values()) {
       const key = pool.address.toLowerCase();
-      // A V3 pool is routable once initialized, with at least the floor's liquidity in range (its own unit, √(x·y)).
-      const v3 = pools.v3.get(key);
-      if (v3 && v3.sqrtPriceX96 > 0n && v3.liquidity >= minReserve) states.set(key, v3);
-      const reserves = pools.reserves.get(key);
-      if (reserves && reserves.reserve0 >= minReserve && reserves.reserve1 >= minReserve) states.set(key, reserves);
+      const state = pools.states.get(key);
+      if (state !== undefined && pool.kind.routable(state, minReserve)) states.set(key, state);
     }
     const routable = [...pools.pools.values()].filter((pool) => states.has(pool.address.toLowerCase()));
     return {

@@ -9,15 +9,12 @@ import { getCode, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
 import { type Finding, firstLine } from '../chain/doctor.ts';
 import { reasonOf } from '../chain/revert.ts';
-import { routerFeeAbi, uniswapV2IndexAbi, uniswapV3FactoryAbi } from '../contracts/abi.ts';
+import { routerFeeAbi } from '../contracts/abi.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import type { RoutingClient } from '../service/client.ts';
-import { adapterExtras, adapterKindName } from './adapters.ts';
-import { swapOutput } from './amm.ts';
-import type { FactorySource } from './pool-index.ts';
+import type { FactorySource } from '../pools/kind.ts';
+import { poolKinds } from '../pools/registry.ts';
 import type { RoutingSetup } from './setup.ts';
-import { swapExactIn } from './uniswap-v3-math.ts';
-import { readV3PoolState } from './uniswap-v3-state.ts';
 
 const adapterAbi = parseAbi(['function getOutputAmount(address input, address output, uint256 amountIn, bytes data) returns (uint256)']);
 /** The deployed router's published ABI has this getter (its public source does not). */
@@ -54,117 +51,79 @@ export async function hostedServiceFindings(hostedUrl: string, inUse: boolean, t
   }
 }
 
+/** The pools an adapter is checked against, at most, and the shares of a pool's input-token balance it is asked to sell. */
+const POOLS_CHECKED = 4;
+const CHECK_DIVISORS = [100_000n, 1_000n, 100n, 20n];
+
 /**
- * Each factory's adapter has code and prices the factory's first pool as the pool's reserves and fee say, to the
- * wei, for a thousandth of its reserve (a V3 factory's: several pools, sizes and both ways, see v3AdapterFinding);
- * then the router's fee denominator, partner 0's fee and the default admin fee.
+ * Each factory's adapter has code and quotes the factory's pools exactly as their kind's module does (src/pools/),
+ * and a factory found from a start block had no code before it; then the router's fee denominator, partner 0's fee
+ * and the default admin fee.
  */
 export async function adapterFindings(client: ChainClient, setup: Pick<RoutingSetup, 'factories' | 'router' | 'tokens'>): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const factory of setup.factories) {
-    const { adapter } = factory;
-    const name = `adapter ${adapter.address} (${adapterKindName(adapter)}) for ${factory.protocol}`;
+    const kind = poolKinds[factory.kind];
+    const name = `adapter ${factory.adapter.address} (${kind.adapterName(factory.adapter)}) for ${factory.protocol}`;
     try {
-      const code = await getCode(client, { address: adapter.address });
-      if (!code || code === '0x') {
-        findings.push({ level: 'fail', message: `${name}: no code at its address` });
-        continue;
-      }
-      if (factory.kind === 'uniswap-v3') {
-        findings.push(await v3AdapterFinding(client, factory, setup, name), ...(await v3StartBlockFindings(client, factory)));
-        continue;
-      }
-      const count = await readContract(client, { address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairsLength' });
-      if (count === 0n) {
-        findings.push({ level: 'warn', message: `${name}: factory ${factory.address} has no pool to check it against` });
-        continue;
-      }
-      const pool = await readContract(client, { address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairs', args: [0n] });
-      const [token0, token1, [reserve0, reserve1]] = await Promise.all([
-        readContract(client, { address: pool, abi: uniswapV2IndexAbi, functionName: 'token0' }),
-        readContract(client, { address: pool, abi: uniswapV2IndexAbi, functionName: 'token1' }),
-        readContract(client, { address: pool, abi: uniswapV2IndexAbi, functionName: 'getReserves' }),
-      ]);
-      const amountIn = reserve0 / 1000n > 0n ? reserve0 / 1000n : 1n;
-      const expected = swapOutput(amountIn, reserve0, reserve1, factory.feeBps);
-      const { result } = await client.simulateContract({
-        address: adapter.address,
-        abi: adapterAbi,
-        functionName: 'getOutputAmount',
-        args: [token0, token1, amountIn, adapterExtras(adapter, { address: pool, feeBps: factory.feeBps })],
-      });
-      findings.push(
-        result === expected
-          ? { level: 'ok', message: `${name}: prices pool ${pool} as its reserves and ${factory.feeBps} bps fee say (${amountIn} in, ${expected} out)` }
-          : { level: 'fail', message: `${name}: prices pool ${pool} at ${result} for ${amountIn}, its reserves and ${factory.feeBps} bps fee say ${expected}` },
-      );
+      const code = await getCode(client, { address: factory.adapter.address });
+      findings.push(code && code !== '0x' ? await quoteFinding(client, factory, setup, name) : { level: 'fail', message: `${name}: no code at its address` });
     } catch (error) {
       findings.push({ level: 'fail', message: `${name}: cannot be checked (${firstLine(error)})` });
     }
+    findings.push(...(await startBlockFindings(client, factory)));
   }
   findings.push(...(await routerFeeFindings(client, setup.router)));
   return findings;
 }
 
-/** The pools a V3 adapter is checked against, at most, and the shares of a pool's input-token balance it is asked to sell. */
-const V3_POOLS_CHECKED = 4;
-const V3_CHECK_DIVISORS = [100_000n, 1_000n, 100n, 20n];
-
 /**
- * A V3 adapter asked for its quote at the top level (an eth_call of its own getOutputAmount, as the daemon's hop
- * quotes ask it: not a static call, so one that quotes through Uniswap's QuoterV2 answers), on up to four of the
- * factory's pools of the chain's tokens (every fee tier), each way and at several sizes from a hundred-thousandth
- * to a twentieth of the pool's balance, against the pool's state and our V3 arithmetic, all on one block. A size our
- * arithmetic cannot quote (past the ticks it reads) is left out; any other difference fails the adapter.
+ * An adapter asked for its quote at the top level (an eth_call of its own getOutputAmount, as the daemon's hop quotes
+ * ask it: not a static call, so one that quotes through Uniswap's QuoterV2 answers), on up to four of the factory's
+ * pools (for a factory that does not number them, pools of two of the chain's tokens at any fee), each way and at
+ * several sizes from a hundred-thousandth to a twentieth of the pool's balance, against the pool's state and its kind's
+ * arithmetic, all on one block. A size the arithmetic cannot quote (a V3 swap past the ticks it reads) is left out;
+ * any other difference fails the adapter.
  */
-async function v3AdapterFinding(client: ChainClient, factory: Extract<FactorySource, { kind: 'uniswap-v3' }>, setup: Pick<RoutingSetup, 'tokens'>, name: string): Promise<Finding> {
+async function quoteFinding(client: ChainClient, factory: FactorySource, setup: Pick<RoutingSetup, 'tokens'>, name: string): Promise<Finding> {
+  const kind = poolKinds[factory.kind];
   const tokens = [...new Set(Object.values(setup.tokens ?? {}).map((token) => token.address))];
   const blockNumber = await client.getBlockNumber();
-  const pools: { pool: Address; fee: number; token0: Address; token1: Address }[] = [];
-  for (const [i, tokenA] of tokens.entries()) {
-    for (const tokenB of tokens.slice(i + 1)) {
-      for (const fee of [100, 500, 3000, 10_000]) {
-        if (pools.length >= V3_POOLS_CHECKED) break;
-        const pool = await readContract(client, { address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [tokenA, tokenB, fee], blockNumber });
-        if (/^0x0{40}$/.test(pool)) continue;
-        const [token0, token1] = BigInt(tokenA) < BigInt(tokenB) ? [tokenA, tokenB] : [tokenB, tokenA];
-        pools.push({ pool, fee, token0, token1 });
-      }
-    }
-  }
-  if (pools.length === 0) return { level: 'warn', message: `${name}: factory ${factory.address} has no pool of the chain's tokens at 0.01%, 0.05%, 0.3% or 1% to check it against` };
+  const pools = await kind.samplePools(client, factory, tokens, blockNumber, POOLS_CHECKED);
+  if (pools.length === 0) return { level: 'warn', message: `${name}: factory ${factory.address} has no pool to check it against` };
   let quotes = 0;
-  for (const { pool, fee, token0, token1 } of pools) {
-    const tickSpacing = await readContract(client, { address: pool, abi: parseAbi(['function tickSpacing() view returns (int24)']), functionName: 'tickSpacing', blockNumber });
-    const state = await readV3PoolState(client, pool, tickSpacing, blockNumber);
-    for (const [tokenIn, tokenOut] of [[token0, token1], [token1, token0]] as const) {
-      const balance = await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool], blockNumber });
-      for (const divisor of V3_CHECK_DIVISORS) {
+  for (const pool of pools) {
+    const state = await kind.readState(client, pool, blockNumber);
+    if (state === undefined) continue;
+    for (const [tokenIn, tokenOut] of [[pool.token0, pool.token1], [pool.token1, pool.token0]] as const) {
+      const balance = await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool.address], blockNumber });
+      for (const divisor of CHECK_DIVISORS) {
         const amountIn = balance / divisor;
-        const expected = amountIn > 0n ? swapExactIn(state, { fee, tickSpacing }, tokenIn === token0, amountIn)?.amountOut : undefined;
-        if (expected === undefined) continue;
+        const expected = amountIn > 0n ? kind.quote(state, pool, tokenIn === pool.token0, amountIn) : 0n;
+        if (expected === 0n) continue;
+        const args = [tokenIn, tokenOut, amountIn, kind.extras(factory.adapter, pool)] as const;
         const quoted = await client
-          .simulateContract({ address: factory.adapter.address, abi: adapterAbi, functionName: 'getOutputAmount', args: [tokenIn, tokenOut, amountIn, pool], blockNumber })
+          .simulateContract({ address: factory.adapter.address, abi: adapterAbi, functionName: 'getOutputAmount', args, blockNumber })
           .then(({ result }) => ({ value: result }), (error: unknown) => ({ error: reasonOf(error) }));
-        if ('error' in quoted) return { level: 'fail', message: `${name}: its getOutputAmount reverts for pool ${pool} (${quoted.error}): the daemon cannot read what a route through it pays` };
+        if ('error' in quoted) return { level: 'fail', message: `${name}: its getOutputAmount reverts for pool ${pool.address} (${quoted.error}): the daemon cannot read what a route through it pays` };
         if (quoted.value !== expected) {
-          return { level: 'fail', message: `${name}: quotes ${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool} (${fee / 10_000}%); its ticks say ${expected}` };
+          return { level: 'fail', message: `${name}: quotes ${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool.address} (${pool.feeBps / 100}%); its state says ${expected}` };
         }
         quotes++;
       }
     }
   }
-  const tiers = [...new Set(pools.map((entry) => entry.fee))].sort((a, b) => a - b).map((fee) => `${fee / 10_000}%`).join(', ');
-  if (quotes === 0) return { level: 'warn', message: `${name}: no size of ${pools.length} pools could be quoted by our arithmetic to check it against` };
-  return { level: 'ok', message: `${name}: quotes ${pools.length} pools (${tiers}) as their ticks say, both ways at ${quotes} sizes (from 1/100000 to 1/20 of a pool's balance)` };
+  const tiers = [...new Set(pools.map((pool) => pool.feeBps))].sort((a, b) => a - b).map((bps) => `${bps / 100}%`).join(', ');
+  if (quotes === 0) return { level: 'warn', message: `${name}: no size of ${pools.length} pools could be quoted to check it against` };
+  return { level: 'ok', message: `${name}: quotes ${pools.length} pools (${tiers}) as their state says, both ways at ${quotes} sizes (from 1/100000 to 1/20 of a pool's balance)` };
 }
 
 /**
- * A V3 factory's pools are found from its PoolCreated logs from its start block on: with no code at the block before
- * it, no pool can have been made earlier. A node that keeps no state that old cannot tell (a warning).
+ * A factory whose pools are found from its logs from a start block: with no code at the block before it, no pool can
+ * have been made earlier. A node that keeps no state that old cannot tell (a warning).
  */
-async function v3StartBlockFindings(client: ChainClient, factory: Extract<FactorySource, { kind: 'uniswap-v3' }>): Promise<Finding[]> {
-  if (factory.fromBlock === 0n) return [];
+async function startBlockFindings(client: ChainClient, factory: FactorySource): Promise<Finding[]> {
+  if (!('fromBlock' in factory) || factory.fromBlock === 0n) return [];
   const before = factory.fromBlock - 1n;
   const name = `factory ${factory.address} (${factory.protocol})`;
   try {

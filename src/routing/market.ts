@@ -1,35 +1,19 @@
 /**
- * A snapshot of every pool's state at one block (a Uniswap V2 pool's reserves, a V3 pool's price, liquidity and
- * ticks), indexed by token for the route search (search.ts). Simulating a trade on a copy (`clone()` then `apply()`)
+ * A snapshot of every pool's state at one block, as its kind keeps it (a Uniswap V2 pool's reserves, a V3 pool's
+ * price, liquidity and ticks; see src/pools/), indexed by token for the route search (search.ts). Every question about
+ * a pool's state goes to its kind's module. Simulating a trade on a copy (`clone()` then `apply()`)
  * lets deposit and withdraw quotes chain several swaps exactly as they will execute, each seeing the state the
  * previous one left.
  */
 import type { Address } from 'viem';
-import type { PairAdapter } from './adapters.ts';
-import { swapOutput } from './amm.ts';
-import { type V3PoolState, quoteExactIn, swapExactIn } from './uniswap-v3-math.ts';
+import type { PoolInfo } from '../pools/kind.ts';
+import type { PoolReserves } from '../pools/uniswap-v2.ts';
 
-export type PoolInfo = {
-  address: Address;
-  token0: Address;
-  token1: Address;
-  /** The pool's swap fee in basis points (30 = 0.3%; a V3 pool's 0.05% is 5). */
-  feeBps: number;
-  /** A Uniswap V3 pool's fee in hundredths of a basis point and its tick spacing; absent: a constant-product pool. */
-  v3?: { fee: number; tickSpacing: number };
-  /** Protocol id, for the `exclude` parameter (`ubeswap`, `sushiswap`, …). */
-  protocol: string;
-  /** The adapter routes through this pool name in `pairs`. */
-  adapter: PairAdapter;
-};
+export type { PoolInfo } from '../pools/kind.ts';
+export type { PoolReserves } from '../pools/uniswap-v2.ts';
 
-/** A pool's reserves; its LP supply only where a deposit or withdraw quote needed it. */
-export type PoolReserves = { reserve0: bigint; reserve1: bigint; totalSupply?: bigint };
-
-/** What a pool's swaps depend on: a V2 pool's reserves, or a V3 pool's state. */
-export type PoolState = PoolReserves | V3PoolState;
-
-const isV3 = (state: PoolState): state is V3PoolState => 'sqrtPriceX96' in state;
+/** What a pool's swaps depend on, as its kind keeps it (a V2 pool's reserves, a V3 pool's price, liquidity, ticks). */
+export type PoolState = unknown;
 
 export type Hop = { pool: PoolInfo; tokenIn: Address; tokenOut: Address };
 
@@ -103,18 +87,13 @@ export class Market {
 
   #output(pool: PoolInfo, poolKey: string, inIs0: boolean, amountIn: bigint): bigint {
     const state = this.#states.get(poolKey);
-    if (!state) throw new Error(`no state loaded for pool ${pool.address}`);
-    if (pool.v3) return quoteExactIn(state as V3PoolState, pool.v3, inIs0, amountIn) ?? 0n;
-    const { reserve0, reserve1 } = state as PoolReserves;
-    return swapOutput(amountIn, inIs0 ? reserve0 : reserve1, inIs0 ? reserve1 : reserve0, pool.feeBps);
+    if (state === undefined) throw new Error(`no state loaded for pool ${pool.address}`);
+    return pool.kind.quote(state, pool, inIs0, amountIn);
   }
 
-  /** A pool's mid price, token out per token in (raw units), as a fraction: reserves, or a V3 pool's √price squared. */
+  /** A pool's mid price, token out per token in (raw units), as a fraction. */
   midPrice(hop: Hop): { numerator: bigint; denominator: bigint } {
-    const state = this.#state(hop.pool);
-    const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
-    const [price0, scale] = isV3(state) ? [state.sqrtPriceX96 * state.sqrtPriceX96, 1n << 192n] : [state.reserve1, state.reserve0];
-    return inIs0 ? { numerator: price0, denominator: scale } : { numerator: scale, denominator: price0 };
+    return hop.pool.kind.midPrice(this.#state(hop.pool), key(hop.tokenIn) === key(hop.pool.token0));
   }
 
   hasToken(token: Address): boolean {
@@ -132,16 +111,15 @@ export class Market {
     return { reserve0, reserve1, totalSupply };
   }
 
-  /** A constant-product pool's reserves (deposits and withdrawals are in V2 pools only). */
+  /** A position pool's reserves (deposits and withdrawals go to pools whose kind has ERC-20 positions only). */
   reserves(pool: PoolInfo): PoolReserves {
-    const state = this.#state(pool);
-    if (isV3(state)) throw new Error(`pool ${pool.address} is a Uniswap V3 pool: it has no reserves`);
-    return state;
+    if (!pool.kind.lpPositions) throw new Error(`pool ${pool.address} is a ${pool.kind.id} pool: it has no reserves`);
+    return this.#state(pool) as PoolReserves;
   }
 
   #state(pool: PoolInfo): PoolState {
     const state = this.#states.get(key(pool.address));
-    if (!state) throw new Error(`no state loaded for pool ${pool.address}`);
+    if (state === undefined) throw new Error(`no state loaded for pool ${pool.address}`);
     return state;
   }
 
@@ -166,24 +144,10 @@ export class Market {
   apply(hops: readonly Hop[], amountIn: bigint): bigint {
     let amount = amountIn;
     for (const hop of hops) {
-      const state = this.#state(hop.pool);
-      const inIs0 = key(hop.tokenIn) === key(hop.pool.token0);
-      if (hop.pool.v3) {
-        const swapped = swapExactIn(state as V3PoolState, hop.pool.v3, inIs0, amount);
-        if (!swapped) throw new Error(`pool ${hop.pool.address} cannot take ${amount} within the ticks known`);
-        this.#states.set(key(hop.pool.address), { ...(state as V3PoolState), sqrtPriceX96: swapped.sqrtPriceX96, tick: swapped.tick, liquidity: swapped.liquidity });
-        amount = swapped.amountOut;
-        continue;
-      }
-      const out = this.hopOutput(hop, amount);
-      const { reserve0, reserve1, totalSupply } = state as PoolReserves;
-      this.#states.set(
-        key(hop.pool.address),
-        inIs0
-          ? { reserve0: reserve0 + amount, reserve1: reserve1 - out, totalSupply }
-          : { reserve0: reserve0 - out, reserve1: reserve1 + amount, totalSupply },
-      );
-      amount = out;
+      const swapped = hop.pool.kind.swap(this.#state(hop.pool), hop.pool, key(hop.tokenIn) === key(hop.pool.token0), amount);
+      if (!swapped) throw new Error(`pool ${hop.pool.address} cannot take ${amount}`);
+      this.#states.set(key(hop.pool.address), swapped.state);
+      amount = swapped.amountOut;
     }
     return amount;
   }

@@ -8,36 +8,22 @@
  * a V3 pool whose price nears the edge of the ticks read is read again around its new price. What was indexed is
  * kept in a file, so a restart reads only the blocks it missed.
  */
-import { type Address, type Hex, type Log, type PublicClient, getAddress, parseEventLogs } from 'viem';
-import { routerFeeAbi, routerTenantSwapEventAbi, uniswapV2IndexAbi, uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
-import type { RoutingFactory } from '../config/chain-data.ts';
-import type { PairAdapter } from './adapters.ts';
-import type { Head, Reserves } from './block-state.ts';
-import { type IndexSnapshot, readIndexCache, writeIndexCache } from './index-cache.ts';
-import type { PoolInfo } from './market.ts';
-import { type V3PoolState, withPositionChange } from './uniswap-v3-math.ts';
-import { readV3PoolState } from './uniswap-v3-state.ts';
-
-/** A factory the service finds pools from, and the adapter its pools are routed through. */
-export type FactorySource = RoutingFactory & { adapter: PairAdapter };
-
-/** A pool with its factory, and for a V2 pool its place in the factory's `allPairs` (V3 pools: -1). */
-export type IndexedPool = PoolInfo & { factory: Address; index: number };
-
+import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
+import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
+import type { DecodedLog, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter } from '../pools/kind.ts';
+import { poolKindEvents, poolKinds } from '../pools/registry.ts';
+import { readIndexCache, writeIndexCache } from './index-cache.ts';
 
 /** The pools at one block. Never changed once made: the next block makes another. */
 export type PoolsAtBlock = {
   head: Head;
   pools: ReadonlyMap<string, IndexedPool>;
-  reserves: ReadonlyMap<string, Reserves>;
-  /** Each V3 pool's price, liquidity and known ticks at this block. */
-  v3: ReadonlyMap<string, V3PoolState>;
-  /** How many pairs each V2 factory had at this block (its `allPairs` length), by lower-case address. */
-  pairsLength: ReadonlyMap<string, number>;
+  /** Each pool's state at this block, as its kind keeps it. */
+  states: ReadonlyMap<string, unknown>;
+  /** How far each factory's discovery got (by lower-case address): a number only its kind reads. */
+  progress: ReadonlyMap<string, bigint>;
   /** The last block in which the router's fee settings changed, as far as this index has seen. */
   feesChangedAt: bigint;
-  /** The last block whose V3 factories' `PoolCreated` logs are read. */
-  v3ScannedTo: bigint;
 };
 
 export type PoolIndexOptions = {
@@ -62,25 +48,11 @@ export type PoolIndexOptions = {
    * logs, and within what nodes answer: the pools' tokens are kept, their reserves read afresh (default 2,000).
    */
   maxCatchUpBlocks?: bigint;
-  /** The widest block range one `eth_getLogs` for a V3 factory's `PoolCreated` asks for, at a first start (default 50,000). */
-  discoveryLogRange?: bigint;
 };
 
 const key = (address: Address) => address.toLowerCase();
-const watchedEvents = [
-  ...uniswapV2IndexAbi.filter((item) => item.type === 'event'),
-  ...uniswapV3FactoryAbi.filter((item) => item.type === 'event'),
-  ...uniswapV3PoolAbi.filter((item) => item.type === 'event'),
-  ...routerFeeAbi.filter((item) => item.type === 'event'),
-  ...routerTenantSwapEventAbi,
-];
-const poolCreatedEvent = uniswapV3FactoryAbi.filter((item) => item.type === 'event');
-
-/** A V3 pool whose price is within this many bitmap words of the edge of those read is read again around it. */
-const V3_EDGE_WORDS = 1;
-
-/** A V3 pool created but not yet initialized: no price, nothing to route. */
-const uninitialized: V3PoolState = { sqrtPriceX96: 0n, tick: 0, liquidity: 0n, ticks: [], words: { low: -32768, high: 32767 } };
+const routerEvents = [...routerFeeAbi.filter((item) => item.type === 'event'), ...routerTenantSwapEventAbi];
+const watchedEvents = [...poolKindEvents, ...routerEvents];
 
 /** A swap the router paid under a partner's id (the public source's `Swap` names it as `tenantId`). */
 export type PartnerSwap = { partner: number; tokenIn: Address; amountIn: bigint; txHash: Hex; logIndex: number; blockNumber: bigint };
@@ -148,18 +120,21 @@ export class PoolIndex {
     return this.#recentered(this.#apply(known, head, logs));
   }
 
-  /** The state with every V3 pool whose price nears the edge of the ticks read read again around its price. */
+  /** The state with every pool whose kind says its followed state is not enough (a V3 pool near its ticks' edge) read again. */
   async #recentered(state: PoolsAtBlock): Promise<PoolsAtBlock> {
-    const nearEdge = [...state.pools.values()].filter((pool) => {
-      const v3 = state.v3.get(key(pool.address));
-      if (!pool.v3 || !v3 || v3.sqrtPriceX96 === 0n) return false;
-      const word = Math.floor(Math.floor(v3.tick / pool.v3.tickSpacing) / 256);
-      return word - v3.words.low < V3_EDGE_WORDS || v3.words.high - word < V3_EDGE_WORDS;
+    const stale = [...state.pools.values()].filter((pool) => {
+      const poolState = state.states.get(key(pool.address));
+      return poolState !== undefined && pool.kind.needsRead(pool, poolState);
     });
-    if (nearEdge.length === 0) return state;
-    const v3 = new Map(state.v3);
-    await Promise.all(nearEdge.map(async (pool) => v3.set(key(pool.address), await readV3PoolState(this.#client, pool.address, pool.v3?.tickSpacing ?? 1, state.head.number))));
-    return { ...state, v3 };
+    if (stale.length === 0) return state;
+    const states = new Map(state.states);
+    await Promise.all(
+      stale.map(async (pool) => {
+        const read = await pool.kind.readState(this.#client, pool, state.head.number);
+        if (read !== undefined) states.set(key(pool.address), read);
+      }),
+    );
+    return { ...state, states };
   }
 
   async #logsBetween(from: bigint, to: bigint): Promise<Log[]> {
@@ -173,168 +148,76 @@ export class PoolIndex {
   }
 
   #apply(known: PoolsAtBlock, head: Head, logs: readonly Log[]): PoolsAtBlock {
-    const pools = new Map(known.pools);
-    const reserves = new Map(known.reserves);
-    const v3 = new Map(known.v3);
-    const pairsLength = new Map(known.pairsLength);
+    const draft: IndexDraft = {
+      pools: new Map(known.pools),
+      states: new Map(known.states),
+      progress: new Map(known.progress),
+      factory: (address) => this.#factories.get(key(address)),
+    };
     let feesChangedAt = known.feesChangedAt;
     const router = this.#options.router;
     const partnerSwaps: PartnerSwap[] = [];
     for (const log of parseEventLogs({ abi: watchedEvents, logs: [...logs], strict: false })) {
-      if (log.eventName === 'PairCreated') {
-        const factory = this.#factories.get(key(log.address));
-        const { pair, token0, token1, index } = log.args;
-        if (!factory || !pair || !token0 || !token1 || index === undefined) continue;
-        const pool = this.#pool(factory, pair, token0, token1, Number(index) - 1);
-        pools.set(key(pool.address), pool);
-        if (!reserves.has(key(pool.address))) reserves.set(key(pool.address), { reserve0: 0n, reserve1: 0n });
-        pairsLength.set(key(factory.address), Math.max(pairsLength.get(key(factory.address)) ?? 0, Number(index)));
-      } else if (log.eventName === 'PoolCreated') {
-        const factory = this.#factories.get(key(log.address));
-        const { pool: address, token0, token1, fee, tickSpacing } = log.args;
-        if (factory?.kind !== 'uniswap-v3' || !address || !token0 || !token1 || fee === undefined || tickSpacing === undefined) continue;
-        const pool = this.#v3Pool(factory, address, token0, token1, fee, tickSpacing);
-        pools.set(key(pool.address), pool);
-        if (!v3.has(key(pool.address))) v3.set(key(pool.address), uninitialized);
-      } else if ((log.eventName === 'Initialize' || log.eventName === 'Swap') && 'sqrtPriceX96' in log.args) {
-        // Both carry the pool's price and tick after them; a swap also its liquidity in range.
-        const state = v3.get(key(log.address));
-        const { sqrtPriceX96, tick } = log.args;
-        if (!state || sqrtPriceX96 === undefined || tick === undefined) continue;
-        const liquidity = 'liquidity' in log.args && log.args.liquidity !== undefined ? log.args.liquidity : state.liquidity;
-        v3.set(key(log.address), { ...state, sqrtPriceX96, tick, liquidity });
-      } else if (log.eventName === 'Mint' || log.eventName === 'Burn') {
-        const state = v3.get(key(log.address));
-        const { tickLower, tickUpper, amount } = log.args;
-        if (!state || tickLower === undefined || tickUpper === undefined || amount === undefined || amount === 0n) continue;
-        v3.set(key(log.address), withPositionChange(state, tickLower, tickUpper, log.eventName === 'Mint' ? amount : -amount));
-      } else if (log.eventName === 'Sync') {
-        // Logs come in chain order: the last Sync of a pool in the range is its state at `head`.
-        if (pools.has(key(log.address)) && log.args.reserve0 !== undefined && log.args.reserve1 !== undefined) {
-          reserves.set(key(log.address), { reserve0: log.args.reserve0, reserve1: log.args.reserve1 });
+      if (router && key(log.address) === key(router)) {
+        if (log.eventName === 'FeeChanged' && log.blockNumber !== null) feesChangedAt = log.blockNumber;
+        else if (log.eventName === 'Swap' && 'tenantId' in log.args) {
+          const { tenantId, input, inputAmount } = log.args as { tenantId?: bigint; input?: Address; inputAmount?: bigint };
+          if (tenantId && tenantId > 0n && input && inputAmount !== undefined && log.transactionHash && log.logIndex !== null && log.blockNumber !== null) {
+            partnerSwaps.push({ partner: Number(tenantId), tokenIn: input, amountIn: inputAmount, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber });
+          }
         }
-      } else if (log.eventName === 'FeeChanged' && router && key(log.address) === key(router) && log.blockNumber !== null) {
-        feesChangedAt = log.blockNumber;
-      } else if (log.eventName === 'Swap' && 'tenantId' in log.args && router && key(log.address) === key(router)) {
-        const { tenantId, input, inputAmount } = log.args;
-        if (tenantId && tenantId > 0n && input && inputAmount !== undefined && log.transactionHash && log.logIndex !== null && log.blockNumber !== null) {
-          partnerSwaps.push({ partner: Number(tenantId), tokenIn: input, amountIn: inputAmount, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber });
-        }
-      }
-    }
-    if (partnerSwaps.length > 0) this.#options.onPartnerSwaps?.(partnerSwaps, head);
-    return { head, pools, reserves, v3, pairsLength, feesChangedAt, v3ScannedTo: head.number };
-  }
-
-  /**
-   * Every factory's pools read from the chain at `head`: the pairs each factory lists (only those not already known
-   * are asked their tokens, which never change), and every pool's reserves. After a reorg the fee settings are
-   * read again too.
-   */
-  async #reload(head: Head, known: PoolsAtBlock | undefined): Promise<PoolsAtBlock> {
-    const blockNumber = head.number;
-    const pools = new Map<string, IndexedPool>();
-    const pairsLength = new Map<string, number>();
-    const knownAt = new Map([...(known?.pools.values() ?? [])].map((pool) => [`${key(pool.factory)}:${pool.index}`, pool]));
-    await Promise.all(
-      this.#options.factories.map(async (factory) => {
-        if (factory.kind === 'uniswap-v3') {
-          for (const pool of await this.#v3PoolsFound(factory, known, head.number)) pools.set(key(pool.address), pool);
-          return;
-        }
-        const length = Number(await this.#client.readContract({ address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairsLength', blockNumber }));
-        pairsLength.set(key(factory.address), length);
-        const listed = await Promise.all(
-          Array.from({ length }, async (_, index) => {
-            const already = knownAt.get(`${key(factory.address)}:${index}`);
-            if (already) return already;
-            const pair = await this.#client.readContract({ address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairs', args: [BigInt(index)], blockNumber });
-            const [token0, token1] = await Promise.all([
-              this.#client.readContract({ address: pair, abi: uniswapV2IndexAbi, functionName: 'token0', blockNumber }),
-              this.#client.readContract({ address: pair, abi: uniswapV2IndexAbi, functionName: 'token1', blockNumber }),
-            ]);
-            return this.#pool(factory, pair, token0, token1, index);
-          }),
-        );
-        for (const pool of listed) pools.set(key(pool.address), pool);
-      }),
-    );
-    const reserves = new Map<string, Reserves>();
-    const v3 = new Map<string, V3PoolState>();
-    await Promise.all(
-      [...pools.values()].map(async (pool) => {
-        if (pool.v3) {
-          // A pool announced in blocks a reorg dropped has no code: it is left out, not the whole index.
-          const state = await readV3PoolState(this.#client, pool.address, pool.v3.tickSpacing, blockNumber).catch(async (error: unknown) => {
-            if ((await this.#client.getCode({ address: pool.address, blockNumber })) === undefined) return undefined;
-            throw error;
-          });
-          if (state) v3.set(key(pool.address), state);
-          else pools.delete(key(pool.address));
-          return;
-        }
-        const [reserve0, reserve1] = await this.#client.readContract({ address: pool.address, abi: uniswapV2IndexAbi, functionName: 'getReserves', blockNumber });
-        reserves.set(key(pool.address), { reserve0, reserve1 });
-      }),
-    );
-    return { head, pools, reserves, v3, pairsLength, feesChangedAt: head.number, v3ScannedTo: head.number };
-  }
-
-  /**
-   * A V3 factory's pools up to `toBlock`: those already known, and those its `PoolCreated` logs announce after the
-   * last block scanned (from its deployment block at a first start, in ranges of `discoveryLogRange`).
-   */
-  async #v3PoolsFound(factory: Extract<FactorySource, { kind: 'uniswap-v3' }>, known: PoolsAtBlock | undefined, toBlock: bigint): Promise<IndexedPool[]> {
-    const found = [...(known?.pools.values() ?? [])].filter((pool) => key(pool.factory) === key(factory.address) && (known?.v3ScannedTo ?? -1n) <= toBlock);
-    const from = known && known.v3ScannedTo <= toBlock ? known.v3ScannedTo + 1n : factory.fromBlock;
-    // Nodes cap a log request's range or its answer: a refused range is asked again in halves, down to 100 blocks.
-    let range = this.#options.discoveryLogRange ?? 50_000n;
-    for (let start = from; start <= toBlock; ) {
-      const end = start + range - 1n < toBlock ? start + range - 1n : toBlock;
-      const logs = await this.#client.getLogs({ address: factory.address, events: poolCreatedEvent, fromBlock: start, toBlock: end }).catch((error: unknown) => {
-        if (range <= 100n) throw error;
-        return undefined;
-      });
-      if (!logs) {
-        range /= 2n;
         continue;
       }
-      for (const log of parseEventLogs({ abi: poolCreatedEvent, logs, strict: false })) {
-        const { pool, token0, token1, fee, tickSpacing } = log.args;
-        if (pool && token0 && token1 && fee !== undefined && tickSpacing !== undefined) found.push(this.#v3Pool(factory, pool, token0, token1, fee, tickSpacing));
-      }
-      start = end + 1n;
+      // A pool's own kind, or its factory's, takes the log.
+      const kind = draft.pools.get(key(log.address))?.kind ?? (this.#factories.has(key(log.address)) ? poolKinds[this.#factoryKind(log.address)] : undefined);
+      kind?.follow(log as unknown as DecodedLog, draft);
     }
-    return found;
+    for (const pool of draft.pools.values()) if (!known.pools.has(key(pool.address))) draft.pools.set(key(pool.address), this.#routed(pool));
+    for (const factory of this.#options.factories) {
+      const progress = poolKinds[factory.kind].progressAfter(draft.progress.get(key(factory.address)), head);
+      if (progress !== undefined) draft.progress.set(key(factory.address), progress);
+    }
+    if (partnerSwaps.length > 0) this.#options.onPartnerSwaps?.(partnerSwaps, head);
+    return { head, pools: draft.pools, states: draft.states, progress: draft.progress, feesChangedAt };
   }
 
-  #v3Pool(factory: FactorySource, pool: Address, token0: Address, token1: Address, fee: number, tickSpacing: number): IndexedPool {
-    const address = getAddress(pool);
-    return {
-      address,
-      token0: getAddress(token0),
-      token1: getAddress(token1),
-      feeBps: fee / 100,
-      v3: { fee, tickSpacing },
-      protocol: factory.protocol,
-      adapter: factory.adapter,
-      factory: factory.address,
-      index: -1,
-    };
+  #factoryKind(address: Address) {
+    return (this.#factories.get(key(address)) as FactorySource).kind;
   }
 
-  #pool(factory: FactorySource, pair: Address, token0: Address, token1: Address, index: number): IndexedPool {
-    const address = getAddress(pair);
-    return {
-      address,
-      token0: getAddress(token0),
-      token1: getAddress(token1),
-      feeBps: factory.kind === 'uniswap-v2' ? factory.feeBps : 0,
-      protocol: factory.protocol,
-      adapter: this.#options.adapterOverride?.(address) ?? factory.adapter,
-      factory: factory.address,
-      index,
-    };
+  /** A pool with the adapter it is routed through (its factory's, or an override's). */
+  #routed(pool: IndexedPool): IndexedPool {
+    const adapter = this.#options.adapterOverride?.(pool.address);
+    return adapter ? { ...pool, adapter } : pool;
+  }
+
+  /**
+   * Every factory's pools read from the chain at `head`, each found as its kind finds them (those already known are
+   * kept, not asked again: a pool's tokens never change), and every pool's state. After a reorg the fee settings
+   * are read again too. A pool whose state cannot be read because it has no code (announced in blocks a reorg
+   * dropped) is left out, not the whole index.
+   */
+  async #reload(head: Head, known: PoolsAtBlock | undefined): Promise<PoolsAtBlock> {
+    const pools = new Map<string, IndexedPool>();
+    const progress = new Map<string, bigint>();
+    const knownPools = [...(known?.pools.values() ?? [])];
+    await Promise.all(
+      this.#options.factories.map(async (factory) => {
+        const ofFactory = knownPools.filter((pool) => key(pool.factory) === key(factory.address));
+        const found = await poolKinds[factory.kind].discover(this.#client, factory, { pools: ofFactory, progress: known?.progress.get(key(factory.address)) }, head);
+        progress.set(key(factory.address), found.progress);
+        for (const pool of found.pools) pools.set(key(pool.address), this.#routed(pool));
+      }),
+    );
+    const states = new Map<string, unknown>();
+    await Promise.all(
+      [...pools.values()].map(async (pool) => {
+        const state = await pool.kind.readState(this.#client, pool, head.number);
+        if (state === undefined) pools.delete(key(pool.address));
+        else states.set(key(pool.address), state);
+      }),
+    );
+    return { head, pools, states, progress, feesChangedAt: head.number };
   }
 
   /** The cached index, when its block is still the chain's (else a reorg passed it: nothing is taken from it). */
@@ -346,18 +229,15 @@ export class PoolIndex {
     const block = await this.#client.getBlock({ blockNumber: cached.head.number }).catch(() => undefined);
     if (block?.hash !== cached.head.hash) return undefined;
     const pools = new Map<string, IndexedPool>();
-    for (const pool of cached.pools) {
-      const factory = this.#factories.get(key(pool.factory));
-      if (factory) pools.set(key(pool.address), this.#pool(factory, pool.address, pool.token0, pool.token1, pool.index));
+    const states = new Map<string, unknown>();
+    for (const entry of cached.pools) {
+      const factory = this.#factories.get(key(entry.factory));
+      if (!factory || factory.kind !== entry.kind) continue;
+      const { pool, state } = poolKinds[entry.kind].fromCache(entry, factory);
+      pools.set(key(pool.address), this.#routed(pool));
+      states.set(key(pool.address), state);
     }
-    const v3 = new Map<string, V3PoolState>();
-    for (const pool of cached.v3Pools) {
-      const factory = this.#factories.get(key(pool.factory));
-      if (!factory) continue;
-      pools.set(key(pool.address), this.#v3Pool(factory, pool.address, pool.token0, pool.token1, pool.fee, pool.tickSpacing));
-      v3.set(key(pool.address), pool.state);
-    }
-    return { head: cached.head, pools, reserves: cached.reserves, v3, pairsLength: cached.pairsLength, feesChangedAt: cached.head.number, v3ScannedTo: cached.v3ScannedTo };
+    return { head: cached.head, pools, states, progress: cached.progress, feesChangedAt: cached.head.number };
   }
 
   #maybeSaveCache(state: PoolsAtBlock) {
@@ -369,18 +249,10 @@ export class PoolIndex {
   async #saveCache(state: PoolsAtBlock): Promise<void> {
     const file = this.#options.cacheFile;
     if (!file) return;
-    const all = [...state.pools.values()];
-    const snapshot: IndexSnapshot = {
-      head: state.head,
-      pools: all.filter((pool) => !pool.v3),
-      reserves: state.reserves,
-      pairsLength: state.pairsLength,
-      v3Pools: all.flatMap((pool) => {
-        const v3 = state.v3.get(key(pool.address));
-        return pool.v3 && v3 ? [{ ...pool, fee: pool.v3.fee, tickSpacing: pool.v3.tickSpacing, state: v3 }] : [];
-      }),
-      v3ScannedTo: state.v3ScannedTo,
-    };
-    await writeIndexCache(file, { ...snapshot, factories: this.#options.factories.map((factory) => factory.address) });
+    const pools = [...state.pools.values()].flatMap((pool) => {
+      const poolState = state.states.get(key(pool.address));
+      return poolState === undefined ? [] : [pool.kind.toCache(pool, poolState)];
+    });
+    await writeIndexCache(file, { head: state.head, pools, progress: state.progress, factories: this.#options.factories.map((factory) => factory.address) });
   }
 }

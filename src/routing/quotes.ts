@@ -6,7 +6,6 @@
 import { type Address, type Hex, encodeFunctionData, isAddressEqual } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import { encodeGaugeFarmData, encodePoolExtras, partnerDigest } from '../contracts/encoding.ts';
-import { adapterExtras } from './adapters.ts';
 import {
   type EarnRouteJson,
   type EarnRouteQuery,
@@ -15,7 +14,7 @@ import {
   type SwapRouteQuery,
   interpretDeadline,
 } from '../service/schemas.ts';
-import { addLiquidity, partnerFee, removeLiquidity } from './amm.ts';
+import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2-math.ts';
 import type { ChainSnapshot } from './chain-state.ts';
 import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
 import type { Hop, Market, PoolInfo } from './market.ts';
@@ -214,7 +213,7 @@ export class QuoteEngine {
     return {
       path,
       pairs,
-      extras: hops.map((hop) => adapterExtras(hop.pool.adapter, hop.pool)),
+      extras: hops.map((hop) => hop.pool.kind.extras(hop.pool.adapter, hop.pool)),
       inputAmount: inputAmount.toString(),
       expectedOutputAmount: expectedOutputAmount.toString(),
       deadline: Number(deadline),
@@ -266,11 +265,11 @@ export class QuoteEngine {
     const gauge = earn.gauges.find((candidate) => isAddressEqual(candidate.address, token));
     if (gauge && earn.gaugeFarm) {
       const pool = market.pool(gauge.pool);
-      return pool && !pool.v3 ? { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm } : undefined;
+      return pool?.kind.lpPositions ? { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm } : undefined;
     }
     const pool = earn.uniswapV2Farm ? market.pool(token) : undefined;
     // The V2 farm reads the pool's fee as a per-mille byte.
-    if (!pool || pool.v3 || !earn.uniswapV2Farm || pool.feeBps % 10 !== 0) return undefined;
+    if (!pool?.kind.lpPositions || !earn.uniswapV2Farm || pool.feeBps % 10 !== 0) return undefined;
     return { token, pool, farm: earn.uniswapV2Farm, farmData: encodePoolExtras(pool.address, pool.feeBps / 10), oneClickFarm: earn.oneClickFarm };
   }
 
@@ -321,4 +320,9 @@ function priceImpact(market: Market, hops: readonly Hop[], amountIn: bigint, amo
   }
   const numerator = ((spotNumerator - amountOut * spotDenominator) * PRICE_IMPACT_SCALE) / spotNumerator;
   return { numerator: numerator.toString(), denominator: PRICE_IMPACT_SCALE.toString() };
+}
+
+/** The router's partner fee on an output: numerator over 1e10. */
+function partnerFee(output: bigint, feeNumerator: bigint): bigint {
+  return (output * feeNumerator) / 10_000_000_000n;
 }

@@ -10,12 +10,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { chainFor } from '../chain/chains.ts';
 import { earnRouteQuerySchema, swapRouteQuerySchema } from '../service/schemas.ts';
-import type { PairAdapter } from './adapters.ts';
+import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import { ChainState } from './chain-state.ts';
 import { type ErrorBody, RoutingRequestError, badRequest } from './errors.ts';
 import { PartnerStore } from './partner-store.ts';
 import { type ApiKeyConfig, PartnerRegistry } from './partners.ts';
-import { type FactorySource, PoolIndex } from './pool-index.ts';
+import { PoolIndex } from './pool-index.ts';
 import { type EarnConfig, QuoteEngine } from './quotes.ts';
 
 export type RoutingServiceOptions = {

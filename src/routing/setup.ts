@@ -4,10 +4,9 @@
  */
 import { type Address, isAddressEqual } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
-import { chainTimingFor, routingDataFor, tokenDirectory } from '../config/chain-data.ts';
+import { addressBookAdapterName, chainTimingFor, routingDataFor, tokenDirectory } from '../config/chain-data.ts';
 import { ConfigError } from '../config/errors.ts';
-import type { PairAdapter } from './adapters.ts';
-import type { FactorySource } from './pool-index.ts';
+import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import type { EarnConfig } from './quotes.ts';
 import type { RoutingServiceOptions } from './server.ts';
 
@@ -19,14 +18,9 @@ export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressB
   if (!router) throw new ConfigError(`no router is known on chain ${chainId}: name one in an address book (contracts.router)`);
   if (data.factories.length === 0) throw new ConfigError(`no pool factory is known on chain ${chainId}: name one in an address book (contracts.uniswapV2Factory)`);
   const factories = data.factories.map((factory): FactorySource => {
-    if (factory.kind === 'uniswap-v2') {
-      const adapter = data.uniswapV2Adapter;
-      if (!adapter) throw new ConfigError(`no pair adapter for Uniswap V2 pools is known on chain ${chainId}: name one in an address book (contracts.adapters.uniswapV2)`);
-      return { ...factory, adapter: { address: adapter.address, kind: 'uniswap-v2', feeUnit: adapter.feeUnit } };
-    }
-    const adapter = data.uniswapV3Adapter;
-    if (!adapter) throw new ConfigError(`no pair adapter for Uniswap V3 pools is known on chain ${chainId}: name one in an address book (contracts.adapters.uniswapV3)`);
-    return { ...factory, adapter: { address: adapter.address, kind: 'uniswap-v3' } };
+    const adapter = data.adapters[factory.kind];
+    if (!adapter) throw new ConfigError(`no pair adapter for ${factory.kind} pools is known on chain ${chainId}: name one in an address book (contracts.adapters.${addressBookAdapterName(factory.kind)})`);
+    return { ...factory, adapter };
   });
   const own = book && book.chainId === chainId ? book : undefined;
   const timing = chainTimingFor(chainId, book);

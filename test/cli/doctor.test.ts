@@ -57,6 +57,10 @@ describe('routekeeper doctor', () => {
     expect(lines.find((line) => line.startsWith('ok   code: all '))).toMatch(/all \d+ addresses of the chain data have code/);
     expect(lines.filter((line) => /^ok {3}feed 0x\w+ \((CELO|cUSD|cEUR|USDC|WETH)\): 8 decimals, updated \d+ s ago/.test(line))).toHaveLength(5);
     expect(lines).toContain(`ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pair ${fork.addressBook.pools[0]?.address}`);
+    // The devnet's per-mille V2 adapter quotes 4 of the factory's pools as their reserves and fee say, both ways.
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^ok {3}adapter ${fork.addressBook.contracts.adapters.uniswapV2} \\(Uniswap V2, fee byte in per-mille\\) for uniswap-v2: quotes 4 pools \\(0\\.3%\\) as their state says, both ways at (2[4-9]|3[0-2]) sizes`)),
+    );
     expect(lines.find((line) => line.startsWith('ok   sequencer: up for '))).toBeDefined();
     expect(lines.find((line) => /^ok {3}SortedOracles 0x\w+ rate feed 0x\w+ \(CELO\): answers its own median$/.test(line))).toBeDefined();
     expect(lines).toContain('ok   strategy dca: every token it trades has a price');
@@ -108,11 +112,12 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
       // A named service that does not answer, so doctor does not index all of Celo's pools through the fork.
       const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: celo.rpcUrl, ROUTEKEEPER_REQUIRE_RPC_URL: 'true', ROUTING_SERVICE_URL: 'http://127.0.0.1:9' });
       expect(stdout).toContain('doctor: chain 42220 (network)');
-      // Swappa's published PairUniswapV2 prices a real Ubeswap and SushiSwap pool as their reserves and 0.3% fee say.
-      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(Uniswap V2, fee byte in bips\) for ubeswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
-      expect(stdout).toMatch(/^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \(Uniswap V2, fee byte in bips\) for sushiswap: prices pool 0x\w{40} as its reserves and 30 bps fee say/m);
+      // Swappa's published PairUniswapV2 prices real Ubeswap, SushiSwap and Uniswap V2 pools as their reserves and 0.3% fee say.
+      for (const protocol of ['ubeswap', 'sushiswap', 'uniswap-v2']) {
+        expect(stdout).toMatch(new RegExp(`^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \\(Uniswap V2, fee byte in bips\\) for ${protocol}: quotes [1-4] pools \\(0\\.3%\\) as their state says`, 'm'));
+      }
       // Swappa's PairUniswapV3 quotes through QuoterV2, asked at the top level as the daemon asks it, exactly as the pools' ticks say.
-      expect(stdout).toMatch(/^ok {3}adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes [1-4] pools \(.*\) as their ticks say, both ways at [1-9]\d* sizes/m);
+      expect(stdout).toMatch(/^ok {3}adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes [1-4] pools \(.*\) as their state says, both ways at [1-9]\d* sizes/m);
       expect(stdout).toMatch(/^ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc: init code hash 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54 reproduces its pool 0x\w{40}$/m);
       expect(stdout).toMatch(/^(ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): no code before block 13757683|warn factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): whether it had code before block 13757683 cannot be read)/m);
       expect(stdout).toContain('ok   factory 0x79a530c8e2fA8748B7B40dd3629C0520c2cCf03f: init code hash 0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f reproduces');

@@ -7,7 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Address, getAddress, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { swapOutput } from '../../src/routing/amm.ts';
+import { uniswapV2 } from '../../src/pools/uniswap-v2.ts';
+import { swapOutput } from '../../src/pools/uniswap-v2-math.ts';
 import { type Hop, Market, type PoolInfo, type PoolReserves } from '../../src/routing/market.ts';
 import { QuoteEngine } from '../../src/routing/quotes.ts';
 import { bestPathNow, searchWithin } from '../../src/routing/search.ts';
@@ -15,6 +16,7 @@ import { swapRouteQuerySchema } from '../../src/service/schemas.ts';
 import { seeded } from '../helpers/chaos.ts';
 
 const adapter = { address: getAddress(`0x${'ad'.repeat(20)}`), kind: 'uniswap-v2' as const, feeUnit: 'bips' as const };
+const kind = uniswapV2;
 
 const random = seeded;
 
@@ -26,7 +28,7 @@ function hubGraph(seed: number, tokens: number, pools: number, hubs: number) {
   const reserves = new Map<string, PoolReserves>();
   const add = (a: number, b: number) => {
     const address = getAddress(`0x${(0xb000000 + list.length).toString(16).padStart(40, '0')}`);
-    list.push({ address, token0: addresses[a] as Address, token1: addresses[b] as Address, feeBps: next() < 0.5 ? 30 : 25, protocol: next() < 0.5 ? 'ubeswap' : 'sushiswap', adapter });
+    list.push({ address, token0: addresses[a] as Address, token1: addresses[b] as Address, feeBps: next() < 0.5 ? 30 : 25, protocol: next() < 0.5 ? 'ubeswap' : 'sushiswap', adapter, kind });
     const depth = () => parseUnits(String(Math.floor(1_000 + next() * 5_000_000)), 18);
     reserves.set(address.toLowerCase(), { reserve0: depth(), reserve1: depth() });
   };
@@ -94,7 +96,7 @@ describe('route search', () => {
 
   it('takes an extra hop only when it pays more than its gas', () => {
     const [a, b, c] = [1, 2, 3].map((i) => getAddress(`0x${i.toString(16).padStart(40, '0')}`)) as [Address, Address, Address];
-    const pool = (n: number, token0: Address, token1: Address): PoolInfo => ({ address: getAddress(`0x${(0xc00 + n).toString(16).padStart(40, '0')}`), token0, token1, feeBps: 30, protocol: 'ubeswap', adapter });
+    const pool = (n: number, token0: Address, token1: Address): PoolInfo => ({ address: getAddress(`0x${(0xc00 + n).toString(16).padStart(40, '0')}`), token0, token1, feeBps: 30, protocol: 'ubeswap', adapter, kind });
     const direct = pool(1, a, c);
     const [first, second] = [pool(2, a, b), pool(3, b, c)];
     const unit = 10n ** 18n;
@@ -123,7 +125,7 @@ describe('route search', () => {
     for (let i = 0; i < tokens.length; i++) {
       for (let j = i + 1; j < tokens.length; j++) {
         const address = getAddress(`0x${(0xd000000 + list.length).toString(16).padStart(40, '0')}`);
-        list.push({ address, token0: tokens[i] as Address, token1: tokens[j] as Address, feeBps: 30, protocol: 'ubeswap', adapter });
+        list.push({ address, token0: tokens[i] as Address, token1: tokens[j] as Address, feeBps: 30, protocol: 'ubeswap', adapter, kind });
         reserves.set(address.toLowerCase(), { reserve0: BigInt(1_000_000 + i * 7919) * 10n ** 18n, reserve1: BigInt(1_000_000 + j * 104729) * 10n ** 18n });
       }
     }

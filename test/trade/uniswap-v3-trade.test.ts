@@ -298,7 +298,7 @@ describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () =
     return runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
   }
   const passed = (adapter: Address) =>
-    new RegExp(`ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes 3 pools \\(0\\.05%, 0\\.3%\\) as their ticks say, both ways at ([1-9]\\d*) sizes`);
+    new RegExp(`ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes 3 pools \\(0\\.05%, 0\\.3%\\) as their state says, both ways at ([1-9]\\d*) sizes`);
 
   it('checks the devnet adapter by its own quote against our V3 arithmetic: several pools, tiers, sizes, both ways', async () => {
     const { code, stdout, stderr } = await doctorWith('v3-doctor', v3Adapter());
@@ -338,7 +338,7 @@ describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () =
     const liar = await deploy(artifacts.OverQuotingAdapter, [v3Adapter(), 1n]);
     const { code, stdout } = await doctorWith('v3-doctor-liar', liar);
     expect(code, stdout).toBe(1);
-    const [, quoted, expected] = /FAIL adapter 0x[0-9a-fA-F]{40} \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes (\d+) for \d+ of 0x[0-9a-fA-F]{40} in pool 0x[0-9a-fA-F]{40} \(0\.\d+%\); its ticks say (\d+)/.exec(stdout) ?? [];
+    const [, quoted, expected] = /FAIL adapter 0x[0-9a-fA-F]{40} \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes (\d+) for \d+ of 0x[0-9a-fA-F]{40} in pool 0x[0-9a-fA-F]{40} \(0\.\d+%\); its state says (\d+)/.exec(stdout) ?? [];
     expect(BigInt(quoted ?? 0)).toBe((BigInt(expected ?? 0) * 10_001n) / 10_000n);
   });
 });

@@ -13,11 +13,6 @@ export function swapOutput(amountIn: bigint, reserveIn: bigint, reserveOut: bigi
   return (inAfterFee * reserveOut) / (reserveIn * 10_000n + inAfterFee);
 }
 
-/** The router's partner fee on an output: numerator over 1e10. */
-export function partnerFee(output: bigint, feeNumerator: bigint): bigint {
-  return (output * feeNumerator) / 10_000_000_000n;
-}
-
 /**
  * What a farm's add-liquidity step does with balances (b0, b1) on a pool with reserves (r0, r1) and
  * `totalSupply` LP: adds both at the pool's ratio, mints LP, leaves the rest over (V2LiquidityFarmBase).

@@ -1,0 +1,112 @@
+/**
+ * What a kind of pool is to the routing service: one module per kind (Uniswap V2's constant product, Uniswap V3's
+ * concentrated liquidity, …) with this one shape, so that the index, the search, the server and `doctor` see pool
+ * kinds only through it, and a new venue is one new module (and a line in `registry.ts`):
+ *  - how its factory's pools are found (`discover`) and how each block's logs move them (`events`, `follow`), read
+ *    afresh when that is not enough (`readState`, `needsRead`);
+ *  - its exact quote (`quote`, `swap`, `midPrice`), the state it needs (`State`), and when a pool is worth routing;
+ *  - its adapters' `extras` encoding and how people read it;
+ *  - its state as the index file keeps it.
+ * Models: Swappa's `src/pairs/*.ts` (one file per pair kind behind one interface), Balancer's b-sdk pool classes.
+ */
+import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
+import type { RoutingFactory } from '../config/chain-data.ts';
+
+/** The kinds of pool, by the id routes and chain data name them with. */
+export type PoolKindId = 'uniswap-v2' | 'uniswap-v3';
+
+/** How a Uniswap V2 adapter's fee byte counts: Minima's (and the devnet's) per mille, Swappa's in basis points. */
+export type FeeUnit = 'per-mille' | 'bips';
+
+/** A pair adapter (ISwappaPairV1) for one kind of pool; `feeUnit` for the kinds whose `extras` carry a fee byte. */
+export type PairAdapter = { address: Address; kind: PoolKindId; feeUnit?: FeeUnit };
+
+/** A factory the service finds pools from, and the adapter its pools are routed through. */
+export type FactorySource = RoutingFactory & { adapter: PairAdapter };
+
+/** A pool as the service routes it. */
+export type PoolInfo = {
+  address: Address;
+  token0: Address;
+  token1: Address;
+  /** The pool's swap fee in basis points (30 = 0.3%; a 0.05% pool's is 5). */
+  feeBps: number;
+  /** Its kind's module: every question about its state goes there. */
+  kind: PoolKind;
+  /** A Uniswap V3 pool's fee in hundredths of a basis point and its tick spacing (its kind's immutables). */
+  v3?: { fee: number; tickSpacing: number };
+  /** Protocol id, for the `exclude` parameter (`ubeswap`, `sushiswap`, …). */
+  protocol: string;
+  /** The adapter routes through this pool name in `pairs`. */
+  adapter: PairAdapter;
+};
+
+/** A pool with its factory, and for a pool its factory lists by number (Uniswap V2's `allPairs`) its place there (else -1). */
+export type IndexedPool = PoolInfo & { factory: Address; index: number };
+
+/** A block as the index knows it; its base fee prices the gas of a route's hops. */
+export type Head = { number: bigint; hash: Hex; timestamp: bigint; baseFeePerGas: bigint };
+
+/** A log the index decoded, with the name and arguments of its event. */
+export type DecodedLog = { address: Address; eventName: string; args: Record<string, unknown>; blockNumber: bigint | null };
+
+/** The index being built from one block's logs: a kind adds its pools and moves their states. */
+export type IndexDraft = {
+  pools: Map<string, IndexedPool>;
+  states: Map<string, unknown>;
+  /** How far each factory's discovery got (by lower-case address; see `PoolKind.discover`). */
+  progress: Map<string, bigint>;
+  /** The factory at an address, when the service finds pools from it. */
+  factory(address: Address): FactorySource | undefined;
+};
+
+/** A pool's token amounts' ratio as a fraction (token out per token in, raw units). */
+export type Fraction = { numerator: bigint; denominator: bigint };
+
+// biome-ignore lint/suspicious/noExplicitAny: a pool's state is its kind's own; the collection of kinds is heterogeneous
+export interface PoolKind<State = any> {
+  readonly id: PoolKindId;
+  /** Whether its pools are ERC-20 positions that a farm can hold (deposits and withdrawals go to them). */
+  readonly lpPositions: boolean;
+  /** How one of its adapters reads `extras`, for people. */
+  adapterName(adapter: PairAdapter): string;
+  /** The hop's `extras` for a pool through one of its adapters. */
+  extras(adapter: PairAdapter, pool: PoolInfo): Hex;
+
+  /** The events of its factories and pools that each block's one log request carries. */
+  readonly events: readonly AbiEvent[];
+  /**
+   * A factory's pools at `head`: those `known` already lists, and those found since its `progress` (a number only this
+   * kind reads: how many pools a factory that numbers them had, or the last block whose creation logs were read).
+   */
+  discover(client: PublicClient, factory: FactorySource, known: { pools: readonly IndexedPool[]; progress?: bigint }, head: Head): Promise<{ pools: IndexedPool[]; progress: bigint }>;
+  /** How far a factory's discovery got once every log up to `head` is followed. */
+  progressAfter(progress: bigint | undefined, head: Head): bigint | undefined;
+  /** A pool's state at a block; undefined when it has no code there (announced in blocks a reorg dropped). */
+  readState(client: PublicClient, pool: IndexedPool, blockNumber: bigint): Promise<State | undefined>;
+  /** One of its logs applied to the draft: a new pool, or a pool's new state. False: not one of its logs. */
+  follow(log: DecodedLog, draft: IndexDraft): boolean;
+  /** Whether a followed pool's state must be read again (a V3 pool whose price nears the edge of the ticks read). */
+  needsRead(pool: PoolInfo, state: State): boolean;
+  /** A pool whose factory the index has lost, rebuilt from a cached entry (its tokens and immutables), with its state. */
+  fromCache(entry: CachedPool, factory: FactorySource): { pool: IndexedPool; state: State };
+  /** What the index file keeps of a pool and its state: JSON-safe (amounts as decimal strings). */
+  toCache(pool: IndexedPool, state: State): CachedPool;
+
+  /** Whether a pool is worth routing through: its state holds at least `minReserve` (its own unit) on each side. */
+  routable(state: State, minReserve: bigint): boolean;
+  /** What the pool pays for `amountIn` (the search's hot path); 0 when it cannot take it. */
+  quote(state: State, pool: PoolInfo, inIs0: boolean, amountIn: bigint): bigint;
+  /** What the pool pays and the state it leaves; undefined when it cannot take it. */
+  swap(state: State, pool: PoolInfo, inIs0: boolean, amountIn: bigint): { amountOut: bigint; state: State } | undefined;
+  /** The pool's mid price, token out per token in (raw units). */
+  midPrice(state: State, inIs0: boolean): Fraction;
+  /**
+   * Up to `max` of a factory's pools among `tokens` (or any, for a factory that numbers its pools), for `doctor` to hold
+   * an adapter's own quote to this module's.
+   */
+  samplePools(client: PublicClient, factory: FactorySource, tokens: readonly Address[], blockNumber: bigint, max: number): Promise<IndexedPool[]>;
+}
+
+/** A pool as the index file keeps it: the common fields, and its kind's own (immutables and state). */
+export type CachedPool = { kind: PoolKindId; address: Address; token0: Address; token1: Address; factory: Address; index: number; [field: string]: unknown };

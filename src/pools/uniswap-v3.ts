@@ -1,0 +1,171 @@
+/**
+ * Uniswap V3 concentrated-liquidity pools as a pool kind (kind.ts): a factory's `PoolCreated` logs name its pools
+ * with their fee and tick spacing (read from its deployment block at a first start); a pool's `Initialize` and `Swap`
+ * carry its price, tick and liquidity after them, its `Mint` and `Burn` the liquidity a position adds or removes
+ * between two ticks; a pool whose price nears the edge of the ticks read is read again around it. A quote runs the
+ * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
+ */
+import { type Address, type Hex, type PublicClient, getAddress, parseEventLogs } from 'viem';
+import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
+import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
+import { type InitializedTick, type V3PoolState, quoteExactIn, swapExactIn, withPositionChange } from './uniswap-v3-math.ts';
+import { readV3PoolState } from './uniswap-v3-state.ts';
+
+/** A V3 pool whose price is within this many bitmap words of the edge of those read is read again around it. */
+const EDGE_WORDS = 1;
+
+/** A pool created but not yet initialized: no price, nothing to route. */
+const uninitialized: V3PoolState = { sqrtPriceX96: 0n, tick: 0, liquidity: 0n, ticks: [], words: { low: -32768, high: 32767 } };
+
+const poolCreatedEvent = uniswapV3FactoryAbi.filter((item) => item.type === 'event');
+
+/** The widest block range one `eth_getLogs` for a factory's `PoolCreated` asks for (halved when a node refuses it). */
+const DISCOVERY_LOG_RANGE = 50_000n;
+
+function poolOf(factory: FactorySource, pool: Address, token0: Address, token1: Address, fee: number, tickSpacing: number): IndexedPool {
+  return {
+    address: getAddress(pool),
+    token0: getAddress(token0),
+    token1: getAddress(token1),
+    feeBps: fee / 100,
+    kind: uniswapV3,
+    v3: { fee, tickSpacing },
+    protocol: factory.protocol,
+    adapter: factory.adapter,
+    factory: factory.address,
+    index: -1,
+  };
+}
+
+const integer = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? BigInt(value) : 0n);
+const spacingOf = (pool: { v3?: { tickSpacing: number } }) => pool.v3?.tickSpacing ?? 1;
+
+export const uniswapV3: PoolKind<V3PoolState> = {
+  id: 'uniswap-v3',
+  // A V3 position is an NFT, not an ERC-20 a farm holds.
+  lpPositions: false,
+  adapterName: () => 'Uniswap V3, extras: the pool',
+  extras: (_adapter, pool): Hex => pool.address.toLowerCase() as Hex,
+
+  events: [...poolCreatedEvent, ...uniswapV3PoolAbi.filter((item) => item.type === 'event')],
+  /** The pools `known` lists, and those its `PoolCreated` logs announce after the last block scanned (`progress`). */
+  async discover(client, factory, known, head) {
+    // Scanned past the head (a chain reverted to an earlier block): what was found then may not exist now.
+    const continues = known.progress !== undefined && known.progress <= head.number;
+    const found = continues ? [...known.pools] : [];
+    const from = continues ? (known.progress as bigint) + 1n : factory.kind === 'uniswap-v3' ? factory.fromBlock : 0n;
+    // Nodes cap a log request's range or its answer: a refused range is asked again in halves, down to 100 blocks.
+    let range = DISCOVERY_LOG_RANGE;
+    for (let start = from; start <= head.number; ) {
+      const end = start + range - 1n < head.number ? start + range - 1n : head.number;
+      const logs = await client.getLogs({ address: factory.address, events: poolCreatedEvent, fromBlock: start, toBlock: end }).catch((error: unknown) => {
+        if (range <= 100n) throw error;
+        return undefined;
+      });
+      if (!logs) {
+        range /= 2n;
+        continue;
+      }
+      for (const log of parseEventLogs({ abi: poolCreatedEvent, logs, strict: false })) {
+        const { pool, token0, token1, fee, tickSpacing } = log.args;
+        if (pool && token0 && token1 && fee !== undefined && tickSpacing !== undefined) found.push(poolOf(factory, pool, token0, token1, fee, tickSpacing));
+      }
+      start = end + 1n;
+    }
+    return { pools: found, progress: head.number };
+  },
+  // The one log request per block carries `PoolCreated`: every block followed is a block scanned.
+  progressAfter: (_progress, head) => head.number,
+  async readState(client, pool, blockNumber) {
+    return readV3PoolState(client, pool.address, spacingOf(pool), blockNumber).catch(async (error: unknown) => {
+      if ((await client.getCode({ address: pool.address, blockNumber })) === undefined) return undefined;
+      throw error;
+    });
+  },
+  follow(log, draft) {
+    const key = log.address.toLowerCase();
+    if (log.eventName === 'PoolCreated') {
+      const factory = draft.factory(log.address);
+      const { pool: address, token0, token1, fee, tickSpacing } = log.args as { pool?: Address; token0?: Address; token1?: Address; fee?: number; tickSpacing?: number };
+      if (factory?.kind !== 'uniswap-v3' || !address || !token0 || !token1 || fee === undefined || tickSpacing === undefined) return false;
+      const pool = poolOf(factory, address, token0, token1, fee, tickSpacing);
+      draft.pools.set(pool.address.toLowerCase(), pool);
+      if (!draft.states.has(pool.address.toLowerCase())) draft.states.set(pool.address.toLowerCase(), uninitialized);
+      return true;
+    }
+    if (draft.pools.get(key)?.kind !== uniswapV3) return false;
+    const state = draft.states.get(key) as V3PoolState | undefined;
+    if (!state) return false;
+    if (log.eventName === 'Initialize' || log.eventName === 'Swap') {
+      // Both carry the pool's price and tick after them; a swap also its liquidity in range.
+      const { sqrtPriceX96, tick, liquidity } = log.args as { sqrtPriceX96?: bigint; tick?: number; liquidity?: bigint };
+      if (sqrtPriceX96 === undefined || tick === undefined) return false;
+      draft.states.set(key, { ...state, sqrtPriceX96, tick, liquidity: liquidity ?? state.liquidity });
+      return true;
+    }
+    if (log.eventName === 'Mint' || log.eventName === 'Burn') {
+      const { tickLower, tickUpper, amount } = log.args as { tickLower?: number; tickUpper?: number; amount?: bigint };
+      if (tickLower === undefined || tickUpper === undefined || amount === undefined || amount === 0n) return false;
+      draft.states.set(key, withPositionChange(state, tickLower, tickUpper, log.eventName === 'Mint' ? amount : -amount));
+      return true;
+    }
+    return false;
+  },
+  needsRead(pool, state) {
+    if (state.sqrtPriceX96 === 0n) return false;
+    const word = Math.floor(Math.floor(state.tick / spacingOf(pool)) / 256);
+    return word - state.words.low < EDGE_WORDS || state.words.high - word < EDGE_WORDS;
+  },
+  toCache: (pool, state): CachedPool => ({
+    kind: 'uniswap-v3',
+    address: pool.address,
+    token0: pool.token0,
+    token1: pool.token1,
+    factory: pool.factory,
+    index: pool.index,
+    fee: pool.v3?.fee,
+    tickSpacing: spacingOf(pool),
+    sqrtPriceX96: state.sqrtPriceX96.toString(),
+    tick: state.tick,
+    liquidity: state.liquidity.toString(),
+    words: state.words,
+    ticks: state.ticks.map((tick) => [tick.tick, tick.liquidityNet.toString(), tick.liquidityGross.toString()]),
+  }),
+  fromCache(entry, factory) {
+    const ticks = (entry.ticks as [number, string, string][]).map(([tick, net, gross]): InitializedTick => ({ tick, liquidityNet: integer(net), liquidityGross: integer(gross) }));
+    return {
+      pool: poolOf(factory, entry.address, entry.token0, entry.token1, entry.fee as number, entry.tickSpacing as number),
+      state: { sqrtPriceX96: integer(entry.sqrtPriceX96), tick: entry.tick as number, liquidity: integer(entry.liquidity), words: entry.words as V3PoolState['words'], ticks },
+    };
+  },
+
+  // Initialized, with at least the floor's liquidity in range (its own unit, √(x·y)).
+  routable: (state, minReserve) => state.sqrtPriceX96 > 0n && state.liquidity >= minReserve,
+  quote: (state, pool, inIs0, amountIn) => (pool.v3 && quoteExactIn(state, pool.v3, inIs0, amountIn)) || 0n,
+  swap(state, pool, inIs0, amountIn) {
+    const swapped = pool.v3 && swapExactIn(state, pool.v3, inIs0, amountIn);
+    if (!swapped) return undefined;
+    return { amountOut: swapped.amountOut, state: { ...state, sqrtPriceX96: swapped.sqrtPriceX96, tick: swapped.tick, liquidity: swapped.liquidity } };
+  },
+  midPrice(state, inIs0) {
+    const [price0, scale] = [state.sqrtPriceX96 * state.sqrtPriceX96, 1n << 192n];
+    return inIs0 ? { numerator: price0, denominator: scale } : { numerator: scale, denominator: price0 };
+  },
+  /** The factory's pools of two of `tokens` at the standard fee tiers, up to `max`. */
+  async samplePools(client, factory, tokens, blockNumber, max) {
+    const pools: IndexedPool[] = [];
+    for (const [i, tokenA] of tokens.entries()) {
+      for (const tokenB of tokens.slice(i + 1)) {
+        for (const fee of [100, 500, 3000, 10_000]) {
+          if (pools.length >= max) return pools;
+          const pool = await client.readContract({ address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [tokenA, tokenB, fee], blockNumber });
+          if (/^0x0{40}$/.test(pool)) continue;
+          const tickSpacing = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing', blockNumber });
+          const [token0, token1] = BigInt(tokenA) < BigInt(tokenB) ? [tokenA, tokenB] : [tokenB, tokenA];
+          pools.push(poolOf(factory, pool, token0, token1, fee, tickSpacing));
+        }
+      }
+    }
+    return pools;
+  },
+};
