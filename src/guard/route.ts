@@ -19,14 +19,15 @@ import {
 } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
 import { isContractRevert } from '../chain/revert.ts';
-import { type FarmKind, type FeePpm, type KnownContracts, type KnownFactory, feePpmOfPerMille } from '../config/chain-data.ts';
-import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
-import { pairAddress, v3PoolAddress } from '../contracts/encoding.ts';
+import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
+import { pairAddress } from '../contracts/encoding.ts';
+import type { PoolFacts, PoolKindId } from '../pools/kind.ts';
+import { poolKinds } from '../pools/registry.ts';
 import { listed } from './guards.ts';
 import { GuardRefusal } from './refusal.ts';
 
-/** The kinds of pool a route may swap in. */
-export type PoolKind = 'uniswap-v2' | 'uniswap-v3';
+/** The kinds of pool a route may swap in (src/pools/). */
+export type PoolKind = PoolKindId;
 
 /**
  * A hop of a verified route: the pool it swaps in, that pool's fee (millionths of what it swaps) and, when known
@@ -48,25 +49,34 @@ const factoryAbi = parseAbi(['function getPair(address, address) view returns (a
 const pairAbi = parseAbi(['function token0() view returns (address)', 'function token1() view returns (address)']);
 const gaugeAbi = parseAbi(['function stakingToken() view returns (address)']);
 
-/** Who made a pool, and what it charges. */
-type PoolOrigin = { kind: 'uniswap-v2'; feePpm: FeePpm; factory?: Address } | { kind: 'uniswap-v3'; feePpm: FeePpm; factory: Address };
+/** Who made a pool (of which kind; a listed pool's factory only when its init code hash gives it), and what it charges. */
+type PoolOrigin = { kind: PoolKind; feePpm: FeePpm; factory?: Address };
+
+/** Pools an address book lists are constant-product pairs of a fee of their own. */
+const listedPoolKind: PoolKind = 'uniswap-v2';
 
 const sameSet = (a: readonly [Address, Address], b: readonly [Address, Address]) =>
   (isAddressEqual(a[0], b[0]) && isAddressEqual(a[1], b[1])) || (isAddressEqual(a[0], b[1]) && isAddressEqual(a[1], b[0]));
 
-/** The highest fee tier Uniswap V3 factories enable (1%): what a pool of an unknown tier is assumed to charge. */
-const highestV3FeePpm = 10_000;
-
 export class RouteVerifier {
   readonly known: KnownContracts;
   readonly #client: ChainClient;
+  /** Addresses views answer that never change once non-zero (a factory's pair, a pool's tokens), read once. */
   readonly #facts = new Map<string, Promise<Address>>();
-  /** Each pool's answer to a V3 pool's `fee()`: undefined when it reverts (a V2 pair, anything else), read once. */
-  readonly #v3Fees = new Map<string, Promise<number | undefined>>();
+  /** Numbers views answer that never change (a pool's fee): undefined when the view reverts, read once. */
+  readonly #numbers = new Map<string, Promise<number | undefined>>();
+  /** What a pool kind's proof of a pool reads, through the caches above. */
+  readonly #poolFacts: PoolFacts;
 
   constructor(known: KnownContracts, client: ChainClient) {
     this.known = known;
     this.#client = client;
+    this.#poolFacts = {
+      client,
+      address: (key, read) => once(this.#facts, key, () => read().then(getAddress), (value) => isAddressEqual(value, zeroAddress)),
+      // A revert is the contract's answer and kept; a node that did not answer is asked again next time.
+      number: (key, read) => once(this.#numbers, key, () => read().catch((error: unknown) => (isContractRevert(error) ? undefined : Promise.reject(error)))),
+    };
   }
 
   /**
@@ -99,33 +109,19 @@ export class RouteVerifier {
         if (!known) {
           throw new GuardRefusal('unknown-adapter', `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`, undefined, `${field}.pairs[${i}]`);
         }
-        const extras = route.extras[i] as Hex;
-        // A Uniswap V3 adapter reads `extras` as the pool alone (20 bytes); the pool knows its fee.
-        if (known.kind === 'uniswap-v3') {
-          if (size(extras) !== 20) {
-            throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] is ${size(extras)} bytes, not a Uniswap V3 pool (20)`, undefined, `${field}.extras[${i}]`);
-          }
-          const pool = getAddress(extras);
-          const origin = await this.#poolOrigin(pool, [tokenIn, tokenOut]);
-          if (origin?.kind !== 'uniswap-v3') {
-            throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known Uniswap V3 factory made for ${tokenIn} → ${tokenOut}`, undefined, `${field}.extras[${i}]`);
-          }
-          return { tokenIn, tokenOut, pool, feePpm: origin.feePpm, kind: 'uniswap-v3' as const };
-        }
-        // A Uniswap V2 adapter reads `extras` as pool (20 bytes) ‖ fee per mille (1 byte).
-        if (size(extras) !== 21) {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] is ${size(extras)} bytes, not a Uniswap V2 pool and fee (21)`, undefined, `${field}.extras[${i}]`);
-        }
-        const pool = getAddress(sliceHex(extras, 0, 20));
-        const feePerMille = Number.parseInt(sliceHex(extras, 20, 21).slice(2), 16);
+        // The adapter's kind of pool reads `extras`: the pool, and for some kinds the fee the route says it charges.
+        const kind = poolKinds[known.kind];
+        const read = kind.readExtras(route.extras[i] as Hex);
+        if (typeof read === 'string') throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] ${read}`, undefined, `${field}.extras[${i}]`);
+        const { pool } = read;
         const origin = await this.#poolOrigin(pool, [tokenIn, tokenOut]);
-        if (origin === undefined || origin.kind !== 'uniswap-v2') {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known Uniswap V2 factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
+        if (origin?.kind !== known.kind) {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known ${kind.name} factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
         }
-        if (origin.feePpm !== feePpmOfPerMille(feePerMille)) {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] gives pool ${pool} a fee of ${feePerMille}‰; the pool charges ${origin.feePpm / 1000}‰`, undefined, `${field}.extras[${i}]`);
+        if (read.feePpm !== undefined && origin.feePpm !== read.feePpm) {
+          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] gives pool ${pool} a fee of ${read.feePpm / 1000}‰; the pool charges ${origin.feePpm / 1000}‰`, undefined, `${field}.extras[${i}]`);
         }
-        return { tokenIn, tokenOut, pool, feePpm: origin.feePpm, kind: 'uniswap-v2' as const };
+        return { tokenIn, tokenOut, pool, feePpm: origin.feePpm, kind: known.kind };
       }),
     );
   }
@@ -148,9 +144,9 @@ export class RouteVerifier {
       mismatch(`names ${pool}, which does not answer as a pool`),
     );
     const origin = await this.#poolOrigin(pool, [token0, token1]);
-    // Farms hold constant-product positions: a V3 pool is not one.
-    if (origin?.kind !== 'uniswap-v2') mismatch(`names pool ${pool}, which no known Uniswap V2 factory made and no list holds`);
-    const fee = (origin as { feePpm: FeePpm }).feePpm;
+    // Farms hold ERC-20 positions: a pool of a kind without them (a V3 pool's positions are NFTs) is not one.
+    if (!origin || !poolKinds[origin.kind].lpPositions) mismatch(`names pool ${pool}, which no known Uniswap V2 factory made and no list holds`);
+    const fee = (origin as PoolOrigin).feePpm;
     if (known.kind === 'uniswap-v2') {
       const feeByte = Number.parseInt(sliceHex(farm.extra, 20, 21).slice(2), 16);
       if (feePpmOfPerMille(feeByte) !== fee) mismatch(`gives pool ${pool} a fee of ${feeByte}‰; the pool charges ${fee / 1000}‰`);
@@ -172,7 +168,7 @@ export class RouteVerifier {
    * known factory or listed pool, so the reference (and the minimum it sets) is never above what a proven pool gives.
    */
   highestKnownFee(): FeePpm {
-    return Math.max(0, ...this.known.factories.map((factory) => (factory.kind === 'uniswap-v2' ? factory.feePpm : highestV3FeePpm)), ...this.known.pools.map((pool) => pool.feePpm));
+    return Math.max(0, ...this.known.factories.map((factory) => poolKinds[factory.kind].highestFeePpm(factory)), ...this.known.pools.map((pool) => pool.feePpm));
   }
 
   /**
@@ -189,7 +185,8 @@ export class RouteVerifier {
    */
   async protocolFeeRecipient(pool: Address, tokens: readonly [Address, Address]): Promise<Address | undefined> {
     const origin = await this.#poolOrigin(pool, tokens);
-    const factory = origin?.kind === 'uniswap-v2' ? origin.factory : undefined;
+    // Only a pool with ERC-20 positions mints its protocol fee as them (Uniswap V2's `feeTo`).
+    const factory = origin && poolKinds[origin.kind].lpPositions ? origin.factory : undefined;
     if (!factory) return undefined;
     const feeTo = await this.#client.readContract({ address: factory, abi: factoryAbi, functionName: 'feeTo' });
     return isAddressEqual(feeTo, zeroAddress) ? undefined : feeTo;
@@ -201,67 +198,34 @@ export class RouteVerifier {
     const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));
     if (listedPool) {
       if (!sameSet([listedPool.token0, listedPool.token1], tokens)) return undefined;
-      // A listed pool's factory, when a known one's init code hash gives its address (no chain read).
-      const maker = this.known.factories.find(
-        (factory) => factory.kind === 'uniswap-v2' && factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool),
-      );
-      return { kind: 'uniswap-v2', feePpm: listedPool.feePpm, factory: maker?.address };
+      // A listed pool is a constant-product pair of its own fee; its factory, when a known one's init code hash gives
+      // its address (no chain read).
+      const maker = this.known.factories.find((factory) => factory.kind === listedPoolKind && factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool));
+      return { kind: listedPoolKind, feePpm: listedPool.feePpm, factory: maker?.address };
     }
     for (const factory of this.known.factories) {
-      if (factory.kind === 'uniswap-v3') {
-        const feePpm = await this.#v3PoolOf(factory, pool, [a, b]);
-        if (feePpm !== undefined) return { kind: 'uniswap-v3', feePpm, factory: factory.address };
-        continue;
-      }
-      const made = factory.initCodeHash
-        ? pairAddress(factory.address, factory.initCodeHash, [a, b])
-        : await this.#fact(`pair:${factory.address}:${a}:${b}`, factory.address, factoryAbi, 'getPair', [a, b]).catch(() => zeroAddress);
-      if (isAddressEqual(made, pool)) return { kind: 'uniswap-v2', feePpm: factory.feePpm, factory: factory.address };
+      const feePpm = await poolKinds[factory.kind].madeBy(this.#poolFacts, factory, pool, [a, b]);
+      if (feePpm !== undefined) return { kind: factory.kind, feePpm, factory: factory.address };
     }
     return undefined;
   }
 
-  /**
-   * The fee of `pool` when this V3 factory made it for these (sorted) tokens: the pool is asked its fee, and the
-   * factory's pool for the tokens at that fee must be `pool` (by CREATE2 of the init code hash, or getPool). A
-   * contract that lies about its fee is then not at the address the factory gives that fee.
-   */
-  async #v3PoolOf(factory: Extract<KnownFactory, { kind: 'uniswap-v3' }>, pool: Address, [token0, token1]: readonly [Address, Address]): Promise<FeePpm | undefined> {
-    const key = `${factory.address}:${pool}`.toLowerCase();
-    let fee = this.#v3Fees.get(key);
-    if (!fee) {
-      // A revert is the pool's answer and kept; a node that did not answer is asked again next time.
-      fee = this.#client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'fee' }).catch((error: unknown) => {
-        if (isContractRevert(error)) return undefined;
-        this.#v3Fees.delete(key);
-        throw error;
-      });
-      this.#v3Fees.set(key, fee);
-    }
-    const feePpm = await fee.catch(() => undefined);
-    if (feePpm === undefined) return undefined;
-    const made = factory.initCodeHash
-      ? v3PoolAddress(factory.address, factory.initCodeHash, [token0, token1], feePpm)
-      : await this.#fact(`v3pool:${factory.address}:${token0}:${token1}:${feePpm}`, factory.address, uniswapV3FactoryAbi, 'getPool', [token0, token1, feePpm]).catch(() => zeroAddress);
-    return isAddressEqual(made, pool) ? feePpm : undefined;
-  }
-
   /** A view call whose non-zero answer never changes: read once, kept for the process. */
-  #fact(
-    key: string,
-    address: Address,
-    abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi | typeof uniswapV3FactoryAbi,
-    functionName: string,
-    args: readonly (Address | number)[] = [],
-  ): Promise<Address> {
-    const cached = this.#facts.get(key.toLowerCase());
-    if (cached) return cached;
-    const read = (this.#client.readContract({ address, abi, functionName, args } as never) as Promise<Address>).then((value) => {
-      if (isAddressEqual(value, zeroAddress)) this.#facts.delete(key.toLowerCase());
-      return getAddress(value);
-    });
-    this.#facts.set(key.toLowerCase(), read);
-    read.catch(() => this.#facts.delete(key.toLowerCase()));
-    return read;
+  #fact(key: string, address: Address, abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi, functionName: string, args: readonly Address[] = []): Promise<Address> {
+    return this.#poolFacts.address(key, () => this.#client.readContract({ address, abi, functionName, args } as never) as Promise<Address>);
   }
+}
+
+/** `read` once per key: its answer kept (unless `forget` says otherwise), a failure forgotten so the next call asks again. */
+function once<T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>, forget: (value: T) => boolean = () => false): Promise<T> {
+  const id = key.toLowerCase();
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const answer = read().then((value) => {
+    if (forget(value)) cache.delete(id);
+    return value;
+  });
+  cache.set(id, answer);
+  answer.catch(() => cache.delete(id));
+  return answer;
 }

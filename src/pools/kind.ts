@@ -6,11 +6,14 @@
  *    afresh when that is not enough (`readState`, `needsRead`);
  *  - its exact quote (`quote`, `swap`, `midPrice`), the state it needs (`State`), and when a pool is worth routing;
  *  - its adapters' `extras` encoding and how people read it;
- *  - its state as the index file keeps it.
+ *  - its state as the index file keeps it;
+ *  - for the daemon (src/guard/route.ts, src/price/pool-average.ts): the pool a hop's `extras` names, how a known
+ *    factory is proven to have made it (and at what fee), and where its steady price comes from.
  * Models: Swappa's `src/pairs/*.ts` (one file per pair kind behind one interface), Balancer's b-sdk pool classes.
  */
 import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
-import type { RoutingFactory } from '../config/chain-data.ts';
+import type { FeePpm, KnownFactory, RoutingFactory } from '../config/chain-data.ts';
+import type { PoolPrices } from './prices.ts';
 
 /** The kinds of pool, by the id routes and chain data name them with. */
 export type PoolKindId = 'uniswap-v2' | 'uniswap-v3';
@@ -63,9 +66,31 @@ export type IndexDraft = {
 /** A pool's token amounts' ratio as a fraction (token out per token in, raw units). */
 export type Fraction = { numerator: bigint; denominator: bigint };
 
+/** What the daemon reads of the chain to prove a pool, each answer kept for the process (src/guard/route.ts). */
+export type PoolFacts = {
+  client: PublicClient;
+  /** An address a view answers that never changes once non-zero (a factory's pair for two tokens): read once. */
+  address(key: string, read: () => Promise<Address>): Promise<Address>;
+  /** A number a view answers that never changes (a pool's fee): read once; undefined when the view reverts. */
+  number(key: string, read: () => Promise<number>): Promise<number | undefined>;
+};
+
+/**
+ * Where a pool's steady price comes from: its own oracle, asked for the mean over the window (`ownAverage`), or its
+ * cumulative prices, which the daemon averages itself between a block a window back and now (`cumulativesAt`).
+ */
+export type SteadyPriceSource =
+  | { ownAverage(client: PublicClient, pool: Address, tokens: readonly [Address, Address], windowSeconds: number): Promise<PoolPrices> }
+  | { cumulativesAt(client: PublicClient, pool: Address, at: { blockNumber: bigint } | { blockTag: 'latest' }): Promise<StoredCumulatives> };
+
+/** A pool's cumulative prices (× 2^112 × seconds) as last stored, its reserves and the time it stored them. */
+export type StoredCumulatives = { cumulative0: bigint; cumulative1: bigint; reserve0: bigint; reserve1: bigint; updatedAt: number };
+
 // biome-ignore lint/suspicious/noExplicitAny: a pool's state is its kind's own; the collection of kinds is heterogeneous
 export interface PoolKind<State = any> {
   readonly id: PoolKindId;
+  /** Its name for people ("Uniswap V3"). */
+  readonly name: string;
   /** Whether its pools are ERC-20 positions that a farm can hold (deposits and withdrawals go to them). */
   readonly lpPositions: boolean;
   /** How one of its adapters reads `extras`, for people. */
@@ -106,6 +131,17 @@ export interface PoolKind<State = any> {
    * an adapter's own quote to this module's.
    */
   samplePools(client: PublicClient, factory: FactorySource, tokens: readonly Address[], blockNumber: bigint, max: number): Promise<IndexedPool[]>;
+
+  /** The pool a hop's `extras` name through a listed adapter of this kind, and the fee they say it charges; a string: why they are not. */
+  readExtras(extras: Hex): { pool: Address; feePpm?: FeePpm } | string;
+  /** The fee of `pool` (millionths) when `factory`, one of this kind, made it for these sorted tokens; undefined when it did not. */
+  madeBy(facts: PoolFacts, factory: KnownFactory, pool: Address, tokens: readonly [Address, Address]): Promise<FeePpm | undefined>;
+  /** The most a pool of `factory` may charge (millionths): what a pool not yet proven is assumed to. */
+  highestFeePpm(factory: KnownFactory): FeePpm;
+  /** Where its pools' steady price comes from. */
+  readonly steadyPrice: SteadyPriceSource;
+  /** Whether a contract answers as one of its pools (asked once of a pool only a simulation's flows showed). */
+  recognises(client: PublicClient, pool: Address): Promise<boolean>;
 }
 
 /** A pool as the index file keeps it: the common fields, and its kind's own (immutables and state). */

@@ -4,9 +4,11 @@
  * change; a quote is the pair's own x·y=k with its fee. Adapters read `extras` as pool (20 bytes) ‖ one fee byte, per
  * mille (Minima's, the devnet's own) or in basis points (Swappa's PairUniswapV2).
  */
-import { type Address, type Hex, type PublicClient, getAddress } from 'viem';
-import { uniswapV2IndexAbi } from '../contracts/abi.ts';
-import { encodePoolExtras } from '../contracts/encoding.ts';
+import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
+import { isContractRevert } from '../chain/revert.ts';
+import { feePpmOfPerMille } from '../config/chain-data.ts';
+import { uniswapV2IndexAbi, uniswapV2PairAbi } from '../contracts/abi.ts';
+import { encodePoolExtras, pairAddress } from '../contracts/encoding.ts';
 import type { CachedPool, FactorySource, FeeUnit, IndexedPool, PairAdapter, PoolKind } from './kind.ts';
 import { swapOutput } from './uniswap-v2-math.ts';
 
@@ -50,8 +52,11 @@ async function readPair(client: PublicClient, factory: FactorySource, index: num
 const pairsLength = async (client: PublicClient, factory: FactorySource, blockNumber: bigint) =>
   Number(await client.readContract({ address: factory.address, abi: uniswapV2IndexAbi, functionName: 'allPairsLength', blockNumber }));
 
+const getPairAbi = parseAbi(['function getPair(address, address) view returns (address)']);
+
 export const uniswapV2: PoolKind<PoolReserves> = {
   id: 'uniswap-v2',
+  name: 'Uniswap V2',
   lpPositions: true,
   adapterName: (adapter: PairAdapter) => `Uniswap V2, fee byte in ${adapter.feeUnit ?? 'per-mille'}`,
   extras(adapter, pool): Hex {
@@ -124,4 +129,40 @@ export const uniswapV2: PoolKind<PoolReserves> = {
     const length = await pairsLength(client, factory, blockNumber);
     return Promise.all(Array.from({ length: Math.min(length, max) }, (_, index) => readPair(client, factory, index, blockNumber)));
   },
+
+  /** Pool (20 bytes) ‖ fee per mille (1 byte), as the listed (Minima-style) adapters read it. */
+  readExtras(extras) {
+    if (size(extras) !== 21) return `is ${size(extras)} bytes, not a Uniswap V2 pool and fee (21)`;
+    return { pool: getAddress(sliceHex(extras, 0, 20)), feePpm: feePpmOfPerMille(Number.parseInt(sliceHex(extras, 20, 21).slice(2), 16)) };
+  },
+  /** The factory's pair of the tokens (CREATE2 of its init code hash: no chain read; else its getPair) is `pool`. */
+  async madeBy(facts, factory, pool, [a, b]) {
+    if (factory.kind !== 'uniswap-v2') return undefined;
+    const made = factory.initCodeHash
+      ? pairAddress(factory.address, factory.initCodeHash, [a, b])
+      : await facts.address(`pair:${factory.address}:${a}:${b}`, () => facts.client.readContract({ address: factory.address, abi: getPairAbi, functionName: 'getPair', args: [a, b] })).catch(() => zeroAddress);
+    return isAddressEqual(made, pool) ? factory.feePpm : undefined;
+  },
+  highestFeePpm: (factory) => (factory.kind === 'uniswap-v2' ? factory.feePpm : 0),
+  // A pair stores cumulative prices: the daemon averages them between a block a window back and now.
+  steadyPrice: {
+    async cumulativesAt(client, pool, at) {
+      const read = { address: pool, abi: uniswapV2PairAbi, ...at } as const;
+      const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt]] = await Promise.all([
+        client.readContract({ ...read, functionName: 'price0CumulativeLast' }),
+        client.readContract({ ...read, functionName: 'price1CumulativeLast' }),
+        client.readContract({ ...read, functionName: 'getReserves' }),
+      ]);
+      return { cumulative0, cumulative1, reserve0, reserve1, updatedAt };
+    },
+  },
+  /** A V3 pool has no getReserves(): only a pair answers it. */
+  recognises: (client, pool) =>
+    client.readContract({ address: pool, abi: uniswapV2PairAbi, functionName: 'getReserves' }).then(
+      () => true,
+      (error: unknown) => {
+        if (isContractRevert(error)) return false;
+        throw error;
+      },
+    ),
 };

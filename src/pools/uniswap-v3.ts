@@ -5,10 +5,13 @@
  * between two ticks; a pool whose price nears the edge of the ticks read is read again around it. A quote runs the
  * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
  */
-import { type Address, type Hex, type PublicClient, getAddress, parseEventLogs } from 'viem';
+import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
+import { isContractRevert as isRevert } from '../chain/revert.ts';
 import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
+import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
-import { type InitializedTick, type V3PoolState, quoteExactIn, swapExactIn, withPositionChange } from './uniswap-v3-math.ts';
+import { NoAverageError, Q112 } from './prices.ts';
+import { type InitializedTick, type V3PoolState, quoteExactIn, sqrtRatioAtTick, swapExactIn, withPositionChange } from './uniswap-v3-math.ts';
 import { readV3PoolState } from './uniswap-v3-state.ts';
 
 /** A V3 pool whose price is within this many bitmap words of the edge of those read is read again around it. */
@@ -40,8 +43,12 @@ function poolOf(factory: FactorySource, pool: Address, token0: Address, token1: 
 const integer = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? BigInt(value) : 0n);
 const spacingOf = (pool: { v3?: { tickSpacing: number } }) => pool.v3?.tickSpacing ?? 1;
 
+/** The highest fee tier Uniswap V3 factories enable (1%): what a pool of an unknown tier is assumed to charge. */
+const HIGHEST_FEE_PPM = 10_000;
+
 export const uniswapV3: PoolKind<V3PoolState> = {
   id: 'uniswap-v3',
+  name: 'Uniswap V3',
   // A V3 position is an NFT, not an ERC-20 a farm holds.
   lpPositions: false,
   adapterName: () => 'Uniswap V3, extras: the pool',
@@ -168,4 +175,68 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     }
     return pools;
   },
+
+  /** The pool alone (20 bytes): it knows its own fee. */
+  readExtras: (extras) => (size(extras) === 20 ? { pool: getAddress(extras) } : `is ${size(extras)} bytes, not a Uniswap V3 pool (20)`),
+  /**
+   * The pool is asked its fee, and the factory's pool for the tokens at that fee (CREATE2 of its init code hash, or its
+   * getPool) must be `pool`: a contract that lies about its fee is then not at the address the factory gives that fee.
+   */
+  async madeBy(facts, factory, pool, [token0, token1]) {
+    if (factory.kind !== 'uniswap-v3') return undefined;
+    const feePpm = await facts
+      .number(`fee:${pool}`, () => facts.client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'fee' }))
+      .catch(() => undefined);
+    if (feePpm === undefined) return undefined;
+    const made = factory.initCodeHash
+      ? v3PoolAddress(factory.address, factory.initCodeHash, [token0, token1], feePpm)
+      : await facts
+          .address(`v3pool:${factory.address}:${token0}:${token1}:${feePpm}`, () =>
+            facts.client.readContract({ address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [token0, token1, feePpm] }),
+          )
+          .catch(() => zeroAddress);
+    return isAddressEqual(made, pool) ? feePpm : undefined;
+  },
+  highestFeePpm: () => HIGHEST_FEE_PPM,
+  steadyPrice: {
+    /**
+     * Its price now (slot0) and its time-weighted mean over the window from `observe([window, 0])`, both at the latest
+     * block; the mean tick rounded toward negative infinity, as Uniswap's OracleLibrary does. A pool whose oracle does
+     * not reach a window back is no price source.
+     */
+    async ownAverage(client, pool, [token0, token1], window) {
+      const at = { address: pool, abi: uniswapV3PoolAbi, blockTag: 'latest' } as const;
+      const [slot0, observed] = await Promise.all([
+        client.readContract({ ...at, functionName: 'slot0' }),
+        client.readContract({ ...at, functionName: 'observe', args: [[window, 0]] }).catch((error: unknown) => error as Error),
+      ]);
+      const [sqrtPriceX96, , , cardinality] = slot0;
+      if (observed instanceof Error) {
+        if (!isRevert(observed)) throw observed;
+        throw new NoAverageError(
+          `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
+        );
+      }
+      const [[then, now]] = observed as readonly [readonly bigint[], readonly bigint[]];
+      const elapsed = BigInt(window);
+      const delta = (now as bigint) - (then as bigint);
+      const meanTick = Number(delta / elapsed - (delta < 0n && delta % elapsed !== 0n ? 1n : 0n));
+      if (sqrtPriceX96 === 0n) throw new NoAverageError(`pool ${pool} has no price (not initialized)`);
+      // Prices as a V2 pair's average gives them: raw token1 per raw token0 (and the reverse), × 2^112.
+      const toQ112 = (sqrt: bigint) => (sqrt * sqrt) >> 80n;
+      const spot0 = toQ112(sqrtPriceX96);
+      const average0 = toQ112(sqrtRatioAtTick(meanTick));
+      if (spot0 === 0n || average0 === 0n) throw new NoAverageError(`pool ${pool}'s price is below what a Q112 price can hold`);
+      return { pool, token0, token1, spot0, spot1: (Q112 * Q112) / spot0, average0, average1: (Q112 * Q112) / average0, spanSeconds: elapsed };
+    },
+  },
+  /** A V2 pair has no tickSpacing(): only a V3 pool answers it. */
+  recognises: (client, pool) =>
+    client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' }).then(
+      () => true,
+      (error: unknown) => {
+        if (isRevert(error)) return false;
+        throw error;
+      },
+    ),
 };

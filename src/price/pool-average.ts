@@ -1,8 +1,8 @@
 /**
- * A pool's price that no single trade can move. A Uniswap V3 pool answers it itself: `observe` gives its tick
- * cumulative a window ago and now, whose difference over the window is the time-weighted mean tick (the price as
- * 1.0001^tick); a pool whose oracle keeps too few observations to reach a window back is not a price source.
- * A Uniswap V2 pool's is the time-weighted average over a window, from the
+ * A pool's price that no single trade can move, from where its kind (src/pools/) says it comes from. A pool with an
+ * oracle of its own answers it itself (a Uniswap V3 pool's `observe`: the time-weighted mean tick over the window; a
+ * pool whose oracle does not reach a window back is no price source). For a pool that stores cumulative prices (a
+ * Uniswap V2 pair) it is the time-weighted average over a window, from the
  * pool's own cumulative prices (UniswapV2Pair.price0CumulativeLast / price1CumulativeLast, each the running sum
  * of the price times the seconds it held). The average between two instants is the difference of the
  * cumulatives over the seconds between them. "Now" is the latest block, with the time since the pool's last
@@ -14,34 +14,16 @@
 import type { Address } from 'viem';
 import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chain/chains.ts';
-import { isContractRevert } from '../chain/revert.ts';
-import { uniswapV2PairAbi as pairAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
-import { RoutekeeperError } from '../errors.ts';
-import type { PoolKind } from '../guard/route.ts';
-import { sqrtRatioAtTick } from '../pools/uniswap-v3-math.ts';
+import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
+import type { PoolKind, PoolKindId, SteadyPriceSource } from '../pools/kind.ts';
+import { NoAverageError, type PoolPrices, Q112 } from '../pools/prices.ts';
+import { poolKinds } from '../pools/registry.ts';
 import { ChainTooYoungError, blockAt } from './block-at.ts';
 
-/** Prices in UQ112x112, as the pair stores them: raw units of one token per raw unit of the other, × 2^112. */
-export const Q112 = 2n ** 112n;
+export { NoAverageError, type PoolPrices, Q112 } from '../pools/prices.ts';
 
-
-/** A pool's prices now and on average: `spot0`/`average0` price token0 in token1; `spot1`/`average1` the reverse. */
-export type PoolPrices = {
-  pool: Address;
-  token0: Address;
-  token1: Address;
-  spot0: bigint;
-  spot1: bigint;
-  average0: bigint;
-  average1: bigint;
-  /** The seconds the average covers (at least the window). */
-  spanSeconds: bigint;
-};
-
-/** No average for a pool: younger than the window, or its history cannot be read. */
-export class NoAverageError extends RoutekeeperError {
-  override name = 'NoAverageError';
-}
+/** The cumulative-prices source of a kind whose pools store them. */
+type CumulativeSource = Extract<SteadyPriceSource, { cumulativesAt: unknown }>;
 
 type Cumulatives = { cumulative0: bigint; cumulative1: bigint; timestamp: bigint };
 type Head = { number: bigint; timestamp: bigint };
@@ -60,8 +42,8 @@ export class PoolAverages {
   readonly #client: ChainClient;
   readonly options: PoolAverageOptions;
   readonly #tokens = new Map<string, Promise<readonly [Address, Address]>>();
-  /** Whether each pool is a Uniswap V3 pool (it answers `tickSpacing()`), asked once. */
-  readonly #isV3 = new Map<string, Promise<boolean>>();
+  /** Each pool's kind, as it answers (asked once, of a pool whose kind no factory told). */
+  readonly #kinds = new Map<string, Promise<PoolKind>>();
   /** The past block the averages start from, and each pool's cumulatives there. */
   #anchor: Anchor | undefined;
   #anchorSearch: Promise<Anchor> | undefined;
@@ -75,15 +57,16 @@ export class PoolAverages {
   }
 
   /**
-   * The pool's spot and average prices now. Its state is read at the latest block at once, in the same batch as
-   * `head`, the latest block as the caller reads it (for its time and the average's start). Without `kind`, the pool
-   * is asked once whether it is a V3 pool.
+   * The pool's spot and average prices now, from where its kind says its steady price comes from: its own oracle, or
+   * its cumulative prices, read at the latest block at once, in the same batch as `head`, the latest block as the
+   * caller reads it (for its time and the average's start). Without `kind`, the pool is asked once what it is.
    */
-  async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKind): Promise<PoolPrices> {
-    if (kind ? kind === 'uniswap-v3' : await this.#v3(pool)) return this.#readV3(pool);
+  async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKindId): Promise<PoolPrices> {
+    const source = (kind ? poolKinds[kind] : await this.#kindOf(pool)).steadyPrice;
+    if ('ownAverage' in source) return source.ownAverage(this.#client, pool, await this.#tokensOf(pool), this.options.windowSeconds);
     const at = Promise.resolve(head);
-    const nowRead = this.#cumulativesAt(pool, 'latest', at.then((known) => known.timestamp));
-    const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(pool, known))]);
+    const nowRead = this.#cumulativesAt(source, pool, 'latest', at.then((known) => known.timestamp));
+    const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(source, pool, known))]);
     const known = await at;
     // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
     // now means the reads do not describe one history.
@@ -93,7 +76,7 @@ export class PoolAverages {
     // and time from after (below the start). Either way all are read again, together, once.
     let now = read;
     if (now.straddled || belowStart(now)) {
-      now = await this.#cumulativesAt(pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));
+      now = await this.#cumulativesAt(source, pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));
       if (now.straddled) throw new NoAverageError(`pool ${pool}: the chain moved on while its state was read, twice; it is read again at the next run`);
     }
     // Still below: the chain was reorganised or reverted since the start. No average, rather than one that wraps
@@ -118,54 +101,22 @@ export class PoolAverages {
     };
   }
 
-  #v3(pool: Address): Promise<boolean> {
+  /** The kind of a pool only a simulation's flows showed: the one whose pools it answers as. */
+  #kindOf(pool: Address): Promise<PoolKind> {
     const key = pool.toLowerCase();
-    let known = this.#isV3.get(key);
+    let known = this.#kinds.get(key);
     if (!known) {
-      // A V2 pair has no tickSpacing(): the call reverts. Any other failure (the node) is asked again next time.
-      known = readContract(this.#client, { address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' }).then(
-        () => true,
-        (error: unknown) => {
-          if (isContractRevert(error)) return false;
-          this.#isV3.delete(key);
-          throw error;
-        },
-      );
-      this.#isV3.set(key, known);
+      const kinds = Object.values(poolKinds);
+      known = Promise.all(kinds.map((kind) => kind.recognises(this.#client, pool))).then((answers) => {
+        const kind = kinds[answers.indexOf(true)];
+        if (!kind) throw new NoAverageError(`pool ${pool} answers as no kind of pool this daemon knows`);
+        return kind;
+      });
+      this.#kinds.set(key, known);
+      // A node that did not answer is asked again next time.
+      known.catch(() => this.#kinds.delete(key));
     }
     return known;
-  }
-
-  /**
-   * A V3 pool's price now (slot0) and its time-weighted mean over the window, from `observe([window, 0])`, both at the
-   * latest block. The mean tick is rounded toward negative infinity, as Uniswap's OracleLibrary does.
-   */
-  async #readV3(pool: Address): Promise<PoolPrices> {
-    const window = this.options.windowSeconds;
-    const at = { address: pool, abi: uniswapV3PoolAbi, blockTag: 'latest' } as const;
-    const [tokens, slot0, observed] = await Promise.all([
-      this.#tokensOf(pool),
-      readContract(this.#client, { ...at, functionName: 'slot0' }),
-      readContract(this.#client, { ...at, functionName: 'observe', args: [[window, 0]] }).catch((error: unknown) => error as Error),
-    ]);
-    const [sqrtPriceX96, , , cardinality] = slot0;
-    if (observed instanceof Error) {
-      if (!isContractRevert(observed)) throw observed;
-      throw new NoAverageError(
-        `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
-      );
-    }
-    const [[then, now]] = observed as readonly [readonly bigint[], readonly bigint[]];
-    const elapsed = BigInt(window);
-    const delta = (now as bigint) - (then as bigint);
-    const meanTick = Number(delta / elapsed - (delta < 0n && delta % elapsed !== 0n ? 1n : 0n));
-    if (sqrtPriceX96 === 0n) throw new NoAverageError(`pool ${pool} has no price (not initialized)`);
-    // Prices as the V2 path gives them: raw token1 per raw token0 (and the reverse), × 2^112.
-    const toQ112 = (sqrt: bigint) => (sqrt * sqrt) >> 80n;
-    const spot0 = toQ112(sqrtPriceX96);
-    const average0 = toQ112(sqrtRatioAtTick(meanTick));
-    if (spot0 === 0n || average0 === 0n) throw new NoAverageError(`pool ${pool}'s price is below what a Q112 price can hold`);
-    return { pool, token0: tokens[0], token1: tokens[1], spot0, spot1: (Q112 * Q112) / spot0, average0, average1: (Q112 * Q112) / average0, spanSeconds: elapsed };
   }
 
   #tokensOf(pool: Address): Promise<readonly [Address, Address]> {
@@ -188,12 +139,14 @@ export class PoolAverages {
    * `time` is that block's, read beside it; should the state read be of a block newer than that (one mined between
    * the two reads of a batch), the instant is the pool's own last update.
    */
-  async #cumulativesAt(pool: Address, block: bigint | 'latest', time: bigint | Promise<bigint>): Promise<Cumulatives & { reserves: readonly [bigint, bigint]; straddled: boolean }> {
-    const at = block === 'latest' ? ({ address: pool, abi: pairAbi, blockTag: 'latest' } as const) : ({ address: pool, abi: pairAbi, blockNumber: block } as const);
-    const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt], told] = await Promise.all([
-      readContract(this.#client, { ...at, functionName: 'price0CumulativeLast' }),
-      readContract(this.#client, { ...at, functionName: 'price1CumulativeLast' }),
-      readContract(this.#client, { ...at, functionName: 'getReserves' }),
+  async #cumulativesAt(
+    source: CumulativeSource,
+    pool: Address,
+    block: bigint | 'latest',
+    time: bigint | Promise<bigint>,
+  ): Promise<Cumulatives & { reserves: readonly [bigint, bigint]; straddled: boolean }> {
+    const [{ cumulative0, cumulative1, reserve0, reserve1, updatedAt }, told] = await Promise.all([
+      source.cumulativesAt(this.#client, pool, block === 'latest' ? { blockTag: 'latest' } : { blockNumber: block }),
       time,
     ]);
     // The pair keeps its time as uint32 seconds (wrapping in 2106); the difference is taken the same way.
@@ -212,7 +165,7 @@ export class PoolAverages {
    * The pool's cumulatives at the anchor, an instant between a window and 1.25 windows before `head`: chosen anew
    * (a window back) when `head` leaves that range, and shared by every pool meanwhile.
    */
-  async #anchorCumulatives(pool: Address, head: Head): Promise<Cumulatives> {
+  async #anchorCumulatives(source: CumulativeSource, pool: Address, head: Head): Promise<Cumulatives> {
     const window = BigInt(this.options.windowSeconds);
     // An anchor serves a head from a window to 1.25 windows after it, and only one it is older than. (A chain
     // reverted to before the anchor, as tests do, also gets a new one.)
@@ -236,7 +189,7 @@ export class PoolAverages {
     const key = pool.toLowerCase();
     let cumulatives = pools.get(key);
     if (!cumulatives) {
-      cumulatives = this.#cumulativesAt(pool, block, time).catch((error: unknown) => {
+      cumulatives = this.#cumulativesAt(source, pool, block, time).catch((error: unknown) => {
         pools.delete(key);
         throw new NoAverageError(`pool ${pool} has no history at block ${block}, a window (${this.options.windowSeconds} s) ago: ${(error as Error).message.split('\n')[0]}`);
       });

@@ -7,6 +7,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { type Address, type Hex, getAddress } from 'viem';
 import { z } from 'zod';
 import type { CachedPool, Head, PoolKindId } from '../pools/kind.ts';
+import { poolKinds } from '../pools/registry.ts';
 import { addressSchema } from '../primitives.ts';
 
 /** The index at one block: each pool as its kind keeps it (kind.ts `toCache`), and how far each factory's discovery got. */
@@ -19,7 +20,7 @@ export type IndexSnapshot = {
 // Format 3: every pool in one list, each with its kind and its kind's own fields.
 const FORMAT = 3;
 const integer = z.string().regex(/^\d+$/).transform(BigInt);
-const kindIds = ['uniswap-v2', 'uniswap-v3'] as const satisfies readonly PoolKindId[];
+const kindIds = Object.keys(poolKinds) as [PoolKindId, ...PoolKindId[]];
 
 const cacheSchema = z.object({
   format: z.literal(FORMAT),
