@@ -35,3 +35,14 @@ export function revertDataOf(error: unknown): Hex | undefined {
   const data = raw instanceof RawContractError ? raw.data : undefined;
   return typeof data === 'string' ? data : data?.data;
 }
+
+/** Whether a view answers: a revert is the contract's "no"; a node that did not answer is an error. */
+export function answers(read: Promise<unknown>): Promise<boolean> {
+  return read.then(
+    () => true,
+    (error: unknown) => {
+      if (isContractRevert(error)) return false;
+      throw error;
+    },
+  );
+}

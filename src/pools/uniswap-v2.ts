@@ -5,7 +5,7 @@
  * mille (Minima's, the devnet's own) or in basis points (Swappa's PairUniswapV2).
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
-import { isContractRevert } from '../chain/revert.ts';
+import { answers } from '../chain/revert.ts';
 import { feePpmOfPerMille } from '../config/chain-data.ts';
 import { uniswapV2IndexAbi, uniswapV2PairAbi } from '../contracts/abi.ts';
 import { encodePoolExtras, pairAddress } from '../contracts/encoding.ts';
@@ -157,12 +157,5 @@ export const uniswapV2: PoolKind<PoolReserves> = {
     },
   },
   /** A V3 pool has no getReserves(): only a pair answers it. */
-  recognises: (client, pool) =>
-    client.readContract({ address: pool, abi: uniswapV2PairAbi, functionName: 'getReserves' }).then(
-      () => true,
-      (error: unknown) => {
-        if (isContractRevert(error)) return false;
-        throw error;
-      },
-    ),
+  recognises: (client, pool) => answers(client.readContract({ address: pool, abi: uniswapV2PairAbi, functionName: 'getReserves' })),
 };

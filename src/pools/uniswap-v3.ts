@@ -6,7 +6,7 @@
  * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
-import { isContractRevert as isRevert } from '../chain/revert.ts';
+import { answers, isContractRevert } from '../chain/revert.ts';
 import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
@@ -212,7 +212,7 @@ export const uniswapV3: PoolKind<V3PoolState> = {
       ]);
       const [sqrtPriceX96, , , cardinality] = slot0;
       if (observed instanceof Error) {
-        if (!isRevert(observed)) throw observed;
+        if (!isContractRevert(observed)) throw observed;
         throw new NoAverageError(
           `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
         );
@@ -231,12 +231,5 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     },
   },
   /** A V2 pair has no tickSpacing(): only a V3 pool answers it. */
-  recognises: (client, pool) =>
-    client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' }).then(
-      () => true,
-      (error: unknown) => {
-        if (isRevert(error)) return false;
-        throw error;
-      },
-    ),
+  recognises: (client, pool) => answers(client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' })),
 };

@@ -11,7 +11,7 @@
  * Deposits and withdrawals value the position at the pool's fair price (from the product of its reserves and
  * the reference prices of both tokens), which moving the reserves within a block does not change.
  */
-import { erc20Abi, parseAbi } from 'viem';
+import { type Address, erc20Abi, parseAbi } from 'viem';
 import { isqrt } from '../bigint-math.ts';
 import { decodeHopQuotes, failedHopOf } from '../contracts/hop-quoter.ts';
 import type { ChainClient } from '../chain/chains.ts';
@@ -52,13 +52,13 @@ const usd = (amount: bigint, price: UsdPrice, decimals: number) => (amount * pri
 
 /**
  * A swap's reference from the hop quotes read beside the simulation (`quoted`, the HopQuoter's answer over the
- * route's own fields) and the oracle. A route none of whose hops can be quoted has no reference: refused as no-price,
- * naming the hop and its adapter.
+ * route's own fields) and the oracle. A route one of whose hops cannot be quoted has no reference: refused as
+ * no-price, naming the hop and its adapter.
  */
 export async function swapReference(
   prices: PriceReference,
   trade: Trade,
-  route: { pairs: readonly string[] },
+  route: { pairs: readonly Address[] },
   hops: readonly (VerifiedHop | UnlistedHop)[],
   quoted: Promise<CallResult | undefined>,
 ): Promise<Reference> {
@@ -74,7 +74,7 @@ export async function swapReference(
 }
 
 /** Each hop's quoted output; a quote that failed is what the route pays left unknown: nothing is signed on it. */
-function hopOutputs(quote: CallResult | undefined, pairs: readonly string[]): readonly bigint[] {
+function hopOutputs(quote: CallResult | undefined, pairs: readonly Address[]): readonly bigint[] {
   if (!quote) throw new GuardRefusal('no-price', 'what the route pays was not read: the node answered no quote');
   if (!quote.ok) {
     const failed = failedHopOf(quote.revertData);
