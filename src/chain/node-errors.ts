@@ -4,7 +4,7 @@
  */
 import { BaseError } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
-import { reasonOf } from './revert.ts';
+import { reasonOf } from '../contracts/revert.ts';
 
 /** The node has these exact bytes already: not a failure, following the nonce settles them. */
 export class TransactionKnownError extends RoutekeeperError {

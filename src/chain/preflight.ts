@@ -19,7 +19,7 @@ import { type Address, type Hex, type Log, encodeFunctionData, erc20Abi, hexToBi
 import { call as ethCall, estimateGas, getBlock, getTransactionCount, readContract, simulateBlocks } from 'viem/actions';
 import type { ChainClient } from './chains.ts';
 import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
-import { reasonOf, revertDataOf } from './revert.ts';
+import { reasonOf, revertDataOf } from '../contracts/revert.ts';
 
 /** The allowance a call needs (`amount`), and what the approval sets it to (`value`: the amount, or unlimited). */
 export type Approval = { token: Address; spender: Address; amount: bigint; value: bigint };

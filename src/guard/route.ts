@@ -18,7 +18,7 @@ import {
   zeroAddress,
 } from 'viem';
 import type { ChainClient } from '../chain/chains.ts';
-import { isContractRevert } from '../chain/revert.ts';
+import { isContractRevert } from '../contracts/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
 import { pairAddress } from '../contracts/encoding.ts';
 import type { PoolFacts, PoolKindId } from '../pools/kind.ts';

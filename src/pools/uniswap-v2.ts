@@ -5,7 +5,7 @@
  * mille (Minima's, the devnet's own) or in basis points (Swappa's PairUniswapV2).
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
-import { answers } from '../chain/revert.ts';
+import { answers } from '../contracts/revert.ts';
 import { feePpmOfPerMille } from '../config/chain-data.ts';
 import { uniswapV2IndexAbi, uniswapV2PairAbi } from '../contracts/abi.ts';
 import { encodePoolExtras, pairAddress } from '../contracts/encoding.ts';

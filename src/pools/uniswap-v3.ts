@@ -6,7 +6,7 @@
  * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
-import { answers, isContractRevert } from '../chain/revert.ts';
+import { answers, isContractRevert } from '../contracts/revert.ts';
 import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';

@@ -9,7 +9,7 @@ import type { Address, Hex, TransactionReceipt } from 'viem';
 import type { ReceiptBlocks } from '../chain/evidence.ts';
 import { getTransaction } from 'viem/actions';
 import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/outcome.ts';
-import { revertReason } from '../chain/revert.ts';
+import { revertReason } from '../contracts/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { recorderOf } from './recorder.ts';
