@@ -2,6 +2,11 @@ import { type Address, decodeFunctionData, parseEventLogs, parseUnits } from 'vi
 import { describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
+import { knownContractsFor, routingDataFor } from '../../src/config/chain-data.ts';
+import type { PairAdapter } from '../../src/pools/kind.ts';
+import { startRoutingService } from '../../src/routing/server.ts';
+import { routingSetupFor } from '../../src/routing/setup.ts';
+import { swapRouteSchema } from '../../src/service/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, getJson, partnerOf, quoteRoute, trader } from '../helpers/routing.ts';
 
@@ -185,5 +190,35 @@ describe('GET /tokens', () => {
     expect(listed.find((token) => token.symbol === 'USDC')).toEqual({ address: fork.token('USDC'), symbol: 'USDC', decimals: 6, chainId: fork.addressBook.chainId });
     const other = await getJson(fork, '/tokens', { chainId: 1 });
     expect([other.status, other.body]).toEqual([400, { error: `Invalid chainId: 1 is not supported; this service quotes chain ${fork.addressBook.chainId}`, field: 'chainId' }]);
+  });
+});
+
+describe("Uniswap V2 as Celo's chain data gives it", () => {
+  it("is routed through Swappa's published PairUniswapV2 (fee byte in bips) from the factory entry, and the route pays exactly its quote", async () => {
+    // Celo's built-in entry: its own factory and the standard Uniswap V2 pair init code hash, protocol id uniswap-v2.
+    const celo = routingDataFor(42220);
+    const entry = celo.factories.find((factory) => factory.protocol === 'uniswap-v2');
+    expect(entry).toEqual({ address: '0x79a530c8e2fA8748B7B40dd3629C0520c2cCf03f', protocol: 'uniswap-v2', kind: 'uniswap-v2', feeBps: 30 });
+    const known = knownContractsFor(42220).factories.find((factory) => factory.address === entry?.address);
+    // The devnet's factory is the same published build: its pairs are at the addresses Celo's hash gives.
+    expect(known?.initCodeHash).toBe(fork.addressBook.contracts.uniswapV2PairInitCodeHash);
+    expect(celo.adapters['uniswap-v2']).toEqual({ address: '0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C', kind: 'uniswap-v2', feeUnit: 'bips' });
+    // That entry and adapter, at the devnet's addresses of the same code (Swappa's build of PairUniswapV2).
+    const swappaV2 = fork.addressBook.routingService?.bipsAdapter as Address;
+    const setup = routingSetupFor(fork.addressBook.chainId, fork.addressBook.rpcUrl, fork.addressBook);
+    const factory = { ...(entry as NonNullable<typeof entry>), address: fork.addressBook.contracts.uniswapV2Factory as Address, adapter: { ...(celo.adapters['uniswap-v2'] as PairAdapter), address: swappaV2 } };
+    const service = await startRoutingService({ ...setup, factories: [factory], adapterOverride: undefined, port: 0 });
+    try {
+      const amountIn = parseUnits('2500', 18);
+      const response = await fetch(`${service.url}/routes?${new URLSearchParams({ tokenIn: fork.token('cUSD'), tokenOut: fork.token('CELO'), amountIn: amountIn.toString() })}`);
+      const route = swapRouteSchema.parse(await response.json());
+      expect(route.details.pairs).toEqual([swappaV2]);
+      // The fee byte counts basis points: 30 for 0.3% (0x1e).
+      expect(route.details.extras[0]?.slice(-2)).toBe('1e');
+      const { spent, received } = await execute(route);
+      expect([spent, received]).toEqual([amountIn, route.expectedOut]);
+    } finally {
+      await service.close();
+    }
   });
 });
