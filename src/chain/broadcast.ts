@@ -112,7 +112,11 @@ async function sendSync(wallet: Wallet, attempt: Attempt, alone: AbortSignal, si
   const request = wallet.client
     .request({ method: 'eth_sendRawTransactionSync', params: [attempt.rawTx] }, { retryCount: 0, signal: alone })
     .then((receipt): SendResult => formatTransactionReceipt(receipt), classify);
-  // The node holds the answer until the transaction is mined; past syncWaitMs we stop waiting and follow it.
-  const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), wallet.settings.syncWaitMs));
-  return abortable(Promise.race([request, waited]), signal);
+  // The node holds the answer until the transaction is mined; past syncWaitMs we stop waiting and follow it. The
+  // timer ends with the answer: left running, it would hold a finished command open for the rest of the wait.
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), wallet.settings.syncWaitMs);
+  });
+  return abortable(Promise.race([request, waited]), signal).finally(() => clearTimeout(timer));
 }

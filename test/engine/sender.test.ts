@@ -44,6 +44,17 @@ async function inPool(executor: TestExecutor, intentId: string) {
 }
 
 describe('the sender', () => {
+  it('leaves no timer running once a synchronous send has answered with its receipt (a finished once exits at once)', async () => {
+    const executor = await makeExecutor();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    // A first trade warms up what keeps its own timers for the process (caches, the price reference's reads).
+    expect((await runTrade(executor, swap('timers-0'))).status).toBe('confirmed');
+    const before = timers();
+    const report = await runTrade(executor, swap('timers-1'));
+    expect(report.status, report.reason).toBe('confirmed');
+    expect(timers()).toBe(before);
+  });
+
   it('broadcasts the same signed bytes again when the node drops the transaction', async () => {
     await approveRouter();
     const executor = await makeExecutor();
