@@ -80,7 +80,7 @@ export type PoolFacts = {
  * cumulative prices, which the daemon averages itself between a block a window back and now (`cumulativesAt`).
  */
 export type SteadyPriceSource =
-  | { ownAverage(client: PublicClient, pool: Address, tokens: readonly [Address, Address], windowSeconds: number): Promise<PoolPrices> }
+  | { ownAverage(client: PublicClient, pool: Address, windowSeconds: number): Promise<Omit<PoolPrices, 'token0' | 'token1'>> }
   | { cumulativesAt(client: PublicClient, pool: Address, at: { blockNumber: bigint } | { blockTag: 'latest' }): Promise<StoredCumulatives> };
 
 /** A pool's cumulative prices (× 2^112 × seconds) as last stored, its reserves and the time it stored them. */

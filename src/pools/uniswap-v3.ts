@@ -204,7 +204,7 @@ export const uniswapV3: PoolKind<V3PoolState> = {
      * block; the mean tick rounded toward negative infinity, as Uniswap's OracleLibrary does. A pool whose oracle does
      * not reach a window back is no price source.
      */
-    async ownAverage(client, pool, [token0, token1], window) {
+    async ownAverage(client, pool, window) {
       const at = { address: pool, abi: uniswapV3PoolAbi, blockTag: 'latest' } as const;
       const [slot0, observed] = await Promise.all([
         client.readContract({ ...at, functionName: 'slot0' }),
@@ -227,7 +227,7 @@ export const uniswapV3: PoolKind<V3PoolState> = {
       const spot0 = toQ112(sqrtPriceX96);
       const average0 = toQ112(sqrtRatioAtTick(meanTick));
       if (spot0 === 0n || average0 === 0n) throw new NoAverageError(`pool ${pool}'s price is below what a Q112 price can hold`);
-      return { pool, token0, token1, spot0, spot1: (Q112 * Q112) / spot0, average0, average1: (Q112 * Q112) / average0, spanSeconds: elapsed };
+      return { pool, spot0, spot1: (Q112 * Q112) / spot0, average0, average1: (Q112 * Q112) / average0, spanSeconds: elapsed };
     },
   },
   /** A V2 pair has no tickSpacing(): only a V3 pool answers it. */

@@ -63,7 +63,11 @@ export class PoolAverages {
    */
   async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKindId): Promise<PoolPrices> {
     const source = (kind ? poolKinds[kind] : await this.#kindOf(pool)).steadyPrice;
-    if ('ownAverage' in source) return source.ownAverage(this.#client, pool, await this.#tokensOf(pool), this.options.windowSeconds);
+    if ('ownAverage' in source) {
+      // Asked together: the pool's tokens (read once) and its oracle, in the same batch as the caller's other reads.
+      const [[token0, token1], prices] = await Promise.all([this.#tokensOf(pool), source.ownAverage(this.#client, pool, this.options.windowSeconds)]);
+      return { ...prices, token0, token1 };
+    }
     const at = Promise.resolve(head);
     const nowRead = this.#cumulativesAt(source, pool, 'latest', at.then((known) => known.timestamp));
     const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(source, pool, known))]);

@@ -24,6 +24,7 @@ import { daemonHome, dcaYaml } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true, uniswapV3: true });
 const proxy = useQuoteProxy(fork);
@@ -199,6 +200,30 @@ describe("a swap through Swappa's PairUniswapV3, which quotes through Uniswap's 
       expect(payload.minOutputAmount).toBe(report.minOut);
     } finally {
       await executor.close();
+      proxy.setRewrite(undefined);
+    }
+  });
+
+  it("costs three requests, the hop quote and the pool's own oracle in the first (the checks' one batch)", async () => {
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    proxy.setRewrite(throughPool(pool(), swappaAdapter()));
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url, rpcUrl: node.url });
+    try {
+      expect((await runTrade(executor, celoForWeth())).status).toBe('confirmed');
+      const before = node.log().length;
+      const report = await runTrade(executor, celoForWeth());
+      expect(report.status, report.reason).toBe('confirmed');
+      const requests = node.log().slice(before);
+      expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
+      const [checks, sends] = requests as [string[], string[]];
+      const poolCalls = (selector: string) => checks.filter((entry) => entry.toLowerCase() === `eth_call ${pool().slice(0, 8).toLowerCase()}:${selector}`);
+      // The simulation carries the hop quote; beside it the pool's slot0 (0x3850c7bd) and observe (0x883bdbfd).
+      expect(checks).toContain('eth_simulateV1');
+      expect([poolCalls('0x3850c7bd').length, poolCalls('0x883bdbfd').length]).toEqual([1, 1]);
+      expect(sends.every((method) => method === 'eth_sendRawTransactionSync')).toBe(true);
+    } finally {
+      await executor.close();
+      await node.close();
       proxy.setRewrite(undefined);
     }
   });
