@@ -5,11 +5,11 @@
  * read as the daemon reads them, factories whose init code hash reproduces one of their real pools, the sequencer
  * (on an L2), and a price for every token a strategy trades. Each check is one finding.
  */
-import { type Address, type Hex, isAddressEqual, zeroAddress } from 'viem';
-import { getBlock, getCode, readContract, simulateBlocks } from 'viem/actions';
+import { type Address, isAddressEqual, zeroAddress } from 'viem';
+import { getBlock, getBlockNumber, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
-import { uniswapV2FactoryAbi as factoryAbi, uniswapV2PairAbi as pairAbi, sortedOraclesAbi, uniswapV3FactoryAbi } from '../contracts/abi.ts';
-import { pairAddress, v3PoolAddress } from '../contracts/encoding.ts';
+import { sortedOraclesAbi } from '../contracts/abi.ts';
+import { poolKinds, sampledFactory } from '../pools/registry.ts';
 import { aggregatorV3Abi } from '../price/feed.ts';
 import { type Heartbeat, measureHeartbeat } from '../price/heartbeat.ts';
 import type { PriceReference, SequencerFeed } from '../price/reference.ts';
@@ -140,27 +140,22 @@ export async function sortedOraclesFindings(client: ChainClient, sources: PriceS
 }
 
 /**
- * A factory's init code hash gives the address of its first real pair from that pair's tokens (a V3 factory's: of a
- * pool its getPool gives for two of the chain's tokens at a standard fee tier).
+ * A factory's init code hash gives the address of one of its real pools from that pool's tokens (and, for its kind,
+ * its immutables): its kind samples the pool (a V2 factory's first pair; a V3 factory's pool of two of the chain's
+ * first tokens) and computes where the hash puts it.
  */
 export async function factoryFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
   return Promise.all(
     known.factories.map(async (factory): Promise<Finding> => {
-      const provenBy = factory.kind === 'uniswap-v3' ? 'getPool' : 'getPair';
-      if (!factory.initCodeHash) return { level: 'ok', message: `factory ${factory.address}: no init code hash listed; its pools are proven by ${provenBy}` };
-      if (factory.kind === 'uniswap-v3') return v3FactoryFinding(client, { address: factory.address, initCodeHash: factory.initCodeHash }, known.tokens);
+      const kind = poolKinds[factory.kind];
+      if (!factory.initCodeHash) return { level: 'ok', message: `factory ${factory.address}: no init code hash listed; its pools are proven by ${kind.provenBy}` };
       try {
-        const count = await readContract(client, { address: factory.address, abi: factoryAbi, functionName: 'allPairsLength' });
-        if (count === 0n) return { level: 'warn', message: `factory ${factory.address}: has no pair to check its init code hash against` };
-        const pair = await readContract(client, { address: factory.address, abi: factoryAbi, functionName: 'allPairs', args: [0n] });
-        const [token0, token1] = await Promise.all([
-          readContract(client, { address: pair, abi: pairAbi, functionName: 'token0' }),
-          readContract(client, { address: pair, abi: pairAbi, functionName: 'token1' }),
-        ]);
-        const computed = pairAddress(factory.address, factory.initCodeHash, [token0, token1]);
-        return isAddressEqual(computed, pair)
-          ? { level: 'ok', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} reproduces its pair ${pair}` }
-          : { level: 'fail', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} gives ${computed}, not its pair ${pair}: its pools would not be recognised` };
+        const [pool] = await kind.samplePools(client, sampledFactory(factory), known.tokens.slice(0, 8), await getBlockNumber(client), 1);
+        if (!pool) return { level: 'warn', message: `factory ${factory.address}: has no pool to check its init code hash against` };
+        const computed = kind.createdAt(factory.address, factory.initCodeHash, pool);
+        return isAddressEqual(computed, pool.address)
+          ? { level: 'ok', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} reproduces its pool ${pool.address}` }
+          : { level: 'fail', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} gives ${computed}, not its pool ${pool.address}: its pools would not be recognised` };
       } catch (error) {
         return { level: 'fail', message: `factory ${factory.address}: cannot be read (${firstLine(error)})` };
       }
@@ -205,27 +200,5 @@ export async function sequencerFindings(client: ChainClient, sequencer: Sequence
       : [{ level: 'ok', message: `sequencer: up for ${upFor} s (feed ${sequencer.address})` }];
   } catch (error) {
     return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} cannot be read (${firstLine(error)}): nothing trades` }];
-  }
-}
-
-/** The first V3 pool of two of the chain's tokens (the first eight listed, at the standard tiers) against the hash. */
-async function v3FactoryFinding(client: ChainClient, factory: { address: Address; initCodeHash: Hex }, tokens: readonly Address[]): Promise<Finding> {
-  try {
-    const listed = tokens.slice(0, 8);
-    for (const [i, tokenA] of listed.entries()) {
-      for (const tokenB of listed.slice(i + 1)) {
-        for (const fee of [500, 3000, 10_000, 100]) {
-          const pool = await readContract(client, { address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [tokenA, tokenB, fee] });
-          if (isAddressEqual(pool, zeroAddress)) continue;
-          const computed = v3PoolAddress(factory.address, factory.initCodeHash, [tokenA, tokenB], fee);
-          return isAddressEqual(computed, pool)
-            ? { level: 'ok', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} reproduces its pool ${pool}` }
-            : { level: 'fail', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} gives ${computed}, not its pool ${pool}: its pools would not be recognised` };
-        }
-      }
-    }
-    return { level: 'warn', message: `factory ${factory.address}: has no pool of the chain's first tokens to check its init code hash against` };
-  } catch (error) {
-    return { level: 'fail', message: `factory ${factory.address}: cannot be read (${firstLine(error)})` };
   }
 }

@@ -132,6 +132,10 @@ export interface PoolKind<State = any> {
    */
   samplePools(client: PublicClient, factory: FactorySource, tokens: readonly Address[], blockNumber: bigint, max: number): Promise<IndexedPool[]>;
 
+  /** What proves a pool is a factory's when no init code hash is listed, for people ("its getPool"). */
+  readonly provenBy: string;
+  /** The address a factory's init code hash gives a pool of these tokens (and immutables): CREATE2, no chain read. */
+  createdAt(factory: Address, initCodeHash: Hex, pool: PoolInfo): Address;
   /** The pool a hop's `extras` name through a listed adapter of this kind, and the fee they say it charges; a string: why they are not. */
   readExtras(extras: Hex): { pool: Address; feePpm?: FeePpm } | string;
   /** The fee of `pool` (millionths) when `factory`, one of this kind, made it for these sorted tokens; undefined when it did not. */

@@ -1,5 +1,7 @@
 /** Every kind of pool the routing service knows (kind.ts), by id: a new venue is a module of its own and a line here. */
-import type { PoolKind, PoolKindId } from './kind.ts';
+import { zeroAddress } from 'viem';
+import type { KnownFactory } from '../config/chain-data.ts';
+import type { FactorySource, PoolKind, PoolKindId } from './kind.ts';
 import { uniswapV2 } from './uniswap-v2.ts';
 import { uniswapV3 } from './uniswap-v3.ts';
 
@@ -7,3 +9,14 @@ export const poolKinds: Readonly<Record<PoolKindId, PoolKind>> = { 'uniswap-v2':
 
 /** The events of every kind's factories and pools, once each: what each block's one log request asks for. */
 export const poolKindEvents = Object.values(poolKinds).flatMap((kind) => kind.events);
+
+/**
+ * A factory of the daemon's chain data as a source of pools to look at (doctor samples one to check its init code
+ * hash): no adapter routes through it.
+ */
+export function sampledFactory(factory: KnownFactory): FactorySource {
+  const adapter = { address: zeroAddress, kind: factory.kind };
+  return factory.kind === 'uniswap-v2'
+    ? { address: factory.address, kind: factory.kind, protocol: factory.kind, feeBps: factory.feePpm / 100, adapter }
+    : { address: factory.address, kind: factory.kind, protocol: factory.kind, fromBlock: 0n, adapter };
+}

@@ -130,6 +130,8 @@ export const uniswapV2: PoolKind<PoolReserves> = {
     return Promise.all(Array.from({ length: Math.min(length, max) }, (_, index) => readPair(client, factory, index, blockNumber)));
   },
 
+  provenBy: 'its getPair',
+  createdAt: (factory, initCodeHash, pool) => pairAddress(factory, initCodeHash, [pool.token0, pool.token1]),
   /** Pool (20 bytes) ‖ fee per mille (1 byte), as the listed (Minima-style) adapters read it. */
   readExtras(extras) {
     if (size(extras) !== 21) return `is ${size(extras)} bytes, not a Uniswap V2 pool and fee (21)`;

@@ -176,6 +176,8 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     return pools;
   },
 
+  provenBy: 'its getPool at the pool\'s fee',
+  createdAt: (factory, initCodeHash, pool) => v3PoolAddress(factory, initCodeHash, [pool.token0, pool.token1], pool.v3?.fee ?? 0),
   /** The pool alone (20 bytes): it knows its own fee. */
   readExtras: (extras) => (size(extras) === 20 ? { pool: getAddress(extras) } : `is ${size(extras)} bytes, not a Uniswap V3 pool (20)`),
   /**

@@ -56,7 +56,7 @@ describe('routekeeper doctor', () => {
     expect(lines).toContain('ok   node: eth_simulateV1 answers: routes are verified by their token flows');
     expect(lines.find((line) => line.startsWith('ok   code: all '))).toMatch(/all \d+ addresses of the chain data have code/);
     expect(lines.filter((line) => /^ok {3}feed 0x\w+ \((CELO|cUSD|cEUR|USDC|WETH)\): 8 decimals, updated \d+ s ago/.test(line))).toHaveLength(5);
-    expect(lines).toContain(`ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pair ${fork.addressBook.pools[0]?.address}`);
+    expect(lines).toContain(`ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pool ${fork.addressBook.pools[0]?.address}`);
     // The devnet's per-mille V2 adapter quotes 4 of the factory's pools as their reserves and fee say, both ways.
     expect(lines).toContainEqual(
       expect.stringMatching(new RegExp(`^ok {3}adapter ${fork.addressBook.contracts.adapters.uniswapV2} \\(Uniswap V2, fee byte in per-mille\\) for uniswap-v2: quotes 4 pools \\(0\\.3%\\) as their state says, both ways at (2[4-9]|3[0-2]) sizes`)),
@@ -97,7 +97,7 @@ describe('routekeeper doctor', () => {
     expect(code).toBe(1);
     const lines = stdout.split('\n');
     expect(lines.find((line) => line.startsWith(`FAIL feed ${brokenFeed} (CELO): does not answer as a feed`))).toBeDefined();
-    expect(lines.find((line) => line.startsWith(`FAIL factory ${book.contracts.uniswapV2Factory}: init code hash ${wrongHash} gives 0x`))).toMatch(/not its pair 0x\w+: its pools would not be recognised$/);
+    expect(lines.find((line) => line.startsWith(`FAIL factory ${book.contracts.uniswapV2Factory}: init code hash ${wrongHash} gives 0x`))).toMatch(/not its pool 0x\w+: its pools would not be recognised$/);
     expect(lines.find((line) => line.startsWith('FAIL strategy dca cannot trade: CELO has no price now'))).toBeDefined();
     expect(lines.at(-2)).toMatch(/^doctor: [3-9] findings fail$/);
   });
