@@ -1,12 +1,13 @@
 /**
- * The Uniswap V2 and V3 pools of a chain's factories, found by the service itself and kept current from each block's
- * own logs: a V2 pool's `Sync` carries its new reserves, a factory's `PairCreated` a new pool with its tokens; a V3
- * factory's `PoolCreated` names a new pool with its fee and tick spacing, a V3 pool's `Initialize` and `Swap` carry
- * its new price, tick and liquidity, its `Mint` and `Burn` the liquidity a position adds or removes between two
- * ticks. Following a new block costs two node requests however many pools there are (its header, then one
- * `eth_getLogs` for the events of every pool at once); only a reorg (or a devnet's revert) reads the pools again, and
- * a V3 pool whose price nears the edge of the ticks read is read again around its new price. What was indexed is
- * kept in a file, so a restart reads only the blocks it missed.
+ * The pools of a chain's factories, found by the service itself and kept current from each block's own logs, each
+ * kind of pool by its module (src/pools/): a factory's kind finds its pools (a V2 factory's `allPairs`, a V3 factory's
+ * `PoolCreated` logs) and takes the logs of its factories and pools (a V2 pool's `Sync`, a V3 pool's `Swap`, `Mint`,
+ * `Burn`…); this index asks for them, gives each log to the kind of the pool or factory that emitted it, and follows
+ * the router's fee changes and partner swaps itself. Following a new block costs two node requests however many
+ * pools there are (its header, then one `eth_getLogs` for the events of every pool at once); only a reorg (or a
+ * devnet's revert) reads the pools again, and a pool whose kind says following is not enough (a V3 pool near the
+ * edge of the ticks read) is read again. What was indexed is kept in a file, so a restart reads only the blocks it
+ * missed.
  */
 import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
 import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
@@ -169,7 +170,8 @@ export class PoolIndex {
         continue;
       }
       // A pool's own kind, or its factory's, takes the log.
-      const kind = draft.pools.get(key(log.address))?.kind ?? (this.#factories.has(key(log.address)) ? poolKinds[this.#factoryKind(log.address)] : undefined);
+      const factory = this.#factories.get(key(log.address));
+      const kind = draft.pools.get(key(log.address))?.kind ?? (factory && poolKinds[factory.kind]);
       kind?.follow(log as unknown as DecodedLog, draft);
     }
     for (const pool of draft.pools.values()) if (!known.pools.has(key(pool.address))) draft.pools.set(key(pool.address), this.#routed(pool));
@@ -179,10 +181,6 @@ export class PoolIndex {
     }
     if (partnerSwaps.length > 0) this.#options.onPartnerSwaps?.(partnerSwaps, head);
     return { head, pools: draft.pools, states: draft.states, progress: draft.progress, feesChangedAt };
-  }
-
-  #factoryKind(address: Address) {
-    return (this.#factories.get(key(address)) as FactorySource).kind;
   }
 
   /** A pool with the adapter it is routed through (its factory's, or an override's). */
