@@ -5,6 +5,7 @@
  * mille (Minima's, the devnet's own) or in basis points (Swappa's PairUniswapV2).
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
+import { multicall } from 'viem/actions';
 import { answers } from '../contracts/revert.ts';
 import { feePpmOfPerMille } from '../config/chain-data.ts';
 import { uniswapV2IndexAbi, uniswapV2PairAbi } from '../contracts/abi.ts';
@@ -148,13 +149,23 @@ export const uniswapV2: PoolKind<PoolReserves> = {
   highestFeePpm: (factory) => (factory.kind === 'uniswap-v2' ? factory.feePpm : 0),
   // A pair stores cumulative prices: the daemon averages them between a block a window back and now.
   steadyPrice: {
+    /**
+     * One call (a deployless multicall), so all three come from one state: three reads of `latest`, even in one
+     * batch, can be answered from both sides of a block being mined, and cumulatives stored by a swap beside the
+     * reserves and time from before it would add the seconds since the previous update twice (a false average).
+     */
     async cumulativesAt(client, pool, at) {
-      const read = { address: pool, abi: uniswapV2PairAbi, ...at } as const;
-      const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt]] = await Promise.all([
-        client.readContract({ ...read, functionName: 'price0CumulativeLast' }),
-        client.readContract({ ...read, functionName: 'price1CumulativeLast' }),
-        client.readContract({ ...read, functionName: 'getReserves' }),
-      ]);
+      const read = { address: pool, abi: uniswapV2PairAbi } as const;
+      const [cumulative0, cumulative1, [reserve0, reserve1, updatedAt]] = await multicall(client, {
+        contracts: [
+          { ...read, functionName: 'price0CumulativeLast' },
+          { ...read, functionName: 'price1CumulativeLast' },
+          { ...read, functionName: 'getReserves' },
+        ],
+        deployless: true,
+        allowFailure: false,
+        ...at,
+      });
       return { cumulative0, cumulative1, reserve0, reserve1, updatedAt };
     },
   },

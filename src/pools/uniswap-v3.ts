@@ -6,6 +6,7 @@
  * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
+import { multicall } from 'viem/actions';
 import { answers, isContractRevert } from '../contracts/revert.ts';
 import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
@@ -207,19 +208,26 @@ export const uniswapV3: PoolKind<V3PoolState> = {
      * not reach a window back is no price source.
      */
     async ownAverage(client, pool, window) {
-      const at = { address: pool, abi: uniswapV3PoolAbi, blockTag: 'latest' } as const;
-      const [slot0, observed] = await Promise.all([
-        client.readContract({ ...at, functionName: 'slot0' }),
-        client.readContract({ ...at, functionName: 'observe', args: [[window, 0]] }).catch((error: unknown) => error as Error),
-      ]);
-      const [sqrtPriceX96, , , cardinality] = slot0;
-      if (observed instanceof Error) {
-        if (!isContractRevert(observed)) throw observed;
+      // One call (a deployless multicall), so that the price and the oracle come from one state, not from both sides
+      // of a block mined between two reads of `latest`.
+      const at = { address: pool, abi: uniswapV3PoolAbi } as const;
+      const [slot0Read, observedRead] = await multicall(client, {
+        contracts: [
+          { ...at, functionName: 'slot0' },
+          { ...at, functionName: 'observe', args: [[window, 0]] },
+        ],
+        deployless: true,
+        blockTag: 'latest',
+      });
+      if (slot0Read.status === 'failure') throw slot0Read.error;
+      const [sqrtPriceX96, , , cardinality] = slot0Read.result;
+      if (observedRead.status === 'failure') {
+        if (!isContractRevert(observedRead.error)) throw observedRead.error;
         throw new NoAverageError(
           `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
         );
       }
-      const [[then, now]] = observed as readonly [readonly bigint[], readonly bigint[]];
+      const [[then, now]] = observedRead.result;
       const elapsed = BigInt(window);
       const delta = (now as bigint) - (then as bigint);
       const meanTick = Number(delta / elapsed - (delta < 0n && delta % elapsed !== 0n ? 1n : 0n));

@@ -75,9 +75,9 @@ export class PoolAverages {
     // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
     // now means the reads do not describe one history.
     const belowStart = (candidate: Cumulatives) => then.cumulative0 > candidate.cumulative0 || then.cumulative1 > candidate.cumulative1;
-    // A node can answer the reads of one batch from two states while it mines (anvil does): the pool's state of a block
-    // newer than the head read beside it (straddled), or its cumulatives from before its latest update and its reserves
-    // and time from after (below the start). Either way all are read again, together, once.
+    // A node can answer the reads of one batch from two states while it mines (anvil does): the pool's state (one call,
+    // so of one block) from a block newer than the head read beside it (straddled). A node that answers cumulatives
+    // below the start may have reverted since. Either way all are read again, together, once.
     let now = read;
     if (now.straddled || belowStart(now)) {
       now = await this.#cumulativesAt(source, pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));

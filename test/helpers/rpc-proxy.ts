@@ -111,5 +111,7 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
 function describeCall(call: RpcCall): string {
   if (call.method !== 'eth_call') return call.method;
   const [request] = (call.params ?? []) as [{ to?: string; data?: string; input?: string }?];
-  return `eth_call ${request?.to?.slice(0, 8) ?? '?'}:${(request?.data ?? request?.input ?? '').slice(0, 10)}`;
+  // A call with no target runs the code it carries: a deployless multicall.
+  if (!request?.to) return 'eth_call deployless';
+  return `eth_call ${request.to.slice(0, 8)}:${(request.data ?? request.input ?? '').slice(0, 10)}`;
 }
