@@ -75,7 +75,7 @@ export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: Ab
 /** Resumes every unfinished trade of the deps' wallet on its chain, oldest first. */
 export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal): Promise<TradeReport[]> {
   const reports: TradeReport[] = [];
-  const mine = await deps.ledger.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId });
+  const mine = await inNonceOrder(deps.ledger, await deps.ledger.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId }));
   for (const record of mine) {
     throwIfAborted(signal);
     await recorderOf(deps.ledger).resumed(record);
@@ -85,6 +85,22 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
 }
 
 const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
+
+/**
+ * Trades with transactions out, by their lowest open nonce, then the rest as made. A wallet's transactions mine in
+ * nonce order and each trade is followed to its end before the next is resumed: a trade made first may hold a later
+ * nonce than one made after it (quoted sooner, it signed later), and followed first it would wait behind bytes not
+ * yet sent again. The order decides nothing else: each trade is still proven before anything is sent.
+ */
+async function inNonceOrder(ledger: Ledger, records: readonly TradeRecord[]): Promise<TradeRecord[]> {
+  const lowestOpen = await Promise.all(
+    records.map(async (record) => Math.min(...(await ledger.attempts.ofTrade(record.id)).filter(isOpen).map((attempt) => attempt.nonce))),
+  );
+  return records
+    .map((record, i) => ({ record, nonce: lowestOpen[i] as number }))
+    .sort((a, b) => (a.nonce === b.nonce ? 0 : a.nonce < b.nonce ? -1 : 1))
+    .map(({ record }) => record);
+}
 
 /** A paused strategy or wallet, as the refusal that stops its trade. */
 const pausedRefusal = (pause: Pause) => new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);

@@ -246,3 +246,71 @@ describe('a crash between two sends', () => {
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('80', 18));
   });
 });
+
+describe('a crash with a later nonce out and an earlier one not', () => {
+  it('resumes in nonce order, not the order the trades were made: the unsent earlier nonce goes first and both mine', async () => {
+    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+    closing.push(() => proxy.close());
+    const first = await makeExecutor({ rpcUrl: proxy.url, settings: { approvals: 'unlimited' } });
+    const warm = await runTrade(first, sell('warm', '1'));
+    expect(warm.status, warm.reason).toBe('confirmed');
+    const [usdBefore, nonceBefore] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
+    await fork.testClient.setAutomine(false);
+    // The trade made first is quoted last: the one made after it signs the earlier nonce.
+    let quoteFirst: () => void = () => {};
+    const laterTradeSigned = new Promise<void>((resolve) => (quoteFirst = resolve));
+    const getSwapRoute = first.routing.getSwapRoute.bind(first.routing);
+    let quotes = 0;
+    first.routing.getSwapRoute = async (...args: Parameters<typeof getSwapRoute>) => {
+      if (quotes++ === 0) await laterTradeSigned;
+      return getSwapRoute(...args);
+    };
+    // The earlier nonce's bytes never reach the node: the process dies while they are on their way.
+    const stop = new AbortController();
+    let sends = 0;
+    let lost: Hex | undefined;
+    const reset = (call: { id: number | string }) => ({ jsonrpc: '2.0' as const, id: call.id, error: { code: -32603, message: 'connection reset' } });
+    proxy.faults.intercept = (call) => {
+      if (!call.method.startsWith('eth_sendRawTransaction')) return undefined;
+      // The process is gone: nothing it sends reaches the node.
+      if (stop.signal.aborted) return reset(call);
+      const [raw] = call.params as [Hex];
+      if (++sends === 1) lost = raw;
+      if (raw !== lost) return undefined;
+      quoteFirst();
+      // Each try of the lost bytes hangs until the process dies.
+      return new Promise((resolve) => stop.signal.addEventListener('abort', () => resolve(reset(call))));
+    };
+    const madeFirst = runTrade(first, sell('made-first'), stop.signal);
+    await waitFor(async () => (await first.ledger.trades.get('pipelined:made-first')) !== undefined, 'the first trade to be made');
+    const madeSecond = runTrade(first, sell('made-second'), stop.signal);
+    // The later nonce is in the node's pool (behind a gap: the pool's pending count does not show it).
+    await waitFor(async () => {
+      const [attempt] = await first.ledger.attempts.ofTrade('pipelined:made-first');
+      return attempt !== undefined && (await fork.publicClient.getTransaction({ hash: attempt.hash }).catch(() => undefined)) !== undefined;
+    }, 'the later nonce in the node\'s pool');
+    stop.abort(new Error('the daemon died'));
+    await Promise.all([madeFirst, madeSecond]);
+    await first.close();
+    closing.pop();
+
+    const restarted = await makeExecutor({ ledgerFile: first.ledgerFile, settings: { approvals: 'unlimited' } });
+    const ids = ['pipelined:made-first', 'pipelined:made-second'];
+    const stored = await attemptsOf(restarted, ids);
+    expect(stored.map((x) => [x.intentId, x.nonce])).toEqual([
+      ['pipelined:made-second', nonceBefore],
+      ['pipelined:made-first', nonceBefore + 1],
+    ]);
+    expect((await restarted.ledger.trades.unfinished()).map((record) => record.id)).toEqual(ids);
+    await fork.testClient.setAutomine(true);
+    const reports = await resumeOpenTrades(restarted);
+    expect(reports.map((r) => [r.intentId, r.status])).toEqual([
+      ['pipelined:made-second', 'confirmed'],
+      ['pipelined:made-first', 'confirmed'],
+    ]);
+    const after = await attemptsOf(restarted, ids);
+    expect(after.map((x) => [x.hash, x.status])).toEqual(stored.map((x) => [x.hash, 'mined']));
+    expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore + 2);
+    expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('80', 18));
+  });
+});
