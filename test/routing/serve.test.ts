@@ -234,25 +234,28 @@ describe('routekeeper serve', () => {
         child.stderr.on('data', (chunk) => (stderr += chunk));
         child.on('close', (code) => resolve({ code, stderr }));
       });
-    const noNode = await run(['--rpc', 'http://127.0.0.1:1', '--port', '0']);
+    const rpc = ['--rpc', fork.addressBook.rpcUrl, '--address-book', served.home.bookFile, '--port', '0', '--no-cache'];
+    const shortKey = join(served.home.dir, 'short-key.json');
+    writeFileSync(shortKey, JSON.stringify([{ key: 'tooshort', partner: 1 }]));
+    const keys = join(served.home.dir, 'good-keys.json');
+    writeFileSync(keys, JSON.stringify([{ key: 'a-good-key-0123456789', partner: 1 }]));
+    // Five processes, each its own start-up: side by side, so a busy machine pays one start-up's time, not five.
+    const [noNode, badPort, noKeysFile, badKey, noSigner] = await Promise.all([
+      run(['--rpc', 'http://127.0.0.1:1', '--port', '0']),
+      run(['--port', 'eighty']),
+      run([...rpc, '--api-keys', join(served.home.dir, 'missing.json')]),
+      run([...rpc, '--api-keys', shortKey]),
+      run([...rpc, '--api-keys', keys]),
+    ]);
     expect(noNode.code).toBe(2);
     expect(noNode.stderr.trim().split('\n')).toHaveLength(1);
     expect(noNode.stderr).toContain('did not answer eth_chainId');
-    const badPort = await run(['--port', 'eighty']);
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toContain('--port must be a whole number');
-    const rpc = ['--rpc', fork.addressBook.rpcUrl, '--address-book', served.home.bookFile, '--port', '0', '--no-cache'];
-    const noKeysFile = await run([...rpc, '--api-keys', join(served.home.dir, 'missing.json')]);
     expect([noKeysFile.code, noKeysFile.stderr.trim()]).toEqual([2, `routekeeper: --api-keys ${join(served.home.dir, 'missing.json')}: no such file`]);
-    const shortKey = join(served.home.dir, 'short-key.json');
-    writeFileSync(shortKey, JSON.stringify([{ key: 'tooshort', partner: 1 }]));
-    const badKey = await run([...rpc, '--api-keys', shortKey]);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain(`--api-keys ${shortKey}: 0.key must be at least 16 characters`);
     expect(badKey.stderr).not.toContain('tooshort');
-    const keys = join(served.home.dir, 'good-keys.json');
-    writeFileSync(keys, JSON.stringify([{ key: 'a-good-key-0123456789', partner: 1 }]));
-    const noSigner = await run([...rpc, '--api-keys', keys]);
     expect(noSigner.code).toBe(2);
     expect(noSigner.stderr).toContain('--api-keys needs ROUTING_SIGNER_KEY');
   });
