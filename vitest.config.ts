@@ -1,11 +1,56 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * What a test file needs started before it runs, read from the helpers it calls: a devnet world (the plain one,
+ * or the one with Uniswap V3) for `useDevnetFork`, the run's PostgreSQL for the ledger helpers. A file that needs
+ * none of them, starts no process of its own and compiles nothing is the fast tier, `unit` (`npm run test:unit`):
+ * pure logic, in seconds.
+ */
+type Need = 'devnet' | 'uniswap-v3' | 'postgres';
+
+const setups: Record<Need, string> = {
+  devnet: 'test/setup/devnet.ts',
+  'uniswap-v3': 'test/setup/uniswap-v3.ts',
+  postgres: 'test/setup/postgres.ts',
+};
+
+function needsOf(file: string): Need[] {
+  const text = readFileSync(file, 'utf8');
+  const forks = [...text.matchAll(/useDevnetFork\(([^)]*)\)/g)].map((call) => call[1] ?? '');
+  const needs: Need[] = [];
+  if (forks.some((options) => !/uniswapV3:\s*true/.test(options)) || /inject\('devnet/.test(text)) needs.push('devnet');
+  if (forks.some((options) => /uniswapV3:\s*true/.test(options))) needs.push('uniswap-v3');
+  if (/\b(freshLedger|freshDatabase|backends)\b|inject\('postgresUrl'\)/.test(text)) needs.push('postgres');
+  return needs;
+}
+
+/** A file that starts processes of its own (a CLI, a daemon, a child) or compiles the Solidity: not the fast tier. */
+const standsAlone = (file: string) => /helpers\/(cli|in-process|daemon-process)\.ts|node:child_process|devnet\/compile\.ts/.test(readFileSync(file, 'utf8'));
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+// One project per set of needs: each starts only what its files ask for, and only when one of them runs (a
+// project's global setup runs only if it has files queued). A world two projects need is started once per run
+// (test/setup/once-per-run.ts).
+const projects = new Map<string, { needs: Need[]; files: string[] }>();
+for (const file of testFiles('test')) {
+  const needs = needsOf(file);
+  const name = needs.length > 0 ? needs.join('+') : standsAlone(file) ? 'standalone' : 'unit';
+  const project = projects.get(name) ?? { needs, files: [] };
+  project.files.push(file);
+  projects.set(name, project);
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One devnet for the whole run; each test file forks it (see test/helpers/devnet.ts). One PostgreSQL too; each
-    // ledger test has a schema of its own (test/helpers/ledgers.ts).
-    globalSetup: ['test/setup/devnet.ts', 'test/setup/postgres.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -16,5 +61,9 @@ export default defineConfig({
     // about half the time (the suite's import total went from 92 s to 54 s). No other dependency imports them, so
     // the tests and the code see one copy (instanceof holds).
     deps: { optimizer: { ssr: { enabled: true, include: ['viem', 'viem/accounts', 'viem/actions', 'viem/chains', 'kysely'] } } },
+    projects: [...projects].map(([name, { needs, files }]) => ({
+      extends: true,
+      test: { name, include: files, globalSetup: needs.map((need) => setups[need]) },
+    })),
   },
 });

@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+/**
+ * The scheduler's slots and its timing. Time is vitest's fake clock (timers and Date): a test moves it by exactly
+ * what it asserts about, so a busy machine changes nothing.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Scheduler, latestSlot, nextSlot, plannedStart } from '../../src/engine/scheduler.ts';
 import type { Strategy } from '../../src/strategy/types.ts';
 
@@ -6,6 +10,14 @@ const strategy = (id: string, schedule: Partial<Strategy['schedule']>, wallet = 
   ({ id, wallet, kind: 'dca', slippageBps: 30, schedule: { jitterMs: 0, catchUp: 'once', firstRun: 'now', ...schedule } }) as Strategy;
 const at = (iso: string) => Date.parse(iso);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Moves the fake clock on by `ms`, running every timer due meanwhile and what it starts. */
+const elapse = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+/** Stops the scheduler while the fake clock moves on `ms` (its runs in progress finish meanwhile). */
+async function stopWithin(scheduler: Scheduler, ms: number): Promise<string[]> {
+  const stopped = scheduler.stop();
+  await elapse(ms);
+  return stopped;
+}
 
 describe('slots', () => {
   it('align intervals to the clock and follow cron in UTC, within the window', () => {
@@ -23,18 +35,29 @@ describe('slots', () => {
 });
 
 describe('scheduler', () => {
-  it('waits for a slot further away than a Node timer can wait (about 24.8 days) instead of firing at once', async () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: at('2026-11-20T09:59:59.500Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('waits for a slot further away than a Node timer can wait (about 24.8 days) instead of firing at once, and runs it then', async () => {
     const runs: string[] = [];
+    const start = at('2026-12-30T10:00:00Z');
     const scheduler = new Scheduler({
-      strategies: [strategy('later', { everyMs: 1_000, startMs: Date.now() + 40 * 24 * 3_600_000 })],
+      strategies: [strategy('later', { everyMs: 1_000, startMs: start })],
       run: async (s, slot) => void runs.push(`${s.id}@${slot}`),
       lastSlot: () => undefined,
       maxConcurrency: 4,
     });
     scheduler.start();
-    await sleep(100);
-    await scheduler.stop();
+    await elapse(100);
     expect(runs).toEqual([]);
+    // Forty days on, half a second past its start: its first slot, once.
+    await elapse(start + 500 - Date.now());
+    await scheduler.stop();
+    expect(runs).toEqual(['later@2026-12-30T10:00:00.000Z']);
   });
 
   it('after downtime runs the latest missed slot once (catchUp: once), never a burst', async () => {
@@ -79,10 +102,10 @@ describe('scheduler', () => {
       now: () => now,
     });
     scheduler.start();
-    await sleep(10);
+    await elapse(10);
     expect(runs).toEqual(['starts@2026-11-20T10:00:00.000Z']);
     now = at('2026-11-20T11:00:00Z');
-    for (let waited = 0; runs.length < 3 && waited < 5_000; waited += 10) await sleep(10);
+    await elapse(50);
     await scheduler.stop();
     expect(runs.sort()).toEqual(['starts@2026-11-20T10:00:00.000Z', 'starts@2026-11-20T11:00:00.000Z', 'waits@2026-11-20T11:00:00.000Z']);
   });
@@ -119,10 +142,11 @@ describe('scheduler', () => {
       onMissed: (_s, _slot, why) => skipped.push(why),
     });
     scheduler.start();
-    await sleep(400);
-    await scheduler.stop();
+    await elapse(400);
+    await stopWithin(scheduler, 150);
     expect(most).toBe(1);
-    expect(skipped.length).toBeGreaterThan(0);
+    // Slots every 40 ms, runs of 150 ms: of the ten slots in 400 ms, at most three start a run.
+    expect(skipped.length).toBeGreaterThanOrEqual(7);
     expect(skipped.every((why) => why === 'the previous run of this strategy was still going')).toBe(true);
   });
 
@@ -142,8 +166,8 @@ describe('scheduler', () => {
       maxConcurrency: 3,
     });
     scheduler.start();
-    await sleep(20);
-    await scheduler.stop();
+    await elapse(20);
+    await stopWithin(scheduler, 200);
     // The wallet orders its own nonces and sends; the scheduler lets three of its strategies run at once.
     expect(most).toEqual({ perWallet: 3, overall: 3 });
   });
@@ -179,11 +203,14 @@ describe('scheduler', () => {
       onMissed: (s, slot, why) => missed.push(`${s.id}@${slot}: ${why}`),
     });
     scheduler.start();
-    await sleep(400);
+    await elapse(400);
     await scheduler.stop();
     expect(runs).toEqual(['first']);
-    expect(missed).toHaveLength(2);
-    for (const line of missed) expect(line).toMatch(/^(second|third)@\d{4}-\d\d-\d\dT\d\d:00:00\.000Z: could not start within 60 ms of its planned start \(\d+ ms later; 1 runs in progress, [01] waiting, maxConcurrency 1\)$/);
+    // Each waited for the first run (120 ms): 60 ms past its lateness.
+    expect(missed).toEqual([
+      'second@2026-11-20T09:00:00.000Z: could not start within 60 ms of its planned start (60 ms later; 1 runs in progress, 1 waiting, maxConcurrency 1)',
+      'third@2026-11-20T09:00:00.000Z: could not start within 60 ms of its planned start (60 ms later; 1 runs in progress, 0 waiting, maxConcurrency 1)',
+    ]);
   });
 
   it('on stop, starts nothing new and waits for the run in progress to finish', async () => {
@@ -199,8 +226,8 @@ describe('scheduler', () => {
       maxConcurrency: 1,
     });
     scheduler.start();
-    await sleep(20);
-    const stillRunning = await scheduler.stop();
+    await elapse(20);
+    const stillRunning = await stopWithin(scheduler, 150);
     events.push('stopped');
     expect(events).toEqual(['run started', 'run finished', 'stopped']);
     expect(stillRunning).toEqual([]);

@@ -12,11 +12,12 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { estimateContractGas } from 'viem/actions';
-import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { chainFor } from '../../src/chain/chains.ts';
 import type { AddressBook } from '../../src/config/address-book.ts';
 import type { SwapEventVersion } from '../../src/devnet/deploy.ts';
 import { startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
+import { provided } from './provided.ts';
 
 export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: AddressBook };
 
@@ -95,8 +96,8 @@ function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promi
 export function useDevnetFork(options: { routing?: boolean; uniswapV3?: boolean } = {}): DevnetFork {
   return useChain(async () => {
     const snapshot = options.uniswapV3
-      ? { stateFile: inject('devnetWithUniswapV3StateFile'), addressBook: inject('devnetWithUniswapV3') }
-      : { stateFile: inject('devnetStateFile'), addressBook: inject('devnet') };
+      ? { stateFile: provided('devnetWithUniswapV3StateFile', 'useDevnetFork({ uniswapV3: true })'), addressBook: provided('devnetWithUniswapV3', 'useDevnetFork({ uniswapV3: true })') }
+      : { stateFile: provided('devnetStateFile', 'useDevnetFork()'), addressBook: provided('devnet', 'useDevnetFork()') };
     const { node, addressBook } = await startDevnet({ snapshot });
     if (!options.routing) return { addressBook, stop: node.stop };
     const routing = await startDevnetRoutingService(addressBook);

@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
+import { provided } from './provided.ts';
 
 export const backends = ['sqlite', 'postgres'] as const;
 export type Backend = (typeof backends)[number];
@@ -17,12 +17,12 @@ export type Backend = (typeof backends)[number];
 /** A new, empty ledger location of this backend. */
 export function freshLedger(backend: Backend): LedgerLocation {
   if (backend === 'sqlite') return { kind: 'sqlite', file: join(mkdtempSync(join(tmpdir(), 'routekeeper-ledger-')), 'ledger.sqlite') };
-  return { kind: 'postgres', url: inject('postgresUrl'), schema: `test_${randomBytes(6).toString('hex')}` };
+  return { kind: 'postgres', url: provided('postgresUrl', 'freshLedger, freshDatabase or backends'), schema: `test_${randomBytes(6).toString('hex')}` };
 }
 
 /** A new, empty PostgreSQL database of the run's server, for a daemon that names its own schema; its URL. */
 export async function freshDatabase(): Promise<string> {
-  const admin = inject('postgresUrl');
+  const admin = provided('postgresUrl', 'freshLedger, freshDatabase or backends');
   const name = `db_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();

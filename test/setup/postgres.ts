@@ -1,9 +1,10 @@
 /**
- * One real PostgreSQL for the whole run. Each ledger test works in a schema or a database of its own; see
- * test/helpers/ledgers.ts.
+ * One real PostgreSQL for the whole run, started once the first file that needs it is queued (the ledger helpers'
+ * users). Each ledger test works in a schema or a database of its own; see test/helpers/ledgers.ts.
  */
 import type { TestProject } from 'vitest/node';
 import { startPostgres } from '../helpers/postgres-server.ts';
+import { oncePerRun } from './once-per-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,8 +28,11 @@ function keepExitCode(): void {
 }
 
 export default async function setup(project: TestProject) {
-  keepExitCode();
-  const server = await startPostgres();
-  project.provide('postgresUrl', server.url);
-  return () => server.remove();
+  const postgres = await oncePerRun('postgres', async () => {
+    keepExitCode();
+    const server = await startPostgres();
+    return { value: server.url, stop: () => server.remove() };
+  });
+  project.provide('postgresUrl', postgres.value);
+  return () => postgres.release();
 }
