@@ -16,6 +16,7 @@ import { type ErrorBody, RoutingRequestError, badRequest } from './errors.ts';
 import { PartnerStore } from './partner-store.ts';
 import { type ApiKeyConfig, PartnerRegistry } from './partners.ts';
 import { PoolIndex } from './pool-index.ts';
+import { parseQuery } from './query.ts';
 import { type EarnConfig, QuoteEngine } from './quotes.ts';
 
 export type RoutingServiceOptions = {
@@ -197,25 +198,4 @@ function acceptsJson(accept: string | undefined): boolean {
     const type = part.split(';')[0]?.trim().toLowerCase();
     return type === 'application/json' || type === 'application/*' || type === '*/*';
   });
-}
-
-/** Validates the query string; the error names the first parameter that is wrong. */
-function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: number): z.output<S> {
-  const raw: Record<string, string> = {};
-  for (const name of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(name);
-    if (values.length > 1) throw badRequest(name, 'is given more than once');
-    raw[name] = values[0] as string;
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    const field = issue?.path.join('.') || 'query';
-    const missing = issue?.code === 'invalid_type' && raw[field] === undefined;
-    throw badRequest(field, missing ? 'is required' : (issue?.message ?? 'is invalid'));
-  }
-  // Where the chain id is optional (GET /tokens), none asked is this service's.
-  const query = parsed.data as z.output<S> & { chainId?: number };
-  if (query.chainId !== undefined && query.chainId !== chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
-  return query;
 }
