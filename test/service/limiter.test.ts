@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRoutingClient } from '../../src/service/client.ts';
 import { productionServiceUrl } from '../../src/service/endpoints.ts';
 import { AdaptiveLimiter, defaultRateLimitFor, rateLimitFor } from '../../src/service/limiter.ts';
@@ -56,27 +56,43 @@ describe('the routing service limit', () => {
     starts.forEach((start, k) => expect(start).toBeGreaterThanOrEqual(1_990 + k * 50 - 5));
   });
 
-  it('gives the rate back in quarters once the service has been quiet, up to the configured rate', async () => {
-    const limiter = new AdaptiveLimiter({ requestsPerSecond: 40 }, { recoverAfterMs: 60 });
-    limiter.rateLimited(0);
-    expect(limiter.rate).toBe(20);
-    limiter.rateLimited(0);
-    expect(limiter.rate).toBe(10);
-    const seen = [limiter.rate];
-    for (let waited = 0; limiter.rate !== 40 && waited < 2_000; waited += 10) {
-      await sleep(10);
-      if (seen.at(-1) !== limiter.rate) seen.push(limiter.rate);
-    }
-    expect(seen).toEqual([10, 20, 30, 40]);
-  });
+  describe('on a fake clock', () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
 
-  it('slows an unlimited service down on a 429 and lifts the limit again once it is quiet', async () => {
-    const limiter = new AdaptiveLimiter({}, { recoverAfterMs: 40 });
-    await Promise.all(Array.from({ length: 30 }, () => limiter.schedule(async () => undefined)));
-    limiter.rateLimited(0);
-    // Thirty requests in the last second: now fifteen per second, then doubled back until past sixty.
-    expect(limiter.rate).toBe(15);
-    for (let waited = 0; limiter.rate !== undefined && waited < 2_000; waited += 10) await sleep(10);
-    expect(limiter.rate).toBeUndefined();
+    it('gives the rate back in quarters, one each quiet period, up to the configured rate', async () => {
+      const limiter = new AdaptiveLimiter({ requestsPerSecond: 40 }, { recoverAfterMs: 60 });
+      limiter.rateLimited(0);
+      expect(limiter.rate).toBe(20);
+      limiter.rateLimited(0);
+      expect(limiter.rate).toBe(10);
+      const seen = [limiter.rate];
+      for (let period = 0; period < 4; period++) {
+        await vi.advanceTimersByTimeAsync(60);
+        seen.push(limiter.rate);
+      }
+      expect(seen).toEqual([10, 20, 30, 40, 40]);
+    });
+
+    it('slows an unlimited service down on a 429 and lifts the limit again once it is quiet', async () => {
+      // Thirty requests as they happen (Bottleneck's own timers), then the 429 on the fake clock; the limiter reads
+      // whichever clock is installed.
+      vi.useRealTimers();
+      const limiter = new AdaptiveLimiter({}, { recoverAfterMs: 40, now: () => Date.now() });
+      await Promise.all(Array.from({ length: 30 }, () => limiter.schedule(async () => undefined)));
+      vi.useFakeTimers();
+      limiter.rateLimited(0);
+      // Thirty requests in the last second: now fifteen per second, then doubled each quiet period until past sixty.
+      const seen = [limiter.rate];
+      for (let period = 0; period < 3; period++) {
+        await vi.advanceTimersByTimeAsync(40);
+        seen.push(limiter.rate);
+      }
+      expect(seen).toEqual([15, 30, undefined, undefined]);
+    });
   });
 });
