@@ -1,15 +1,8 @@
 /**
  * Why a trade ended without one, or stopped on its way, as a closed list decided once, with the words that say it
- * to people: one cause is one class wherever it shows (the ledger, the status page, webhooks, metrics).
+ * to people: one cause is one class wherever it shows (the ledger, the status page, webhooks, metrics). It imports
+ * nothing, so the ledger reads a stored class without reaching up to the errors it comes from (classify-failure.ts).
  */
-import { BaseError } from 'viem';
-import { KeyUsedElsewhereError, OutcomeUnknownError, StoredRecordRefusedError, TransactionRevertedError } from '../chain/errors.ts';
-import { NodeUnavailableError, NonceTooLowError, TransactionKnownError, TransactionRejectedError } from '../chain/node-errors.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
-import { LeaseLostError } from '../ledger/leases.ts';
-import { isAbort } from '../ops/abort.ts';
-import { NoRouteError, ServiceError } from '../service/errors.ts';
-
 export const failureClasses = {
   refused: 'a guard refused it; nothing was signed',
   'no-route': 'the routing service found no route',
@@ -27,24 +20,6 @@ export const failureClasses = {
 } as const;
 
 export type FailureClass = keyof typeof failureClasses;
-
-/** The class of an error that ended or interrupted a trade. */
-export function failureClassOf(error: unknown): FailureClass {
-  if (isAbort(error)) return 'interrupted';
-  if (error instanceof GuardRefusal) return 'refused';
-  if (error instanceof StoredRecordRefusedError) return 'stored-record-refused';
-  if (error instanceof KeyUsedElsewhereError) return 'key-used-elsewhere';
-  if (error instanceof LeaseLostError) return 'lease-lost';
-  if (error instanceof OutcomeUnknownError) return 'outcome-unknown';
-  if (error instanceof TransactionRevertedError) return 'reverted';
-  if (error instanceof TransactionRejectedError) return 'rejected';
-  if (error instanceof NoRouteError) return 'no-route';
-  if (error instanceof ServiceError) return 'service';
-  if (error instanceof NodeUnavailableError || error instanceof NonceTooLowError || error instanceof TransactionKnownError) return 'node';
-  // viem's own errors are a node's answers (or its silence) that no layer above mapped.
-  if (error instanceof BaseError) return 'node';
-  return 'unexpected';
-}
 
 /** Names a ledger written before the classes stored for them. */
 const earlierNames: Record<string, FailureClass> = {

@@ -31,7 +31,7 @@ import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
 import { approvalTx, signTrade } from './sign.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
-import { failureClassOf } from './failure-classes.ts';
+import { failureClassOf } from './classify-failure.ts';
 import { recorderOf } from './recorder.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
 
