@@ -25,7 +25,7 @@ import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
 import { type ReceiptBlocks, inclusionOf, judgeInclusion, nonceUse } from './evidence.ts';
-import type { ChainFact } from './journal.ts';
+import { type ChainFact, isOpenAttempt } from './journal.ts';
 import type { Mined, TxRequest, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
@@ -48,13 +48,12 @@ export type FollowOptions = {
   signal?: AbortSignal;
 };
 
-const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
 
 /** Follows every open nonce of the trade; resolves with the last one mined (the trade, or its cancellation). */
 export async function follow(wallet: Wallet, options: FollowOptions): Promise<Mined | undefined> {
   let last: Mined | undefined;
   for (;;) {
-    const open = (await wallet.journal.attemptsOf(options.intentId)).filter(isOpen);
+    const open = (await wallet.journal.attemptsOf(options.intentId)).filter(isOpenAttempt);
     const lowest = open.reduce<number | undefined>((min, a) => (min === undefined || a.nonce < min ? a.nonce : min), undefined);
     if (lowest === undefined) return last;
     const mined = await followNonce(wallet, lowest, options);
@@ -81,7 +80,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
     await journal.noted(options.intentId, fact);
   };
   for (let look = 0; ; look++) {
-    const open = (await journal.attemptsOf(options.intentId)).filter((a) => a.nonce === nonce && isOpen(a));
+    const open = (await journal.attemptsOf(options.intentId)).filter((a) => a.nonce === nonce && isOpenAttempt(a));
     if (open.length === 0) throw new Error(`followNonce: no open attempt at nonce ${nonce}`);
     // Resumed after a restart, or signed here: either way in flight until settled.
     if (look === 0) wallet.track(open);

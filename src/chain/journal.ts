@@ -24,6 +24,9 @@ export type ChainFact =
   | { kind: 'send-refused'; hash: Hex; stage: TxStage; error: string }
   | { kind: 'broadcast-uncertain'; hash: Hex; error: string };
 
+/** Signed or sent, and not settled by the chain yet: a transaction that may still mine. */
+export const isOpenAttempt = (attempt: Pick<Attempt, 'status'>): boolean => attempt.status === 'signed' || attempt.status === 'broadcast';
+
 /** A transaction's receipt, as the journal keeps it. */
 export type SettledReceipt = { status: Extract<AttemptStatus, 'mined' | 'reverted'>; blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint };
 

@@ -12,6 +12,7 @@ import type { Address, Hex, TransactionReceipt } from 'viem';
 import { getBlock, getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
+import { isOpenAttempt } from '../chain/journal.ts';
 import { readReceiptBlocks } from '../chain/evidence.ts';
 import { KeyUsedElsewhereError, StoredRecordRefusedError, TransactionRevertedError } from '../chain/errors.ts';
 import { TransactionRejectedError } from '../chain/node-errors.ts';
@@ -84,7 +85,6 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
   return reports;
 }
 
-const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
 
 /**
  * Trades with transactions out, by their lowest open nonce, then the rest as made. A wallet's transactions mine in
@@ -94,7 +94,7 @@ const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.stat
  */
 async function inNonceOrder(ledger: Ledger, records: readonly TradeRecord[]): Promise<TradeRecord[]> {
   const lowestOpen = await Promise.all(
-    records.map(async (record) => Math.min(...(await ledger.attempts.ofTrade(record.id)).filter(isOpen).map((attempt) => attempt.nonce))),
+    records.map(async (record) => Math.min(...(await ledger.attempts.ofTrade(record.id)).filter(isOpenAttempt).map((attempt) => attempt.nonce))),
   );
   return records
     .map((record, i) => ({ record, nonce: lowestOpen[i] as number }))
@@ -130,7 +130,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
     const attempts = options.claimedNow ? [] : await ledger.attempts.ofTrade(record.id);
     // Read back from the ledger: only the wallet's own tags, the strategy file and the chain may justify going on.
     if (!options.claimedNow) await stage('authorize', () => authorizeStoredTrade(wallet, record, attempts, { approvals: deps.settings.approvals, fits: deps.fits }));
-    if (!attempts.some((a) => a.purpose !== 'approve' || isOpen(a)) && presignStates.includes(record.status)) {
+    if (!attempts.some((a) => a.purpose !== 'approve' || isOpenAttempt(a)) && presignStates.includes(record.status)) {
       if (!options.claimedNow && Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
         await recorder.failed(record.id, { reason, errorClass: 'interrupted', retryable: false });
@@ -341,7 +341,7 @@ async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown
     return { status: 'refused', refusal: error.reason, reason: message, errorClass };
   }
   // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
-  const unsettled = (await ledger.attempts.ofTrade(record.id)).some((a) => a.purpose !== 'approve' && (isOpen(a) || a.status === 'mined' || a.status === 'reverted'));
+  const unsettled = (await ledger.attempts.ofTrade(record.id)).some((a) => a.purpose !== 'approve' && (isOpenAttempt(a) || a.status === 'mined' || a.status === 'reverted'));
   // The wallet's lease is not this daemon's (lost, or not renewed in time): nothing was recorded or sent, and the
   // trade stays where it is for whichever daemon holds the wallet now.
   if (isAbort(error) || error instanceof LeaseLostError) {

@@ -11,6 +11,7 @@
  */
 import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual, maxUint256 } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
+import { isOpenAttempt } from '../chain/journal.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { provenCall } from '../chain/stored-tx.ts';
 import type { TxRequest, Wallet } from '../chain/wallet.ts';
@@ -24,7 +25,6 @@ export type StrategyFit = (trade: Trade) => string | undefined;
 /** A stored transaction's call, proven and authorized, with its purpose read from it and the gas it was signed with. */
 export type AuthorizedCall = { purpose: AttemptPurpose; call: TxRequest; gas: bigint };
 
-const isOpen = (attempt: Attempt) => attempt.status === 'signed' || attempt.status === 'broadcast';
 
 /** Which of the trade's own transactions `call` is, or undefined when it is none of them. */
 export function purposeOf(wallet: Address, record: Pick<TradeRecord, 'tokenIn' | 'amountIn' | 'call'>, call: TxRequest, approvals: ApprovalMode): AttemptPurpose | undefined {
@@ -80,5 +80,5 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
   if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
     throw new StoredRecordRefusedError(`trade ${record.id}: its checked call carries no tag of the wallet (written or changed without its key); nothing is sent for it`);
   }
-  for (const attempt of attempts.filter(isOpen)) await authorizedCall(wallet, record, attempt, options.approvals);
+  for (const attempt of attempts.filter(isOpenAttempt)) await authorizedCall(wallet, record, attempt, options.approvals);
 }
