@@ -63,9 +63,6 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.end(text);
 };
 
-/** Names every process on this machine may use for a loopback address. */
-const loopbackNames = new Set(['localhost', '127.0.0.1', '::1']);
-
 /** The host name a `Host` header names (its port, and an IPv6 address's brackets, taken off), lower-cased. */
 export function hostName(header: string): string {
   const value = header.trim().toLowerCase();
@@ -106,8 +103,9 @@ export async function startHealthServer(options: HealthServerOptions) {
       `METRICS_HOST ${host} is beyond this machine and ROUTEKEEPER_STATUS_TOKEN is not set: anyone who reaches the port would read every wallet and plan. Set the token, or ROUTEKEEPER_STATUS_OPEN=true to serve it open on purpose`,
     );
   }
-  const allowed = new Set([...loopbackNames, ...(options.allowedHosts ?? []).map((name) => name.toLowerCase())]);
-  const hostAllowed = (header: string | undefined) => allowed.has('*') || (header !== undefined && allowed.has(hostName(header)));
+  const allowed = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
+  // A loopback name or address (src/loopback.ts: all of 127.0.0.0/8) is this machine's; a rebinding page's Host is its own name.
+  const hostAllowed = (header: string | undefined) => allowed.has('*') || (header !== undefined && (isLoopbackHost(hostName(header)) || allowed.has(hostName(header))));
   let status: StatusApi | undefined;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { productionServiceUrl } from './endpoints.ts';
+import { isLoopbackHost } from '../loopback.ts';
 
 /** Requests per second and in flight; absent means unlimited. */
 export type RateLimit = { requestsPerSecond?: number; maxConcurrent?: number };
@@ -17,13 +18,11 @@ export const remoteServiceRateLimit: RateLimit = { requestsPerSecond: 10, maxCon
 /** A service on this machine (the devnet's, or one run beside the daemon) is not limited unless told. */
 export const localServiceRateLimit: RateLimit = {};
 
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
 /** The limit a service gets when neither the strategy file nor the environment sets one. */
 export function defaultRateLimitFor(baseUrl: string): RateLimit {
   const { hostname, origin } = new URL(baseUrl);
   if (origin === new URL(productionServiceUrl).origin) return remoteServiceRateLimit;
-  return loopbackHosts.has(hostname) ? localServiceRateLimit : remoteServiceRateLimit;
+  return isLoopbackHost(hostname) ? localServiceRateLimit : remoteServiceRateLimit;
 }
 
 /** The configured limit, field by field: the environment over the strategy file over the service's default. */

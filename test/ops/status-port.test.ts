@@ -45,7 +45,7 @@ describe('the status port, given what no page sends', () => {
   });
 
   it('serves loopback names and the configured ones only: a rebinding page is refused', async () => {
-    for (const host of ['127.0.0.1:9464', 'localhost:9464', '[::1]:9464', 'routekeeper.internal:9464', 'LOCALHOST']) {
+    for (const host of ['127.0.0.1:9464', '127.0.0.2:9464', 'localhost:9464', '[::1]:9464', 'routekeeper.internal:9464', 'LOCALHOST']) {
       expect(statusLine(await rawRequest(server.port, get('/healthz', host))), host).toBe('HTTP/1.1 503 Service Unavailable');
     }
     const foreign = await rawRequest(server.port, get('/api/status', 'attacker.example:9464', `Authorization: Bearer ${token}\r\n`));

@@ -19,6 +19,9 @@ describe('the routing service limit', () => {
     expect(defaultRateLimitFor('https://routing.example.org/v1')).toEqual({ requestsPerSecond: 10, maxConcurrent: 4 });
     expect(defaultRateLimitFor('http://127.0.0.1:4100')).toEqual({});
     expect(defaultRateLimitFor('http://localhost:4100')).toEqual({});
+    // Every loopback address is this machine (src/loopback.ts decides 127.0.0.0/8 once).
+    expect(defaultRateLimitFor('http://127.0.0.2:4100')).toEqual({});
+    expect(defaultRateLimitFor('http://[::1]:4100')).toEqual({});
     // The environment over the strategy file over the default, each field on its own.
     const fromEnv = { requestsPerSecond: 50, maxConcurrent: undefined };
     const fromFile = { requestsPerSecond: 20, maxConcurrent: 8 };
