@@ -3,7 +3,7 @@ import { erc20Abi, formatEther } from 'viem';
 import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
 import { openRuntime } from '../engine/runtime.ts';
-import { nextRuns, strategyInWords, tokensOf } from '../strategy/plan.ts';
+import { nextRuns, strategyInWords, tokensTraded } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 
@@ -43,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
       const address = wallet.account.address;
       console.log(`wallet ${wallet.name} ${address}: ${formatEther(await runtime.client.getBalance({ address }))} native`);
       const tokens = new Map<string, TokenInfo>();
-      for (const strategy of runtime.config.strategies.filter((s) => s.wallet === wallet.name)) for (const token of tokensOf(strategy)) tokens.set(token.address, token);
+      for (const strategy of runtime.config.strategies.filter((s) => s.wallet === wallet.name)) for (const token of tokensTraded(strategy)) tokens.set(token.address, token);
       for (const token of tokens.values()) {
         const balance = await runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
         const allowances = await Promise.all(

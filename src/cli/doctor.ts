@@ -8,7 +8,7 @@ import { type RoutingSetup, routingSetupFor } from '../routing/setup.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
 import { UsageError } from './errors.ts';
 import { redactUrl } from '../ops/secrets.ts';
-import { tokensOf } from '../strategy/plan.ts';
+import { tokensTraded } from '../strategy/plan.ts';
 import { chainChecks } from '../trade/check.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 
@@ -45,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     const { sequencer } = chainTimingFor(chainId, book);
     const symbols = new Map(Object.entries(tokenDirectory(chainId, book).tokens).map(([symbol, token]) => [token.address.toLowerCase(), symbol]));
     const { prices } = chainChecks(client, chainId, book, runtime.partnerId);
-    const strategies = config.strategies.map((strategy) => ({ id: strategy.id, tokens: tokensOf(strategy) }));
+    const strategies = config.strategies.map((strategy) => ({ id: strategy.id, tokens: tokensTraded(strategy) }));
     const findings = [
       ...(await nodeFindings(client)),
       ...(await codeFindings(client, known, sources, sequencer)),

@@ -8,25 +8,13 @@ import { type Address, erc20Abi } from 'viem';
 import type { BalanceMark, Ledger, PriceMark } from '../ledger/ledger.ts';
 import type { Logger } from '../ops/logger.ts';
 import { NoPriceError, type PriceReference } from '../price/reference.ts';
+import { tokensHeld } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import type { TokenInfo } from '../units.ts';
 import type { ChainClient } from '../chain/chains.ts';
 
 /** The token under which the chain's own coin is priced (gas is paid in it). */
 export const nativePriceKey = 'native';
-
-/** The tokens a strategy holds or values: what its wallet's balances and prices are recorded for. */
-export function tokensOf(strategy: Strategy): Address[] {
-  switch (strategy.kind) {
-    case 'dca':
-    case 'limit':
-      return [strategy.sell.address, strategy.buy.address];
-    case 'rebalance':
-      return [...strategy.targets.map((target) => target.token.address), strategy.quote.address];
-    case 'compound':
-      return [strategy.gauge.rewardToken.address, strategy.valueToken.address, strategy.gauge.address, ...(strategy.exit ? [strategy.exit.to.address] : [])];
-  }
-}
 
 export type MarkerDeps = {
   client: ChainClient;
@@ -91,9 +79,9 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
   const at = (deps.now ?? Date.now)();
   // The native coin is priced even when no strategy trades it: gas is valued with it.
   const native = deps.nativeToken?.address;
-  const tokens = unique([...deps.strategies.flatMap(tokensOf), ...(native ? [native] : [])]).filter((token) => deps.prices.hasSource(token));
+  const tokens = unique([...deps.strategies.flatMap(tokensHeld), ...(native ? [native] : [])]).filter((token) => deps.prices.hasSource(token));
   const holdings = [...deps.wallets].filter(([, wallet]) => deps.holds?.(wallet) ?? true).flatMap(([name, wallet]) =>
-    unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensOf)).map((token) => ({ wallet, token })),
+    unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensHeld)).map((token) => ({ wallet, token })),
   );
   const held = unique(holdings.map((holding) => holding.wallet));
   const [block, priced, balanceReads, nativeBalances] = await Promise.all([

@@ -2,6 +2,7 @@
  * What a strategy will do, in words a person checks before trusting it with money: amounts in human units
  * with symbols, its schedule, its protections, and its next run times (`routekeeper check`).
  */
+import type { Address } from 'viem';
 import { formatDuration } from '../config/strategy-file.ts';
 import { nextSlot, plannedStart } from '../engine/scheduler.ts';
 import { displayNumber } from '../trade/describe.ts';
@@ -67,9 +68,15 @@ export function nextRuns(strategy: Strategy, now: number, count = 3): { firstRun
 }
 
 /** The tokens a strategy trades or values its trades in. */
-export const tokensOf = (strategy: Strategy): TokenInfo[] =>
+export const tokensTraded = (strategy: Strategy): TokenInfo[] =>
   strategy.kind === 'rebalance'
     ? [...strategy.targets.map((t) => t.token), strategy.quote]
     : strategy.kind === 'compound'
       ? [strategy.gauge.rewardToken, strategy.valueToken]
       : [strategy.sell, strategy.buy];
+
+/** The tokens a strategy holds or values: those it trades, and a compound's position (its gauge) and exit token. */
+export const tokensHeld = (strategy: Strategy): Address[] => [
+  ...tokensTraded(strategy).map((token) => token.address),
+  ...(strategy.kind === 'compound' ? [strategy.gauge.address, ...(strategy.exit ? [strategy.exit.to.address] : [])] : []),
+];

@@ -8,7 +8,7 @@ import { type Address, type Block, type Hex, type TransactionReceipt, isAddressE
 import type { ChainClient } from '../chain/chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { type BlockCheckOptions, checkBlockTogether } from './block-balances.ts';
-import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
+import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
 
 export type { BalanceCheck, BalanceReads } from './call-tokens.ts';
@@ -22,7 +22,7 @@ const stateKeptBlocks = 16n;
 
 /** Reads what the check of a trade compares, in this tick (one batch with whatever else the caller asks now). */
 export function readBalances(client: ChainClient, record: TradeRecord, blockNumber: bigint): Promise<BalanceReads> {
-  return readWalletAround(client, record.wallet, tokensOf(record, record.call?.data), blockNumber);
+  return readWalletAround(client, record.wallet, tokensOfCall(record, record.call?.data), blockNumber);
 }
 
 /**
@@ -46,7 +46,7 @@ export async function checkBalanceChanges(
   options: BalanceCheckOptions = {},
 ): Promise<BalanceCheck> {
   const wallet = record.wallet;
-  const tokens = tokensOf(record, record.call?.data);
+  const tokens = tokensOfCall(record, record.call?.data);
   const readAgain = () => readOrSkip(client, mined.blockNumber, readBalances(client, record, mined.blockNumber));
   let read = await readOrSkip(client, mined.blockNumber, options.reads ?? readBalances(client, record, mined.blockNumber));
   if (!('moved' in read)) return read;

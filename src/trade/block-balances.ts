@@ -10,7 +10,7 @@ import { type Address, type Block, type Hex, type TransactionReceipt, isAddressE
 import type { ChainClient } from '../chain/chains.ts';
 import { transferredTo } from '../chain/outcome.ts';
 import type { AttemptPurpose } from '../ledger/ledger.ts';
-import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOf } from './call-tokens.ts';
+import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
 import type { TradeRecord, WalletBalances } from './types.ts';
 
 /** What the ledger knows of one of the wallet's transactions: its purpose, and for a trade's call, the trade. */
@@ -50,7 +50,7 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
   if (stranger) return { ok: 'skipped', why: `the wallet sent ${stranger.hash} in block ${number}, a transaction routekeeper did not sign` };
   const trades = own.flatMap((tx, i) => (tx?.purpose === 'trade' && tx.record ? [{ record: tx.record, tx: sent[i] as (typeof sent)[number] }] : []));
   const tokens: Address[] = [];
-  for (const { record } of trades) for (const token of tokensOf(record, record.call?.data)) if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
+  for (const { record } of trades) for (const token of tokensOfCall(record, record.call?.data)) if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
 
   // One batch: the receipts not in hand and the balances compared; then the rule that they are the block's own.
   const readAll = async () => {

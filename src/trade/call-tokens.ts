@@ -10,7 +10,7 @@ import type { TradeRecord, WalletBalances } from './types.ts';
 export type BalanceCheck = ({ ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string }) & { after?: WalletBalances };
 
 /** The tokens a call can move: the trade's own, and every token on its routes. */
-export function tokensOf(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOut'>, data: Hex | undefined): Address[] {
+export function tokensOfCall(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOut'>, data: Hex | undefined): Address[] {
   const tokens: Address[] = [record.tokenIn, record.tokenOut];
   const add = (token: Address) => {
     if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
