@@ -174,7 +174,8 @@ function recordRun(report: RunReport, { logger, metrics, notifier, notes }: Obse
     } else if (trade.status === 'unknown') {
       logger.error(fields, `${headline}; it counts as traded, and its strategy waits until the chain settles it`);
       notifier.notify('failed', hook);
-    } else if (stillOpen(trade.status) && trade.reason?.startsWith('interrupted')) {
+    } else if (stillOpen(trade.status) && (trade.errorClass === 'interrupted' || trade.errorClass === 'lease-lost')) {
+      // Stopped, or its wallet's lease gone: it stays as it was, for the next start or the daemon that holds the wallet.
       logger.warn(fields, `${headline}; it resumes at the next start`);
     } else if (trade.status === 'failed' || stillOpen(trade.status)) {
       logger.error(fields, headline);
