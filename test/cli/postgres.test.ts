@@ -15,7 +15,8 @@ const fork = useDevnetFork({ routing: true });
 const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
 
 describe('the ledger in PostgreSQL', () => {
-  it('takes the trades of once, and status, history, pause and resume read and change it by URL; nothing prints the password', async () => {
+  // Seven CLI processes one after another, each its own start-up: sized to that (one passed 60 s beside a second suite).
+  it('takes the trades of once, and status, history, pause and resume read and change it by URL; nothing prints the password', { timeout: 180_000 }, async () => {
     const url = await freshDatabase();
     const password = new URL(url).password;
     const home = daemonHome(fork, 'postgres');

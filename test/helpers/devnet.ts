@@ -63,7 +63,7 @@ function createForkClients(book: AddressBook) {
  * A chain for this test file: `start` brings it up once (before all tests) and says how to stop it;
  * every test starts from the same state (an evm_snapshot taken before it, reverted after it).
  */
-function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promise<void> }>): DevnetFork {
+function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promise<void> }>, startTimeoutMs?: number): DevnetFork {
   const chain = {} as DevnetFork;
   let stop: (() => Promise<void>) | undefined;
   let snapshot: Hex | undefined;
@@ -71,7 +71,7 @@ function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promi
     const started = await start();
     stop = started.stop;
     Object.assign(chain, createForkClients(started.addressBook), { addressBook: started.addressBook });
-  });
+  }, startTimeoutMs);
   beforeEach(async () => {
     snapshot = await chain.testClient.snapshot();
   });
@@ -116,6 +116,8 @@ export function useDevnetFork(options: { routing?: boolean; uniswapV3?: boolean 
  * `Swap` event version), with a routing service over it; every test starts from the same state.
  */
 export function useOwnDevnet(options: { swapEvent: SwapEventVersion }): DevnetFork {
+  // A whole world deployed, not a saved one loaded: about 12 s alone, and past the 60 s hook limit once beside
+  // a second suite. Sized to the work, as the chaos test's time is.
   return useChain(async () => {
     const devnet = await startDevnet({ swapEvent: options.swapEvent });
     const routing = await startDevnetRoutingService(devnet.addressBook);
@@ -126,5 +128,5 @@ export function useOwnDevnet(options: { swapEvent: SwapEventVersion }): DevnetFo
         await devnet.stop();
       },
     };
-  });
+  }, 180_000);
 }
