@@ -39,6 +39,10 @@ export async function produceBlocksLikeCelo(rpcUrl: string): Promise<() => void>
     const parent = await getBlock(client, { blockTag: 'latest' });
     const baseFeePerGas = nextBaseFee({ baseFeePerGas: parent.baseFeePerGas ?? celoBlocks.baseFeeFloor, gasUsed: parent.gasUsed, gasLimit: parent.gasLimit });
     await client.setNextBlockBaseFeePerGas({ baseFeePerGas });
+    // Each block a second or more after its parent, as on Celo: anvil would give a block mined in its parent's second
+    // the same time (the first one here often is, right after the node's last block).
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    await client.setNextBlockTimestamp({ timestamp: now > parent.timestamp ? now : parent.timestamp + 1n });
     await client.mine({ blocks: 1 });
   };
   await mineOne();
