@@ -73,7 +73,7 @@ export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: Ab
   return advance(deps, record, signal, options.followForMs);
 }
 
-/** Resumes every unfinished trade of the deps' wallet on its chain, oldest first. */
+/** Resumes every unfinished trade of the deps' wallet on its chain: those with transactions out by nonce, then the rest oldest first. */
 export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal): Promise<TradeReport[]> {
   const reports: TradeReport[] = [];
   const mine = await inNonceOrder(deps.ledger, await deps.ledger.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId }));
@@ -84,7 +84,6 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
   }
   return reports;
 }
-
 
 /**
  * Trades with transactions out, by their lowest open nonce, then the rest as made. A wallet's transactions mine in
