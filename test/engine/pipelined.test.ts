@@ -192,15 +192,24 @@ describe('many trades of one wallet per block', () => {
   });
 });
 
+/**
+ * A process whose node is behind a proxy (so its sends can be lost), its approvals already made, and the node mining
+ * by hand: what the crash tests start from, with the balance and nonce before them.
+ */
+async function processAboutToCrash() {
+  const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
+  closing.push(() => proxy.close());
+  const first = await makeExecutor({ rpcUrl: proxy.url, settings: { approvals: 'unlimited' } });
+  const warm = await runTrade(first, sell('warm', '1'));
+  expect(warm.status, warm.reason).toBe('confirmed');
+  const [usdBefore, nonceBefore] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
+  await fork.testClient.setAutomine(false);
+  return { proxy, first, usdBefore, nonceBefore };
+}
+
 describe('a crash between two sends', () => {
   it('resumes both trades from their stored bytes: the same signatures mine, once each', async () => {
-    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
-    closing.push(() => proxy.close());
-    const first = await makeExecutor({ rpcUrl: proxy.url, settings: { approvals: 'unlimited' } });
-    const warm = await runTrade(first, sell('warm', '1'));
-    expect(warm.status, warm.reason).toBe('confirmed');
-    const [usdBefore, nonceBefore] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
-    await fork.testClient.setAutomine(false);
+    const { proxy, first, usdBefore, nonceBefore } = await processAboutToCrash();
     // The second trade's bytes never reach the node: the process dies after signing them, before they leave.
     let sends = 0;
     let lost: Hex | undefined;
@@ -249,13 +258,7 @@ describe('a crash between two sends', () => {
 
 describe('a crash with a later nonce out and an earlier one not', () => {
   it('resumes in nonce order, not the order the trades were made: the unsent earlier nonce goes first and both mine', async () => {
-    const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
-    closing.push(() => proxy.close());
-    const first = await makeExecutor({ rpcUrl: proxy.url, settings: { approvals: 'unlimited' } });
-    const warm = await runTrade(first, sell('warm', '1'));
-    expect(warm.status, warm.reason).toBe('confirmed');
-    const [usdBefore, nonceBefore] = [await fork.balanceOf(fork.token('cUSD'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
-    await fork.testClient.setAutomine(false);
+    const { proxy, first, usdBefore, nonceBefore } = await processAboutToCrash();
     // The trade made first is quoted last: the one made after it signs the earlier nonce.
     let quoteFirst: () => void = () => {};
     const laterTradeSigned = new Promise<void>((resolve) => (quoteFirst = resolve));
