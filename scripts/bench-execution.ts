@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { type Address, type Hex, createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chain/chains.ts';
+import { SignedHistory } from '../src/trade/signed-history.ts';
 import { Wallet } from '../src/chain/wallet.ts';
 import { chainChecks } from '../src/trade/check.ts';
 import { encodeSwapCall } from '../src/contracts/calldata.ts';
@@ -78,8 +79,8 @@ try {
     const pipelineRpc = await countingProxy(book.rpcUrl);
     const client = createPublicClient({ chain, transport: http(pipelineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });
     const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
-    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: recorderOf(ledger).journal, settings: { pollMs: 20 } });
-    const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings };
+    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: recorderOf(ledger).journal, settings: { pollMs: 20 }, tagScope: ledger.id().then((ledgerId) => ({ ledgerId, paper: false })) });
+    const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings, history: new SignedHistory({ ledger, wallet, approvals: defaultExecutionSettings.approvals }) };
 
     const baselineRpc = await countingProxy(book.rpcUrl);
     const bareClient = createPublicClient({ chain, transport: http(baselineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });

@@ -35,8 +35,6 @@ export interface TxJournal {
   attemptsOf(intentId: string): Promise<Attempt[]>;
   /** The stored transaction of this hash, of any trade. */
   attemptByHash(hash: Hex): Promise<Attempt | undefined>;
-  /** The highest nonce the wallet signed on the chain (undefined: none yet). */
-  highestNonce(wallet: Address, chainId: number): Promise<number | undefined>;
   /** Signed bytes, kept (on disk) before any of them may leave, with the trade's move to `signed`; only under `fence`. */
   signed(attempts: readonly NewAttempt[], fence: Fence | undefined): Promise<Attempt[]>;
   /** Its bytes are about to leave. */

@@ -12,7 +12,7 @@ import type { ChainClient } from './chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
 import type { Fence } from '../ledger/leases.ts';
-import { RecordTags } from '../trade/record-tags.ts';
+import { RecordTags, type TagScope } from '../trade/record-tags.ts';
 
 export type TxRequest = { to: Address; data: Hex; value?: bigint };
 
@@ -57,6 +57,8 @@ export type WalletDeps = {
    * bytes are recorded; it throws LeaseLostError when the lease is not this daemon's. None: no lease is kept.
    */
   fence?: () => Fence;
+  /** The ledger the wallet's tags are valid in (its id, and whether it is paper trading). */
+  tagScope: Promise<TagScope>;
 };
 
 /** What following a trade's transactions ended with: the mined attempt and its receipt. */
@@ -93,10 +95,10 @@ export class Wallet {
     this.journal = deps.journal;
     this.settings = { ...defaultWalletSettings, ...deps.settings };
     this.fees = new FeePolicy(this.settings.feeCap);
-    this.nonces = new NonceAllocator(deps.journal, this.address, deps.chainId);
+    this.nonces = new NonceAllocator(deps.journal, this.address);
     this.onStage = deps.onStage;
     this.impersonated = deps.impersonate ?? false;
-    this.tags = new RecordTags(deps.account);
+    this.tags = new RecordTags(deps.account, deps.tagScope);
     this.fence = deps.fence ?? (() => undefined);
   }
 

@@ -9,7 +9,8 @@ import { decideRebalance } from '../strategy/rebalance.ts';
 import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
 import type { RunGate } from '../ledger/ledger.ts';
-import { type Trade, type TradeReport, type TradeState, maybeTradedStates } from '../trade/types.ts';
+import { fillsOf } from '../trade/fills.ts';
+import type { Trade, TradeReport } from '../trade/types.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
 /**
@@ -25,15 +26,12 @@ export type RunReport = { strategyId: string; slot: string; note: string; trades
  */
 export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; run?: { id: number; gate: RunGate } };
 
-/** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
-const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
-
 export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decision> {
   switch (strategy.kind) {
     case 'dca':
       return decideDca(strategy, await observeDca(strategy, deps.view));
     case 'limit': {
-      const fills = await deps.executor.ledger.trades.countOf(strategy.id, filledStates);
+      const fills = await fillsOf(deps.executor, strategy.id);
       return decideLimit(strategy, await observeLimit(strategy, deps.view, fills));
     }
     case 'rebalance':

@@ -42,6 +42,7 @@ import { chainChecks } from '../trade/check.ts';
 import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
 import { DaemonGroup } from './group.ts';
+import { SignedHistory } from '../trade/signed-history.ts';
 import { WalletLeases, defaultLeaseMs } from './leases.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
@@ -153,6 +154,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
   const sharedQuotes = new SharedQuotes(() => getBlockNumber(client));
   const fits = strategyFit(config.strategies, (strategy) => config.wallets.get(strategy.wallet)?.account.address);
   const executors = new Map<string, PipelineDeps>();
+  const tagScope = ledger.id().then((ledgerId) => ({ ledgerId, paper: runtime.mode === 'fork' }));
   for (const configured of config.wallets.values()) {
     // Paper trading never signs with the real key: the fork node sends as the wallet (impersonated at start-up).
     const wallet = new Wallet({
@@ -164,6 +166,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       settings: { feeCap, confirmations: confirmationsFor(runtime) },
       onStage: options.onStage,
       fence: () => leases.fenceFor(configured.account.address),
+      tagScope,
     });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     executors.set(configured.name, {
@@ -177,6 +180,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       nativeToken: runtime.nativeToken?.address,
       sharedQuotes,
       fits,
+      history: new SignedHistory({ ledger, wallet, approvals: settings.approvals }),
     });
   }
   await describeForStatus(runtime, ledger, executors);

@@ -5,6 +5,8 @@ import { type Attempt, attemptFrom, stored } from './rows.ts';
 import type { AttemptStatus } from './tables.ts';
 import { scrub } from '../ops/secrets.ts';
 
+const signedFromKey = (wallet: Address, chainId: number) => `signed-from:${chainId}:${stored(wallet)}`;
+
 export type AttemptChange = { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string };
 
 export class AttemptStore {
@@ -96,15 +98,38 @@ export class AttemptStore {
     return gas;
   }
 
-  /** The highest nonce this ledger signed for the wallet on the chain, leaving out transactions the node never took. */
-  async highestNonce(wallet: Address, chainId: number): Promise<number | undefined> {
-    const row = await this.#ledger.db
+  /** Every attempt of the wallet on the chain at or above `fromNonce`, by nonce, then as signed. */
+  async ofWallet(wallet: Address, chainId: number, fromNonce: number): Promise<Attempt[]> {
+    const rows = await this.#ledger.db
       .selectFrom('attempts')
-      .select((eb) => eb.fn.max('nonce').as('nonce'))
+      .selectAll()
       .where('wallet', '=', stored(wallet))
       .where('chain_id', '=', chainId)
-      .where('status', '!=', 'dropped')
-      .executeTakeFirst();
-    return row?.nonce === null || row?.nonce === undefined ? undefined : Number(row.nonce);
+      .where('nonce', '>=', fromNonce)
+      .orderBy('nonce')
+      .orderBy('id')
+      .execute();
+    return rows.map(attemptFrom);
+  }
+
+  /**
+   * Where this ledger's record of the wallet's signatures starts (see trade/signed-history.ts): the nonce and the
+   * wallet's tag of it, as stored; undefined when none was written.
+   */
+  async signedFrom(wallet: Address, chainId: number): Promise<{ nonce: number; tag: Hex } | undefined> {
+    const row = await this.#ledger.db.selectFrom('ledger_meta').select('value').where('key', '=', signedFromKey(wallet, chainId)).executeTakeFirst();
+    if (!row) return undefined;
+    const [nonce, tag] = row.value.split(':');
+    return { nonce: Number(nonce), tag: (tag ?? '0x') as Hex };
+  }
+
+  /** Writes where the record starts, unless one is written already (then that one is returned). */
+  async startSignedFrom(wallet: Address, chainId: number, start: { nonce: number; tag: Hex }): Promise<{ nonce: number; tag: Hex }> {
+    await this.#ledger.db
+      .insertInto('ledger_meta')
+      .values({ key: signedFromKey(wallet, chainId), value: `${start.nonce}:${start.tag}` })
+      .onConflict((conflict) => conflict.column('key').doNothing())
+      .execute();
+    return (await this.signedFrom(wallet, chainId)) as { nonce: number; tag: Hex };
   }
 }

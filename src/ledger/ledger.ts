@@ -8,6 +8,7 @@
  * lock whose owner died, or stopped beating, is taken over); several daemons share a PostgreSQL one, each wallet
  * held by one of them at a time (leases.ts, daemons.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -38,6 +39,9 @@ export type { RunGate, RunRecord } from './runs.ts';
 export { runOutcomeOf } from './runs.ts';
 export type { BalanceMark, PriceMark, TokenName } from './marks.ts';
 export type { StrategyDescription, StrategyRecord } from './strategies.ts';
+
+/** The ledger_meta key of the ledger's id. */
+const ledgerIdKey = 'ledger-id';
 
 export class LedgerLockedError extends RoutekeeperError {
   override name = 'LedgerLockedError';
@@ -149,6 +153,23 @@ export class Ledger {
   /** Resolves when the database answers (the health probe). */
   async ping(): Promise<void> {
     await sql`SELECT 1`.execute(this.#database.db);
+  }
+
+  /**
+   * This ledger's own random id, made at its first use. The wallet's tags cover it (trade/record-tags.ts), so a row
+   * copied from another ledger (a fork's, the devnet's, another database or schema) carries tags valid nowhere here.
+   * A writer who changes it only makes every tag of this ledger invalid: its open trades are refused, none signed.
+   */
+  async id(): Promise<string> {
+    const read = async () => (await this.#database.db.selectFrom('ledger_meta').select('value').where('key', '=', ledgerIdKey).executeTakeFirst())?.value;
+    const known = await read();
+    if (known !== undefined) return known;
+    await this.#database.db
+      .insertInto('ledger_meta')
+      .values({ key: ledgerIdKey, value: randomUUID() })
+      .onConflict((conflict) => conflict.column('key').doNothing())
+      .execute();
+    return (await read()) as string;
   }
 
   /** The chain this ledger was written on, once bound. */

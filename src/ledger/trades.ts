@@ -15,9 +15,9 @@ import { insertEvent } from './events.ts';
 import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
 
-/** What a budget reads: raw `tokenIn` committed since a time by a strategy or a wallet (see `spentSince`). */
-export type SpendingFilter = { strategyId?: string; wallet?: Address; tokenIn: Address; since: number; excludeId?: string };
-export type Spending = (filter: SpendingFilter) => Promise<bigint>;
+/** What a budget reads: the trades of a strategy or a wallet that committed raw `tokenIn` (see `committedTrades`). */
+export type SpendingFilter = { strategyId?: string; wallet?: Address; tokenIn: Address; excludeId?: string };
+export type Spending = (filter: SpendingFilter) => Promise<TradeRecord[]>;
 
 /** States whose amount is committed: checked or further, and not refused, failed or a dry run. */
 const committedStates: readonly TradeState[] = ['checked', 'signed', 'broadcast', 'unknown', 'confirmed', 'anomaly'];
@@ -75,7 +75,7 @@ export class TradeStore {
       // Budgets are per strategy and per wallet, and a strategy trades from one wallet: commits of one wallet take turns.
       const wallet = (await q.selectFrom('intents').select('wallet').where('id', '=', id).executeTakeFirst())?.wallet;
       if (wallet) await this.#ledger.serialize(q, `budget:${wallet}`);
-      await verify((filter) => spentSince(q, filter));
+      await verify((filter) => committedTrades(q, filter));
       await this.#move(q, id, checked.status, columns, now, { unlessPaused: true });
     });
   }
@@ -269,17 +269,6 @@ export class TradeStore {
     return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
   }
 
-  /** How many of a strategy's trades are in these states. */
-  async countOf(strategyId: string, states: readonly TradeState[]): Promise<number> {
-    const row = await this.#db
-      .selectFrom('intents')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('strategy_id', '=', strategyId)
-      .where('status', 'in', states)
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
-  }
-
   /**
    * Trades changed at or after `since` (ms), in the order they changed, `limit` at a time: `after` is the last one
    * of the previous page. What a status keeps up to date reads this instead of every trade.
@@ -291,9 +280,10 @@ export class TradeStore {
     return rowsToRecords(await query.orderBy('updated_at').orderBy('id').limit(limit).execute());
   }
 
-  /** Raw `tokenIn` committed since a time (see `commitChecked`). */
-  spentSince(filter: SpendingFilter): Promise<bigint> {
-    return spentSince(this.#db, filter);
+  /** Raw `tokenIn` committed since a time (claimed at or after `since`; see `commitChecked`). */
+  async spentSince(filter: SpendingFilter & { since: number }): Promise<bigint> {
+    const trades = await committedTrades(this.#db, filter);
+    return trades.filter((trade) => trade.createdAt >= filter.since).reduce((sum, trade) => sum + trade.amountIn, 0n);
   }
 
   /** Newest first. */
@@ -356,18 +346,26 @@ async function statusOf(q: Queries, id: string): Promise<TradeState | undefined>
   return (await q.selectFrom('intents').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }
 
-async function spentSince(q: Queries, filter: SpendingFilter): Promise<bigint> {
+/**
+ * The trades that committed their `tokenIn`: checked or further by their state, and any whose trade transaction the
+ * wallet signed whatever its state says (a state set back does not give its amount back). Every time, oldest first:
+ * the claim time that windows them is read from the trade's tag by the caller, not trusted from this query.
+ */
+async function committedTrades(q: Queries, filter: SpendingFilter): Promise<TradeRecord[]> {
   let query = q
     .selectFrom('intents')
-    .select('amount_in')
-    .where('status', 'in', committedStates)
-    .where('token_in', '=', stored(filter.tokenIn))
-    .where('created_at', '>=', filter.since);
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('status', 'in', committedStates),
+        eb.exists(eb.selectFrom('attempts').select('attempts.id').whereRef('attempts.intent_id', '=', 'intents.id').where('attempts.purpose', '=', 'trade')),
+      ]),
+    )
+    .where('token_in', '=', stored(filter.tokenIn));
   if (filter.strategyId !== undefined) query = query.where('strategy_id', '=', filter.strategyId);
   if (filter.wallet !== undefined) query = query.where('wallet', '=', stored(filter.wallet));
   if (filter.excludeId !== undefined) query = query.where('id', '!=', filter.excludeId);
-  const rows = await query.execute();
-  return rows.reduce((sum, row) => sum + BigInt(row.amount_in), 0n);
+  return rowsToRecords(await query.orderBy('created_at').execute());
 }
 
 const rowsToRecords = (rows: IntentRow[]) => rows.map(recordFrom);

@@ -4,7 +4,7 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { type Address, type Log, decodeFunctionData, isAddressEqual, maxUint256 } from 'viem';
+import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual, maxUint256 } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
@@ -31,6 +31,7 @@ import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Spending } from '../ledger/trades.ts';
+import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { abortable } from '../ops/abort.ts';
 import { NoAverageError } from '../price/pool-average.ts';
 import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError } from '../price/reference.ts';
@@ -42,7 +43,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import type { Trade } from './types.ts';
+import type { Trade, TradeRecord } from './types.ts';
 
 export type CheckContext = {
   wallet: Wallet;
@@ -429,7 +430,7 @@ function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly 
   const onTokenIn = (list: readonly Budget[]) => list.filter((budget) => budget.token.toLowerCase() === trade.tokenIn.toLowerCase());
   return [
     { budgets: onTokenIn(budgets.strategy?.(trade.strategyId) ?? []), scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
-    { budgets: onTokenIn(budgets.wallet ?? []), scope: `wallet ${trade.wallet}`, filter: { wallet: trade.wallet } },
+    { budgets: onTokenIn(budgets.wallet ?? []), scope: `wallet ${getAddress(trade.wallet)}`, filter: { wallet: trade.wallet } },
   ];
 }
 
@@ -437,21 +438,24 @@ function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly 
 export const budgetsApply = (budgets: TradeBudgets, trade: Trade) => budgetScopes(budgets, trade).some((scope) => scope.budgets.length > 0);
 
 /**
- * Budgets: what this strategy and this wallet already committed, read through `spent`. The ledger runs this inside
+ * Budgets: what this strategy and this wallet already committed, read through `committed`. The ledger runs this inside
  * the database transaction that records the trade as checked (`commitChecked`): runs of one wallet check side by
  * side, and each sees every trade committed before it, never one half-checked. Trades still being quoted or checked
- * commit nothing.
+ * commit nothing. Each committed trade's amount and claim time count only on the wallet's tag (`proves`): a row edited
+ * (its amount lowered, its time moved out of the day) is refused by name, never counted as it says.
  */
-export async function checkBudgets(budgets: TradeBudgets, trade: Trade, spent: Spending): Promise<void> {
+export async function checkBudgets(budgets: TradeBudgets, trade: Trade, committed: Spending, proves: (record: TradeRecord) => Promise<boolean>): Promise<void> {
   const now = Date.now();
   for (const { budgets: list, scope, filter } of budgetScopes(budgets, trade)) {
-    for (const budget of list) {
-      const spentIn = async (since: number) => spent({ ...filter, tokenIn: trade.tokenIn, since, excludeId: trade.id });
-      const already = {
-        day: budget.perDay === undefined ? 0n : await spentIn(now - DAY_MS),
-        total: budget.total === undefined ? 0n : await spentIn(0),
-      };
-      checkBudget(budget, trade.amountIn, scope, (window) => already[window]);
+    if (list.length === 0) continue;
+    const trades = await committed({ ...filter, tokenIn: trade.tokenIn, excludeId: trade.id });
+    for (const record of trades) {
+      if (!(await proves(record))) {
+        throw new StoredRecordRefusedError(`trade ${record.id}, counted against the budgets of ${scope}, carries no tag of the wallet (its amount or time written or changed without its key); nothing is signed`);
+      }
     }
+    const since = (from: number) => trades.filter((record) => record.createdAt >= from).reduce((sum, record) => sum + record.amountIn, 0n);
+    const already = { day: since(now - DAY_MS), total: since(0) };
+    for (const budget of list) checkBudget(budget, trade.amountIn, scope, (window) => already[window]);
   }
 }

@@ -31,6 +31,7 @@ import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
 import { approvalTx, signTrade } from './sign.ts';
+import type { SignedHistory } from './signed-history.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { failureClassOf } from './classify-failure.ts';
 import { recorderOf } from './recorder.ts';
@@ -52,6 +53,8 @@ export type PipelineDeps = {
   sharedQuotes?: SharedQuotes;
   /** Whether a trade read back from the ledger fits a strategy of the current file (none: not checked). */
   fits?: StrategyFit;
+  /** The wallet's signed history, proven before each signature (signed-history.ts). */
+  history: SignedHistory;
 };
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
@@ -60,7 +63,8 @@ const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tok
 
 /** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
-  const claimed = await recorderOf(deps.ledger).claim(trade, { runId, requestTag: await deps.wallet.tags.request(trade) });
+  const now = Date.now();
+  const claimed = await recorderOf(deps.ledger).claim(trade, { runId, now, requestTag: await deps.wallet.tags.request(trade, now) });
   if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
 }
@@ -154,7 +158,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
        * The checked call, in the report and in the ledger. The budgets are checked in the same database transaction
        * as the move to `checked`, which commits the amount: no other trade commits in between.
        */
-      const verify = budgetsApply(context.budgets, record) ? (spent: Spending) => checkBudgets(context.budgets, record, spent) : undefined;
+      const verify = budgetsApply(context.budgets, record) ? (committed: Spending) => checkBudgets(context.budgets, record, committed, (counted) => wallet.tags.requestWasTagged(counted)) : undefined;
       const recordChecked = async (checked: Checked, status: 'checked' | 'dry-run') => {
         Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
         try {
@@ -184,7 +188,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
           report.simulatedOut = checked.simulatedOut;
           if (checked.simulatedOut !== undefined) await recorder.simulated(record.id, checked.simulatedOut);
         }
-        return stage('sign', () => signTrade(wallet, record, checked));
+        return stage('sign', async () => signTrade(wallet, record, checked, await deps.history.beforeSigning(record.id, checked.reads.pendingNonce)));
       });
       return await finish(deps, { ...record, status: 'signed', call: checked.call }, signed, report, stage, signal, followForMs);
     }
@@ -297,8 +301,9 @@ function readSettlementAhead(wallet: Wallet, record: TradeRecord, sent: Attempt[
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */
-async function approveFirst({ wallet, ledger, settings }: PipelineDeps, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
-  const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id));
+async function approveFirst({ wallet, ledger, settings, history }: PipelineDeps, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
+  const proven = await history.beforeSigning(record.id, checked.reads.pendingNonce);
+  const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id, proven));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
   await recorderOf(ledger).sending(record.id, wallet.fence());

@@ -4,6 +4,11 @@
  * never the key: it is derived from the wallet's own key (an HMAC key from a signature over a fixed text, which no
  * chain accepts as a transaction), so whoever can write the database can delete or stop a trade, but cannot make
  * one, edit one, or move a tag from one trade to another (each tag covers its trade's id).
+ *
+ * Every tag also covers its scope: the ledger's own id and whether it is a paper-trading one. The devnet, every
+ * fork and Celo share chain id 42220 and a key may trade on all of them: a row copied from one ledger into another
+ * (another database, another schema) is no row of the ledger it lands in. A request's tag covers the time it was
+ * claimed too, which decides whether it may still be resumed: a writer cannot make an old request look fresh.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Hex } from 'viem';
@@ -13,14 +18,20 @@ import type { CheckedCall, Trade } from './types.ts';
 /** The text whose signature the tag key is derived from: plain words, so no wallet could mistake it for a transaction. */
 export const tagKeyMessage = 'routekeeper: the key of the ledger authentication tags of this wallet (v1). Not a transaction, not a login.';
 
+/** Which ledger a tag is valid in. */
+export type TagScope = { ledgerId: string; paper: boolean };
+
 const lower = (value: string | undefined) => value?.toLowerCase() ?? null;
 const decimal = (value: bigint | undefined) => value?.toString() ?? null;
 
 /** The fields of a trade's request, in a fixed order: what the tag covers. */
-function requestFields(trade: Trade): unknown[] {
+function requestFields(scope: TagScope, trade: Trade, claimedAt: number): unknown[] {
   return [
-    'routekeeper trade request v1',
+    'routekeeper trade request v2',
+    scope.ledgerId,
+    scope.paper,
     trade.id,
+    claimedAt,
     trade.strategyId,
     trade.slot,
     lower(trade.wallet),
@@ -34,10 +45,17 @@ function requestFields(trade: Trade): unknown[] {
   ];
 }
 
+/** A request's fields as tags before version 2 covered the ledger and the claim time: only ever read back. */
+function requestFieldsV1(trade: Trade): unknown[] {
+  return ['routekeeper trade request v1', trade.id, ...requestFields({ ledgerId: '', paper: false }, trade, 0).slice(5)];
+}
+
 /** The fields of a checked call, and the trade it belongs to, in a fixed order. */
-function callFields(tradeId: string, call: CheckedCall): unknown[] {
+function callFields(scope: TagScope, tradeId: string, call: CheckedCall): unknown[] {
   return [
-    'routekeeper checked call v1',
+    'routekeeper checked call v2',
+    scope.ledgerId,
+    scope.paper,
     tradeId,
     lower(call.target),
     lower(call.spender),
@@ -51,32 +69,64 @@ function callFields(tradeId: string, call: CheckedCall): unknown[] {
   ];
 }
 
+/** Where a ledger's record of a wallet's signatures starts (trade/signed-history.ts). */
+function signedFromFields(scope: TagScope, wallet: string, chainId: number, nonce: number): unknown[] {
+  return ['routekeeper signed from v1', scope.ledgerId, scope.paper, wallet.toLowerCase(), chainId, nonce];
+}
+
 export class RecordTags {
   readonly #key: Promise<Buffer>;
+  readonly #scope: Promise<TagScope>;
 
-  /** The tags of `account`'s trades; its key is derived on first use (one signature of `tagKeyMessage`, kept in memory). */
-  constructor(account: Pick<LocalAccount, 'signMessage'>) {
+  /**
+   * The tags of `account`'s trades in the ledger `scope` names; the key is derived on first use (one signature of
+   * `tagKeyMessage`, kept in memory).
+   */
+  constructor(account: Pick<LocalAccount, 'signMessage'>, scope: Promise<TagScope>) {
     this.#key = account.signMessage({ message: tagKeyMessage }).then((signature) => createHash('sha256').update(Buffer.from(signature.slice(2), 'hex')).digest());
+    this.#scope = scope;
     this.#key.catch(() => {});
+    this.#scope.catch(() => {});
   }
 
-  async #tag(fields: unknown[]): Promise<Hex> {
-    return `0x${createHmac('sha256', await this.#key).update(JSON.stringify(fields)).digest('hex')}`;
+  async #tag(fields: (scope: TagScope) => unknown[]): Promise<Hex> {
+    return `0x${createHmac('sha256', await this.#key).update(JSON.stringify(fields(await this.#scope))).digest('hex')}`;
   }
 
-  /** The tag of a trade's request. */
-  request(trade: Trade): Promise<Hex> {
-    return this.#tag(requestFields(trade));
+  /** The tag of a trade's request, claimed at `claimedAt` (ms). */
+  request(trade: Trade, claimedAt: number): Promise<Hex> {
+    return this.#tag((scope) => requestFields(scope, trade, claimedAt));
   }
 
   /** The tag of a trade's checked call. */
   call(tradeId: string, call: CheckedCall): Promise<Hex> {
-    return this.#tag(callFields(tradeId, call));
+    return this.#tag((scope) => callFields(scope, tradeId, call));
   }
 
-  /** Whether `tag` is this wallet's tag of the trade's request (compared in constant time). */
-  async requestIsTagged(trade: Trade, tag: Hex | undefined): Promise<boolean> {
-    return tag !== undefined && same(await this.request(trade), tag);
+  /** The tag of the nonce from which this ledger holds every transaction the wallet signed on the chain. */
+  signedFrom(wallet: string, chainId: number, nonce: number): Promise<Hex> {
+    return this.#tag((scope) => signedFromFields(scope, wallet, chainId, nonce));
+  }
+
+  /** Whether `tag` is this wallet's tag of that nonce. */
+  async signedFromIsTagged(wallet: string, chainId: number, nonce: number, tag: Hex): Promise<boolean> {
+    return same(await this.signedFrom(wallet, chainId, nonce), tag);
+  }
+
+  /** Whether `tag` is this wallet's tag of the trade's request, claimed when its record says (compared in constant time). */
+  async requestIsTagged(record: Trade & { createdAt: number }, tag: Hex | undefined): Promise<boolean> {
+    return tag !== undefined && same(await this.request(record, record.createdAt), tag);
+  }
+
+  /**
+   * Whether the request was tagged by the wallet, now or by a version before tags covered the ledger and the claim time:
+   * what was traded is then the wallet's word (amounts counted against budgets), though not necessarily when.
+   */
+  async requestWasTagged(record: Trade & { createdAt: number; tags?: { request?: Hex } }): Promise<boolean> {
+    const tag = record.tags?.request;
+    if (tag === undefined) return false;
+    if (await this.requestIsTagged(record, tag)) return true;
+    return same(`0x${createHmac('sha256', await this.#key).update(JSON.stringify(requestFieldsV1(record))).digest('hex')}`, tag);
   }
 
   /** Whether `tag` is this wallet's tag of the trade's checked call. */

@@ -20,7 +20,6 @@ export class TradeRecorder {
     this.journal = {
       attemptsOf: (intentId) => ledger.attempts.ofTrade(intentId),
       attemptByHash: (hash) => ledger.attempts.byHash(hash),
-      highestNonce: (wallet, chainId) => ledger.attempts.highestNonce(wallet, chainId),
       signed: (attempts, fence) => ledger.trades.recordSigned(attempts, { fence }),
       sending: (attempt) => ledger.attempts.update(attempt.id, { status: 'broadcast' }),
       dropped: (attempt, why) => ledger.attempts.update(attempt.id, { status: 'dropped', error: why }),
@@ -34,7 +33,7 @@ export class TradeRecorder {
   }
 
   /** The slot claimed, with the wallet's tag of the request; undefined when the slot already has its trade. */
-  claim(trade: Trade, options: { runId?: number; requestTag: Hex }) {
+  claim(trade: Trade, options: { runId?: number; now: number; requestTag: Hex }) {
     return this.#ledger.trades.claimSlot(trade, options);
   }
 

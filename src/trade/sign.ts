@@ -4,6 +4,7 @@
  */
 import { encodeFunctionData, erc20Abi } from 'viem';
 import { gasWithHeadroom } from '../chain/fees.ts';
+import type { ProvenNonces } from '../chain/nonces.ts';
 import type { UnsignedTx, Wallet } from '../chain/wallet.ts';
 import type { Attempt } from '../ledger/ledger.ts';
 import type { Checked } from './check.ts';
@@ -24,10 +25,10 @@ export function approvalTx(checked: Checked, nonce: number): UnsignedTx | undefi
   };
 }
 
-/** Signs [approval?, trade] on consecutive nonces and stores them; the trade moves to `signed`. */
-export async function signTrade(wallet: Wallet, trade: Trade, checked: Checked): Promise<Attempt[]> {
+/** Signs [approval?, trade] on consecutive nonces (after `proven`, the wallet's proven history) and stores them; the trade moves to `signed`. */
+export async function signTrade(wallet: Wallet, trade: Trade, checked: Checked, proven: ProvenNonces): Promise<Attempt[]> {
   if (checked.gas.trade === undefined) throw new Error('signTrade: the trade was not simulated');
-  const first = await wallet.nonces.next(checked.reads.pendingNonce, trade.id);
+  const first = await wallet.nonces.next(checked.reads.pendingNonce, trade.id, proven);
   const approve = approvalTx(checked, first);
   const tradeTx: UnsignedTx = {
     to: checked.call.target,

@@ -69,8 +69,22 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
     throw new StoredRecordRefusedError(`trade ${record.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
   }
   if (presignStates.includes(record.status)) {
-    // Not signed yet: it goes on only if the file asks for it now. A file changed since (a strategy removed, its amount
-    // or slippage changed) refuses it, and pauses nothing: the row is the wallet's own, only out of date.
+    // Not signed yet, says its row: then it has no transaction but the approval its checked call needs. Its own call
+    // or a cancellation signed means it was signed, and its state rolled back by whoever wrote the database.
+    const signed = attempts.find((attempt) => attempt.purpose !== 'approve');
+    if (signed) {
+      throw new StoredRecordRefusedError(
+        `trade ${record.id}: the ledger has it ${record.status}, yet the wallet's ${signed.purpose} of it is stored (attempt ${signed.id}, ${signed.hash}): its state was rolled back; nothing is signed or sent for it`,
+      );
+    }
+    if (attempts.length > 0) {
+      if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
+        throw new StoredRecordRefusedError(`trade ${record.id}: it has stored approvals but no checked call of the wallet's tag to approve for; nothing is sent for it`);
+      }
+      for (const attempt of attempts) await authorizedCall(wallet, record, attempt, options.approvals);
+    }
+    // It goes on only if the file asks for it now. A file changed since (a strategy removed, its amount or slippage
+    // changed) refuses it, and pauses nothing: the row is the wallet's own, only out of date.
     const misfit = options.fits?.(record);
     if (misfit !== undefined) throw new GuardRefusal('strategy-file', `trade ${record.id}: ${misfit}; it is not resumed`);
     return;

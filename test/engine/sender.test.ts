@@ -167,7 +167,7 @@ describe('the sender', () => {
 
     const report = await runTrade(executor, swap('second'));
     expect(report).toMatchObject({ status: 'failed', errorClass: 'key-used-elsewhere' });
-    expect(report.reason).toBe(`the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere`);
+    expect(report.reason).toBe(`the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere, or the ledger's rows of the newest were deleted`);
     const [event] = (await executor.ledger.events.list('sender-test:second')).filter((e) => e.kind === 'nonce-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });
     expect(await executor.ledger.attempts.ofTrade('sender-test:second')).toEqual([]);

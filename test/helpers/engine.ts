@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, createPublicClient, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { SignedHistory } from '../../src/trade/signed-history.ts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
@@ -84,6 +85,7 @@ export async function testExecutor(
     settings: { pollMs: 50, stuckAfterMs: 60_000, giveUpAfterMs: 30_000, syncWaitMs: 200, ...options.wallet },
     onStage: options.onStage,
     fence: options.fence?.(ledger),
+    tagScope: ledger.id().then((ledgerId) => ({ ledgerId, paper: false })),
   });
   const routing = createRoutingClient({
     baseUrl: options.serviceUrl ?? book.routingServiceUrl,
@@ -99,6 +101,7 @@ export async function testExecutor(
     settings: { ...defaultExecutionSettings, ...options.settings },
     budgets: options.budgets,
     fits: options.fits,
+    history: new SignedHistory({ ledger, wallet, approvals: options.settings?.approvals ?? defaultExecutionSettings.approvals }),
     ledgerFile,
     close: () => ledger.close(),
   };

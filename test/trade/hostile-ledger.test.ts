@@ -38,6 +38,13 @@ async function executor(location: LedgerLocation, wallet: WalletOptions = {}) {
 
 const sql = runSql;
 
+/** Claims a trade as the wallet would: tagged, now. */
+async function claimTagged(trade: ReturnType<typeof swapTrade>, location: LedgerLocation) {
+  const { ledger, wallet } = await executor(location);
+  const now = Date.now();
+  await ledger.trades.claimSlot(trade, { now, requestTag: await wallet.tags.request(trade, now) });
+}
+
 /** A real trade of the wallet, signed and sent but never mined: the node dropped it. The ledger says `unknown`. */
 async function tradeLeftInFlight(location: LedgerLocation) {
   const first = await executor(location, { giveUpAfterMs: 300, syncWaitMs: 50 });
@@ -147,7 +154,7 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     const { ledger, wallet } = await executor(location);
     // One the wallet itself claimed under an older file (its tag is the wallet's), one written in by hand (no tag).
     const ghost = swapTrade(fork, 'ghost', 'old-file');
-    await ledger.trades.claimSlot(ghost, { requestTag: await wallet.tags.request(ghost) });
+    await claimTagged(ghost, location);
     const forged = swapTrade(fork, 'dca', 'forged');
     await ledger.trades.claimSlot(forged);
     await sql(location, "UPDATE intents SET strategy_id = 'ghost' WHERE id = ?", forged.id);
@@ -168,10 +175,10 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     const location = freshLedger(backend);
     const { ledger, wallet } = await executor(location);
     const edited = swapTrade(fork, 'dca', 'edited');
-    await ledger.trades.claimSlot(edited, { requestTag: await wallet.tags.request(edited) });
+    await claimTagged(edited, location);
     await sql(location, 'UPDATE intents SET slippage_bps = 9999 WHERE id = ?', edited.id);
     const loose = swapTrade(fork, 'dca', 'loose', { slippageBps: 9999 });
-    await ledger.trades.claimSlot(loose, { requestTag: await wallet.tags.request(loose) });
+    await claimTagged(loose, location);
     const before = await walletState(location, edited.id);
     const reports = await resume(location);
     expect(reports.find((report) => report.intentId === edited.id)?.reason).toBe(`trade ${edited.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
@@ -187,7 +194,7 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     const location = freshLedger(backend);
     const { ledger, wallet } = await executor(location);
     const honest = swapTrade(fork, 'dca', 'honest');
-    await ledger.trades.claimSlot(honest, { requestTag: await wallet.tags.request(honest) });
+    await claimTagged(honest, location);
     await sql(location, "UPDATE intents SET status = 'failed', reason = 'done' WHERE id = ?", honest.id);
     const copy = swapTrade(fork, 'dca', 'copy');
     await ledger.trades.claimSlot(copy);

@@ -1,0 +1,220 @@
+/**
+ * A database writer rewriting what already happened, by plain SQL on both ledgers: whether a trade happened is the
+ * wallet's signatures' and the chain's to say, never a status column's. Each rewrite below once made the wallet sign a
+ * finished trade again, sign at a nonce of the row's choosing, or spend past a budget; now each is refused by name and
+ * nothing is signed: the wallet's nonce and balances stay as they were.
+ */
+import { type Address, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runStrategy } from '../../src/engine/runner.ts';
+import { strategyFit } from '../../src/engine/strategy-fit.ts';
+import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
+import type { LimitStrategy } from '../../src/strategy/types.ts';
+import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
+import { RecordTags } from '../../src/trade/record-tags.ts';
+import type { TradeReport } from '../../src/trade/types.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
+import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
+
+const fork = useDevnetFork({ routing: true });
+const me = () => fork.addressBook.accounts[0]?.address as Address;
+
+/** One routekeeper process at a time on a ledger: each call ends the previous one's, then starts its own. */
+let current: { executor: TestExecutor; location: LedgerLocation; budget?: bigint } | undefined;
+afterAll(async () => {
+  await current?.executor.close();
+});
+async function executor(location: LedgerLocation, budget?: bigint) {
+  if (current?.location === location && current.budget === budget) return current.executor;
+  await current?.executor.close();
+  const cUSD = { token: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 };
+  const made = await testExecutor(fork, {
+    location,
+    fits: strategyFit([dcaStrategy(fork)], () => me()),
+    ...(budget !== undefined && { budgets: { wallet: [{ ...cUSD, perDay: budget }] } }),
+  });
+  current = { executor: made, location, budget };
+  return made;
+}
+
+async function walletState() {
+  return {
+    nonce: await fork.publicClient.getTransactionCount({ address: me() }),
+    usd: await fork.balanceOf(fork.token('cUSD'), me()),
+    celo: await fork.balanceOf(fork.token('CELO'), me()),
+  };
+}
+
+/** Two DCA buys traded and confirmed, the first on the lower nonces. */
+async function twoTrades(location: LedgerLocation) {
+  const deps = await executor(location);
+  const first = await runTrade(deps, swapTrade(fork, 'dca', 'first'));
+  const second = await runTrade(deps, swapTrade(fork, 'dca', 'second'));
+  expect([first.status, second.status], `${first.reason} ${second.reason}`).toEqual(['confirmed', 'confirmed']);
+  const attempts = async (id: string) => deps.ledger.attempts.ofTrade(id);
+  return { first: { id: first.intentId, attempts: await attempts(first.intentId) }, second: { id: second.intentId, attempts: await attempts(second.intentId) } };
+}
+
+/** The trade back at `claimed`, as if it had never been checked or signed: what a rollback writes. */
+async function setBackToClaimed(location: LedgerLocation, id: string) {
+  await runSql(
+    location,
+    "UPDATE intents SET status = 'claimed', target = NULL, spender = NULL, call_data = NULL, router = NULL, farm = NULL, expected_out = NULL, min_out = NULL, deadline = NULL, simulated_out = NULL, reference_out = NULL, amount_out = NULL, tx_hash = NULL, block_number = NULL, gas_used = NULL, effective_gas_price = NULL, call_tag = NULL WHERE id = ?",
+    id,
+  );
+}
+
+async function resume(location: LedgerLocation): Promise<TradeReport[]> {
+  return resumeOpenTrades(await executor(location));
+}
+
+/** Refused by name: an anomaly with the words `why`, its strategy and wallet paused, nothing signed. */
+async function expectAnomaly(location: LedgerLocation, report: TradeReport | undefined, why: RegExp, before: Awaited<ReturnType<typeof walletState>>) {
+  expect(report?.status, report?.reason).toBe('anomaly');
+  expect(report?.reason).toMatch(why);
+  expect(await walletState()).toEqual(before);
+  const { ledger } = await executor(location);
+  expect((await ledger.pauses.for(report?.intentId.split(':')[0] as string, me())).map((pause) => pause.scope).sort()).toEqual(['strategy', 'wallet']);
+}
+
+describe.each(backends)('history rewritten on %s', (backend) => {
+  it('a confirmed trade set back to claimed, its transactions moved to another trade: refused, not signed again', async () => {
+    const location = freshLedger(backend);
+    const { first, second } = await twoTrades(location);
+    await setBackToClaimed(location, first.id);
+    await runSql(location, 'UPDATE attempts SET intent_id = ? WHERE intent_id = ?', second.id, first.id);
+    const before = await walletState();
+    const [report] = await resume(location);
+    const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
+    await expectAnomaly(location, report, new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`), before);
+  });
+
+  it('a confirmed trade set back to claimed, its transactions deleted: the hole at its nonce is refused, not signed again', async () => {
+    const location = freshLedger(backend);
+    const { first } = await twoTrades(location);
+    await setBackToClaimed(location, first.id);
+    await runSql(location, 'DELETE FROM attempts WHERE intent_id = ?', first.id);
+    const before = await walletState();
+    const [report] = await resume(location);
+    const nonce = Math.min(...first.attempts.map((attempt) => attempt.nonce));
+    await expectAnomaly(location, report, new RegExp(`^the ledger holds no transaction of ${me()} at nonce ${nonce}, between nonces \\d+ and \\d+ it signed: its row was deleted`), before);
+  });
+
+  it('a confirmed trade set back to claimed, its transactions left: the rollback is refused, nothing sent', async () => {
+    const location = freshLedger(backend);
+    const { first } = await twoTrades(location);
+    await setBackToClaimed(location, first.id);
+    const before = await walletState();
+    const [report] = await resume(location);
+    await expectAnomaly(location, report, new RegExp(`^trade ${first.id}: the ledger has it claimed, yet the wallet's trade of it is stored .*: its state was rolled back`), before);
+  });
+
+  it('a confirmed trade set back to claimed with a fresh claim time: its tag no longer holds, refused', async () => {
+    const location = freshLedger(backend);
+    const { first } = await twoTrades(location);
+    await setBackToClaimed(location, first.id);
+    await runSql(location, 'DELETE FROM attempts WHERE intent_id = ?', first.id);
+    await runSql(location, 'UPDATE intents SET created_at = created_at + 1000 WHERE id = ?', first.id);
+    const before = await walletState();
+    const [report] = await resume(location);
+    await expectAnomaly(location, report, new RegExp(`^trade ${first.id}: its request carries no tag of the wallet`), before);
+  });
+
+  it("the newest trade set back and its transactions deleted: the chain counts them, the wallet stops, nothing signed", async () => {
+    const location = freshLedger(backend);
+    const { second } = await twoTrades(location);
+    await setBackToClaimed(location, second.id);
+    await runSql(location, 'DELETE FROM attempts WHERE intent_id = ?', second.id);
+    const before = await walletState();
+    const [report] = await resume(location);
+    expect(report?.status, report?.reason).toBe('failed');
+    const erased = Math.min(...second.attempts.map((attempt) => attempt.nonce));
+    expect(report?.reason).toBe(`the node counts ${before.nonce} transactions from ${me()}, but routekeeper signed ${erased}: the key is used elsewhere, or the ledger's rows of the newest were deleted`);
+    expect(await walletState()).toEqual(before);
+    expect((await (await executor(location)).ledger.pauses.for('dca', me())).map((pause) => pause.scope)).toEqual(['wallet']);
+  });
+
+  it('a planted attempt row at a high nonce: the next trade is refused naming it, and nothing is signed at a gap', async () => {
+    const location = freshLedger(backend);
+    const { second } = await twoTrades(location);
+    const planted = { ...(second.attempts.at(-1) as (typeof second.attempts)[0]) };
+    await runSql(
+      location,
+      "INSERT INTO attempts (intent_id, purpose, wallet, chain_id, nonce, max_fee_per_gas, max_priority_fee_per_gas, gas_limit, raw_tx, hash, status, created_at, updated_at) VALUES (?, 'trade', ?, ?, ?, '1', '1', '21000', '0x02', ?, 'mined', 0, 0)",
+      second.id,
+      me().toLowerCase(),
+      fork.addressBook.chainId,
+      planted.nonce + 5,
+      `0x${'ab'.repeat(32)}`,
+    );
+    const before = await walletState();
+    const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'third'));
+    await expectAnomaly(location, report, new RegExp(`^attempt \\d+ \\(0x(ab){32}\\) of trade ${second.id}: its stored bytes are not a transaction`), before);
+  });
+
+  it('a budget: a committed trade set to failed still counts, and one whose claim time is moved out of the day is refused', async () => {
+    const location = freshLedger(backend);
+    // 250 cUSD a day: two trades of 100 leave room for none more.
+    const deps = await executor(location, parseUnits('250', 18));
+    const done = await runTrade(deps, swapTrade(fork, 'dca', 'one'));
+    const failed = await runTrade(deps, swapTrade(fork, 'dca', 'two'));
+    expect([done.status, failed.status]).toEqual(['confirmed', 'confirmed']);
+    await runSql(location, "UPDATE intents SET status = 'failed' WHERE id = ?", failed.intentId);
+    const before = await walletState();
+    const third = await runTrade(deps, swapTrade(fork, 'dca', 'three'));
+    expect(third).toMatchObject({ status: 'refused', refusal: 'budget' });
+    await runSql(location, 'UPDATE intents SET created_at = created_at - 172800000 WHERE id IN (?, ?)', done.intentId, failed.intentId);
+    const fourth = await runTrade(deps, swapTrade(fork, 'dca', 'four'));
+    await expectAnomaly(location, fourth, new RegExp(`^trade (${done.intentId}|${failed.intentId}), counted against the budgets of wallet ${me()}, carries no tag of the wallet`), before);
+  });
+
+  it('a tagged request copied from another ledger, or from a paper-trading one of the same ledger id: refused', async () => {
+    const location = freshLedger(backend);
+    const { ledger } = await executor(location);
+    const account = privateKeyToAccount(fork.addressBook.accounts[0]?.privateKey as `0x${string}`);
+    const other = await Ledger.open(freshLedger(backend));
+    const otherId = await other.id();
+    await other.close();
+    expect(otherId).not.toBe(await ledger.id());
+    const elsewhere = new RecordTags(account, Promise.resolve({ ledgerId: otherId, paper: false }));
+    const paper = new RecordTags(account, ledger.id().then((ledgerId) => ({ ledgerId, paper: true })));
+    const now = Date.now();
+    const copied = swapTrade(fork, 'dca', 'copied');
+    await ledger.trades.claimSlot(copied, { now, requestTag: await elsewhere.request(copied, now) });
+    const fromPaper = swapTrade(fork, 'dca', 'from-paper');
+    await ledger.trades.claimSlot(fromPaper, { now, requestTag: await paper.request(fromPaper, now) });
+    const before = await walletState();
+    const reports = await resume(location);
+    expect(reports.map((report) => [report.intentId, report.status, report.reason])).toEqual(
+      [copied.id, fromPaper.id].map((id) => [id, 'anomaly', `trade ${id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`]),
+    );
+    expect(await walletState()).toEqual(before);
+  });
+
+  it('a filled one-shot order whose trade is set to failed: still filled, it does not sell again', async () => {
+    const location = freshLedger(backend);
+    const deps = await executor(location);
+    const takeProfit: LimitStrategy = {
+      id: 'take',
+      wallet: 'main',
+      kind: 'limit',
+      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
+      slippageBps: 50,
+      sell: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
+      amount: parseUnits('1', 18),
+      buy: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
+      takeProfit: '0.01',
+      repeat: false,
+    };
+    const view = { client: deps.wallet.client, prices: deps.prices, wallet: me(), now: Date.now };
+    const filled = await runStrategy(takeProfit, 'slot-1', { executor: deps, view });
+    expect(filled.trades.map((trade) => trade.status)).toEqual(['confirmed']);
+    await runSql(location, "UPDATE intents SET status = 'failed', reason = 'no route' WHERE strategy_id = 'take'");
+    const before = await walletState();
+    const again = await runStrategy(takeProfit, 'slot-2', { executor: deps, view });
+    expect(again).toMatchObject({ trades: [], note: 'already filled once' });
+    expect(await walletState()).toEqual(before);
+  });
+});
