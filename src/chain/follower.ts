@@ -9,9 +9,8 @@
  *    up to the fee cap; at the cap the decision to keep waiting is recorded once. Only the wallet's lowest nonce in
  *    flight is re-priced so: a later one waits behind it (recorded once), since its own fees are not what holds it;
  *  - once the call's deadline has passed (it could only revert), or the checks refuse it now, the replacement
- *    is a cancellation: a zero-value transfer to ourselves. Past the deadline a cancellation is sent even above
- *    the fee cap, once: 21,000 gas at the smallest replacement bump, instead of a wallet blocked by a
- *    transaction that can only revert;
+ *    is a cancellation: a zero-value transfer to ourselves. It too stays within the fee cap: the cap is the
+ *    user's word, and fees read from a row above it could burn the wallet's coin;
  *  - a nonce used while none of our receipts shows is traced to the transaction that used it: ours (the receipt
  *    is then awaited), or one we never signed (KeyUsedElsewhereError: the key is used elsewhere).
  * When nothing settles the nonce in `giveUpAfterMs`, OutcomeUnknownError: the trade stays open as `unknown`.
@@ -26,6 +25,7 @@ import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
 import { type ReceiptBlocks, inclusionOf, judgeInclusion, nonceUse } from './evidence.ts';
 import { type ChainFact, isOpenAttempt } from './journal.ts';
+import type { ProvenCall } from './stored-tx.ts';
 import type { Mined, TxRequest, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
@@ -44,7 +44,7 @@ export type FollowOptions = {
    * Proves a stored transaction before it is sent again or replaced: the wallet's own bytes and one of the trade's
    * own calls, whose purpose and call are read from them (trade/stored.ts); throws StoredRecordRefusedError if not.
    */
-  authorize: (attempt: Attempt) => Promise<{ purpose: AttemptPurpose; call: TxRequest; gas: bigint }>;
+  authorize: (attempt: Attempt) => Promise<ProvenCall & { purpose: AttemptPurpose }>;
   signal?: AbortSignal;
 };
 
@@ -173,26 +173,24 @@ async function traceUsedNonce(
   throw new KeyUsedElsewhereError(`nonce ${nonce} of ${wallet.address} was used by ${used.hash} (block ${used.blockNumber}), a transaction routekeeper did not sign: the key is used elsewhere`);
 }
 
-/** Replaces or cancels a stuck transaction; 'at-cap' when fees cannot rise and we keep waiting. */
+/**
+ * Replaces or cancels a stuck transaction; 'at-cap' when fees cannot rise and we keep waiting. The fees bumped are
+ * those its proven bytes were signed with (a row's fee columns could say anything), and no replacement, not even a
+ * cancellation past the deadline, goes above the strategy file's fee cap.
+ */
 async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, atCapRecorded: boolean): Promise<'replaced' | 'cancelled' | 'at-cap'> {
   const { client, journal } = wallet;
+  // What is replaced is read from the stored bytes, proven the wallet's and the trade's own: never from the row's columns.
+  const stored = await options.authorize(newest);
   const [block, tip] = await Promise.all([getBlock(client, { blockTag: 'latest' }), client.request({ method: 'eth_maxPriorityFeePerGas' })]);
-  const chainFees = wallet.fees.bumped(newest, wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip)));
+  const fees = wallet.fees.bumped(stored.fees, wallet.fees.fromBlock(block.baseFeePerGas ?? 0n, BigInt(tip)));
   const deadlinePassed = options.deadline !== undefined && block.timestamp > options.deadline;
-
-  const overCap = wallet.fees.overCap(chainFees.maxFeePerGas);
-  // Past the deadline the call can only revert and blocks every later nonce: one cancellation goes out even above
-  // the cap, at the smallest bump that replaces it (21,000 gas at 1.125 × its fee: mined once fees fall back).
-  const cancelAboveCap = overCap && deadlinePassed && newest.purpose !== 'cancel';
-  if (overCap && !cancelAboveCap) {
+  if (wallet.fees.overCap(fees.maxFeePerGas)) {
     if (!atCapRecorded) {
-      await journal.noted(options.intentId, { kind: 'stuck-at-fee-cap', hash: newest.hash, decision: 'keep waiting', wouldNeed: chainFees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed });
+      await journal.noted(options.intentId, { kind: 'stuck-at-fee-cap', hash: newest.hash, decision: 'keep waiting', wouldNeed: fees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed });
     }
     return 'at-cap';
   }
-  const fees = cancelAboveCap ? wallet.fees.bumped(newest, { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }) : chainFees;
-  // What is replaced is read from the stored bytes, proven the wallet's and the trade's own: never from the row's columns.
-  const stored = await options.authorize(newest);
   let cancel = deadlinePassed || stored.purpose === 'cancel';
   let why = deadlinePassed ? `its deadline ${options.deadline} has passed` : 'it is still pending';
   // The re-check simulates the trade's checked call, which is exactly what the stored bytes call (authorize proved it).
@@ -210,7 +208,7 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
       : { ...stored.call, value: 0n, purpose: stored.purpose, nonce: newest.nonce, gas: stored.gas, fees },
   ]);
   await broadcast(wallet, [replacement as Attempt], { stage: cancel ? 'cancelled' : 'replaced', signal: options.signal });
-  await journal.noted(options.intentId, { kind: cancel ? 'cancel' : 'replace', replaces: newest.hash, by: replacement?.hash, ...fees, why, ...(cancelAboveCap && { aboveCap: wallet.fees.cap }) });
+  await journal.noted(options.intentId, { kind: cancel ? 'cancel' : 'replace', replaces: newest.hash, by: replacement?.hash, ...fees, why });
   return cancel ? 'cancelled' : 'replaced';
 }
 

@@ -14,7 +14,7 @@ import type { TxStage } from './wallet.ts';
 /** Something the chain showed, or a decision taken on it, about one trade's transactions. */
 export type ChainFact =
   | { kind: 'rebroadcast'; hash: Hex }
-  | ({ kind: 'replace' | 'cancel'; replaces: Hex; by: Hex | undefined; why: string; aboveCap?: bigint } & Fees)
+  | ({ kind: 'replace' | 'cancel'; replaces: Hex; by: Hex | undefined; why: string } & Fees)
   | { kind: 'stuck-at-fee-cap'; hash: Hex; decision: 'keep waiting'; wouldNeed: bigint; cap: bigint | undefined; deadlinePassed: boolean }
   | { kind: 'waiting-behind'; nonce: number; behind: number | undefined }
   | { kind: 'receipt-not-in-chain'; hash: Hex; blockNumber: bigint; blockHash: Hex }

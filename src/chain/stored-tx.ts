@@ -7,10 +7,14 @@
 import { type Hex, isAddressEqual, keccak256, parseTransaction, recoverTransactionAddress } from 'viem';
 import type { Attempt } from '../ledger/ledger.ts';
 import { StoredRecordRefusedError } from './errors.ts';
+import type { Fees } from './fees.ts';
 import type { TxRequest, Wallet } from './wallet.ts';
 
-/** The call of an attempt's stored bytes and their gas limit, once proven the wallet's own; StoredRecordRefusedError if not. */
-export async function provenCall(wallet: Pick<Wallet, 'address' | 'chainId' | 'impersonated'>, attempt: Attempt): Promise<{ call: TxRequest; gas: bigint }> {
+/** What proven bytes say: the call, and the gas and fees it was signed with (a replacement bumps these, never a column). */
+export type ProvenCall = { call: TxRequest; gas: bigint; fees: Fees };
+
+/** The call of an attempt's stored bytes, their gas limit and fees, once proven the wallet's own; StoredRecordRefusedError if not. */
+export async function provenCall(wallet: Pick<Wallet, 'address' | 'chainId' | 'impersonated'>, attempt: Attempt): Promise<ProvenCall> {
   const refuse = (why: string) => new StoredRecordRefusedError(`attempt ${attempt.id} (${attempt.hash}) of trade ${attempt.intentId}: ${why}; nothing is sent for it`);
   if (!isAddressEqual(attempt.wallet, wallet.address) || attempt.chainId !== wallet.chainId) throw refuse(`its row names wallet ${attempt.wallet} on chain ${attempt.chainId}, not ${wallet.address} on ${wallet.chainId}`);
   let tx: ReturnType<typeof parseTransaction>;
@@ -32,5 +36,9 @@ export async function provenCall(wallet: Pick<Wallet, 'address' | 'chainId' | 'i
     if (!isAddressEqual(signer, wallet.address)) throw refuse(`its stored bytes are signed by ${signer}, not by the wallet`);
   }
   if (tx.to === undefined || tx.to === null) throw refuse('its stored bytes create a contract, which routekeeper never signs');
-  return { call: { to: tx.to, data: (tx.data ?? '0x') as Hex, value: tx.value ?? 0n }, gas: tx.gas ?? 0n };
+  return {
+    call: { to: tx.to, data: (tx.data ?? '0x') as Hex, value: tx.value ?? 0n },
+    gas: tx.gas ?? 0n,
+    fees: { maxFeePerGas: tx.maxFeePerGas ?? 0n, maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 0n },
+  };
 }

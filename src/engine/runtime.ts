@@ -43,6 +43,8 @@ import { afterGrace, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
 import { DaemonGroup } from './group.ts';
 import { SignedHistory } from '../trade/signed-history.ts';
+import { decide } from './runner.ts';
+import { stillAskedBy } from './still-asked.ts';
 import { WalletLeases, defaultLeaseMs } from './leases.ts';
 
 export const defaultConfigFile = 'config/strategies.yaml';
@@ -169,7 +171,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       tagScope,
     });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
-    executors.set(configured.name, {
+    const executor: PipelineDeps = {
       ledger,
       routing,
       ...checks,
@@ -181,7 +183,10 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       sharedQuotes,
       fits,
       history: new SignedHistory({ ledger, wallet, approvals: settings.approvals }),
-    });
+    };
+    const view = { client, prices: executor.prices, wallet: wallet.address, nativeToken: runtime.nativeToken, now: Date.now };
+    executor.stillAsked = stillAskedBy(config.strategies, (strategy) => decide(strategy, { executor, view }));
+    executors.set(configured.name, executor);
   }
   await describeForStatus(runtime, ledger, executors);
   return { ledger, executors, names: new TokenNames(await ledger.marks.tokenNames()), leases, group };

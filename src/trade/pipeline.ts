@@ -55,6 +55,11 @@ export type PipelineDeps = {
   fits?: StrategyFit;
   /** The wallet's signed history, proven before each signature (signed-history.ts). */
   history: SignedHistory;
+  /**
+   * Why a trade read back before it was signed is no longer asked for by its strategy, decided again now (none: not
+   * decided again; engine/still-asked.ts).
+   */
+  stillAsked?: (trade: TradeRecord) => Promise<string | undefined>;
 };
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
@@ -143,6 +148,12 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       if (options.claimedNow?.paused !== false) {
         const pause = (await ledger.pauses.for(record.strategyId, record.wallet))[0];
         if (pause) throw pausedRefusal(pause);
+      }
+      // Read back: what it asks was decided when it was claimed; it goes on only if its strategy decides it again now.
+      if (!options.claimedNow && deps.stillAsked) {
+        const stillAsked = deps.stillAsked;
+        const why = await stage('decide again', () => stillAsked(record));
+        if (why !== undefined) throw new GuardRefusal('strategy-file', `trade ${record.id}: ${why}; it is not resumed`);
       }
       const proposal = await stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal)));
       const context: CheckContext = {

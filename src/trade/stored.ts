@@ -13,7 +13,7 @@ import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual, m
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { isOpenAttempt } from '../chain/journal.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
-import { provenCall } from '../chain/stored-tx.ts';
+import { type ProvenCall, provenCall } from '../chain/stored-tx.ts';
 import type { TxRequest, Wallet } from '../chain/wallet.ts';
 import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
 import type { ApprovalMode } from './settings.ts';
@@ -22,8 +22,8 @@ import { type Trade, type TradeRecord, presignStates } from './types.ts';
 /** Why a trade does not fit any strategy of the current file (undefined: it fits). */
 export type StrategyFit = (trade: Trade) => string | undefined;
 
-/** A stored transaction's call, proven and authorized, with its purpose read from it and the gas it was signed with. */
-export type AuthorizedCall = { purpose: AttemptPurpose; call: TxRequest; gas: bigint };
+/** A stored transaction's call, proven and authorized, with its purpose read from it and the gas and fees it was signed with. */
+export type AuthorizedCall = ProvenCall & { purpose: AttemptPurpose };
 
 
 /** Which of the trade's own transactions `call` is, or undefined when it is none of them. */
@@ -52,12 +52,13 @@ function decodedApproval(data: Hex): { spender: Address; amount: bigint } | unde
 
 /** A stored transaction of `record`, proven the wallet's and one of the trade's own calls; StoredRecordRefusedError if not. */
 export async function authorizedCall(wallet: Wallet, record: TradeRecord, attempt: Attempt, approvals: ApprovalMode): Promise<AuthorizedCall> {
-  const { call, gas } = await provenCall(wallet, attempt);
+  const proven = await provenCall(wallet, attempt);
+  const { call } = proven;
   const purpose = purposeOf(wallet.address, record, call, approvals);
   const row = `attempt ${attempt.id} (${attempt.hash}) of trade ${record.id}`;
   if (!purpose) throw new StoredRecordRefusedError(`${row}: its bytes call ${call.to} with ${call.data.slice(0, 10)}…, none of the trade's own calls (its checked call, the approval it needs, a cancellation); nothing is sent for it`);
   if (purpose !== attempt.purpose) throw new StoredRecordRefusedError(`${row}: its row says ${attempt.purpose}, its bytes are the trade's ${purpose}; nothing is sent for it`);
-  return { purpose, call, gas };
+  return { ...proven, purpose };
 }
 
 /**

@@ -4,38 +4,49 @@
  * finished trade again, sign at a nonce of the row's choosing, or spend past a budget; now each is refused by name and
  * nothing is signed: the wallet's nonce and balances stay as they were.
  */
-import { type Address, parseUnits } from 'viem';
+import { type Address, parseTransaction, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runStrategy } from '../../src/engine/runner.ts';
+import { decide, runStrategy } from '../../src/engine/runner.ts';
+import { stillAskedBy } from '../../src/engine/still-asked.ts';
 import { strategyFit } from '../../src/engine/strategy-fit.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
-import type { LimitStrategy } from '../../src/strategy/types.ts';
+import type { LimitStrategy, Strategy } from '../../src/strategy/types.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import { RecordTags } from '../../src/trade/record-tags.ts';
 import type { TradeReport } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 
+type Options = { budget?: bigint; wallet?: NonNullable<Parameters<typeof testExecutor>[1]>['wallet']; strategies?: Strategy[] };
+
 /** One routekeeper process at a time on a ledger: each call ends the previous one's, then starts its own. */
-let current: { executor: TestExecutor; location: LedgerLocation; budget?: bigint } | undefined;
+let current: { executor: TestExecutor; location: LedgerLocation; options: string } | undefined;
 afterAll(async () => {
   await current?.executor.close();
 });
-async function executor(location: LedgerLocation, budget?: bigint) {
-  if (current?.location === location && current.budget === budget) return current.executor;
+async function executor(location: LedgerLocation, options: Options = {}) {
+  const key = JSON.stringify(options, (_, value) => (typeof value === 'bigint' ? value.toString() : value));
+  if (current?.location === location && current.options === key) return current.executor;
   await current?.executor.close();
   const cUSD = { token: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 };
+  const strategies = options.strategies ?? [dcaStrategy(fork)];
   const made = await testExecutor(fork, {
     location,
-    fits: strategyFit([dcaStrategy(fork)], () => me()),
-    ...(budget !== undefined && { budgets: { wallet: [{ ...cUSD, perDay: budget }] } }),
+    fits: strategyFit(strategies, () => me()),
+    ...(options.budget !== undefined && { budgets: { wallet: [{ ...cUSD, perDay: options.budget }] } }),
+    wallet: options.wallet,
+    settings: options.wallet?.feeCap === undefined ? {} : { feeCap: options.wallet.feeCap },
   });
-  current = { executor: made, location, budget };
+  // Decided again on resumption, as the daemon does (engine/runtime.ts).
+  const view = { client: made.wallet.client, prices: made.prices, wallet: me(), now: Date.now };
+  made.stillAsked = stillAskedBy(strategies, (strategy) => decide(strategy, { executor: made, view }));
+  current = { executor: made, location, options: key };
   return made;
 }
 
@@ -47,11 +58,12 @@ async function walletState() {
   };
 }
 
-/** Two DCA buys traded and confirmed, the first on the lower nonces. */
+/** Two DCA buys traded and confirmed, the first on the lower nonces, each as its strategy decides it. */
 async function twoTrades(location: LedgerLocation) {
   const deps = await executor(location);
-  const first = await runTrade(deps, swapTrade(fork, 'dca', 'first'));
-  const second = await runTrade(deps, swapTrade(fork, 'dca', 'second'));
+  // Named as runs of `once` name them: the DCA decides them again as it did (a buy of 100 cUSD), on no schedule.
+  const first = await runTrade(deps, swapTrade(fork, 'dca', 'once-first#buy'));
+  const second = await runTrade(deps, swapTrade(fork, 'dca', 'once-second#buy'));
   expect([first.status, second.status], `${first.reason} ${second.reason}`).toEqual(['confirmed', 'confirmed']);
   const attempts = async (id: string) => deps.ledger.attempts.ofTrade(id);
   return { first: { id: first.intentId, attempts: await attempts(first.intentId) }, second: { id: second.intentId, attempts: await attempts(second.intentId) } };
@@ -64,6 +76,31 @@ async function setBackToClaimed(location: LedgerLocation, id: string) {
     "UPDATE intents SET status = 'claimed', target = NULL, spender = NULL, call_data = NULL, router = NULL, farm = NULL, expected_out = NULL, min_out = NULL, deadline = NULL, simulated_out = NULL, reference_out = NULL, amount_out = NULL, tx_hash = NULL, block_number = NULL, gas_used = NULL, effective_gas_price = NULL, call_tag = NULL WHERE id = ?",
     id,
   );
+}
+
+/** A one-shot order selling 1 CELO for cUSD: a take-profit or a stop-loss by `overrides`. */
+function limitOrder(overrides: Partial<LimitStrategy>): LimitStrategy {
+  return {
+    id: 'take',
+    wallet: 'main',
+    kind: 'limit',
+    schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
+    slippageBps: 50,
+    sell: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
+    amount: parseUnits('1', 18),
+    buy: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
+    repeat: false,
+    ...overrides,
+  };
+}
+
+/** A trade of the order, claimed and tagged by the wallet a moment ago by a run of `once`, left unsigned (a crash). */
+async function claimedOrder(location: LedgerLocation, order: LimitStrategy, key: string) {
+  const { ledger, wallet } = await executor(location, { strategies: [order] });
+  const trade = swapTrade(fork, order.id, `once-${Date.now()}#${key}`, { tokenIn: order.sell.address, tokenOut: order.buy.address, amountIn: order.amount });
+  const now = Date.now();
+  await ledger.trades.claimSlot(trade, { now, requestTag: await wallet.tags.request(trade, now) });
+  return trade;
 }
 
 async function resume(location: LedgerLocation): Promise<TradeReport[]> {
@@ -157,7 +194,7 @@ describe.each(backends)('history rewritten on %s', (backend) => {
   it('a budget: a committed trade set to failed still counts, and one whose claim time is moved out of the day is refused', async () => {
     const location = freshLedger(backend);
     // 250 cUSD a day: two trades of 100 leave room for none more.
-    const deps = await executor(location, parseUnits('250', 18));
+    const deps = await executor(location, { budget: parseUnits('250', 18) });
     const done = await runTrade(deps, swapTrade(fork, 'dca', 'one'));
     const failed = await runTrade(deps, swapTrade(fork, 'dca', 'two'));
     expect([done.status, failed.status]).toEqual(['confirmed', 'confirmed']);
@@ -193,21 +230,68 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     expect(await walletState()).toEqual(before);
   });
 
+  it('raised fee columns of a stuck trade: the replacement bumps the fees its bytes were signed with, within the cap', async () => {
+    const location = freshLedger(backend);
+    const { maxFeePerGas } = await fork.publicClient.estimateFeesPerGas();
+    const feeCap = maxFeePerGas * 3n;
+    const first = await executor(location, { wallet: { feeCap, giveUpAfterMs: 300, syncWaitMs: 50 } });
+    await fork.testClient.setAutomine(false);
+    const left = await runTrade(first, swapTrade(fork, 'dca', 'stuck'));
+    expect(left.status, left.reason).toBe('unknown');
+    const signed = await first.ledger.attempts.ofTrade(left.intentId);
+    const raised = 10n ** 30n;
+    await runSql(location, 'UPDATE attempts SET max_fee_per_gas = ?, max_priority_fee_per_gas = ? WHERE intent_id = ?', raised.toString(), raised.toString(), left.intentId);
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
+    // A fresh process resumes it; a transaction pending for a moment is stuck and replaced.
+    const later = await executor(location, { wallet: { feeCap, stuckAfterMs: 0, giveUpAfterMs: 10_000 } });
+    const resumed = resumeOpenTrades(later);
+    await waitFor(async () => (await later.ledger.events.list(left.intentId)).some((event) => event.kind === 'replace'), 'a replacement');
+    await fork.testClient.setAutomine(true);
+    await fork.testClient.mine({ blocks: 1 });
+    const [report] = await resumed;
+    expect(report?.status, report?.reason).toBe('confirmed');
+    expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('100', 18));
+    const replacements = (await later.ledger.attempts.ofTrade(left.intentId)).filter((attempt) => !signed.some((original) => original.id === attempt.id));
+    expect(replacements.length).toBeGreaterThan(0);
+    for (const replacement of replacements) {
+      const original = parseTransaction(signed.find((attempt) => attempt.nonce === replacement.nonce)?.rawTx as `0x02${string}`);
+      expect(replacement.maxFeePerGas).toBeGreaterThanOrEqual(((original.maxFeePerGas as bigint) * 1125n + 999n) / 1000n);
+      expect(replacement.maxFeePerGas).toBeLessThanOrEqual(feeCap);
+    }
+  });
+
+  it('a stop-loss resumed after the price recovered, an expired order, an order already filled: each refused, said why', async () => {
+    const location = freshLedger(backend);
+    // CELO is worth about 0.5 cUSD on the devnet: a stop at 0.45 is not triggered.
+    const stop = limitOrder({ id: 'stop', stopLoss: '0.45' });
+    const stopTrade = await claimedOrder(location, stop, 'stop-loss');
+    const before = await walletState();
+    const [stopReport] = await resumeOpenTrades(await executor(location, { strategies: [stop] }));
+    expect(stopReport).toMatchObject({ status: 'refused', refusal: 'strategy-file' });
+    expect(stopReport?.reason).toMatch(new RegExp(`^trade ${stopTrade.id}: strategy stop decides otherwise now: waiting: worth 0\\.\\d+ cUSD; it is not resumed$`));
+
+    const expired = limitOrder({ id: 'expired', takeProfit: '0.01', expiresMs: Date.now() - 1 });
+    const expiredTrade = await claimedOrder(location, expired, 'take-profit');
+    const [expiredReport] = await resumeOpenTrades(await executor(location, { strategies: [expired] }));
+    expect(expiredReport?.reason).toBe(`trade ${expiredTrade.id}: strategy expired decides otherwise now: expired; it is not resumed`);
+    expect(await walletState()).toEqual(before);
+
+    const once = limitOrder({ id: 'once', takeProfit: '0.01' });
+    const deps = await executor(location, { strategies: [once] });
+    const filled = await runStrategy(once, 'slot-1', { executor: deps, view: { client: deps.wallet.client, prices: deps.prices, wallet: me(), now: Date.now } });
+    expect(filled.trades.map((trade) => trade.status)).toEqual(['confirmed']);
+    const afterFill = await walletState();
+    const onceTrade = await claimedOrder(location, once, 'take-profit');
+    const [onceReport] = await resumeOpenTrades(await executor(location, { strategies: [once] }));
+    expect(onceReport?.reason).toBe(`trade ${onceTrade.id}: strategy once decides otherwise now: already filled once; it is not resumed`);
+    expect(before.nonce).toBeLessThan(afterFill.nonce);
+    expect(await walletState()).toEqual(afterFill);
+  });
+
   it('a filled one-shot order whose trade is set to failed: still filled, it does not sell again', async () => {
     const location = freshLedger(backend);
     const deps = await executor(location);
-    const takeProfit: LimitStrategy = {
-      id: 'take',
-      wallet: 'main',
-      kind: 'limit',
-      schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
-      slippageBps: 50,
-      sell: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
-      amount: parseUnits('1', 18),
-      buy: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
-      takeProfit: '0.01',
-      repeat: false,
-    };
+    const takeProfit = limitOrder({ takeProfit: '0.01' });
     const view = { client: deps.wallet.client, prices: deps.prices, wallet: me(), now: Date.now };
     const filled = await runStrategy(takeProfit, 'slot-1', { executor: deps, view });
     expect(filled.trades.map((trade) => trade.status)).toEqual(['confirmed']);
