@@ -108,7 +108,7 @@ async function benchSize(poolCount: number) {
     const bookFile = join(dir, 'book.json');
     writeFileSync(bookFile, JSON.stringify(book));
     const cache = join(dir, 'index.json');
-    const common = ['--address-book', bookFile, '--cache', cache, '--block-time', '1', '--min-reserve', '0'];
+    const common = ['--address-book', bookFile, '--cache', cache, '--block-time', '1', '--min-reserve', '0', '--per-client', '0'];
 
     // Index from scratch, then again from the file.
     const scratch = await startServe(common);

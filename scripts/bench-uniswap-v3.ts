@@ -40,7 +40,7 @@ const proxy = await startRpcProxy(book.rpcUrl);
 const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-v3-'));
 const bookFile = join(dir, 'book.json');
 writeFileSync(bookFile, JSON.stringify({ ...book, rpcUrl: proxy.url, routingService: undefined }));
-const service = await startServe(['--address-book', bookFile, '--no-cache', '--block-time', '1']);
+const service = await startServe(['--address-book', bookFile, '--no-cache', '--block-time', '1', '--per-client', '0']);
 try {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const client = createPublicClient({ chain, transport: http(book.rpcUrl), cacheTime: 0 });

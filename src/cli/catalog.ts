@@ -284,7 +284,7 @@ Options:
     summary: 'run the Token Routing Service for a chain: pools found from its factories, fresh at every block',
     help: `Usage: routekeeper serve [--rpc <url>] [--address-book <file>] [--port N] [--host <address>]
                         [--cache <file> | --no-cache] [--min-reserve N] [--block-time S]
-                        [--api-keys <file>] [--partner-store <file>] [--search-budget MS]
+                        [--api-keys <file>] [--partner-store <file>] [--search-budget MS] [--per-client N]
 
 Serves the Token Routing Service API (GET /routes, /earn/deposit, /earn/withdraw, /tokens, /partners/volume, /)
 for the chain of its node, the way docs/routing-service.md describes. It finds the pools of every factory the
@@ -309,7 +309,12 @@ Options:
                          (default ROUTEKEEPER_DATA_DIR/routing-partners-<chain id>.sqlite)
   --search-budget MS     the longest one route search may take; past it, the best route found so far, and the
                          answer says so (default 250)
-  -h, --help             this text`,
+  --per-client N         requests per second one client address may ask, twice that at once; past it, 429 with
+                         Retry-After (default 200; 0 = no limit, for a benchmark)
+  -h, --help             this text
+
+Only requests whose Host is a loopback name, or one of ROUTING_ALLOWED_HOSTS, are answered (403 otherwise): a web
+page that points its own name at this machine is refused.`,
     graceful: true,
     load: () => import('./serve.ts'),
   },

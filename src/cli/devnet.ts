@@ -5,6 +5,7 @@ import { initialWorldPrices, reportEvery, reportWorldPrices, type WorldPrices } 
 import { priceSourceSpecs, type TokenSymbol } from '../devnet/world-spec.ts';
 import { UsageError } from './errors.ts';
 import { type CommandContext, hostOption, parseCommandArgs, parseIntegerOption } from './command.ts';
+import { readEnv } from '../config/env.ts';
 
 /** `routekeeper devnet`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[], { shutdown }: CommandContext): Promise<number> {
@@ -31,7 +32,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   const stopReporting = reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000, () => prices);
   let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
   try {
-    routing = await startDevnetRoutingService(devnet.addressBook, { port: servicePort, host });
+    routing = await startDevnetRoutingService(devnet.addressBook, { port: servicePort, host, allowedHosts: readEnv().ROUTING_ALLOWED_HOSTS });
     if (values.json) {
       process.stdout.write(`${JSON.stringify(routing.addressBook)}\n`);
     } else {

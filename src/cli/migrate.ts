@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   console.log(`migrate: ledger schema ${schema} in ${redactUrl(url)} at version ${after}${before === after ? ' (it was current)' : ` (was ${before})`}`);
   if (values.grant !== undefined) {
     await grantRows(url, schema, values.grant);
-    console.log(`migrate: role ${values.grant} may read and write the rows of ${schema}, and change nothing else`);
+    console.log(`migrate: role ${values.grant} may read and write the rows of ${schema} (its migrations only read), and change nothing else`);
   }
   return 0;
 }
@@ -52,7 +52,11 @@ function schemaVersion(url: string, schema: string): Promise<number> {
   });
 }
 
-/** What a daemon's role needs, and no more: the schema's rows, read and written; its tables and their sequences, as they are now and as a later migrate makes them. */
+/**
+ * What a daemon's role needs, and no more: the schema's rows, read and written; its tables and their sequences, as
+ * they are now and as a later migrate makes them. The migrations' own table only read: a role that could write it
+ * could make a later migrate skip a migration, or run one again.
+ */
 function grantRows(url: string, schema: string, role: string): Promise<void> {
   return withClient(url, async (client) => {
     const quoted = `"${role}"`;
@@ -62,6 +66,7 @@ function grantRows(url: string, schema: string, role: string): Promise<void> {
     await client.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${quoted}`);
     await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${schema} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${quoted}`);
     await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${schema} GRANT USAGE, SELECT ON SEQUENCES TO ${quoted}`);
+    await client.query(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ${schema}.ledger_migrations FROM ${quoted}`);
     await client.query('COMMIT');
   });
 }

@@ -27,10 +27,13 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     'block-time': { type: 'string' },
     'api-keys': { type: 'string' },
     'search-budget': { type: 'string' },
+    'per-client': { type: 'string' },
     'partner-store': { type: 'string' },
   });
   const blockTimeSeconds = parseIntegerOption('block-time', values['block-time'], { min: 0, max: 3600 });
   const searchBudgetMs = parseIntegerOption('search-budget', values['search-budget'], { min: 1, max: 60_000 });
+  const perClientRate = parseIntegerOption('per-client', values['per-client'], { min: 0, max: 1_000_000 });
+  const perClient = perClientRate === undefined ? undefined : perClientRate === 0 ? false : { requestsPerSecond: perClientRate, burst: 2 * perClientRate };
   const port = parseIntegerOption('port', values.port, { max: 65535 }) ?? 8080;
   const host = hostOption(values.host) ?? '127.0.0.1';
   const minReserve = values['min-reserve'] === undefined ? defaultMinReserve : minReserveOption(values['min-reserve']);
@@ -56,7 +59,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
 
   const setup = routingSetupFor(chainId, rpcUrl, book);
   const headMaxAgeMs = blockTimeSeconds === undefined ? setup.headMaxAgeMs : blockTimeSeconds * 1000;
-  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, searchBudgetMs, cacheFile, host, port, apiKeys, partnerStoreFile, signerPrivateKey: env.ROUTING_SIGNER_KEY });
+  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, searchBudgetMs, cacheFile, host, port, apiKeys, partnerStoreFile, signerPrivateKey: env.ROUTING_SIGNER_KEY, allowedHosts: env.ROUTING_ALLOWED_HOSTS, perClient });
   try {
     // It answers once its pools are indexed: the first request would otherwise wait for the whole index.
     const warm = await fetch(`${service.url}/tokens`, { signal: shutdown.signal });

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
@@ -14,6 +15,13 @@ import { productionServiceUrl } from '../service/endpoints.ts';
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** Host names a server answers to besides loopback ones: comma-separated, or `*`. */
+const hostList = (example: string) =>
+  z
+    .string()
+    .regex(/^(\*|[\w.:-]+(,[\w.:-]+)*)$/, { message: `must be host names separated by commas, such as ${example}, or *` })
+    .transform((list) => list.split(','));
 /** An http(s) URL, as every URL variable must be (init checks its answers with it too). */
 export const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && URL.canParse(value);
 const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an http(s) URL' });
@@ -73,12 +81,8 @@ const envSchema = z.object({
   ROUTEKEEPER_STATUS_TOKEN: optional(z.string().min(16, { message: 'must be at least 16 characters (a random string, such as `openssl rand -hex 16`)' })),
   METRICS_HOST: optional(z.string().regex(/^[\w.:-]+$/, { message: 'must be a host name or an IP address, such as 127.0.0.1 or 0.0.0.0' })),
   /** Host names the status port serves besides the loopback ones (`Host` header), comma-separated; `*` for any. */
-  METRICS_ALLOWED_HOSTS: optional(
-    z
-      .string()
-      .regex(/^(\*|[\w.:-]+(,[\w.:-]+)*)$/, { message: 'must be host names separated by commas, such as routekeeper,status.example.org, or *' })
-      .transform((list) => list.split(',')),
-  ),
+  METRICS_ALLOWED_HOSTS: optional(hostList('routekeeper,status.example.org')),
+  ROUTING_ALLOWED_HOSTS: optional(hostList('routing,routing.example.org')),
   /** A bind beyond loopback without ROUTEKEEPER_STATUS_TOKEN, on purpose. */
   ROUTEKEEPER_STATUS_OPEN: optional(z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true')),
   LOG_LEVEL: optional(z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` })),
@@ -144,6 +148,11 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
       "host names the status port answers to besides `localhost`, `127.0.0.1` and `::1` (the request's `Host`), comma-separated, or `*` for any: a web page that points its own name at this machine is refused",
     byDefault: 'none: loopback names only',
   },
+  ROUTING_ALLOWED_HOSTS: {
+    usedFor:
+      "host names `serve` and `devnet`'s routing service answer to besides `localhost`, `127.0.0.1` and `::1` (the request's `Host`), comma-separated, or `*` for any: a web page that points its own name at this machine is refused",
+    byDefault: 'none: loopback names only',
+  },
   ROUTEKEEPER_STATUS_TOKEN: {
     usedFor:
       'when set (16 characters or more), `/api/…` and `/metrics` ask for `Authorization: Bearer <token>`, and `/healthz` without it says only up or down; open the page as `http://host:9464/#token=<token>` (the part after `#` never leaves the browser). Required when `METRICS_HOST` is not loopback, unless `ROUTEKEEPER_STATUS_OPEN=true`',
@@ -170,24 +179,30 @@ export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABAS
 
 
 /**
- * A database beyond this machine is reached over TLS: whoever can read the connection reads the ledger, and whoever
- * can change it can stop the daemons (and, without the tags of trade/record-tags.ts, would make them sign).
+ * A database beyond this machine is reached over TLS that verifies the server: whoever can read the connection reads
+ * the ledger, and whoever can change it can stop the daemons (and, without the tags of trade/record-tags.ts, would make
+ * them sign). The URL is read by the parser the driver itself uses, so what is judged is what the driver will do: the
+ * host a `?host=` parameter names (it wins over the URL's), and TLS as its options leave it. Accepted: `ssl=true`,
+ * `sslmode=verify-full` (and `require` / `verify-ca`, which this driver verifies fully). Refused: no TLS, or TLS that
+ * does not verify the server (`sslmode=no-verify`, `uselibpqcompat=true` with `require`, `ssl=true&sslmode=disable`).
  */
 function requireTls(url: string, where: string): void {
-  let parsed: URL;
+  let parsed: ReturnType<typeof parseConnectionString>;
   try {
-    parsed = new URL(url);
+    new URL(url);
+    parsed = parseConnectionString(url);
   } catch {
     throw new ConfigError(`${where} is not a URL`);
   }
-  const socket = parsed.searchParams.get('host')?.startsWith('/') ?? false;
-  // No host (a Unix socket), or one on this machine: the connection crosses no network.
-  if (socket || parsed.hostname === '' || isLoopbackHost(parsed.hostname)) return;
-  const sslmode = parsed.searchParams.get('sslmode');
-  const ssl = parsed.searchParams.get('ssl');
-  if ((sslmode && ['require', 'verify-ca', 'verify-full'].includes(sslmode)) || ssl === 'true' || ssl === '1') return;
+  const host = parsed.host ?? '';
+  // No host or a Unix socket, or a host on this machine: the connection crosses no network.
+  if (host === '' || host.startsWith('/') || isLoopbackHost(host)) return;
+  const { ssl } = parsed;
+  const verifies = ssl === true || (typeof ssl === 'object' && ssl !== null && ssl.rejectUnauthorized !== false && !('checkServerIdentity' in ssl));
+  if (verifies) return;
+  const without = ssl ? 'with TLS that does not verify the server' : 'without TLS';
   throw new ConfigError(
-    `${where} names ${parsed.hostname}, beyond this machine, without TLS: add sslmode=verify-full (with sslrootcert=<the server's CA> if it is not a public one), or set ROUTEKEEPER_DATABASE_PLAINTEXT=true on a network you trust`,
+    `${where} names ${host}, beyond this machine, ${without}: add sslmode=verify-full (with sslrootcert=<the server's CA> if it is not a public one), or set ROUTEKEEPER_DATABASE_PLAINTEXT=true on a network you trust`,
   );
 }
 

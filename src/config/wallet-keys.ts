@@ -1,8 +1,9 @@
 /**
  * Where each wallet's key comes from, read once at start: an environment variable the wallet names (or the file its
  * `<NAME>_FILE` twin names, as container secrets are mounted), or an encrypted keystore unlocked by a password file or,
- * at a terminal, a prompt. A variable that held a key is removed from the process's environment once read, so no
- * child process and no later code finds it there. Errors name the wallet and the variable or file, never a value.
+ * at a terminal, a prompt. A variable that held a key is removed from `process.env` once read, so no child process and
+ * no later code finds it there; the environment the process started with stays in `/proc/<pid>/environ` (the kernel's
+ * copy), which is why docs/safety.md advises a file or a keystore. Errors name the wallet and the variable or file, never a value.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -133,12 +133,13 @@ export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ n
  */
 export async function startDevnetRoutingService(
   addressBook: AddressBook,
-  options: { port?: number; host?: string } = {},
+  options: { port?: number; host?: string; allowedHosts?: readonly string[] } = {},
 ): Promise<{ service: RoutingService; addressBook: AddressBook }> {
   const service = await startRoutingService({
     ...routingSetupFor(addressBook.chainId, addressBook.rpcUrl, addressBook),
     port: options.port ?? 0,
     host: options.host,
+    allowedHosts: options.allowedHosts,
     apiKeys: (addressBook.partners ?? []).flatMap((partner) => (partner.apiKey ? [{ key: partner.apiKey, partner: partner.id }] : [])),
     signerPrivateKey: addressBook.serviceSigner?.privateKey,
   });

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
+import { servesHost } from '../http-guards.ts';
 import { toJson } from '../json.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -63,14 +64,6 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.end(text);
 };
 
-/** The host name a `Host` header names (its port, and an IPv6 address's brackets, taken off), lower-cased. */
-export function hostName(header: string): string {
-  const value = header.trim().toLowerCase();
-  if (value.startsWith('[')) return value.slice(1, value.indexOf(']') === -1 ? undefined : value.indexOf(']'));
-  const colon = value.lastIndexOf(':');
-  return colon === -1 ? value : value.slice(0, colon);
-}
-
 /** The path of an origin-form request target (`/path?query`), or undefined for anything else. */
 function pathOf(target: string | undefined): string | undefined {
   if (!target?.startsWith('/')) return undefined;
@@ -103,9 +96,8 @@ export async function startHealthServer(options: HealthServerOptions) {
       `METRICS_HOST ${host} is beyond this machine and ROUTEKEEPER_STATUS_TOKEN is not set: anyone who reaches the port would read every wallet and plan. Set the token, or ROUTEKEEPER_STATUS_OPEN=true to serve it open on purpose`,
     );
   }
-  const allowed = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
-  // A loopback name or address (src/loopback.ts: all of 127.0.0.0/8) is this machine's; a rebinding page's Host is its own name.
-  const hostAllowed = (header: string | undefined) => allowed.has('*') || (header !== undefined && (isLoopbackHost(hostName(header)) || allowed.has(hostName(header))));
+  // A loopback name or address is this machine's; a rebinding page's Host is its own name.
+  const hostAllowed = servesHost(options.allowedHosts);
   let status: StatusApi | undefined;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

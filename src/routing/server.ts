@@ -9,6 +9,7 @@ import { type Address, type Hex, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { chainFor } from '../chain/chains.ts';
+import { type ClientRate, ClientLimit, servesHost } from '../http-guards.ts';
 import { earnRouteQuerySchema, swapRouteQuerySchema } from '../service/schemas.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import { ChainState } from './chain-state.ts';
@@ -45,6 +46,10 @@ export type RoutingServiceOptions = {
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** Host names answered besides the loopback ones (a container's service name, say); '*' answers any. */
+  allowedHosts?: readonly string[];
+  /** How much one client (an address) may ask; false: no limit (a benchmark's own service). Default 200/s, 400 at once. */
+  perClient?: ClientRate | false;
   /** Keys added to the store at start (a file's, the devnet's demo key); the store's own stay valid too. */
   apiKeys?: readonly ApiKeyConfig[];
   /** Where keys and each partner's volume are kept (SQLite); none: in memory, gone at stop. */
@@ -56,6 +61,9 @@ export type RoutingServiceOptions = {
 };
 
 export type RoutingService = { url: string; close(): Promise<void> };
+
+/** One client's default share: far above what a daemon asks (a few requests per trade), far below a flood. */
+export const defaultPerClient: ClientRate = { requestsPerSecond: 200, burst: 400 };
 
 /** The default liquidity floor: a pool holding less than a million raw units of either token is dust. */
 export const defaultMinReserve = 1_000_000n;
@@ -153,7 +161,17 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
     }
   }
 
+  // The status port's guards (src/http-guards.ts): a rebinding page's Host is refused, a flooding client slowed down.
+  const hostAllowed = servesHost(options.allowedHosts);
+  const perClient = options.perClient === false ? undefined : new ClientLimit(options.perClient ?? defaultPerClient);
   const server = createServer((request, response) => {
+    if (!hostAllowed(request.headers.host)) {
+      return send(response, 403, { error: `Host '${request.headers.host ?? ''}' is not served here (a loopback name, or one of ROUTING_ALLOWED_HOSTS)` } satisfies ErrorBody);
+    }
+    const turn = perClient?.take(request.socket.remoteAddress ?? 'unknown');
+    if (turn && !turn.ok) {
+      return send(response, 429, { error: 'Too many requests from this client; try again after Retry-After' } satisfies ErrorBody, { 'retry-after': String(Math.ceil(turn.retryAfterMs / 1000)) });
+    }
     handle(request).then(
       ({ status, body }) => send(response, status, body),
       (error: unknown) => {
@@ -182,9 +200,9 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   };
 }
 
-function send(response: ServerResponse, status: number, body: unknown) {
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   response.end(text);
 }
 

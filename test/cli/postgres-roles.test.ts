@@ -43,13 +43,17 @@ describe('PostgreSQL roles', () => {
     const migrated = await runCli(['migrate', '--database', adminUrl, '--grant', role], { DATABASE_URL: '' });
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(migrated.stdout).toMatch(/^migrate: ledger schema routekeeper in postgres:\/\/127\.0\.0\.1:\d+\/\*\*\* at version \d+ \(was 0\)$/m);
-    expect(migrated.stdout).toContain(`migrate: role ${role} may read and write the rows of routekeeper, and change nothing else`);
+    expect(migrated.stdout).toContain(`migrate: role ${role} may read and write the rows of routekeeper (its migrations only read), and change nothing else`);
     const again = await runCli(['migrate', '--database', adminUrl], { DATABASE_URL: '' });
     expect(again.stdout).toMatch(/at version \d+ \(it was current\)$/m);
 
     // The daemons' role reads and writes rows only.
     await expect(asAdmin(url, ['CREATE TABLE routekeeper.evil (x INTEGER)'])).rejects.toMatchObject({ code: '42501' });
     await expect(asAdmin(url, ['ALTER TABLE routekeeper.intents DROP CONSTRAINT intents_status_known'])).rejects.toMatchObject({ code: '42501' });
+    // Nor the record of which migrations ran (a later migrate would skip one, or run one again); it may read it.
+    await expect(asAdmin(url, ['DELETE FROM routekeeper.ledger_migrations'])).rejects.toMatchObject({ code: '42501' });
+    await expect(asAdmin(url, ['INSERT INTO routekeeper.ledger_migrations (version, applied_at) VALUES (999, 0)'])).rejects.toMatchObject({ code: '42501' });
+    await asAdmin(url, ['SELECT MAX(version) FROM routekeeper.ledger_migrations']);
 
     const home = daemonHome(fork, 'dml-role');
     const me = fork.addressBook.accounts[0]?.address as Address;

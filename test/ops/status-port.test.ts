@@ -4,7 +4,8 @@
  * answer, and the server goes on answering. Requests are written by hand on a socket: fetch would correct them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostName, startHealthServer } from '../../src/ops/health-server.ts';
+import { hostName } from '../../src/http-guards.ts';
+import { startHealthServer } from '../../src/ops/health-server.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { rawGet, rawRequest, statusLine } from '../helpers/raw-http.ts';
 

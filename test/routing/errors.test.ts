@@ -1,4 +1,7 @@
+import { get as httpGet } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { startRoutingService } from '../../src/routing/server.ts';
+import { routingSetupFor } from '../../src/routing/setup.ts';
 import { errorBodySchema } from '../../src/service/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { getJson } from '../helpers/routing.ts';
@@ -93,5 +96,42 @@ describe('no route, auth and protocol errors', () => {
       expect(errorBodySchema.safeParse(await response.json()).success, path).toBe(true);
     }
     expect((await getJson(fork, '/')).status).toBe(200);
+  });
+});
+
+describe('the routing service guards its port as the status port does', () => {
+  /** GET `path` with this `Host` header (fetch will not send one of our choosing). */
+  const getWithHost = (url: string, host: string) =>
+    new Promise<{ status: number; body: unknown; retryAfter?: string }>((resolve, reject) => {
+      const request = httpGet(url, { headers: { host } }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text), retryAfter: response.headers['retry-after'] }));
+      });
+      request.on('error', reject);
+    });
+
+  it("answers a loopback Host, and refuses a rebinding page's own name with 403", async () => {
+    const url = `${fork.addressBook.routingServiceUrl}/`;
+    expect((await getWithHost(url, `127.0.0.1:${new URL(url).port}`)).status).toBe(200);
+    expect((await getWithHost(url, 'localhost')).status).toBe(200);
+    expect(await getWithHost(url, 'attacker.example:8546')).toEqual({
+      status: 403,
+      body: { error: "Host 'attacker.example:8546' is not served here (a loopback name, or one of ROUTING_ALLOWED_HOSTS)" },
+      retryAfter: undefined,
+    });
+  });
+
+  it('answers a named host when told to, and a client past its share gets 429 with Retry-After', async () => {
+    const book = fork.addressBook;
+    const service = await startRoutingService({ ...routingSetupFor(book.chainId, book.rpcUrl, book), allowedHosts: ['routing'], perClient: { requestsPerSecond: 1, burst: 2 } });
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await getWithHost(`${service.url}/`, 'routing:8080'));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
+      expect(answers[2]).toEqual({ status: 429, body: { error: 'Too many requests from this client; try again after Retry-After' }, retryAfter: '1' });
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -139,6 +139,38 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(location, report, new RegExp(`^the ledger holds no transaction of ${me()} at nonce ${nonce}, between nonces \\d+ and \\d+ it signed: its row was deleted`), before);
   });
 
+  it('lifting the pause after a refused rollback gains nothing: the same rows are refused again', async () => {
+    const location = freshLedger(backend);
+    const { first } = await twoTrades(location);
+    await setBackToClaimed(location, first.id);
+    await runSql(location, 'DELETE FROM attempts WHERE intent_id = ?', first.id);
+    const before = await walletState();
+    expect((await resume(location))[0]?.status).toBe('anomaly');
+    await runSql(location, 'DELETE FROM pauses');
+    await runSql(location, "UPDATE intents SET status = 'claimed', anomaly = NULL, reason = NULL WHERE id = ?", first.id);
+    const [again] = await resume(location);
+    await expectAnomaly(location, again, new RegExp(`^the ledger holds no transaction of ${me()} at nonce \\d+`), before);
+  });
+
+  it("the row where the wallet's record starts deleted while a signed trade remains: refused, naming a trade left", async () => {
+    const location = freshLedger(backend);
+    await twoTrades(location);
+    await runSql(location, "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'");
+    const before = await walletState();
+    const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'once-third#buy'));
+    await expectAnomaly(location, report, new RegExp(`^the ledger has signed trades of ${me()} \\(dca:once-(first|second)#buy among them\\) but not the nonce its record of the wallet's transactions starts at`), before);
+  });
+
+  it("the wallet's whole record deleted (every trade and the row where it starts): a new ledger for it, as a new install", async () => {
+    const location = freshLedger(backend);
+    await twoTrades(location);
+    for (const statement of ['DELETE FROM attempts', 'DELETE FROM intents', "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'"]) await runSql(location, statement);
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
+    const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'once-first#buy'));
+    expect(report.status, report.reason).toBe('confirmed');
+    expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('100', 18));
+  });
+
   it('a confirmed trade set back to claimed, its transactions left: the rollback is refused, nothing sent', async () => {
     const location = freshLedger(backend);
     const { first } = await twoTrades(location);
