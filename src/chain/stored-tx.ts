@@ -36,6 +36,14 @@ export async function provenCall(wallet: Pick<Wallet, 'address' | 'chainId' | 'i
     if (!isAddressEqual(signer, wallet.address)) throw refuse(`its stored bytes are signed by ${signer}, not by the wallet`);
   }
   if (tx.to === undefined || tx.to === null) throw refuse('its stored bytes create a contract, which routekeeper never signs');
+  // The row's fee and gas columns are what people and reports read: a row whose figures are not its bytes' was written
+  // by someone else (a replacement bumps the bytes' own fees, whatever the row says).
+  const signedWith = { 'max fee per gas': tx.maxFeePerGas, 'priority fee per gas': tx.maxPriorityFeePerGas, 'gas limit': tx.gas };
+  const rowSays = { 'max fee per gas': attempt.maxFeePerGas, 'priority fee per gas': attempt.maxPriorityFeePerGas, 'gas limit': attempt.gasLimit };
+  for (const [figure, signed] of Object.entries(signedWith)) {
+    const said = rowSays[figure as keyof typeof rowSays];
+    if (signed !== said) throw refuse(`its row says a ${figure} of ${said}, its stored bytes ${signed ?? 'none'}`);
+  }
   return {
     call: { to: tx.to, data: (tx.data ?? '0x') as Hex, value: tx.value ?? 0n },
     gas: tx.gas ?? 0n,

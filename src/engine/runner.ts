@@ -31,7 +31,8 @@ export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decisio
     case 'dca':
       return decideDca(strategy, await observeDca(strategy, deps.view));
     case 'limit': {
-      const fills = await fillsOf(deps.executor, strategy.id);
+      // Only a one-shot order asks how often it filled (read from what was signed, and the chain: trade/fills.ts).
+      const fills = strategy.repeat ? 0 : await fillsOf(deps.executor, strategy.id);
       return decideLimit(strategy, await observeLimit(strategy, deps.view, fills));
     }
     case 'rebalance':

@@ -9,7 +9,7 @@ export type LimitObservation = {
   referenceOut: bigint | undefined;
   /** Why there is no reference price, when there is none (the price reference's words). */
   noPrice?: string;
-  /** How many times this strategy already sold (confirmed runs). */
+  /** How many times a one-shot order already sold, or may have (trade/fills.ts); a repeating one is not asked (0). */
   fills: number;
 };
 

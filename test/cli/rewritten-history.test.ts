@@ -10,19 +10,14 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli } from '../helpers/cli.ts';
 import { daemonHome, dcaYaml, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { walletState as walletStateOf } from '../helpers/engine.ts';
 import { runSql } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const env = () => ({ ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
 
-async function walletState() {
-  return {
-    nonce: await fork.publicClient.getTransactionCount({ address: me() }),
-    usd: await fork.balanceOf(fork.token('cUSD'), me()),
-    celo: await fork.balanceOf(fork.token('CELO'), me()),
-  };
-}
+const walletState = () => walletStateOf(fork, me());
 
 async function tradesOf(ledgerFile: string) {
   const ledger = await Ledger.openReadOnly(ledgerFile);

@@ -13,7 +13,7 @@ import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
-import type { DcaStrategy } from '../../src/strategy/types.ts';
+import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import type { DevnetFork } from './devnet.ts';
 
 export type TestExecutor = PipelineDeps & { close(): Promise<void>; ledgerFile: string };
@@ -30,6 +30,31 @@ export function dcaStrategy(fork: DevnetFork, overrides: Partial<DcaStrategy> = 
     amount: parseUnits('100', 18),
     buy: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
     ...overrides,
+  };
+}
+
+/** A one-shot limit order of the fork's first account selling 100 CELO for cUSD, checked every minute; give it its trigger. */
+export function limitStrategy(fork: DevnetFork, overrides: Partial<LimitStrategy> = {}): LimitStrategy {
+  return {
+    id: 'limit',
+    wallet: 'main',
+    kind: 'limit',
+    schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
+    slippageBps: 50,
+    sell: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
+    amount: parseUnits('100', 18),
+    buy: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
+    repeat: false,
+    ...overrides,
+  };
+}
+
+/** What a hostile test compares before and after: the account's nonce, cUSD and CELO. */
+export async function walletState(fork: DevnetFork, address: Address) {
+  return {
+    nonce: await fork.publicClient.getTransactionCount({ address }),
+    usd: await fork.balanceOf(fork.token('cUSD'), address),
+    celo: await fork.balanceOf(fork.token('CELO'), address),
   };
 }
 

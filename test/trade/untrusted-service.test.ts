@@ -15,7 +15,7 @@ import type { LimitStrategy } from '../../src/strategy/types.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { swapTrade, testExecutor } from '../helpers/engine.ts';
+import { limitStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
 
@@ -308,18 +308,7 @@ describe('farm data that does not name the position is refused', () => {
 });
 
 describe('strategies decide on the reference, not on quotes', () => {
-  const stopLoss = (): LimitStrategy => ({
-    id: 'stop',
-    wallet: 'main',
-    kind: 'limit',
-    schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
-    slippageBps: 50,
-    sell: { address: fork.token('CELO'), symbol: 'CELO', decimals: 18 },
-    amount: parseUnits('100', 18),
-    buy: { address: fork.token('cUSD'), symbol: 'cUSD', decimals: 18 },
-    stopLoss: '0.45',
-    repeat: false,
-  });
+  const stopLoss = (): LimitStrategy => limitStrategy(fork, { id: 'stop', stopLoss: '0.45' });
 
   async function runStop(serviceUrl: string) {
     const executor = await testExecutor(fork, { serviceUrl });
