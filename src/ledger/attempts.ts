@@ -5,7 +5,8 @@ import { type Attempt, attemptFrom, stored } from './rows.ts';
 import type { AttemptStatus } from './tables.ts';
 import { scrub } from '../ops/secrets.ts';
 
-const signedFromKey = (wallet: Address, chainId: number) => `signed-from:${chainId}:${stored(wallet)}`;
+/** A ledger_meta key of one wallet on one chain. */
+const metaKey = (kind: 'signed-from' | 'proven-through', wallet: Address, chainId: number) => `${kind}:${chainId}:${stored(wallet)}`;
 
 export type AttemptChange = { status: AttemptStatus; blockNumber?: bigint; gasUsed?: bigint; effectiveGasPrice?: bigint; error?: string };
 
@@ -117,9 +118,9 @@ export class AttemptStore {
    * wallet's tag of it, as stored; undefined when none was written.
    */
   async signedFrom(wallet: Address, chainId: number): Promise<{ nonce: number; tag: Hex } | undefined> {
-    const row = await this.#ledger.db.selectFrom('ledger_meta').select('value').where('key', '=', signedFromKey(wallet, chainId)).executeTakeFirst();
-    if (!row) return undefined;
-    const [nonce, tag] = row.value.split(':');
+    const value = await this.#meta(metaKey('signed-from', wallet, chainId));
+    if (value === undefined) return undefined;
+    const [nonce, tag] = value.split(':');
     return { nonce: Number(nonce), tag: (tag ?? '0x') as Hex };
   }
 
@@ -127,9 +128,34 @@ export class AttemptStore {
   async startSignedFrom(wallet: Address, chainId: number, start: { nonce: number; tag: Hex }): Promise<{ nonce: number; tag: Hex }> {
     await this.#ledger.db
       .insertInto('ledger_meta')
-      .values({ key: signedFromKey(wallet, chainId), value: `${start.nonce}:${start.tag}` })
+      .values({ key: metaKey('signed-from', wallet, chainId), value: `${start.nonce}:${start.tag}` })
       .onConflict((conflict) => conflict.column('key').doNothing())
       .execute();
     return (await this.signedFrom(wallet, chainId)) as { nonce: number; tag: Hex };
+  }
+
+  /**
+   * The wallet's rows last proven (see trade/signed-history.ts): through which attempt id, their digest, and the
+   * wallet's tag of both; undefined when none was written.
+   */
+  async provenThrough(wallet: Address, chainId: number): Promise<{ throughId: number; digest: Hex; tag: Hex } | undefined> {
+    const value = await this.#meta(metaKey('proven-through', wallet, chainId));
+    if (value === undefined) return undefined;
+    const [throughId, digest, tag] = value.split(':');
+    return { throughId: Number(throughId), digest: (digest ?? '0x') as Hex, tag: (tag ?? '0x') as Hex };
+  }
+
+  /** Records the wallet's rows proven through `throughId`. */
+  async setProvenThrough(wallet: Address, chainId: number, proven: { throughId: number; digest: Hex; tag: Hex }): Promise<void> {
+    const value = `${proven.throughId}:${proven.digest}:${proven.tag}`;
+    await this.#ledger.db
+      .insertInto('ledger_meta')
+      .values({ key: metaKey('proven-through', wallet, chainId), value })
+      .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+
+  async #meta(key: string): Promise<string | undefined> {
+    return (await this.#ledger.db.selectFrom('ledger_meta').select('value').where('key', '=', key).executeTakeFirst())?.value;
   }
 }

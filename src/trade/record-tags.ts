@@ -74,6 +74,11 @@ function signedFromFields(scope: TagScope, wallet: string, chainId: number, nonc
   return ['routekeeper signed from v1', scope.ledgerId, scope.paper, wallet.toLowerCase(), chainId, nonce];
 }
 
+/** A wallet's rows proven through an attempt id, by their digest (trade/signed-history.ts). */
+function provenThroughFields(scope: TagScope, wallet: string, chainId: number, throughId: number, digest: string): unknown[] {
+  return ['routekeeper proven through v1', scope.ledgerId, scope.paper, wallet.toLowerCase(), chainId, throughId, digest];
+}
+
 export class RecordTags {
   readonly #key: Promise<Buffer>;
   readonly #scope: Promise<TagScope>;
@@ -106,6 +111,16 @@ export class RecordTags {
   /** The tag of the nonce from which this ledger holds every transaction the wallet signed on the chain. */
   signedFrom(wallet: string, chainId: number, nonce: number): Promise<Hex> {
     return this.#tag((scope) => signedFromFields(scope, wallet, chainId, nonce));
+  }
+
+  /** The tag of the wallet's rows proven through an attempt id, with their digest. */
+  provenThrough(wallet: string, chainId: number, throughId: number, digest: Hex): Promise<Hex> {
+    return this.#tag((scope) => provenThroughFields(scope, wallet, chainId, throughId, digest));
+  }
+
+  /** Whether `tag` is this wallet's tag of those proven rows. */
+  async provenThroughIsTagged(wallet: string, chainId: number, throughId: number, digest: Hex, tag: Hex): Promise<boolean> {
+    return same(await this.provenThrough(wallet, chainId, throughId, digest), tag);
   }
 
   /** Whether `tag` is this wallet's tag of that nonce. */

@@ -15,8 +15,13 @@
  * (StoredRecordRefusedError): the trade is an anomaly, its strategy and wallet paused, nothing signed.
  *
  * A row is proven once per process (kept with what was proven); each signature reads the wallet's rows again and
- * proves only those that are new or changed.
+ * proves only those that are new or changed. What was proven is also written down, tagged by the wallet: the rows
+ * through an attempt id and the digest of what decides in them (`proven-through`). A process starting (or taking
+ * the wallet over) proves again only the rows that digest does not vouch for: a row changed, moved or inserted
+ * among them changes the digest, and then every row is proven again.
  */
+import { createHash } from 'node:crypto';
+import type { Hex } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { Wallet } from '../chain/wallet.ts';
@@ -25,14 +30,23 @@ import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 
 /** What was proven of a row: the columns that decide, and the bytes. */
-const fingerprint = (attempt: Attempt) => `${attempt.intentId}|${attempt.nonce}|${attempt.purpose}|${attempt.hash}|${attempt.rawTx}`;
+const fingerprint = (attempt: Attempt) => `${attempt.intentId}|${attempt.nonce}|${attempt.purpose}|${attempt.hash}|${attempt.rawTx}|${attempt.maxFeePerGas}|${attempt.maxPriorityFeePerGas}|${attempt.gasLimit}`;
+
+/** The digest of rows as proven: each row's id and fingerprint, in id order. */
+export function digestOf(attempts: readonly Attempt[]): Hex {
+  const hash = createHash('sha256');
+  for (const attempt of [...attempts].sort((a, b) => a.id - b.id)) hash.update(`${attempt.id}|${fingerprint(attempt)}\n`);
+  return `0x${hash.digest('hex')}`;
+}
 
 export class SignedHistory {
   readonly #ledger: Ledger;
   readonly #wallet: Wallet;
   readonly #approvals: ApprovalMode;
-  /** Rows proven in this process, by id. */
+  /** Rows proven in this process (or vouched for by its record of earlier proofs), by id. */
   readonly #proven = new Map<number, string>();
+  /** The attempt id through which the record of proofs was last written by this process. */
+  #writtenThrough = 0;
 
   constructor(deps: { ledger: Ledger; wallet: Wallet; approvals: ApprovalMode }) {
     this.#ledger = deps.ledger;
@@ -48,6 +62,7 @@ export class SignedHistory {
     const wallet = this.#wallet;
     const start = await this.#start(pendingOnChain);
     const attempts = await this.#ledger.attempts.ofWallet(wallet.address, wallet.chainId, start);
+    if (this.#proven.size === 0) await this.#vouched(attempts);
     for (const attempt of attempts) await this.#prove(attempt);
     const nonces = new Set(attempts.map((attempt) => attempt.nonce));
     const newest = attempts.at(-1)?.nonce;
@@ -66,8 +81,29 @@ export class SignedHistory {
         `trade ${intentId}: the wallet signed its ${rolledBack.purpose} already (attempt ${rolledBack.id}, ${rolledBack.hash}, nonce ${rolledBack.nonce}), yet the ledger has it unsigned: its state was rolled back; nothing is signed again`,
       );
     }
+    await this.#writeProven(attempts);
     const kept = attempts.filter((attempt) => attempt.status !== 'dropped');
     return { highestSigned: newest, highestKept: kept.at(-1)?.nonce };
+  }
+
+  /** The rows a tagged record of earlier proofs vouches for, taken as proven: their digest is the one it was written with. */
+  async #vouched(attempts: readonly Attempt[]): Promise<void> {
+    const { address, chainId, tags } = this.#wallet;
+    const proven = await this.#ledger.attempts.provenThrough(address, chainId);
+    if (!proven || !(await tags.provenThroughIsTagged(address, chainId, proven.throughId, proven.digest, proven.tag))) return;
+    const covered = attempts.filter((attempt) => attempt.id <= proven.throughId);
+    if (digestOf(covered) !== proven.digest) return;
+    for (const attempt of covered) this.#proven.set(attempt.id, fingerprint(attempt));
+  }
+
+  /** Writes down what is proven now, when rows were added since it last was. */
+  async #writeProven(attempts: readonly Attempt[]): Promise<void> {
+    const throughId = attempts.reduce((highest, attempt) => Math.max(highest, attempt.id), 0);
+    if (throughId === 0 || throughId === this.#writtenThrough) return;
+    const { address, chainId, tags } = this.#wallet;
+    const digest = digestOf(attempts);
+    await this.#ledger.attempts.setProvenThrough(address, chainId, { throughId, digest, tag: await tags.provenThrough(address, chainId, throughId, digest) });
+    this.#writtenThrough = throughId;
   }
 
   /**

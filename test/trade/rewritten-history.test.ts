@@ -14,6 +14,7 @@ import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import type { LimitStrategy, Strategy } from '../../src/strategy/types.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import { RecordTags } from '../../src/trade/record-tags.ts';
+import { digestOf } from '../../src/trade/signed-history.ts';
 import type { TradeReport } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, limitStrategy, swapTrade, testExecutor, walletState as walletStateOf } from '../helpers/engine.ts';
@@ -104,6 +105,27 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await runSql(location, 'UPDATE attempts SET intent_id = ? WHERE intent_id = ?', second.id, first.id);
     const before = await walletState();
     const [report] = await resume(location);
+    const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
+    await expectAnomaly(location, report, new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`), before);
+  });
+
+  it("in a process that starts on it, a record of earlier proofs rewritten to vouch for moved rows vouches for nothing", async () => {
+    const location = freshLedger(backend);
+    const { first, second } = await twoTrades(location);
+    await setBackToClaimed(location, first.id);
+    await runSql(location, 'UPDATE attempts SET intent_id = ? WHERE intent_id = ?', second.id, first.id);
+    // The digest a writer computes of the rows as they are now (the algorithm is public), under the tag of the rows as they were.
+    const record = await (await executor(location)).ledger.attempts.provenThrough(me(), fork.addressBook.chainId);
+    // Written before the second trade was signed: it vouches for the first trade's rows.
+    expect(record?.throughId).toBe(first.attempts.at(-1)?.id);
+    const { ledger } = await executor(location);
+    const start = (await ledger.attempts.signedFrom(me(), fork.addressBook.chainId))?.nonce as number;
+    const covered = (await ledger.attempts.ofWallet(me(), fork.addressBook.chainId, start)).filter((attempt) => attempt.id <= (record?.throughId as number));
+    await runSql(location, "UPDATE ledger_meta SET value = ? WHERE key LIKE 'proven-through:%'", `${record?.throughId}:${digestOf(covered)}:${record?.tag}`);
+    const before = await walletState();
+    // Another process (its own executor): it has proven nothing itself, and reads the record.
+    const restarted = await executor(location, { budget: parseUnits('1000000', 18) });
+    const [report] = await resumeOpenTrades(restarted);
     const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
     await expectAnomaly(location, report, new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`), before);
   });
