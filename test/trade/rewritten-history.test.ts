@@ -290,6 +290,19 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     }
   });
 
+  it("the ledger's id changed: every tag of it is invalid, its open trade refused, nothing signed", async () => {
+    const location = freshLedger(backend);
+    const { ledger, wallet } = await executor(location);
+    const open = swapTrade(fork, 'dca', 'once-open#buy');
+    const now = Date.now();
+    await ledger.trades.claimSlot(open, { now, requestTag: await wallet.tags.request(open, now) });
+    await runSql(location, "UPDATE ledger_meta SET value = 'another-ledger' WHERE key = 'ledger-id'");
+    const before = await walletState();
+    // The next process reads the id as it finds it.
+    const [report] = await resumeOpenTrades(await executor(location, { budget: parseUnits('1000000', 18) }));
+    await expectAnomaly(location, report, new RegExp(`^trade ${open.id}: its request carries no tag of the wallet`), before);
+  });
+
   it('a filled one-shot order whose trade is set to failed: still filled, it does not sell again', async () => {
     const location = freshLedger(backend);
     const deps = await executor(location);
