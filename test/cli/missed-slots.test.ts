@@ -51,12 +51,17 @@ strategies:
 
     const missed = runs.filter((run) => run.outcome === 'missed');
     for (const run of missed) expect(run.note === stillGoing || lateness.test(run.note ?? ''), run.note).toBe(true);
-    // Never silent: every slot both strategies were due in has exactly one run per strategy, run or missed.
+    // Never silent: every slot both strategies were due in has exactly one run per strategy, run or missed. The last
+    // slots before the stop are left out: a strategy whose turn had not come when the daemon stopped was not due yet
+    // (its slot is run at the next start, as `catchUp` says), and with one run at a time its turn can come two slots late.
     const bySlot = new Map<string, RunRecord[]>();
     for (const run of runs) bySlot.set(run.slot, [...(bySlot.get(run.slot) ?? []), run]);
+    const lastSlot = Math.max(...runs.map((run) => Date.parse(run.slot)));
     for (const [slot, inSlot] of bySlot) {
+      if (Date.parse(slot) > lastSlot - 2_000) continue;
       if (inSlot.some((run) => run.outcome === 'missed')) expect(inSlot.map((run) => run.strategyId).sort(), slot).toEqual(['first', 'second']);
     }
+    expect([...bySlot.keys()].filter((slot) => Date.parse(slot) <= lastSlot - 2_000).length).toBeGreaterThan(0);
     // The counter equals the ledger's missed runs, per strategy, at the instant it was read.
     const missedOf = (list: RunRecord[], id: string) => list.filter((run) => run.outcome === 'missed' && run.strategyId === id).length;
     for (const id of ['first', 'second']) {
