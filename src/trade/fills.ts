@@ -32,7 +32,7 @@ export async function fillsOf(reads: FillReads, strategyId: string): Promise<num
 async function signedAndMayHaveTraded({ ledger, wallet, settings }: FillReads, record: TradeRecord): Promise<boolean> {
   const signed = (await ledger.attempts.ofTrade(record.id)).filter((attempt) => attempt.purpose === 'trade');
   if (signed.length === 0) return false;
-  if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
+  if (!(await wallet.tags.hasTaggedCall(record))) {
     throw new StoredRecordRefusedError(`trade ${record.id}: the wallet's transactions of it are stored, but not a checked call of the wallet's tag; its order is not run again`);
   }
   for (const attempt of signed) await authorizedCall(wallet, record, attempt, settings.approvals);

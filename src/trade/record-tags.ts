@@ -95,7 +95,11 @@ export class RecordTags {
   }
 
   async #tag(fields: (scope: TagScope) => unknown[]): Promise<Hex> {
-    return `0x${createHmac('sha256', await this.#key).update(JSON.stringify(fields(await this.#scope))).digest('hex')}`;
+    return this.#hmac(fields(await this.#scope));
+  }
+
+  async #hmac(fields: unknown[]): Promise<Hex> {
+    return `0x${createHmac('sha256', await this.#key).update(JSON.stringify(fields)).digest('hex')}`;
   }
 
   /** The tag of a trade's request, claimed at `claimedAt` (ms). */
@@ -141,13 +145,15 @@ export class RecordTags {
     const tag = record.tags?.request;
     if (tag === undefined) return false;
     if (await this.requestIsTagged(record, tag)) return true;
-    return same(`0x${createHmac('sha256', await this.#key).update(JSON.stringify(requestFieldsV1(record))).digest('hex')}`, tag);
+    return same(await this.#hmac(requestFieldsV1(record)), tag);
   }
 
-  /** Whether `tag` is this wallet's tag of the trade's checked call. */
-  async callIsTagged(tradeId: string, call: CheckedCall, tag: Hex | undefined): Promise<boolean> {
-    return tag !== undefined && same(await this.call(tradeId, call), tag);
+  /** Whether the trade's record holds a checked call and the wallet's tag of it (compared in constant time). */
+  async hasTaggedCall(record: { id: string; call?: CheckedCall; tags?: { call?: Hex } }): Promise<boolean> {
+    const tag = record.tags?.call;
+    return record.call !== undefined && tag !== undefined && same(await this.call(record.id, record.call), tag);
   }
+
 }
 
 function same(expected: Hex, given: Hex): boolean {

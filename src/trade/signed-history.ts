@@ -140,7 +140,7 @@ export class SignedHistory {
     const row = `attempt ${attempt.id} (${attempt.hash}, nonce ${attempt.nonce})`;
     const record = await this.#ledger.trades.get(attempt.intentId);
     if (!record) throw new StoredRecordRefusedError(`${row} names trade ${attempt.intentId}, which the ledger does not have; nothing more is signed`);
-    if (attempt.purpose !== 'cancel' && !(record.call && (await this.#wallet.tags.callIsTagged(record.id, record.call, record.tags?.call)))) {
+    if (attempt.purpose !== 'cancel' && !(await this.#wallet.tags.hasTaggedCall(record))) {
       throw new StoredRecordRefusedError(`${row}: its trade ${record.id} has no checked call of the wallet's tag to be the ${attempt.purpose} of; nothing more is signed`);
     }
     await authorizedCall(this.#wallet, record, attempt, this.#approvals);

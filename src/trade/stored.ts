@@ -79,7 +79,7 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
       );
     }
     if (attempts.length > 0) {
-      if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
+      if (!(await wallet.tags.hasTaggedCall(record))) {
         throw new StoredRecordRefusedError(`trade ${record.id}: it has stored approvals but no checked call of the wallet's tag to approve for; nothing is sent for it`);
       }
       for (const attempt of attempts) await authorizedCall(wallet, record, attempt, options.approvals);
@@ -92,7 +92,7 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
   }
   // Signed: its bytes may be in a mempool whatever the file says now; they are only ever followed, sent again or
   // replaced by the call the wallet tagged.
-  if (!record.call || !(await wallet.tags.callIsTagged(record.id, record.call, record.tags?.call))) {
+  if (!(await wallet.tags.hasTaggedCall(record))) {
     throw new StoredRecordRefusedError(`trade ${record.id}: its checked call carries no tag of the wallet (written or changed without its key); nothing is sent for it`);
   }
   for (const attempt of attempts.filter(isOpenAttempt)) await authorizedCall(wallet, record, attempt, options.approvals);
