@@ -51,6 +51,8 @@ export const addressBookSchema = z.object({
     uniswapV3Factory: address.optional(),
     /** keccak256 of the V3 pool's creation code: proves a pool is the factory's without a chain read. */
     uniswapV3PoolInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
+    /** Mento's Broker, whose exchange providers' exchanges a route may swap through. */
+    mentoBroker: address.optional(),
     adapters: z.record(z.string(), address),
     farms: z.record(z.string(), address),
     gauges: z.record(z.string(), gauge),
@@ -64,6 +66,25 @@ export const addressBookSchema = z.object({
     .object({
       liquidityProvider: address,
       pools: z.array(z.object({ name: z.string(), address, token0: z.string(), token1: z.string(), fee: z.number().int(), tickSpacing: z.number().int() })),
+    })
+    .optional(),
+  /**
+   * The devnet's Mento v2: its contracts, the rate feeds its reporter keeps fresh and the exchanges it created (tests
+   * move the rates and read the state through them). The daemon never reads this: a Mento hop is proven by the Broker.
+   */
+  mento: z
+    .object({
+      broker: address,
+      biPoolManager: address,
+      reserve: address,
+      breakerBox: address,
+      medianDeltaBreaker: address,
+      sortedOracles: address,
+      pricingModules: z.object({ constantProduct: address, constantSum: address }),
+      rateFeeds: z.array(z.object({ name: z.string(), id: address, base: z.string() })),
+      exchanges: z.array(
+        z.object({ name: z.string(), id: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((id) => id as `0x${string}`), asset0: z.string(), asset1: z.string(), pricing: z.enum(['ConstantProduct', 'ConstantSum']) }),
+      ),
     })
     .optional(),
   /**

@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodeAbiParameters, encodePacked, getContractAddress, keccak256 } from 'viem';
+import { type Address, type Hex, encodeAbiParameters, encodePacked, getAddress, getContractAddress, keccak256, toHex } from 'viem';
 
 /** A Uniswap V2 adapter's `extras` entry (and the Uniswap V2 farm's `data`): pool (20 bytes) ‖ fee per-mille (1 byte). */
 export function encodePoolExtras(pool: Address, feePerMille: number): Hex {
@@ -32,4 +32,12 @@ export function v3PoolAddress(factory: Address, initCodeHash: Hex, [a, b]: reado
   const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
   const salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint24' }], [token0, token1, fee]));
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt, bytecodeHash: initCodeHash });
+}
+
+/**
+ * A Mento rate feed's id for a pair without a stable token of its own (`USDCUSD`): as Mento derives them,
+ * `address(uint160(uint256(keccak256(name))))`. Feeds of CELO against a stable are that stable's address instead.
+ */
+export function mentoRateFeedId(name: string): Address {
+  return getAddress(`0x${keccak256(toHex(name)).slice(-40)}`);
 }

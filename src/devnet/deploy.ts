@@ -8,6 +8,7 @@ import { pairAddress } from '../contracts/encoding.ts';
 import { devnetAccount } from './accounts.ts';
 import { DeploymentError, createDeployer } from './deployer.ts';
 import { reportWorldPrices } from './oracle.ts';
+import { deployMento } from './mento.ts';
 import { deployUniswapV3 } from './uniswap-v3.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import * as swappa from './artifacts/swappa-published.ts';
@@ -37,6 +38,8 @@ export type DeployOptions = {
   swapEvent?: SwapEventVersion;
   /** Uniswap V3's factory, adapter and pools (uniswap-v3.ts) beside the V2 world. */
   uniswapV3?: boolean;
+  /** Mento v2's Broker, exchanges, Reserve and breaker (mento.ts), and Swappa's adapter for it. */
+  mento?: boolean;
 };
 
 /** Deploys everything in `world-spec.ts` and returns the address book (without `routingServiceUrl`). */
@@ -157,6 +160,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
   // An L2's sequencer uptime feed, as Celo has one: up since the world began.
   const sequencerFeed = await deploy('sequencer uptime feed', artifacts.DevnetSequencerUptimeFeed, [reporter.address]);
   const uniswapV3 = options.uniswapV3 ? await deployUniswapV3(deployment, tokens) : undefined;
+  const mento = options.mento ? await deployMento(deployment, tokens, sortedOracles, rpcUrl, chainId) : undefined;
 
   return {
     chainId,
@@ -169,7 +173,12 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       uniswapV2Factory: factory,
       uniswapV2PairInitCodeHash: pairInitCodeHash,
       ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory, uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash }),
-      adapters: { uniswapV2: adapter, ...(uniswapV3 && { uniswapV3: uniswapV3.adapter, swappaUniswapV3: uniswapV3.quotingAdapter }) },
+      ...(mento && { mentoBroker: mento.broker }),
+      adapters: {
+        uniswapV2: adapter,
+        ...(uniswapV3 && { uniswapV3: uniswapV3.adapter, swappaUniswapV3: uniswapV3.quotingAdapter }),
+        ...(mento && { mentoV2: mento.adapter }),
+      },
       farms: { uniswapV2: uniswapV2Farm, gauge: gaugeFarm },
       gauges: {
         [gaugeSpec.pool]: { name: gaugeSpec.pool, address: gauge, pool: gaugePool.address, rewardToken: gaugeSpec.rewardToken },
@@ -177,6 +186,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     },
     pools,
     ...(uniswapV3 && { uniswapV3: uniswapV3.world }),
+    ...(mento && { mento: mento.world }),
     routingService: { bipsAdapter, bipsPools: [...unlistedAdapterPools] },
     priceSources,
     sequencerUptimeFeed: { address: sequencerFeed, gracePeriodSeconds: sequencerGracePeriodSeconds },

@@ -10,6 +10,7 @@ import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { hasSecretPart, startForwarder } from './fork-forwarder.ts';
 import { type SwapEventVersion, deployWorld } from './deploy.ts';
+import { reportWorldPrices } from './oracle.ts';
 import { type RoutingService, startRoutingService } from '../routing/server.ts';
 import { routingSetupFor } from '../routing/setup.ts';
 import { devnetChainId, devnetMnemonic, worldAgeSeconds } from './world-spec.ts';
@@ -35,6 +36,8 @@ export type StartDevnetOptions = {
   swapEvent?: SwapEventVersion;
   /** Deploy Uniswap V3 (factory, adapter, pools) too. */
   uniswapV3?: boolean;
+  /** Deploy Mento v2 (Broker, exchanges, Reserve, breaker) too. */
+  mento?: boolean;
   /** A file from `saveState()` together with the address book it was deployed with: skips deployment. */
   snapshot?: { stateFile: string; addressBook: AddressBook };
   /** A stop asked for while it starts: the node is stopped at once and the start rejects with AbortedError. */
@@ -68,10 +71,13 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       await testClient.mine({ blocks: 1 });
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
-      addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent, uniswapV3: options.uniswapV3 });
+      addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent, uniswapV3: options.uniswapV3, mento: options.mento });
       await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(Date.now() / 1000)) });
       await testClient.mine({ blocks: 1 });
     }
+    // Mento's exchanges price only against a median reported within their reset frequency (minutes), as Celo's
+    // oracles keep theirs: the world's rates are reported again at the chain's "now".
+    if (addressBook.mento) await reportWorldPrices(node.rpcUrl, addressBook);
     throwIfAborted(signal);
     return { node, addressBook, saveState: (file) => saveState(testClient, file), stop: () => node.stop() };
   } catch (error) {

@@ -23,11 +23,15 @@ function feedsOf(book: Pick<AddressBook, 'priceSources'>): Map<string, Address> 
   return feeds;
 }
 
+/** What the reporter reads of an address book: where the feeds are. */
+type ReportedBook = Pick<AddressBook, 'chainId' | 'priceSources' | 'mento'>;
+
 /**
  * Reports `prices` (USD per whole token, by symbol; default the world-spec's) into the feeds of those tokens, and
- * into SortedOracles as the rate of their quote token (its price from `prices`, else the world-spec's).
+ * into SortedOracles as the rate of their quote token (its price from `prices`, else the world-spec's); and, in a
+ * world with Mento, into Mento's other rate feeds (USD per whole `base`).
  */
-export async function reportWorldPrices(rpcUrl: string, book: Pick<AddressBook, 'chainId' | 'priceSources'>, prices: WorldPrices = initialWorldPrices): Promise<void> {
+export async function reportWorldPrices(rpcUrl: string, book: ReportedBook, prices: WorldPrices = initialWorldPrices): Promise<void> {
   const reporter = devnetAccount(roles.oracleReporter);
   const client = createWalletClient({ chain: chainFor(book.chainId, rpcUrl), transport: http(rpcUrl), account: reporter.account });
   const reader = createPublicClient({ transport: http(rpcUrl) });
@@ -45,6 +49,22 @@ export async function reportWorldPrices(rpcUrl: string, book: Pick<AddressBook, 
       const rate = parseUnits((usd / quoteUsd).toFixed(12), 24);
       await mined(client.writeContract({ address: source.address, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [source.rateFeedId, rate] }));
     }
+  }
+  const mento = book.mento;
+  if (mento) {
+    const price = (symbol: string) => prices[symbol] ?? initialWorldPrices[symbol] ?? 0;
+    await reportRates(rpcUrl, book.chainId, mento.sortedOracles, mento.rateFeeds.map((feed) => ({ id: feed.id, usd: price(feed.base) })));
+  }
+}
+
+/** Reports each rate (USD per whole token) into SortedOracles' feed `id`, as Fixidity (1e24 = 1), from the reporter. */
+export async function reportRates(rpcUrl: string, chainId: number, sortedOracles: Address, rates: readonly { id: Address; usd: number }[]): Promise<void> {
+  const client = createWalletClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl), account: devnetAccount(roles.oracleReporter).account });
+  const reader = createPublicClient({ transport: http(rpcUrl) });
+  for (const { id, usd } of rates) {
+    if (!(usd > 0)) throw new Error(`no world price for Mento rate feed ${id}`);
+    const hash = await client.writeContract({ address: sortedOracles, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [id, parseUnits(usd.toFixed(12), 24)] });
+    await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   }
 }
 
@@ -71,7 +91,7 @@ export async function reportSequencer(rpcUrl: string, book: Pick<AddressBook, 'c
 }
 
 /** Re-reports the world prices every `intervalMs`, so the feeds stay fresh as real ones do. Returns a stop function. */
-export function reportEvery(rpcUrl: string, book: Pick<AddressBook, 'chainId' | 'priceSources'>, intervalMs: number, prices: () => WorldPrices = () => initialWorldPrices): () => void {
+export function reportEvery(rpcUrl: string, book: ReportedBook, intervalMs: number, prices: () => WorldPrices = () => initialWorldPrices): () => void {
   const timer = setInterval(() => {
     reportWorldPrices(rpcUrl, book, prices()).catch(() => {});
   }, intervalMs);

@@ -172,3 +172,53 @@ export const uniswapV3PoolSpecs: readonly {
 
 /** Each V3 pool keeps this many oracle observations (one per block with a swap or a position change), as pools that serve as oracles are set up to. */
 export const uniswapV3ObservationCardinality = 200;
+
+/**
+ * Mento v2 (`deployWorld(…, { mento: true })`), as on Celo since its reserve pairs were streamlined: every exchange
+ * goes through the dollar stable (cUSD, Celo's USDm). Its collateral (CELO, USDC) sits in the Reserve; its stables
+ * are minted and burned by the Broker. The figures are the devnet's own choice (Celo's live configuration is set by
+ * Mento's governance and is read from the chain, never from here).
+ */
+export const mentoSpec = {
+  /** What the Reserve holds of each collateral asset, in human units. */
+  reserveCollateral: { CELO: '2000000', USDC: '1000000' } as Partial<Record<TokenSymbol, string>>,
+  /**
+   * The rate feeds beside CELO's (`sortedOraclesSpec`, id: the dollar stable's address): id keccak256 of the pair's
+   * name, as Mento derives those of pairs without a stable (`address(uint160(uint256(keccak256("USDCUSD"))))`), and
+   * the world's price of `base` in USD as its rate.
+   */
+  rateFeeds: [
+    { name: 'USDCUSD', base: 'USDC' },
+    { name: 'EURUSD', base: 'cEUR' },
+  ] as const satisfies readonly { name: string; base: TokenSymbol }[],
+  /** Every report a Mento rate feed takes expires after this long (Celo's default report expiry). */
+  reportExpirySeconds: 5 * 60,
+  exchanges: [
+    // asset0 is always the stable the rate is quoted in: its bucket is `stablePoolResetSize`, asset1's the rate's worth.
+    { asset0: 'cUSD', asset1: 'CELO', pricing: 'ConstantProduct', rateFeed: 'CELO', spreadBps: 25, resetSeconds: 300, stablePoolResetSize: '2000000' },
+    { asset0: 'cUSD', asset1: 'USDC', pricing: 'ConstantSum', rateFeed: 'USDCUSD', spreadBps: 5, resetSeconds: 300, stablePoolResetSize: '5000000' },
+    { asset0: 'cUSD', asset1: 'cEUR', pricing: 'ConstantProduct', rateFeed: 'EURUSD', spreadBps: 15, resetSeconds: 300, stablePoolResetSize: '3000000' },
+  ] as const satisfies readonly {
+    asset0: TokenSymbol;
+    asset1: TokenSymbol;
+    pricing: 'ConstantProduct' | 'ConstantSum';
+    /** `CELO`: the CELO rate feed (the dollar stable's address); else one of `rateFeeds` by name. */
+    rateFeed: string;
+    spreadBps: number;
+    resetSeconds: number;
+    stablePoolResetSize: string;
+  }[],
+  /**
+   * The Broker's trading limits, in whole tokens of the limited token's flow into the Reserve (out of it: negative):
+   * L0 over `timestep0` seconds, L1 over `timestep1`, LG forever; as Mento configures them per exchange and token.
+   */
+  tradingLimits: [
+    { exchange: 'cUSD/CELO', token: 'CELO', timestep0: 300, limit0: 100_000, timestep1: 86_400, limit1: 500_000 },
+    { exchange: 'cUSD/USDC', token: 'USDC', timestep0: 300, limit0: 250_000, timestep1: 86_400, limit1: 1_000_000, limitGlobal: 5_000_000 },
+  ] as const satisfies readonly { exchange: string; token: TokenSymbol; timestep0: number; limit0: number; timestep1: number; limit1: number; limitGlobal?: number }[],
+  /**
+   * A median-delta breaker on the CELO rate feed: a report more than `thresholdBps` from the average of the median
+   * halts Mento's trading on the feed (trading mode 3) until, `cooldownSeconds` later, a report within it resets it.
+   */
+  medianDeltaBreaker: { rateFeed: 'CELO', thresholdBps: 400, cooldownSeconds: 900 },
+} as const;

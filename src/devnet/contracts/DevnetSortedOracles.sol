@@ -8,6 +8,12 @@ pragma solidity ^0.8.24;
 /// feed's rate while `medianTimestamp` keeps answering the feed's own time; `medianRateWithoutEquivalentMapping`
 /// answers the feed's own rate. Reports expire after the feed's expiry (or the default one), which only
 /// `isOldestReportExpired` shows: the rate keeps answering. The devnet has one reporter, so its report is the median.
+/// As Celo's, every report asks Mento's BreakerBox (once one is set) to check the feed's breakers, which may halt
+/// Mento's trading on it while the rate keeps answering.
+interface IDevnetBreakerBox {
+    function checkAndSetBreakers(address rateFeedId) external;
+}
+
 contract DevnetSortedOracles {
     uint256 public constant FIXED1 = 1e24;
     address public immutable reporter;
@@ -18,10 +24,12 @@ contract DevnetSortedOracles {
     mapping(address => uint256) private _value;
     mapping(address => uint256) private _timestamp;
     mapping(address => address) private _equivalentToken;
+    address public breakerBox;
 
     event OracleReported(address indexed rateFeedId, uint256 value, uint256 timestamp);
     event EquivalentTokenSet(address indexed token, address indexed equivalentToken);
     event TokenReportExpirySet(address token, uint256 reportExpiry);
+    event BreakerBoxUpdated(address indexed newBreakerBox);
 
     constructor(address reporter_) {
         reporter = reporter_;
@@ -34,6 +42,13 @@ contract DevnetSortedOracles {
         _value[rateFeedId] = value;
         _timestamp[rateFeedId] = block.timestamp;
         emit OracleReported(rateFeedId, value, block.timestamp);
+        if (breakerBox != address(0)) IDevnetBreakerBox(breakerBox).checkAndSetBreakers(rateFeedId);
+    }
+
+    function setBreakerBox(address newBreakerBox) external {
+        require(msg.sender == owner, "DevnetSortedOracles: not the owner");
+        breakerBox = newBreakerBox;
+        emit BreakerBoxUpdated(newBreakerBox);
     }
 
     function setEquivalentToken(address token, address equivalentToken) external {
@@ -63,6 +78,13 @@ contract DevnetSortedOracles {
 
     function medianTimestamp(address rateFeedId) external view returns (uint256) {
         return _timestamp[rateFeedId];
+    }
+
+    /// The oracles allowed to report on a feed: the devnet's one reporter serves every feed (Mento's BreakerBox takes
+    /// only feeds that have oracles).
+    function getOracles(address) external view returns (address[] memory oracles) {
+        oracles = new address[](1);
+        oracles[0] = reporter;
     }
 
     function numRates(address rateFeedId) external view returns (uint256) {

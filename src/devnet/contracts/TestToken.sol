@@ -3,7 +3,8 @@ pragma solidity ^0.8.24;
 
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 
-/// A devnet-only ERC20 that anyone may mint: it stands in for CELO, cUSD, USDC and friends.
+/// A devnet-only ERC20 that anyone may mint: it stands in for CELO, cUSD, USDC and friends. Like Celo's stable
+/// tokens it lets a holder burn its own balance: Mento's Broker burns the stable tokens a swap pays it.
 contract TestToken is ERC20 {
     uint8 private immutable _decimals;
 
@@ -17,5 +18,10 @@ contract TestToken is ERC20 {
 
     function mint(address to, uint256 amount) external {
         _mint(to, amount);
+    }
+
+    function burn(uint256 amount) external returns (bool) {
+        _burn(msg.sender, amount);
+        return true;
     }
 }
