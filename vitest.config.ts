@@ -4,15 +4,16 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * What a test file needs started before it runs, read from the helpers it calls: a devnet world (the plain one,
- * or the one with Uniswap V3) for `useDevnetFork`, the run's PostgreSQL for the ledger helpers. A file that needs
+ * the one with Uniswap V3, or the whole one with Mento too) for `useDevnetFork`, the run's PostgreSQL for the ledger helpers. A file that needs
  * none of them, starts no process of its own and compiles nothing is the fast tier, `unit` (`npm run test:unit`):
  * pure logic, in seconds.
  */
-type Need = 'devnet' | 'uniswap-v3' | 'postgres';
+type Need = 'devnet' | 'uniswap-v3' | 'mento' | 'postgres';
 
 const setups: Record<Need, string> = {
   devnet: 'test/setup/devnet.ts',
   'uniswap-v3': 'test/setup/uniswap-v3.ts',
+  mento: 'test/setup/mento.ts',
   postgres: 'test/setup/postgres.ts',
 };
 
@@ -20,8 +21,10 @@ function needsOf(file: string): Need[] {
   const text = readFileSync(file, 'utf8');
   const forks = [...text.matchAll(/useDevnetFork\(([^)]*)\)/g)].map((call) => call[1] ?? '');
   const needs: Need[] = [];
-  if (forks.some((options) => !/uniswapV3:\s*true/.test(options)) || /inject\('devnet/.test(text)) needs.push('devnet');
-  if (forks.some((options) => /uniswapV3:\s*true/.test(options))) needs.push('uniswap-v3');
+  const world = (options: string) => (/mento:\s*true/.test(options) ? 'mento' : /uniswapV3:\s*true/.test(options) ? 'uniswap-v3' : 'devnet');
+  if (forks.some((options) => world(options) === 'devnet') || /inject\('devnet/.test(text)) needs.push('devnet');
+  if (forks.some((options) => world(options) === 'uniswap-v3')) needs.push('uniswap-v3');
+  if (forks.some((options) => world(options) === 'mento')) needs.push('mento');
   if (/\b(freshLedger|freshDatabase|backends)\b|inject\('postgresUrl'\)/.test(text)) needs.push('postgres');
   return needs;
 }

@@ -121,7 +121,45 @@ export const sortedOraclesAbi = parseAbi([
   'function medianTimestamp(address rateFeedId) view returns (uint256)',
   'function getEquivalentToken(address rateFeedId) view returns (address)',
   'function getTokenReportExpirySeconds(address rateFeedId) view returns (uint256)',
+  'function numRates(address rateFeedId) view returns (uint256)',
+  'function getTimestamps(address rateFeedId) view returns (address[] oracles, uint256[] timestamps, uint8[] medianRelations)',
 ]);
+
+/**
+ * Mento v2's Broker (Celo: 0x777A8255cA72412f0d706dc03C9D1987306B4CaD; mento-protocol/mento-core
+ * `contracts/swap/Broker.sol`): its exchange providers, its quote and swap, the trading limit of a token on an
+ * exchange (keyed by `exchangeId ^ token`), and the Reserve it pays collateral from.
+ */
+export const mentoBrokerAbi = parseAbi([
+  'function getExchangeProviders() view returns (address[])',
+  'function reserve() view returns (address)',
+  'function getAmountOut(address exchangeProvider, bytes32 exchangeId, address tokenIn, address tokenOut, uint256 amountIn) view returns (uint256 amountOut)',
+  'function swapIn(address exchangeProvider, bytes32 exchangeId, address tokenIn, address tokenOut, uint256 amountIn, uint256 amountOutMin) returns (uint256 amountOut)',
+  'function tradingLimitsConfig(bytes32 limitId) view returns (uint32 timestep0, uint32 timestep1, int48 limit0, int48 limit1, int48 limitGlobal, uint8 flags)',
+  'function tradingLimitsState(bytes32 limitId) view returns (uint32 lastUpdated0, uint32 lastUpdated1, int48 netflow0, int48 netflow1, int48 netflowGlobal)',
+]);
+
+/**
+ * Mento v2's BiPoolManager, an exchange provider of the Broker (Celo: 0x22d9db95E6Ae61c104A7B6F6C78D7993B94ec901):
+ * its exchanges, each one's buckets and configuration, and the oracle, breaker box and pricing modules it uses.
+ */
+export const mentoExchangeProviderAbi = parseAbi([
+  'struct Config { uint256 spread; address referenceRateFeedID; uint256 referenceRateResetFrequency; uint256 minimumReports; uint256 stablePoolResetSize; }',
+  'struct PoolExchange { address asset0; address asset1; address pricingModule; uint256 bucket0; uint256 bucket1; uint256 lastBucketUpdate; Config config; }',
+  'struct Exchange { bytes32 exchangeId; address[] assets; }',
+  'function getExchanges() view returns (Exchange[])',
+  'function getPoolExchange(bytes32 exchangeId) view returns (PoolExchange)',
+  'function tokenPrecisionMultipliers(address token) view returns (uint256)',
+  'function pricingModules(bytes32 identifier) view returns (address)',
+  'function sortedOracles() view returns (address)',
+  'function breakerBox() view returns (address)',
+]);
+
+/** Mento's BreakerBox (Celo: 0x303ED1df62Fa067659B586EbEe8De0EcE824Ab39): a rate feed's trading mode (0: both ways). */
+export const mentoBreakerBoxAbi = parseAbi(['function getRateFeedTradingMode(address rateFeedID) view returns (uint8)']);
+
+/** Mento's Reserve: which tokens are stables (minted and burned) and which collateral (paid from its balance). */
+export const mentoReserveAbi = parseAbi(['function isStableAsset(address token) view returns (bool)', 'function isCollateralAsset(address token) view returns (bool)']);
 
 /**
  * A Uniswap V3 pool (v3-core's IUniswapV3Pool; Celo's pools from factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc):

@@ -87,17 +87,19 @@ function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promi
 /**
  * A devnet of this test file's own, loaded from the shared devnet's state; every test starts from the same state.
  * With `routing: true` a local routing service quotes over it (`addressBook.routingServiceUrl`); with `uniswapV3: true`
- * the world has Uniswap V3 (its factory, our adapter and its pools) too.
+ * the world has Uniswap V3 (its factory, our adapter and its pools) too; with `mento: true` Uniswap V3 and Mento v2.
  *
  * A copy, not an anvil fork of the shared node: a fork reads what it lacks from the shared node while it executes,
  * and under many concurrent calls on a busy machine that path has stalled a fork for longer than a request's
  * timeout. A loaded copy has no upstream; the files stay apart just the same.
  */
-export function useDevnetFork(options: { routing?: boolean; uniswapV3?: boolean } = {}): DevnetFork {
+export function useDevnetFork(options: { routing?: boolean; uniswapV3?: boolean; mento?: boolean } = {}): DevnetFork {
   return useChain(async () => {
-    const snapshot = options.uniswapV3
-      ? { stateFile: provided('devnetWithUniswapV3StateFile', 'useDevnetFork({ uniswapV3: true })'), addressBook: provided('devnetWithUniswapV3', 'useDevnetFork({ uniswapV3: true })') }
-      : { stateFile: provided('devnetStateFile', 'useDevnetFork()'), addressBook: provided('devnet', 'useDevnetFork()') };
+    const snapshot = options.mento
+      ? { stateFile: provided('devnetWithMentoStateFile', 'useDevnetFork({ mento: true })'), addressBook: provided('devnetWithMento', 'useDevnetFork({ mento: true })') }
+      : options.uniswapV3
+        ? { stateFile: provided('devnetWithUniswapV3StateFile', 'useDevnetFork({ uniswapV3: true })'), addressBook: provided('devnetWithUniswapV3', 'useDevnetFork({ uniswapV3: true })') }
+        : { stateFile: provided('devnetStateFile', 'useDevnetFork()'), addressBook: provided('devnet', 'useDevnetFork()') };
     const { node, addressBook } = await startDevnet({ snapshot });
     if (!options.routing) return { addressBook, stop: node.stop };
     const routing = await startDevnetRoutingService(addressBook);

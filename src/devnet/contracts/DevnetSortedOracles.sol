@@ -87,6 +87,20 @@ contract DevnetSortedOracles {
         oracles[0] = reporter;
     }
 
+    /// Each oracle's last report time on a feed, newest first, with where it stands to the median (Celo's
+    /// SortedLinkedListWithMedian.MedianRelation: 3 is the median itself): the one report here.
+    function getTimestamps(address rateFeedId) external view returns (address[] memory oracles, uint256[] memory timestamps, uint8[] memory relations) {
+        uint256 count = _timestamp[rateFeedId] == 0 ? 0 : 1;
+        oracles = new address[](count);
+        timestamps = new uint256[](count);
+        relations = new uint8[](count);
+        if (count == 1) {
+            oracles[0] = reporter;
+            timestamps[0] = _timestamp[rateFeedId];
+            relations[0] = 3;
+        }
+    }
+
     function numRates(address rateFeedId) external view returns (uint256) {
         return _value[rateFeedId] == 0 ? 0 : 1;
     }

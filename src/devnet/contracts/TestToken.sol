@@ -16,8 +16,10 @@ contract TestToken is ERC20 {
         return _decimals;
     }
 
-    function mint(address to, uint256 amount) external {
+    /// Returns true, as Celo's stable tokens do: Mento's Broker requires it of the stables it mints.
+    function mint(address to, uint256 amount) external returns (bool) {
         _mint(to, amount);
+        return true;
     }
 
     function burn(uint256 amount) external returns (bool) {
