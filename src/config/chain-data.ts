@@ -15,7 +15,7 @@ import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
 import { ConfigError } from './errors.ts';
 
-export type AdapterKind = 'uniswap-v2' | 'uniswap-v3';
+export type AdapterKind = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2';
 export type FarmKind = 'uniswap-v2' | 'gauge';
 
 /** Uniswap V2 core pairs charge 0.3% (997/1000 in the pair's swap); forks with another fee list their pools. */
@@ -25,6 +25,9 @@ export const uniswapV2FeePerMille = 3;
 export type FeePpm = number;
 
 export const feePpmOfPerMille = (feePerMille: number): FeePpm => feePerMille * 1000;
+
+/** A Mento Broker and the exchange providers of it whose exchanges a route may use (each must be listed on chain too). */
+export type MentoBroker = { broker: Address; exchangeProviders: readonly Address[] };
 
 /** A factory whose pools a route may use, and how its pools are proven and charge. */
 export type KnownFactory =
@@ -50,6 +53,8 @@ export type KnownContracts = {
   farms: readonly { address: Address; kind: FarmKind }[];
   /** Gauges and the pool each one stakes. */
   gauges: readonly { address: Address; pool: Address }[];
+  /** Mento Brokers, and the exchange providers of each whose exchanges a route may swap through. */
+  mento: readonly MentoBroker[];
   /** Tokens a route may pass through. */
   tokens: readonly Address[];
   /** Partner ids besides 0 that quotes may carry (ours). */
@@ -111,7 +116,7 @@ const chainFileSchema = z.object({
   contracts: z.object({
     routers: z.array(addressSchema),
     oneClickFarms: z.array(addressSchema),
-    adapters: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'uniswap-v3']) })),
+    adapters: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'uniswap-v3', 'mento-v2']) })),
     factories: z.array(
       z.discriminatedUnion('kind', [
         z.object({
@@ -134,6 +139,8 @@ const chainFileSchema = z.object({
     ),
     farms: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'gauge']) })),
     gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
+    /** Mento v2: its Broker and the exchange providers (BiPoolManager) whose exchanges routes may use. */
+    mento: z.object({ broker: addressSchema, exchangeProviders: z.array(addressSchema).min(1) }).optional(),
   }),
   /** What the self-hosted routing service routes through: per pool kind, the pair adapter and its fee unit. */
   routing: z
@@ -142,6 +149,7 @@ const chainFileSchema = z.object({
         z.discriminatedUnion('kind', [
           z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feeUnit: z.enum(['per-mille', 'bips']) }),
           z.object({ address: addressSchema, kind: z.literal('uniswap-v3') }),
+          z.object({ address: addressSchema, kind: z.literal('mento-v2') }),
         ]),
       ),
     })
@@ -194,7 +202,7 @@ export function tokenDirectory(chainId: number, book?: AddressBook): Pick<Addres
  * Address book adapter names and their kinds: `uniswapV3` is a view-quoting V3 adapter (the devnet's own),
  * `swappaUniswapV3` Swappa's PairUniswapV3, which quotes through Uniswap's QuoterV2; both read `extras` as the pool.
  */
-const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3' };
+const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3', mentoV2: 'mento-v2' };
 
 /** The address book's name for the adapter a kind of pool is routed through. */
 export const addressBookAdapterName = (kind: AdapterKind) => Object.keys(adapterKinds).find((name) => adapterKinds[name] === kind);
@@ -247,6 +255,7 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
       ...Object.entries(contracts?.farms ?? {}).map(([name, address]) => ({ address, kind: kindOf(farmKinds, name, `address book contracts.farms.${name}`) })),
     ],
     gauges: [...(base?.contracts.gauges ?? []), ...Object.values(contracts?.gauges ?? {}).map((gauge) => ({ address: gauge.address, pool: gauge.pool }))],
+    mento: [...(base?.contracts.mento ? [base.contracts.mento] : []), ...(contracts?.mento ? [contracts.mento] : [])],
     tokens: Object.values(tokens).map((token) => token.address),
     partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
     partnerFees: (own?.partners ?? []).map((partner) => ({ id: BigInt(partner.id), recipient: partner.admin, feeNumerator: BigInt(partner.feeNumerator) })),
@@ -298,7 +307,9 @@ export function chainTimingFor(chainId: number, book?: AddressBook): { blockTime
 export type RoutingFactory =
   | { address: Address; protocol: string; kind: 'uniswap-v2'; feeBps: number }
   /** Pools found from its `PoolCreated` logs, read from `fromBlock` (its deployment) on. */
-  | { address: Address; protocol: string; kind: 'uniswap-v3'; fromBlock: bigint };
+  | { address: Address; protocol: string; kind: 'uniswap-v3'; fromBlock: bigint }
+  /** A Mento Broker: its exchanges are those these exchange providers of it list. */
+  | { address: Address; protocol: string; kind: 'mento-v2'; exchangeProviders: readonly Address[] };
 
 /** What a self-hosted routing service needs of a chain: the router, the factories it finds pools from, the adapters. */
 export type RoutingData = {
@@ -324,6 +335,9 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
         : { address: factory.address, protocol: factory.protocol ?? 'uniswap-v3', kind: factory.kind, fromBlock: BigInt(factory.fromBlock ?? 0) },
     ),
   ];
+  for (const mento of [own?.contracts.mento, base?.contracts.mento]) if (mento) factories.push({ address: mento.broker, protocol: 'mento', kind: 'mento-v2', exchangeProviders: mento.exchangeProviders });
+  const ownMentoAdapter = own?.contracts.adapters.mentoV2;
+  const builtInMento = base?.routing?.adapters.find((adapter) => adapter.kind === 'mento-v2');
   const ownAdapter = own?.contracts.adapters.uniswapV2;
   const ownV3Adapter = own?.contracts.adapters.uniswapV3;
   const builtIn = (kind: AdapterKind) => base?.routing?.adapters.find((adapter) => adapter.kind === kind);
@@ -335,6 +349,7 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
     adapters: {
       'uniswap-v2': ownAdapter ? { address: ownAdapter, kind: 'uniswap-v2', feeUnit: 'per-mille' } : builtInV2 && { address: builtInV2.address, kind: 'uniswap-v2', feeUnit: builtInV2.kind === 'uniswap-v2' ? builtInV2.feeUnit : undefined },
       'uniswap-v3': ownV3Adapter ? { address: ownV3Adapter, kind: 'uniswap-v3' } : builtInV3 && { address: builtInV3.address, kind: 'uniswap-v3' },
+      'mento-v2': ownMentoAdapter ? { address: ownMentoAdapter, kind: 'mento-v2' } : builtInMento && { address: builtInMento.address, kind: 'mento-v2' },
     },
   };
 }

@@ -173,7 +173,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       uniswapV2Factory: factory,
       uniswapV2PairInitCodeHash: pairInitCodeHash,
       ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory, uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash }),
-      ...(mento && { mentoBroker: mento.broker }),
+      ...(mento && { mento: { broker: mento.broker, exchangeProviders: [mento.world.biPoolManager] } }),
       adapters: {
         uniswapV2: adapter,
         ...(uniswapV3 && { uniswapV3: uniswapV3.adapter, swappaUniswapV3: uniswapV3.quotingAdapter }),

@@ -13,10 +13,11 @@
  */
 import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
 import type { FeePpm, KnownFactory, RoutingFactory } from '../config/chain-data.ts';
+import type { MentoExchange } from './mento-state.ts';
 import type { PoolPrices } from './prices.ts';
 
 /** The kinds of pool, by the id routes and chain data name them with. */
-export type PoolKindId = 'uniswap-v2' | 'uniswap-v3';
+export type PoolKindId = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2';
 
 /** How a Uniswap V2 adapter's fee byte counts: Minima's (and the devnet's) per mille, Swappa's in basis points. */
 export type FeeUnit = 'per-mille' | 'bips';
@@ -38,6 +39,8 @@ export type PoolInfo = {
   kind: PoolKind;
   /** A Uniswap V3 pool's fee in hundredths of a basis point and its tick spacing (its kind's immutables). */
   v3?: { fee: number; tickSpacing: number };
+  /** A Mento exchange's Broker, provider, id and what never changes for it (its kind's immutables). */
+  mento?: MentoExchange;
   /** Protocol id, for the `exclude` parameter (`ubeswap`, `sushiswap`, …). */
   protocol: string;
   /** The adapter routes through this pool name in `pairs`. */
@@ -80,6 +83,8 @@ export type PoolFacts = {
  * cumulative prices, which the daemon averages itself between a block a window back and now (`cumulativesAt`).
  */
 export type SteadyPriceSource =
+  /** A kind whose hops are held to an oracle, not to a pool's history (a Mento exchange): why it is no pool source. */
+  | { notAPool: string }
   | { ownAverage(client: PublicClient, pool: Address, windowSeconds: number): Promise<Omit<PoolPrices, 'token0' | 'token1'>> }
   | { cumulativesAt(client: PublicClient, pool: Address, at: { blockNumber: bigint } | { blockTag: 'latest' }): Promise<StoredCumulatives> };
 
@@ -109,6 +114,11 @@ export interface PoolKind<State = any> {
   progressAfter(progress: bigint | undefined, head: Head): bigint | undefined;
   /** A pool's state at a block; undefined when it has no code there (announced in blocks a reorg dropped). */
   readState(client: PublicClient, pool: IndexedPool, blockNumber: bigint): Promise<State | undefined>;
+  /**
+   * For a kind whose pools' states move with more than their own logs (a Mento exchange: the clock, an oracle, a
+   * Reserve's balances): every pool of it read at `head` in one request, each block.
+   */
+  readEveryBlock?(client: PublicClient, pools: readonly IndexedPool[], head: Head): Promise<Map<string, State>>;
   /** One of its logs applied to the draft: a new pool, or a pool's new state. False: not one of its logs. */
   follow(log: DecodedLog, draft: IndexDraft): boolean;
   /** Whether a followed pool's state must be read again (a V3 pool whose price nears the edge of the ticks read). */

@@ -49,12 +49,13 @@ async function readAll<T>(client: PublicClient, contracts: readonly unknown[], b
 }
 
 /**
- * Every exchange of the Broker's providers at a block, in three calls: the providers and the Reserve; each provider's
- * exchanges, oracle, breaker box and pricing modules; each exchange's configuration, decimals and collateral. An
- * exchange whose pricing module is neither of Mento's two is left out (nothing here can price it).
+ * Every exchange of the Broker's providers among `allowed` (a Broker also serves providers of other kinds, such as
+ * GoodDollar's) at a block, in four calls: the providers and the Reserve; each provider's exchanges, oracle, breaker
+ * box and pricing modules; each exchange's configuration; its decimals and collateral. An exchange whose pricing
+ * module is neither of Mento's two is left out (nothing here can price it).
  */
-export async function discoverMentoExchanges(client: PublicClient, broker: Address, blockNumber: bigint): Promise<MentoExchange[]> {
-  const [providers, reserve] = await readAll<unknown>(
+export async function discoverMentoExchanges(client: PublicClient, broker: Address, allowed: readonly Address[], blockNumber: bigint): Promise<MentoExchange[]> {
+  const [listedProviders, reserve] = await readAll<unknown>(
     client,
     [
       { address: broker, abi: mentoBrokerAbi, functionName: 'getExchangeProviders' },
@@ -62,6 +63,7 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
     ],
     blockNumber,
   ) as [Address[], Address];
+  const providers = listedProviders.filter((provider) => allowed.some((known) => isAddressEqual(known, provider)));
   const providerReads = await readAll<unknown>(
     client,
     providers.flatMap((provider) => {

@@ -63,6 +63,7 @@ export class PoolAverages {
    */
   async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKindId): Promise<PoolPrices> {
     const source = (kind ? poolKinds[kind] : await this.#kindOf(pool)).steadyPrice;
+    if ('notAPool' in source) throw new NoAverageError(`${pool} is no pool with a price history: ${source.notAPool}`);
     if ('ownAverage' in source) {
       // Asked together: the pool's tokens (read once) and its oracle, in the same batch as the caller's other reads.
       const [[token0, token1], prices] = await Promise.all([this.#tokensOf(pool), source.ownAverage(this.#client, pool, this.options.windowSeconds)]);

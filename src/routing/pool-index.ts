@@ -4,14 +4,15 @@
  * `PoolCreated` logs) and takes the logs of its factories and pools (a V2 pool's `Sync`, a V3 pool's `Swap`, `Mint`,
  * `Burn`…); this index asks for them, gives each log to the kind of the pool or factory that emitted it, and follows
  * the router's fee changes and partner swaps itself. Following a new block costs two node requests however many
- * pools there are (its header, then one `eth_getLogs` for the events of every pool at once); only a reorg (or a
+ * pools there are (its header, then one `eth_getLogs` for the events of every pool at once), and one more for a kind
+ * whose state moves with more than its logs (Mento's exchanges: one call for all of them); only a reorg (or a
  * devnet's revert) reads the pools again, and a pool whose kind says following is not enough (a V3 pool near the
  * edge of the ticks read) is read again. What was indexed is kept in a file, so a restart reads only the blocks it
  * missed.
  */
 import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
 import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
-import type { DecodedLog, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter } from '../pools/kind.ts';
+import type { DecodedLog, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter, PoolKind } from '../pools/kind.ts';
 import { poolKindEvents, poolKinds } from '../pools/registry.ts';
 import { readIndexCache, writeIndexCache } from './index-cache.ts';
 
@@ -118,7 +119,24 @@ export class PoolIndex {
       head.number === known.head.number + 1n
         ? await this.#client.getLogs({ blockHash: head.hash, events: watchedEvents })
         : await this.#logsBetween(known.head.number + 1n, head.number);
-    return this.#recentered(this.#apply(known, head, logs));
+    return this.#readEveryBlock(await this.#recentered(this.#apply(known, head, logs)));
+  }
+
+  /**
+   * The state with the pools of each kind whose state moves with more than its logs (a Mento exchange) read at its
+   * head: one request per such kind, however many pools it has.
+   */
+  async #readEveryBlock(state: PoolsAtBlock): Promise<PoolsAtBlock> {
+    const byKind = new Map<PoolKind, IndexedPool[]>();
+    for (const pool of state.pools.values()) if (pool.kind.readEveryBlock) byKind.set(pool.kind, [...(byKind.get(pool.kind) ?? []), pool]);
+    if (byKind.size === 0) return state;
+    const states = new Map(state.states);
+    await Promise.all(
+      [...byKind].map(async ([kind, pools]) => {
+        for (const [poolKey, poolState] of (await kind.readEveryBlock?.(this.#client, pools, state.head)) ?? []) states.set(poolKey, poolState);
+      }),
+    );
+    return { ...state, states };
   }
 
   /** The state with every pool whose kind says its followed state is not enough (a V3 pool near its ticks' edge) read again. */
@@ -209,13 +227,15 @@ export class PoolIndex {
     );
     const states = new Map<string, unknown>();
     await Promise.all(
-      [...pools.values()].map(async (pool) => {
-        const state = await pool.kind.readState(this.#client, pool, head.number);
-        if (state === undefined) pools.delete(key(pool.address));
-        else states.set(key(pool.address), state);
-      }),
+      [...pools.values()]
+        .filter((pool) => !pool.kind.readEveryBlock)
+        .map(async (pool) => {
+          const state = await pool.kind.readState(this.#client, pool, head.number);
+          if (state === undefined) pools.delete(key(pool.address));
+          else states.set(key(pool.address), state);
+        }),
     );
-    return { head, pools, states, progress, feesChangedAt: head.number };
+    return this.#readEveryBlock({ head, pools, states, progress, feesChangedAt: head.number });
   }
 
   /** The cached index, when its block is still the chain's (else a reorg passed it: nothing is taken from it). */

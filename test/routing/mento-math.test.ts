@@ -16,10 +16,10 @@ import { approve, trader } from '../helpers/routing.ts';
 
 describe('Mento arithmetic against the published Broker and BiPoolManager', () => {
   const fork = useDevnetFork({ mento: true });
-  const broker = () => fork.addressBook.contracts.mentoBroker as Address;
+  const broker = () => fork.addressBook.contracts.mento?.broker as Address;
 
   async function exchanges(): Promise<MentoExchange[]> {
-    return discoverMentoExchanges(fork.publicClient, broker(), await fork.publicClient.getBlockNumber());
+    return discoverMentoExchanges(fork.publicClient, broker(), fork.addressBook.contracts.mento?.exchangeProviders ?? [], await fork.publicClient.getBlockNumber());
   }
 
   /** The exchanges' states and the chain's time at the latest block. */

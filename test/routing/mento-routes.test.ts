@@ -1,0 +1,49 @@
+/**
+ * The routing service routes through Mento's exchanges (src/pools/mento.ts) beside the pools, mixed in one path,
+ * through Swappa's PairMentoV2 as Swappa built it, and the router pays exactly `expectedOut` on the devnet's real
+ * Mento; a swap that a trading limit or the breaker would stop is not routed through Mento.
+ */
+import { type Address, parseUnits } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { swapPayloadFrom } from '../../src/contracts/payload.ts';
+import { reportWorldPrices } from '../../src/devnet/oracle.ts';
+import { readMentoExtras } from '../../src/pools/mento.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { approve, quoteRoute, trader } from '../helpers/routing.ts';
+
+const fork = useDevnetFork({ routing: true, mento: true });
+const mentoAdapter = () => fork.addressBook.contracts.adapters.mentoV2 as Address;
+
+async function execute(route: Awaited<ReturnType<typeof quoteRoute>>) {
+  const me = trader(fork);
+  const tokenIn = route.details.path[0] as Address;
+  const tokenOut = route.details.path.at(-1) as Address;
+  await approve(fork, me, tokenIn, route.routerAddress, route.details.inputAmount);
+  const before = await fork.balanceOf(tokenOut, me.address);
+  await fork.confirm(
+    await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: me.address })] }),
+  );
+  return (await fork.balanceOf(tokenOut, me.address)) - before;
+}
+
+/** Which hops of a route go through Mento: their exchange ids. */
+const mentoHops = (route: Awaited<ReturnType<typeof quoteRoute>>) =>
+  route.details.pairs.flatMap((pair, i) => (pair.toLowerCase() === mentoAdapter().toLowerCase() ? [readMentoExtras(route.details.extras[i] as `0x${string}`)] : []));
+
+describe('routes through Mento', () => {
+  for (const c of [
+    { tokenIn: 'cUSD', tokenOut: 'USDC', amount: parseUnits('20000', 18), mento: 1 },
+    { tokenIn: 'USDC', tokenOut: 'cUSD', amount: parseUnits('20000', 6), mento: 1 },
+    // Mento's 0.25% spread beats the pools' 0.3% fee while its bucket is deep enough (the V3 pool wins large sizes).
+    { tokenIn: 'cUSD', tokenOut: 'CELO', amount: parseUnits('1000', 18), mento: 1 },
+    { tokenIn: 'cEUR', tokenOut: 'cUSD', amount: parseUnits('10000', 18), mento: 1 },
+    { tokenIn: 'cEUR', tokenOut: 'WETH', amount: parseUnits('10000', 18), mento: 1 },
+  ]) {
+    it(`${c.tokenIn} → ${c.tokenOut}: through Mento, paid exactly expectedOut`, async () => {
+      const route = await quoteRoute(fork, c.tokenIn, c.tokenOut, c.amount);
+      expect(mentoHops(route)).toHaveLength(c.mento);
+      expect(await execute(route)).toBe(route.expectedOut);
+    });
+  }
+});
