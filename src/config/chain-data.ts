@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Address, type Hex, getAddress, isAddressEqual } from 'viem';
 import { pairAddress } from '../contracts/encoding.ts';
+import { mentoProtocol } from '../pools/mento.ts';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
@@ -335,7 +336,7 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
         : { address: factory.address, protocol: factory.protocol ?? 'uniswap-v3', kind: factory.kind, fromBlock: BigInt(factory.fromBlock ?? 0) },
     ),
   ];
-  for (const mento of [own?.contracts.mento, base?.contracts.mento]) if (mento) factories.push({ address: mento.broker, protocol: 'mento', kind: 'mento-v2', exchangeProviders: mento.exchangeProviders });
+  for (const mento of [own?.contracts.mento, base?.contracts.mento]) if (mento) factories.push({ address: mento.broker, protocol: mentoProtocol, kind: 'mento-v2', exchangeProviders: mento.exchangeProviders });
   const ownMentoAdapter = own?.contracts.adapters.mentoV2;
   const builtInMento = base?.routing?.adapters.find((adapter) => adapter.kind === 'mento-v2');
   const ownAdapter = own?.contracts.adapters.uniswapV2;

@@ -9,7 +9,8 @@
  * - every other holder whose balance of any token rises is a pool that a known factory made (or a list holds)
  *   whose changes are one swap (one token in, the other out), a venue the chain data lists (a farm, a gauge),
  *   the position's own pool of a deposit or withdraw (and its factory's protocol fee recipient, in that pool's LP
- *   tokens only), or the route's partner taking at most its fee.
+ *   tokens only), the Reserve of a verified Mento hop taking that hop's collateral, or the route's partner taking
+ *   at most its fee.
  *
  * Anything else (an adapter or the router keeping a wei, a pool nobody vouches for, a stranger paid) is refused,
  * naming the holder, the token and the amount. Adapters need not be listed: their effect is what is checked.
@@ -76,6 +77,11 @@ export type FlowRules = {
   positionPool?: { address: Address; token0: Address; token1: Address; protocolFeeRecipient?: Address };
   /** The router that pays partner fees, and each partner of the route with its fee recipient and numerator. */
   partnerFees?: { router: Address; recipients: readonly { recipient: Address; feeNumerator: bigint }[] };
+  /**
+   * The Reserves of the route's verified Mento hops, each with the collateral a hop pays into it: it may gain that
+   * token and nothing else (a Mento swap's stables are burned and minted, so only collateral shows as a gain).
+   */
+  mentoReserves?: readonly { address: Address; token: Address }[];
 };
 
 /** One swap the flows show in a pool a known factory made (or a list holds), with that pool's fee. */
@@ -115,6 +121,12 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
     if (position?.protocolFeeRecipient && isAddressEqual(position.protocolFeeRecipient, holder as Address)) {
       const foreign = gains.find(([token]) => !isAddressEqual(token as Address, position.address));
       if (foreign) refuse(`the protocol fee recipient ${getAddress(holder)} would receive ${describe(...foreign)}, not the pool's own LP token`);
+      continue;
+    }
+    const reserve = rules.mentoReserves?.filter((entry) => isAddressEqual(entry.address, holder as Address)) ?? [];
+    if (reserve.length > 0) {
+      const foreign = gains.find(([token]) => !reserve.some((entry) => isAddressEqual(entry.token, token as Address)));
+      if (foreign) refuse(`Mento's Reserve ${getAddress(holder)} would receive ${describe(...foreign)}, which no Mento hop of the route pays into it`);
       continue;
     }
     const partner = rules.partnerFees?.recipients.find((entry) => isAddressEqual(entry.recipient, holder as Address));

@@ -23,6 +23,10 @@ export type RefusalReason =
   | 'no-price'
   /** The quote pays less than the independent price reference, beyond the strategy's tolerance. */
   | 'price'
+  /** A swap through a Mento exchange would take a token past one of the Broker's trading limits. */
+  | 'trading-limit'
+  /** A Mento exchange's rate feed is halted by the BreakerBox (its circuit breaker). */
+  | 'halted'
   /** The strategy or the wallet is paused after an anomaly. */
   | 'paused'
   /** A trade read back from the ledger before it was signed that the current strategy file does not ask for. */

@@ -22,8 +22,10 @@ import { isContractRevert } from '../contracts/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
 import { pairAddress } from '../contracts/encoding.ts';
 import type { PoolFacts, PoolKindId } from '../pools/kind.ts';
+import { mentoExchangeKey } from '../pools/mento.ts';
 import { poolKinds } from '../pools/registry.ts';
 import { listed } from './guards.ts';
+import { type MentoHopFacts, MentoExchanges } from './mento-hop.ts';
 import { GuardRefusal } from './refusal.ts';
 
 /** The kinds of pool a route may swap in (src/pools/). */
@@ -33,7 +35,7 @@ export type PoolKind = PoolKindId;
  * A hop of a verified route: the pool it swaps in, that pool's fee (millionths of what it swaps) and, when known
  * from its factory, its kind.
  */
-export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePpm: FeePpm; kind?: PoolKind };
+export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePpm: FeePpm; kind?: PoolKind; mento?: MentoHopFacts };
 
 /** A hop through an adapter no list names: its pool is proven by the flows of the simulated transaction, or not at all. */
 export type UnlistedHop = { tokenIn: Address; tokenOut: Address; adapter: Address; field: string };
@@ -67,10 +69,13 @@ export class RouteVerifier {
   readonly #numbers = new Map<string, Promise<number | undefined>>();
   /** What a pool kind's proof of a pool reads, through the caches above. */
   readonly #poolFacts: PoolFacts;
+  /** The exchanges of the chain data's Mento Brokers, which a hop through a Mento adapter must name. */
+  readonly #mento: MentoExchanges;
 
   constructor(known: KnownContracts, client: ChainClient) {
     this.known = known;
     this.#client = client;
+    this.#mento = new MentoExchanges(client, known.mento);
     this.#poolFacts = {
       client,
       address: (key, read) => once(this.#facts, key, () => read().then(getAddress), (value) => isAddressEqual(value, zeroAddress)),
@@ -108,6 +113,12 @@ export class RouteVerifier {
         if (!known && unlisted === 'prove-by-flows') return { tokenIn, tokenOut, adapter: getAddress(adapter), field: `${field}.pairs[${i}]` };
         if (!known) {
           throw new GuardRefusal('unknown-adapter', `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`, undefined, `${field}.pairs[${i}]`);
+        }
+        if (known.kind === 'mento-v2') {
+          // A Mento exchange is proven by the chain data's Broker and its provider's list (guard/mento-hop.ts).
+          const mento = await this.#mento.verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
+          const { exchange } = mento;
+          return { tokenIn, tokenOut, pool: mentoExchangeKey(exchange.provider, exchange.exchangeId), feePpm: Number(exchange.spread / 10n ** 18n), kind: known.kind, mento };
         }
         // The adapter's kind of pool reads `extras`: the pool, and for some kinds the fee the route says it charges.
         const kind = poolKinds[known.kind];

@@ -30,6 +30,8 @@ export type MentoExchange = {
   /** Whether the Reserve pays the asset out of its balance (collateral) rather than the Broker minting it (a stable). */
   collateral0: boolean;
   collateral1: boolean;
+  /** The spread (Fixidity) when the exchange was found; governance may change it: each block's state has the current one. */
+  spread: bigint;
 };
 
 const pricingIds: Record<MentoPricing, Hex> = {
@@ -42,9 +44,10 @@ export function tradingLimitId(exchangeId: Hex, token: Address): Hex {
   return pad(toHex(BigInt(exchangeId) ^ BigInt(token)), { size: 32 });
 }
 
-/** One multicall at a block, each failure thrown (a reverting view here is not an answer the index can use). */
-async function readAll<T>(client: PublicClient, contracts: readonly unknown[], blockNumber: bigint): Promise<T[]> {
-  const results = await multicall(client, { contracts: contracts as never, deployless: true, blockNumber, allowFailure: false });
+/** One multicall at a block (or the latest), each failure thrown (a reverting view here is not an answer to use). */
+async function readAll<T>(client: PublicClient, contracts: readonly unknown[], at: bigint | 'latest'): Promise<T[]> {
+  const block = at === 'latest' ? { blockTag: 'latest' as const } : { blockNumber: at };
+  const results = await multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, ...block });
   return results as T[];
 }
 
@@ -94,7 +97,7 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
     listed.flatMap(({ provider, exchangeId }) => [{ address: provider, abi: mentoExchangeProviderAbi, functionName: 'getPoolExchange', args: [exchangeId] }]),
     blockNumber,
   );
-  const configs = exchangeReads as { asset0: Address; asset1: Address; pricingModule: Address; config: { referenceRateFeedID: Address } }[];
+  const configs = exchangeReads as { asset0: Address; asset1: Address; pricingModule: Address; config: { spread: bigint; referenceRateFeedID: Address } }[];
   const tokenReads = await readAll<unknown>(
     client,
     listed.flatMap(({ provider }, i) => {
@@ -138,6 +141,7 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
       multiplier1,
       collateral0,
       collateral1,
+      spread: config.config.spread,
     });
   }
   return found;
@@ -233,11 +237,11 @@ function stateFrom(exchange: MentoExchange, answers: readonly unknown[]): MentoE
   };
 }
 
-/** Every exchange's state at a block, in one call. */
-export async function readMentoStates(client: PublicClient, exchanges: readonly MentoExchange[], blockNumber: bigint): Promise<MentoExchangeState[]> {
+/** Every exchange's state at a block (or the latest), in one call. */
+export async function readMentoStates(client: PublicClient, exchanges: readonly MentoExchange[], at: bigint | 'latest'): Promise<MentoExchangeState[]> {
   if (exchanges.length === 0) return [];
   const calls = exchanges.map(stateCalls);
-  const answers = await readAll<unknown>(client, calls.flat(), blockNumber);
+  const answers = await readAll<unknown>(client, calls.flat(), at);
   let offset = 0;
   return exchanges.map((exchange, i) => {
     const count = (calls[i] as unknown[]).length;

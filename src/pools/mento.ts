@@ -11,8 +11,11 @@
 import { type Address, type Hex, concatHex, getAddress, keccak256, size, sliceHex, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
-import { type MentoExchangeState, bucketsAt, mentoSwap } from './mento-math.ts';
+import { type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
 import { type MentoExchange, discoverMentoExchanges, readMentoStates } from './mento-state.ts';
+
+/** Mento's protocol id, for a routing request's `exclude`. */
+export const mentoProtocol = 'mento';
 
 /** An exchange's state as the index keeps it, and the time of the block a swap priced on it lands in. */
 export type MentoState = { exchange: MentoExchangeState; landsAt: bigint };
@@ -102,11 +105,14 @@ export const mentoV2: PoolKind<MentoState> = {
     return { pool: poolOf(factory, fromJson<MentoExchange>(entry.mento)), state: fromJson<MentoState>(entry.state) };
   },
 
+  // Without a valid median the exchange is no price (a constant-product one would still trade, at buckets the oracle
+  // no longer vouches for): not routed.
   routable(state, minReserve) {
-    const buckets = state.exchange.tradingMode === 0 ? bucketsAt(state.exchange, state.landsAt) : undefined;
+    const buckets = state.exchange.tradingMode === 0 && hasValidMedian(state.exchange, state.landsAt) ? bucketsAt(state.exchange, state.landsAt) : undefined;
     return buckets !== undefined && buckets.bucket0 / state.exchange.multiplier0 >= minReserve && buckets.bucket1 / state.exchange.multiplier1 >= minReserve;
   },
   quote(state, _pool, inIs0, amountIn) {
+    if (!hasValidMedian(state.exchange, state.landsAt)) return 0n;
     const swapped = mentoSwap(state.exchange, inIs0, amountIn, state.landsAt);
     return 'amountOut' in swapped ? swapped.amountOut : 0n;
   },

@@ -14,6 +14,7 @@ import {
   type SwapRouteQuery,
   interpretDeadline,
 } from '../service/schemas.ts';
+import { mentoProtocol } from '../pools/mento.ts';
 import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2-math.ts';
 import type { ChainSnapshot } from './chain-state.ts';
 import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
@@ -123,7 +124,7 @@ export class QuoteEngine {
 
     const legs = [pool.token0, pool.token1].map((underlying) => {
       if (isAddressEqual(underlying, query.tokenIn)) return [];
-      const path = bestPathNow(snapshot.market, query.tokenIn, underlying, total / 2n, searchOf(query));
+      const path = bestPathNow(snapshot.market, query.tokenIn, underlying, total / 2n, legSearchOf(query));
       if (!path) throw noRoute(`nothing reaches ${underlying}`);
       return path.hops;
     }) as [Hop[], Hop[]];
@@ -176,7 +177,7 @@ export class QuoteEngine {
       if (amount === 0n) continue;
       let hops: Hop[] = [];
       if (!isAddressEqual(underlying, query.tokenOut)) {
-        const path = bestPathNow(market, underlying, query.tokenOut, amount, searchOf(query));
+        const path = bestPathNow(market, underlying, query.tokenOut, amount, legSearchOf(query));
         if (!path) throw noRoute(`nothing takes ${underlying} to ${query.tokenOut}`);
         hops = path.hops;
       }
@@ -297,6 +298,14 @@ export class QuoteEngine {
 
 function searchOf(query: { maxHops: number; exclude?: string[] | undefined }): RouteSearch {
   return { maxHops: query.maxHops, exclude: query.exclude ?? [] };
+}
+
+/**
+ * A deposit's or withdraw's legs: never through Mento, whose hops the daemon holds to per-hop quotes that a farm's
+ * legs do not carry (it refuses such a leg).
+ */
+function legSearchOf(query: { maxHops: number; exclude?: string[] | undefined }): RouteSearch {
+  return { maxHops: query.maxHops, exclude: [...(query.exclude ?? []), mentoProtocol] };
 }
 
 /** Runs one leg on `market` and returns what reaches its recipient: an empty leg is the token itself. */

@@ -29,6 +29,7 @@ import {
 } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
+import { type MentoHopFacts, checkMentoHops, readHopStates } from '../guard/mento-hop.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Spending } from '../ledger/trades.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
@@ -121,19 +122,37 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   // What a swap's route pays is read in the same simulation, on the state the call meets (contracts/hop-quoter.ts).
   const quote = proposal.kind === 'swap' && verified ? hopQuoteRead(proposal.route.details, trade.amountIn) : undefined;
   const reading = preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval, before: ctx.wallet.inFlightCalls(), quote });
-  const [steady, referenced, preflighted] = await abortable(
+  // The Mento exchanges' states, asked in the same tick: the batching transport sends them with the reads above.
+  const mentoHops = verified && 'hops' in verified ? verified.hops.flatMap((hop, i) => (!isUnlisted(hop) && hop.mento ? [{ hop, index: i }] : [])) : [];
+  const mentoStates = mentoHops.length > 0 ? readHopStates(ctx.wallet.client, mentoHops.map(({ hop }) => hop.mento as MentoHopFacts)) : undefined;
+  const [steady, referenced, preflighted, mentoRead] = await abortable(
     Promise.allSettled([
       checkPoolsSteady(ctx, steadyPools),
       referenceOf(ctx, trade, proposal, verified, () => reading.then((reads) => reads.quote)),
       reading,
+      mentoStates,
     ]),
     ctx.signal,
   );
   if (steady.status === 'rejected') throw steady.reason;
   if (referenced.status === 'rejected') throw referenced.reason;
   if (preflighted.status === 'rejected') throw preflighted.reason;
+  if (mentoRead.status === 'rejected') throw mentoRead.reason;
   const reference = referenced.value;
   const reads = preflighted.value;
+  //    A hop through Mento, first: the Broker would take it now (its breaker, its trading limits, the Reserve), and it
+  //    pays within the tolerance of its rate feed's median less its spread (guard/mento-hop.ts).
+  if (mentoRead.value && reference?.hopOuts) {
+    const hopOuts = reference.hopOuts;
+    const trades = mentoHops.map(({ hop, index }) => ({
+      ...(hop.mento as MentoHopFacts),
+      tokenIn: hop.tokenIn,
+      amountIn: index === 0 ? trade.amountIn : (hopOuts[index - 1] as bigint),
+      quotedOut: hopOuts[index] as bigint,
+      field: `details.pairs[${index}]`,
+    }));
+    checkMentoHops(trades, mentoRead.value, reads.block.timestamp, ctx.priceToleranceBps);
+  }
   if (reference && proposal.kind !== 'claim') {
     if (reference.oracleOut !== undefined) checkMarket(reference.amountOut, reference.oracleOut, ctx.priceToleranceBps);
     checkPrice(proposal.route.expectedOut, reference, ctx.priceToleranceBps);
@@ -269,6 +288,12 @@ async function provenSwaps(
         }
       : undefined,
     partnerFees: { router: terms.router, recipients: routes.known.partnerFees.filter((partner) => terms.partners.includes(partner.id)) },
+    mentoReserves: hops.flatMap((hop) => {
+      if (isUnlisted(hop) || !hop.mento) return [];
+      const { exchange } = hop.mento;
+      const collateralIn = isAddressEqual(hop.tokenIn, exchange.asset0) ? exchange.collateral0 : exchange.collateral1;
+      return collateralIn ? [{ address: exchange.reserve, token: hop.tokenIn }] : [];
+    }),
   };
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
 }
@@ -292,7 +317,8 @@ type SwapPool = { address: Address; kind?: PoolKind };
 
 /** The pools of a route's verified hops (a node that cannot simulate shows no others). */
 function poolsOf(verified: Verified): SwapPool[] {
-  return verified ? hopsOf(verified).flatMap((hop) => (isUnlisted(hop) ? [] : [{ address: hop.pool, kind: hop.kind }])) : [];
+  // A Mento exchange is no pool with a history: it is held to its rate feed instead (guard/mento-hop.ts).
+  return verified ? hopsOf(verified).flatMap((hop) => (isUnlisted(hop) || hop.mento ? [] : [{ address: hop.pool, kind: hop.kind }])) : [];
 }
 
 async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): Promise<void> {
@@ -346,6 +372,11 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
           route.underlyingRoutes.map(async (leg, i) => ({ inputAmount: leg.inputAmount, hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`, 'prove-by-flows') })),
         ),
       ]);
+      // A farm's legs are held to the farm's reference, without the per-hop quotes a Mento hop is checked by.
+      for (const [i, leg] of legs.entries()) {
+        const index = leg.hops.findIndex((hop) => !isUnlisted(hop) && hop.mento);
+        if (index >= 0) throw new GuardRefusal('unknown-adapter', `underlyingRoutes[${i}].pairs[${index}] swaps through Mento, which a ${proposal.kind}'s legs may not`, undefined, `underlyingRoutes[${i}].pairs[${index}]`);
+      }
       for (const [i, leg] of route.underlyingRoutes.entries()) {
         // A deposit leg must end in one of the pool's tokens (anything else would stay in the farm for the next
         // caller to take); a withdraw leg must start from one.

@@ -7,6 +7,7 @@ import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { readMentoExtras } from '../../src/pools/mento.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -46,4 +47,20 @@ describe('routes through Mento', () => {
       expect(await execute(route)).toBe(route.expectedOut);
     });
   }
+
+  it('does not route through an exchange whose rate feed the breaker halts, nor past a trading limit', async () => {
+    const me = trader(fork);
+    expect(mentoHops(await quoteRoute(fork, 'cUSD', 'CELO', parseUnits('1000', 18)))).toHaveLength(1);
+    // 260,000 USDC into the Reserve within five minutes is past the USDC limit L0 (250,000): the pools take it.
+    const large = parseUnits('260000', 6);
+    await fork.confirm(await me.wallet.writeContract({ address: fork.token('USDC'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, large] }));
+    const pastLimit = await quoteRoute(fork, 'USDC', 'cUSD', large);
+    expect(mentoHops(pastLimit)).toHaveLength(0);
+    expect(await execute(pastLimit)).toBe(pastLimit.expectedOut);
+    // CELO's rate jumps 10%: the median-delta breaker halts the CELO feed, and with it Mento's cUSD/CELO exchange.
+    await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { CELO: 0.55 });
+    const halted = await quoteRoute(fork, 'cUSD', 'CELO', parseUnits('1000', 18));
+    expect(mentoHops(halted)).toHaveLength(0);
+    expect(await execute(halted)).toBe(halted.expectedOut);
+  });
 });
