@@ -23,7 +23,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   const servicePort = parseIntegerOption('service-port', values['service-port'], { max: 65535 });
   const host = hostOption(values.host);
   const prices = { ...initialWorldPrices, ...priceOptions(values.price ?? []) };
-  const devnet = await startDevnet({ port, chainId, host, signal: shutdown.signal, uniswapV3: true });
+  const devnet = await startDevnet({ port, chainId, host, signal: shutdown.signal, uniswapV3: true, mento: true });
   // The world was deployed at its spec's prices; a price given on the command line is reported before anyone reads it.
   if (values.price?.length) await reportWorldPrices(devnet.node.rpcUrl, devnet.addressBook, prices);
   // Celo's production (a block a second, its base fee and floor), or a block per transaction and one every 5 s.

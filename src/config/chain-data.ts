@@ -140,8 +140,13 @@ const chainFileSchema = z.object({
     ),
     farms: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'gauge']) })),
     gauges: z.array(z.object({ address: addressSchema, pool: addressSchema })),
-    /** Mento v2: its Broker and the exchange providers (BiPoolManager) whose exchanges routes may use. */
-    mento: z.object({ broker: addressSchema, exchangeProviders: z.array(addressSchema).min(1) }).optional(),
+    /**
+     * Mento: its v2 Broker and the exchange providers (BiPoolManager) whose exchanges routes may use; the breaker box
+     * the providers must use and v3's pool factory, for `doctor`.
+     */
+    mento: z
+      .object({ broker: addressSchema, exchangeProviders: z.array(addressSchema).min(1), breakerBox: addressSchema.optional(), fpmmFactory: addressSchema.optional() })
+      .optional(),
   }),
   /** What the self-hosted routing service routes through: per pool kind, the pair adapter and its fee unit. */
   routing: z

@@ -41,6 +41,13 @@ export async function describeDevnet(book: AddressBook): Promise<string> {
     ...poolLines,
     '',
     ...(v3Lines.length > 0 ? ['Pools (Uniswap V3):', ...v3Lines, ''] : []),
+    ...(book.mento
+      ? [
+          `Mento exchanges (Broker ${book.mento.broker}, provider ${book.mento.biPoolManager}):`,
+          ...book.mento.exchanges.map((exchange) => `  ${exchange.name.padEnd(10)} ${exchange.id}  ${exchange.pricing}`),
+          '',
+        ]
+      : []),
     'Contracts:',
     line('router', book.contracts.router),
     line('OneClickFarm', book.contracts.oneClickFarm),

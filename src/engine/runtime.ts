@@ -268,7 +268,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (rpcUrls.length === 0) {
       // No chain given: the embedded devnet, with its routing service and a funded test account.
       mode = 'embedded devnet';
-      const devnet = await startDevnet({ signal, uniswapV3: true });
+      const devnet = await startDevnet({ signal, uniswapV3: true, mento: true });
       cleanups.push(() => devnet.stop());
       throwIfAborted(signal);
       cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
