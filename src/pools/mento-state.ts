@@ -47,7 +47,8 @@ export function tradingLimitId(exchangeId: Hex, token: Address): Hex {
 /** One multicall at a block (or the latest), each failure thrown (a reverting view here is not an answer to use). */
 async function readAll<T>(client: PublicClient, contracts: readonly unknown[], at: bigint | 'latest'): Promise<T[]> {
   const block = at === 'latest' ? { blockTag: 'latest' as const } : { blockNumber: at };
-  const results = await multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, ...block });
+  // One eth_call however many calls (viem would split past 1 kB of calldata): one request per block.
+  const results = await multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, batchSize: 0, ...block });
   return results as T[];
 }
 

@@ -1,0 +1,173 @@
+/**
+ * Prints, as JSON, what Mento's exchanges add to `routekeeper serve`, measured from outside its process on a devnet
+ * running Mento's published build beside Uniswap V2 and V3 pools:
+ *  - gained: for the dollar stable to CELO, the dollar stable to USDC and the euro stable to USDC (the devnet's
+ *    stand-in for BRLm → USDm → USDC: the same two Mento hops through the dollar stable) at several sizes, the best
+ *    route with Mento against the best without it (`exclude=mento`, on the same block), in basis points, and whether
+ *    the best route went through Mento;
+ *  - exactness: every route with Mento executed through the router on a snapshot of the chain (reverted after): how
+ *    many paid exactly `expectedOut`;
+ *  - nodeRequestsPerBlock: JSON-RPC calls and HTTP requests the node saw per block while a block came every second,
+ *    each carrying a Mento swap and an oracle report, under quote load (a proxy in front of the node counts them).
+ * Usage: tsx scripts/bench-mento.ts [--seconds N] [--concurrency N]
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { chainFor } from '../src/chain/chains.ts';
+import { mentoBrokerAbi, routerAbi } from '../src/contracts/abi.ts';
+import { swapPayloadFrom } from '../src/contracts/payload.ts';
+import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
+import { reportWorldPrices } from '../src/devnet/oracle.ts';
+import { swapRouteSchema } from '../src/service/schemas.ts';
+import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { percentiles, startServe } from './serve-process.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '4' } } });
+const loadSeconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+
+const devnet = await startDevnet({ uniswapV3: true, mento: true });
+const book = devnet.addressBook;
+const proxy = await startRpcProxy(book.rpcUrl);
+const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-mento-'));
+const bookFile = join(dir, 'book.json');
+writeFileSync(bookFile, JSON.stringify({ ...book, rpcUrl: proxy.url, routingService: undefined }));
+const service = await startServe(['--address-book', bookFile, '--no-cache', '--block-time', '1', '--per-client', '0']);
+try {
+  const chain = chainFor(book.chainId, book.rpcUrl);
+  const client = createPublicClient({ chain, transport: http(book.rpcUrl), cacheTime: 0 });
+  const testClient = createTestClient({ chain, mode: 'anvil', transport: http(book.rpcUrl) });
+  const account = privateKeyToAccount(book.accounts[0]?.privateKey as Hex);
+  const wallet = createWalletClient({ chain, transport: http(book.rpcUrl), account });
+  const token = (symbol: string) => book.tokens[symbol]?.address as Address;
+  const decimals = (symbol: string) => book.tokens[symbol]?.decimals ?? 18;
+  const mentoAdapter = (book.contracts.adapters.mentoV2 as Address).toLowerCase();
+  const confirm = async (hash: Hex) => {
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    return receipt;
+  };
+  const quote = async (tokenIn: string, tokenOut: string, amountIn: bigint, exclude?: string) => {
+    const started = performance.now();
+    const query = new URLSearchParams({ tokenIn: token(tokenIn), tokenOut: token(tokenOut), amountIn: amountIn.toString(), ...(exclude && { exclude }) });
+    const response = await fetch(`${service.url}/routes?${query}`);
+    const body = await response.json();
+    return { status: response.status, ms: performance.now() - started, route: response.ok ? swapRouteSchema.parse(body) : undefined };
+  };
+  // Enough of every input token for the largest size.
+  for (const symbol of ['cUSD', 'cEUR']) {
+    await confirm(await wallet.writeContract({ address: token(symbol), abi: artifacts.TestToken.abi, functionName: 'mint', args: [account.address, parseUnits('2000000', decimals(symbol))] }));
+  }
+
+  const pairs: [string, string][] = [
+    ['cUSD', 'CELO'],
+    ['cUSD', 'USDC'],
+    ['cEUR', 'USDC'],
+  ];
+  const sizes = [100, 1_000, 10_000, 100_000, 1_000_000];
+  const gained: Record<string, { size: number; bps: number; throughMento: boolean; hops: number }[]> = {};
+  let executed = 0;
+  let exact = 0;
+  const misses: string[] = [];
+  for (const [tokenIn, tokenOut] of pairs) {
+    const rows: (typeof gained)[string] = [];
+    for (const size of sizes) {
+      const amountIn = parseUnits(String(size), decimals(tokenIn));
+      const [withMento, without] = await Promise.all([quote(tokenIn, tokenOut, amountIn), quote(tokenIn, tokenOut, amountIn, 'mento')]);
+      const route = withMento.route;
+      if (!route) throw new Error(`no route ${tokenIn} → ${tokenOut} for ${size}: ${withMento.status}`);
+      const withoutOut = without.route?.expectedOut ?? 0n;
+      const bps = withoutOut === 0n ? Number.POSITIVE_INFINITY : Number(((route.expectedOut - withoutOut) * 1_000_000n) / withoutOut) / 100;
+      const throughMento = route.details.pairs.some((pair) => pair.toLowerCase() === mentoAdapter);
+      rows.push({ size, bps, throughMento, hops: route.details.pairs.length });
+      // Executed on a snapshot: the router pays exactly what the service quoted.
+      const snapshot = await testClient.snapshot();
+      try {
+        await confirm(await wallet.writeContract({ address: route.details.path[0] as Address, abi: erc20Abi, functionName: 'approve', args: [route.routerAddress, amountIn] }));
+        const before = await client.readContract({ address: token(tokenOut), abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
+        await confirm(
+          await wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: 0n, to: account.address })] }),
+        );
+        const paid = (await client.readContract({ address: token(tokenOut), abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })) - before;
+        executed++;
+        if (paid === route.expectedOut) exact++;
+        else misses.push(`${tokenIn} → ${tokenOut} ${size}: quoted ${route.expectedOut}, paid ${paid}`);
+      } finally {
+        await testClient.revert({ id: snapshot });
+      }
+    }
+    gained[`${tokenIn} → ${tokenOut}`] = rows;
+  }
+
+  // The node's requests per block while a block with a Mento swap and an oracle report comes every second, under
+  // quote load of pairs routed through Mento.
+  const broker = book.mento?.broker as Address;
+  const exchange = book.mento?.exchanges.find((entry) => entry.name === 'cUSD/USDC');
+  if (!exchange) throw new Error('no cUSD/USDC exchange');
+  await confirm(await wallet.writeContract({ address: token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [broker, parseUnits('1000000', 18)] }));
+  let reported = 0;
+  const mover = setInterval(() => {
+    void wallet
+      .writeContract({ address: broker, abi: mentoBrokerAbi, functionName: 'swapIn', args: [book.mento?.biPoolManager as Address, exchange.id, token('cUSD'), token('USDC'), parseUnits('100', 18), 0n] })
+      .catch(() => {});
+    if (reported++ % 5 === 0) void reportWorldPrices(book.rpcUrl, book).catch(() => {});
+  }, 1_000);
+  await testClient.setAutomine(false);
+  await testClient.setIntervalMining({ interval: 1 });
+  const blockBefore = await client.getBlockNumber();
+  const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
+  const methodsBefore = new Map(proxy.calls());
+  const requestsBefore = proxy.requests();
+  const samples: number[] = [];
+  const statuses: Record<number, number> = {};
+  const questions: [string, string, bigint][] = [
+    ['cUSD', 'USDC', parseUnits('5000', 18)],
+    ['USDC', 'cUSD', parseUnits('5000', 6)],
+    ['cEUR', 'CELO', parseUnits('3000', 18)],
+    ['cUSD', 'CELO', parseUnits('800', 18)],
+  ];
+  const loadStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let i = worker; performance.now() - loadStarted < loadSeconds * 1000; i++) {
+        const [tokenIn, tokenOut, amountIn] = questions[i % questions.length] as [string, string, bigint];
+        const answer = await quote(tokenIn, tokenOut, amountIn);
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        samples.push(answer.ms);
+      }
+    }),
+  );
+  const loadTook = (performance.now() - loadStarted) / 1000;
+  clearInterval(mover);
+  const blocks = Number((await client.getBlockNumber()) - blockBefore);
+  const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
+  const requests = proxy.requests() - requestsBefore;
+  const byMethod = Object.fromEntries([...proxy.calls()].map(([method, count]) => [method, count - (methodsBefore.get(method) ?? 0)]).filter(([, count]) => (count as number) > 0));
+  await testClient.setIntervalMining({ interval: 0 });
+  await testClient.setAutomine(true);
+
+  const round = (value: number) => Math.round(value * 100) / 100;
+  console.log(
+    JSON.stringify(
+      {
+        measuredAt: new Date().toISOString(),
+        exchanges: book.mento?.exchanges.map((entry) => `${entry.name} (${entry.pricing})`),
+        gained,
+        exactness: { executed, exact, misses: misses.slice(0, 5) },
+        routes: { requests: samples.length, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(samples.length / loadTook) },
+        nodeRequestsPerBlock: { blocks, calls, httpRequests: requests, callsPerBlock: round(calls / Math.max(blocks, 1)), httpRequestsPerBlock: round(requests / Math.max(blocks, 1)), byMethod },
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await service.stop();
+  await proxy.close();
+  await devnet.stop();
+}
