@@ -2,13 +2,16 @@
  * What `routekeeper doctor` checks against a node, before any money relies on it: the node's support for the
  * methods the checks and the sender prefer, code at every address of the chain data, feeds that answer with
  * their decimals, are fresh and are allowed no more than twice their measured heartbeat, SortedOracles rate feeds
- * read as the daemon reads them, factories whose init code hash reproduces one of their real pools, the sequencer
- * (on an L2), and a price for every token a strategy trades. Each check is one finding.
+ * read as the daemon reads them, factories whose init code hash reproduces one of their real pools, Mento's Broker
+ * with its providers and their exchanges, the sequencer (on an L2), and a price for every token a strategy trades.
+ * Each check is one finding.
  */
 import { type Address, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getBlockNumber, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
-import { sortedOraclesAbi } from '../contracts/abi.ts';
+import { mentoBrokerAbi, mentoExchangeProviderAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { hasValidMedian } from '../pools/mento-math.ts';
+import { discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
 import { poolKinds, sampledFactory } from '../pools/registry.ts';
 import { aggregatorV3Abi } from '../price/feed.ts';
 import { type Heartbeat, measureHeartbeat } from '../price/heartbeat.ts';
@@ -57,6 +60,12 @@ export async function codeFindings(client: ChainClient, known: KnownContracts, s
   for (const factory of known.factories) add(factory.address, 'factory');
   for (const farm of known.farms) add(farm.address, 'farm');
   for (const gauge of known.gauges) add(gauge.address, 'gauge');
+  for (const mento of known.mento) {
+    add(mento.broker, 'Mento Broker');
+    for (const provider of mento.exchangeProviders) add(provider, 'Mento exchange provider');
+    if (mento.breakerBox) add(mento.breakerBox, 'Mento BreakerBox');
+    if (mento.fpmmFactory) add(mento.fpmmFactory, 'Mento v3 FPMMFactory');
+  }
   for (const token of known.tokens) add(token, 'token');
   for (const list of sources.values()) {
     for (const source of list) {
@@ -161,6 +170,42 @@ export async function factoryFindings(client: ChainClient, known: KnownContracts
       }
     }),
   );
+}
+
+/**
+ * Each Mento Broker of the chain data lists the providers named for it, each provider uses the breaker box named (when
+ * one is), and its exchanges: how many, and those whose rate feed has no valid median now (not routed until it has).
+ */
+export async function mentoFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const mento of known.mento) {
+    const name = `Mento Broker ${mento.broker}`;
+    try {
+      const listed = await readContract(client, { address: mento.broker, abi: mentoBrokerAbi, functionName: 'getExchangeProviders' });
+      const missing = mento.exchangeProviders.filter((provider) => !listed.some((entry) => isAddressEqual(entry, provider)));
+      if (missing.length > 0) {
+        findings.push({ level: 'fail', message: `${name}: does not list the exchange provider${missing.length === 1 ? '' : 's'} ${missing.join(', ')} the chain data names` });
+        continue;
+      }
+      if (mento.breakerBox) {
+        for (const provider of mento.exchangeProviders) {
+          const used = await readContract(client, { address: provider, abi: mentoExchangeProviderAbi, functionName: 'breakerBox' });
+          if (!isAddressEqual(used, mento.breakerBox)) findings.push({ level: 'fail', message: `${name}: provider ${provider} uses breaker box ${used}, not ${mento.breakerBox} as the chain data says` });
+        }
+      }
+      const block = await getBlock(client, { blockTag: 'latest' });
+      const exchanges = await discoverMentoExchanges(client, mento.broker, mento.exchangeProviders, block.number);
+      const states = await readMentoStates(client, exchanges, block.number);
+      const stale = exchanges.filter((_, i) => !hasValidMedian(states[i] as NonNullable<(typeof states)[number]>, block.timestamp + 1n));
+      const halted = exchanges.filter((_, i) => states[i]?.tradingMode !== 0);
+      findings.push({ level: exchanges.length === 0 ? 'warn' : 'ok', message: `${name}: ${exchanges.length} exchanges of ${mento.exchangeProviders.length} provider${mento.exchangeProviders.length === 1 ? '' : 's'} found` });
+      for (const exchange of stale) findings.push({ level: 'warn', message: `${name}: exchange ${exchange.exchangeId} has no valid median on rate feed ${exchange.rateFeed} now: not routed until it has` });
+      for (const exchange of halted) findings.push({ level: 'warn', message: `${name}: exchange ${exchange.exchangeId}'s rate feed ${exchange.rateFeed} is halted by the breaker box now` });
+    } catch (error) {
+      findings.push({ level: 'fail', message: `${name}: cannot be read (${firstLine(error)})` });
+    }
+  }
+  return findings;
 }
 
 /** Every token a strategy trades has a price now; a strategy without one cannot trade. */

@@ -1,6 +1,6 @@
 import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
-import { codeFindings, factoryFindings, feedFindings, type Finding, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../chain/doctor.ts';
+import { codeFindings, factoryFindings, feedFindings, type Finding, mentoFindings, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../chain/doctor.ts';
 import { ConfigError } from '../config/errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
 import { adapterFindings, hostedServiceFindings, serviceFindings } from '../routing/doctor.ts';
@@ -52,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(await feedFindings(client, sources, symbols)),
       ...(await sortedOraclesFindings(client, sources, symbols)),
       ...(await factoryFindings(client, known)),
+      ...(await mentoFindings(client, known)),
       ...(await sequencerFindings(client, sequencer)),
       ...(await strategyFindings(prices, strategies)),
       ...(await serviceFindings(runtime.routing, runtime.serviceUrl, runtime.serviceKind)),

@@ -27,8 +27,11 @@ export type FeePpm = number;
 
 export const feePpmOfPerMille = (feePerMille: number): FeePpm => feePerMille * 1000;
 
-/** A Mento Broker and the exchange providers of it whose exchanges a route may use (each must be listed on chain too). */
-export type MentoBroker = { broker: Address; exchangeProviders: readonly Address[] };
+/**
+ * A Mento Broker and the exchange providers of it whose exchanges a route may use (each must be listed on chain too);
+ * the breaker box those providers must use and Mento v3's pool factory, where the chain data names them (`doctor`).
+ */
+export type MentoBroker = { broker: Address; exchangeProviders: readonly Address[]; breakerBox?: Address; fpmmFactory?: Address };
 
 /** A factory whose pools a route may use, and how its pools are proven and charge. */
 export type KnownFactory =

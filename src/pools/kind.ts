@@ -137,6 +137,11 @@ export interface PoolKind<State = any> {
   /** The pool's mid price, token out per token in (raw units). */
   midPrice(state: State, inIs0: boolean): Fraction;
   /**
+   * How much of its input token a pool's state can take, for `doctor` to size the quotes it checks an adapter with;
+   * without it, the pool's balance of the token (a Mento exchange holds none: its buckets say).
+   */
+  depthOf?(state: State, inIs0: boolean): bigint;
+  /**
    * Up to `max` of a factory's pools among `tokens` (or any, for a factory that numbers its pools), for `doctor` to hold
    * an adapter's own quote to this module's.
    */

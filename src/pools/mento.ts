@@ -81,9 +81,10 @@ export const mentoV2: PoolKind<MentoState> = {
     return { pools: exchanges.map((exchange) => poolOf(factory, exchange)), progress: head.number };
   },
   progressAfter: (progress) => progress,
+  /** A state read at a past block is priced as of that block, as its views answer there (`doctor` compares them). */
   async readState(client, pool, blockNumber) {
     const [block, [state]] = await Promise.all([getBlock(client, { blockNumber }), readMentoStates(client, [exchangeOf(pool)], blockNumber)]);
-    return state && { exchange: state, landsAt: landingAfter(block.timestamp) };
+    return state && { exchange: state, landsAt: block.timestamp };
   },
   async readEveryBlock(client, pools, head) {
     const states = await readMentoStates(client, pools.map(exchangeOf), head.number);
@@ -129,6 +130,7 @@ export const mentoV2: PoolKind<MentoState> = {
       ? { numerator: buckets.bucket1 * multiplier0, denominator: buckets.bucket0 * multiplier1 }
       : { numerator: buckets.bucket0 * multiplier1, denominator: buckets.bucket1 * multiplier0 };
   },
+  depthOf: (state, inIs0) => (inIs0 ? state.exchange.bucket0 / state.exchange.multiplier0 : state.exchange.bucket1 / state.exchange.multiplier1),
   async samplePools(client, factory, _tokens, blockNumber, max) {
     const exchanges = await discoverMentoExchanges(client, factory.address, providersOf(factory), blockNumber);
     return exchanges.slice(0, max).map((exchange) => poolOf(factory, exchange));

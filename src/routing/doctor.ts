@@ -96,10 +96,11 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
     const state = await kind.readState(client, pool, blockNumber);
     if (state === undefined) continue;
     for (const [tokenIn, tokenOut] of [[pool.token0, pool.token1], [pool.token1, pool.token0]] as const) {
-      const balance = await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool.address], blockNumber });
+      const inIs0 = tokenIn === pool.token0;
+      const balance = kind.depthOf ? kind.depthOf(state, inIs0) : await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool.address], blockNumber });
       for (const divisor of CHECK_DIVISORS) {
         const amountIn = balance / divisor;
-        const expected = amountIn > 0n ? kind.quote(state, pool, tokenIn === pool.token0, amountIn) : 0n;
+        const expected = amountIn > 0n ? kind.quote(state, pool, inIs0, amountIn) : 0n;
         if (expected === 0n) continue;
         const args = [tokenIn, tokenOut, amountIn, kind.extras(factory.adapter, pool)] as const;
         const quoted = await client

@@ -128,17 +128,23 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
       // Mento's SortedOracles answers each rate feed's own median, the way the daemon reads it.
       expect(stdout).not.toMatch(/^FAIL SortedOracles/m);
       expect(stdout).toMatch(/^ok {3}SortedOracles 0xefB84935239dAcdecF7c5bA76d8dE40b077B7b33 rate feed 0x765DE816845861e75A25fCA122bb6898B8B1282a \(CELO\): answers its own median$/m);
+      // Mento's Broker lists the BiPoolManager, which uses the BreakerBox the chain data names; Swappa's PairMentoV2
+      // prices its exchanges as their buckets, the oracle and the clock say.
+      expect(stdout).toMatch(/^ok {3}Mento Broker 0x777A8255cA72412f0d706dc03C9D1987306B4CaD: [1-9]\d* exchanges of 1 provider found$/m);
+      expect(stdout).not.toMatch(/^FAIL Mento Broker/m);
+      expect(stdout).toMatch(/^ok {3}adapter 0x90d2986AB3e2b08aFE7D7a5E0E0302B7b2464AEc \(Mento v2, extras: broker \(20\), exchange provider \(20\), exchange id \(32\)\) for mento: quotes [1-4] pools/m);
     } finally {
       await celo.stop();
     }
   }, 180_000);
 
-  it("holds at Swappa's published adapter addresses the code of the build the devnet runs (npm @terminal-fi/swappa 1.26.0), and QuoterV2 where that build calls it", async () => {
+  it("holds at Swappa's published adapter addresses (V2, V3, Mento) the code of the build the devnet runs (npm @terminal-fi/swappa 1.26.0), and QuoterV2 where that build calls it", async () => {
     const client = createPublicClient({ transport: http(process.env.CELO_RPC_URL as string) });
     // A creation code holds the runtime code it deploys (these have no immutables).
     for (const [address, build] of [
       ['0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c', swappa.PairUniswapV3],
       ['0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C', swappa.PairUniswapV2],
+      ['0x90d2986AB3e2b08aFE7D7a5E0E0302B7b2464AEc', swappa.PairMentoV2],
     ] as const) {
       const code = await client.getCode({ address });
       expect(code && code.length > 2 && build.bytecode.includes(code.slice(2)), address).toBe(true);
