@@ -14,6 +14,7 @@ import { readMentoExtras } from '../../src/pools/mento.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
@@ -87,6 +88,29 @@ describe('trades through Mento', () => {
   });
 
   it('a mixed path: the euro stable to the dollar stable through Mento, then pools to WETH', () => expectFilledThroughMento(trade('cEUR', 'WETH', '10000'), { mento: 1, total: 3 }));
+});
+
+describe('round trips to the node for a trade through Mento', () => {
+  it("three requests, as for any trade: the exchanges' state read in the checks' one batch", async () => {
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    proxy.setRewrite(undefined);
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url, rpcUrl: node.url, settings: { approvals: 'unlimited' } });
+    try {
+      const warm = await runTrade(executor, trade('cUSD', 'USDC', '1000'));
+      expect(warm.status, warm.reason).toBe('confirmed');
+      const before = node.requests();
+      const counted = await runTrade(executor, trade('cUSD', 'USDC', '1000'));
+      expect(counted.status, counted.reason).toBe('confirmed');
+      const requests = node.log().slice(before);
+      expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
+      const [checks, sends] = requests as [string[], string[]];
+      expect(checks).toEqual(expect.arrayContaining(['eth_simulateV1', 'eth_call deployless', 'eth_getBlockByNumber']));
+      expect(sends).toEqual(['eth_sendRawTransactionSync']);
+    } finally {
+      await executor.close();
+      await node.close();
+    }
+  });
 });
 
 describe('Mento hops refused before anything is signed', () => {
