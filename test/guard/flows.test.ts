@@ -2,7 +2,7 @@
  * The flow accounting's rules on hand-made Transfer logs (the devnet tests run it on real simulations): each rule
  * accepts what it should and refuses, naming holder, token and amount, what it should not.
  */
-import { type Address, encodeAbiParameters, pad } from 'viem';
+import { type Address, encodeAbiParameters, getAddress, pad } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { type FlowRules, type TokenFlow, accountFlows, flowsOf, partnerFeeDenominator } from '../../src/guard/flows.ts';
 
@@ -72,6 +72,22 @@ describe('flow accounting', () => {
     );
     const noFeeTo = { ...depositRules, positionPool: { address: positionPool, token0: tokenIn, token1: tokenOut } };
     await expect(accountFlows(deposit, noFeeTo, knownPool)).rejects.toThrow(`${feeTo} would keep 3 of ${positionPool}`);
+  });
+
+  it("lets Mento's Reserve keep the collateral a Mento hop pays into it, and nothing else; a stable burned and minted shows no gain", async () => {
+    const reserve = address(0x100c);
+    const broker = address(0x100d);
+    // Collateral in (tokenIn to the Reserve), a stable out (minted to the adapter): the Reserve gains, nobody pays it out.
+    const collateralIn = [flow(tokenIn, wallet, adapter, 1000n), flow(tokenIn, adapter, reserve, 1000n), flow(tokenOut, address(0), adapter, 995n), flow(tokenOut, adapter, router, 995n), flow(tokenOut, router, wallet, 995n)];
+    const mento = rules({ partnerFees: undefined, mentoReserves: [{ address: reserve, token: tokenIn }] });
+    expect(await accountFlows(collateralIn, mento, knownPool)).toEqual([]);
+    await expect(accountFlows(collateralIn, rules({ partnerFees: undefined }), knownPool)).rejects.toThrow(`${getAddress(reserve)} would keep 1000 of ${tokenIn}`);
+    await expect(accountFlows(collateralIn, rules({ partnerFees: undefined, mentoReserves: [{ address: reserve, token: tokenOut }] }), knownPool)).rejects.toThrow(
+      `Mento's Reserve ${getAddress(reserve)} would receive 1000 of ${tokenIn}, which no Mento hop of the route pays into it`,
+    );
+    // A stable in (to the Broker, burned), a stable out (minted): no holder but the wallet changes.
+    const stables = [flow(tokenIn, wallet, adapter, 1000n), flow(tokenIn, adapter, broker, 1000n), flow(tokenIn, broker, address(0), 1000n), flow(tokenOut, address(0), adapter, 990n), flow(tokenOut, adapter, router, 990n), flow(tokenOut, router, wallet, 990n)];
+    expect(await accountFlows(stables, rules({ partnerFees: undefined }), knownPool)).toEqual([]);
   });
 
   it('reads ERC20 Transfer logs and refuses a non-fungible one', () => {
