@@ -11,9 +11,6 @@
  *    each carrying a Mento swap and an oracle report, under quote load (a proxy in front of the node counts them).
  * Usage: tsx scripts/bench-mento.ts [--seconds N] [--concurrency N]
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -21,23 +18,15 @@ import { chainFor } from '../src/chain/chains.ts';
 import { mentoBrokerAbi, routerAbi } from '../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
-import { startDevnet } from '../src/devnet/devnet.ts';
 import { reportWorldPrices } from '../src/devnet/oracle.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
-import { percentiles, startServe } from './serve-process.ts';
+import { percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '4' } } });
 const loadSeconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
-const devnet = await startDevnet({ uniswapV3: true, mento: true });
-const book = devnet.addressBook;
-const proxy = await startRpcProxy(book.rpcUrl);
-const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-mento-'));
-const bookFile = join(dir, 'book.json');
-writeFileSync(bookFile, JSON.stringify({ ...book, rpcUrl: proxy.url, routingService: undefined }));
-const service = await startServe(['--address-book', bookFile, '--no-cache', '--block-time', '1', '--per-client', '0']);
+const { book, proxy, service, stop } = await serveOverDevnet({ uniswapV3: true, mento: true }, 'mento');
 try {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const client = createPublicClient({ chain, transport: http(book.rpcUrl), cacheTime: 0 });
@@ -123,26 +112,13 @@ try {
   const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
   const methodsBefore = new Map(proxy.calls());
   const requestsBefore = proxy.requests();
-  const samples: number[] = [];
-  const statuses: Record<number, number> = {};
   const questions: [string, string, bigint][] = [
     ['cUSD', 'USDC', parseUnits('5000', 18)],
     ['USDC', 'cUSD', parseUnits('5000', 6)],
     ['cEUR', 'CELO', parseUnits('3000', 18)],
     ['cUSD', 'CELO', parseUnits('800', 18)],
   ];
-  const loadStarted = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, worker) => {
-      for (let i = worker; performance.now() - loadStarted < loadSeconds * 1000; i++) {
-        const [tokenIn, tokenOut, amountIn] = questions[i % questions.length] as [string, string, bigint];
-        const answer = await quote(tokenIn, tokenOut, amountIn);
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        samples.push(answer.ms);
-      }
-    }),
-  );
-  const loadTook = (performance.now() - loadStarted) / 1000;
+  const { samples, statuses, tookSeconds: loadTook } = await quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds);
   clearInterval(mover);
   const blocks = Number((await client.getBlockNumber()) - blockBefore);
   const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
@@ -167,7 +143,5 @@ try {
     ),
   );
 } finally {
-  await service.stop();
-  await proxy.close();
-  await devnet.stop();
+  await stop();
 }

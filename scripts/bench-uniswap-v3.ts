@@ -11,9 +11,6 @@
  *    swap in a V3 pool, under that load (a proxy in front of the node counts them).
  * Usage: tsx scripts/bench-uniswap-v3.ts [--sizes N] [--seconds N] [--concurrency N]
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEventLogs, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -22,11 +19,9 @@ import { routerAbi, uniswapV3PoolAbi } from '../src/contracts/abi.ts';
 import { decodeHopQuotes, hopQuoteRead } from '../src/contracts/hop-quoter.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
-import { startDevnet } from '../src/devnet/devnet.ts';
 import { readV3PoolState } from '../src/pools/uniswap-v3-state.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
-import { percentiles, startServe } from './serve-process.ts';
+import { percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '24' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '8' } } });
 const sizeCount = Number(values.sizes);
@@ -34,13 +29,7 @@ const loadSeconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
 
-const devnet = await startDevnet({ uniswapV3: true });
-const book = devnet.addressBook;
-const proxy = await startRpcProxy(book.rpcUrl);
-const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-v3-'));
-const bookFile = join(dir, 'book.json');
-writeFileSync(bookFile, JSON.stringify({ ...book, rpcUrl: proxy.url, routingService: undefined }));
-const service = await startServe(['--address-book', bookFile, '--no-cache', '--block-time', '1', '--per-client', '0']);
+const { book, proxy, service, stop } = await serveOverDevnet({ uniswapV3: true }, 'v3');
 try {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const client = createPublicClient({ chain, transport: http(book.rpcUrl), cacheTime: 0 });
@@ -136,8 +125,6 @@ try {
   await testClient.setIntervalMining({ interval: 1 });
   const blockBefore = await client.getBlockNumber();
   const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
-  const samples: number[] = [];
-  const statuses: Record<number, number> = {};
   const questions: [string, string, bigint][] = [
     ['CELO', 'WETH', parseUnits('20000', 18)],
     ['WETH', 'CELO', parseUnits('3', 18)],
@@ -145,18 +132,7 @@ try {
     ['cEUR', 'WETH', parseUnits('3000', 18)],
     ['USDC', 'CELO', parseUnits('2000', 6)],
   ];
-  const loadStarted = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, worker) => {
-      for (let i = worker; performance.now() - loadStarted < loadSeconds * 1000; i++) {
-        const [tokenIn, tokenOut, amountIn] = questions[i % questions.length] as [string, string, bigint];
-        const answer = await quote(tokenIn, tokenOut, amountIn);
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        samples.push(answer.ms);
-      }
-    }),
-  );
-  const loadTook = (performance.now() - loadStarted) / 1000;
+  const { samples, statuses, tookSeconds: loadTook } = await quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds);
   clearInterval(mover);
   const blocks = Number((await client.getBlockNumber()) - blockBefore);
   const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
@@ -184,7 +160,5 @@ try {
     ),
   );
 } finally {
-  await service.stop();
-  await proxy.close();
-  await devnet.stop();
+  await stop();
 }

@@ -1,7 +1,10 @@
 /** `routekeeper serve` as a process of its own, for the routing benchmarks: measured from outside, as users run it. */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type StartDevnetOptions, startDevnet } from '../src/devnet/devnet.ts';
+import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'routekeeper.js');
 
@@ -37,4 +40,47 @@ export async function startServe(args: string[]) {
   };
   const stop = () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')));
   return { url, startMs: performance.now() - started, peakRssMb, cpuMs, stop };
+}
+
+/**
+ * `concurrency` clients asking `quote` in turn over `questions` for `seconds`: every answer's time and status, and
+ * how long it took in all.
+ */
+export async function quoteLoad<Q>(questions: readonly Q[], quote: (question: Q) => Promise<{ status: number; ms: number }>, concurrency: number, seconds: number) {
+  const samples: number[] = [];
+  const statuses: Record<number, number> = {};
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let i = worker; performance.now() - started < seconds * 1000; i++) {
+        const answer = await quote(questions[i % questions.length] as Q);
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        samples.push(answer.ms);
+      }
+    }),
+  );
+  return { samples, statuses, tookSeconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * A devnet world with `routekeeper serve` over it, the node behind a counting proxy (test/helpers/rpc-proxy.ts): the
+ * routing benchmarks' set-up. `stop` ends all three.
+ */
+export async function serveOverDevnet(options: StartDevnetOptions, name: string) {
+  const devnet = await startDevnet(options);
+  const book = devnet.addressBook;
+  const proxy = await startRpcProxy(book.rpcUrl);
+  const bookFile = join(mkdtempSync(join(tmpdir(), `routekeeper-bench-${name}-`)), 'book.json');
+  writeFileSync(bookFile, JSON.stringify({ ...book, rpcUrl: proxy.url, routingService: undefined }));
+  const service = await startServe(['--address-book', bookFile, '--no-cache', '--block-time', '1', '--per-client', '0']);
+  return {
+    book,
+    proxy,
+    service,
+    async stop() {
+      await service.stop();
+      await proxy.close();
+      await devnet.stop();
+    },
+  };
 }

@@ -69,6 +69,15 @@ async function expectRefused(swap: SwapTrade, reason: RefusalReason, rewrite?: R
   expect(await wallet()).toEqual(before);
 }
 
+/** A lying service's route: one hop, through Mento's adapter with these `extras`, whatever the service found best. */
+const throughMentoOnly = ([tokenIn, tokenOut]: [string, string], extras: Hex): Rewrite => (body) => {
+  body.details.pairs = [fork.addressBook.contracts.adapters.mentoV2];
+  body.details.extras = [extras.toLowerCase()];
+  body.details.path = [fork.token(tokenIn), fork.token(tokenOut)];
+  delete body.txn;
+  return body;
+};
+
 /** A rewrite that sends the route's first Mento hop to another exchange (provider and id). */
 const mentoHopTo = (provider: Address, exchangeId: Hex): Rewrite => (body) => {
   const i = (body.details.pairs as string[]).findIndex((pair) => pair.toLowerCase() === mentoAdapter());
@@ -124,14 +133,7 @@ describe('Mento hops refused before anything is signed', () => {
     if (!exchange) throw new Error('no cUSD/CELO exchange');
     const broker = fork.addressBook.mento?.broker as Address;
     const provider = fork.addressBook.mento?.biPoolManager as Address;
-    const throughMento: Rewrite = (body) => {
-      body.details.pairs = [fork.addressBook.contracts.adapters.mentoV2];
-      body.details.extras = [concatHex([broker, provider, exchange.id]).toLowerCase()];
-      body.details.path = [fork.token('CELO'), fork.token('cUSD')];
-      delete body.txn;
-      return body;
-    };
-    await expectRefused(swap, 'trading-limit', throughMento, /limit L0 .*100000 whole tokens/);
+    await expectRefused(swap, 'trading-limit', throughMentoOnly(['CELO', 'cUSD'], concatHex([broker, provider, exchange.id])), /limit L0 .*100000 whole tokens/);
   });
 
   it('while the breaker halts the rate feed: which feed', async () => {
@@ -139,14 +141,7 @@ describe('Mento hops refused before anything is signed', () => {
     expect(mentoHops(route)).toBe(1);
     const extras = route?.extras[route.pairs.findIndex((pair) => pair.toLowerCase() === mentoAdapter())] as Hex;
     await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { CELO: 0.55 });
-    const replay: Rewrite = (body) => {
-      body.details.pairs = [fork.addressBook.contracts.adapters.mentoV2];
-      body.details.extras = [extras];
-      body.details.path = [fork.token('cUSD'), fork.token('CELO')];
-      delete body.txn;
-      return body;
-    };
-    await expectRefused(trade('cUSD', 'CELO', '500'), 'halted', replay, new RegExp(`rate feed ${fork.token('cUSD')}`));
+    await expectRefused(trade('cUSD', 'CELO', '500'), 'halted', throughMentoOnly(['cUSD', 'CELO'], extras), new RegExp(`rate feed ${fork.token('cUSD')}`));
   });
 
   it('naming an exchange provider the chain data does not name, or an exchange the provider does not list', async () => {
@@ -169,13 +164,6 @@ describe('Mento hops refused before anything is signed', () => {
     await fork.testClient.mine({ blocks: 1 });
     const fresh = await run(trade('cUSD', 'CELO', '500'));
     expect(mentoHops(fresh.route)).toBe(0);
-    const replay: Rewrite = (body) => {
-      body.details.pairs = [fork.addressBook.contracts.adapters.mentoV2];
-      body.details.extras = [extras];
-      body.details.path = [fork.token('cUSD'), fork.token('CELO')];
-      delete body.txn;
-      return body;
-    };
-    await expectRefused(trade('cUSD', 'CELO', '500'), 'no-price', replay, /no valid median/);
+    await expectRefused(trade('cUSD', 'CELO', '500'), 'no-price', throughMentoOnly(['cUSD', 'CELO'], extras), /no valid median/);
   });
 });
