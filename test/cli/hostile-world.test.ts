@@ -36,12 +36,19 @@ type Scenario = {
 
 const confirmedCount = (daemon: ReturnType<typeof spawnDaemon>) => daemon.lines.filter((line) => line.status === 'confirmed').length;
 
+/**
+ * The first trade of a scenario's daemon. Four daemons start at once, early in the run, while the run's devnet worlds
+ * are still being deployed and, in a pair of runs, beside the other's: a start that takes 30 s there was seen. The
+ * bound is sized to that work; the faults' own windows are unchanged.
+ */
+const firstTrade = (daemon: ReturnType<typeof spawnDaemon>) => daemon.waitFor(() => confirmedCount(daemon) >= 1, 'a first trade', 90_000);
+
 const scenarios: Scenario[] = [
   {
     name: 'receipts withheld for 8 s',
     account: 1,
     async during(proxy, daemon) {
-      await daemon.waitFor(() => confirmedCount(daemon) >= 1, 'a first trade');
+      await firstTrade(daemon);
       proxy.faults.refuse = ['eth_sendRawTransactionSync'];
       proxy.faults.rewrite = (call, got) => (call.method === 'eth_getTransactionReceipt' ? { ...got, result: null } : got);
       await sleep(8_000);
@@ -54,7 +61,7 @@ const scenarios: Scenario[] = [
     name: '5xx and timeouts on sends the node accepted',
     account: 2,
     async during(proxy, daemon) {
-      await daemon.waitFor(() => confirmedCount(daemon) >= 1, 'a first trade');
+      await firstTrade(daemon);
       let sends = 0;
       proxy.faults.afterForward = (calls) => {
         if (!calls.some((call) => isSend(call.method))) return undefined;
@@ -75,7 +82,7 @@ const scenarios: Scenario[] = [
     name: 'a node that reports a lower nonce',
     account: 3,
     async during(proxy, daemon) {
-      await daemon.waitFor(() => confirmedCount(daemon) >= 1, 'a first trade');
+      await firstTrade(daemon);
       proxy.faults.rewrite = (call, got) =>
         call.method === 'eth_getTransactionCount' && typeof got.result === 'string' ? { ...got, result: `0x${Math.max(0, Number(got.result) - 2).toString(16)}` } : got;
       const before = confirmedCount(daemon);
@@ -86,7 +93,7 @@ const scenarios: Scenario[] = [
     name: `a node down for ${outageMs / 1000} s`,
     account: 4,
     async during(proxy, daemon) {
-      await daemon.waitFor(() => confirmedCount(daemon) >= 1, 'a first trade');
+      await firstTrade(daemon);
       const port = await daemon.port();
       proxy.faults.down = true;
       await sleep(Math.min(8_000, outageMs));
@@ -178,7 +185,7 @@ describe('a hostile world, through a fault-injecting proxy', () => {
         const answer = await fetch(`http://127.0.0.1:${port}/healthz`);
         return { status: answer.status, body: (await answer.json()) as { reasons: string[]; strategies: Record<string, { consecutiveFailures: number; lastError?: string }> } };
       };
-      await daemon.waitFor(() => confirmedCount(daemon) >= 1, 'a first trade');
+      await firstTrade(daemon);
       expect((await health()).status).toBe(200);
       service.set(false);
       let down = await health();
