@@ -11,7 +11,7 @@
 import { type Address, type Hex, concatHex, getAddress, keccak256, size, sliceHex, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
-import { type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
+import { FIXED1, type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
 import { type MentoExchange, discoverMentoExchanges, readMentoStates } from './mento-state.ts';
 
 /** Mento's protocol id, for a routing request's `exclude`. */
@@ -38,8 +38,8 @@ function poolOf(factory: FactorySource, exchange: MentoExchange): IndexedPool {
     address: mentoExchangeKey(exchange.provider, exchange.exchangeId),
     token0: exchange.asset0,
     token1: exchange.asset1,
-    // The spread is the exchange's state (governance changes it), read each block: 0 here.
-    feeBps: 0,
+    // Its spread when found, for people: quotes use each block's (governance may change it).
+    feeBps: Number((exchange.spread * 10_000n) / FIXED1),
     kind: mentoV2,
     mento: exchange,
     protocol: factory.protocol,

@@ -29,7 +29,7 @@ describe('routekeeper doctor with Mento', () => {
     expect(code, stdout + stderr).toBe(0);
     const broker = fork.addressBook.contracts.mento?.broker;
     expect(stdout).toContain(`ok   Mento Broker ${broker}: 3 exchanges of 1 provider found`);
-    expect(stdout).toMatch(new RegExp(`^ok {3}adapter ${fork.addressBook.contracts.adapters.mentoV2} \\(Mento v2, extras: broker \\(20\\), exchange provider \\(20\\), exchange id \\(32\\)\\) for mento: quotes 3 pools \\(0%\\) as their state says, both ways at (1\\d|2[0-4]) sizes`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^ok {3}adapter ${fork.addressBook.contracts.adapters.mentoV2} \\(Mento v2, extras: broker \\(20\\), exchange provider \\(20\\), exchange id \\(32\\)\\) for mento: quotes 3 pools \\(0\\.05%, 0\\.15%, 0\\.25%\\) as their state says, both ways at (1\\d|2[0-4]) sizes`, 'm'));
   });
 
   it('names an exchange provider the Broker does not list, and exits 1', async () => {

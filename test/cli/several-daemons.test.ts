@@ -50,11 +50,17 @@ describe('several daemons on one PostgreSQL', () => {
     const text = await runCli(['daemons', '--database', database], { DATABASE_URL: '' });
     expect(text.stdout).toContain('3 live daemon(s), 6 wallet(s) leased');
     expect(text.stdout).not.toContain(new URL(database).password);
-    // Every wallet trades.
-    await until(location, 'a confirmed trade of every wallet', async (ledger) => {
-      const confirmed = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.status === 'confirmed');
-      return wallets.every((wallet) => confirmed.some((trade) => trade.wallet.toLowerCase() === wallet.address.toLowerCase())) || undefined;
-    });
+    // Every wallet trades. Sized to the work: three daemons making six wallets' first trades (approvals included) on one
+    // PostgreSQL, beside a second run of the suite; 60 s was once not enough there.
+    await until(
+      location,
+      'a confirmed trade of every wallet',
+      async (ledger) => {
+        const confirmed = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.status === 'confirmed');
+        return wallets.every((wallet) => confirmed.some((trade) => trade.wallet.toLowerCase() === wallet.address.toLowerCase())) || undefined;
+      },
+      120_000,
+    );
 
     const [victim, ...survivors] = daemons as [DaemonProcess, DaemonProcess, DaemonProcess];
     const victimHolder = holderOf(shared, victim) as string;
