@@ -20,7 +20,7 @@ import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../src/devnet/oracle.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
-import { percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
+import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '4' } } });
 const loadSeconds = Number(values.seconds);
@@ -108,26 +108,19 @@ try {
   }, 1_000);
   await testClient.setAutomine(false);
   await testClient.setIntervalMining({ interval: 1 });
-  const blockBefore = await client.getBlockNumber();
-  const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
-  const methodsBefore = new Map(proxy.calls());
-  const requestsBefore = proxy.requests();
   const questions: [string, string, bigint][] = [
     ['cUSD', 'USDC', parseUnits('5000', 18)],
     ['USDC', 'cUSD', parseUnits('5000', 6)],
     ['cEUR', 'CELO', parseUnits('3000', 18)],
     ['cUSD', 'CELO', parseUnits('800', 18)],
   ];
-  const { samples, statuses, tookSeconds: loadTook } = await quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds);
+  const { result: load, requests } = await nodeRequestsDuring(proxy, () => client.getBlockNumber(), () =>
+    quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds),
+  );
   clearInterval(mover);
-  const blocks = Number((await client.getBlockNumber()) - blockBefore);
-  const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
-  const requests = proxy.requests() - requestsBefore;
-  const byMethod = Object.fromEntries([...proxy.calls()].map(([method, count]) => [method, count - (methodsBefore.get(method) ?? 0)]).filter(([, count]) => (count as number) > 0));
   await testClient.setIntervalMining({ interval: 0 });
   await testClient.setAutomine(true);
 
-  const round = (value: number) => Math.round(value * 100) / 100;
   console.log(
     JSON.stringify(
       {
@@ -135,8 +128,8 @@ try {
         exchanges: book.mento?.exchanges.map((entry) => `${entry.name} (${entry.pricing})`),
         gained,
         exactness: { executed, exact, misses: misses.slice(0, 5) },
-        routes: { requests: samples.length, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(samples.length / loadTook) },
-        nodeRequestsPerBlock: { blocks, calls, httpRequests: requests, callsPerBlock: round(calls / Math.max(blocks, 1)), httpRequestsPerBlock: round(requests / Math.max(blocks, 1)), byMethod },
+        routes: { requests: load.samples.length, concurrency, statuses: load.statuses, ...percentiles(load.samples), quotesPerSecond: Math.round(load.samples.length / load.tookSeconds) },
+        nodeRequestsPerBlock: requests,
       },
       null,
       2,

@@ -21,7 +21,7 @@ import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { readV3PoolState } from '../src/pools/uniswap-v3-state.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
-import { percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
+import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '24' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '8' } } });
 const sizeCount = Number(values.sizes);
@@ -123,8 +123,6 @@ try {
   }, 1_000);
   await testClient.setAutomine(false);
   await testClient.setIntervalMining({ interval: 1 });
-  const blockBefore = await client.getBlockNumber();
-  const callsBefore = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0);
   const questions: [string, string, bigint][] = [
     ['CELO', 'WETH', parseUnits('20000', 18)],
     ['WETH', 'CELO', parseUnits('3', 18)],
@@ -132,10 +130,10 @@ try {
     ['cEUR', 'WETH', parseUnits('3000', 18)],
     ['USDC', 'CELO', parseUnits('2000', 6)],
   ];
-  const { samples, statuses, tookSeconds: loadTook } = await quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds);
+  const { result: load, requests } = await nodeRequestsDuring(proxy, () => client.getBlockNumber(), () =>
+    quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds),
+  );
   clearInterval(mover);
-  const blocks = Number((await client.getBlockNumber()) - blockBefore);
-  const calls = [...proxy.calls().values()].reduce((sum, count) => sum + count, 0) - callsBefore;
   await testClient.setIntervalMining({ interval: 0 });
   await testClient.setAutomine(true);
 
@@ -152,8 +150,8 @@ try {
           swappaQuoterV2AdapterExact: hopQuotes.swappa.exact,
           misses: [...hopQuotes.ours.misses, ...hopQuotes.swappa.misses].slice(0, 5),
         },
-        routes: { requests: samples.length, concurrency, statuses, ...percentiles(samples), quotesPerSecond: Math.round(samples.length / loadTook) },
-        nodeRequestsPerBlock: { blocks, calls, perBlock: Math.round((calls / Math.max(blocks, 1)) * 100) / 100 },
+        routes: { requests: load.samples.length, concurrency, statuses: load.statuses, ...percentiles(load.samples), quotesPerSecond: Math.round(load.samples.length / load.tookSeconds) },
+        nodeRequestsPerBlock: requests,
       },
       null,
       2,

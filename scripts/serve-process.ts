@@ -84,3 +84,21 @@ export async function serveOverDevnet(options: StartDevnetOptions, name: string)
     },
   };
 }
+
+/**
+ * What the node behind `proxy` was asked while `work` ran, per block the chain made meanwhile: JSON-RPC calls (by
+ * method) and HTTP requests.
+ */
+export async function nodeRequestsDuring<T>(proxy: RpcProxy, blockNumber: () => Promise<bigint>, work: () => Promise<T>) {
+  const [blockBefore, methodsBefore, requestsBefore] = [await blockNumber(), new Map(proxy.calls()), proxy.requests()];
+  const result = await work();
+  const blocks = Number((await blockNumber()) - blockBefore);
+  const byMethod: Record<string, number> = {};
+  for (const [method, count] of proxy.calls()) if (count > (methodsBefore.get(method) ?? 0)) byMethod[method] = count - (methodsBefore.get(method) ?? 0);
+  const calls = Object.values(byMethod).reduce((sum, count) => sum + count, 0);
+  const httpRequests = proxy.requests() - requestsBefore;
+  const perBlock = (count: number) => Math.round((count / Math.max(blocks, 1)) * 100) / 100;
+  return { result, requests: { blocks, calls, httpRequests, callsPerBlock: perBlock(calls), httpRequestsPerBlock: perBlock(httpRequests), byMethod } };
+}
+
+type RpcProxy = Awaited<ReturnType<typeof startRpcProxy>>;
