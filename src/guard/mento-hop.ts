@@ -42,17 +42,17 @@ export class MentoExchanges {
     const hop = readMentoExtras(extras);
     if (typeof hop === 'string') return refuse(hop);
     const known = this.#brokers.find((entry) => isAddressEqual(entry.broker, hop.broker));
-    if (!known) return refuse(`name Broker ${hop.broker}, which is not the chain data's Mento Broker`);
+    if (!known) return refuse(`names Broker ${hop.broker}, which is not the chain data's Mento Broker`);
     if (!known.exchangeProviders.some((provider) => isAddressEqual(provider, hop.provider))) {
-      return refuse(`name exchange provider ${hop.provider}, which the chain data does not name for Broker ${hop.broker}`);
+      return refuse(`names exchange provider ${hop.provider}, which the chain data does not name for Broker ${hop.broker}`);
     }
-    const find = (list: readonly MentoExchange[]) => list.find((entry) => isAddressEqual(entry.provider, hop.provider) && entry.exchangeId === hop.exchangeId.toLowerCase());
+    const find = (list: readonly MentoExchange[]) => list.find((entry) => isAddressEqual(entry.provider, hop.provider) && entry.exchangeId.toLowerCase() === hop.exchangeId.toLowerCase());
     let exchange = find(await this.#exchangesOf(known, false));
     exchange ??= find(await this.#exchangesOf(known, true));
-    if (!exchange) return refuse(`name exchange ${hop.exchangeId}, which provider ${hop.provider} of Broker ${hop.broker} does not list`);
+    if (!exchange) return refuse(`names exchange ${hop.exchangeId}, which provider ${hop.provider} of Broker ${hop.broker} does not list`);
     const pair = [exchange.asset0, exchange.asset1];
     if (!pair.some((asset) => isAddressEqual(asset, tokenIn)) || !pair.some((asset) => isAddressEqual(asset, tokenOut)) || isAddressEqual(tokenIn, tokenOut)) {
-      return refuse(`name exchange ${hop.exchangeId}, which trades ${exchange.asset0} and ${exchange.asset1}, not ${tokenIn} → ${tokenOut}`);
+      return refuse(`names exchange ${hop.exchangeId}, which trades ${exchange.asset0} and ${exchange.asset1}, not ${tokenIn} → ${tokenOut}`);
     }
     return { exchange };
   }
@@ -61,10 +61,8 @@ export class MentoExchanges {
     const key = broker.broker.toLowerCase();
     const cached = this.#found.get(key);
     if (cached && !again) return cached;
-    const read = this.#client
-      .getBlockNumber({ cacheTime: 0 })
-      .then((blockNumber) => discoverMentoExchanges(this.#client, broker.broker, broker.exchangeProviders, blockNumber))
-      .then((list) => list.map((entry) => ({ ...entry, exchangeId: entry.exchangeId.toLowerCase() as `0x${string}` })));
+    // What an exchange id stands for never changes: read at the latest block, without asking which block that is.
+    const read = discoverMentoExchanges(this.#client, broker.broker, broker.exchangeProviders, 'latest');
     this.#found.set(key, read);
     read.catch(() => this.#found.delete(key));
     return read;

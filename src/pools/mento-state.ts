@@ -58,14 +58,14 @@ async function readAll<T>(client: PublicClient, contracts: readonly unknown[], a
  * box and pricing modules; each exchange's configuration; its decimals and collateral. An exchange whose pricing
  * module is neither of Mento's two is left out (nothing here can price it).
  */
-export async function discoverMentoExchanges(client: PublicClient, broker: Address, allowed: readonly Address[], blockNumber: bigint): Promise<MentoExchange[]> {
+export async function discoverMentoExchanges(client: PublicClient, broker: Address, allowed: readonly Address[], at: bigint | 'latest'): Promise<MentoExchange[]> {
   const [listedProviders, reserve] = await readAll<unknown>(
     client,
     [
       { address: broker, abi: mentoBrokerAbi, functionName: 'getExchangeProviders' },
       { address: broker, abi: mentoBrokerAbi, functionName: 'reserve' },
     ],
-    blockNumber,
+    at,
   ) as [Address[], Address];
   const providers = listedProviders.filter((provider) => allowed.some((known) => isAddressEqual(known, provider)));
   const providerReads = await readAll<unknown>(
@@ -80,7 +80,7 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
         { ...at, functionName: 'pricingModules', args: [pricingIds.ConstantSum] },
       ];
     }),
-    blockNumber,
+    at,
   );
   const listed = providers.flatMap((provider, i) => {
     const [exchanges, sortedOracles, breakerBox, constantProduct, constantSum] = providerReads.slice(i * 5, i * 5 + 5) as [
@@ -96,7 +96,7 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
   const exchangeReads = await readAll<unknown>(
     client,
     listed.flatMap(({ provider, exchangeId }) => [{ address: provider, abi: mentoExchangeProviderAbi, functionName: 'getPoolExchange', args: [exchangeId] }]),
-    blockNumber,
+    at,
   );
   const configs = exchangeReads as { asset0: Address; asset1: Address; pricingModule: Address; config: { spread: bigint; referenceRateFeedID: Address } }[];
   const tokenReads = await readAll<unknown>(
@@ -113,7 +113,7 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
         { address: reserve, abi: mentoReserveAbi, functionName: 'isStableAsset', args: [asset1] },
       ];
     }),
-    blockNumber,
+    at,
   );
   const found: MentoExchange[] = [];
   for (const [i, entry] of listed.entries()) {
