@@ -31,6 +31,9 @@ const deployable = [
   'DevnetPriceFeed',
   'DevnetSequencerUptimeFeed',
   'DevnetSortedOracles',
+  'DevnetOracleAdapter',
+  'DevnetFPMM',
+  'DevnetFPMMFactory',
   // Hostile contracts, deployed by tests only.
   'LyingToken',
   'SkimmingAdapter',
