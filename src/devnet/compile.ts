@@ -169,5 +169,10 @@ export function renderDaemonCodeModule(): string {
   for (const [name, { abi, deployedBytecode }] of picked(compiled, ['HopQuoter'])) {
     lines.push(`export const ${name} = {`, `  abi: ${JSON.stringify(abi)},`, `  runtimeCode: '${deployedBytecode}',`, '} as const;', '');
   }
+  // Deployed by a user from their own wallet (an adapter no one publishes): its creation code and its runtime code,
+  // which \`doctor\` holds a deployed one to.
+  for (const [name, { abi, bytecode, deployedBytecode }] of picked(compiled, ['PairMentoFPMM'])) {
+    lines.push(`export const ${name} = {`, `  abi: ${JSON.stringify(abi)},`, `  bytecode: '${bytecode}',`, `  runtimeCode: '${deployedBytecode}',`, '} as const;', '');
+  }
   return lines.join('\n');
 }
