@@ -85,6 +85,10 @@ export const addressBookSchema = z.object({
       exchanges: z.array(
         z.object({ name: z.string(), id: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((id) => id as `0x${string}`), asset0: z.string(), asset1: z.string(), pricing: z.enum(['ConstantProduct', 'ConstantSum']) }),
       ),
+      /** Mento v3: its oracle adapter, pool factory and fixed-price pools (ours, with their interface). */
+      oracleAdapter: address,
+      fpmmFactory: address,
+      fixedPricePools: z.array(z.object({ name: z.string(), address })),
     })
     .optional(),
   /**

@@ -142,6 +142,26 @@ export async function deployMento(
   await call(sortedOracles, artifacts.DevnetSortedOracles.abi, 'setBreakerBox', [breakerBox]);
   const adapter = await deploy('PairMentoV2 (Swappa)', swappa.PairMentoV2);
 
+  // Mento v3: its oracle adapter over the same SortedOracles and BreakerBox, the pool factory, and its pools.
+  const oracleAdapter = await deploy('Mento v3 OracleAdapter (ours)', artifacts.DevnetOracleAdapter, [sortedOracles, breakerBox]);
+  const fpmmFactory = await deploy('Mento v3 FPMMFactory (ours)', artifacts.DevnetFPMMFactory, [oracleAdapter]);
+  const fixedPricePools: MentoWorld['fixedPricePools'] = [];
+  for (const spec of mentoSpec.fixedPricePools) {
+    // The pool's own order is the tokens' addresses'; the rate feed is USD per the second token of the spec's pair.
+    const [a, b] = [tokens[spec.token0].address, tokens[spec.token1].address];
+    const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+    // The rate is token1 per token0 once oriented: USD per `spec.token1` is the spec's token0 (the dollar) per token1.
+    const invert = token0 !== b;
+    await call(fpmmFactory, artifacts.DevnetFPMMFactory.abi, 'deployFPMM', [token0, token1, feedId(spec.rateFeed), invert, BigInt(spec.lpFeeBps), BigInt(spec.protocolFeeBps), deployer.address]);
+    const pools = await publicClient.readContract({ address: fpmmFactory, abi: artifacts.DevnetFPMMFactory.abi, functionName: 'deployedFPMMAddresses' });
+    const pool = pools.at(-1) as Address;
+    for (const symbol of [spec.token0, spec.token1]) await call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [pool, human(symbol, spec.reserve)]);
+    await call(pool, artifacts.DevnetFPMM.abi, 'sync', []);
+    const scaled = (whole: number) => BigInt(whole) * 10n ** 15n;
+    await call(pool, artifacts.DevnetFPMM.abi, 'configureTradingLimit', [tokens[spec.token1].address, scaled(spec.limit0), scaled(spec.limit1)]);
+    fixedPricePools.push({ name: `${spec.token0}/${spec.token1}`, address: pool });
+  }
+
   return {
     broker,
     adapter,
@@ -155,6 +175,9 @@ export async function deployMento(
       pricingModules: { constantProduct, constantSum },
       rateFeeds: rateFeeds.map((feed) => ({ name: feed.name, id: feed.id, base: feed.base })),
       exchanges,
+      oracleAdapter,
+      fpmmFactory,
+      fixedPricePools,
     },
   };
 }

@@ -221,4 +221,19 @@ export const mentoSpec = {
    * halts Mento's trading on the feed (trading mode 3) until, `cooldownSeconds` later, a report within it resets it.
    */
   medianDeltaBreaker: { rateFeed: 'CELO', thresholdBps: 400, cooldownSeconds: 900 },
+  /**
+   * Mento v3's fixed-price pools (our contracts with their interface: no build is published), as Celo has USDm/USDC:
+   * at the rate feed's rate less `lpFeeBps + protocolFeeBps`, seeded with `reserve` of each token, its trading
+   * limits in whole tokens (L0 over 5 minutes, L1 over a day) on the second token.
+   */
+  fixedPricePools: [{ token0: 'cUSD', token1: 'USDC', rateFeed: 'USDCUSD', lpFeeBps: 3, protocolFeeBps: 2, reserve: '1000000', limit0: 300_000, limit1: 1_500_000 }] as const satisfies readonly {
+    token0: TokenSymbol;
+    token1: TokenSymbol;
+    rateFeed: string;
+    lpFeeBps: number;
+    protocolFeeBps: number;
+    reserve: string;
+    limit0: number;
+    limit1: number;
+  }[],
 } as const;

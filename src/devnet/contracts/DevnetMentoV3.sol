@@ -124,8 +124,9 @@ contract DevnetFPMM {
     error L0LimitExceeded();
     error L1LimitExceeded();
 
-    constructor(address token0_, address token1_, address oracleAdapter_, address rateFeed, bool invert, uint256 lpFee_, uint256 protocolFee_, address feeRecipient) {
-        owner = msg.sender;
+    constructor(address owner_, address token0_, address token1_, address oracleAdapter_, address rateFeed, bool invert, uint256 lpFee_, uint256 protocolFee_, address feeRecipient) {
+        // Governance's, as the real factory makes it the pool's owner, not the factory's own address.
+        owner = owner_;
         (token0, token1) = (token0_, token1_);
         decimals0 = 10 ** IERC20Metadata(token0_).decimals();
         decimals1 = 10 ** IERC20Metadata(token1_).decimals();
@@ -252,7 +253,7 @@ contract DevnetFPMMFactory {
 
     function deployFPMM(address token0, address token1, address rateFeed, bool invert, uint256 lpFee, uint256 protocolFee, address feeRecipient) external returns (address fpmm) {
         require(msg.sender == owner, "DevnetFPMMFactory: not the owner");
-        fpmm = address(new DevnetFPMM(token0, token1, oracleAdapter, rateFeed, invert, lpFee, protocolFee, feeRecipient));
+        fpmm = address(new DevnetFPMM(owner, token0, token1, oracleAdapter, rateFeed, invert, lpFee, protocolFee, feeRecipient));
         _pools.push(fpmm);
         emit FPMMDeployed(token0, token1, fpmm);
     }
