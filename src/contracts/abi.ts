@@ -187,3 +187,28 @@ export const uniswapV3FactoryAbi = parseAbi([
   'function getPool(address tokenA, address tokenB, uint24 fee) view returns (address)',
   'event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)',
 ]);
+
+/**
+ * Mento v3's FPMMFactory (Celo: 0xa849b475FE5a4B5C9C3280152c7a1945b907613b) and its fixed-price pools (mento-core
+ * `contracts/interfaces/IFPMM.sol`, `IFPMMFactory.sol`), in the parts a router reads, and the OracleAdapter they price
+ * by (`IOracleAdapter.sol`).
+ */
+export const mentoFpmmFactoryAbi = parseAbi(['function deployedFPMMAddresses() view returns (address[])']);
+export const mentoFpmmAbi = parseAbi([
+  'struct LimitConfig { int120 limit0; int120 limit1; uint8 decimals; }',
+  'struct LimitState { uint32 lastUpdated0; uint32 lastUpdated1; int96 netflow0; int96 netflow1; }',
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+  'function decimals0() view returns (uint256)',
+  'function decimals1() view returns (uint256)',
+  'function getReserves() view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast)',
+  'function lpFee() view returns (uint256)',
+  'function protocolFee() view returns (uint256)',
+  'function protocolFeeRecipient() view returns (address)',
+  'function referenceRateFeedID() view returns (address)',
+  'function invertRateFeed() view returns (bool)',
+  'function oracleAdapter() view returns (address)',
+  'function getAmountOut(uint256 amountIn, address tokenIn) view returns (uint256)',
+  'function getTradingLimits(address token) view returns (LimitConfig config, LimitState state)',
+]);
+export const mentoOracleAdapterAbi = parseAbi(['function sortedOracles() view returns (address)', 'function breakerBox() view returns (address)']);
