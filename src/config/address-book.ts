@@ -51,8 +51,11 @@ export const addressBookSchema = z.object({
     uniswapV3Factory: address.optional(),
     /** keccak256 of the V3 pool's creation code: proves a pool is the factory's without a chain read. */
     uniswapV3PoolInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
-    /** Mento's Broker and the exchange providers of it whose exchanges a route may swap through. */
-    mento: z.object({ broker: address, exchangeProviders: z.array(address).min(1) }).optional(),
+    /**
+     * Mento's Broker and the exchange providers of it whose exchanges a route may swap through; Mento v3's pool
+     * factory, whose listed pools a route may swap in.
+     */
+    mento: z.object({ broker: address, exchangeProviders: z.array(address).min(1), fpmmFactory: address.optional() }).optional(),
     adapters: z.record(z.string(), address),
     farms: z.record(z.string(), address),
     gauges: z.record(z.string(), gauge),

@@ -16,7 +16,7 @@ import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
 import { ConfigError } from './errors.ts';
 
-export type AdapterKind = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2';
+export type AdapterKind = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2' | 'mento-fpmm';
 export type FarmKind = 'uniswap-v2' | 'gauge';
 
 /** Uniswap V2 core pairs charge 0.3% (997/1000 in the pair's swap); forks with another fee list their pools. */
@@ -59,6 +59,8 @@ export type KnownContracts = {
   gauges: readonly { address: Address; pool: Address }[];
   /** Mento Brokers, and the exchange providers of each whose exchanges a route may swap through. */
   mento: readonly MentoBroker[];
+  /** Mento v3's pool factories: a route may swap in a fixed-price pool one of them lists. */
+  mentoFpmmFactories: readonly Address[];
   /** Tokens a route may pass through. */
   tokens: readonly Address[];
   /** Partner ids besides 0 that quotes may carry (ours). */
@@ -120,7 +122,7 @@ const chainFileSchema = z.object({
   contracts: z.object({
     routers: z.array(addressSchema),
     oneClickFarms: z.array(addressSchema),
-    adapters: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'uniswap-v3', 'mento-v2']) })),
+    adapters: z.array(z.object({ address: addressSchema, kind: z.enum(['uniswap-v2', 'uniswap-v3', 'mento-v2', 'mento-fpmm']) })),
     factories: z.array(
       z.discriminatedUnion('kind', [
         z.object({
@@ -159,6 +161,7 @@ const chainFileSchema = z.object({
           z.object({ address: addressSchema, kind: z.literal('uniswap-v2'), feeUnit: z.enum(['per-mille', 'bips']) }),
           z.object({ address: addressSchema, kind: z.literal('uniswap-v3') }),
           z.object({ address: addressSchema, kind: z.literal('mento-v2') }),
+          z.object({ address: addressSchema, kind: z.literal('mento-fpmm') }),
         ]),
       ),
     })
@@ -211,7 +214,7 @@ export function tokenDirectory(chainId: number, book?: AddressBook): Pick<Addres
  * Address book adapter names and their kinds: `uniswapV3` is a view-quoting V3 adapter (the devnet's own),
  * `swappaUniswapV3` Swappa's PairUniswapV3, which quotes through Uniswap's QuoterV2; both read `extras` as the pool.
  */
-const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3', mentoV2: 'mento-v2' };
+const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3', mentoV2: 'mento-v2', mentoFpmm: 'mento-fpmm' };
 
 /** The address book's name for the adapter a kind of pool is routed through. */
 export const addressBookAdapterName = (kind: AdapterKind) => Object.keys(adapterKinds).find((name) => adapterKinds[name] === kind);
@@ -265,6 +268,7 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     ],
     gauges: [...(base?.contracts.gauges ?? []), ...Object.values(contracts?.gauges ?? {}).map((gauge) => ({ address: gauge.address, pool: gauge.pool }))],
     mento: [...(base?.contracts.mento ? [base.contracts.mento] : []), ...(contracts?.mento ? [contracts.mento] : [])],
+    mentoFpmmFactories: [base?.contracts.mento?.fpmmFactory, contracts?.mento?.fpmmFactory].filter((factory): factory is Address => factory !== undefined),
     tokens: Object.values(tokens).map((token) => token.address),
     partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
     partnerFees: (own?.partners ?? []).map((partner) => ({ id: BigInt(partner.id), recipient: partner.admin, feeNumerator: BigInt(partner.feeNumerator) })),
@@ -318,7 +322,9 @@ export type RoutingFactory =
   /** Pools found from its `PoolCreated` logs, read from `fromBlock` (its deployment) on. */
   | { address: Address; protocol: string; kind: 'uniswap-v3'; fromBlock: bigint }
   /** A Mento Broker: its exchanges are those these exchange providers of it list. */
-  | { address: Address; protocol: string; kind: 'mento-v2'; exchangeProviders: readonly Address[] };
+  | { address: Address; protocol: string; kind: 'mento-v2'; exchangeProviders: readonly Address[] }
+  /** Mento v3's pool factory: its pools are those it lists. */
+  | { address: Address; protocol: string; kind: 'mento-fpmm' };
 
 /** What a self-hosted routing service needs of a chain: the router, the factories it finds pools from, the adapters. */
 export type RoutingData = {
@@ -350,6 +356,11 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
   const ownAdapter = own?.contracts.adapters.uniswapV2;
   const ownV3Adapter = own?.contracts.adapters.uniswapV3;
   const builtIn = (kind: AdapterKind) => base?.routing?.adapters.find((adapter) => adapter.kind === kind);
+  // No adapter for Mento v3's pools is published: they are routed once the user deployed ours (`deploy-adapter`).
+  const fpmmAdapter = own?.contracts.adapters.mentoFpmm ?? builtIn('mento-fpmm')?.address;
+  if (fpmmAdapter) {
+    for (const factory of [own?.contracts.mento?.fpmmFactory, base?.contracts.mento?.fpmmFactory]) if (factory) factories.push({ address: factory, protocol: mentoProtocol, kind: 'mento-fpmm' });
+  }
   const builtInV2 = builtIn('uniswap-v2');
   const builtInV3 = builtIn('uniswap-v3');
   return {
@@ -359,6 +370,7 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
       'uniswap-v2': ownAdapter ? { address: ownAdapter, kind: 'uniswap-v2', feeUnit: 'per-mille' } : builtInV2 && { address: builtInV2.address, kind: 'uniswap-v2', feeUnit: builtInV2.kind === 'uniswap-v2' ? builtInV2.feeUnit : undefined },
       'uniswap-v3': ownV3Adapter ? { address: ownV3Adapter, kind: 'uniswap-v3' } : builtInV3 && { address: builtInV3.address, kind: 'uniswap-v3' },
       'mento-v2': ownMentoAdapter ? { address: ownMentoAdapter, kind: 'mento-v2' } : builtInMento && { address: builtInMento.address, kind: 'mento-v2' },
+      'mento-fpmm': fpmmAdapter && { address: fpmmAdapter, kind: 'mento-fpmm' },
     },
   };
 }

@@ -173,11 +173,11 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       uniswapV2Factory: factory,
       uniswapV2PairInitCodeHash: pairInitCodeHash,
       ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory, uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash }),
-      ...(mento && { mento: { broker: mento.broker, exchangeProviders: [mento.world.biPoolManager] } }),
+      ...(mento && { mento: { broker: mento.broker, exchangeProviders: [mento.world.biPoolManager], fpmmFactory: mento.world.fpmmFactory } }),
       adapters: {
         uniswapV2: adapter,
         ...(uniswapV3 && { uniswapV3: uniswapV3.adapter, swappaUniswapV3: uniswapV3.quotingAdapter }),
-        ...(mento && { mentoV2: mento.adapter }),
+        ...(mento && { mentoV2: mento.adapter, mentoFpmm: mento.fpmmAdapter }),
       },
       farms: { uniswapV2: uniswapV2Farm, gauge: gaugeFarm },
       gauges: {

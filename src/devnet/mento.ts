@@ -8,6 +8,7 @@
 import { type Address, type Hex, keccak256, parseUnits, stringToHex, toHex } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { mentoRateFeedId } from '../contracts/encoding.ts';
+import * as solidity from '../contracts/solidity-code.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import * as mento from './artifacts/mento-published.ts';
 import * as swappa from './artifacts/swappa-published.ts';
@@ -29,7 +30,7 @@ export async function deployMento(
   sortedOracles: Address,
   rpcUrl: string,
   chainId: number,
-): Promise<{ broker: Address; adapter: Address; world: MentoWorld }> {
+): Promise<{ broker: Address; adapter: Address; fpmmAdapter: Address; world: MentoWorld }> {
   const { deploy, call, publicClient, deployer } = deployment;
   const human = (symbol: TokenSymbol, amount: string | number) => parseUnits(String(amount), tokens[symbol].decimals);
   const celoFeed = tokens[sortedOraclesSpec.rateFeed].address;
@@ -161,10 +162,13 @@ export async function deployMento(
     await call(pool, artifacts.DevnetFPMM.abi, 'configureTradingLimit', [tokens[spec.token1].address, scaled(spec.limit0), scaled(spec.limit1)]);
     fixedPricePools.push({ name: `${spec.token0}/${spec.token1}`, address: pool });
   }
+  // No adapter for these pools is published: ours, as a user deploys it (`routekeeper deploy-adapter mento-fpmm`).
+  const fpmmAdapter = await deploy('PairMentoFPMM (ours)', solidity.PairMentoFPMM);
 
   return {
     broker,
     adapter,
+    fpmmAdapter,
     world: {
       broker,
       biPoolManager,

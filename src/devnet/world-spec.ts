@@ -224,9 +224,10 @@ export const mentoSpec = {
   /**
    * Mento v3's fixed-price pools (our contracts with their interface: no build is published), as Celo has USDm/USDC:
    * at the rate feed's rate less `lpFeeBps + protocolFeeBps`, seeded with `reserve` of each token, its trading
-   * limits in whole tokens (L0 over 5 minutes, L1 over a day) on the second token.
+   * limits in whole tokens (L0 over 5 minutes, L1 over a day) on the second token. Celo's charges 5 bps, as v2's
+   * cUSD/USDC exchange does; ours 8, so that the two never tie: v2 takes what it can, the pool what v2's limits stop.
    */
-  fixedPricePools: [{ token0: 'cUSD', token1: 'USDC', rateFeed: 'USDCUSD', lpFeeBps: 3, protocolFeeBps: 2, reserve: '1000000', limit0: 300_000, limit1: 1_500_000 }] as const satisfies readonly {
+  fixedPricePools: [{ token0: 'cUSD', token1: 'USDC', rateFeed: 'USDCUSD', lpFeeBps: 5, protocolFeeBps: 3, reserve: '1000000', limit0: 300_000, limit1: 1_500_000 }] as const satisfies readonly {
     token0: TokenSymbol;
     token1: TokenSymbol;
     rateFeed: string;

@@ -13,11 +13,12 @@
  */
 import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
 import type { FeePpm, KnownFactory, RoutingFactory } from '../config/chain-data.ts';
+import type { FpmmPool } from './mento-fpmm-state.ts';
 import type { MentoExchange } from './mento-state.ts';
 import type { PoolPrices } from './prices.ts';
 
 /** The kinds of pool, by the id routes and chain data name them with. */
-export type PoolKindId = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2';
+export type PoolKindId = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2' | 'mento-fpmm';
 
 /** How a Uniswap V2 adapter's fee byte counts: Minima's (and the devnet's) per mille, Swappa's in basis points. */
 export type FeeUnit = 'per-mille' | 'bips';
@@ -41,6 +42,8 @@ export type PoolInfo = {
   v3?: { fee: number; tickSpacing: number };
   /** A Mento exchange's Broker, provider, id and what never changes for it (its kind's immutables). */
   mento?: MentoExchange;
+  /** A Mento v3 fixed-price pool's factory, tokens, rate feed and what never changes for it. */
+  fpmm?: FpmmPool;
   /** Protocol id, for the `exclude` parameter (`ubeswap`, `sushiswap`, …). */
   protocol: string;
   /** The adapter routes through this pool name in `pairs`. */
@@ -64,6 +67,13 @@ export type IndexDraft = {
   progress: Map<string, bigint>;
   /** The factory at an address, when the service finds pools from it. */
   factory(address: Address): FactorySource | undefined;
+};
+
+/** A kind's reads of its pools' states at each block: the contract calls, and the states from their answers. */
+export type EveryBlockRead<State> = {
+  calls(pools: readonly IndexedPool[]): readonly unknown[];
+  /** The pools' states (by lower-case address) from the answers to `calls`, in its order, as of `head`. */
+  states(pools: readonly IndexedPool[], answers: readonly unknown[], head: Head): Map<string, State>;
 };
 
 /** A pool's token amounts' ratio as a fraction (token out per token in, raw units). */
@@ -116,9 +126,10 @@ export interface PoolKind<State = any> {
   readState(client: PublicClient, pool: IndexedPool, blockNumber: bigint): Promise<State | undefined>;
   /**
    * For a kind whose pools' states move with more than their own logs (a Mento exchange: the clock, an oracle, a
-   * Reserve's balances): every pool of it read at `head` in one request, each block.
+   * Reserve's balances): the reads of its pools' states that the index makes each block, every such kind's in one
+   * request.
    */
-  readEveryBlock?(client: PublicClient, pools: readonly IndexedPool[], head: Head): Promise<Map<string, State>>;
+  readonly readEveryBlock?: EveryBlockRead<State>;
   /** One of its logs applied to the draft: a new pool, or a pool's new state. False: not one of its logs. */
   follow(log: DecodedLog, draft: IndexDraft): boolean;
   /** Whether a followed pool's state must be read again (a V3 pool whose price nears the edge of the ticks read). */

@@ -22,17 +22,22 @@ export type FpmmPool = {
   sortedOracles: Address;
   breakerBox: Address;
   protocolFeeRecipient: Address;
+  /** Its fees when found (basis points), for people: quotes use each block's (governance may change them). */
+  lpFee: bigint;
+  protocolFee: bigint;
 };
 
-async function readAll(client: PublicClient, contracts: readonly unknown[], blockNumber: bigint): Promise<unknown[]> {
+async function readAll(client: PublicClient, contracts: readonly unknown[], at: bigint | 'latest'): Promise<unknown[]> {
   if (contracts.length === 0) return [];
-  return multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, batchSize: 0, blockNumber });
+  const block = at === 'latest' ? { blockTag: 'latest' as const } : { blockNumber: at };
+  // One eth_call however many calls (viem would split past 1 kB of calldata).
+  return multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, batchSize: 0, ...block });
 }
 
 /** The factory's pools at a block, in three calls: the list, each pool's immutables, each adapter's oracle and breaker box. */
-export async function discoverFpmmPools(client: PublicClient, factory: Address, blockNumber: bigint): Promise<FpmmPool[]> {
+export async function discoverFpmmPools(client: PublicClient, factory: Address, blockNumber: bigint | 'latest'): Promise<FpmmPool[]> {
   const [pools] = (await readAll(client, [{ address: factory, abi: mentoFpmmFactoryAbi, functionName: 'deployedFPMMAddresses' }], blockNumber)) as [Address[]];
-  const names = ['token0', 'token1', 'decimals0', 'decimals1', 'referenceRateFeedID', 'invertRateFeed', 'oracleAdapter', 'protocolFeeRecipient'] as const;
+  const names = ['token0', 'token1', 'decimals0', 'decimals1', 'referenceRateFeedID', 'invertRateFeed', 'oracleAdapter', 'protocolFeeRecipient', 'lpFee', 'protocolFee'] as const;
   const reads = await readAll(client, pools.flatMap((pool) => names.map((functionName) => ({ address: pool, abi: mentoFpmmAbi, functionName }))), blockNumber);
   const adapters = pools.map((_, i) => reads[i * names.length + 6] as Address);
   const oracles = await readAll(
@@ -44,7 +49,18 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
     blockNumber,
   );
   return pools.map((pool, i) => {
-    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, , protocolFeeRecipient] = reads.slice(i * names.length, (i + 1) * names.length) as [Address, Address, bigint, bigint, Address, boolean, Address, Address];
+    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, , protocolFeeRecipient, lpFee, protocolFee] = reads.slice(i * names.length, (i + 1) * names.length) as [
+      Address,
+      Address,
+      bigint,
+      bigint,
+      Address,
+      boolean,
+      Address,
+      Address,
+      bigint,
+      bigint,
+    ];
     return {
       factory: getAddress(factory),
       pool: getAddress(pool),
@@ -57,6 +73,8 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
       sortedOracles: getAddress(oracles[i * 2] as Address),
       breakerBox: getAddress(oracles[i * 2 + 1] as Address),
       protocolFeeRecipient: getAddress(protocolFeeRecipient),
+      lpFee,
+      protocolFee,
     };
   });
 }
@@ -68,29 +86,37 @@ const limitOf = ([config, state]: LimitRead): FpmmLimit | undefined =>
     ? undefined
     : { limit0: config.limit0, limit1: config.limit1, decimals: config.decimals, lastUpdated0: BigInt(state.lastUpdated0), lastUpdated1: BigInt(state.lastUpdated1), netflow0: state.netflow0, netflow1: state.netflow1 };
 
-/** Every pool's state at a block, in one call. */
-export async function readFpmmStates(client: PublicClient, pools: readonly FpmmPool[], blockNumber: bigint): Promise<FpmmState[]> {
-  const width = 9;
-  const answers = await readAll(
-    client,
-    pools.flatMap((pool) => {
-      const at = { address: pool.pool, abi: mentoFpmmAbi } as const;
-      const oracle = { address: pool.sortedOracles, abi: sortedOraclesAbi } as const;
-      const feed = [pool.rateFeed] as const;
-      return [
-        { ...at, functionName: 'getReserves' },
-        { ...at, functionName: 'lpFee' },
-        { ...at, functionName: 'protocolFee' },
-        { ...at, functionName: 'getTradingLimits', args: [pool.token0] },
-        { ...at, functionName: 'getTradingLimits', args: [pool.token1] },
-        { ...oracle, functionName: 'medianRate', args: feed },
-        { ...oracle, functionName: 'medianTimestamp', args: feed },
-        { ...oracle, functionName: 'getTokenReportExpirySeconds', args: feed },
-        { address: pool.breakerBox, abi: mentoBreakerBoxAbi, functionName: 'getRateFeedTradingMode', args: feed },
-      ];
-    }),
-    blockNumber,
-  );
+/** Every pool's state at a block (or the latest), in one call. */
+export async function readFpmmStates(client: PublicClient, pools: readonly FpmmPool[], at: bigint | 'latest'): Promise<FpmmState[]> {
+  if (pools.length === 0) return [];
+  return fpmmStatesFrom(pools, await readAll(client, fpmmStateCalls(pools), at));
+}
+
+/** The calls that read one pool's state: the same list, in the same order, that `fpmmStatesFrom` reads back. */
+function stateCalls(pool: FpmmPool): unknown[] {
+  const at = { address: pool.pool, abi: mentoFpmmAbi } as const;
+  const oracle = { address: pool.sortedOracles, abi: sortedOraclesAbi } as const;
+  const feed = [pool.rateFeed] as const;
+  return [
+    { ...at, functionName: 'getReserves' },
+    { ...at, functionName: 'lpFee' },
+    { ...at, functionName: 'protocolFee' },
+    { ...at, functionName: 'getTradingLimits', args: [pool.token0] },
+    { ...at, functionName: 'getTradingLimits', args: [pool.token1] },
+    { ...oracle, functionName: 'medianRate', args: feed },
+    { ...oracle, functionName: 'medianTimestamp', args: feed },
+    { ...oracle, functionName: 'getTokenReportExpirySeconds', args: feed },
+    { address: pool.breakerBox, abi: mentoBreakerBoxAbi, functionName: 'getRateFeedTradingMode', args: feed },
+  ];
+}
+
+/** The calls that read these pools' states, for a multicall of its own or one shared with other kinds. */
+export const fpmmStateCalls = (pools: readonly FpmmPool[]): unknown[] => pools.flatMap(stateCalls);
+
+/** The pools' states from the answers to `fpmmStateCalls`, in its order. */
+export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly unknown[]): FpmmState[] {
+  // Every pool is read by the same number of calls.
+  const width = answers.length / Math.max(pools.length, 1);
   return pools.map((pool, i) => {
     const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] = answers.slice(i * width, (i + 1) * width) as [
       readonly [bigint, bigint, bigint],

@@ -241,13 +241,15 @@ function stateFrom(exchange: MentoExchange, answers: readonly unknown[]): MentoE
 /** Every exchange's state at a block (or the latest), in one call. */
 export async function readMentoStates(client: PublicClient, exchanges: readonly MentoExchange[], at: bigint | 'latest'): Promise<MentoExchangeState[]> {
   if (exchanges.length === 0) return [];
-  const calls = exchanges.map(stateCalls);
-  const answers = await readAll<unknown>(client, calls.flat(), at);
-  let offset = 0;
-  return exchanges.map((exchange, i) => {
-    const count = (calls[i] as unknown[]).length;
-    const state = stateFrom(exchange, answers.slice(offset, offset + count));
-    offset += count;
-    return state;
-  });
+  return mentoStatesFrom(exchanges, await readAll<unknown>(client, mentoStateCalls(exchanges), at));
+}
+
+/** The calls that read these exchanges' states, for a multicall of its own or one shared with other kinds. */
+export const mentoStateCalls = (exchanges: readonly MentoExchange[]): unknown[] => exchanges.flatMap(stateCalls);
+
+/** The exchanges' states from the answers to `mentoStateCalls`, in its order. */
+export function mentoStatesFrom(exchanges: readonly MentoExchange[], answers: readonly unknown[]): MentoExchangeState[] {
+  // Every exchange is read by the same number of calls.
+  const width = answers.length / Math.max(exchanges.length, 1);
+  return exchanges.map((exchange, i) => stateFrom(exchange, answers.slice(i * width, (i + 1) * width)));
 }

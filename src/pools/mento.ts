@@ -11,8 +11,9 @@
 import { type Address, type Hex, concatHex, getAddress, keccak256, size, sliceHex, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
+import { fromCacheJson, toCacheJson } from './cache-json.ts';
 import { FIXED1, type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
-import { type MentoExchange, discoverMentoExchanges, readMentoStates } from './mento-state.ts';
+import { type MentoExchange, discoverMentoExchanges, mentoStateCalls, mentoStatesFrom, readMentoStates } from './mento-state.ts';
 
 /** Mento's protocol id, for a routing request's `exclude`. */
 export const mentoProtocol = 'mento';
@@ -59,11 +60,6 @@ const exchangeOf = (pool: { mento?: MentoExchange; address: Address }): MentoExc
   return pool.mento;
 };
 
-/** JSON-safe: every bigint as a decimal string, tagged so that it reads back as one. */
-const toJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? { n: item.toString() } : item)));
-const fromJson = <T>(value: unknown): T =>
-  JSON.parse(JSON.stringify(value), (_key, item) => (item && typeof item === 'object' && Object.keys(item).length === 1 && typeof item.n === 'string' ? BigInt(item.n) : item)) as T;
-
 export const mentoV2: PoolKind<MentoState> = {
   id: 'mento-v2',
   name: 'Mento',
@@ -86,9 +82,12 @@ export const mentoV2: PoolKind<MentoState> = {
     const [block, [state]] = await Promise.all([getBlock(client, { blockNumber }), readMentoStates(client, [exchangeOf(pool)], blockNumber)]);
     return state && { exchange: state, landsAt: block.timestamp };
   },
-  async readEveryBlock(client, pools, head) {
-    const states = await readMentoStates(client, pools.map(exchangeOf), head.number);
-    return new Map(pools.map((pool, i) => [pool.address.toLowerCase(), { exchange: states[i] as MentoExchangeState, landsAt: landingAfter(head.timestamp) }]));
+  readEveryBlock: {
+    calls: (pools) => mentoStateCalls(pools.map(exchangeOf)),
+    states(pools, answers, head) {
+      const states = mentoStatesFrom(pools.map(exchangeOf), answers);
+      return new Map(pools.map((pool, i) => [pool.address.toLowerCase(), { exchange: states[i] as MentoExchangeState, landsAt: landingAfter(head.timestamp) }]));
+    },
   },
   follow: () => false,
   needsRead: () => false,
@@ -99,11 +98,11 @@ export const mentoV2: PoolKind<MentoState> = {
     token1: pool.token1,
     factory: pool.factory,
     index: pool.index,
-    mento: toJson(exchangeOf(pool)),
-    state: toJson(state),
+    mento: toCacheJson(exchangeOf(pool)),
+    state: toCacheJson(state),
   }),
   fromCache(entry, factory) {
-    return { pool: poolOf(factory, fromJson<MentoExchange>(entry.mento)), state: fromJson<MentoState>(entry.state) };
+    return { pool: poolOf(factory, fromCacheJson<MentoExchange>(entry.mento)), state: fromCacheJson<MentoState>(entry.state) };
   },
 
   // Without a valid median the exchange is no price (a constant-product one would still trade, at buckets the oracle

@@ -11,8 +11,9 @@
  * missed.
  */
 import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
+import { multicall } from 'viem/actions';
 import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
-import type { DecodedLog, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter, PoolKind } from '../pools/kind.ts';
+import type { DecodedLog, EveryBlockRead, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter } from '../pools/kind.ts';
 import { poolKindEvents, poolKinds } from '../pools/registry.ts';
 import { readIndexCache, writeIndexCache } from './index-cache.ts';
 
@@ -124,18 +125,20 @@ export class PoolIndex {
 
   /**
    * The state with the pools of each kind whose state moves with more than its logs (a Mento exchange) read at its
-   * head: one request per such kind, however many pools it has.
+   * head: one request for all of them, however many kinds and pools.
    */
   async #readEveryBlock(state: PoolsAtBlock): Promise<PoolsAtBlock> {
-    const byKind = new Map<PoolKind, IndexedPool[]>();
-    for (const pool of state.pools.values()) if (pool.kind.readEveryBlock) byKind.set(pool.kind, [...(byKind.get(pool.kind) ?? []), pool]);
+    const byKind = new Map<EveryBlockRead<unknown>, IndexedPool[]>();
+    for (const pool of state.pools.values()) if (pool.kind.readEveryBlock) byKind.set(pool.kind.readEveryBlock, [...(byKind.get(pool.kind.readEveryBlock) ?? []), pool]);
     if (byKind.size === 0) return state;
+    const reads = [...byKind].map(([read, pools]) => ({ read, pools, calls: read.calls(pools) }));
+    const answers: readonly unknown[] = await multicall(this.#client, { contracts: reads.flatMap((entry) => entry.calls) as never, deployless: true, allowFailure: false, batchSize: 0, blockNumber: state.head.number });
     const states = new Map(state.states);
-    await Promise.all(
-      [...byKind].map(async ([kind, pools]) => {
-        for (const [poolKey, poolState] of (await kind.readEveryBlock?.(this.#client, pools, state.head)) ?? []) states.set(poolKey, poolState);
-      }),
-    );
+    let offset = 0;
+    for (const { read, pools, calls } of reads) {
+      for (const [poolKey, poolState] of read.states(pools, answers.slice(offset, offset + calls.length), state.head)) states.set(poolKey, poolState);
+      offset += calls.length;
+    }
     return { ...state, states };
   }
 

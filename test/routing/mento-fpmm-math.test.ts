@@ -7,10 +7,10 @@
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { mentoFpmmAbi } from '../../src/contracts/abi.ts';
-import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { type FpmmState, fpmmAmountOut, fpmmRate, fpmmSwap } from '../../src/pools/mento-fpmm-math.ts';
 import { discoverFpmmPools, readFpmmStates } from '../../src/pools/mento-fpmm-state.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { onAWeekday } from '../helpers/fx-clock.ts';
 import { trader } from '../helpers/routing.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { erc20Abi } from 'viem';
@@ -18,18 +18,8 @@ import { erc20Abi } from 'viem';
 describe("Mento v3's fixed-price pool model against the devnet's pool", () => {
   const fork = useDevnetFork({ mento: true });
 
-  /** The chain on the next Wednesday at noon UTC (the FX market open), its rates reported then. */
-  async function onAWeekday() {
-    const now = (await fork.publicClient.getBlock()).timestamp;
-    const day = now / 86_400n;
-    const wednesday = (day + ((7n - ((day + 3n) % 7n) + 2n) % 7n || 7n)) * 86_400n + 43_200n;
-    await fork.testClient.setNextBlockTimestamp({ timestamp: wednesday });
-    await fork.testClient.mine({ blocks: 1 });
-    await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook);
-  }
-
   it('quotes both ways as the pool does, and a swap pays it and leaves the reserves predicted', async () => {
-    await onAWeekday();
+    await onAWeekday(fork);
     const factory = fork.addressBook.mento?.fpmmFactory as Address;
     const block = await fork.publicClient.getBlock();
     const [pool] = await discoverFpmmPools(fork.publicClient, factory, block.number);
