@@ -82,6 +82,11 @@ export type FlowRules = {
    * token and nothing else (a Mento swap's stables are burned and minted, so only collateral shows as a gain).
    */
   mentoReserves?: readonly { address: Address; token: Address }[];
+  /**
+   * The route's verified Mento v3 pools: each makes its one swap at its fees (`feePpm`), and its protocol fee
+   * recipient may take at most `protocolFeeBps` of what the pool was paid of the hop's input, and nothing else.
+   */
+  fixedPricePools?: readonly { address: Address; tokenIn: Address; feePpm: number; protocolFeeRecipient: Address; protocolFeeBps: bigint }[];
 };
 
 /** One swap the flows show in a pool a known factory made (or a list holds), with that pool's fee. */
@@ -129,6 +134,11 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
       if (foreign) refuse(`Mento's Reserve ${getAddress(holder)} would receive ${describe(...foreign)}, which no Mento hop of the route pays into it`);
       continue;
     }
+    const feeOf = rules.fixedPricePools?.filter((entry) => isAddressEqual(entry.protocolFeeRecipient, holder as Address)) ?? [];
+    if (feeOf.length > 0) {
+      checkProtocolFee(flows, holder, gains, feeOf, describe);
+      continue;
+    }
     const partner = rules.partnerFees?.recipients.find((entry) => isAddressEqual(entry.recipient, holder as Address));
     if (partner && rules.partnerFees) {
       checkPartnerFee(flows, holder, gains, partner.feeNumerator, rules.partnerFees.router, describe);
@@ -143,7 +153,9 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
     }
     const [tokenIn, amountIn] = gain as [string, bigint];
     const [tokenOut, paid] = loss as [string, bigint];
-    const feePpm = await provePool(getAddress(holder), [getAddress(tokenIn), getAddress(tokenOut)]);
+    // A verified Mento v3 pool is proven by its factory's list (guard/mento-fpmm-hop.ts), not by a factory's getPool.
+    const fixedPrice = rules.fixedPricePools?.find((entry) => isAddressEqual(entry.address, holder as Address) && isAddressEqual(entry.tokenIn, tokenIn as Address));
+    const feePpm = fixedPrice ? fixedPrice.feePpm : await provePool(getAddress(holder), [getAddress(tokenIn), getAddress(tokenOut)]);
     if (feePpm === undefined) {
       refuse(`${getAddress(holder)} would take ${describe(tokenIn, amountIn)} for ${describe(tokenOut, -paid)}: a swap in a pool that no known factory made and no list holds`);
     }
@@ -162,6 +174,25 @@ function checkWallet(changes: ReadonlyMap<string, bigint>, rules: FlowRules, des
   if (received < receives.minimum) refuse(`the wallet ${wallet} would receive ${describe(receives.token, received)}, below the minimum ${receives.minimum}`);
   for (const [token, amount] of changes) {
     if (amount < 0n && !isAddressEqual(token as Address, pays.token)) refuse(`the wallet ${wallet} would also pay ${describe(token, -amount)}`);
+  }
+}
+
+/** A Mento v3 pool's protocol fee recipient takes only the hop's input token, at most the protocol fee of what the pool was paid of it. */
+function checkProtocolFee(
+  flows: readonly TokenFlow[],
+  holder: string,
+  gains: readonly [string, bigint][],
+  pools: NonNullable<FlowRules['fixedPricePools']>,
+  describe: (token: string, amount: bigint) => string,
+): void {
+  for (const [token, amount] of gains) {
+    const paying = pools.filter((pool) => isAddressEqual(pool.tokenIn, token as Address));
+    if (paying.length === 0) refuse(`Mento v3's protocol fee recipient ${getAddress(holder)} would receive ${describe(token, amount)}, which no Mento v3 hop of the route pays its pool`);
+    const bound = paying.reduce((sum, pool) => {
+      const paidToPool = flows.filter((flow) => isAddressEqual(flow.to, pool.address) && isAddressEqual(flow.token, token as Address)).reduce((total, flow) => total + flow.amount, 0n);
+      return sum + (paidToPool * pool.protocolFeeBps) / 10_000n;
+    }, 0n);
+    if (amount > bound) refuse(`Mento v3's protocol fee recipient ${getAddress(holder)} would take ${describe(token, amount)}, more than the protocol fee of ${bound}`);
   }
 }
 

@@ -15,10 +15,19 @@ import type { MentoBroker } from '../config/chain-data.ts';
 import { FIXED1, type MentoExchangeState, hasValidMedian, mentoSwap } from '../pools/mento-math.ts';
 import { readMentoExtras } from '../pools/mento.ts';
 import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
+import type { FpmmState } from '../pools/mento-fpmm-math.ts';
+import { readFpmmStates } from '../pools/mento-fpmm-state.ts';
+import { type FpmmHopFacts, checkFpmmHop, fpmmClosedBecause } from './mento-fpmm-hop.ts';
 import { GuardRefusal } from './refusal.ts';
 
-/** A verified Mento hop: the exchange, as found through the chain data's Broker. */
-export type MentoHopFacts = { exchange: MentoExchange };
+/** A verified Mento v2 hop: the exchange, as found through the chain data's Broker. */
+export type MentoExchangeHopFacts = { exchange: MentoExchange };
+
+/** A verified Mento hop: a v2 exchange, or a v3 fixed-price pool (guard/mento-fpmm-hop.ts). */
+export type MentoHopFacts = MentoExchangeHopFacts | FpmmHopFacts;
+
+/** A Mento hop's state at the latest block, of its own kind. */
+export type MentoHopState = MentoExchangeState | FpmmState;
 
 /**
  * The exchanges each known Broker's known providers list, read once per process and again (once per check) when a
@@ -35,7 +44,7 @@ export class MentoExchanges {
   }
 
   /** The exchange a hop's `extras` (the answer's `field`) name, proven for these two tokens; refused by name otherwise. */
-  async verify(extras: `0x${string}`, tokenIn: Address, tokenOut: Address, field: string): Promise<MentoHopFacts> {
+  async verify(extras: `0x${string}`, tokenIn: Address, tokenOut: Address, field: string): Promise<MentoExchangeHopFacts> {
     const refuse = (why: string): never => {
       throw new GuardRefusal('unknown-pool', `${field} ${why}`, undefined, field);
     };
@@ -69,13 +78,20 @@ export class MentoExchanges {
   }
 }
 
-/** Each exchange's state at the latest block, read in one call (made in the tick of the check's batch, it joins it). */
-export function readHopStates(client: PublicClient, hops: readonly MentoHopFacts[]): Promise<MentoExchangeState[]> {
-  return readMentoStates(client, hops.map((hop) => hop.exchange), 'latest');
+/**
+ * Each hop's state at the latest block, of its own kind: the exchanges in one call, the fixed-price pools in another.
+ * Made in the tick of the check's batch, they join it.
+ */
+export async function readHopStates(client: PublicClient, hops: readonly MentoHopFacts[]): Promise<MentoHopState[]> {
+  const exchanges = hops.flatMap((hop) => ('exchange' in hop ? [hop.exchange] : []));
+  const pools = hops.flatMap((hop) => ('fpmm' in hop ? [hop.fpmm] : []));
+  const [exchangeStates, poolStates] = await Promise.all([readMentoStates(client, exchanges, 'latest'), readFpmmStates(client, pools, 'latest')]);
+  return hops.map((hop) => ('exchange' in hop ? exchangeStates.shift() : poolStates.shift()) as MentoHopState);
 }
 
 /** A Mento hop with what it swaps: its input (the previous hop's quoted output) and what its adapter quotes it pays. */
 export type MentoHopTrade = MentoHopFacts & { tokenIn: Address; amountIn: bigint; quotedOut: bigint; field: string };
+type MentoExchangeHopTrade = MentoHopTrade & MentoExchangeHopFacts;
 
 /** What the oracle's median rate less the spread gives for a hop's input (raw units of its output). */
 export function mentoReferenceOut(exchange: MentoExchange, state: MentoExchangeState, inIs0: boolean, amountIn: bigint): bigint {
@@ -88,49 +104,68 @@ export function mentoReferenceOut(exchange: MentoExchange, state: MentoExchangeS
 }
 
 /**
+ * Every Mento hop that would take no swap at all in the block after `now`, whatever its size: its feed halted by the
+ * BreakerBox, without a valid median, or (a v3 pool) the FX market closed. Checked before what a hop pays is known:
+ * a closed pool's quote reverts, and the refusal says why rather than that the quote could not be read.
+ */
+export function checkMentoHopsOpen(hops: readonly (MentoHopFacts & { field: string })[], states: readonly MentoHopState[], now: bigint): void {
+  for (const [i, hop] of hops.entries()) {
+    const state = states[i] as MentoHopState;
+    if ('fpmm' in hop) {
+      const closed = fpmmClosedBecause(hop, state as FpmmState, now);
+      if (closed) throw new GuardRefusal(closed.reason, `${hop.field}: ${closed.why}`, undefined, hop.field);
+    }
+  }
+}
+
+/**
  * Every Mento hop at the state read, for a swap in the block after `now`: refused if the Broker would refuse it (and
  * why), if its feed has no valid median, or if its quote pays less than the oracle's rate less the spread beyond the
  * tolerance.
  */
-export function checkMentoHops(hops: readonly MentoHopTrade[], states: readonly MentoExchangeState[], now: bigint, toleranceBps: number): void {
+export function checkMentoHops(hops: readonly MentoHopTrade[], states: readonly MentoHopState[], now: bigint, toleranceBps: number): void {
   for (const [i, hop] of hops.entries()) {
-    const state = states[i] as MentoExchangeState;
-    const { exchange } = hop;
-    const inIs0 = isAddressEqual(hop.tokenIn, exchange.asset0);
-    const feed = `rate feed ${exchange.rateFeed}`;
-    if (state.tradingMode !== 0) {
-      throw new GuardRefusal('halted', `${hop.field}: Mento's BreakerBox halts trading on ${feed} (trading mode ${state.tradingMode}): the Broker would refuse the swap`, undefined, hop.field);
-    }
-    const landsAt = now + 1n;
-    if (!hasValidMedian(state, landsAt)) {
-      throw new GuardRefusal('no-price', `${hop.field}: ${feed} has no valid median (its last report at ${state.oracle.medianTimestamp} is stale or expired): the exchange is no price, and its quote is not taken`, undefined, hop.field);
-    }
-    const swapped = mentoSwap(state, inIs0, hop.amountIn, landsAt);
-    if ('refused' in swapped) {
-      const { refused } = swapped;
-      if (refused.kind === 'limit') {
-        const token = refused.token === 0 ? exchange.asset0 : exchange.asset1;
-        const decimals = refused.token === 0 ? exchange.decimals0 : exchange.decimals1;
-        const flow = (refused.token === 0) === inIs0 ? 'into' : 'out of';
-        throw new GuardRefusal(
-          'trading-limit',
-          `${hop.field}: the swap moves ${token} ${flow} Mento's Reserve past its trading limit ${refused.breach.limit} on exchange ${exchange.exchangeId}: ${refused.breach.headroom} whole tokens (of ${decimals} decimals) of room left that way`,
-          undefined,
-          hop.field,
-        );
-      }
-      if (refused.kind === 'reserve') throw new GuardRefusal('simulation', `${hop.field}: Mento's Reserve holds ${refused.holds} of the output, less than the swap pays`, undefined, hop.field);
-      throw new GuardRefusal('no-price', `${hop.field}: ${feed} has no valid median`, undefined, hop.field);
-    }
-    const reference = mentoReferenceOut(exchange, state, inIs0, hop.amountIn);
-    const lowest = (reference * BigInt(10_000 - toleranceBps)) / 10_000n;
-    if (hop.quotedOut < lowest) {
+    if ('fpmm' in hop) checkFpmmHop(hop, states[i] as FpmmState, now, toleranceBps);
+    else checkExchangeHop(hop as MentoExchangeHopTrade, states[i] as MentoExchangeState, now, toleranceBps);
+  }
+}
+
+function checkExchangeHop(hop: MentoExchangeHopTrade, state: MentoExchangeState, now: bigint, toleranceBps: number): void {
+  const { exchange } = hop;
+  const inIs0 = isAddressEqual(hop.tokenIn, exchange.asset0);
+  const feed = `rate feed ${exchange.rateFeed}`;
+  if (state.tradingMode !== 0) {
+    throw new GuardRefusal('halted', `${hop.field}: Mento's BreakerBox halts trading on ${feed} (trading mode ${state.tradingMode}): the Broker would refuse the swap`, undefined, hop.field);
+  }
+  const landsAt = now + 1n;
+  if (!hasValidMedian(state, landsAt)) {
+    throw new GuardRefusal('no-price', `${hop.field}: ${feed} has no valid median (its last report at ${state.oracle.medianTimestamp} is stale or expired): the exchange is no price, and its quote is not taken`, undefined, hop.field);
+  }
+  const swapped = mentoSwap(state, inIs0, hop.amountIn, landsAt);
+  if ('refused' in swapped) {
+    const { refused } = swapped;
+    if (refused.kind === 'limit') {
+      const token = refused.token === 0 ? exchange.asset0 : exchange.asset1;
+      const decimals = refused.token === 0 ? exchange.decimals0 : exchange.decimals1;
+      const flow = (refused.token === 0) === inIs0 ? 'into' : 'out of';
       throw new GuardRefusal(
-        'price',
-        `${hop.field}: the Mento exchange pays ${hop.quotedOut}, below ${reference} (${feed}'s median less the ${(Number((state.spread * 10_000n) / FIXED1) / 100).toFixed(2)}% spread) by more than ${toleranceBps} bps (least accepted ${lowest}): its buckets are off the oracle, or the trade is too large for them`,
+        'trading-limit',
+        `${hop.field}: the swap moves ${token} ${flow} Mento's Reserve past its trading limit ${refused.breach.limit} on exchange ${exchange.exchangeId}: ${refused.breach.headroom} whole tokens (of ${decimals} decimals) of room left that way`,
         undefined,
         hop.field,
       );
     }
+    if (refused.kind === 'reserve') throw new GuardRefusal('simulation', `${hop.field}: Mento's Reserve holds ${refused.holds} of the output, less than the swap pays`, undefined, hop.field);
+    throw new GuardRefusal('no-price', `${hop.field}: ${feed} has no valid median`, undefined, hop.field);
+  }
+  const reference = mentoReferenceOut(exchange, state, inIs0, hop.amountIn);
+  const lowest = (reference * BigInt(10_000 - toleranceBps)) / 10_000n;
+  if (hop.quotedOut < lowest) {
+    throw new GuardRefusal(
+      'price',
+      `${hop.field}: the Mento exchange pays ${hop.quotedOut}, below ${reference} (${feed}'s median less the ${(Number((state.spread * 10_000n) / FIXED1) / 100).toFixed(2)}% spread) by more than ${toleranceBps} bps (least accepted ${lowest}): its buckets are off the oracle, or the trade is too large for them`,
+      undefined,
+      hop.field,
+    );
   }
 }

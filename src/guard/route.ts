@@ -25,6 +25,7 @@ import type { PoolFacts, PoolKindId } from '../pools/kind.ts';
 import { mentoExchangeKey } from '../pools/mento.ts';
 import { poolKinds } from '../pools/registry.ts';
 import { listed } from './guards.ts';
+import { FpmmPools } from './mento-fpmm-hop.ts';
 import { type MentoHopFacts, MentoExchanges } from './mento-hop.ts';
 import { GuardRefusal } from './refusal.ts';
 
@@ -71,11 +72,14 @@ export class RouteVerifier {
   readonly #poolFacts: PoolFacts;
   /** The exchanges of the chain data's Mento Brokers, which a hop through a Mento adapter must name. */
   readonly #mento: MentoExchanges;
+  /** The pools of the chain data's Mento v3 factories, which a hop through a Mento v3 adapter must name. */
+  readonly #fpmm: FpmmPools;
 
   constructor(known: KnownContracts, client: ChainClient) {
     this.known = known;
     this.#client = client;
     this.#mento = new MentoExchanges(client, known.mento);
+    this.#fpmm = new FpmmPools(client, known.mentoFpmmFactories);
     this.#poolFacts = {
       client,
       address: (key, read) => once(this.#facts, key, () => read().then(getAddress), (value) => isAddressEqual(value, zeroAddress)),
@@ -119,6 +123,11 @@ export class RouteVerifier {
           const mento = await this.#mento.verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
           const { exchange } = mento;
           return { tokenIn, tokenOut, pool: mentoExchangeKey(exchange.provider, exchange.exchangeId), feePpm: Number(exchange.spread / 10n ** 18n), kind: known.kind, mento };
+        }
+        if (known.kind === 'mento-fpmm') {
+          // A Mento v3 pool is proven by the chain data's pool factory's list (guard/mento-fpmm-hop.ts).
+          const mento = await this.#fpmm.verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
+          return { tokenIn, tokenOut, pool: mento.fpmm.pool, feePpm: Number(mento.fpmm.lpFee + mento.fpmm.protocolFee) * 100, kind: known.kind, mento };
         }
         // The adapter's kind of pool reads `extras`: the pool, and for some kinds the fee the route says it charges.
         const kind = poolKinds[known.kind];

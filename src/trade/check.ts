@@ -29,7 +29,7 @@ import {
 } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
-import { type MentoHopFacts, checkMentoHops, readHopStates } from '../guard/mento-hop.ts';
+import { type MentoHopFacts, type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates } from '../guard/mento-hop.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Spending } from '../ledger/trades.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
@@ -135,6 +135,14 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     ctx.signal,
   );
   if (steady.status === 'rejected') throw steady.reason;
+  // A Mento hop that takes no swap now (a v3 pool while the FX market is closed) says so, before its quote's revert.
+  if (mentoRead.status === 'fulfilled' && mentoRead.value && preflighted.status === 'fulfilled') {
+    checkMentoHopsOpen(
+      mentoHops.map(({ hop, index }) => ({ ...(hop.mento as MentoHopFacts), field: `details.pairs[${index}]` })),
+      mentoRead.value,
+      preflighted.value.block.timestamp,
+    );
+  }
   if (referenced.status === 'rejected') throw referenced.reason;
   if (preflighted.status === 'rejected') throw preflighted.reason;
   if (mentoRead.status === 'rejected') throw mentoRead.reason;
@@ -198,7 +206,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   // 12. Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades
   //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,
   //     listed venues and our partner within its fee. Then the hops through unlisted adapters are those pools.
-  const swaps = await abortable(accountForFlows(ctx, trade, proposal, call, reads, verified), ctx.signal);
+  const swaps = await abortable(accountForFlows(ctx, trade, proposal, call, reads, withFeesRead(verified, mentoRead.value)), ctx.signal);
   if (proposal.kind === 'swap' && reference?.hopOuts) {
     const delivered = deliveredToRouter(reads, call.target, trade.tokenOut);
     if (delivered !== undefined) checkDelivered(reference.hopOuts, delivered, swaps);
@@ -228,11 +236,29 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
 
   // 13. The same for pools only the flows showed (through unlisted adapters; a deposit's or withdraw's leg through one
   //     may have swapped in the position's own pool).
+  // A Mento hop's pool is held to its rate feed, not to a history (guard/mento-hop.ts).
+  const oraclePriced = verified ? hopsOf(verified).flatMap((hop) => (!isUnlisted(hop) && hop.mento ? [hop.pool] : [])) : [];
   const shownPools = [...(swaps ?? []).map((swap) => swap.pool), ...(unlistedLegs && 'farm' in verified ? [verified.farm.pool] : [])]
-    .filter((pool) => !steadyPools.some((known) => isAddressEqual(known.address, pool)))
+    .filter((pool) => !steadyPools.some((known) => isAddressEqual(known.address, pool)) && !oraclePriced.some((known) => isAddressEqual(known, pool)))
     .map((address): SwapPool => ({ address }));
   await abortable(checkPoolsSteady(ctx, shownPools), ctx.signal);
   return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+}
+
+/**
+ * The route with each Mento v3 pool's fees as read in this check's batch (governance may change them since the pool
+ * was verified): its protocol fee recipient may take what the pool charges now.
+ */
+function withFeesRead(verified: Verified, states: readonly MentoHopState[] | undefined): Verified {
+  if (!verified || !('hops' in verified) || !states) return verified;
+  let next = 0;
+  const hops = verified.hops.map((hop) => {
+    if (isUnlisted(hop) || !hop.mento) return hop;
+    const state = states[next++];
+    if (!('fpmm' in hop.mento) || !state || !('lpFee' in state)) return hop;
+    return { ...hop, mento: { fpmm: { ...hop.mento.fpmm, lpFee: state.lpFee, protocolFee: state.protocolFee } } };
+  });
+  return { hops };
 }
 
 /**
@@ -289,10 +315,15 @@ async function provenSwaps(
       : undefined,
     partnerFees: { router: terms.router, recipients: routes.known.partnerFees.filter((partner) => terms.partners.includes(partner.id)) },
     mentoReserves: hops.flatMap((hop) => {
-      if (isUnlisted(hop) || !hop.mento) return [];
+      if (isUnlisted(hop) || !hop.mento || !('exchange' in hop.mento)) return [];
       const { exchange } = hop.mento;
       const collateralIn = isAddressEqual(hop.tokenIn, exchange.asset0) ? exchange.collateral0 : exchange.collateral1;
       return collateralIn ? [{ address: exchange.reserve, token: hop.tokenIn }] : [];
+    }),
+    fixedPricePools: hops.flatMap((hop) => {
+      if (isUnlisted(hop) || !hop.mento || !('fpmm' in hop.mento)) return [];
+      const { fpmm } = hop.mento;
+      return [{ address: fpmm.pool, tokenIn: hop.tokenIn, feePpm: hop.feePpm, protocolFeeRecipient: fpmm.protocolFeeRecipient, protocolFeeBps: fpmm.protocolFee }];
     }),
   };
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
