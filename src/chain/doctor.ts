@@ -205,6 +205,13 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
       findings.push({ level: 'fail', message: `${name}: cannot be read (${firstLine(error)})` });
     }
   }
+  // Mento v3's pools need an adapter no one publishes: routed only once the user deployed routekeeper's own.
+  if (known.mentoFpmmFactories.length > 0 && !known.adapters.some((adapter) => adapter.kind === 'mento-fpmm')) {
+    findings.push({
+      level: 'warn',
+      message: `Mento v3 pool factory ${known.mentoFpmmFactories.join(', ')}: its pools are not routed, as no adapter for them is known; deploy one from your wallet with 'routekeeper deploy-adapter mento-fpmm --address-book <file>'`,
+    });
+  }
   return findings;
 }
 

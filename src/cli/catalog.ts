@@ -141,6 +141,28 @@ Options:
     load: () => import('./doctor.ts'),
   },
   {
+    name: 'deploy-adapter',
+    summary: "deploy routekeeper's own pair adapter for pools no published adapter reaches (Mento v3), and write it into an address book",
+    help: `Usage: routekeeper deploy-adapter mento-fpmm --address-book <file> [--config <file>] [--wallet <name>]
+
+Mento v3's fixed-price pools have no published pair adapter, so the routing service cannot route through them until
+one is deployed. This deploys routekeeper's own (PairMentoFPMM: extras are the pool; it keeps nothing and holds no
+allowance) from a wallet of the strategy file, checks that the chain holds exactly this build's code at the new
+address, and writes the address into the address book as contracts.adapters.mentoFpmm, creating a book that only adds
+to the chain's built-in data if the file does not exist. Pass that book (--address-book) to run, once, serve and
+doctor: the service routes through the pools the chain data's Mento v3 factory lists, the daemon checks every hop, and
+doctor holds the adapter's code to this build. Once only: a book that already names an adapter of this build's code
+sends nothing.
+
+Options:
+  --address-book <file>   the address book to write (created if it does not exist)
+  -c, --config <file>     the strategy file whose wallet pays (default: ROUTEKEEPER_CONFIG, else config/strategies.yaml)
+  --wallet <name>         the wallet that pays (needed when the strategy file names more than one)
+Environment:
+  RPC_URL                 the chain's JSON-RPC node (default: the address book's)`,
+    load: () => import('./deploy-adapter.ts'),
+  },
+  {
     name: 'history',
     summary: 'show the ledger: every run, what it traded and why',
     help: `Usage: routekeeper history [--json] [--limit N] [--strategy <id>] [--ledger <file> | --database <url>]

@@ -2,6 +2,7 @@ import { redactUrl, scrub } from '../ops/secrets.ts';
 import { erc20Abi, formatEther } from 'viem';
 import { formatTokenAmount, type TokenInfo } from '../units.ts';
 import { readEnv } from '../config/env.ts';
+import { knownContractsFor } from '../config/chain-data.ts';
 import { openRuntime } from '../engine/runtime.ts';
 import { nextRuns, strategyInWords, tokensTraded } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
@@ -35,10 +36,9 @@ export async function run(argv: string[]): Promise<number> {
       serviceOk = false;
       console.log(`routing service ${redactUrl(runtime.serviceUrl)} (${runtime.serviceKind}): NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
     }
-    const spenders = [
-      ...(runtime.book ? [['router', runtime.book.contracts.router], ['OneClickFarm', runtime.book.contracts.oneClickFarm]] : []),
-      ...(runtime.chainId === 42220 && !runtime.book ? [['router', '0xa730B463395f5ca07EcE5cefeccF7f45e1E2C9Bf']] : []),
-    ] as [string, `0x${string}`][];
+    // The chain data's routers and OneClickFarms (built in, and the address book's): what a trade approves.
+    const known = knownContractsFor(runtime.chainId, runtime.book);
+    const spenders = [...known.routers.map((router) => ['router', router] as const), ...known.oneClickFarms.map((farm) => ['OneClickFarm', farm] as const)];
     for (const wallet of runtime.config.wallets.values()) {
       const address = wallet.account.address;
       console.log(`wallet ${wallet.name} ${address}: ${formatEther(await runtime.client.getBalance({ address }))} native`);

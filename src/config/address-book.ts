@@ -3,7 +3,7 @@
  * operators pass one with `--address-book <file>` to add a deployment's tokens and allowlisted contracts.
  */
 import { readFileSync } from 'node:fs';
-import { isHex } from 'viem';
+import { type Address, isHex } from 'viem';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
@@ -36,14 +36,16 @@ const gauge = z.object({
 
 export const addressBookSchema = z.object({
   chainId: z.number().int().positive(),
-  rpcUrl: z.string().url(),
+  /** Absent in a book that only adds to a chain's built-in data (what `deploy-adapter` writes): RPC_URL says. */
+  rpcUrl: z.string().url().optional(),
   routingServiceUrl: z.string().url().optional(),
   /** A chain of its own under a real chain's id (the devnet's 42220): the built-in data of that chain does not apply. */
   standalone: z.boolean().optional(),
-  tokens: z.record(z.string(), token),
+  tokens: z.record(z.string(), token).default({}),
   contracts: z.object({
-    router: address,
-    oneClickFarm: address,
+    /** A deployment's own router and OneClickFarm; a book for a chain with built-in data may leave them to it. */
+    router: address.optional(),
+    oneClickFarm: address.optional(),
     uniswapV2Factory: address.optional(),
     /** keccak256 of the factory's pair creation code: proves a pool is the factory's without a chain read. */
     uniswapV2PairInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
@@ -56,11 +58,11 @@ export const addressBookSchema = z.object({
      * factory, whose listed pools a route may swap in.
      */
     mento: z.object({ broker: address, exchangeProviders: z.array(address).min(1), fpmmFactory: address.optional() }).optional(),
-    adapters: z.record(z.string(), address),
-    farms: z.record(z.string(), address),
-    gauges: z.record(z.string(), gauge),
+    adapters: z.record(z.string(), address).default({}),
+    farms: z.record(z.string(), address).default({}),
+    gauges: z.record(z.string(), gauge).default({}),
   }),
-  pools: z.array(pool),
+  pools: z.array(pool).default([]),
   /**
    * The devnet's Uniswap V3 pools and the contract that owns their positions (tests add and remove liquidity through
    * it). The daemon never reads this: a V3 pool is proven by its factory.
@@ -127,6 +129,16 @@ export const addressBookSchema = z.object({
 });
 
 export type AddressBook = z.infer<typeof addressBookSchema>;
+
+/** The book of a deployment of its own (the devnet's): its node, router and OneClickFarm named. */
+export type DeploymentAddressBook = AddressBook & { rpcUrl: string; contracts: AddressBook['contracts'] & { router: Address; oneClickFarm: Address } };
+
+/** A book as a deployment of its own, or a ConfigError naming what it lacks. */
+export function asDeploymentBook(book: AddressBook, where: string): DeploymentAddressBook {
+  const missing = [book.rpcUrl ? undefined : 'rpcUrl', book.contracts.router ? undefined : 'contracts.router', book.contracts.oneClickFarm ? undefined : 'contracts.oneClickFarm'].filter(Boolean);
+  if (missing.length > 0) throw new ConfigError(`${where} is no deployment of its own: it names no ${missing.join(', ')}`);
+  return book as DeploymentAddressBook;
+}
 
 export class AddressBookError extends ConfigError {
   override name = 'AddressBookError';

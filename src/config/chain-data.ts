@@ -238,8 +238,8 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
   const contracts = own?.contracts;
   return {
     chainId,
-    routers: [...(base?.contracts.routers ?? []), ...(contracts ? [contracts.router] : [])],
-    oneClickFarms: [...(base?.contracts.oneClickFarms ?? []), ...(contracts ? [contracts.oneClickFarm] : [])],
+    routers: [...(base?.contracts.routers ?? []), ...(contracts?.router ? [contracts.router] : [])],
+    oneClickFarms: [...(base?.contracts.oneClickFarms ?? []), ...(contracts?.oneClickFarm ? [contracts.oneClickFarm] : [])],
     adapters: [
       ...(base?.contracts.adapters ?? []),
       ...Object.entries(contracts?.adapters ?? {}).map(([name, address]) => ({ address, kind: kindOf(adapterKinds, name, `address book contracts.adapters.${name}`) })),
@@ -364,7 +364,7 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
   const builtInV2 = builtIn('uniswap-v2');
   const builtInV3 = builtIn('uniswap-v3');
   return {
-    routers: [...(own ? [own.contracts.router] : []), ...(base?.contracts.routers ?? [])],
+    routers: [...(own?.contracts.router ? [own.contracts.router] : []), ...(base?.contracts.routers ?? [])],
     factories: factories.filter((factory, i) => factories.findIndex((other) => isAddressEqual(other.address, factory.address)) === i),
     adapters: {
       'uniswap-v2': ownAdapter ? { address: ownAdapter, kind: 'uniswap-v2', feeUnit: 'per-mille' } : builtInV2 && { address: builtInV2.address, kind: 'uniswap-v2', feeUnit: builtInV2.kind === 'uniswap-v2' ? builtInV2.feeUnit : undefined },

@@ -3,7 +3,7 @@
  * Every transaction comes from the deployer and is awaited, so addresses are the same on every run.
  */
 import { type Address, isAddressEqual, keccak256, parseUnits } from 'viem';
-import type { AddressBook } from '../config/address-book.ts';
+import type { AddressBook, DeploymentAddressBook } from '../config/address-book.ts';
 import { pairAddress } from '../contracts/encoding.ts';
 import { devnetAccount } from './accounts.ts';
 import { DeploymentError, createDeployer } from './deployer.ts';
@@ -43,7 +43,7 @@ export type DeployOptions = {
 };
 
 /** Deploys everything in `world-spec.ts` and returns the address book (without `routingServiceUrl`). */
-export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): Promise<AddressBook> {
+export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): Promise<DeploymentAddressBook> {
   const chainId = options.chainId ?? devnetChainId;
   const deployment = createDeployer(rpcUrl, chainId);
   const { deployer, call, deploy, publicClient } = deployment;
@@ -132,7 +132,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     for (const spec of tokenSpecs) await mint(spec.symbol, user.address, amount(spec.symbol, userBalances[spec.symbol]));
   }
 
-  const priceSources: NonNullable<AddressBook['priceSources']> = {};
+  const priceSources: NonNullable<DeploymentAddressBook['priceSources']> = {};
   const reporter = devnetAccount(roles.oracleReporter);
   const poolNamed = (name: string) => {
     const pool = pools.find((entry) => entry.name === name);

@@ -1,10 +1,10 @@
 /** A person-readable account of a devnet: tokens, pools with their reserves and prices, contracts, accounts. */
 import { type Address, createPublicClient, formatUnits, http } from 'viem';
-import type { AddressBook } from '../config/address-book.ts';
+import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { uniswapV3PoolAbi } from '../contracts/abi.ts';
 import * as artifacts from './artifacts/contracts.ts';
 
-export async function describeDevnet(book: AddressBook): Promise<string> {
+export async function describeDevnet(book: DeploymentAddressBook): Promise<string> {
   const client = createPublicClient({ transport: http(book.rpcUrl) });
   const decimalsOf = (symbol: string) => book.tokens[symbol]?.decimals ?? 18;
   const poolLines = await Promise.all(

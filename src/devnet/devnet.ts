@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { type Hex, type TestClient, createTestClient, hexToBytes, http } from 'viem';
-import type { AddressBook } from '../config/address-book.ts';
+import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { AbortedError, throwIfAborted } from '../ops/abort.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { hasSecretPart, startForwarder } from './fork-forwarder.ts';
@@ -17,7 +17,7 @@ import { devnetChainId, devnetMnemonic, worldAgeSeconds } from './world-spec.ts'
 
 export type Devnet = {
   node: AnvilNode;
-  addressBook: AddressBook;
+  addressBook: DeploymentAddressBook;
   /**
    * Writes the whole chain, the state at every block included, to `file` (anvil's state JSON);
    * `startDevnet({ snapshot })` starts a node of its own from it.
@@ -39,7 +39,7 @@ export type StartDevnetOptions = {
   /** Deploy Mento v2 (Broker, exchanges, Reserve, breaker) too. */
   mento?: boolean;
   /** A file from `saveState()` together with the address book it was deployed with: skips deployment. */
-  snapshot?: { stateFile: string; addressBook: AddressBook };
+  snapshot?: { stateFile: string; addressBook: DeploymentAddressBook };
   /** A stop asked for while it starts: the node is stopped at once and the start rejects with AbortedError. */
   signal?: AbortSignal;
 };
@@ -64,7 +64,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     throwIfAborted(signal);
     // The saved chain (gzipped, every block's state) is past viem's default 10 MB answer limit with Uniswap V3 in it.
     const testClient = createTestClient({ mode: 'anvil', transport: http(node.rpcUrl, { maxResponseBodySize: 256 * 1024 * 1024 }) });
-    let addressBook: AddressBook;
+    let addressBook: DeploymentAddressBook;
     if (options.snapshot) {
       // A loaded node's clock starts at the wall clock, past its head block's time: a block mined now puts the head
       // there too, so "the next block, one second after the latest" is a time it accepts, as on the deployed devnet.
@@ -128,7 +128,7 @@ export async function forkChain(baseRpcUrl: string, options: { port?: number } =
 }
 
 /** A fork of a running devnet, with the address book pointing at the fork. */
-export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ node: AnvilNode; addressBook: AddressBook }> {
+export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ node: AnvilNode; addressBook: DeploymentAddressBook }> {
   const node = await forkChain(base.addressBook.rpcUrl);
   return { node, addressBook: { ...base.addressBook, rpcUrl: node.rpcUrl } };
 }
@@ -138,9 +138,9 @@ export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ n
  * signing with its service signer, and returns the address book with `routingServiceUrl` set.
  */
 export async function startDevnetRoutingService(
-  addressBook: AddressBook,
+  addressBook: DeploymentAddressBook,
   options: { port?: number; host?: string; allowedHosts?: readonly string[] } = {},
-): Promise<{ service: RoutingService; addressBook: AddressBook }> {
+): Promise<{ service: RoutingService; addressBook: DeploymentAddressBook }> {
   const service = await startRoutingService({
     ...routingSetupFor(addressBook.chainId, addressBook.rpcUrl, addressBook),
     port: options.port ?? 0,

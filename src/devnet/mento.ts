@@ -6,7 +6,7 @@
  * breaker. Beside them Swappa's PairMentoV2 as Swappa built it, the adapter Celo's routes through Mento use.
  */
 import { type Address, type Hex, keccak256, parseUnits, stringToHex, toHex } from 'viem';
-import type { AddressBook } from '../config/address-book.ts';
+import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { mentoRateFeedId } from '../contracts/encoding.ts';
 import * as solidity from '../contracts/solidity-code.ts';
 import * as artifacts from './artifacts/contracts.ts';
@@ -22,7 +22,7 @@ const fromBps = (bps: number) => (FIXED1 * BigInt(bps)) / 10_000n;
 /** The BreakerBox's trading mode that halts trading both ways. */
 const HALTED = 3;
 
-export type MentoWorld = NonNullable<AddressBook['mento']>;
+export type MentoWorld = NonNullable<DeploymentAddressBook['mento']>;
 
 export async function deployMento(
   deployment: Deployer,

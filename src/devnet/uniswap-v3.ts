@@ -7,7 +7,7 @@
  */
 import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
 import { isqrt } from '../bigint-math.ts';
-import type { AddressBook } from '../config/address-book.ts';
+import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import { MIN_TICK } from '../pools/uniswap-v3-math.ts';
 import * as artifacts from './artifacts/contracts.ts';
@@ -49,11 +49,11 @@ export const celoQuoterV2: Address = '0x82825d0554fA07f7FC52Ab63c961F330fdEFa8E8
 export async function deployUniswapV3(
   { deploy, call, publicClient }: Deployer,
   tokens: Record<TokenSymbol, { address: Address; decimals: number }>,
-): Promise<{ factory: Address; adapter: Address; quotingAdapter: Address; poolInitCodeHash: `0x${string}`; world: NonNullable<AddressBook['uniswapV3']> }> {
+): Promise<{ factory: Address; adapter: Address; quotingAdapter: Address; poolInitCodeHash: `0x${string}`; world: NonNullable<DeploymentAddressBook['uniswapV3']> }> {
   const factory = await deploy('UniswapV3Factory', artifacts.UniswapV3Factory);
   const adapter = await deploy('UniswapV3Adapter', artifacts.UniswapV3Adapter);
   const liquidityProvider = await deploy('V3LiquidityProvider', artifacts.V3LiquidityProvider);
-  const pools: NonNullable<AddressBook['uniswapV3']>['pools'] = [];
+  const pools: NonNullable<DeploymentAddressBook['uniswapV3']>['pools'] = [];
   // The pool's init code hash proves a pool is the factory's without a chain read (as for a real factory).
   const poolInitCodeHash = keccak256(artifacts.UniswapV3Pool.bytecode);
   for (const poolSpec of uniswapV3PoolSpecs) {

@@ -238,7 +238,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
     const strategyFile = loadStrategyFile(configFile);
     let book = options.addressBookFile ? loadAddressBook(options.addressBookFile) : undefined;
-    let rpcUrls = env.RPC_URL ?? (book ? [book.rpcUrl] : []);
+    let rpcUrls = env.RPC_URL ?? (book?.rpcUrl ? [book.rpcUrl] : []);
     let mode: Runtime['mode'] = 'network';
     const keys: NodeJS.ProcessEnv = { ...process.env };
     const dataDir = resolve(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
@@ -277,7 +277,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       const routing = await startDevnetRoutingService(devnet.addressBook);
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;
-      rpcUrls = [book.rpcUrl];
+      rpcUrls = [routing.addressBook.rpcUrl];
       const testKey = book.accounts[0]?.privateKey;
       for (const name of devnetWallets) if (testKey) accounts.set(name, privateKeyToAccount(testKey));
     } else if (options.fork) {

@@ -108,6 +108,11 @@ export interface PoolKind<State = any> {
   readonly name: string;
   /** Whether its pools are ERC-20 positions that a farm can hold (deposits and withdrawals go to them). */
   readonly lpPositions: boolean;
+  /**
+   * The runtime code of routekeeper's own adapter for this kind, where none is published (Mento v3's pools): a user
+   * deploys it (`routekeeper deploy-adapter`), and `doctor` holds the one an address book names to it.
+   */
+  readonly ownAdapterCode?: Hex;
   /** How one of its adapters reads `extras`, for people. */
   adapterName(adapter: PairAdapter): string;
   /** The hop's `extras` for a pool through one of its adapters. */

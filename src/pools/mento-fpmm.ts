@@ -9,6 +9,7 @@
  */
 import { type Address, type Hex, getAddress, size, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
+import { PairMentoFPMM } from '../contracts/solidity-code.ts';
 import { fromCacheJson, toCacheJson } from './cache-json.ts';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
 import { type FpmmState, fpmmRate, fpmmSwap } from './mento-fpmm-math.ts';
@@ -45,6 +46,7 @@ export const mentoFpmm: PoolKind<FpmmIndexState> = {
   id: 'mento-fpmm',
   name: 'Mento v3',
   lpPositions: false,
+  ownAdapterCode: PairMentoFPMM.runtimeCode,
   adapterName: () => 'Mento v3 fixed-price pool, extras: the pool (20)',
   extras: (_adapter, pool): Hex => fpmmOf(pool).pool.toLowerCase() as Hex,
 

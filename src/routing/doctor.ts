@@ -67,7 +67,11 @@ export async function adapterFindings(client: ChainClient, setup: Pick<RoutingSe
     const name = `adapter ${factory.adapter.address} (${kind.adapterName(factory.adapter)}) for ${factory.protocol}`;
     try {
       const code = await getCode(client, { address: factory.adapter.address });
-      findings.push(code && code !== '0x' ? await quoteFinding(client, factory, setup, name) : { level: 'fail', message: `${name}: no code at its address` });
+      if (!code || code === '0x') findings.push({ level: 'fail', message: `${name}: no code at its address` });
+      else if (kind.ownAdapterCode && code.toLowerCase() !== kind.ownAdapterCode.toLowerCase()) {
+        // No one publishes this adapter: only routekeeper's own build is trusted to route through.
+        findings.push({ level: 'fail', message: `${name}: its code is not routekeeper's own adapter build; deploy that one with 'routekeeper deploy-adapter ${factory.kind}'` });
+      } else findings.push(await quoteFinding(client, factory, setup, name));
     } catch (error) {
       findings.push({ level: 'fail', message: `${name}: cannot be checked (${firstLine(error)})` });
     }

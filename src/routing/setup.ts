@@ -49,7 +49,9 @@ function secondAdapterOf(book: AddressBook): ((pool: Address) => PairAdapter | u
   return (pool) => (pools.some((named) => isAddressEqual(named, pool)) ? adapter : undefined);
 }
 
-function earnOf(book: AddressBook): EarnConfig {
+/** A book's OneClickFarm and farms, which the service's deposit and withdraw quotes name; none without a OneClickFarm. */
+function earnOf(book: AddressBook): EarnConfig | undefined {
+  if (!book.contracts.oneClickFarm) return undefined;
   return {
     oneClickFarm: book.contracts.oneClickFarm,
     uniswapV2Farm: book.contracts.farms.uniswapV2,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { routerAbi, sortedOraclesAbi } from '../../src/contracts/abi.ts';
 import { aggregatorV3Abi } from '../../src/price/feed.ts';
 import { encodePoolExtras } from '../../src/contracts/encoding.ts';
-import { addressBookSchema } from '../../src/config/address-book.ts';
+import { addressBookSchema, asDeploymentBook } from '../../src/config/address-book.ts';
 import { firstStdoutLine, runCli, spawnCli } from '../helpers/cli.ts';
 
 describe('routekeeper devnet --json', () => {
@@ -14,7 +14,7 @@ describe('routekeeper devnet --json', () => {
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
 
-    const book = addressBookSchema.parse(JSON.parse(await firstStdoutLine(child)));
+    const book = asDeploymentBook(addressBookSchema.parse(JSON.parse(await firstStdoutLine(child))), 'the printed address book');
     expect(book.chainId).toBe(42220);
     expect(Object.keys(book.tokens).sort()).toEqual(['CELO', 'RWD', 'USDC', 'WETH', 'cEUR', 'cUSD']);
     expect(book.tokens.USDC?.decimals).toBe(6);

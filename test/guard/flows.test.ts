@@ -90,6 +90,33 @@ describe('flow accounting', () => {
     expect(await accountFlows(stables, rules({ partnerFees: undefined }), knownPool)).toEqual([]);
   });
 
+  it("lets a Mento v3 pool make its swap and its protocol fee recipient take at most the protocol fee of the input, and nothing else", async () => {
+    const fpmm = address(0x100e);
+    const recipient = address(0x100f);
+    // 1,000,000 in; the pool keeps all but the protocol fee (3 bps: 300) and pays 999,200 out (8 bps less).
+    const through = (fee: bigint, extra: TokenFlow[] = []) => [
+      flow(tokenIn, wallet, adapter, 1_000_000n),
+      flow(tokenIn, adapter, fpmm, 1_000_000n),
+      flow(tokenIn, fpmm, recipient, fee),
+      flow(tokenOut, fpmm, router, 999_200n),
+      flow(tokenOut, router, wallet, 999_200n),
+      ...extra,
+    ];
+    const v3 = rules({
+      pays: { token: tokenIn, amount: 1_000_000n },
+      receives: { token: tokenOut, minimum: 999_000n },
+      partnerFees: undefined,
+      fixedPricePools: [{ address: fpmm, tokenIn, feePpm: 800, protocolFeeRecipient: recipient, protocolFeeBps: 3n }],
+    });
+    expect(await accountFlows(through(300n), v3, async () => undefined)).toEqual([{ pool: getAddress(fpmm), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn: 999_700n, amountOut: 999_200n, feePpm: 800 }]);
+    await expect(accountFlows(through(301n), v3, async () => undefined)).rejects.toThrow(`Mento v3's protocol fee recipient ${getAddress(recipient)} would take 301 of ${getAddress(tokenIn)}, more than the protocol fee of 300`);
+    await expect(accountFlows(through(300n, [flow(tokenOut, fpmm, recipient, 1n)]), v3, async () => undefined)).rejects.toThrow(
+      `Mento v3's protocol fee recipient ${getAddress(recipient)} would receive 1 of ${getAddress(tokenOut)}, which no Mento v3 hop of the route pays its pool`,
+    );
+    // Without the rule, no factory vouches for the pool.
+    await expect(accountFlows(through(300n), rules({ ...v3, fixedPricePools: undefined }), async () => undefined)).rejects.toThrow(`${getAddress(fpmm)} would take 999700 of ${getAddress(tokenIn)}`);
+  });
+
   it('reads ERC20 Transfer logs and refuses a non-fungible one', () => {
     const topic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
     const data = encodeAbiParameters([{ type: 'uint256' }], [7n]);

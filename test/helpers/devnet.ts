@@ -14,14 +14,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { chainFor } from '../../src/chain/chains.ts';
-import type { AddressBook } from '../../src/config/address-book.ts';
+import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import type { SwapEventVersion } from '../../src/devnet/deploy.ts';
 import { startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
 import { provided } from './provided.ts';
 
-export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: AddressBook };
+export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: DeploymentAddressBook };
 
-function createForkClients(book: AddressBook) {
+function createForkClients(book: DeploymentAddressBook) {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const transport = http(book.rpcUrl);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
@@ -63,7 +63,7 @@ function createForkClients(book: AddressBook) {
  * A chain for this test file: `start` brings it up once (before all tests) and says how to stop it;
  * every test starts from the same state (an evm_snapshot taken before it, reverted after it).
  */
-function useChain(start: () => Promise<{ addressBook: AddressBook; stop(): Promise<void> }>, startTimeoutMs?: number): DevnetFork {
+function useChain(start: () => Promise<{ addressBook: DeploymentAddressBook; stop(): Promise<void> }>, startTimeoutMs?: number): DevnetFork {
   const chain = {} as DevnetFork;
   let stop: (() => Promise<void>) | undefined;
   let snapshot: Hex | undefined;

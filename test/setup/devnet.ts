@@ -6,14 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import type { AddressBook } from '../../src/config/address-book.ts';
+import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import { startDevnet } from '../../src/devnet/devnet.ts';
 import { oncePerRun } from './once-per-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The shared devnet, running for the whole run. */
-    devnet: AddressBook;
+    devnet: DeploymentAddressBook;
     /** Its chain right after deployment, every block's state included: each test file starts a node of its own from it. */
     devnetStateFile: string;
   }

@@ -3,12 +3,12 @@
  * run for the files that fork it (`useDevnetFork({ mento: true })`).
  */
 import type { TestProject } from 'vitest/node';
-import type { AddressBook } from '../../src/config/address-book.ts';
+import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import { savedWorld } from './saved-world.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    devnetWithMento: AddressBook;
+    devnetWithMento: DeploymentAddressBook;
     devnetWithMentoStateFile: string;
   }
 }

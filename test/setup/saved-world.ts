@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressBook } from '../../src/config/address-book.ts';
+import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import { type StartDevnetOptions, startDevnet } from '../../src/devnet/devnet.ts';
 import { oncePerRun } from './once-per-run.ts';
 
@@ -19,7 +19,7 @@ export async function savedWorld(name: string, options: Pick<StartDevnetOptions,
     } finally {
       await devnet.stop();
     }
-    const addressBook: AddressBook = devnet.addressBook;
+    const addressBook: DeploymentAddressBook = devnet.addressBook;
     return { value: { addressBook, stateFile }, stop: () => rm(directory, { recursive: true, force: true }) };
   });
 }

@@ -4,12 +4,12 @@
  * now), so that their oracles hold a day's history.
  */
 import type { TestProject } from 'vitest/node';
-import type { AddressBook } from '../../src/config/address-book.ts';
+import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import { savedWorld } from './saved-world.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    devnetWithUniswapV3: AddressBook;
+    devnetWithUniswapV3: DeploymentAddressBook;
     devnetWithUniswapV3StateFile: string;
   }
 }

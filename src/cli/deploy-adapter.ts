@@ -1,0 +1,96 @@
+/**
+ * `routekeeper deploy-adapter mento-fpmm`: deploys routekeeper's own pair adapter for Mento v3's fixed-price pools
+ * (no one publishes one) from a wallet of the strategy file, checks that the chain holds exactly this build's code at
+ * the new address, and writes the address into an address book (`contracts.adapters.mentoFpmm`), creating a book that
+ * only adds to the chain's built-in data if the file does not exist. Once only: a book that already names an adapter
+ * with this build's code sends nothing.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { type Address, type Hex, createPublicClient, createWalletClient, formatEther, getAddress, http } from 'viem';
+import { deployContract, getCode, waitForTransactionReceipt } from 'viem/actions';
+import { chainFor } from '../chain/chains.ts';
+import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
+import { knownContractsFor } from '../config/chain-data.ts';
+import { readEnv } from '../config/env.ts';
+import { ConfigError } from '../config/errors.ts';
+import { loadStrategyFile } from '../config/strategy-file.ts';
+import { walletAccount } from '../config/wallet-keys.ts';
+import { PairMentoFPMM } from '../contracts/solidity-code.ts';
+import { defaultConfigFile } from '../engine/runtime.ts';
+import { redactUrl } from '../ops/secrets.ts';
+import { parseCommandArgs } from './command.ts';
+import { UsageError } from './errors.ts';
+
+/** The adapters routekeeper builds itself, by the name the command takes: the address-book key and the code. */
+const ownAdapters = { 'mento-fpmm': { bookName: 'mentoFpmm', contract: PairMentoFPMM, what: "Mento v3's fixed-price pools" } } as const;
+
+const sameCode = (code: Hex | undefined, expected: Hex) => code !== undefined && code.toLowerCase() === expected.toLowerCase();
+
+/** `routekeeper deploy-adapter`: resolves to the exit code (its help is in catalog.ts). */
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('deploy-adapter', argv, { config: { type: 'string', short: 'c' }, 'address-book': { type: 'string' }, wallet: { type: 'string' } }, true);
+  const [name, ...extra] = positionals;
+  if (name !== 'mento-fpmm' || extra.length > 0) {
+    throw new UsageError(`deploy-adapter: name the adapter to deploy: mento-fpmm (got ${positionals.length === 0 ? 'none' : positionals.join(' ')}). See 'routekeeper deploy-adapter --help'.`);
+  }
+  const adapter = ownAdapters[name];
+  const bookFile = values['address-book'];
+  if (!bookFile) throw new UsageError("deploy-adapter: --address-book <file> is required: the book the adapter's address is written into. See 'routekeeper deploy-adapter --help'.");
+  const env = readEnv();
+  const existing: AddressBook | undefined = existsSync(bookFile) ? loadAddressBook(bookFile) : undefined;
+  const rpcUrl = env.RPC_URL?.[0] ?? existing?.rpcUrl;
+  if (!rpcUrl) throw new ConfigError('RPC_URL is not set: it names the chain to deploy on');
+
+  // The wallet that pays: one of the strategy file's, its key read as the daemon reads it.
+  const configFile = values.config ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
+  const strategyFile = loadStrategyFile(configFile);
+  const names = Object.keys(strategyFile.wallets);
+  const walletName = values.wallet ?? (names.length === 1 ? names[0] : undefined);
+  if (walletName === undefined) throw new UsageError(`deploy-adapter: --wallet is required: ${configFile} names ${names.length} wallets (${names.join(', ')}); say which one pays`);
+  const source = strategyFile.wallets[walletName];
+  if (!source) throw new UsageError(`deploy-adapter: --wallet ${walletName}: ${configFile} names no such wallet (it names ${names.join(', ')})`);
+  const account = await walletAccount(walletName, source, { env: process.env, configFile });
+
+  const probe = createPublicClient({ transport: http(rpcUrl) });
+  const chainId = await probe.getChainId();
+  if (existing && existing.chainId !== chainId) throw new ConfigError(`${bookFile} is of chain ${existing.chainId}; the node at ${redactUrl(rpcUrl)} is chain ${chainId}`);
+  const known = knownContractsFor(chainId, existing);
+  if (known.mentoFpmmFactories.length === 0) throw new ConfigError(`no Mento v3 pool factory is known on chain ${chainId}: the adapter would have no pool to route through`);
+  const chain = chainFor(chainId, rpcUrl);
+  const client = createPublicClient({ chain, transport: http(rpcUrl) });
+
+  const named = existing?.contracts.adapters[adapter.bookName];
+  if (named && sameCode(await getCode(client, { address: named }), adapter.contract.runtimeCode)) {
+    console.log(`${bookFile} already names ${adapter.bookName} ${named}, whose code is this build's: nothing sent`);
+    return 0;
+  }
+
+  const wallet = createWalletClient({ chain, transport: http(rpcUrl), account });
+  console.error(`deploying routekeeper's adapter for ${adapter.what} from wallet ${walletName} (${account.address}) on chain ${chainId}…`);
+  const hash = await deployContract(wallet, { abi: adapter.contract.abi, bytecode: adapter.contract.bytecode as Hex, account, chain });
+  const receipt = await waitForTransactionReceipt(client, { hash });
+  const address = receipt.contractAddress ? getAddress(receipt.contractAddress) : undefined;
+  if (receipt.status !== 'success' || !address) throw new Error(`the deployment ${hash} reverted: nothing is written to ${bookFile}`);
+  // What the chain holds is what doctor will hold it to: this build's code, exactly.
+  if (!sameCode(await getCode(client, { address, blockNumber: receipt.blockNumber }), adapter.contract.runtimeCode)) {
+    throw new Error(`the code at ${address} (transaction ${hash}) is not this build's: nothing is written to ${bookFile}`);
+  }
+  writeAdapter(bookFile, chainId, adapter.bookName, address);
+  const paid = receipt.gasUsed * receipt.effectiveGasPrice;
+  console.log(`deployed ${adapter.bookName} at ${address} (transaction ${hash}, gas ${receipt.gasUsed}, ${formatEther(paid)} native) and wrote it to ${bookFile} as contracts.adapters.${adapter.bookName}`);
+  return 0;
+}
+
+/**
+ * The address written into the book, everything else in it kept as it was; a new book names only its chain and the
+ * adapter (the chain's built-in data does the rest). Written beside and renamed over, so a crash leaves one or the other.
+ */
+function writeAdapter(file: string, chainId: number, bookName: string, address: Address): void {
+  type Written = { chainId?: number; contracts?: { adapters?: Record<string, string> } };
+  const book: Written = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Written) : { chainId };
+  const contracts = (book.contracts ??= {});
+  contracts.adapters = { ...contracts.adapters, [bookName]: address };
+  const draft = `${file}.${process.pid}.tmp`;
+  writeFileSync(draft, `${JSON.stringify(book, null, 2)}\n`);
+  renameSync(draft, file);
+}

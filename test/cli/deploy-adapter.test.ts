@@ -1,0 +1,94 @@
+/**
+ * `routekeeper deploy-adapter mento-fpmm` on the devnet with Mento: deploys routekeeper's adapter for Mento v3's pools
+ * from the strategy file's wallet, writes it into the address book (keeping the rest of the book), sends nothing a
+ * second time, and `doctor` then holds it to the pool; an adapter of other code named in its place fails doctor, and
+ * bad arguments get one line and exit 2. The chain's clock is on a weekday (the FX market open).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Address } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { PairMentoFPMM } from '../../src/contracts/solidity-code.ts';
+import { runCli } from '../helpers/cli.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { onAWeekday } from '../helpers/fx-clock.ts';
+
+const fork = useDevnetFork({ mento: true });
+
+/** The devnet's address book without its Mento v3 adapter (or with `adapter` in its place), a strategy file and the environment. */
+function files(adapter?: Address) {
+  const dir = mkdtempSync(join(tmpdir(), 'routekeeper-deploy-adapter-'));
+  const book = structuredClone(fork.addressBook);
+  const { mentoFpmm: _ours, ...others } = book.contracts.adapters;
+  book.contracts.adapters = adapter ? { ...others, mentoFpmm: adapter } : others;
+  const bookFile = join(dir, 'book.json');
+  writeFileSync(bookFile, JSON.stringify(book));
+  const config = join(dir, 'strategies.yaml');
+  writeFileSync(config, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n');
+  const env = { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string, ROUTEKEEPER_DATA_DIR: join(dir, 'data') };
+  const doctor = ['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'];
+  return { bookFile, config, env, doctor, book };
+}
+
+const adapterLine = (address: string) => new RegExp(`^(ok {3}|warn |FAIL )adapter ${address} \\(Mento v3 fixed-price pool, extras: the pool \\(20\\)\\) for mento: (.*)$`, 'm');
+
+describe('routekeeper deploy-adapter mento-fpmm', () => {
+  it('deploys the adapter from the wallet, writes it into the book, sends nothing twice, and doctor holds it to the pool', async () => {
+    await onAWeekday(fork);
+    const { bookFile, config, env, doctor, book } = files();
+    const payer = fork.addressBook.accounts[0]?.address as Address;
+    const nonce = await fork.publicClient.getTransactionCount({ address: payer });
+
+    const first = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], env);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const written = JSON.parse(readFileSync(bookFile, 'utf8'));
+    const deployed = written.contracts.adapters.mentoFpmm as Address;
+    expect(first.stdout).toContain(`deployed mentoFpmm at ${deployed}`);
+    expect((await fork.publicClient.getCode({ address: deployed }))?.toLowerCase()).toBe(PairMentoFPMM.runtimeCode.toLowerCase());
+    expect(await fork.publicClient.getTransactionCount({ address: payer })).toBe(nonce + 1);
+    // Everything else in the book as it was.
+    expect({ ...written, contracts: { ...written.contracts, adapters: { ...written.contracts.adapters, mentoFpmm: undefined } } }).toEqual(
+      JSON.parse(JSON.stringify({ ...book, contracts: { ...book.contracts, adapters: { ...book.contracts.adapters, mentoFpmm: undefined } } })),
+    );
+
+    const again = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], env);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain(`already names mentoFpmm ${deployed}, whose code is this build's: nothing sent`);
+    expect(await fork.publicClient.getTransactionCount({ address: payer })).toBe(nonce + 1);
+
+    const checked = await runCli(doctor, env);
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(adapterLine(deployed));
+    expect(checked.stdout.match(adapterLine(deployed))?.[0]).toMatch(/^ok {3}.*quotes 1 pools \(0\.08%\) as their state says/);
+  });
+
+  it("fails doctor for an adapter of other code named in its place", async () => {
+    await onAWeekday(fork);
+    const other = fork.addressBook.contracts.adapters.mentoV2 as Address;
+    const { env, doctor } = files(other);
+    const { code, stdout } = await runCli(doctor, env);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(adapterLine(other));
+    expect(stdout.match(adapterLine(other))?.[0]).toContain("FAIL adapter");
+    expect(stdout).toContain("its code is not routekeeper's own adapter build; deploy that one with 'routekeeper deploy-adapter mento-fpmm'");
+  });
+
+  it('says what is wrong with its arguments in one line, exit 2, nothing sent', async () => {
+    const { bookFile, config, env } = files();
+    const payer = fork.addressBook.accounts[0]?.address as Address;
+    const nonce = await fork.publicClient.getTransactionCount({ address: payer });
+    for (const [args, says] of [
+      [['deploy-adapter', '--address-book', bookFile, '--config', config], 'name the adapter to deploy: mento-fpmm (got none)'],
+      [['deploy-adapter', 'uniswap-v3', '--address-book', bookFile, '--config', config], 'name the adapter to deploy: mento-fpmm (got uniswap-v3)'],
+      [['deploy-adapter', 'mento-fpmm', '--config', config], '--address-book <file> is required'],
+      [['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config, '--wallet', 'other'], '--wallet other: '],
+    ] as const) {
+      const { code, stderr } = await runCli([...args], env);
+      expect(code, stderr).toBe(2);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toContain(says);
+    }
+    expect(await fork.publicClient.getTransactionCount({ address: payer })).toBe(nonce);
+  });
+});
