@@ -113,7 +113,8 @@ export const addressBookSchema = z.object({
     .optional(),
   /** Blocks before a trade counts as mined on this deployment (a devnet: 1). */
   confirmations: z.number().int().min(1).optional(),
-  accounts: z.array(z.object({ address, privateKey })),
+  /** A devnet's funded test accounts (local fixtures, not secrets). */
+  accounts: z.array(z.object({ address, privateKey })).default([]),
   serviceSigner: z.object({ address, privateKey }).optional(),
   partners: z
     .array(

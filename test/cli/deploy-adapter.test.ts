@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { loadAddressBook } from '../../src/config/address-book.ts';
 import { PairMentoFPMM } from '../../src/contracts/solidity-code.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -61,6 +62,17 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(adapterLine(deployed));
     expect(checked.stdout.match(adapterLine(deployed))?.[0]).toMatch(/^ok {3}.*quotes 1 pools \(0\.08%\) as their state says/);
+  });
+
+  it("creates a book that only adds the adapter to the chain's built-in data when the file does not exist", async () => {
+    const { config, env } = files();
+    const bookFile = join(mkdtempSync(join(tmpdir(), 'routekeeper-deploy-adapter-new-')), 'celo-additions.json');
+    const { code, stdout, stderr } = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], { ...env, RPC_URL: fork.addressBook.rpcUrl });
+    expect(code, stdout + stderr).toBe(0);
+    const book = loadAddressBook(bookFile);
+    expect(JSON.parse(readFileSync(bookFile, 'utf8'))).toEqual({ chainId: 42220, contracts: { adapters: { mentoFpmm: book.contracts.adapters.mentoFpmm } } });
+    expect((await fork.publicClient.getCode({ address: book.contracts.adapters.mentoFpmm as Address }))?.toLowerCase()).toBe(PairMentoFPMM.runtimeCode.toLowerCase());
+    expect(book.contracts.router).toBeUndefined();
   });
 
   it("fails doctor for an adapter of other code named in its place", async () => {
