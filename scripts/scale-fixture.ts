@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, keccak256, parseEther, parseUnits, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chain/chains.ts';
-import type { AddressBook } from '../src/config/address-book.ts';
+import type { DeploymentAddressBook } from '../src/config/address-book.ts';
 
 /** USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */
 export const ticksPerSecond = 100;
 
 /** W deterministic test keys, each given native gas and 1,000 cUSD by the devnet's first account. */
-export async function fundWallets(book: AddressBook, count: number): Promise<Hex[]> {
+export async function fundWallets(book: DeploymentAddressBook, count: number): Promise<Hex[]> {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const publicClient = createPublicClient({ chain, transport: http(book.rpcUrl) });
   const keys = Array.from({ length: count }, (_, i) => keccak256(toHex(`routekeeper bench wallet ${i}`)));
