@@ -1,10 +1,11 @@
 /**
  * Prints, as JSON, what Mento's exchanges add to `routekeeper serve`, measured from outside its process on a devnet
  * running Mento's published build beside Uniswap V2 and V3 pools:
- *  - gained: for the dollar stable to CELO, the dollar stable to USDC and the euro stable to USDC (the devnet's
- *    stand-in for BRLm → USDm → USDC: the same two Mento hops through the dollar stable) at several sizes, the best
- *    route with Mento against the best without it (`exclude=mento`, on the same block), in basis points, and whether
- *    the best route went through Mento;
+ *  - gained: for the dollar stable to CELO, the dollar stable to USDC, USDC to the dollar stable (past v2's trading
+ *    limit, Mento v3's fixed-price pool) and the euro stable to USDC (the devnet's stand-in for BRLm → USDm → USDC: the
+ *    same two Mento hops through the dollar stable) at several sizes, the best route with Mento against the best
+ *    without it (`exclude=mento`, on the same block), in basis points, and which venues the best route went through;
+ *    on a Wednesday's clock (the FX market open);
  *  - exactness: every route with Mento executed through the router on a snapshot of the chain (reverted after): how
  *    many paid exactly `expectedOut`;
  *  - nodeRequestsPerBlock: JSON-RPC calls and HTTP requests the node saw per block while a block came every second,
@@ -18,6 +19,7 @@ import { chainFor } from '../src/chain/chains.ts';
 import { mentoBrokerAbi, routerAbi } from '../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { toNextWeekday, wednesday } from '../src/devnet/fx-clock.ts';
 import { reportWorldPrices } from '../src/devnet/oracle.ts';
 import { swapRouteSchema } from '../src/service/schemas.ts';
 import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
@@ -35,7 +37,10 @@ try {
   const wallet = createWalletClient({ chain, transport: http(book.rpcUrl), account });
   const token = (symbol: string) => book.tokens[symbol]?.address as Address;
   const decimals = (symbol: string) => book.tokens[symbol]?.decimals ?? 18;
-  const mentoAdapter = (book.contracts.adapters.mentoV2 as Address).toLowerCase();
+  const venueOf = (pair: string) => {
+    const named = Object.entries(book.contracts.adapters).find(([, address]) => address.toLowerCase() === pair.toLowerCase())?.[0];
+    return named === 'mentoV2' ? 'mento-v2' : named === 'mentoFpmm' ? 'mento-v3' : 'pool';
+  };
   const confirm = async (hash: Hex) => {
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
     if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
@@ -48,32 +53,36 @@ try {
     const body = await response.json();
     return { status: response.status, ms: performance.now() - started, route: response.ok ? swapRouteSchema.parse(body) : undefined };
   };
+  // The service reads heads at most once a second (--block-time 1): it has the new clock once its deadlines follow it.
+  const weekday = await toNextWeekday(book, wednesday);
+  while (((await quote('cUSD', 'USDC', parseUnits('1', 18))).route?.details.deadline ?? 0) <= weekday) await new Promise((resolve) => setTimeout(resolve, 200));
   // Enough of every input token for the largest size.
-  for (const symbol of ['cUSD', 'cEUR']) {
+  for (const symbol of ['cUSD', 'cEUR', 'USDC']) {
     await confirm(await wallet.writeContract({ address: token(symbol), abi: artifacts.TestToken.abi, functionName: 'mint', args: [account.address, parseUnits('2000000', decimals(symbol))] }));
   }
 
-  const pairs: [string, string][] = [
-    ['cUSD', 'CELO'],
-    ['cUSD', 'USDC'],
-    ['cEUR', 'USDC'],
-  ];
   const sizes = [100, 1_000, 10_000, 100_000, 1_000_000];
-  const gained: Record<string, { size: number; bps: number; throughMento: boolean; hops: number }[]> = {};
+  // USDC into the Reserve past v2's 250,000 a 5 minutes, within the v3 pool's 300,000; past both.
+  const pairs: [string, string, number[]][] = [
+    ['cUSD', 'CELO', sizes],
+    ['cUSD', 'USDC', sizes],
+    ['USDC', 'cUSD', [1_000, 100_000, 260_000, 290_000, 1_000_000]],
+    ['cEUR', 'USDC', sizes],
+  ];
+  const gained: Record<string, { size: number; bps: number; venues: string[] }[]> = {};
   let executed = 0;
   let exact = 0;
   const misses: string[] = [];
-  for (const [tokenIn, tokenOut] of pairs) {
+  for (const [tokenIn, tokenOut, pairSizes] of pairs) {
     const rows: (typeof gained)[string] = [];
-    for (const size of sizes) {
+    for (const size of pairSizes) {
       const amountIn = parseUnits(String(size), decimals(tokenIn));
       const [withMento, without] = await Promise.all([quote(tokenIn, tokenOut, amountIn), quote(tokenIn, tokenOut, amountIn, 'mento')]);
       const route = withMento.route;
       if (!route) throw new Error(`no route ${tokenIn} → ${tokenOut} for ${size}: ${withMento.status}`);
       const withoutOut = without.route?.expectedOut ?? 0n;
       const bps = withoutOut === 0n ? Number.POSITIVE_INFINITY : Number(((route.expectedOut - withoutOut) * 1_000_000n) / withoutOut) / 100;
-      const throughMento = route.details.pairs.some((pair) => pair.toLowerCase() === mentoAdapter);
-      rows.push({ size, bps, throughMento, hops: route.details.pairs.length });
+      rows.push({ size, bps, venues: route.details.pairs.map(venueOf) });
       // Executed on a snapshot: the router pays exactly what the service quoted.
       const snapshot = await testClient.snapshot();
       try {
@@ -126,6 +135,7 @@ try {
       {
         measuredAt: new Date().toISOString(),
         exchanges: book.mento?.exchanges.map((entry) => `${entry.name} (${entry.pricing})`),
+        fixedPricePools: book.mento?.fixedPricePools.map((entry) => entry.name),
         gained,
         exactness: { executed, exact, misses: misses.slice(0, 5) },
         routes: { requests: load.samples.length, concurrency, statuses: load.statuses, ...percentiles(load.samples), quotesPerSecond: Math.round(load.samples.length / load.tookSeconds) },
