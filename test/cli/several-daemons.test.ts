@@ -60,6 +60,18 @@ describe('several daemons on one PostgreSQL', () => {
         return wallets.every((wallet) => confirmed.some((trade) => trade.wallet.toLowerCase() === wallet.address.toLowerCase())) || undefined;
       },
       120_000,
+      // Which wallets have not traded yet, what their trades say and who holds them: a stuck wallet shows why.
+      async (ledger) => {
+        const [trades, leases] = [await ledger.trades.history({ limit: 100_000 }), await ledger.leases.all()];
+        const stuck = wallets.filter((wallet) => !trades.some((trade) => trade.status === 'confirmed' && trade.wallet.toLowerCase() === wallet.address.toLowerCase()));
+        return stuck
+          .map((wallet) => {
+            const mine = trades.filter((trade) => trade.wallet.toLowerCase() === wallet.address.toLowerCase()).slice(0, 3);
+            const lease = leases.find((entry) => entry.wallet === wallet.address.toLowerCase());
+            return `${wallet.name} (held by ${lease?.holder ?? 'nobody'}${lease?.live ? '' : ', lapsed'}): ${mine.map((trade) => `${trade.slot} ${trade.status}`).join(', ') || 'no trade'}`;
+          })
+          .join('; ');
+      },
     );
 
     const [victim, ...survivors] = daemons as [DaemonProcess, DaemonProcess, DaemonProcess];

@@ -12,6 +12,7 @@ import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { onAWeekday, onAWeekend } from '../helpers/fx-clock.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
@@ -85,6 +86,35 @@ describe("trades through Mento v3's fixed-price pool", () => {
     expect(report.amountOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);
     expect((await fork.balanceOf(fork.token('cUSD'), me())) - cusdBefore).toBe(report.amountOut);
     expect((await fork.balanceOf(fork.token('USDC'), recipient)) - feeBefore).toBe((amountIn * 3n) / 10_000n);
+  });
+});
+
+describe('round trips to the node for a trade through Mento v3', () => {
+  it("three requests, as for any trade: the pool's state read in the checks' one batch", async () => {
+    await onAWeekday(fork);
+    await mint('USDC', parseUnits('261000', 6));
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    proxy.setRewrite(undefined);
+    const executor = await testExecutor(fork, { serviceUrl: proxy.url, rpcUrl: node.url, settings: { approvals: 'unlimited' } });
+    try {
+      // The approval and the pool's factory list (read once per process), on a trade of 1,000 USDC through the pool.
+      proxy.setRewrite(throughPool(['USDC', 'cUSD']));
+      const warm = await runTrade(executor, trade('USDC', 'cUSD', '1000', 6));
+      expect(warm.status, warm.reason).toBe('confirmed');
+      proxy.setRewrite(undefined);
+      const before = node.requests();
+      const counted = await runTrade(executor, trade('USDC', 'cUSD', '260000', 6));
+      expect(counted.status, counted.reason).toBe('confirmed');
+      expect(counted.amountOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);
+      const requests = node.log().slice(before);
+      expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
+      const [checks, sends] = requests as [string[], string[]];
+      expect(checks).toEqual(expect.arrayContaining(['eth_simulateV1', 'eth_call deployless', 'eth_getBlockByNumber']));
+      expect(sends).toEqual(['eth_sendRawTransactionSync']);
+    } finally {
+      await executor.close();
+      await node.close();
+    }
   });
 });
 

@@ -35,8 +35,14 @@ ${wallets.map((wallet) => `  - { id: dca-${wallet.name}, kind: dca, wallet: ${wa
 `;
 }
 
-/** Polls the shared ledger (opened once) until `predicate` holds. */
-export async function until<T>(location: LedgerLocation, what: string, predicate: (ledger: Ledger) => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+/** Polls the shared ledger (opened once) until `predicate` holds; on timeout, `explain` says what the ledger held. */
+export async function until<T>(
+  location: LedgerLocation,
+  what: string,
+  predicate: (ledger: Ledger) => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  explain?: (ledger: Ledger) => Promise<string>,
+): Promise<T> {
   const started = Date.now();
   let ledger: Ledger | undefined;
   try {
@@ -45,7 +51,10 @@ export async function until<T>(location: LedgerLocation, what: string, predicate
       // Until the first daemon has migrated the schema, its tables are not there yet.
       const found = ledger && (await predicate(ledger).catch(() => undefined));
       if (found !== undefined && found !== false) return found;
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      if (Date.now() - started > timeoutMs) {
+        const held = ledger && explain ? await explain(ledger).catch((error: unknown) => `(the ledger could not be read: ${error})`) : undefined;
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${held ? `: ${held}` : ''}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
