@@ -9,11 +9,9 @@ import { type Address, type Hex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
-import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
-import { swapTrade, testExecutor } from '../helpers/engine.ts';
+import { expectThreeTradeRequests, runThroughQuoteProxy, swapTrade, warmTradeRequests } from '../helpers/engine.ts';
 import { onAWeekday, onAWeekend } from '../helpers/fx-clock.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
@@ -36,22 +34,7 @@ async function mint(symbol: string, amount: bigint) {
   await fork.confirm(await funder.writeContract({ address: fork.token(symbol), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me(), amount] }));
 }
 
-/** Runs a trade through the proxy (rewriting the service's answer when asked) and returns its report and the route used. */
-async function run(swap: SwapTrade, rewrite?: Rewrite) {
-  let route: { pairs: string[]; extras: Hex[] } | undefined;
-  proxy.setRewrite((body, path) => {
-    const changed = rewrite ? rewrite(body, path) : body;
-    route ??= changed.details;
-    return changed;
-  });
-  const executor = await testExecutor(fork, { serviceUrl: proxy.url });
-  try {
-    return { report: await runTrade(executor, swap), route };
-  } finally {
-    await executor.close();
-    proxy.setRewrite(undefined);
-  }
-}
+const run = (swap: SwapTrade, rewrite?: Rewrite) => runThroughQuoteProxy(fork, proxy, swap, rewrite);
 
 async function expectRefused(swap: SwapTrade, reason: RefusalReason, rewrite: Rewrite, says: RegExp) {
   const before = await wallet();
@@ -93,28 +76,20 @@ describe('round trips to the node for a trade through Mento v3', () => {
   it("three requests, as for any trade: the pool's state read in the checks' one batch", async () => {
     await onAWeekday(fork);
     await mint('USDC', parseUnits('261000', 6));
-    const node = await startRpcProxy(fork.addressBook.rpcUrl);
-    proxy.setRewrite(undefined);
-    const executor = await testExecutor(fork, { serviceUrl: proxy.url, rpcUrl: node.url, settings: { approvals: 'unlimited' } });
-    try {
-      // The approval and the pool's factory list (read once per process), on a trade of 1,000 USDC through the pool.
-      proxy.setRewrite(throughPool(['USDC', 'cUSD']));
-      const warm = await runTrade(executor, trade('USDC', 'cUSD', '1000', 6));
-      expect(warm.status, warm.reason).toBe('confirmed');
-      proxy.setRewrite(undefined);
-      const before = node.requests();
-      const counted = await runTrade(executor, trade('USDC', 'cUSD', '260000', 6));
-      expect(counted.status, counted.reason).toBe('confirmed');
-      expect(counted.amountOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);
-      const requests = node.log().slice(before);
-      expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
-      const [checks, sends] = requests as [string[], string[]];
-      expect(checks).toEqual(expect.arrayContaining(['eth_simulateV1', 'eth_call deployless', 'eth_getBlockByNumber']));
-      expect(sends).toEqual(['eth_sendRawTransactionSync']);
-    } finally {
-      await executor.close();
-      await node.close();
-    }
+    // The approval and the pool's factory list (read once per process), on a trade of 1,000 USDC through the pool.
+    proxy.setRewrite(throughPool(['USDC', 'cUSD']));
+    const { report, requests } = await warmTradeRequests(
+      fork,
+      proxy.url,
+      () => trade('USDC', 'cUSD', '1000', 6),
+      () => {
+        proxy.setRewrite(undefined);
+        return trade('USDC', 'cUSD', '260000', 6);
+      },
+    );
+    expect(report.status, report.reason).toBe('confirmed');
+    expect(report.amountOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);
+    expectThreeTradeRequests(requests);
   });
 });
 

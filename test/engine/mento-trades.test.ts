@@ -11,11 +11,9 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { readMentoExtras } from '../../src/pools/mento.ts';
-import { runTrade } from '../../src/trade/pipeline.ts';
 import type { SwapTrade } from '../../src/trade/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
-import { swapTrade, testExecutor } from '../helpers/engine.ts';
+import { expectThreeTradeRequests, runThroughQuoteProxy, swapTrade, warmTradeRequests } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
@@ -31,23 +29,7 @@ async function wallet() {
   return [await fork.publicClient.getTransactionCount({ address: me() }), ...(await Promise.all(symbols.map((symbol) => fork.balanceOf(fork.token(symbol), me()))))];
 }
 
-/** Runs a trade through the proxy (rewriting the service's answer when asked) and returns its report and the route used. */
-async function run(swap: SwapTrade, rewrite?: Rewrite) {
-  let route: { pairs: string[]; extras: Hex[] } | undefined;
-  proxy.setRewrite((body, path) => {
-    const changed = rewrite ? rewrite(body, path) : body;
-    route ??= changed.details;
-    return changed;
-  });
-  const executor = await testExecutor(fork, { serviceUrl: proxy.url });
-  try {
-    const report = await runTrade(executor, swap);
-    return { report, route, executor };
-  } finally {
-    await executor.close();
-    proxy.setRewrite(undefined);
-  }
-}
+const run = (swap: SwapTrade, rewrite?: Rewrite) => runThroughQuoteProxy(fork, proxy, swap, rewrite);
 
 const mentoHops = (route: { pairs: string[] } | undefined) => (route?.pairs ?? []).filter((pair) => pair.toLowerCase() === mentoAdapter()).length;
 
@@ -101,24 +83,10 @@ describe('trades through Mento', () => {
 
 describe('round trips to the node for a trade through Mento', () => {
   it("three requests, as for any trade: the exchanges' state read in the checks' one batch", async () => {
-    const node = await startRpcProxy(fork.addressBook.rpcUrl);
     proxy.setRewrite(undefined);
-    const executor = await testExecutor(fork, { serviceUrl: proxy.url, rpcUrl: node.url, settings: { approvals: 'unlimited' } });
-    try {
-      const warm = await runTrade(executor, trade('cUSD', 'USDC', '1000'));
-      expect(warm.status, warm.reason).toBe('confirmed');
-      const before = node.requests();
-      const counted = await runTrade(executor, trade('cUSD', 'USDC', '1000'));
-      expect(counted.status, counted.reason).toBe('confirmed');
-      const requests = node.log().slice(before);
-      expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
-      const [checks, sends] = requests as [string[], string[]];
-      expect(checks).toEqual(expect.arrayContaining(['eth_simulateV1', 'eth_call deployless', 'eth_getBlockByNumber']));
-      expect(sends).toEqual(['eth_sendRawTransactionSync']);
-    } finally {
-      await executor.close();
-      await node.close();
-    }
+    const { report, requests } = await warmTradeRequests(fork, proxy.url, () => trade('cUSD', 'USDC', '1000'), () => trade('cUSD', 'USDC', '1000'));
+    expect(report.status, report.reason).toBe('confirmed');
+    expectThreeTradeRequests(requests);
   });
 });
 

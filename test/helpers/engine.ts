@@ -2,8 +2,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Address, createPublicClient, http, parseUnits } from 'viem';
+import { type Address, type Hex, createPublicClient, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { expect } from 'vitest';
 import { SignedHistory } from '../../src/trade/signed-history.ts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
@@ -12,9 +13,12 @@ import { recorderOf } from '../../src/trade/recorder.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import type { PipelineDeps } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
-import type { SwapTrade } from '../../src/trade/types.ts';
+import { runTrade } from '../../src/trade/pipeline.ts';
+import type { SwapTrade, TradeReport } from '../../src/trade/types.ts';
 import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import type { DevnetFork } from './devnet.ts';
+import type { QuoteProxy, Rewrite } from './quote-proxy.ts';
+import { startRpcProxy } from './rpc-proxy.ts';
 
 export type TestExecutor = PipelineDeps & { close(): Promise<void>; ledgerFile: string };
 
@@ -131,3 +135,54 @@ export async function testExecutor(
     close: () => ledger.close(),
   };
 }
+
+/**
+ * The node requests of a trade by a warm executor (each an HTTP request of batched calls, through a counting proxy):
+ * `warm` runs first (an approval, facts read once per process), then `trade`, whose report and requests are returned.
+ */
+export async function warmTradeRequests(fork: DevnetFork, serviceUrl: string, warm: () => SwapTrade, trade: () => SwapTrade): Promise<{ report: TradeReport; requests: string[][] }> {
+  const node = await startRpcProxy(fork.addressBook.rpcUrl);
+  const executor = await testExecutor(fork, { serviceUrl, rpcUrl: node.url, settings: { approvals: 'unlimited' } });
+  try {
+    const warmed = await runTrade(executor, warm());
+    expect(warmed.status, warmed.reason).toBe('confirmed');
+    const before = node.requests();
+    const report = await runTrade(executor, trade());
+    return { report, requests: node.log().slice(before) };
+  } finally {
+    await executor.close();
+    await node.close();
+  }
+}
+
+/**
+ * A trade's requests to the node as the pipeline makes them: one batch of the checks (the block, the simulation, the
+ * Mento states' deployless call among them), the send, and the read after it.
+ */
+export function expectThreeTradeRequests(requests: readonly string[][]): void {
+  expect(requests, requests.map((calls) => calls.join(', ')).join('\n')).toHaveLength(3);
+  const [checks, sends] = requests as [string[], string[]];
+  expect(checks).toEqual(expect.arrayContaining(['eth_simulateV1', 'eth_call deployless', 'eth_getBlockByNumber']));
+  expect(sends).toEqual(['eth_sendRawTransactionSync']);
+}
+
+/**
+ * Runs a trade with the service's answers coming through `proxy`, rewritten by `rewrite` when given (a lying service):
+ * the report, and the route the daemon was given.
+ */
+export async function runThroughQuoteProxy(fork: DevnetFork, proxy: QuoteProxy, swap: SwapTrade, rewrite?: Rewrite): Promise<{ report: TradeReport; route?: { pairs: string[]; extras: Hex[] } }> {
+  let route: { pairs: string[]; extras: Hex[] } | undefined;
+  proxy.setRewrite((body, path) => {
+    const changed = rewrite ? rewrite(body, path) : body;
+    route ??= changed.details;
+    return changed;
+  });
+  const executor = await testExecutor(fork, { serviceUrl: proxy.url });
+  try {
+    return { report: await runTrade(executor, swap), route };
+  } finally {
+    await executor.close();
+    proxy.setRewrite(undefined);
+  }
+}
+

@@ -1,6 +1,8 @@
 /** Talking to the local routing service over real HTTP, and acting on its answers as a user would. */
 import { expect } from 'vitest';
 import { type Address, type Hex, erc20Abi } from 'viem';
+import { routerAbi } from '../../src/contracts/abi.ts';
+import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import { swapRouteSchema } from '../../src/service/schemas.ts';
 import type { DevnetFork } from './devnet.ts';
 
@@ -39,3 +41,17 @@ export async function quoteRoute(fork: DevnetFork, tokenIn: string, tokenOut: st
   expect(status, JSON.stringify(body)).toBe(200);
   return swapRouteSchema.parse(body);
 }
+
+/** Executes a quoted route through the router from the first funded account (approving it first): what it received. */
+export async function executeRoute(fork: DevnetFork, route: Awaited<ReturnType<typeof quoteRoute>>): Promise<bigint> {
+  const me = trader(fork);
+  const tokenIn = route.details.path[0] as Address;
+  const tokenOut = route.details.path.at(-1) as Address;
+  await approve(fork, me, tokenIn, route.routerAddress, route.details.inputAmount);
+  const before = await fork.balanceOf(tokenOut, me.address);
+  await fork.confirm(
+    await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: me.address })] }),
+  );
+  return (await fork.balanceOf(tokenOut, me.address)) - before;
+}
+

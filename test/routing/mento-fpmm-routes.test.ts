@@ -6,12 +6,11 @@
  */
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { mentoFpmmAbi, routerAbi } from '../../src/contracts/abi.ts';
-import { swapPayloadFrom } from '../../src/contracts/payload.ts';
+import { mentoFpmmAbi } from '../../src/contracts/abi.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday, onAWeekend } from '../helpers/fx-clock.ts';
-import { approve, quoteRoute, trader } from '../helpers/routing.ts';
+import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
 const adapterOf = (name: 'mentoV2' | 'mentoFpmm') => (fork.addressBook.contracts.adapters[name] as Address).toLowerCase();
@@ -23,17 +22,6 @@ type Route = Awaited<ReturnType<typeof quoteRoute>>;
 const venues = (route: Route) =>
   route.details.pairs.map((pair) => Object.entries(fork.addressBook.contracts.adapters).find(([, address]) => address.toLowerCase() === pair.toLowerCase())?.[0] ?? pair);
 
-async function execute(route: Route) {
-  const me = trader(fork);
-  const tokenIn = route.details.path[0] as Address;
-  const tokenOut = route.details.path.at(-1) as Address;
-  await approve(fork, me, tokenIn, route.routerAddress, route.details.inputAmount);
-  const before = await fork.balanceOf(tokenOut, me.address);
-  await fork.confirm(
-    await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: me.address })] }),
-  );
-  return (await fork.balanceOf(tokenOut, me.address)) - before;
-}
 
 async function mintUsdc(amount: bigint) {
   const me = trader(fork);
@@ -54,7 +42,7 @@ describe("routes through Mento v3's fixed-price pool", () => {
     expect(route.expectedOut).toBe(poolQuote);
     // 8 bps less than the rate (1 USDC = 1 cUSD on the devnet), to the wei of the pool's arithmetic.
     expect(route.expectedOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);
-    expect(await execute(route)).toBe(route.expectedOut);
+    expect(await executeRoute(fork, route)).toBe(route.expectedOut);
   });
 
   it('on a weekend (the FX market closed): the pool is not routed, the pools take the swap', async () => {
@@ -64,6 +52,6 @@ describe("routes through Mento v3's fixed-price pool", () => {
     const route = await quoteRoute(fork, 'USDC', 'cUSD', large);
     expect(route.details.pairs.map((pair) => pair.toLowerCase())).not.toContain(adapterOf('mentoFpmm'));
     expect(route.details.pairs.map((pair) => pair.toLowerCase())).not.toContain(adapterOf('mentoV2'));
-    expect(await execute(route)).toBe(route.expectedOut);
+    expect(await executeRoute(fork, route)).toBe(route.expectedOut);
   });
 });

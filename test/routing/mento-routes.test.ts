@@ -5,28 +5,15 @@
  */
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { routerAbi } from '../../src/contracts/abi.ts';
-import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { readMentoExtras } from '../../src/pools/mento.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { approve, quoteRoute, trader } from '../helpers/routing.ts';
+import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
 const mentoAdapter = () => fork.addressBook.contracts.adapters.mentoV2 as Address;
 
-async function execute(route: Awaited<ReturnType<typeof quoteRoute>>) {
-  const me = trader(fork);
-  const tokenIn = route.details.path[0] as Address;
-  const tokenOut = route.details.path.at(-1) as Address;
-  await approve(fork, me, tokenIn, route.routerAddress, route.details.inputAmount);
-  const before = await fork.balanceOf(tokenOut, me.address);
-  await fork.confirm(
-    await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: me.address })] }),
-  );
-  return (await fork.balanceOf(tokenOut, me.address)) - before;
-}
 
 /** Which hops of a route go through Mento: their exchange ids. */
 const mentoHops = (route: Awaited<ReturnType<typeof quoteRoute>>) =>
@@ -44,7 +31,7 @@ describe('routes through Mento', () => {
     it(`${c.tokenIn} → ${c.tokenOut}: through Mento, paid exactly expectedOut`, async () => {
       const route = await quoteRoute(fork, c.tokenIn, c.tokenOut, c.amount);
       expect(mentoHops(route)).toHaveLength(c.mento);
-      expect(await execute(route)).toBe(route.expectedOut);
+      expect(await executeRoute(fork, route)).toBe(route.expectedOut);
     });
   }
 
@@ -56,11 +43,11 @@ describe('routes through Mento', () => {
     await fork.confirm(await me.wallet.writeContract({ address: fork.token('USDC'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, large] }));
     const pastLimit = await quoteRoute(fork, 'USDC', 'cUSD', large);
     expect(mentoHops(pastLimit)).toHaveLength(0);
-    expect(await execute(pastLimit)).toBe(pastLimit.expectedOut);
+    expect(await executeRoute(fork, pastLimit)).toBe(pastLimit.expectedOut);
     // CELO's rate jumps 10%: the median-delta breaker halts the CELO feed, and with it Mento's cUSD/CELO exchange.
     await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { CELO: 0.55 });
     const halted = await quoteRoute(fork, 'cUSD', 'CELO', parseUnits('1000', 18));
     expect(mentoHops(halted)).toHaveLength(0);
-    expect(await execute(halted)).toBe(halted.expectedOut);
+    expect(await executeRoute(fork, halted)).toBe(halted.expectedOut);
   });
 });
