@@ -104,9 +104,10 @@ export function mentoReferenceOut(exchange: MentoExchange, state: MentoExchangeS
 }
 
 /**
- * Every Mento hop that would take no swap at all in the block after `now`, whatever its size: its feed halted by the
- * BreakerBox, without a valid median, or (a v3 pool) the FX market closed. Checked before what a hop pays is known:
- * a closed pool's quote reverts, and the refusal says why rather than that the quote could not be read.
+ * Every Mento v3 hop whose pool would take no swap at all in the block after `now`, whatever its size: the FX market
+ * closed, its feed halted by the BreakerBox, or no valid median. Checked before what a hop pays is known, since such
+ * a pool's quote reverts: the refusal says why rather than that the quote could not be read. (A v2 exchange still
+ * quotes then; `checkMentoHops` refuses it.)
  */
 export function checkMentoHopsOpen(hops: readonly (MentoHopFacts & { field: string })[], states: readonly MentoHopState[], now: bigint): void {
   for (const [i, hop] of hops.entries()) {
