@@ -10,11 +10,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Address, type Hex, getAddress, isAddressEqual } from 'viem';
 import { pairAddress } from '../contracts/encoding.ts';
-import { mentoProtocol } from '../pools/mento.ts';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
 import { ConfigError } from './errors.ts';
+
+/** Mento's protocol id (its v2 exchanges and v3 pools), for a routing request's `exclude`. */
+export const mentoProtocol = 'mento';
 
 export type AdapterKind = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2' | 'mento-fpmm';
 export type FarmKind = 'uniswap-v2' | 'gauge';

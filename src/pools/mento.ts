@@ -15,9 +15,6 @@ import { fromCacheJson, toCacheJson } from './cache-json.ts';
 import { FIXED1, type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
 import { type MentoExchange, discoverMentoExchanges, mentoStateCalls, mentoStatesFrom, readMentoStates } from './mento-state.ts';
 
-/** Mento's protocol id, for a routing request's `exclude`. */
-export const mentoProtocol = 'mento';
-
 /** An exchange's state as the index keeps it, and the time of the block a swap priced on it lands in. */
 export type MentoState = { exchange: MentoExchangeState; landsAt: bigint };
 

@@ -14,7 +14,7 @@ import {
   type SwapRouteQuery,
   interpretDeadline,
 } from '../service/schemas.ts';
-import { mentoProtocol } from '../pools/mento.ts';
+import { mentoProtocol } from '../config/chain-data.ts';
 import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2-math.ts';
 import type { ChainSnapshot } from './chain-state.ts';
 import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
