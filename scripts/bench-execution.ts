@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Address, type Hex, createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../src/chain/chains.ts';
+import { chainFor } from '../src/chains.ts';
 import { SignedHistory } from '../src/trade/signed-history.ts';
 import { Wallet } from '../src/chain/wallet.ts';
 import { chainChecks } from '../src/trade/check.ts';

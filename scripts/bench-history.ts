@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Address, createPublicClient, encodeFunctionData, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../src/chain/chains.ts';
+import { chainFor } from '../src/chains.ts';
 import { Wallet } from '../src/chain/wallet.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import { recorderOf } from '../src/trade/recorder.ts';

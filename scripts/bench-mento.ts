@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../src/chain/chains.ts';
+import { chainFor } from '../src/chains.ts';
 import { mentoBrokerAbi, routerAbi } from '../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';

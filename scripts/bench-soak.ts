@@ -14,7 +14,7 @@ import { createTestClient, http } from 'viem';
 import { readEnv } from '../src/config/env.ts';
 import { runAndReport } from '../src/engine/daemon.ts';
 import { openExecution, openRuntime } from '../src/engine/runtime.ts';
-import { slotName } from '../src/engine/scheduler.ts';
+import { slotName } from '../src/strategy/slots.ts';
 import { reportWorldPrices } from '../src/devnet/oracle.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { createMetrics } from '../src/ops/metrics.ts';

@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEventLogs, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../src/chain/chains.ts';
+import { chainFor } from '../src/chains.ts';
 import { routerAbi, uniswapV3PoolAbi } from '../src/contracts/abi.ts';
 import { decodeHopQuotes, hopQuoteRead } from '../src/contracts/hop-quoter.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';

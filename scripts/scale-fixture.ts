@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http, keccak256, parseEther, parseUnits, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../src/chain/chains.ts';
+import { chainFor } from '../src/chains.ts';
 import type { DeploymentAddressBook } from '../src/config/address-book.ts';
 
 /** USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */

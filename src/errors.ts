@@ -33,3 +33,8 @@ export class RoutekeeperError extends Error {
     return predicate ? undefined : current;
   }
 }
+
+/** Configuration that cannot work: a bad environment variable, address book or strategy file. Names what is wrong. */
+export class ConfigError extends RoutekeeperError {
+  override name = 'ConfigError';
+}

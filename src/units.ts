@@ -9,3 +9,14 @@ export function formatTokenAmount(raw: bigint, decimals: number): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return fraction ? `${grouped}.${fraction}` : grouped;
 }
+
+const shownDecimals = 6;
+
+/** Raw to a short human number: formatTokenAmount's, cut to 6 decimals (6 significant ones below 1), trailing zeros cut. */
+export function displayNumber(raw: bigint, decimals: number): string {
+  const [grouped, fraction = ''] = formatTokenAmount(raw, decimals).split('.');
+  const belowOne = grouped === '0' || grouped === '-0';
+  const leadingZeros = belowOne ? fraction.length - fraction.replace(/^0+/, '').length : 0;
+  const kept = fraction.slice(0, leadingZeros + shownDecimals).replace(/0+$/, '');
+  return kept ? `${grouped}.${kept}` : (grouped as string);
+}

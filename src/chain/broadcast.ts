@@ -5,7 +5,7 @@
  * from then on the transaction may be in a mempool, and only the chain can settle it.
  */
 import { type EIP1193RequestFn, type Hex, type TransactionReceipt, type WalletRpcSchema, formatTransactionReceipt, numberToHex, parseTransaction } from 'viem';
-import type { Attempt } from '../ledger/ledger.ts';
+import type { Attempt } from '../model/attempt.ts';
 import { abortable } from '../ops/abort.ts';
 import { MethodUnsupportedError, NodeUnavailableError, TransactionRejectedError, nodeErrorOf } from './node-errors.ts';
 import type { TxStage, Wallet } from './wallet.ts';

@@ -7,7 +7,7 @@
  */
 import type { Address, Block, Hex, TransactionReceipt } from 'viem';
 import { getBlock, getBlockNumber, getTransactionCount } from 'viem/actions';
-import type { ChainClient } from './chains.ts';
+import type { ChainClient } from '../chains.ts';
 
 /** Where a receipt stands: enough blocks on top of it, still too few, or its block is not (or no longer) the chain's. */
 export type Inclusion = 'confirmed' | 'awaiting-confirmations' | 'not-in-chain';

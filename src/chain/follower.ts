@@ -19,7 +19,7 @@
  */
 import type { Hex, TransactionReceipt } from 'viem';
 import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions';
-import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
+import type { Attempt, AttemptPurpose } from '../model/attempt.ts';
 import { sleep } from '../ops/abort.ts';
 import { broadcast } from './broadcast.ts';
 import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';

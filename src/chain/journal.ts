@@ -5,9 +5,7 @@
  * back are the transactions as stored.
  */
 import type { Address, Hex } from 'viem';
-import type { Attempt, NewAttempt } from '../ledger/ledger.ts';
-import type { Fence } from '../ledger/leases.ts';
-import type { AttemptStatus } from '../ledger/tables.ts';
+import type { Attempt, NewAttempt, Fence, AttemptStatus } from '../model/attempt.ts';
 import type { Fees } from './fees.ts';
 import type { TxStage } from './wallet.ts';
 

@@ -17,7 +17,7 @@
  */
 import { type Address, type Hex, type Log, encodeFunctionData, erc20Abi, hexToBigInt } from 'viem';
 import { call as ethCall, estimateGas, getBlock, getTransactionCount, readContract, simulateBlocks } from 'viem/actions';
-import type { ChainClient } from './chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
 import { reasonOf, revertDataOf } from '../contracts/revert.ts';
 

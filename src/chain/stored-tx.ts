@@ -5,7 +5,7 @@
  * from them, never from a column.
  */
 import { type Hex, isAddressEqual, keccak256, parseTransaction, recoverTransactionAddress } from 'viem';
-import type { Attempt } from '../ledger/ledger.ts';
+import type { Attempt } from '../model/attempt.ts';
 import { StoredRecordRefusedError } from './errors.ts';
 import type { Fees } from './fees.ts';
 import type { TxRequest, Wallet } from './wallet.ts';

@@ -1,7 +1,7 @@
 /** Tokens by symbol or address, with what the chain says about them, and amounts between human and raw units. */
 import { type Address, BaseError, HttpRequestError, type PublicClient, TimeoutError, erc20Abi, getAddress, isAddress } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import type { TokenInfo } from '../units.ts';
 
 /** A token given as an address, or as a symbol of the address book (exact case first, then any case). */

@@ -5,9 +5,9 @@
  * the wrong chain's evidence.
  */
 import { type Hex, type Transport, createPublicClient, fallback, http } from 'viem';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { ChainUnreachableError } from './errors.ts';
-import type { ChainIdentity } from '../ledger/ledger.ts';
+import type { ChainIdentity } from '../model/attempt.ts';
 import { redactUrl, scrub } from '../ops/secrets.ts';
 
 /** `timeoutMs`: how long one request may go unanswered (viem's 10 s by default). */

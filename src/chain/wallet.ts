@@ -6,13 +6,12 @@
 import PQueue from 'p-queue';
 import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, concatHex, keccak256, parseTransaction, serializeTransaction } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
+import type { Attempt, AttemptPurpose, Fence } from '../model/attempt.ts';
 import type { TxJournal } from './journal.ts';
-import type { ChainClient } from './chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
-import type { Fence } from '../ledger/leases.ts';
-import { RecordTags, type TagScope } from '../trade/record-tags.ts';
+import { RecordTags, type TagScope } from '../model/record-tags.ts';
 
 export type TxRequest = { to: Address; data: Hex; value?: bigint };
 

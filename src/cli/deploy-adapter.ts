@@ -8,11 +8,11 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { type Address, type Hex, createPublicClient, createWalletClient, formatEther, getAddress, http } from 'viem';
 import { deployContract, getCode, waitForTransactionReceipt } from 'viem/actions';
-import { chainFor } from '../chain/chains.ts';
+import { chainFor } from '../chains.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { knownContractsFor } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { walletAccount } from '../config/wallet-keys.ts';
 import { PairMentoFPMM } from '../contracts/solidity-code.ts';

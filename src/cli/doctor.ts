@@ -1,7 +1,7 @@
 import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
 import { codeFindings, factoryFindings, feedFindings, type Finding, mentoFindings, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../chain/doctor.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
 import { adapterFindings, hostedServiceFindings, serviceFindings } from '../routing/doctor.ts';
 import { type RoutingSetup, routingSetupFor } from '../routing/setup.ts';

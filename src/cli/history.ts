@@ -1,7 +1,8 @@
 import { toJson } from '../json.ts';
-import { type Attempt, Ledger, type RunRecord, runOutcomeOf } from '../ledger/ledger.ts';
+import { Ledger, type RunRecord, runOutcomeOf } from '../ledger/ledger.ts';
+import { type Attempt } from '../model/attempt.ts';
 import { TokenNames, describeTrade } from '../trade/describe.ts';
-import type { TradeRecord } from '../trade/types.ts';
+import type { TradeRecord } from '../model/trade.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
 import { ledgerLocationFor, ledgerOptions } from './ledger-file.ts';
 

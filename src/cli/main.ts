@@ -4,8 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { closest, distance } from 'fastest-levenshtein';
-import { ConfigError } from '../config/errors.ts';
-import { RoutekeeperError } from '../errors.ts';
+import { ConfigError, RoutekeeperError } from '../errors.ts';
 import { redactUrl, scrub } from '../ops/secrets.ts';
 import { stopReason, takeOverSignals } from '../ops/shutdown.ts';
 import { isAbort } from '../ops/abort.ts';

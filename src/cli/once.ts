@@ -11,7 +11,7 @@ import { createLogger } from '../ops/logger.ts';
 import { stopReason } from '../ops/shutdown.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { createNotifier } from '../ops/notifier.ts';
-import { openStates } from '../trade/types.ts';
+import { openStates } from '../model/trade.ts';
 import { type CommandContext, commonOptions, defaultOnceWait, parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
 

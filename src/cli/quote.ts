@@ -1,9 +1,9 @@
 import { createPublicClient, http } from 'viem';
-import { chainFor } from '../chain/chains.ts';
+import { chainFor } from '../chains.ts';
 import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
 import { type TokenInfo, formatTokenAmount } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { readEnv } from '../config/env.ts';
 import { createRoutingClient } from '../service/client.ts';
 import { startRoutingService } from '../routing/server.ts';

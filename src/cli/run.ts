@@ -12,10 +12,10 @@ import { createNotifier } from '../ops/notifier.ts';
 import { isAbort } from '../ops/abort.ts';
 import { stopReason } from '../ops/shutdown.ts';
 import { type CommandContext, commonOptions, parseCommandArgs } from './command.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { StatusBook } from '../status/book.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
-import type { TradeRecord } from '../trade/types.ts';
+import type { TradeRecord } from '../model/trade.ts';
 import { describeRateLimit } from '../service/limiter.ts';
 import { describeLocation } from '../ledger/ledger.ts';
 

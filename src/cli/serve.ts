@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { readEnv } from '../config/env.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { defaultDataDir } from '../engine/runtime.ts';
 import { z } from 'zod';
 import { redactUrl, registerSecret, registerSecretUrl } from '../ops/secrets.ts';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { type Address, isHex } from 'viem';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 import { registerSecretUrl } from '../ops/secrets.ts';
 import { addressSchema } from '../primitives.ts';
 import { priceSourcesSchema, sequencerFeedSchema } from './chain-data.ts';

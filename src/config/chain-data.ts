@@ -13,7 +13,7 @@ import { pairAddress } from '../contracts/encoding.ts';
 import { z } from 'zod';
 import { addressSchema } from '../primitives.ts';
 import type { AddressBook } from './address-book.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 
 /** Mento's protocol id (its v2 exchanges and v3 pools), for a routing request's `exclude`. */
 export const mentoProtocol = 'mento';

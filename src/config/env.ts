@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
 import { registerSecret, registerSecretUrl, scrub } from '../ops/secrets.ts';
 import { productionServiceUrl } from '../service/endpoints.ts';
@@ -180,7 +180,7 @@ export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABAS
 
 /**
  * A database beyond this machine is reached over TLS that verifies the server: whoever can read the connection reads
- * the ledger, and whoever can change it can stop the daemons (and, without the tags of trade/record-tags.ts, would make
+ * the ledger, and whoever can change it can stop the daemons (and, without the tags of model/record-tags.ts, would make
  * them sign). The URL is read by the parser the driver itself uses, so what is judged is what the driver will do: the
  * host a `?host=` parameter names (it wins over the URL's), and TLS as its options leave it. Accepted: `ssl=true`,
  * `sslmode=verify-full` (and `require` / `verify-ca`, which this driver verifies fully). Refused: no TLS, or TLS that

@@ -9,7 +9,7 @@ import { scrypt } from '@noble/hashes/scrypt';
 import { type Hex, bytesToHex, hexToBytes, keccak256 } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 
 const hexBytes = z.string().regex(/^(0x)?([0-9a-fA-F]{2})+$/, { message: 'must be hex' }).transform((hex) => Buffer.from(hex.replace(/^0x/, ''), 'hex'));
 

@@ -1,6 +1,6 @@
 /**
  * The strategy file (YAML or JSON): wallets, defaults, notifications and strategies. This schema checks its
- * shape; token symbols and amounts are resolved against the chain later (`resolve.ts`). Every error names
+ * shape; token symbols and amounts are resolved against the chain later (`src/strategy/resolve.ts`). Every error names
  * the field path, e.g. `strategies.0.sell.amount`.
  */
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { Cron } from 'croner';
 import { parse as parseYaml } from 'yaml';
 import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 
 const durationPattern = /^(\d+)(ms|s|m|h|d)$/;
 const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { type Hex, isHex } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import { secretFromEnv } from './env.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 import { decryptKeystore } from './keystore.ts';
 
 /** A wallet's key, as the strategy file says where it is. */

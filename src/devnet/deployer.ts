@@ -14,7 +14,7 @@ import {
   getAddress,
   http,
 } from 'viem';
-import { chainFor } from '../chain/chains.ts';
+import { chainFor } from '../chains.ts';
 import { devnetAccount } from './accounts.ts';
 import { roles } from './world-spec.ts';
 

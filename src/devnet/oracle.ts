@@ -4,7 +4,7 @@
  * prices. It never looks at the devnet's pools: a feed that followed them would be no check on them.
  */
 import { type Address, type Hex, createPublicClient, createWalletClient, http, parseUnits } from 'viem';
-import { chainFor } from '../chain/chains.ts';
+import { chainFor } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { devnetAccount } from './accounts.ts';
 import * as artifacts from './artifacts/contracts.ts';

@@ -12,7 +12,7 @@ import type { Metrics } from '../ops/metrics.ts';
 import type { Notifier } from '../ops/notifier.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { resumeOpenTrades } from '../trade/pipeline.ts';
-import { openStates, type TradeReport, type TradeState, type WalletBalances } from '../trade/types.ts';
+import { openStates, type TradeReport, type TradeState, type WalletBalances } from '../model/trade.ts';
 import { type RunReport, runStrategy } from './runner.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Address } from 'viem';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import type { DaemonRecord } from '../ledger/daemons.ts';
 import { holderGone } from '../ledger/holders.ts';
 import type { Ledger } from '../ledger/ledger.ts';

@@ -7,10 +7,11 @@
  */
 import { hostname } from 'node:os';
 import type { Address } from 'viem';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { holderGone } from '../ledger/holders.ts';
-import { type Fence, LeaseLostError } from '../ledger/leases.ts';
+import { LeaseLostError } from '../ledger/leases.ts';
+import { type Fence } from '../model/attempt.ts';
 
 export const defaultLeaseMs = 15_000;
 

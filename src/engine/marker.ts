@@ -11,7 +11,7 @@ import { NoPriceError, type PriceReference } from '../price/reference.ts';
 import { tokensHeld } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import type { TokenInfo } from '../units.ts';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 
 /** The token under which the chain's own coin is priced (gas is paid in it). */
 export const nativePriceKey = 'native';

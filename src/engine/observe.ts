@@ -5,7 +5,7 @@
  */
 import { type Address, erc20Abi, isAddressEqual } from 'viem';
 import { stakingGaugeAbi } from '../contracts/abi.ts';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import type { TokenInfo } from '../units.ts';
 import { NoPriceError, type PriceReference } from '../price/reference.ts';
 import { RoutekeeperError } from '../errors.ts';

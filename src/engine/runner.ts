@@ -10,7 +10,7 @@ import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
 import type { RunGate } from '../ledger/ledger.ts';
 import { fillsOf } from '../trade/fills.ts';
-import type { Trade, TradeReport } from '../trade/types.ts';
+import type { Trade, TradeReport } from '../model/trade.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { isAddressEqual } from 'viem';
 import { resumeTrade } from '../trade/pipeline.ts';
-import type { TradeReport } from '../trade/types.ts';
+import type { TradeReport } from '../model/trade.ts';
 import type { Execution } from './runtime.ts';
 
 export type SettlerOptions = { firstRetryMs: number; maxRetryMs: number; followForMs: number; tickMs: number };

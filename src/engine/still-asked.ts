@@ -5,8 +5,8 @@
  * file and the market read now say whether it is still asked for; a replay of an old row never decides by itself.
  */
 import type { Decision, Strategy } from '../strategy/types.ts';
-import type { TradeRecord } from '../trade/types.ts';
-import { latestSlot, slotName } from './scheduler.ts';
+import type { TradeRecord } from '../model/trade.ts';
+import { latestSlot, slotName } from '../strategy/slots.ts';
 
 /** Why the trade is no longer asked for (undefined: it still is). */
 export type StillAsked = (trade: TradeRecord) => Promise<string | undefined>;

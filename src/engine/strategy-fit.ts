@@ -7,7 +7,7 @@
 import { type Address, isAddressEqual } from 'viem';
 import type { Strategy } from '../strategy/types.ts';
 import type { StrategyFit } from '../trade/stored.ts';
-import type { Trade } from '../trade/types.ts';
+import type { Trade } from '../model/trade.ts';
 
 export function strategyFit(strategies: readonly Strategy[], walletOf: (strategy: Strategy) => Address | undefined): StrategyFit {
   const byId = new Map(strategies.map((strategy) => [strategy.id, strategy]));

@@ -8,7 +8,7 @@ import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { KnownContracts } from '../config/chain-data.ts';
 import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
-import { displayNumber } from '../trade/describe.ts';
+import { displayNumber } from '../units.ts';
 import { GuardRefusal } from './refusal.ts';
 
 /** Whether `address` is in `list` (addresses compared without regard to case). */

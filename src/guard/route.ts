@@ -17,7 +17,7 @@ import {
   sliceHex,
   zeroAddress,
 } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { isContractRevert } from '../contracts/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
 import { pairAddress } from '../contracts/encoding.ts';

@@ -1,8 +1,8 @@
 /** A trade's signed transactions as they go out and settle (they are created with the trade's move to `signed`). */
 import type { Address, Hex } from 'viem';
 import type { LedgerDatabase } from './database.ts';
-import { type Attempt, attemptFrom, stored } from './rows.ts';
-import type { AttemptStatus } from './tables.ts';
+import { attemptFrom, stored } from './rows.ts';
+import { type Attempt, type AttemptStatus } from '../model/attempt.ts';
 import { scrub } from '../ops/secrets.ts';
 
 /** A ledger_meta key of one wallet on one chain. */

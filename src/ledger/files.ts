@@ -8,7 +8,7 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChainIdentity } from './ledger.ts';
+import type { ChainIdentity } from '../model/attempt.ts';
 import { Ledger } from './ledger.ts';
 
 export const networkLedgerName = 'ledger.sqlite';

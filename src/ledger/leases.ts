@@ -10,9 +10,8 @@ import type { Address } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
 import type { LedgerDatabase, Queries } from './database.ts';
 import { stored } from './rows.ts';
+import type { Fence } from '../model/attempt.ts';
 
-/** A wallet's lease as its holder was given it: what its writes must show to be let through. */
-export type Fence = { chainId: number; wallet: Address; holder: string; epoch: number };
 
 export type Lease = Fence & { expiresAt: number };
 

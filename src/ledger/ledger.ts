@@ -14,8 +14,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Hex } from 'viem';
-import { ConfigError } from '../config/errors.ts';
-import { RoutekeeperError } from '../errors.ts';
+import { ConfigError, RoutekeeperError } from '../errors.ts';
 import { AttemptStore } from './attempts.ts';
 import { sql } from 'kysely';
 import { redactUrl } from '../ops/secrets.ts';
@@ -31,9 +30,9 @@ import { migrations } from './schema.ts';
 import { postgresMigrations } from './schema-postgres.ts';
 import { StrategyStore } from './strategies.ts';
 import { TradeStore } from './trades.ts';
+import type { ChainIdentity } from '../model/attempt.ts';
 
-export type { Attempt, NewAttempt } from './rows.ts';
-export type { AttemptPurpose, AttemptStatus, RunOutcome } from './tables.ts';
+export type { RunOutcome } from './tables.ts';
 export type { Pause } from './pauses.ts';
 export type { RunGate, RunRecord } from './runs.ts';
 export { runOutcomeOf } from './runs.ts';
@@ -47,8 +46,6 @@ export class LedgerLockedError extends RoutekeeperError {
   override name = 'LedgerLockedError';
 }
 
-/** Which chain a ledger describes: its id, and the hash of its block 0 (two chains may share an id). */
-export type ChainIdentity = { chainId: number; genesisHash: Hex };
 
 /** The ledger was written on another chain than the one it is opened against. */
 export class LedgerChainMismatchError extends ConfigError {
@@ -156,7 +153,7 @@ export class Ledger {
   }
 
   /**
-   * This ledger's own random id, made at its first use. The wallet's tags cover it (trade/record-tags.ts), so a row
+   * This ledger's own random id, made at its first use. The wallet's tags cover it (model/record-tags.ts), so a row
    * copied from another ledger (a fork's, the devnet's, another database or schema) carries tags valid nowhere here.
    * A writer who changes it only makes every tag of this ledger invalid: its open trades are refused, none signed.
    */

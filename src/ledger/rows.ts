@@ -5,9 +5,10 @@
 import type { Selectable } from 'kysely';
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../trade/types.ts';
-import { failureClassStored } from '../trade/failure-classes.ts';
-import type { AttemptPurpose, AttemptStatus, AttemptsTable, IntentsTable } from './tables.ts';
+import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../model/trade.ts';
+import { failureClassStored } from '../model/failure-classes.ts';
+import type { AttemptsTable, IntentsTable } from './tables.ts';
+import type { AttemptPurpose, AttemptStatus, Attempt, NewAttempt } from '../model/attempt.ts';
 
 /** An address or hash as the ledger stores it (lower case), whatever case it was given in. */
 export const stored = <T extends Address | Hex>(value: T): T => value.toLowerCase() as T;
@@ -17,32 +18,6 @@ export const storedOrNull = <T extends Address | Hex>(value: T | undefined): T |
 export const amount = (value: bigint | undefined): string | null => (value === undefined ? null : value.toString());
 const bigOrUndefined = (value: string | null) => (value === null ? undefined : BigInt(value));
 const bigOrNull = (value: string | null) => (value === null ? null : BigInt(value));
-
-export type NewAttempt = {
-  intentId: string;
-  purpose: AttemptPurpose;
-  wallet: Address;
-  chainId: number;
-  nonce: number;
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-  gasLimit: bigint;
-  rawTx: Hex;
-  hash: Hex;
-};
-
-export type Attempt = NewAttempt & {
-  id: number;
-  status: AttemptStatus;
-  blockNumber: bigint | null;
-  gasUsed: bigint | null;
-  effectiveGasPrice: bigint | null;
-  error: string | null;
-  createdAt: number;
-  updatedAt: number;
-  /** The lease it was signed under: which daemon, at which epoch of the wallet's lease. */
-  lease?: { holder: string; epoch: number };
-};
 
 export type IntentRow = Selectable<IntentsTable>;
 export type AttemptRow = Selectable<AttemptsTable>;

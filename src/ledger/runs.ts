@@ -2,7 +2,7 @@
 import type { Address } from 'viem';
 import type { Selectable } from 'kysely';
 import { scrub } from '../ops/secrets.ts';
-import { type TradeState, maybeTradedStates } from '../trade/types.ts';
+import { type TradeState, maybeTradedStates } from '../model/trade.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { pausesFor } from './pauses.ts';
 import type { RunOutcome, RunsTable } from './tables.ts';

@@ -190,7 +190,7 @@ export const postgresMigrations: string[] = [
   `
   UPDATE intents SET status = 'claimed' WHERE status = 'quoted';
   `,
-  // 5: authentication tags of what authorizes a signature (trade/record-tags.ts), made with a key the ledger never sees.
+  // 5: authentication tags of what authorizes a signature (model/record-tags.ts), made with a key the ledger never sees.
   `
   ALTER TABLE intents ADD COLUMN request_tag TEXT;
   ALTER TABLE intents ADD COLUMN call_tag TEXT;

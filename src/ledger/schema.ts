@@ -231,7 +231,7 @@ export const migrations: string[] = [
   `
   UPDATE intents SET status = 'claimed' WHERE status = 'quoted';
   `,
-  // 11: authentication tags of what authorizes a signature (trade/record-tags.ts), made with a key the ledger never sees.
+  // 11: authentication tags of what authorizes a signature (model/record-tags.ts), made with a key the ledger never sees.
   `
   ALTER TABLE intents ADD COLUMN request_tag TEXT;         -- the wallet's tag of the trade's request
   ALTER TABLE intents ADD COLUMN call_tag TEXT;            -- the wallet's tag of the checked call

@@ -4,12 +4,10 @@
  */
 import type { Generated } from 'kysely';
 import type { Address, Hex } from 'viem';
-import type { RefusalReason } from '../guard/refusal.ts';
-import type { TradeKind, TradeState } from '../trade/types.ts';
+import type { RefusalReason } from '../model/refusal-reasons.ts';
+import type { TradeKind, TradeState } from '../model/trade.ts';
+import type { AttemptPurpose, AttemptStatus } from '../model/attempt.ts';
 
-export type AttemptPurpose = 'approve' | 'trade' | 'cancel';
-/** signed: stored, never sent as far as we know · broadcast: maybe in a mempool · mined · reverted · replaced · dropped */
-export type AttemptStatus = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'replaced' | 'dropped';
 
 /** How a run ended (what its trades reached, or why it traded nothing), decided once, with the words for people. */
 export const runOutcomes = {

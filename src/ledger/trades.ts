@@ -5,11 +5,12 @@
  */
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../trade/types.ts';
+import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../model/trade.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
-import { type Attempt, type IntentRow, type NewAttempt, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
+import { type IntentRow, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
+import { type Attempt, type NewAttempt, type Fence } from '../model/attempt.ts';
 import type { IntentsTable } from './tables.ts';
-import { type Fence, requireLease } from './leases.ts';
+import { requireLease } from './leases.ts';
 import type { EventKind } from './event-kinds.ts';
 import { insertEvent } from './events.ts';
 import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';

@@ -4,7 +4,7 @@
  * the trade elsewhere changes nothing and throws, so an illegal or lost move is seen where it happens.
  */
 import { RoutekeeperError } from '../errors.ts';
-import type { TradeState } from '../trade/types.ts';
+import type { TradeState } from '../model/trade.ts';
 
 export const tradeTransitions: { readonly [from in TradeState]: readonly TradeState[] } = {
   // Claimed for its slot, then quoted and checked. The quote is not a state of its own: recording it cost a round

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
 import { servesHost } from '../http-guards.ts';
 import { toJson } from '../json.ts';

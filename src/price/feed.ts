@@ -3,7 +3,7 @@
  * is not positive, or older than the source allows by the chain's clock, is no price at all.
  */
 import { type Address, parseAbi } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 
 export const aggregatorV3Abi = parseAbi([
   'function decimals() view returns (uint8)',

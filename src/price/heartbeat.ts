@@ -5,7 +5,7 @@
  * price trades long after it stopped. `doctor` measures it, so that a configured limit can follow it.
  */
 import type { Address } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { aggregatorV3Abi } from './feed.ts';
 
 /** How many rounds back a measurement reads (one batch). */

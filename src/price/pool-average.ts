@@ -13,7 +13,7 @@
  */
 import type { Address } from 'viem';
 import { getBlock, readContract } from 'viem/actions';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
 import type { PoolKind, PoolKindId, SteadyPriceSource } from '../pools/kind.ts';
 import { NoAverageError, type PoolPrices, Q112 } from '../pools/prices.ts';

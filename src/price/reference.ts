@@ -12,7 +12,7 @@
  * a grace period after it came back, or when the feed's round is invalid.
  */
 import { type Address, erc20Abi, formatUnits, isAddressEqual } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import type { PriceSource, PriceSources } from '../config/chain-data.ts';
 import { sortedOraclesAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';

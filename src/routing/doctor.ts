@@ -6,7 +6,7 @@
  */
 import { type Address, erc20Abi, parseAbi } from 'viem';
 import { getCode, readContract } from 'viem/actions';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { type Finding, firstLine } from '../chain/doctor.ts';
 import { reasonOf } from '../contracts/revert.ts';
 import { routerFeeAbi } from '../contracts/abi.ts';

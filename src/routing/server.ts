@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { type Address, type Hex, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
-import { chainFor } from '../chain/chains.ts';
+import { chainFor } from '../chains.ts';
 import { type ClientRate, ClientLimit, servesHost } from '../http-guards.ts';
 import { earnRouteQuerySchema, swapRouteQuerySchema } from '../service/schemas.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';

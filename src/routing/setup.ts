@@ -5,7 +5,7 @@
 import { type Address, isAddressEqual } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
 import { addressBookAdapterName, chainTimingFor, routingDataFor, tokenDirectory } from '../config/chain-data.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import type { EarnConfig } from './quotes.ts';
 import type { RoutingServiceOptions } from './server.ts';

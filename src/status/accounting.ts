@@ -8,7 +8,7 @@ import { formatUnits } from 'viem';
 import type { BalanceMark } from '../ledger/ledger.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy, Strategy } from '../strategy/types.ts';
-import type { TradeRecord, TradeState } from '../trade/types.ts';
+import type { TradeRecord, TradeState } from '../model/trade.ts';
 import type { TokenInfo } from '../units.ts';
 import { type AmountJson, type PriceJson, type Token, amountJson, percent, priceJson } from './amounts.ts';
 import type { PriceBook } from './prices.ts';

@@ -4,7 +4,7 @@
  * a person never reads wei.
  */
 import { formatUnits } from 'viem';
-import { displayNumber } from '../trade/describe.ts';
+import { displayNumber } from '../units.ts';
 
 export type Token = { address: string; symbol: string; decimals: number };
 

@@ -12,7 +12,7 @@ import type { BalanceMark, Ledger, Pause, RunOutcome, RunRecord } from '../ledge
 import type { Lease } from '../ledger/leases.ts';
 import { markedAtKey, nativePriceKey } from '../engine/marker.ts';
 import { TokenNames } from '../trade/describe.ts';
-import type { TradeRecord } from '../trade/types.ts';
+import type { TradeRecord } from '../model/trade.ts';
 import { type Books, type Series, type StrategyAccount, accountFromTally, seriesOf } from './accounting.ts';
 import type { Token } from './amounts.ts';
 import { type KnownStrategy, knownStrategies } from './definitions.ts';

@@ -4,7 +4,7 @@
  * (`version` changes when a field changes meaning or goes away).
  */
 import type { Ledger, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
-import { nextSlot, plannedStart } from '../engine/scheduler.ts';
+import { nextSlot, plannedStart } from '../strategy/slots.ts';
 import { strategyInWords } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { describeTrade } from '../trade/describe.ts';

@@ -5,7 +5,7 @@
  * strategy instead of every trade.
  */
 import type { Strategy } from '../strategy/types.ts';
-import type { TradeRecord, TradeState } from '../trade/types.ts';
+import type { TradeRecord, TradeState } from '../model/trade.ts';
 import type { Books } from './accounting.ts';
 
 /** How often a reason came up, and its most recent detail. */

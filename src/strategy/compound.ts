@@ -1,4 +1,4 @@
-import { displayNumber } from '../trade/describe.ts';
+import { displayNumber } from '../units.ts';
 import type { CompoundStrategy, Decision } from './types.ts';
 
 export type CompoundObservation = {

@@ -1,4 +1,4 @@
-import { displayNumber } from '../trade/describe.ts';
+import { displayNumber } from '../units.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { Decision, LimitStrategy } from './types.ts';
 

@@ -4,9 +4,8 @@
  */
 import type { Address } from 'viem';
 import { formatDuration } from '../config/strategy-file.ts';
-import { nextSlot, plannedStart } from '../engine/scheduler.ts';
-import { displayNumber } from '../trade/describe.ts';
-import type { TokenInfo } from '../units.ts';
+import { nextSlot, plannedStart } from './slots.ts';
+import { displayNumber, type TokenInfo } from '../units.ts';
 import type { Schedule, Strategy } from './types.ts';
 
 const amount = (raw: bigint, token: TokenInfo) => `${displayNumber(raw, token.decimals)} ${token.symbol}`;

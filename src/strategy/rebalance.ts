@@ -1,5 +1,5 @@
 import { type Address, isAddressEqual } from 'viem';
-import { displayNumber } from '../trade/describe.ts';
+import { displayNumber } from '../units.ts';
 import type { Decision, PlannedTrade, RebalanceStrategy } from './types.ts';
 
 /** `value` in the quote token's raw units at the reference prices; undefined when it cannot be valued (no price). */

@@ -5,11 +5,11 @@
  * only. A receipt can lie (a token's events are its own); balances are what the wallet has.
  */
 import { type Address, type Block, type Hex, type TransactionReceipt, isAddressEqual } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { type BlockCheckOptions, checkBlockTogether } from './block-balances.ts';
 import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
-import type { TradeRecord, WalletBalances } from './types.ts';
+import type { TradeRecord, WalletBalances } from '../model/trade.ts';
 
 export type { BalanceCheck, BalanceReads } from './call-tokens.ts';
 

@@ -7,11 +7,11 @@
  * comparison meaningless: skipped, with why. Computed once per wallet and block, for every trade in it.
  */
 import { type Address, type Block, type Hex, type TransactionReceipt, isAddressEqual } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { transferredTo } from '../chain/outcome.ts';
-import type { AttemptPurpose } from '../ledger/ledger.ts';
+import type { AttemptPurpose } from '../model/attempt.ts';
 import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
-import type { TradeRecord, WalletBalances } from './types.ts';
+import type { TradeRecord, WalletBalances } from '../model/trade.ts';
 
 /** What the ledger knows of one of the wallet's transactions: its purpose, and for a trade's call, the trade. */
 export type OwnTransaction = { purpose: AttemptPurpose; record?: TradeRecord };

@@ -3,9 +3,9 @@
  * a trade's call can move, the wallet's balances of them around a block, and what a check concludes.
  */
 import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
-import type { TradeRecord, WalletBalances } from './types.ts';
+import type { TradeRecord, WalletBalances } from '../model/trade.ts';
 
 export type BalanceCheck = ({ ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string }) & { after?: WalletBalances };
 

@@ -10,7 +10,7 @@ import { type SwapPayload, swapPayloadFrom } from '../contracts/payload.ts';
 import { minimumOutput } from '../guard/guards.ts';
 import type { EarnRoute, RouteDetail } from '../service/schemas.ts';
 import type { Proposal } from './quote.ts';
-import type { CheckedCall, Trade, TradeKind } from './types.ts';
+import type { CheckedCall, Trade, TradeKind } from '../model/trade.ts';
 
 /** Our call, with the pieces the checks compare (the swap payload, the OneClickFarm). */
 export type BuiltCall = CheckedCall & { payload?: SwapPayload; oneClickFarm?: Address };

@@ -36,7 +36,7 @@ import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { abortable } from '../ops/abort.ts';
 import { NoAverageError } from '../price/pool-average.ts';
 import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError } from '../price/reference.ts';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
 import type { EarnRoute } from '../service/schemas.ts';
@@ -44,7 +44,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import type { Trade, TradeRecord } from './types.ts';
+import type { Trade, TradeRecord } from '../model/trade.ts';
 
 export type CheckContext = {
   wallet: Wallet;

@@ -9,7 +9,7 @@ import { GuardRefusal } from '../guard/refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
 import { isAbort } from '../ops/abort.ts';
 import { NoRouteError, ServiceError } from '../service/errors.ts';
-import type { FailureClass } from './failure-classes.ts';
+import type { FailureClass } from '../model/failure-classes.ts';
 
 /** The class of an error that ended or interrupted a trade. */
 export function failureClassOf(error: unknown): FailureClass {

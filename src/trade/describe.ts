@@ -3,22 +3,11 @@
  * `once` and `history` use these; the raw amounts stay in the structured fields and the JSON forms.
  */
 import type { Address } from 'viem';
-import { formatTokenAmount } from '../units.ts';
+import { displayNumber } from '../units.ts';
 import type { TokenName } from '../ledger/ledger.ts';
-import type { Trade, TradeState } from './types.ts';
+import type { Trade, TradeState } from '../model/trade.ts';
 
 /** Shown digits after the point; a smaller amount shows its first significant digits instead. */
-const shownDecimals = 6;
-
-/** Raw to a short human number: formatTokenAmount's, cut to 6 decimals (6 significant ones below 1), trailing zeros cut. */
-export function displayNumber(raw: bigint, decimals: number): string {
-  const [grouped, fraction = ''] = formatTokenAmount(raw, decimals).split('.');
-  const belowOne = grouped === '0' || grouped === '-0';
-  const leadingZeros = belowOne ? fraction.length - fraction.replace(/^0+/, '').length : 0;
-  const kept = fraction.slice(0, leadingZeros + shownDecimals).replace(/0+$/, '');
-  return kept ? `${grouped}.${kept}` : (grouped as string);
-}
-
 /** Symbols and decimals by address: what the ledger or the resolved strategies know. */
 export class TokenNames {
   readonly #byAddress = new Map<string, TokenName>();

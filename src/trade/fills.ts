@@ -8,7 +8,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
-import { type TradeRecord, type TradeState, maybeTradedStates } from './types.ts';
+import { type TradeRecord, type TradeState, maybeTradedStates } from '../model/trade.ts';
 
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
 export const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];

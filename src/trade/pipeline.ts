@@ -20,7 +20,8 @@ import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
-import type { Attempt, Ledger, Pause } from '../ledger/ledger.ts';
+import type { Ledger, Pause } from '../ledger/ledger.ts';
+import type { Attempt } from '../model/attempt.ts';
 import { PausedError } from '../ledger/pauses.ts';
 import type { Spending } from '../ledger/trades.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
@@ -35,7 +36,7 @@ import type { SignedHistory } from './signed-history.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { failureClassOf } from './classify-failure.ts';
 import { recorderOf } from './recorder.ts';
-import { type Trade, type TradeRecord, type TradeReport, presignStates } from './types.ts';
+import { type Trade, type TradeRecord, type TradeReport, presignStates } from '../model/trade.ts';
 
 export type PipelineDeps = {
   ledger: Ledger;

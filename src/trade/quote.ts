@@ -1,7 +1,7 @@
 /** The quote stage: what the routing service proposes for a trade. A proposal is untrusted until checked. */
 import type { RoutingClient } from '../service/client.ts';
 import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
-import type { Trade } from './types.ts';
+import type { Trade } from '../model/trade.ts';
 
 export type Proposal =
   | { kind: 'swap'; route: SwapRoute }

@@ -5,10 +5,10 @@
  */
 import type { Hex } from 'viem';
 import type { ChainFact, TxJournal } from '../chain/journal.ts';
-import type { Fence } from '../ledger/leases.ts';
+import type { Fence } from '../model/attempt.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { Spending, TradePause } from '../ledger/trades.ts';
-import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from './types.ts';
+import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../model/trade.ts';
 
 export class TradeRecorder {
   readonly #ledger: Ledger;

@@ -14,12 +14,12 @@
 import { type Address, erc20Abi, parseAbi } from 'viem';
 import { isqrt } from '../bigint-math.ts';
 import { decodeHopQuotes, failedHopOf } from '../contracts/hop-quoter.ts';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import type { CallResult } from '../chain/preflight.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { PriceReference, UsdPrice } from '../price/reference.ts';
-import type { Trade } from './types.ts';
+import type { Trade } from '../model/trade.ts';
 
 export type Reference = {
   /** What the trade should pay, in tokenOut's raw units. */

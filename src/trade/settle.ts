@@ -14,7 +14,7 @@ import type { Mined, Wallet } from '../chain/wallet.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { recorderOf } from './recorder.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
-import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from './types.ts';
+import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from '../model/trade.ts';
 
 /** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
 export function readOutcome(

@@ -6,9 +6,9 @@ import { encodeFunctionData, erc20Abi } from 'viem';
 import { gasWithHeadroom } from '../chain/fees.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { UnsignedTx, Wallet } from '../chain/wallet.ts';
-import type { Attempt } from '../ledger/ledger.ts';
+import type { Attempt } from '../model/attempt.ts';
 import type { Checked } from './check.ts';
-import type { Trade } from './types.ts';
+import type { Trade } from '../model/trade.ts';
 
 /** The approval transaction to sign before the trade, when the check found the allowance short. */
 export function approvalTx(checked: Checked, nonce: number): UnsignedTx | undefined {

@@ -25,7 +25,8 @@ import type { Hex } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { Wallet } from '../chain/wallet.ts';
-import type { Attempt, Ledger } from '../ledger/ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { Attempt } from '../model/attempt.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 

@@ -15,9 +15,9 @@ import { isOpenAttempt } from '../chain/journal.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type ProvenCall, provenCall } from '../chain/stored-tx.ts';
 import type { TxRequest, Wallet } from '../chain/wallet.ts';
-import type { Attempt, AttemptPurpose } from '../ledger/ledger.ts';
+import type { Attempt, AttemptPurpose } from '../model/attempt.ts';
 import type { ApprovalMode } from './settings.ts';
-import { type Trade, type TradeRecord, presignStates } from './types.ts';
+import { type Trade, type TradeRecord, presignStates } from '../model/trade.ts';
 
 /** Why a trade does not fit any strategy of the current file (undefined: it fits). */
 export type StrategyFit = (trade: Trade) => string | undefined;

@@ -1,7 +1,12 @@
 /**
- * The code's runtime imports form no circle: a module is loaded only after everything it needs (type-only imports
- * vanish when compiled and do not count). Read from the source as text, the way the compiler resolves relative
- * specifiers; the rule is shown failing on a graph with a deliberately wrong import.
+ * The source's imports, read as text the way the compiler resolves relative specifiers, each rule shown failing on a
+ * deliberately wrong import:
+ *  - the import rule: the source's rooms stand on floors, and an import (types included) goes to its own room or to a
+ *    room on a lower floor, never up or sideways. The trade's model (`src/model/`) and the small shared files are the
+ *    ground floor; `chain/` and `ledger/` share a floor below `trade/`, so neither imports the other. Moving a room
+ *    means moving its line in `floors`;
+ *  - runtime imports form no circle: a module is loaded only after everything it needs (type-only imports vanish when
+ *    compiled and do not count).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -62,5 +67,68 @@ describe('runtime imports', () => {
     const graph = new Map(Object.entries(text).map(([file, source]) => [file, runtimeImports(file, source)]));
     expect(graph.get('src/trade/failure-classes.ts')).toEqual(['src/ledger/leases.ts']);
     expect(circles(graph)).toEqual([['src/ledger/leases.ts', 'src/ledger/rows.ts', 'src/trade/failure-classes.ts']]);
+  });
+});
+
+/** From the top down: the rooms on each floor. A room is a folder of src/, or a file directly in it. */
+const floors: readonly (readonly string[])[] = [
+  ['cli'],
+  ['status'],
+  ['engine', 'init'],
+  ['devnet'],
+  ['trade', 'strategy', 'routing'],
+  // The chain and the ledger side by side: neither reaches into the other; the trade above joins them.
+  ['chain', 'ledger'],
+  ['price'],
+  ['guard'],
+  ['pools'],
+  ['config'],
+  ['ops', 'contracts'],
+  ['service', 'http-guards.ts'],
+  ['model', 'json.ts', 'bigint-math.ts', 'chains.ts', 'units.ts', 'errors.ts', 'primitives.ts', 'loopback.ts'],
+];
+
+const floorOf = (room: string) => floors.length - floors.findIndex((rooms) => rooms.includes(room));
+const roomOf = (path: string) => path.split('/')[1] as string;
+
+type SourceFile = { path: string; text: string };
+
+/** Every import of a project file (static, type-only, re-export or dynamic) that goes up a floor or across one. */
+function importsOffTheirFloor(files: readonly SourceFile[]): string[] {
+  const wrong: string[] = [];
+  for (const { path, text } of files) {
+    const room = roomOf(path);
+    for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)) {
+      const target = normalize(join(dirname(path), match[1] as string));
+      const to = roomOf(target);
+      if (to === room) continue;
+      if (!floors.some((rooms) => rooms.includes(to)) || floorOf(to) >= floorOf(room)) {
+        wrong.push(`${path} imports ${target}: ${to} is not on a floor below ${room}`);
+      }
+    }
+  }
+  return wrong;
+}
+
+describe('the import rule', () => {
+  it('holds for every source file', () => {
+    const files = sourceFiles(join(root, 'src')).map((file) => ({ path: relative(root, file), text: readFileSync(file, 'utf8') }));
+    expect(files.length).toBeGreaterThan(100);
+    // Every room of src/ has its floor.
+    expect([...new Set(files.map((file) => roomOf(file.path)))].filter((room) => !floors.some((rooms) => rooms.includes(room)))).toEqual([]);
+    expect(importsOffTheirFloor(files)).toEqual([]);
+  });
+
+  it('fails on a deliberately wrong import: chain/ reaching into ledger/, even for a type', () => {
+    const wrong = { path: 'src/chain/wallet.ts', text: "import type { Attempt } from '../ledger/ledger.ts';\n" };
+    expect(importsOffTheirFloor([wrong])).toEqual(['src/chain/wallet.ts imports src/ledger/ledger.ts: ledger is not on a floor below chain']);
+    // Sideways (two rooms on one floor) and a dynamic import up are as wrong; down and within a room are fine.
+    const sideways = { path: 'src/ledger/x.ts', text: "import { x } from '../chain/wallet.ts';\n" };
+    const dynamic = { path: 'src/model/x.ts', text: "const y = await import('../trade/pipeline.ts');\n" };
+    const fine = { path: 'src/trade/x.ts', text: "import { a } from '../model/trade.ts';\nimport { b } from './check.ts';\nexport { c } from '../units.ts';\n" };
+    expect(importsOffTheirFloor([sideways, dynamic, fine])).toEqual([
+      'src/ledger/x.ts imports src/chain/wallet.ts: chain is not on a floor below ledger',
+      'src/model/x.ts imports src/trade/pipeline.ts: trade is not on a floor below model',
+    ]);
   });
 });

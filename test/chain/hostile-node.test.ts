@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runStrategy } from '../../src/engine/runner.ts';
 import { startSettler } from '../../src/engine/settler.ts';
 import { resumeTrade, runTrade } from '../../src/trade/pipeline.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';

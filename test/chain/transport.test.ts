@@ -5,7 +5,7 @@ import { createPublicClient } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commonChainOf, nodeTransport } from '../../src/chain/transport.ts';
 import { isAbort } from '../../src/ops/abort.ts';
-import { ConfigError } from '../../src/config/errors.ts';
+import { ConfigError } from '../../src/errors.ts';
 import { startAnvil } from '../../src/devnet/anvil.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 

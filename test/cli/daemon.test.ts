@@ -8,7 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
-import { plannedStart } from '../../src/engine/scheduler.ts';
+import { plannedStart } from '../../src/strategy/slots.ts';
 import type { Strategy } from '../../src/strategy/types.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, type RunRecord } from '../../src/ledger/ledger.ts';
-import type { TradeRecord } from '../../src/trade/types.ts';
+import type { TradeRecord } from '../../src/model/trade.ts';
 import { runInProcess } from '../helpers/in-process.ts';
 import { type DaemonProcess, daemonHome, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { schemaPath, strategyFileSchemaDocument } from '../../src/cli/schema.ts';
-import { ConfigError } from '../../src/config/errors.ts';
+import { ConfigError } from '../../src/errors.ts';
 import { parseStrategyFile } from '../../src/config/strategy-file.ts';
 
 const dca = (fields: Record<string, unknown> = {}) => ({ id: 'd', kind: 'dca', wallet: 'main', every: '1m', sell: { token: 'cUSD', amount: '10' }, buy: 'CELO', ...fields });

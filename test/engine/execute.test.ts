@@ -2,7 +2,7 @@ import { type Address, erc20Abi, parseEventLogs, parseUnits, decodeFunctionData,
 import { afterEach, describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';

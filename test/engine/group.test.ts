@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { privateKeyToAddress } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/errors.ts';
+import { ConfigError } from '../../src/errors.ts';
 import { DaemonGroup, wakeBeforeRenewal } from '../../src/engine/group.ts';
 import { WalletLeases } from '../../src/engine/leases.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';

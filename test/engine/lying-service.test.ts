@@ -2,7 +2,7 @@ import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeBudgets } from '../../src/trade/settings.ts';
-import type { SwapTrade } from '../../src/trade/types.ts';
+import type { SwapTrade } from '../../src/model/trade.ts';
 import { minimumFromPrice } from '../../src/guard/guards.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

@@ -11,7 +11,7 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { readMentoExtras } from '../../src/pools/mento.ts';
-import type { SwapTrade } from '../../src/trade/types.ts';
+import type { SwapTrade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectThreeTradeRequests, runThroughQuoteProxy, swapTrade, warmTradeRequests } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';

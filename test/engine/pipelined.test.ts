@@ -5,9 +5,9 @@
  */
 import { type Address, type Hex, encodeAbiParameters, keccak256, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Attempt } from '../../src/ledger/ledger.ts';
+import type { Attempt } from '../../src/model/attempt.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
-import type { TradeReport } from '../../src/trade/types.ts';
+import type { TradeReport } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';

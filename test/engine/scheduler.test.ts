@@ -3,7 +3,8 @@
  * what it asserts about, so a busy machine changes nothing.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Scheduler, latestSlot, nextSlot, plannedStart } from '../../src/engine/scheduler.ts';
+import { Scheduler } from '../../src/engine/scheduler.ts';
+import { latestSlot, nextSlot, plannedStart } from '../../src/strategy/slots.ts';
 import type { Strategy } from '../../src/strategy/types.ts';
 
 const strategy = (id: string, schedule: Partial<Strategy['schedule']>, wallet = 'main'): Strategy =>

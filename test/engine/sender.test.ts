@@ -1,7 +1,7 @@
 import { type Address, encodeAbiParameters, erc20Abi, keccak256, maxUint256, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTrade } from '../../src/trade/pipeline.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { waitFor } from '../helpers/wait.ts';

@@ -6,7 +6,7 @@ import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { stillAskedBy } from '../../src/engine/still-asked.ts';
 import type { CompoundStrategy, Decision, DcaStrategy, Strategy } from '../../src/strategy/types.ts';
-import type { TradeRecord } from '../../src/trade/types.ts';
+import type { TradeRecord } from '../../src/model/trade.ts';
 
 const cUSD = { address: '0x765DE816845861e75A25fCA122bb6898B8B1282a' as Address, symbol: 'cUSD', decimals: 18 };
 const CELO = { address: '0x471EcE3750Da237f93B8E339c536989b8978a438' as Address, symbol: 'CELO', decimals: 18 };

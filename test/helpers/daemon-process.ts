@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Address, type Hex, parseAbiItem } from 'viem';
 import { expect } from 'vitest';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
-import { openStates } from '../../src/trade/types.ts';
+import { openStates } from '../../src/model/trade.ts';
 import { spawnCli } from './cli.ts';
 import type { DevnetFork } from './devnet.ts';
 

@@ -13,7 +13,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { chainFor } from '../../src/chain/chains.ts';
+import { chainFor } from '../../src/chains.ts';
 import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import type { SwapEventVersion } from '../../src/devnet/deploy.ts';
 import { startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';

@@ -10,7 +10,7 @@ import { WalletLeases } from '../../src/engine/leases.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { idleInTransactionMs } from '../../src/ledger/database.ts';
 import { LeaseLostError } from '../../src/ledger/leases.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 import { backends, freshLedger } from '../helpers/ledgers.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;

@@ -10,7 +10,7 @@ import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
 import { PausedError } from '../../src/ledger/pauses.ts';
 import { migrations } from '../../src/ledger/schema.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;
 const celo = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { IllegalTransitionError, tradeTransitions } from '../../src/ledger/transitions.ts';
-import type { Trade, TradeState } from '../../src/trade/types.ts';
+import type { Trade, TradeState } from '../../src/model/trade.ts';
 import { backends, freshLedger } from '../helpers/ledgers.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;

@@ -9,7 +9,7 @@ import { devnetAccount } from '../../src/devnet/accounts.ts';
 import { defaultPoolAverageOptions } from '../../src/price/pool-average.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
-import type { SwapTrade } from '../../src/trade/types.ts';
+import type { SwapTrade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { useQuoteProxy } from '../helpers/quote-proxy.ts';

@@ -5,10 +5,10 @@
  */
 import { erc20Abi } from 'viem';
 import { describe, expect, it } from 'vitest';
-import type { ChainClient } from '../../src/chain/chains.ts';
+import type { ChainClient } from '../../src/chains.ts';
 import { checkBalanceChanges } from '../../src/trade/balances.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
-import type { TradeRecord } from '../../src/trade/types.ts';
+import type { TradeRecord } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { strategyFit } from '../../src/engine/strategy-fit.ts';
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
-import type { TradeReport } from '../../src/trade/types.ts';
+import type { TradeReport } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { knownSelectors } from '../../src/contracts/abi.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import { settle } from '../../src/trade/settle.ts';
-import type { SwapTrade } from '../../src/trade/types.ts';
+import type { SwapTrade } from '../../src/model/trade.ts';
 import { type DevnetFork, useDevnetFork, useOwnDevnet } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';

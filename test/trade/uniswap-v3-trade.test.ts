@@ -18,7 +18,7 @@ import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { adapterFindings } from '../../src/routing/doctor.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 import { runCli } from '../helpers/cli.ts';
 import { daemonHome, dcaYaml } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

@@ -13,7 +13,7 @@ import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import type { LimitStrategy } from '../../src/strategy/types.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
-import type { Trade } from '../../src/trade/types.ts';
+import type { Trade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { limitStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';

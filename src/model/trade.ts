@@ -4,7 +4,7 @@
  * advances the state; a run that stopped midway is a stored state that the same pipeline resumes.
  */
 import type { Address, Hex } from 'viem';
-import type { RefusalReason } from '../guard/refusal.ts';
+import type { RefusalReason } from './refusal-reasons.ts';
 import type { FailureClass } from './failure-classes.ts';
 
 export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim';

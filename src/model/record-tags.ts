@@ -13,7 +13,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import type { CheckedCall, Trade } from './types.ts';
+import type { CheckedCall, Trade } from './trade.ts';
 
 /** The text whose signature the tag key is derived from: plain words, so no wallet could mistake it for a transaction. */
 export const tagKeyMessage = 'routekeeper: the key of the ledger authentication tags of this wallet (v1). Not a transaction, not a login.';

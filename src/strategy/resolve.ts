@@ -5,15 +5,15 @@
  */
 import { type Address, isAddress, isAddressEqual, parseAbi } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import type { ChainClient } from '../chain/chains.ts';
+import type { ChainClient } from '../chains.ts';
 import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
-import { type TokenInfo } from '../units.ts';
+import type { TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
-import type { Schedule, Strategy } from '../strategy/types.ts';
-import type { AddressBook } from './address-book.ts';
-import { tokenDirectory } from './chain-data.ts';
-import { ConfigError } from './errors.ts';
-import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from './strategy-file.ts';
+import type { Schedule, Strategy } from './types.ts';
+import type { AddressBook } from '../config/address-book.ts';
+import { tokenDirectory } from '../config/chain-data.ts';
+import { ConfigError } from '../errors.ts';
+import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from '../config/strategy-file.ts';
 
 export type ResolvedWallet = { name: string; account: LocalAccount; budgets: Budget[] };
 

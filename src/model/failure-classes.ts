@@ -1,7 +1,7 @@
 /**
  * Why a trade ended without one, or stopped on its way, as a closed list decided once, with the words that say it
  * to people: one cause is one class wherever it shows (the ledger, the status page, webhooks, metrics). It imports
- * nothing, so the ledger reads a stored class without reaching up to the errors it comes from (classify-failure.ts).
+ * nothing, so the ledger reads a stored class without reaching up to the errors it comes from (src/trade/classify-failure.ts).
  */
 export const failureClasses = {
   refused: 'a guard refused it; nothing was signed',
