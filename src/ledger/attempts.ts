@@ -1,6 +1,7 @@
 /** A trade's signed transactions as they go out and settle (they are created with the trade's move to `signed`). */
 import type { Address, Hex } from 'viem';
-import type { LedgerDatabase } from './database.ts';
+import type { LedgerDatabase, Queries } from './database.ts';
+import { IllegalAttemptTransitionError, attemptStatusesBefore } from './transitions.ts';
 import { attemptFrom, stored } from './rows.ts';
 import { type Attempt, type AttemptStatus } from '../model/attempt.ts';
 import { scrub } from '../ops/secrets.ts';
@@ -17,9 +18,12 @@ export class AttemptStore {
     this.#ledger = ledger;
   }
 
-  /** What became of a transaction: sent, mined, reverted, replaced or dropped (with what the chain said). */
+  /**
+   * What became of a transaction: sent, mined, reverted, replaced or dropped (with what the chain said), made only from
+   * a status the transition table allows (transitions.ts); from any other, nothing is written and it throws.
+   */
   async update(id: number, change: AttemptChange, now = Date.now()): Promise<void> {
-    await this.#ledger.db
+    const updated = await this.#ledger.db
       .updateTable('attempts')
       .set((eb) => ({
         status: change.status,
@@ -31,23 +35,35 @@ export class AttemptStore {
         ...(change.error !== undefined && { error: eb.fn.coalesce('error', eb.val(scrub(change.error))) }),
       }))
       .where('id', '=', id)
-      .execute();
+      .where('status', 'in', attemptStatusesBefore(change.status))
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n) throw new IllegalAttemptTransitionError(id, await this.#statusOf(this.#ledger.db, id), change.status);
   }
 
   /**
    * One transaction of a nonce was mined (or reverted): it records the receipt, and every other attempt at that
-   * nonce is `replaced`, in one database transaction. Returns the mined attempt as now stored.
+   * nonce is `replaced`, in one database transaction, each move as the transition table allows (else nothing is
+   * written and it throws). Returns the mined attempt as now stored.
    */
   async settleNonce(minedId: number, receipt: { status: 'mined' | 'reverted'; blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint }, otherIds: readonly number[], now = Date.now()): Promise<Attempt> {
     return this.#ledger.transaction(async (q) => {
-      await q
+      const mined = await q
         .updateTable('attempts')
         .set({ status: receipt.status, block_number: Number(receipt.blockNumber), gas_used: receipt.gasUsed.toString(), effective_gas_price: receipt.effectiveGasPrice.toString(), updated_at: now })
         .where('id', '=', minedId)
-        .execute();
-      if (otherIds.length > 0) await q.updateTable('attempts').set({ status: 'replaced', updated_at: now }).where('id', 'in', otherIds).execute();
+        .where('status', 'in', attemptStatusesBefore(receipt.status))
+        .executeTakeFirst();
+      if (mined.numUpdatedRows !== 1n) throw new IllegalAttemptTransitionError(minedId, await this.#statusOf(q, minedId), receipt.status);
+      for (const otherId of otherIds) {
+        const replaced = await q.updateTable('attempts').set({ status: 'replaced', updated_at: now }).where('id', '=', otherId).where('status', 'in', attemptStatusesBefore('replaced')).executeTakeFirst();
+        if (replaced.numUpdatedRows !== 1n) throw new IllegalAttemptTransitionError(otherId, await this.#statusOf(q, otherId), 'replaced');
+      }
       return attemptFrom(await q.selectFrom('attempts').selectAll().where('id', '=', minedId).executeTakeFirstOrThrow());
     });
+  }
+
+  async #statusOf(q: Queries, id: number): Promise<AttemptStatus | undefined> {
+    return (await q.selectFrom('attempts').select('status').where('id', '=', id).executeTakeFirst())?.status;
   }
 
   /** The hash a fork node gave an impersonated transaction, when it is not the one computed before sending. */

@@ -1,9 +1,11 @@
 /**
- * Where a trade may go from each state: the one table the trade store enforces. Every update names the state it
+ * Where a trade may go from each state, and where one of its signed transactions (an attempt) may: the two tables
+ * the trade and attempt stores enforce. Every update names the state it
  * moves to and is made only from a state this table allows (`UPDATE … WHERE status IN (…)`); an update that finds
  * the trade elsewhere changes nothing and throws, so an illegal or lost move is seen where it happens.
  */
 import { RoutekeeperError } from '../errors.ts';
+import type { AttemptStatus } from '../model/attempt.ts';
 import type { TradeState } from '../model/trade.ts';
 
 export const tradeTransitions: { readonly [from in TradeState]: readonly TradeState[] } = {
@@ -49,3 +51,41 @@ export class IllegalTransitionError extends RoutekeeperError {
     this.to = to;
   }
 }
+
+/**
+ * Where a signed transaction may go: from signed or sent (`broadcast`, sent again too) to what the chain made of its
+ * nonce (mined, reverted, or replaced by another of its attempts) or to dropped (the node refused it, or the nonce
+ * went to a transaction of another trade). A settled attempt never moves again, and nothing goes back to `signed`:
+ * a writer who sets a mined transaction back to `broadcast` must not make the daemon follow or replace it again.
+ */
+export const attemptTransitions: { readonly [from in AttemptStatus]: readonly AttemptStatus[] } = {
+  signed: ['broadcast', 'mined', 'reverted', 'replaced', 'dropped'],
+  broadcast: ['broadcast', 'mined', 'reverted', 'replaced', 'dropped'],
+  mined: [],
+  reverted: [],
+  replaced: [],
+  dropped: [],
+};
+
+/** The statuses an attempt may move to `to` from. */
+export function attemptStatusesBefore(to: AttemptStatus): AttemptStatus[] {
+  return (Object.keys(attemptTransitions) as AttemptStatus[]).filter((from) => attemptTransitions[from].includes(to));
+}
+
+/** A move of an attempt the table does not allow: nothing was written. */
+export class IllegalAttemptTransitionError extends RoutekeeperError {
+  override name = 'IllegalAttemptTransitionError';
+  readonly attemptId: number;
+  readonly found: AttemptStatus | undefined;
+  readonly to: AttemptStatus;
+
+  constructor(attemptId: number, found: AttemptStatus | undefined, to: AttemptStatus) {
+    super(`attempt ${attemptId} cannot move to ${to}: ${found === undefined ? 'no such attempt in the ledger' : `it is ${found}`}`, {
+      details: found === undefined ? undefined : `from ${found} it may move to: ${attemptTransitions[found].join(', ') || 'nothing (settled)'}`,
+    });
+    this.attemptId = attemptId;
+    this.found = found;
+    this.to = to;
+  }
+}
+

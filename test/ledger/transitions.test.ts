@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
-import { IllegalTransitionError, tradeTransitions } from '../../src/ledger/transitions.ts';
+import { IllegalAttemptTransitionError, IllegalTransitionError, attemptTransitions, tradeTransitions } from '../../src/ledger/transitions.ts';
+import type { AttemptStatus } from '../../src/model/attempt.ts';
 import type { Trade, TradeState } from '../../src/model/trade.ts';
 import { backends, freshLedger } from '../helpers/ledgers.ts';
 
@@ -157,3 +158,75 @@ describe.each(backends)('the trade store on %s', (backend) => {
     expect((unchecked as Error).message).toBe('trade no:such cannot move to checked: no such trade in the ledger');
   });
 });
+
+const attemptStatuses = Object.keys(attemptTransitions) as AttemptStatus[];
+const receipt = (status: 'mined' | 'reverted') => ({ status, blockNumber: 9n, gasUsed: 21_000n, effectiveGasPrice: 7n });
+
+describe('the attempt transition table', () => {
+  it('has no way back to signed, and none out of a settled status', () => {
+    for (const from of attemptStatuses) expect(attemptTransitions[from]).not.toContain('signed');
+    for (const settled of ['mined', 'reverted', 'replaced', 'dropped'] as const) expect(attemptTransitions[settled]).toEqual([]);
+  });
+});
+
+describe.each(backends)('the attempt store on %s', (backend) => {
+  beforeAll(async () => {
+    ledger = await Ledger.open(freshLedger(backend));
+  });
+  afterAll(() => ledger.close());
+
+  /** A signed transaction of a trade of its own, and a way to sign another for the same trade. */
+  type Made = { id: number; intentId: string; another: () => Promise<number> };
+  async function signedAttempt(): Promise<Made> {
+    const intentId = await tradeIn('signed');
+    const another = async () => ((await ledger.trades.recordSigned([attempt(intentId)]))[0] as { id: number }).id;
+    const [first] = await ledger.attempts.ofTrade(intentId);
+    return { id: (first as { id: number }).id, intentId, another };
+  }
+
+  /** An attempt brought to `status` by legal moves only. */
+  async function attemptIn(status: AttemptStatus): Promise<Made> {
+    const made = await signedAttempt();
+    if (status === 'broadcast' || status === 'dropped') await ledger.attempts.update(made.id, { status, ...(status === 'dropped' && { error: 'refused by the node' }) });
+    if (status === 'mined' || status === 'reverted') await ledger.attempts.settleNonce(made.id, receipt(status), []);
+    if (status === 'replaced') await ledger.attempts.settleNonce(await made.another(), receipt('mined'), [made.id]);
+    return made;
+  }
+
+  /** The store's one move into each status (a replacement settles another attempt of the trade, mined, beside it). */
+  const moveTo = (to: AttemptStatus, made: Made): Promise<unknown> | undefined => {
+    if (to === 'broadcast' || to === 'dropped') return ledger.attempts.update(made.id, { status: to, ...(to === 'dropped' && { error: 'refused by the node' }) });
+    if (to === 'mined' || to === 'reverted') return ledger.attempts.settleNonce(made.id, receipt(to), []);
+    if (to === 'replaced') return made.another().then((other) => ledger.attempts.settleNonce(other, receipt('mined'), [made.id]));
+    return undefined;
+  };
+
+  for (const from of attemptStatuses) {
+    it(`from ${from}: the store makes exactly the moves allowed, and refuses the others without changing an attempt`, async () => {
+      for (const to of attemptStatuses) {
+        const made = await attemptIn(from);
+        const { intentId } = made;
+        const before = await ledger.attempts.ofTrade(intentId);
+        const moved = moveTo(to, made);
+        if (!moved) continue;
+        if (attemptTransitions[from].includes(to)) {
+          await moved;
+          expect((await ledger.attempts.ofTrade(intentId)).find((a) => a.id === made.id)?.status, `${from} → ${to}`).toBe(to);
+        } else {
+          const error = await moved.then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          expect(error, `${from} → ${to}`).toBeInstanceOf(IllegalAttemptTransitionError);
+          expect((error as IllegalAttemptTransitionError).found, `${from} → ${to}`).toBe(from);
+          expect((error as IllegalAttemptTransitionError).to).toBe(to);
+          // Nothing written: the attempt as it was, and a replacement's mined attempt (rolled back with it) still signed.
+          const after = await ledger.attempts.ofTrade(intentId);
+          expect(after.filter((a) => before.some((b) => b.id === a.id)), `${from} → ${to}`).toEqual(before);
+          for (const added of after.filter((a) => !before.some((b) => b.id === a.id))) expect(added.status, `${from} → ${to}`).toBe('signed');
+        }
+      }
+    });
+  }
+});
+
