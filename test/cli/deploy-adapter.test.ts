@@ -7,10 +7,13 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Address } from 'viem';
+import { type Address, createPublicClient, createTestClient, http, parseUnits } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { loadAddressBook } from '../../src/config/address-book.ts';
 import { PairMentoFPMM } from '../../src/contracts/solidity-code.ts';
+import { forkChain } from '../../src/devnet/devnet.ts';
+import { isFXMarketOpen } from '../../src/pools/mento-fpmm-math.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';
@@ -104,3 +107,32 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
     expect(await fork.publicClient.getTransactionCount({ address: payer })).toBe(nonce);
   });
 });
+
+// Celo itself, when a node is given: our adapter beside Mento's deployed pools, held by doctor to their own code's
+// answers (and to our model of them) on a fork.
+describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper deploy-adapter mento-fpmm on a fork of Celo (CELO_RPC_URL)', () => {
+  it("deploys the adapter from a wallet beside Celo's Mento v3 pools, and doctor holds it and the model to their deployed code", { timeout: 600_000 }, async () => {
+    const celo = await forkChain(process.env.CELO_RPC_URL as string);
+    try {
+      const key = generatePrivateKey();
+      await createTestClient({ mode: 'anvil', transport: http(celo.rpcUrl) }).setBalance({ address: privateKeyToAccount(key).address, value: parseUnits('10', 18) });
+      const dir = mkdtempSync(join(tmpdir(), 'routekeeper-deploy-adapter-celo-'));
+      const bookFile = join(dir, 'celo-additions.json');
+      const config = join(dir, 'strategies.yaml');
+      writeFileSync(config, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: USDm, amount: "5" }, buy: USDC }\n');
+      // A named service that does not answer, so doctor does not index all of Celo's pools through the fork.
+      const env = { RPC_URL: celo.rpcUrl, ROUTING_SERVICE_URL: 'http://127.0.0.1:9', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: key, ROUTEKEEPER_DATA_DIR: join(dir, 'data') };
+      const deployed = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], env);
+      expect(deployed.code, deployed.stdout + deployed.stderr).toBe(0);
+      const adapter = loadAddressBook(bookFile).contracts.adapters.mentoFpmm as Address;
+      const { stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env);
+      const line = stdout.match(adapterLine(adapter))?.[0];
+      // While the FX market is closed the pools quote nothing, and doctor says it could not check.
+      const open = isFXMarketOpen((await createPublicClient({ transport: http(celo.rpcUrl) }).getBlock()).timestamp + 1n);
+      expect(line, stdout).toMatch(open ? /^ok {3}.*as their state says/ : /^warn .*no size of \d+ pools could be quoted/);
+    } finally {
+      await celo.stop();
+    }
+  });
+});
+
