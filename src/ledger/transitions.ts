@@ -31,10 +31,13 @@ export const tradeTransitions: { readonly [from in TradeState]: readonly TradeSt
   'dry-run': [],
 };
 
-/** The states a trade may move to `to` from. */
-export function statesBefore(to: TradeState): TradeState[] {
-  return (Object.keys(tradeTransitions) as TradeState[]).filter((from) => tradeTransitions[from].includes(to));
+/** The states a transition table lets move to `to`. */
+function statesLeadingTo<S extends string>(table: { readonly [from in S]: readonly S[] }, to: S): S[] {
+  return (Object.keys(table) as S[]).filter((from) => table[from].includes(to));
 }
+
+/** The states a trade may move to `to` from. */
+export const statesBefore = (to: TradeState): TradeState[] => statesLeadingTo(tradeTransitions, to);
 
 /** A move the table does not allow, or one that found the trade in another state than the one it moved from. */
 export class IllegalTransitionError extends RoutekeeperError {
@@ -68,9 +71,7 @@ export const attemptTransitions: { readonly [from in AttemptStatus]: readonly At
 };
 
 /** The statuses an attempt may move to `to` from. */
-export function attemptStatusesBefore(to: AttemptStatus): AttemptStatus[] {
-  return (Object.keys(attemptTransitions) as AttemptStatus[]).filter((from) => attemptTransitions[from].includes(to));
-}
+export const attemptStatusesBefore = (to: AttemptStatus): AttemptStatus[] => statesLeadingTo(attemptTransitions, to);
 
 /** A move of an attempt the table does not allow: nothing was written. */
 export class IllegalAttemptTransitionError extends RoutekeeperError {
