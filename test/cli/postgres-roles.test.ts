@@ -37,7 +37,8 @@ async function loginRole(adminUrl: string): Promise<{ role: string; url: string 
 }
 
 describe('PostgreSQL roles', () => {
-  it('migrate as the owner, grant a daemons\' role its rows; a daemon with that role trades, and can change no table', async () => {
+  // Sized to its work: five routekeeper processes one after another (each a Node start, 13 s beside a second suite).
+  it('migrate as the owner, grant a daemons\' role its rows; a daemon with that role trades, and can change no table', { timeout: 180_000 }, async () => {
     const adminUrl = await freshDatabase();
     const { role, url } = await loginRole(adminUrl);
     const migrated = await runCli(['migrate', '--database', adminUrl, '--grant', role], { DATABASE_URL: '' });
