@@ -25,7 +25,7 @@ import { encodeSwapCall } from '../src/contracts/calldata.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
-import { recorderOf } from '../src/trade/recorder.ts';
+import { TradeRecorder } from '../src/trade/recorder.ts';
 import { createRoutingClient } from '../src/service/client.ts';
 import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
@@ -79,8 +79,9 @@ try {
     const pipelineRpc = await countingProxy(book.rpcUrl);
     const client = createPublicClient({ chain, transport: http(pipelineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });
     const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
-    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: recorderOf(ledger).journal, settings: { pollMs: 20 }, tagScope: ledger.id().then((ledgerId) => ({ ledgerId, paper: false })) });
-    const deps = { ledger, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings, history: new SignedHistory({ ledger, wallet, approvals: defaultExecutionSettings.approvals }) };
+    const recorder = new TradeRecorder(ledger);
+    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: recorder.journal, settings: { pollMs: 20 }, tagScope: ledger.id().then((ledgerId) => ({ ledgerId, paper: false })) });
+    const deps = { reads: ledger, recorder, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings, history: new SignedHistory({ ledger, wallet, approvals: defaultExecutionSettings.approvals }) };
 
     const baselineRpc = await countingProxy(book.rpcUrl);
     const bareClient = createPublicClient({ chain, transport: http(baselineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });

@@ -15,7 +15,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chains.ts';
 import { Wallet } from '../src/chain/wallet.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
-import { recorderOf } from '../src/trade/recorder.ts';
+import { TradeRecorder } from '../src/trade/recorder.ts';
 import { SignedHistory } from '../src/trade/signed-history.ts';
 
 const { values } = parseArgs({ options: { trades: { type: 'string', default: '1000,10000' }, repeats: { type: 'string', default: '5' } } });
@@ -30,7 +30,7 @@ async function ledgerOf(trades: number) {
   const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-history-')), 'ledger.sqlite'));
   const tagScope = ledger.id().then((ledgerId) => ({ ledgerId, paper: false }));
   const client = createPublicClient({ chain: chainFor(42220, 'http://127.0.0.1:9'), transport: http('http://127.0.0.1:9') });
-  const wallet = new Wallet({ client, account, chainId: 42220, journal: recorderOf(ledger).journal, tagScope });
+  const wallet = new Wallet({ client, account, chainId: 42220, journal: new TradeRecorder(ledger).journal, tagScope });
   for (let i = 0; i < trades; i++) {
     const trade = { id: `dca:${i}#buy`, strategyId: 'dca', slot: `${i}#buy`, wallet: account.address, chainId: 42220, kind: 'swap' as const, tokenIn: token, tokenOut: token, amountIn: 10n ** 18n, slippageBps: 50 };
     const now = Date.now();

@@ -1,5 +1,5 @@
 import { toJson } from '../json.ts';
-import { Ledger, type RunRecord, runOutcomeOf } from '../ledger/ledger.ts';
+import { Ledger, type LedgerView, type RunRecord, runOutcomeOf } from '../ledger/ledger.ts';
 import { type Attempt } from '../model/attempt.ts';
 import { TokenNames, describeTrade } from '../trade/describe.ts';
 import type { TradeRecord } from '../model/trade.ts';
@@ -56,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** The newest runs with their trades, and trades that belong to no recorded run, newest first. */
-export async function historyRows(ledger: Ledger, options: { limit: number; strategyId?: string }): Promise<HistoryRow[]> {
+export async function historyRows(ledger: LedgerView, options: { limit: number; strategyId?: string }): Promise<HistoryRow[]> {
   const withAttempts = async (trade: TradeRecord): Promise<TradeWithAttempts> => ({ ...trade, attempts: await ledger.attempts.ofTrade(trade.id) });
   const runs = await ledger.runs.list(options);
   const tradesByRun = await ledger.trades.ofRuns(runs);

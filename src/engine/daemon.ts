@@ -83,9 +83,9 @@ export async function runAndReport(
       return undefined;
     }
     metrics.quotes.inc({ outcome: 'error' });
-    metrics.runs.inc({ strategy: strategy.id, outcome: 'failed' });
+    metrics.runs.inc({ strategy: strategy.id, outcome: 'error' });
     metrics.failures.inc({ strategy: strategy.id });
-    await execution.ledger.runs.finish(runId, 'failed', `failed before trading: ${reason}`);
+    await execution.ledger.runs.finish(runId, 'error', `failed before trading: ${reason}`);
     logger.error({ strategy: strategy.id, slot, error: reason }, `${strategy.id}: failed before trading: ${reason}`);
     observers.notifier.notify('failed', { strategy: strategy.id, slot, reason });
     observers.health?.ran(strategy.id, 'failed before trading', reason);

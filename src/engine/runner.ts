@@ -60,7 +60,7 @@ export function tradeOf(strategy: Strategy, slot: string, planned: PlannedTrade,
 }
 
 export async function runStrategy(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
-  const { ledger } = deps.executor;
+  const ledger = deps.executor.reads;
   const gate = deps.run?.gate ?? (await ledger.runs.gate(strategy.id, deps.executor.wallet.address));
   // A paused strategy or wallet (after an anomaly) does not even look: a person must lift the pause first.
   const pause = gate.paused ? (await ledger.pauses.for(strategy.id, deps.executor.wallet.address))[0] : undefined;

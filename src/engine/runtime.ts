@@ -12,7 +12,7 @@ import { getBlockNumber } from 'viem/actions';
 import { type ChainClient, chainFor } from '../chains.ts';
 import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { strategyFit } from './strategy-fit.ts';
-import { recorderOf } from '../trade/recorder.ts';
+import { TradeRecorder } from '../trade/recorder.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
 import { type TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
@@ -157,6 +157,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
   const sharedQuotes = new SharedQuotes(() => getBlockNumber(client));
   const fits = strategyFit(config.strategies, (strategy) => config.wallets.get(strategy.wallet)?.account.address);
   const executors = new Map<string, PipelineDeps>();
+  const recorder = new TradeRecorder(ledger);
   const tagScope = ledger.id().then((ledgerId) => ({ ledgerId, paper: runtime.mode === 'fork' }));
   for (const configured of config.wallets.values()) {
     // Paper trading never signs with the real key: the fork node sends as the wallet (impersonated at start-up).
@@ -165,7 +166,7 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
       account: configured.account,
       impersonate: runtime.mode === 'fork',
       chainId,
-      journal: recorderOf(ledger).journal,
+      journal: recorder.journal,
       settings: { feeCap, confirmations: confirmationsFor(runtime) },
       onStage: options.onStage,
       fence: () => leases.fenceFor(configured.account.address),
@@ -173,7 +174,8 @@ export async function openExecution(runtime: Runtime, options: { dryRun?: boolea
     });
     const budgets = { strategy: (id: string) => strategyBudgets.get(id) ?? [], wallet: configured.budgets };
     const executor: PipelineDeps = {
-      ledger,
+      reads: ledger,
+      recorder,
       routing,
       ...checks,
       wallet,

@@ -31,6 +31,7 @@ import { postgresMigrations } from './schema-postgres.ts';
 import { StrategyStore } from './strategies.ts';
 import { TradeStore } from './trades.ts';
 import type { ChainIdentity } from '../model/attempt.ts';
+import type { LedgerView } from './views.ts';
 
 export type { RunOutcome } from './tables.ts';
 export type { Pause } from './pauses.ts';
@@ -38,6 +39,7 @@ export type { RunGate, RunRecord } from './runs.ts';
 export { runOutcomeOf } from './runs.ts';
 export type { BalanceMark, PriceMark, TokenName } from './marks.ts';
 export type { StrategyDescription, StrategyRecord } from './strategies.ts';
+export type { LedgerView, TradeReads } from './views.ts';
 
 /** The ledger_meta key of the ledger's id. */
 const ledgerIdKey = 'ledger-id';
@@ -124,8 +126,8 @@ export class Ledger {
     }
   }
 
-  /** Opens an existing ledger for reading only (`history`, `status`): no lock taken, nothing written. */
-  static async openReadOnly(where: string | LedgerLocation): Promise<Ledger> {
+  /** Opens an existing ledger for reading only (`history`, `status`, `daemons`): no lock taken, nothing written. */
+  static async openReadOnly(where: string | LedgerLocation): Promise<LedgerView> {
     const location = locationOf(where);
     const database = await openDatabase(location, { readonly: true });
     return new Ledger(database.database, describeLocation(location), await versionOf(database));

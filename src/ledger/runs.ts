@@ -174,8 +174,7 @@ export class RunStore {
     const rows = await this.#ledger.db
       .selectFrom('runs')
       .select(['strategy_id', 'note'])
-      .where('outcome', '=', 'failed')
-      .where('note', 'like', 'failed before trading%')
+      .where('outcome', '=', 'error')
       .orderBy('started_at', 'desc')
       .orderBy('id', 'desc')
       .execute();

@@ -203,4 +203,10 @@ export const postgresMigrations: string[] = [
   ALTER TABLE attempts ADD CONSTRAINT attempts_purpose_known CHECK (purpose IN ('approve', 'trade', 'cancel'));
   ALTER TABLE runs ADD CONSTRAINT runs_outcome_known CHECK (outcome IS NULL OR outcome IN ('traded', 'nothing', 'refused', 'failed', 'unknown', 'anomaly', 'paused', 'waiting', 'dry-run', 'skipped', 'interrupted', 'missed'));
   `,
+  // 7: a run that an error stopped before it traded is \`error\`, no longer \`failed\` with its note saying so.
+  `
+  ALTER TABLE runs DROP CONSTRAINT runs_outcome_known;
+  UPDATE runs SET outcome = 'error' WHERE outcome = 'failed' AND note LIKE 'failed before trading%';
+  ALTER TABLE runs ADD CONSTRAINT runs_outcome_known CHECK (outcome IS NULL OR outcome IN ('traded', 'nothing', 'refused', 'failed', 'error', 'unknown', 'anomaly', 'paused', 'waiting', 'dry-run', 'skipped', 'interrupted', 'missed'));
+  `,
 ];

@@ -236,4 +236,8 @@ export const migrations: string[] = [
   ALTER TABLE intents ADD COLUMN request_tag TEXT;         -- the wallet's tag of the trade's request
   ALTER TABLE intents ADD COLUMN call_tag TEXT;            -- the wallet's tag of the checked call
   `,
+  // 12: a run that an error stopped before it traded is \`error\`, no longer \`failed\` with its note saying so.
+  `
+  UPDATE runs SET outcome = 'error' WHERE outcome = 'failed' AND note LIKE 'failed before trading%';
+  `,
 ];

@@ -15,6 +15,7 @@ export const runOutcomes = {
   nothing: 'nothing to do',
   refused: 'a guard refused its trade',
   failed: 'its trade failed',
+  error: 'an error stopped it before it traded',
   unknown: "its trade's outcome is not known yet",
   anomaly: 'its trade is an anomaly: strategy and wallet paused',
   paused: 'paused: it did not look',

@@ -8,7 +8,7 @@
  * `routekeeper status` makes one, refreshes it once and reports.
  */
 import type { Address } from 'viem';
-import type { BalanceMark, Ledger, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
+import type { BalanceMark, LedgerView, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
 import type { Lease } from '../ledger/leases.ts';
 import { markedAtKey, nativePriceKey } from '../engine/marker.ts';
 import { TokenNames } from '../trade/describe.ts';
@@ -30,7 +30,7 @@ const marksKeptMs = 60 * 60_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class StatusBook {
-  readonly #ledger: Ledger;
+  readonly #ledger: LedgerView;
   strategies: KnownStrategy[] = [];
   names = new TokenNames([]);
   explorer: string | null = null;
@@ -70,7 +70,7 @@ export class StatusBook {
   #strategiesStamp: string | undefined;
   #refreshing: Promise<void> | undefined;
 
-  constructor(ledger: Ledger) {
+  constructor(ledger: LedgerView) {
     this.#ledger = ledger;
   }
 
@@ -228,7 +228,7 @@ export class StatusBook {
       this.#newestRunAt = Math.max(this.#newestRunAt, run.startedAt);
       if (run.outcome === undefined) this.#goingRuns.set(run.id, run);
       if ((this.#latestRuns.get(run.strategyId)?.id ?? -1) <= run.id) this.#latestRuns.set(run.strategyId, run);
-      if (run.outcome === 'failed' && run.note?.startsWith('failed before trading')) foldFailedRun(this.#tallyOf(run.strategyId), run.note);
+      if (run.outcome === 'error' && run.note !== undefined) foldFailedRun(this.#tallyOf(run.strategyId), run.note);
       this.#lastRunId = Math.max(this.#lastRunId, run.id);
       this.#bump(run.strategyId);
     }

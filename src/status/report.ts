@@ -3,7 +3,7 @@
  * the status page's `/api/status` serves it (from a StatusBook the daemon keeps up to date), so both always say the same. Its shape is documented in docs/status-api.md
  * (`version` changes when a field changes meaning or goes away).
  */
-import type { Ledger, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
+import type { LedgerView, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
 import { nextSlot, plannedStart } from '../strategy/slots.ts';
 import { strategyInWords } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
@@ -65,7 +65,7 @@ const pauseJson = (pause: Pause | undefined): PauseJson | null => (pause ? { sco
 const usdToken: Token = { address: 'usd', symbol: 'USD', decimals: 18 };
 
 /** A book kept up to date (the daemon's), refreshed; or a ledger read once into a new one (`routekeeper status`). */
-async function bookOf(source: Ledger | StatusBook): Promise<StatusBook> {
+async function bookOf(source: LedgerView | StatusBook): Promise<StatusBook> {
   const book = source instanceof StatusBook ? source : new StatusBook(source);
   await book.refresh();
   return book;
@@ -135,7 +135,7 @@ function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[],
 }
 
 /** The status of every strategy the ledger describes (or only `strategyId`'s), and of their wallets. */
-export async function statusReport(source: Ledger | StatusBook, options: { strategyId?: string; now?: number } = {}): Promise<StatusReport> {
+export async function statusReport(source: LedgerView | StatusBook, options: { strategyId?: string; now?: number } = {}): Promise<StatusReport> {
   const view = await bookOf(source);
   const now = options.now ?? Date.now();
   const chosen = view.strategies.filter((known) => options.strategyId === undefined || known.strategy.id === options.strategyId);
@@ -154,7 +154,7 @@ export async function statusReport(source: Ledger | StatusBook, options: { strat
 }
 
 /** A strategy's chart series and trade table, for the status page. */
-export async function strategyDetail(source: Ledger | StatusBook, strategyId: string): Promise<{ series: Series; trades: TradeRow[] } | undefined> {
+export async function strategyDetail(source: LedgerView | StatusBook, strategyId: string): Promise<{ series: Series; trades: TradeRow[] } | undefined> {
   const view = await bookOf(source);
   const known = view.find(strategyId);
   if (!known) return undefined;

@@ -4,7 +4,7 @@
  */
 import type { Hex } from 'viem';
 import type { Wallet } from '../chain/wallet.ts';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { TradeReads } from '../ledger/ledger.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
@@ -13,7 +13,7 @@ import { type TradeRecord, type TradeState, maybeTradedStates } from '../model/t
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
 export const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
 
-export type FillReads = { ledger: Ledger; wallet: Wallet; settings: { approvals: ApprovalMode } };
+export type FillReads = { reads: TradeReads; wallet: Wallet; settings: { approvals: ApprovalMode } };
 
 /**
  * The strategy's trades that filled or may have: those whose state says so (a writer can only stop an order that
@@ -21,15 +21,15 @@ export type FillReads = { ledger: Ledger; wallet: Wallet; settings: { approvals:
  * transaction did not trade (it reverted, or its nonce went to another of the trade's transactions). Their bytes
  * are proven first (StoredRecordRefusedError names a row that is not the wallet's or not its trade's).
  */
-export async function fillsOf(reads: FillReads, strategyId: string): Promise<number> {
+export async function fillsOf(deps: FillReads, strategyId: string): Promise<number> {
   let fills = 0;
-  for (const record of await reads.ledger.trades.ofStrategy(strategyId)) {
-    if (filledStates.includes(record.status) || (await signedAndMayHaveTraded(reads, record))) fills++;
+  for (const record of await deps.reads.trades.ofStrategy(strategyId)) {
+    if (filledStates.includes(record.status) || (await signedAndMayHaveTraded(deps, record))) fills++;
   }
   return fills;
 }
 
-async function signedAndMayHaveTraded({ ledger, wallet, settings }: FillReads, record: TradeRecord): Promise<boolean> {
+async function signedAndMayHaveTraded({ reads: ledger, wallet, settings }: FillReads, record: TradeRecord): Promise<boolean> {
   const signed = (await ledger.attempts.ofTrade(record.id)).filter((attempt) => attempt.purpose === 'trade');
   if (signed.length === 0) return false;
   if (!(await wallet.tags.hasTaggedCall(record))) {

@@ -20,7 +20,7 @@ import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
-import type { Ledger, Pause } from '../ledger/ledger.ts';
+import type { Pause, TradeReads } from '../ledger/ledger.ts';
 import type { Attempt } from '../model/attempt.ts';
 import { PausedError } from '../ledger/pauses.ts';
 import type { Spending } from '../ledger/trades.ts';
@@ -35,11 +35,14 @@ import { approvalTx, signTrade } from './sign.ts';
 import type { SignedHistory } from './signed-history.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { failureClassOf } from './classify-failure.ts';
-import { recorderOf } from './recorder.ts';
+import type { TradeRecorder } from './recorder.ts';
 import { type Trade, type TradeRecord, type TradeReport, presignStates } from '../model/trade.ts';
 
 export type PipelineDeps = {
-  ledger: Ledger;
+  /** What the pipeline reads back of the ledger. */
+  reads: TradeReads;
+  /** The one writer of a trade's record (one per ledger: the wallets' journals write through it too). */
+  recorder: TradeRecorder;
   routing: RoutingClient;
   routes: CheckContext['routes'];
   prices: CheckContext['prices'];
@@ -70,7 +73,7 @@ const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tok
 /** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
   const now = Date.now();
-  const claimed = await recorderOf(deps.ledger).claim(trade, { runId, now, requestTag: await deps.wallet.tags.request(trade, now) });
+  const claimed = await deps.recorder.claim(trade, { runId, now, requestTag: await deps.wallet.tags.request(trade, now) });
   if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
 }
@@ -86,10 +89,10 @@ export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: Ab
 /** Resumes every unfinished trade of the deps' wallet on its chain: those with transactions out by nonce, then the rest oldest first. */
 export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal): Promise<TradeReport[]> {
   const reports: TradeReport[] = [];
-  const mine = await inNonceOrder(deps.ledger, await deps.ledger.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId }));
+  const mine = await inNonceOrder(deps.reads, await deps.reads.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId }));
   for (const record of mine) {
     throwIfAborted(signal);
-    await recorderOf(deps.ledger).resumed(record);
+    await deps.recorder.resumed(record);
     reports.push(await resumeTrade(deps, record, signal));
   }
   return reports;
@@ -101,7 +104,7 @@ export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal)
  * nonce than one made after it (quoted sooner, it signed later), and followed first it would wait behind bytes not
  * yet sent again. The order decides nothing else: each trade is still proven before anything is sent.
  */
-async function inNonceOrder(ledger: Ledger, records: readonly TradeRecord[]): Promise<TradeRecord[]> {
+async function inNonceOrder(ledger: TradeReads, records: readonly TradeRecord[]): Promise<TradeRecord[]> {
   const lowestOpen = await Promise.all(
     records.map(async (record) => Math.min(...(await ledger.attempts.ofTrade(record.id)).filter(isOpenAttempt).map((attempt) => attempt.nonce))),
   );
@@ -119,8 +122,7 @@ const pausedRefusal = (pause: Pause) => new GuardRefusal('paused', `the ${pause.
  * attempts yet, and neither is read again (the pause is checked once more as the trade is committed).
  */
 async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number, options: { claimedNow?: { paused: boolean } } = {}): Promise<TradeReport> {
-  const { ledger, wallet } = deps;
-  const recorder = recorderOf(ledger);
+  const { reads: ledger, recorder, wallet } = deps;
   const report: TradeReport = { intentId: record.id, trade: askedOf(record), status: record.status, stages: [] };
   const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
     throwIfAborted(stopOn);
@@ -206,7 +208,7 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
     }
     return await finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal, followForMs);
   } catch (error) {
-    return { ...report, ...(await recordFailure(ledger, record, error)) };
+    return { ...report, ...(await recordFailure(deps, record, error)) };
   }
 }
 
@@ -222,8 +224,7 @@ async function finish(
   stopSignal?: AbortSignal,
   followForMs?: number,
 ): Promise<TradeReport> {
-  const { ledger, wallet } = deps;
-  const recorder = recorderOf(ledger);
+  const { reads: ledger, recorder, wallet } = deps;
   // Transactions are out (or about to be): a stop lets them settle for a moment, then leaves them to the next start.
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
@@ -267,7 +268,7 @@ async function finish(
  * like any other; its settlement says it was cancelled. The later transactions are never signed again: each may still
  * mine on its own nonce. A cancellation the node refuses too is sent again while its nonce is followed.
  */
-async function sendOrFillNonce({ wallet, ledger }: PipelineDeps, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
+async function sendOrFillNonce({ wallet, reads: ledger, recorder }: PipelineDeps, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
   try {
     return await broadcast(wallet, attempts, { signal });
   } catch (error) {
@@ -285,7 +286,7 @@ async function sendOrFillNonce({ wallet, ledger }: PipelineDeps, record: TradeRe
       );
     });
     if (fillers.length === 0) throw error;
-    for (const filler of fillers) await recorderOf(ledger).nonceFilled(record.id, filler, error.shortMessage);
+    for (const filler of fillers) await recorder.nonceFilled(record.id, filler, error.shortMessage);
     return broadcast(wallet, fillers, { stage: 'cancelled', signal });
   }
 }
@@ -313,24 +314,24 @@ function readSettlementAhead(wallet: Wallet, record: TradeRecord, sent: Attempt[
 }
 
 /** Signs, sends and follows the approval alone; throws if it did not succeed. */
-async function approveFirst({ wallet, ledger, settings, history }: PipelineDeps, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
+async function approveFirst({ wallet, recorder, settings, history }: PipelineDeps, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
   const proven = await history.beforeSigning(record.id, checked.reads.pendingNonce);
   const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id, proven));
   if (!approval) throw new Error('approveFirst: the check found no approval to make');
   const signed = await wallet.sign(record.id, [approval]);
-  await recorderOf(ledger).sending(record.id, wallet.fence());
+  await recorder.sending(record.id, wallet.fence());
   const receipts = await broadcast(wallet, signed, { signal });
   const mined = await follow(wallet, { intentId: record.id, receipts, authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals), signal });
   if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
 }
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */
-async function adoptSettled({ wallet, ledger }: PipelineDeps, record: TradeRecord): Promise<Mined | undefined> {
+async function adoptSettled({ wallet, reads: ledger, recorder }: PipelineDeps, record: TradeRecord): Promise<Mined | undefined> {
   const settled = (await ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'mined' || a.status === 'reverted');
   const last = settled.find((a) => a.purpose !== 'approve') ?? settled.at(-1);
   if (!last) return undefined;
   const receipt = await getTransactionReceipt(wallet.client, { hash: last.hash });
-  await recorderOf(ledger).adopted(record.id, last.hash, receipt.status);
+  await recorder.adopted(record.id, last.hash, receipt.status);
   return { receipt, attempt: last, cancelled: last.purpose === 'cancel' };
 }
 
@@ -340,8 +341,7 @@ async function adoptSettled({ wallet, ledger }: PipelineDeps, record: TradeRecor
  * start. Signed transactions whose fate is not known: `unknown`, settled later only by what the chain shows.
  * Anything else before signing: `failed`, with the error's class.
  */
-async function recordFailure(ledger: Ledger, record: TradeRecord, error: unknown): Promise<Partial<TradeReport>> {
-  const recorder = recorderOf(ledger);
+async function recordFailure({ reads: ledger, recorder }: PipelineDeps, record: TradeRecord, error: unknown): Promise<Partial<TradeReport>> {
   const message = error instanceof RoutekeeperError ? error.shortMessage : error instanceof Error ? error.message : String(error);
   const errorClass = failureClassOf(error);
   const retryable = error instanceof RoutekeeperError ? error.retryable : false;

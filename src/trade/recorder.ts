@@ -102,15 +102,3 @@ export class TradeRecorder {
     return this.#ledger.events.record('balance-check-skipped', { why }, id);
   }
 }
-
-const recorders = new WeakMap<Ledger, TradeRecorder>();
-
-/** The recorder of a ledger (one per ledger, for the pipeline and the wallets' journals alike). */
-export function recorderOf(ledger: Ledger): TradeRecorder {
-  let recorder = recorders.get(ledger);
-  if (!recorder) {
-    recorder = new TradeRecorder(ledger);
-    recorders.set(ledger, recorder);
-  }
-  return recorder;
-}

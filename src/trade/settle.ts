@@ -11,8 +11,8 @@ import { getTransaction } from 'viem/actions';
 import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/outcome.ts';
 import { revertReason } from '../contracts/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
-import type { Ledger } from '../ledger/ledger.ts';
-import { recorderOf } from './recorder.ts';
+import type { TradeReads } from '../ledger/ledger.ts';
+import type { TradeRecorder } from './recorder.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
 import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from '../model/trade.ts';
 
@@ -40,7 +40,7 @@ export function readOutcome(
 }
 
 /** Gas paid by every mined transaction of the trade (an approval included), in wei. */
-async function gasCostOf(ledger: Ledger, intentId: string): Promise<bigint> {
+async function gasCostOf(ledger: TradeReads, intentId: string): Promise<bigint> {
   return (await ledger.attempts.ofTrade(intentId))
     .filter((a) => a.status === 'mined' || a.status === 'reverted')
     .reduce((sum, a) => sum + (a.gasUsed ?? 0n) * (a.effectiveGasPrice ?? 0n), 0n);
@@ -53,7 +53,7 @@ async function gasCostOf(ledger: Ledger, intentId: string): Promise<bigint> {
 export type SettlementReads = { receipt: TransactionReceipt; balances: Promise<BalanceReads>; blocks: Promise<ReceiptBlocks>; receipts: ReadonlyMap<Hex, TransactionReceipt> };
 
 export async function settle(
-  { wallet, ledger }: { wallet: Wallet; ledger: Ledger },
+  { wallet, reads: ledger, recorder }: { wallet: Wallet; reads: TradeReads; recorder: TradeRecorder },
   record: TradeRecord,
   mined: Mined,
   options: { nativeToken?: Address; readAhead?: SettlementReads } = {},
@@ -68,7 +68,7 @@ export async function settle(
   const common = { txHash: receipt.transactionHash, gasCostWei: await gasCostOf(ledger, record.id) };
   const fail = async (reason: string): Promise<Partial<TradeReport>> => {
     const failure: Failure = { reason, errorClass: mined.cancelled ? 'cancelled' : 'reverted', retryable: false };
-    await recorderOf(ledger).failed(record.id, failure, { settlement });
+    await recorder.failed(record.id, failure, { settlement });
     return { ...common, status: 'failed', reason };
   };
   if (mined.cancelled) return fail('cancelled: the stuck trade was replaced by a zero-value transfer');
@@ -98,13 +98,13 @@ export async function settle(
       },
     });
     balancesAfter = balances.after;
-    if (balances.ok === 'skipped') await recorderOf(ledger).balanceCheckSkipped(record.id, balances.why);
+    if (balances.ok === 'skipped') await recorder.balanceCheckSkipped(record.id, balances.why);
     else if (!balances.ok) anomaly = balances.anomaly;
   }
   if (anomaly) {
-    await recorderOf(ledger).anomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
+    await recorder.anomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
-  await recorderOf(ledger).confirmed(record.id, settled);
+  await recorder.confirmed(record.id, settled);
   return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
 }

@@ -25,7 +25,8 @@ import type { Hex } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { Wallet } from '../chain/wallet.ts';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { AttemptStore } from '../ledger/attempts.ts';
+import type { TradeReads } from '../ledger/ledger.ts';
 import type { Attempt } from '../model/attempt.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
@@ -40,8 +41,17 @@ export function digestOf(attempts: readonly Attempt[]): Hex {
   return `0x${hash.digest('hex')}`;
 }
 
+/**
+ * The ledger as the proof needs it: the wallet's attempts and the trades they belong to, and the record of what was
+ * proven and where the record of signatures starts (the only rows the proof writes).
+ */
+export type SignedHistoryLedger = {
+  readonly trades: TradeReads['trades'];
+  readonly attempts: Pick<AttemptStore, 'ofWallet' | 'provenThrough' | 'setProvenThrough' | 'signedFrom' | 'startSignedFrom'>;
+};
+
 export class SignedHistory {
-  readonly #ledger: Ledger;
+  readonly #ledger: SignedHistoryLedger;
   readonly #wallet: Wallet;
   readonly #approvals: ApprovalMode;
   /** Rows proven in this process (or vouched for by its record of earlier proofs), by id. */
@@ -49,7 +59,7 @@ export class SignedHistory {
   /** The attempt id through which the record of proofs was last written by this process. */
   #writtenThrough = 0;
 
-  constructor(deps: { ledger: Ledger; wallet: Wallet; approvals: ApprovalMode }) {
+  constructor(deps: { ledger: SignedHistoryLedger; wallet: Wallet; approvals: ApprovalMode }) {
     this.#ledger = deps.ledger;
     this.#wallet = deps.wallet;
     this.#approvals = deps.approvals;

@@ -5,7 +5,7 @@
  * 15 s, more than twice the daemons' 6 s leases; OUTAGE_SECONDS=30 (or 60) runs the longer outage.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
+import { Ledger, type LedgerLocation, type LedgerView } from '../../src/ledger/ledger.ts';
 import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { countBy } from '../helpers/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -31,7 +31,7 @@ async function health(daemon: DaemonProcess): Promise<{ status: number; reasons:
   return { status: response.status, reasons: body.reasons ?? [] };
 }
 
-async function confirmedSince(ledger: Ledger, since: number): Promise<Set<string>> {
+async function confirmedSince(ledger: LedgerView, since: number): Promise<Set<string>> {
   const trades = await ledger.trades.history({ limit: 100_000 });
   return new Set(trades.filter((trade) => trade.status === 'confirmed' && trade.updatedAt > since).map((trade) => trade.wallet.toLowerCase()));
 }

@@ -57,7 +57,7 @@ describe('routekeeper history', () => {
     expect(lines[1]).toMatch(/^started +strategy +slot +outcome +what happened$/);
     const runLines = lines.filter((line) => /^\d{4}-/.test(line));
     expect(runLines.map((line) => line.split(/\s{2,}/).slice(1, 4))).toEqual([
-      ['dca', '2026-11-21T10:04:00.000Z', 'failed'],
+      ['dca', '2026-11-21T10:04:00.000Z', 'error'],
       ['dca', '2026-11-21T10:03:00.000Z', 'failed'],
       ['capped', '2026-11-21T10:02:00.000Z', 'refused'],
       ['limit', '2026-11-21T10:01:00.000Z', 'nothing'],
@@ -74,7 +74,7 @@ describe('routekeeper history', () => {
 
     const json = await runCli(['history', '--ledger', executor.ledgerFile, '--json', '--strategy', 'dca']);
     const rows = JSON.parse(json.stdout);
-    expect(rows.map((row: { outcome: string }) => row.outcome)).toEqual(['failed', 'failed', 'traded']);
+    expect(rows.map((row: { outcome: string }) => row.outcome)).toEqual(['error', 'failed', 'traded']);
     expect(rows[2].trades[0]).toMatchObject({ id: 'dca:2026-11-21T10:00:00.000Z#buy', status: 'confirmed', amountIn: '2000000000000000000', settlement: { amountOut: String(amountOut) } });
   });
 });

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, type RunRecord } from '../../src/ledger/ledger.ts';
+import { Ledger, type LedgerView, type RunRecord } from '../../src/ledger/ledger.ts';
 import type { TradeRecord } from '../../src/model/trade.ts';
 import { runInProcess } from '../helpers/in-process.ts';
 import { type DaemonProcess, daemonHome, spawnDaemon } from '../helpers/daemon-process.ts';
@@ -31,7 +31,7 @@ let home: ReturnType<typeof daemonHome>;
 let daemon: DaemonProcess;
 
 /** What the ledger holds now, read as `status` reads it (the daemon keeps writing). */
-async function read<T>(look: (ledger: Ledger) => Promise<T>): Promise<T> {
+async function read<T>(look: (ledger: LedgerView) => Promise<T>): Promise<T> {
   const ledger = await Ledger.openReadOnly(home.ledgerFile);
   try {
     return await look(ledger);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, type Hex, parseAbiItem } from 'viem';
 import { expect } from 'vitest';
-import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
+import { Ledger, type LedgerLocation, type LedgerView } from '../../src/ledger/ledger.ts';
 import { openStates } from '../../src/model/trade.ts';
 import { spawnCli } from './cli.ts';
 import type { DevnetFork } from './devnet.ts';
@@ -120,7 +120,7 @@ export async function settleWithDaemon(
 }
 
 async function openIntents(where: string | LedgerLocation): Promise<{ id: string; status: string; reason?: string }[]> {
-  let ledger: Ledger;
+  let ledger: LedgerView;
   try {
     ledger = await Ledger.openReadOnly(where);
   } catch {

@@ -9,7 +9,7 @@ import { SignedHistory } from '../../src/trade/signed-history.ts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
-import { recorderOf } from '../../src/trade/recorder.ts';
+import { TradeRecorder } from '../../src/trade/recorder.ts';
 import { createRoutingClient } from '../../src/service/client.ts';
 import { type PipelineDeps, runTrade } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
@@ -19,7 +19,8 @@ import type { DevnetFork } from './devnet.ts';
 import type { QuoteProxy, Rewrite } from './quote-proxy.ts';
 import { startRpcProxy } from './rpc-proxy.ts';
 
-export type TestExecutor = PipelineDeps & { close(): Promise<void>; ledgerFile: string };
+/** An executor as the runtime builds one, with the whole ledger beside it for the test to read and write. */
+export type TestExecutor = PipelineDeps & { ledger: Ledger; close(): Promise<void>; ledgerFile: string };
 
 /** A DCA strategy of the fork's first account (wallet `main`): 100 cUSD into CELO every hour, 0.5% slippage. */
 export function dcaStrategy(fork: DevnetFork, overrides: Partial<DcaStrategy> = {}): DcaStrategy {
@@ -104,12 +105,13 @@ export async function testExecutor(
   if (!key) throw new Error('no funded account');
   const ledgerFile = options.ledgerFile ?? join(mkdtempSync(join(tmpdir(), 'routekeeper-exec-')), 'ledger.sqlite');
   const ledger = await Ledger.open(options.location ?? ledgerFile);
+  const recorder = new TradeRecorder(ledger);
   const client = createPublicClient({ chain: fork.chain, transport: http(options.rpcUrl ?? book.rpcUrl, { batch: true }), pollingInterval: 50, cacheTime: 0 });
   const wallet = new Wallet({
     client,
     account: privateKeyToAccount(key),
     chainId: book.chainId,
-    journal: recorderOf(ledger).journal,
+    journal: recorder.journal,
     settings: { pollMs: 50, stuckAfterMs: 60_000, giveUpAfterMs: 30_000, syncWaitMs: 200, ...options.wallet },
     onStage: options.onStage,
     fence: options.fence?.(ledger),
@@ -123,6 +125,8 @@ export async function testExecutor(
   });
   return {
     ledger,
+    reads: ledger,
+    recorder,
     routing,
     ...chainChecks(client, book.chainId, book),
     wallet,

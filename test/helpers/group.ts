@@ -6,7 +6,7 @@ import { type Address, type Hex, parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
+import { Ledger, type LedgerLocation, type LedgerView } from '../../src/ledger/ledger.ts';
 import type { DaemonProcess } from './daemon-process.ts';
 import type { DevnetFork } from './devnet.ts';
 
@@ -39,12 +39,12 @@ ${wallets.map((wallet) => `  - { id: dca-${wallet.name}, kind: dca, wallet: ${wa
 export async function until<T>(
   location: LedgerLocation,
   what: string,
-  predicate: (ledger: Ledger) => Promise<T | undefined>,
+  predicate: (ledger: LedgerView) => Promise<T | undefined>,
   timeoutMs = 60_000,
-  explain?: (ledger: Ledger) => Promise<string>,
+  explain?: (ledger: LedgerView) => Promise<string>,
 ): Promise<T> {
   const started = Date.now();
-  let ledger: Ledger | undefined;
+  let ledger: LedgerView | undefined;
   try {
     for (;;) {
       ledger ??= await Ledger.openReadOnly(location).catch(() => undefined);
@@ -63,7 +63,7 @@ export async function until<T>(
 }
 
 /** Who holds each wallet now (live leases only). */
-export async function holders(ledger: Ledger): Promise<Map<string, string>> {
+export async function holders(ledger: LedgerView): Promise<Map<string, string>> {
   return new Map((await ledger.leases.all()).filter((lease) => lease.live).map((lease) => [lease.wallet as string, lease.holder]));
 }
 

@@ -435,6 +435,25 @@ describe('a SQLite ledger file', () => {
     expect((await ledger.trades.unfinished({ wallet })).map((trade) => [trade.id, trade.status])).toEqual([['dca:q', 'claimed']]);
   });
 
+  it('carries a run that failed before trading, once told by its note, over as `error`; a run whose trade failed stays `failed`', async () => {
+    const file = freshFile();
+    const older = new Database(file);
+    for (const [i, migration] of migrations.slice(0, 11).entries()) {
+      older.exec(migration);
+      older.pragma(`user_version = ${i + 1}`);
+    }
+    const run = older.prepare('INSERT INTO runs (strategy_id, slot, started_at, finished_at, outcome, note) VALUES (?, ?, 1, 2, ?, ?)');
+    run.run('dca', '2026-11-21T10:00:00.000Z', 'failed', 'failed before trading: quote: the node is down');
+    run.run('dca', '2026-11-21T10:01:00.000Z', 'failed', 'sell 2 cUSD for CELO: the service answered 500');
+    older.close();
+    const ledger = await openLedger(file);
+    expect((await ledger.runs.list()).map((r) => [r.slot, r.outcome])).toEqual([
+      ['2026-11-21T10:01:00.000Z', 'failed'],
+      ['2026-11-21T10:00:00.000Z', 'error'],
+    ]);
+    expect(await ledger.runs.failedBeforeTrading()).toEqual(new Map([['dca', ['failed before trading: quote: the node is down']]]));
+  });
+
   it('records runs and token names; a reader of a ledger from before them sees none rather than failing', async () => {
     const file = freshFile();
     const older = new Database(file);
