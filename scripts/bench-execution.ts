@@ -26,7 +26,7 @@ import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import { TradeRecorder } from '../src/trade/recorder.ts';
-import { createRoutingClient } from '../src/service/client.ts';
+import { createRoutingClient } from '../src/routing-client/client.ts';
 import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';

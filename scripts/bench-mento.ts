@@ -21,7 +21,7 @@ import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { toNextWeekday, wednesday } from '../src/devnet/fx-clock.ts';
 import { reportWorldPrices } from '../src/devnet/oracle.ts';
-import { swapRouteSchema } from '../src/service/schemas.ts';
+import { swapRouteSchema } from '../src/routing-api/schemas.ts';
 import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '4' } } });

@@ -79,7 +79,7 @@ export async function preflight(client: ChainClient, request: PreflightRequest):
   return readAll(client, request, false);
 }
 
-/** How far each node's chain clock was from ours at its last block read (seconds; ahead is positive). */
+/** A cache: how far each node's chain clock was from ours at its last block read (seconds; ahead is positive), by client. */
 const chainOffset = new WeakMap<object, bigint>();
 const clockSeconds = () => BigInt(Math.floor(Date.now() / 1000));
 /**

@@ -3,7 +3,7 @@
  * command answer without importing viem or the engine, and a command loads only what it uses.
  */
 import { type CommandContext, commonHelp, defaultOnceWait } from './command.ts';
-import { productionServiceUrl } from '../service/endpoints.ts';
+import { productionServiceUrl } from '../routing-api/endpoints.ts';
 import { schemaPath } from './schema-path.ts';
 
 

@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
 import { adapterFindings, hostedServiceFindings, serviceFindings } from '../routing/doctor.ts';
 import { type RoutingSetup, routingSetupFor } from '../routing/setup.ts';
-import { productionServiceUrl } from '../service/endpoints.ts';
+import { productionServiceUrl } from '../routing-api/endpoints.ts';
 import { UsageError } from './errors.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import { tokensTraded } from '../strategy/plan.ts';

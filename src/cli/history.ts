@@ -5,6 +5,7 @@ import { TokenNames, describeTrade } from '../trade/describe.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
 import { ledgerLocationFor, ledgerOptions } from './ledger-file.ts';
+import { parseTradeSlot } from '../model/trade-slot.ts';
 
 type TradeWithAttempts = TradeRecord & { attempts: Attempt[] };
 /** A run and its trades; trades recorded without a run (by an older version, or by hand) stand as their own row. */
@@ -63,7 +64,7 @@ export async function historyRows(ledger: LedgerView, options: { limit: number; 
   const rows: HistoryRow[] = [];
   for (const { id, ...run } of runs) rows.push({ ...run, trades: await Promise.all((tradesByRun.get(id) ?? []).map(withAttempts)) });
   const inRuns = new Set(rows.flatMap((row) => row.trades.map((trade) => trade.id)));
-  const runSlotOf = (trade: TradeRecord) => ({ strategyId: trade.strategyId, slot: trade.slot.split('#')[0] as string });
+  const runSlotOf = (trade: TradeRecord) => ({ strategyId: trade.strategyId, slot: parseTradeSlot(trade.slot).runSlot });
   const loose = (await ledger.trades.history(options)).filter((trade) => !inRuns.has(trade.id));
   // A trade of a run older than the rows shown is left out with its run, not shown on its own.
   const withRun = await ledger.runs.existing(loose.map(runSlotOf));

@@ -14,6 +14,7 @@ import { createNotifier } from '../ops/notifier.ts';
 import { openStates } from '../model/trade.ts';
 import { type CommandContext, commonOptions, defaultOnceWait, parseCommandArgs } from './command.ts';
 import { UsageError } from './errors.ts';
+import { onceRunSlot } from '../model/trade-slot.ts';
 
 
 /** `--wait 90s`: a duration of at least a second, or a UsageError naming the option. */
@@ -75,7 +76,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
       const marking = markerDepsOf(runtime, execution, logger);
       if (marking) await markOrWarn(marking);
       logger.info(`${strategy.id}: asking for a route, checking it and simulating it`);
-      const report = await runAndReport(strategy, `once-${new Date().toISOString()}`, runtime, execution, observers, signal);
+      const report = await runAndReport(strategy, onceRunSlot(Date.now()), runtime, execution, observers, signal);
       if (marking && report?.trades.some((trade) => trade.status === 'confirmed')) await markOrWarn(marking);
       await observers.notifier.flush();
       if (shutdown.signal.aborted) return stoppedBy(shutdown.signal);

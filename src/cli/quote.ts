@@ -5,7 +5,7 @@ import { type TokenInfo, formatTokenAmount } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { ConfigError } from '../errors.ts';
 import { readEnv } from '../config/env.ts';
-import { createRoutingClient } from '../service/client.ts';
+import { createRoutingClient } from '../routing-client/client.ts';
 import { startRoutingService } from '../routing/server.ts';
 import { routingSetupFor } from '../routing/setup.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';

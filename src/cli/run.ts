@@ -16,7 +16,7 @@ import { ConfigError } from '../errors.ts';
 import { StatusBook } from '../status/book.ts';
 import { statusReport, strategyDetail } from '../status/report.ts';
 import type { TradeRecord } from '../model/trade.ts';
-import { describeRateLimit } from '../service/limiter.ts';
+import { describeRateLimit } from '../routing-client/limiter.ts';
 import { describeLocation } from '../ledger/ledger.ts';
 
 /** A list for one line of the banner: a daemon may run thousands of strategies. */

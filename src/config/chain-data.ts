@@ -178,6 +178,7 @@ type ChainFile = z.infer<typeof chainFileSchema>;
 
 const chainsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'chains');
 
+/** A cache: each built-in chain file read once per process (they ship with the code and do not change). */
 const builtInChains = new Map<number, ChainFile | undefined>();
 
 /** The built-in data of a chain, read and checked once per process. */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
 import { registerSecret, registerSecretUrl, scrub } from '../ops/secrets.ts';
-import { productionServiceUrl } from '../service/endpoints.ts';
+import { productionServiceUrl } from '../routing-api/endpoints.ts';
 
 /** pino's levels. */
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -206,6 +206,7 @@ function requireTls(url: string, where: string): void {
   );
 }
 
+/** The process's `.env` is read once: what it set is in `process.env` from then on. */
 let dotenvLoaded = false;
 
 /** Reads and checks the environment; a bad value is a ConfigError naming the variable (never its value). */

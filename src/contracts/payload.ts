@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { RouteDetail } from '../service/schemas.ts';
+import type { RouteDetail } from '../routing-api/schemas.ts';
 
 /** The router's SwapPayload, as viem encodes it. */
 export type SwapPayload = {

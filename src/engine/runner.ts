@@ -12,6 +12,7 @@ import type { RunGate } from '../ledger/ledger.ts';
 import { fillsOf } from '../trade/fills.ts';
 import type { Trade, TradeReport } from '../model/trade.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
+import { tradeSlot } from '../model/trade-slot.ts';
 
 /**
  * What one run of a strategy did: its trades, and the words for people (`note`). `heldBy`: the run did not look
@@ -44,11 +45,11 @@ export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decisio
 
 /** The trade a planned one becomes, once: named by its slot, for this wallet and chain. */
 export function tradeOf(strategy: Strategy, slot: string, planned: PlannedTrade, amountIn: bigint, executor: PipelineDeps): Trade {
-  const tradeSlot = `${slot}#${planned.key}`;
+  const slotOfTrade = tradeSlot(slot, planned.key);
   const common = {
-    id: intentIdOf(strategy.id, tradeSlot),
+    id: intentIdOf(strategy.id, slotOfTrade),
     strategyId: strategy.id,
-    slot: tradeSlot,
+    slot: slotOfTrade,
     wallet: executor.wallet.address,
     chainId: executor.wallet.chainId,
     tokenIn: planned.tokenIn,

@@ -7,6 +7,7 @@
 import type { Decision, Strategy } from '../strategy/types.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import { latestSlot, slotName } from '../strategy/slots.ts';
+import { parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
 
 /** Why the trade is no longer asked for (undefined: it still is). */
 export type StillAsked = (trade: TradeRecord) => Promise<string | undefined>;
@@ -22,10 +23,10 @@ export function stillAskedBy(strategies: readonly Strategy[], decideNow: DecideN
   return async (trade) => {
     const strategy = byId.get(trade.strategyId);
     if (!strategy) return `no strategy '${trade.strategyId}' is in the current strategy file`;
-    const { slot, key } = slotAndKey(trade.slot);
+    const { runSlot: slot, key = '' } = parseTradeSlot(trade.slot);
     // A scheduled slot is named by its time; one of `once` is not, and has only the resume window.
-    const slotTime = Date.parse(slot);
-    if (!Number.isNaN(slotTime)) {
+    const slotTime = scheduledSlotTime(slot);
+    if (slotTime !== undefined) {
       const current = latestSlot(strategy, now());
       if (current === undefined) return `its strategy's schedule has no slot now (it ended, or has not begun)`;
       if (current !== slotTime) return `its slot ${slot} has passed: the current one is ${slotName(current)}`;
@@ -42,12 +43,6 @@ export function stillAskedBy(strategies: readonly Strategy[], decideNow: DecideN
     }
     return undefined;
   };
-}
-
-/** `<slot>#<key>`: the run's slot, and the trade's key within it. */
-function slotAndKey(tradeSlot: string): { slot: string; key: string } {
-  const at = tradeSlot.lastIndexOf('#');
-  return at < 0 ? { slot: tradeSlot, key: '' } : { slot: tradeSlot.slice(0, at), key: tradeSlot.slice(at + 1) };
 }
 
 /** Whether the strategy's step of this key spends the previous step's output (its amount is not decided on its own). */

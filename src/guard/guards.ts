@@ -7,7 +7,7 @@ import { type Address, type Hex, decodeFunctionData, isAddressEqual } from 'viem
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { KnownContracts } from '../config/chain-data.ts';
-import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
+import type { EarnRoute, SwapRoute } from '../routing-api/schemas.ts';
 import { displayNumber } from '../units.ts';
 import { GuardRefusal } from './refusal.ts';
 

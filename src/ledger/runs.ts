@@ -6,6 +6,7 @@ import { type TradeState, maybeTradedStates } from '../model/trade.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { pausesFor } from './pauses.ts';
 import type { RunOutcome, RunsTable } from './tables.ts';
+import { onceRunSlotPattern, scheduledSlotTime } from '../model/trade-slot.ts';
 
 /** One run of a strategy for one slot, as `history` shows it; `finishedAt` is missing when the process stopped mid-run. */
 export type RunRecord = { id: number; strategyId: string; slot: string; startedAt: number; finishedAt?: number; outcome?: RunOutcome; note?: string };
@@ -97,12 +98,12 @@ export class RunStore {
       .selectFrom('runs')
       .select(['strategy_id', (eb) => eb.fn.max('slot').as('slot')])
       .where('outcome', 'in', ['nothing', 'paused', 'waiting'])
-      .where('slot', 'not like', 'once-%');
+      .where('slot', 'not like', onceRunSlotPattern);
     if (strategyIds) query = query.where('strategy_id', 'in', strategyIds);
     const rows = await query.groupBy('strategy_id').execute();
     for (const row of rows) {
-      const time = Date.parse(row.slot as string);
-      if (!Number.isNaN(time)) last.set(row.strategy_id, time);
+      const time = scheduledSlotTime(row.slot as string);
+      if (time !== undefined) last.set(row.strategy_id, time);
     }
     return last;
   }

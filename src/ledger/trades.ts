@@ -15,6 +15,7 @@ import type { EventKind } from './event-kinds.ts';
 import { insertEvent } from './events.ts';
 import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
+import { onceRunSlotPattern, parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
 
 /** What a budget reads: the trades of a strategy or a wallet that committed raw `tokenIn` (see `committedTrades`). */
 export type SpendingFilter = { strategyId?: string; wallet?: Address; tokenIn: Address; excludeId?: string };
@@ -316,7 +317,7 @@ export class TradeStore {
       .orderBy(this.#ledger.insertionOrder)
       .execute();
     for (const row of rows) {
-      const run = row.run_id !== null ? runs.find((r) => r.id === row.run_id) : runs.find((r) => r.strategyId === row.strategy_id && row.slot.startsWith(`${r.slot}#`));
+      const run = row.run_id !== null ? runs.find((r) => r.id === row.run_id) : runs.find((r) => r.strategyId === row.strategy_id && parseTradeSlot(row.slot).runSlot === r.slot);
       if (run) byRun.get(run.id)?.push(recordFrom(row));
     }
     return byRun;
@@ -324,20 +325,20 @@ export class TradeStore {
 
   /**
    * The time of the newest scheduled slot each strategy (of `strategyIds`, else every one) traded in: `once` runs
-   * (slot "once-<time>") are not on a schedule.
+   * (model/trade-slot.ts) are not on a schedule.
    */
   async lastScheduledSlots(strategyIds?: readonly string[]): Promise<Map<string, number>> {
     if (strategyIds?.length === 0) return new Map();
     let query = this.#db
       .selectFrom('intents')
       .select(['strategy_id', (eb) => eb.fn.max('slot').as('slot')])
-      .where('slot', 'not like', 'once-%');
+      .where('slot', 'not like', onceRunSlotPattern);
     if (strategyIds) query = query.where('strategy_id', 'in', strategyIds);
     const rows = await query.groupBy('strategy_id').execute();
     const last = new Map<string, number>();
     for (const row of rows) {
-      const time = Date.parse((row.slot as string).split('#')[0] as string);
-      if (!Number.isNaN(time)) last.set(row.strategy_id, time);
+      const time = scheduledSlotTime(parseTradeSlot(row.slot as string).runSlot);
+      if (time !== undefined) last.set(row.strategy_id, time);
     }
     return last;
   }

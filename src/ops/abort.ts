@@ -48,6 +48,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return abortable(new Promise<void>((resolve) => setTimeout(resolve, ms)), signal);
 }
 
+/** A cache: the graced signal made for a signal and a grace, made once (a signal collected takes its entries with it). */
 const graced = new WeakMap<AbortSignal, Map<number, AbortSignal>>();
 
 /**

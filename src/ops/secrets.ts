@@ -15,7 +15,10 @@ export function redactUrl(url: string): string {
   return secretPart ? `${parsed.protocol}//${parsed.host}/***` : parsed.origin;
 }
 
-/** Registered text to redact, and what each becomes: a URL by its redacted form, a bare secret by `***`. */
+/**
+ * Registered text to redact, and what each becomes: a URL by its redacted form, a bare secret by `***`. Shared state,
+ * not a cache: a secret read anywhere must be hidden from every log line and error the process writes after.
+ */
 const secrets = new Map<string, string>();
 
 /** The parts of a URL that may be a key on their own: its password and long path segments and query values. */

@@ -33,6 +33,7 @@ const tickFactors: readonly bigint[] = (() => {
   return factors;
 })();
 
+/** A cache: a tick's sqrt price, computed once (pure in the tick). */
 const sqrtRatioCache = new Map<number, bigint>();
 
 /** √(1.0001^tick) × 2⁹⁶, rounded up, exactly as TickMath.getSqrtRatioAtTick computes it. */

@@ -8,7 +8,8 @@ import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
 import { Market, type PoolState } from './market.ts';
 import type { PoolIndex, PoolsAtBlock } from './pool-index.ts';
 
-export type ChainSnapshot = {
+/** The market the search walks, made from the index's PoolsAtBlock, with what quoting needs of the same block. */
+export type MarketAtBlock = {
   blockNumber: bigint;
   blockHash: string;
   blockTimestamp: bigint;
@@ -31,7 +32,7 @@ export class ChainState {
   readonly #index: PoolIndex;
   readonly #options: ChainStateOptions;
   #fees: { readAt: bigint; hash: string; fees: Promise<ReadonlyMap<number, bigint>> } | undefined;
-  #snapshot: { hash: string; snapshot: Promise<ChainSnapshot> } | undefined;
+  #snapshot: { hash: string; snapshot: Promise<MarketAtBlock> } | undefined;
   #supplies: { blockNumber: bigint; byPool: Map<string, Promise<bigint>> } | undefined;
 
   constructor(client: PublicClient, index: PoolIndex, options: ChainStateOptions) {
@@ -41,7 +42,7 @@ export class ChainState {
   }
 
   /** The swap view of the latest block. */
-  async current(): Promise<ChainSnapshot> {
+  async current(): Promise<MarketAtBlock> {
     const pools = await this.#index.current();
     if (this.#snapshot?.hash !== pools.head.hash) {
       this.#snapshot = { hash: pools.head.hash, snapshot: this.#build(pools) };
@@ -56,7 +57,7 @@ export class ChainState {
    * `snapshot` with one pool's LP supply, which deposit and withdraw arithmetic needs: read once per block and pool,
    * only for the pools such quotes ask about.
    */
-  async withSupply(snapshot: ChainSnapshot, pool: Address): Promise<ChainSnapshot> {
+  async withSupply(snapshot: MarketAtBlock, pool: Address): Promise<MarketAtBlock> {
     if (this.#supplies?.blockNumber !== snapshot.blockNumber) this.#supplies = { blockNumber: snapshot.blockNumber, byPool: new Map() };
     const byPool = this.#supplies.byPool;
     let supply = byPool.get(pool.toLowerCase());
@@ -72,7 +73,7 @@ export class ChainState {
     return { ...snapshot, market };
   }
 
-  async #build(pools: PoolsAtBlock): Promise<ChainSnapshot> {
+  async #build(pools: PoolsAtBlock): Promise<MarketAtBlock> {
     const { minReserve } = this.#options;
     const states = new Map<string, PoolState>();
     for (const pool of pools.pools.values()) {

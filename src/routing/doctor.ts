@@ -11,7 +11,7 @@ import { type Finding, firstLine } from '../chain/doctor.ts';
 import { reasonOf } from '../contracts/revert.ts';
 import { routerFeeAbi } from '../contracts/abi.ts';
 import { redactUrl } from '../ops/secrets.ts';
-import type { RoutingClient } from '../service/client.ts';
+import type { RoutingClient } from '../routing-client/client.ts';
 import type { FactorySource } from '../pools/kind.ts';
 import { poolKinds } from '../pools/registry.ts';
 import type { RoutingSetup } from './setup.ts';

@@ -1,4 +1,4 @@
-import { noRouteMessage } from '../service/schemas.ts';
+import { noRouteMessage } from '../routing-api/schemas.ts';
 
 export type ErrorBody = { error: string; field?: string; tokens?: string[] };
 

@@ -10,8 +10,8 @@ import type { CachedPool, Head, PoolKindId } from '../pools/kind.ts';
 import { poolKinds } from '../pools/registry.ts';
 import { addressSchema } from '../primitives.ts';
 
-/** The index at one block: each pool as its kind keeps it (kind.ts `toCache`), and how far each factory's discovery got. */
-export type IndexSnapshot = {
+/** PoolsAtBlock as the cache file keeps it: each pool as its kind stores it (kind.ts `toCache`), and how far each factory's discovery got. */
+export type CachedPoolsAtBlock = {
   head: Head;
   pools: readonly CachedPool[];
   progress: ReadonlyMap<string, bigint>;
@@ -35,7 +35,7 @@ const cacheSchema = z.object({
 const sameFactories = (a: readonly Address[], b: readonly { address: Address }[]) =>
   a.length === b.length && a.every((address) => b.some((factory) => factory.address.toLowerCase() === address.toLowerCase()));
 
-export async function readIndexCache(file: string, factories: readonly { address: Address }[]): Promise<IndexSnapshot | undefined> {
+export async function readIndexCache(file: string, factories: readonly { address: Address }[]): Promise<CachedPoolsAtBlock | undefined> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
@@ -48,7 +48,7 @@ export async function readIndexCache(file: string, factories: readonly { address
   return { head, pools, progress: new Map(Object.entries(progress).map(([factory, value]) => [factory.toLowerCase(), value])) };
 }
 
-export async function writeIndexCache(file: string, snapshot: IndexSnapshot & { factories: readonly Address[] }): Promise<void> {
+export async function writeIndexCache(file: string, snapshot: CachedPoolsAtBlock & { factories: readonly Address[] }): Promise<void> {
   const text = JSON.stringify({
     format: FORMAT,
     factories: snapshot.factories.map((factory) => getAddress(factory)),

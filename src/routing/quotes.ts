@@ -13,10 +13,10 @@ import {
   type SwapRouteJson,
   type SwapRouteQuery,
   interpretDeadline,
-} from '../service/schemas.ts';
+} from '../routing-api/schemas.ts';
 import { mentoProtocol } from '../config/chain-data.ts';
 import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2-math.ts';
-import type { ChainSnapshot } from './chain-state.ts';
+import type { MarketAtBlock } from './chain-state.ts';
 import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
 import type { Hop, Market, PoolInfo } from './market.ts';
 import { type RouteSearch, type SearchOutcome, bestPathNow, searchWithin } from './search.ts';
@@ -63,7 +63,7 @@ export class QuoteEngine {
 
   constructor(private readonly config: QuoteEngineConfig) {}
 
-  async swap(snapshot: ChainSnapshot, query: SwapRouteQuery, partner?: Partner): Promise<SwapRouteJson> {
+  async swap(snapshot: MarketAtBlock, query: SwapRouteQuery, partner?: Partner): Promise<SwapRouteJson> {
     const { market } = snapshot;
     this.#requireToken(market, query.tokenIn, 'tokenIn');
     this.#requireToken(market, query.tokenOut, 'tokenOut');
@@ -113,7 +113,7 @@ export class QuoteEngine {
    * Splits `inputAmount` of tokenIn between the position's two underlyings so that the farm adds almost all
    * of both: the split is found by bisection on the exact outcome, swaps' price impact included.
    */
-  async deposit(snapshot: ChainSnapshot, query: EarnRouteQuery, partner?: Partner): Promise<EarnRouteJson> {
+  async deposit(snapshot: MarketAtBlock, query: EarnRouteQuery, partner?: Partner): Promise<EarnRouteJson> {
     const position = this.#position(snapshot.market, query.tokenOut, 'tokenOut');
     this.#requireToken(snapshot.market, query.tokenIn, 'tokenIn');
     const deadline = this.#deadline(snapshot, query.deadlineMs);
@@ -156,7 +156,7 @@ export class QuoteEngine {
   }
 
   /** Unwinds the position's share of the pool and routes each underlying to tokenOut, in the order the farm does. */
-  async withdraw(snapshot: ChainSnapshot, query: EarnRouteQuery, partner?: Partner): Promise<EarnRouteJson> {
+  async withdraw(snapshot: MarketAtBlock, query: EarnRouteQuery, partner?: Partner): Promise<EarnRouteJson> {
     const position = this.#position(snapshot.market, query.tokenIn, 'tokenIn');
     this.#requireToken(snapshot.market, query.tokenOut, 'tokenOut');
     const deadline = this.#deadline(snapshot, query.deadlineMs);
@@ -189,7 +189,7 @@ export class QuoteEngine {
     return this.#earnAnswer(snapshot, expectedOut, underlyingRoutes, position);
   }
 
-  #earnAnswer(snapshot: ChainSnapshot, expectedOut: bigint, underlyingRoutes: RouteDetailJson[], position: Position): EarnRouteJson {
+  #earnAnswer(snapshot: MarketAtBlock, expectedOut: bigint, underlyingRoutes: RouteDetailJson[], position: Position): EarnRouteJson {
     return {
       expectedOut: expectedOut.toString(),
       blockNumber: snapshot.blockNumber.toString(),
@@ -228,7 +228,7 @@ export class QuoteEngine {
   }
 
   /** The swap's search, shared with identical requests on the same block while it runs. */
-  #search(snapshot: ChainSnapshot, query: SwapRouteQuery): Promise<SearchOutcome> {
+  #search(snapshot: MarketAtBlock, query: SwapRouteQuery): Promise<SearchOutcome> {
     const route: RouteSearch = { ...searchOf(query), hopCost: this.#hopCost(snapshot, query.tokenOut) };
     const id = [snapshot.blockHash, query.tokenIn, query.tokenOut, query.amountIn, route.maxHops, [...(route.exclude ?? [])].sort().join(',')].join(':').toLowerCase();
     let search = this.#searches.get(id);
@@ -242,7 +242,7 @@ export class QuoteEngine {
   }
 
   /** A hop's gas at the block's base fee, in tokenOut: the gas token's worth through the pools (0 where none prices it). */
-  #hopCost(snapshot: ChainSnapshot, tokenOut: Address): bigint {
+  #hopCost(snapshot: MarketAtBlock, tokenOut: Address): bigint {
     const gasToken = this.config.gasToken;
     const wei = gasPerHop * snapshot.gasPrice;
     if (!gasToken || wei === 0n) return 0n;
@@ -279,7 +279,7 @@ export class QuoteEngine {
   }
 
   /** Absolute deadline in Unix seconds: a duration counts from the latest block's time, not the wall clock. */
-  #deadline(snapshot: ChainSnapshot, deadlineMs: number | undefined): bigint {
+  #deadline(snapshot: MarketAtBlock, deadlineMs: number | undefined): bigint {
     const deadline = interpretDeadline(deadlineMs);
     if (deadline.kind === 'duration') return snapshot.blockTimestamp + BigInt(Math.ceil(deadline.ms / 1000));
     if (BigInt(deadline.unixSeconds) <= snapshot.blockTimestamp) {
@@ -288,7 +288,7 @@ export class QuoteEngine {
     return BigInt(deadline.unixSeconds);
   }
 
-  #feeOf(snapshot: ChainSnapshot, partner: Partner | undefined): bigint {
+  #feeOf(snapshot: MarketAtBlock, partner: Partner | undefined): bigint {
     if (!partner) return 0n;
     const fees = snapshot.partnerFees;
     if ('unreadable' in fees) throw new RoutingRequestError(503, { error: `Partner fees unavailable: the router's getPartnerFee did not answer (${fees.unreadable})` });

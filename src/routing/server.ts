@@ -10,7 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { chainFor } from '../chains.ts';
 import { type ClientRate, ClientLimit, servesHost } from '../http-guards.ts';
-import { earnRouteQuerySchema, swapRouteQuerySchema } from '../service/schemas.ts';
+import { earnRouteQuerySchema, swapRouteQuerySchema } from '../routing-api/schemas.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import { ChainState } from './chain-state.ts';
 import { type ErrorBody, RoutingRequestError, badRequest } from './errors.ts';

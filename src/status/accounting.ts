@@ -13,6 +13,7 @@ import type { TokenInfo } from '../units.ts';
 import { type AmountJson, type PriceJson, type Token, amountJson, percent, priceJson } from './amounts.ts';
 import type { PriceBook } from './prices.ts';
 import { type Counted, type Tally, addGas, emptyTally, foldFailedRun, foldTrade, isSettled, valueTokenOf, withOpenGas } from './tally.ts';
+import { parseTradeSlot } from '../model/trade-slot.ts';
 
 /** What accounting reads besides a strategy's trades. */
 export type Books = {
@@ -233,7 +234,7 @@ export function limitAccount(strategy: LimitStrategy, tally: Tally, books: Books
     stopLoss: strategy.stopLoss ?? null,
     currentPrice: oneSell === undefined ? null : priceJson(oneSell, buy, one(sell), sell),
     fills: fills.map((fill) => {
-      const trigger = fill.slot.endsWith('#stop-loss') ? 'stop-loss' : 'take-profit';
+      const trigger = parseTradeSlot(fill.slot).key === 'stop-loss' ? 'stop-loss' : 'take-profit';
       const triggerPrice = (trigger === 'stop-loss' ? strategy.stopLoss : strategy.takeProfit) ?? '0';
       const atTrigger = minimumFromPrice(fill.amountIn, triggerPrice, sell.decimals, buy.decimals);
       const reference = books.prices.convert(fill.amountIn, sell, buy, fill.createdAt);

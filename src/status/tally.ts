@@ -74,7 +74,7 @@ export function emptyTally(): Tally {
   };
 }
 
-const settledStates = new Set<TradeState>(['confirmed', 'anomaly', 'refused', 'failed', 'dry-run']);
+const settledStates: ReadonlySet<TradeState> = new Set<TradeState>(['confirmed', 'anomaly', 'refused', 'failed', 'dry-run']);
 export const isSettled = (trade: TradeRecord) => settledStates.has(trade.status);
 
 function count(counted: Map<string, Counted>, reason: string, detail: string): void {

@@ -8,7 +8,7 @@ import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi, stakingGaugeAbi } from
 import { encodeDepositCall, encodeSwapCall, encodeWithdrawCall } from '../contracts/calldata.ts';
 import { type SwapPayload, swapPayloadFrom } from '../contracts/payload.ts';
 import { minimumOutput } from '../guard/guards.ts';
-import type { EarnRoute, RouteDetail } from '../service/schemas.ts';
+import type { EarnRoute, RouteDetail } from '../routing-api/schemas.ts';
 import type { Proposal } from './quote.ts';
 import type { CheckedCall, Trade, TradeKind } from '../model/trade.ts';
 

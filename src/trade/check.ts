@@ -39,7 +39,7 @@ import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError 
 import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
-import type { EarnRoute } from '../service/schemas.ts';
+import type { EarnRoute } from '../routing-api/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';

@@ -8,7 +8,7 @@ import { NodeUnavailableError, NonceTooLowError, TransactionKnownError, Transact
 import { GuardRefusal } from '../guard/refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
 import { isAbort } from '../ops/abort.ts';
-import { NoRouteError, ServiceError } from '../service/errors.ts';
+import { NoRouteError, ServiceError } from '../routing-client/errors.ts';
 import type { FailureClass } from '../model/failure-classes.ts';
 
 /** The class of an error that ended or interrupted a trade. */

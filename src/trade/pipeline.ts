@@ -25,7 +25,7 @@ import type { Attempt } from '../model/attempt.ts';
 import { PausedError } from '../ledger/pauses.ts';
 import type { Spending } from '../ledger/trades.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
-import type { RoutingClient } from '../service/client.ts';
+import type { RoutingClient } from '../routing-client/client.ts';
 import { type CheckContext, type Checked, budgetsApply, check, checkBudgets, recheck } from './check.ts';
 import { type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';

@@ -1,6 +1,6 @@
 /** The quote stage: what the routing service proposes for a trade. A proposal is untrusted until checked. */
-import type { RoutingClient } from '../service/client.ts';
-import type { EarnRoute, SwapRoute } from '../service/schemas.ts';
+import type { RoutingClient } from '../routing-client/client.ts';
+import type { EarnRoute, SwapRoute } from '../routing-api/schemas.ts';
 import type { Trade } from '../model/trade.ts';
 
 export type Proposal =

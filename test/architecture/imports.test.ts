@@ -83,8 +83,8 @@ const floors: readonly (readonly string[])[] = [
   ['guard'],
   ['pools'],
   ['config'],
-  ['ops', 'contracts'],
-  ['service', 'http-guards.ts'],
+  ['ops', 'contracts', 'routing-client'],
+  ['routing-api', 'http-guards.ts'],
   ['model', 'json.ts', 'bigint-math.ts', 'chains.ts', 'units.ts', 'errors.ts', 'primitives.ts', 'loopback.ts'],
 ];
 

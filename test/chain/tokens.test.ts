@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTokenAmount, resolveTokenAddress } from '../../src/chain/tokens.ts';
 import { formatTokenAmount } from '../../src/units.ts';
 import { ConfigError } from '../../src/errors.ts';
-import { parseRetryAfter } from '../../src/service/http.ts';
+import { parseRetryAfter } from '../../src/routing-client/http.ts';
 
 const usdc = { address: '0x0000000000000000000000000000000000000001' as const, symbol: 'USDC', decimals: 6 };
 

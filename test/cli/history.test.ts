@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runAndReport } from '../../src/engine/daemon.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import { createRoutingClient } from '../../src/service/client.ts';
+import { createRoutingClient } from '../../src/routing-client/client.ts';
 import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import { TokenNames } from '../../src/trade/describe.ts';
 import { displayNumber } from '../../src/units.ts';

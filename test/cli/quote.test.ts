@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseUnits } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRoutingClient } from '../../src/service/client.ts';
+import { createRoutingClient } from '../../src/routing-client/client.ts';
 import { runCli } from '../helpers/cli.ts';
 import { runInProcess } from '../helpers/in-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

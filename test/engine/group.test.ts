@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/errors.ts';
 import { DaemonGroup, wakeBeforeRenewal } from '../../src/engine/group.ts';
 import { WalletLeases } from '../../src/engine/leases.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
-import { AdaptiveLimiter } from '../../src/service/limiter.ts';
+import { AdaptiveLimiter } from '../../src/routing-client/limiter.ts';
 import { freshLedger } from '../helpers/ledgers.ts';
 
 const chainId = 42220;

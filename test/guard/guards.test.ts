@@ -14,7 +14,7 @@ import {
   minimumOutput,
 } from '../../src/guard/guards.ts';
 import { GuardRefusal } from '../../src/guard/refusal.ts';
-import type { SwapRoute } from '../../src/service/schemas.ts';
+import type { SwapRoute } from '../../src/routing-api/schemas.ts';
 
 const A = '0x00000000000000000000000000000000000000aa' as Address;
 const B = '0x00000000000000000000000000000000000000bb' as Address;

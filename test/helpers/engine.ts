@@ -10,7 +10,7 @@ import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wa
 import { chainChecks } from '../../src/trade/check.ts';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import { TradeRecorder } from '../../src/trade/recorder.ts';
-import { createRoutingClient } from '../../src/service/client.ts';
+import { createRoutingClient } from '../../src/routing-client/client.ts';
 import { type PipelineDeps, runTrade } from '../../src/trade/pipeline.ts';
 import { type ExecutionSettings, type TradeBudgets, defaultExecutionSettings } from '../../src/trade/settings.ts';
 import type { SwapTrade, TradeReport } from '../../src/model/trade.ts';

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { type Address, type Hex, erc20Abi } from 'viem';
 import { routerAbi } from '../../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
-import { swapRouteSchema } from '../../src/service/schemas.ts';
+import { swapRouteSchema } from '../../src/routing-api/schemas.ts';
 import type { DevnetFork } from './devnet.ts';
 
 export type HttpAnswer = { status: number; body: Record<string, unknown> & { error?: string; field?: string } };

@@ -7,6 +7,8 @@ describe('servesHost', () => {
     const loopbackOnly = servesHost();
     expect(['localhost:8080', '127.0.0.1', '127.0.0.2:1', '[::1]:80'].map(loopbackOnly)).toEqual([true, true, true, true]);
     expect(['attacker.example', 'routing:8080', undefined].map(loopbackOnly)).toEqual([false, false, false]);
+    // A name a page may own that only starts like a loopback address is not one (DNS rebinding).
+    expect(['127.0.0.1.attacker.example', '127.attacker.example:80', '128.0.0.1'].map(loopbackOnly)).toEqual([false, false, false]);
     expect(['routing:8080', 'ROUTING', 'other'].map(servesHost(['routing']))).toEqual([true, true, false]);
     expect(servesHost(['*'])('anything.example')).toBe(true);
   });

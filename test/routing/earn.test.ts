@@ -2,7 +2,7 @@ import { type Address, parseUnits, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { oneClickFarmAbi, oneClickWithdrawAbi } from '../../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
-import { type EarnRoute, earnRouteSchema } from '../../src/service/schemas.ts';
+import { type EarnRoute, earnRouteSchema } from '../../src/routing-api/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, getJson, partnerOf, trader } from '../helpers/routing.ts';
 

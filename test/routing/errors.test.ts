@@ -2,7 +2,7 @@ import { get as httpGet } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startRoutingService } from '../../src/routing/server.ts';
 import { routingSetupFor } from '../../src/routing/setup.ts';
-import { errorBodySchema } from '../../src/service/schemas.ts';
+import { errorBodySchema } from '../../src/routing-api/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { getJson } from '../helpers/routing.ts';
 

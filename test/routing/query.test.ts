@@ -6,7 +6,7 @@ import { maxUint256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { RoutingRequestError } from '../../src/routing/errors.ts';
 import { parseQuery } from '../../src/routing/query.ts';
-import { swapRouteQuerySchema } from '../../src/service/schemas.ts';
+import { swapRouteQuerySchema } from '../../src/routing-api/schemas.ts';
 
 const celo = '0x471EcE3750Da237f93B8E339c536989b8978a438';
 const cUSD = '0x765DE816845861e75A25fCA122bb6898B8B1282a';

@@ -12,7 +12,7 @@ import { swapOutput } from '../../src/pools/uniswap-v2-math.ts';
 import { type Hop, Market, type PoolInfo, type PoolReserves } from '../../src/routing/market.ts';
 import { QuoteEngine } from '../../src/routing/quotes.ts';
 import { bestPathNow, searchWithin } from '../../src/routing/search.ts';
-import { swapRouteQuerySchema } from '../../src/service/schemas.ts';
+import { swapRouteQuerySchema } from '../../src/routing-api/schemas.ts';
 import { seeded } from '../helpers/chaos.ts';
 
 const adapter = { address: getAddress(`0x${'ad'.repeat(20)}`), kind: 'uniswap-v2' as const, feeUnit: 'bips' as const };

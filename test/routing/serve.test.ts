@@ -11,7 +11,7 @@ import { routerAbi, routerFeeAbi } from '../../src/contracts/abi.ts';
 import { encodePoolExtras } from '../../src/contracts/encoding.ts';
 import { swapPayloadFrom } from '../../src/contracts/payload.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { swapRouteSchema } from '../../src/service/schemas.ts';
+import { swapRouteSchema } from '../../src/routing-api/schemas.ts';
 import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useServeProcesses } from '../helpers/serve-process.ts';

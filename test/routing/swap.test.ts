@@ -6,7 +6,7 @@ import { knownContractsFor, routingDataFor } from '../../src/config/chain-data.t
 import type { PairAdapter } from '../../src/pools/kind.ts';
 import { startRoutingService } from '../../src/routing/server.ts';
 import { routingSetupFor } from '../../src/routing/setup.ts';
-import { swapRouteSchema } from '../../src/service/schemas.ts';
+import { swapRouteSchema } from '../../src/routing-api/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, getJson, partnerOf, quoteRoute, trader } from '../helpers/routing.ts';
 

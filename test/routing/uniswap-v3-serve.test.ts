@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Address, type Hex, encodeFunctionData, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { swapRouteSchema } from '../../src/service/schemas.ts';
+import { swapRouteSchema } from '../../src/routing-api/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useServeProcesses } from '../helpers/serve-process.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';

@@ -1,8 +1,8 @@
 import type { Address } from 'viem';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRoutingClient } from '../../src/service/client.ts';
-import { productionServiceUrl } from '../../src/service/endpoints.ts';
-import { AdaptiveLimiter, defaultRateLimitFor, rateLimitFor } from '../../src/service/limiter.ts';
+import { createRoutingClient } from '../../src/routing-client/client.ts';
+import { productionServiceUrl } from '../../src/routing-api/endpoints.ts';
+import { AdaptiveLimiter, defaultRateLimitFor, rateLimitFor } from '../../src/routing-client/limiter.ts';
 import { startFaultServer, validSwapAnswer } from '../helpers/fault-server.ts';
 
 const CELO = '0x471EcE3750Da237f93B8E339c536989b8978a438' as Address;

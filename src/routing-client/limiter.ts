@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { productionServiceUrl } from './endpoints.ts';
+import { productionServiceUrl } from '../routing-api/endpoints.ts';
 import { isLoopbackHost } from '../loopback.ts';
 
 /** Requests per second and in flight; absent means unlimited. */
@@ -141,6 +141,10 @@ export class AdaptiveLimiter {
 
 const minTimeOf = (rate: number | undefined) => (rate === undefined ? 0 : Math.ceil(1000 / rate));
 
+/**
+ * Shared state, not a cache: one limiter per service and key for the whole process, so every client that asks the same
+ * service with the same key (one per wallet) keeps to one rate between them.
+ */
 const limiters = new Map<string, AdaptiveLimiter>();
 
 export function limiterFor(baseUrl: string, apiKey: string | undefined, limit: RateLimit): AdaptiveLimiter {

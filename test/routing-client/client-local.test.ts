@@ -1,8 +1,8 @@
 import { parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
-import { createRoutingClient } from '../../src/service/client.ts';
-import { BadRequestError, NoRouteError, UnauthorizedError } from '../../src/service/errors.ts';
+import { createRoutingClient } from '../../src/routing-client/client.ts';
+import { BadRequestError, NoRouteError, UnauthorizedError } from '../../src/routing-client/errors.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { partnerOf } from '../helpers/routing.ts';
 

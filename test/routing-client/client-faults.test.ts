@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { RoutekeeperError } from '../../src/errors.ts';
-import { type RoutingClientConfig, createRoutingClient } from '../../src/service/client.ts';
+import { type RoutingClientConfig, createRoutingClient } from '../../src/routing-client/client.ts';
 import {
   BadRequestError,
   InvalidQuoteError,
@@ -10,7 +10,7 @@ import {
   ServiceUnavailableError,
   TimeoutError,
   UnauthorizedError,
-} from '../../src/service/errors.ts';
+} from '../../src/routing-client/errors.ts';
 import { type PlannedAnswer, startFaultServer, validSwapAnswer } from '../helpers/fault-server.ts';
 
 const CELO = '0x471EcE3750Da237f93B8E339c536989b8978a438' as Address;

@@ -17,8 +17,8 @@ import {
   earnRouteSchema,
   healthSchema,
   swapRouteSchema,
-} from './schemas.ts';
-import { productionServiceUrl } from './endpoints.ts';
+} from '../routing-api/schemas.ts';
+import { productionServiceUrl } from '../routing-api/endpoints.ts';
 
 export type RoutingClientConfig = {
   baseUrl?: string;

@@ -2,7 +2,7 @@
  * One HTTP GET to the routing service, turned into JSON or a typed ServiceError. This is the edge where
  * raw fetch failures and status codes become types; nothing above it looks at statuses or messages.
  */
-import { errorBodySchema, noRouteMessage } from './schemas.ts';
+import { errorBodySchema, noRouteMessage } from '../routing-api/schemas.ts';
 import {
   BadRequestError,
   InvalidQuoteError,
