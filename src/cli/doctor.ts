@@ -1,9 +1,9 @@
 import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
-import { codeFindings, factoryFindings, feedFindings, type Finding, mentoFindings, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../chain/doctor.ts';
+import { codeFindings, factoryFindings, feedFindings, type Finding, mentoFindings, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../doctor/chain.ts';
 import { ConfigError } from '../errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
-import { adapterFindings, hostedServiceFindings, serviceFindings } from '../routing/doctor.ts';
+import { adapterFindings, hostedServiceFindings, serviceFindings } from '../doctor/routing.ts';
 import { type RoutingSetup, routingSetupFor } from '../routing/setup.ts';
 import { productionServiceUrl } from '../routing-api/endpoints.ts';
 import { UsageError } from './errors.ts';

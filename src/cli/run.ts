@@ -2,7 +2,7 @@ import { redactUrl, scrub } from '../ops/secrets.ts';
 import { readEnv } from '../config/env.ts';
 import { resumeAll, startDaemon } from '../engine/daemon.ts';
 import { openExecution, openRuntime, type Runtime } from '../engine/runtime.ts';
-import { nodeFindings } from '../chain/doctor.ts';
+import { nodeFindings } from '../doctor/chain.ts';
 import { HealthMonitor, probeEvery } from '../ops/health.ts';
 import { isLoopbackHost } from '../loopback.ts';
 import { startHealthServer } from '../ops/health-server.ts';

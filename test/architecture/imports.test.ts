@@ -74,7 +74,7 @@ describe('runtime imports', () => {
 const floors: readonly (readonly string[])[] = [
   ['cli'],
   ['status'],
-  ['engine', 'init'],
+  ['engine', 'init', 'doctor'],
   ['devnet'],
   ['trade', 'strategy', 'routing'],
   // The chain and the ledger side by side: neither reaches into the other; the trade above joins them.

@@ -15,7 +15,7 @@ import { routerAbi, uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
-import { adapterFindings } from '../../src/routing/doctor.ts';
+import { adapterFindings } from '../../src/doctor/routing.ts';
 import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/model/trade.ts';

@@ -7,14 +7,14 @@
 import { type Address, erc20Abi, parseAbi } from 'viem';
 import { getCode, readContract } from 'viem/actions';
 import type { ChainClient } from '../chains.ts';
-import { type Finding, firstLine } from '../chain/doctor.ts';
+import { type Finding, firstLine } from './chain.ts';
 import { reasonOf } from '../contracts/revert.ts';
 import { routerFeeAbi } from '../contracts/abi.ts';
 import { redactUrl } from '../ops/secrets.ts';
 import type { RoutingClient } from '../routing-client/client.ts';
 import type { FactorySource } from '../pools/kind.ts';
 import { poolKinds } from '../pools/registry.ts';
-import type { RoutingSetup } from './setup.ts';
+import type { RoutingSetup } from '../routing/setup.ts';
 
 const adapterAbi = parseAbi(['function getOutputAmount(address input, address output, uint256 amountIn, bytes data) returns (uint256)']);
 /** The deployed router's published ABI has this getter (its public source does not). */

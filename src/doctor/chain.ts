@@ -17,7 +17,7 @@ import { aggregatorV3Abi } from '../price/feed.ts';
 import { type Heartbeat, measureHeartbeat } from '../price/heartbeat.ts';
 import type { PriceReference, SequencerFeed } from '../price/reference.ts';
 import type { ChainClient } from '../chains.ts';
-import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
+import { MethodUnsupportedError, nodeErrorOf } from '../chain/node-errors.ts';
 
 export type Finding = { level: 'ok' | 'warn' | 'fail'; message: string };
 
