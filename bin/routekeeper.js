@@ -1,5 +1,5 @@
 #!/bin/sh
-":" //; case " $NODE_OPTIONS " in *--max-old-space-size*) exec node "$0" "$@";; *) exec node --max-old-space-size=256 "$0" "$@";; esac
+':'; //; case " $NODE_OPTIONS " in *--max-old-space-size*) exec node "$0" "$@";; *) exec node --max-old-space-size=256 "$0" "$@";; esac
 // The line above is for the shell that runs this file as a command (`npx routekeeper`, a global install): it starts
 // Node with its old space capped at 256 MB, as `npm start` and the image do (left to its default sizing, V8 lets
 // garbage take a daemon of 10,000 strategies past 500 MB), unless NODE_OPTIONS sets a cap of its own. `exec` keeps

@@ -80,8 +80,23 @@ try {
     const client = createPublicClient({ chain, transport: http(pipelineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });
     const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-bench-')), 'ledger.sqlite'));
     const recorder = new TradeRecorder(ledger);
-    const wallet = new Wallet({ client, account: pipelineAccount, chainId: book.chainId, journal: recorder.journal, settings: { pollMs: 20 }, tagScope: ledger.id().then((ledgerId) => ({ ledgerId, paper: false })) });
-    const deps = { reads: ledger, recorder, routing, ...chainChecks(client, book.chainId, book), wallet, settings: defaultExecutionSettings, history: new SignedHistory({ ledger, wallet, approvals: defaultExecutionSettings.approvals }) };
+    const wallet = new Wallet({
+      client,
+      account: pipelineAccount,
+      chainId: book.chainId,
+      journal: recorder.journal,
+      settings: { pollMs: 20 },
+      tagScope: ledger.id().then((ledgerId) => ({ ledgerId, paper: false })),
+    });
+    const deps = {
+      reads: ledger,
+      recorder,
+      routing,
+      ...chainChecks(client, book.chainId, book),
+      wallet,
+      settings: defaultExecutionSettings,
+      history: new SignedHistory({ ledger, wallet, approvals: defaultExecutionSettings.approvals }),
+    };
 
     const baselineRpc = await countingProxy(book.rpcUrl);
     const bareClient = createPublicClient({ chain, transport: http(baselineRpc.url, { batch: true }), pollingInterval: 20, cacheTime: 0 });

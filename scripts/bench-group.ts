@@ -42,7 +42,8 @@ const kills = Number(values.kills);
 const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
 const slotMs = 60_000;
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number));
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
 
 /** PostgreSQL's CPU so far: its server process, the backends that ended (counted into it) and those still running. */
 function postgresCpuTicks(dataDir: string): number {
@@ -102,7 +103,10 @@ try {
   };
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const start = () => {
-    const child = spawn(process.execPath, [...nodeArgs, 'bin/routekeeper.js', 'run', '--dry-run', '--config', configFile, '--address-book', bookFile], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [...nodeArgs, 'bin/routekeeper.js', 'run', '--dry-run', '--config', configFile, '--address-book', bookFile], {
+      env,
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
     children.push(child);
     return child;
   };
@@ -114,7 +118,8 @@ try {
       if (taken) samples.set(daemon.pid as number, [...(samples.get(daemon.pid as number) ?? []), taken]);
     }
   };
-  const transactions = async () => Number((await admin.query("SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = 'bench'")).rows[0]?.n ?? 0);
+  const transactions = async () =>
+    Number((await admin.query("SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = 'bench'")).rows[0]?.n ?? 0);
 
   // Phase 1: the measured slots, from the first whole minute after start-up.
   const firstSlot = Math.ceil((Date.now() + 20_000) / slotMs) * slotMs;
@@ -123,12 +128,26 @@ try {
     takeSamples();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  const before = { routingCpu: process.cpuUsage(), machineTicks: machineBusyTicks(), transactions: await transactions(), postgresTicks: postgresCpuTicks(postgres.dataDir), daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0), at: Date.now() };
+  const before = {
+    routingCpu: process.cpuUsage(),
+    machineTicks: machineBusyTicks(),
+    transactions: await transactions(),
+    postgresTicks: postgresCpuTicks(postgres.dataDir),
+    daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0),
+    at: Date.now(),
+  };
   while (Date.now() < endAt) {
     takeSamples();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  const after = { routingCpu: process.cpuUsage(before.routingCpu), machineTicks: machineBusyTicks(), transactions: await transactions(), postgresTicks: postgresCpuTicks(postgres.dataDir), daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0), at: Date.now() };
+  const after = {
+    routingCpu: process.cpuUsage(before.routingCpu),
+    machineTicks: machineBusyTicks(),
+    transactions: await transactions(),
+    postgresTicks: postgresCpuTicks(postgres.dataDir),
+    daemonTicks: daemons.map((d) => sample(d.pid as number)?.cpuTicks ?? 0),
+    at: Date.now(),
+  };
   const ledger = new pg.Client({ connectionString: databaseUrl, options: '-c search_path=routekeeper' });
   await ledger.connect();
   const perSlot = [];
@@ -136,7 +155,10 @@ try {
   for (let s = 0; s < measuredSlots; s++) {
     const slotTime = firstSlot + s * slotMs;
     const slot = new Date(slotTime).toISOString();
-    const { rows } = await ledger.query<{ outcome: string | null; started_at: string; finished_at: string | null; note: string | null }>('SELECT outcome, started_at, finished_at, note FROM runs WHERE slot = $1', [slot]);
+    const { rows } = await ledger.query<{ outcome: string | null; started_at: string; finished_at: string | null; note: string | null }>(
+      'SELECT outcome, started_at, finished_at, note FROM runs WHERE slot = $1',
+      [slot],
+    );
     // Why slots were missed, by the start of their note (the numbers in it vary).
     const missedWhy: Record<string, number> = {};
     for (const row of rows.filter((candidate) => candidate.outcome === 'missed')) {
@@ -169,14 +191,22 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     const index = k % daemons.length;
     const victim = daemons[index] as ReturnType<typeof spawn>;
-    const leases = (await ledger.query<{ wallet: string; holder: string }>('SELECT wallet, holder FROM wallet_leases WHERE expires_at > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT')).rows;
+    const leases = (
+      await ledger.query<{ wallet: string; holder: string }>(
+        'SELECT wallet, holder FROM wallet_leases WHERE expires_at > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT',
+      )
+    ).rows;
     const held = leases.filter((lease) => lease.holder.split(':')[1] === String(victim.pid)).map((lease) => lease.wallet);
     victim.kill('SIGKILL');
     const killedAt = Date.now();
     daemons[index] = start();
     if (held.length === 0) continue;
     for (;;) {
-      const now = (await ledger.query<{ wallet: string; holder: string }>('SELECT wallet, holder FROM wallet_leases WHERE expires_at > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT')).rows;
+      const now = (
+        await ledger.query<{ wallet: string; holder: string }>(
+          'SELECT wallet, holder FROM wallet_leases WHERE expires_at > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT',
+        )
+      ).rows;
       const holders = new Map(now.map((lease) => [lease.wallet, lease.holder]));
       if (held.every((wallet) => holders.has(wallet) && holders.get(wallet)?.split(':')[1] !== String(victim.pid))) break;
       if (Date.now() - killedAt > 60_000) break;

@@ -32,7 +32,18 @@ async function ledgerOf(trades: number) {
   const client = createPublicClient({ chain: chainFor(42220, 'http://127.0.0.1:9'), transport: http('http://127.0.0.1:9') });
   const wallet = new Wallet({ client, account, chainId: 42220, journal: new TradeRecorder(ledger).journal, tagScope });
   for (let i = 0; i < trades; i++) {
-    const trade = { id: `dca:${i}#buy`, strategyId: 'dca', slot: `${i}#buy`, wallet: account.address, chainId: 42220, kind: 'swap' as const, tokenIn: token, tokenOut: token, amountIn: 10n ** 18n, slippageBps: 50 };
+    const trade = {
+      id: `dca:${i}#buy`,
+      strategyId: 'dca',
+      slot: `${i}#buy`,
+      wallet: account.address,
+      chainId: 42220,
+      kind: 'swap' as const,
+      tokenIn: token,
+      tokenOut: token,
+      amountIn: 10n ** 18n,
+      slippageBps: 50,
+    };
     const now = Date.now();
     await ledger.trades.claimSlot(trade, { now, requestTag: await wallet.tags.request(trade, now) });
     const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [router, BigInt(i + 1)] });

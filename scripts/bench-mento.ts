@@ -58,7 +58,14 @@ try {
   while (((await quote('cUSD', 'USDC', parseUnits('1', 18))).route?.details.deadline ?? 0) <= weekday) await new Promise((resolve) => setTimeout(resolve, 200));
   // Enough of every input token for the largest size.
   for (const symbol of ['cUSD', 'cEUR', 'USDC']) {
-    await confirm(await wallet.writeContract({ address: token(symbol), abi: artifacts.TestToken.abi, functionName: 'mint', args: [account.address, parseUnits('2000000', decimals(symbol))] }));
+    await confirm(
+      await wallet.writeContract({
+        address: token(symbol),
+        abi: artifacts.TestToken.abi,
+        functionName: 'mint',
+        args: [account.address, parseUnits('2000000', decimals(symbol))],
+      }),
+    );
   }
 
   const sizes = [100, 1_000, 10_000, 100_000, 1_000_000];
@@ -86,10 +93,22 @@ try {
       // Executed on a snapshot: the router pays exactly what the service quoted.
       const snapshot = await testClient.snapshot();
       try {
-        await confirm(await wallet.writeContract({ address: route.details.path[0] as Address, abi: erc20Abi, functionName: 'approve', args: [route.routerAddress, amountIn] }));
+        await confirm(
+          await wallet.writeContract({
+            address: route.details.path[0] as Address,
+            abi: erc20Abi,
+            functionName: 'approve',
+            args: [route.routerAddress, amountIn],
+          }),
+        );
         const before = await client.readContract({ address: token(tokenOut), abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
         await confirm(
-          await wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: 0n, to: account.address })] }),
+          await wallet.writeContract({
+            address: route.routerAddress,
+            abi: routerAbi,
+            functionName: 'swapExactInputForOutput',
+            args: [swapPayloadFrom(route.details, { minOutputAmount: 0n, to: account.address })],
+          }),
         );
         const paid = (await client.readContract({ address: token(tokenOut), abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })) - before;
         executed++;
@@ -111,7 +130,12 @@ try {
   let reported = 0;
   const mover = setInterval(() => {
     void wallet
-      .writeContract({ address: broker, abi: mentoBrokerAbi, functionName: 'swapIn', args: [book.mento?.biPoolManager as Address, exchange.id, token('cUSD'), token('USDC'), parseUnits('100', 18), 0n] })
+      .writeContract({
+        address: broker,
+        abi: mentoBrokerAbi,
+        functionName: 'swapIn',
+        args: [book.mento?.biPoolManager as Address, exchange.id, token('cUSD'), token('USDC'), parseUnits('100', 18), 0n],
+      })
       .catch(() => {});
     if (reported++ % 5 === 0) void reportWorldPrices(book.rpcUrl, book).catch(() => {});
   }, 1_000);
@@ -123,8 +147,10 @@ try {
     ['cEUR', 'CELO', parseUnits('3000', 18)],
     ['cUSD', 'CELO', parseUnits('800', 18)],
   ];
-  const { result: load, requests } = await nodeRequestsDuring(proxy, () => client.getBlockNumber(), () =>
-    quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds),
+  const { result: load, requests } = await nodeRequestsDuring(
+    proxy,
+    () => client.getBlockNumber(),
+    () => quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds),
   );
   clearInterval(mover);
   await testClient.setIntervalMining({ interval: 0 });
@@ -138,7 +164,13 @@ try {
         fixedPricePools: book.mento?.fixedPricePools.map((entry) => entry.name),
         gained,
         exactness: { executed, exact, misses: misses.slice(0, 5) },
-        routes: { requests: load.samples.length, concurrency, statuses: load.statuses, ...percentiles(load.samples), quotesPerSecond: Math.round(load.samples.length / load.tookSeconds) },
+        routes: {
+          requests: load.samples.length,
+          concurrency,
+          statuses: load.statuses,
+          ...percentiles(load.samples),
+          quotesPerSecond: Math.round(load.samples.length / load.tookSeconds),
+        },
         nodeRequestsPerBlock: requests,
       },
       null,

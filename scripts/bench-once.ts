@@ -21,9 +21,12 @@ const bin = new URL('../bin/routekeeper.js', import.meta.url).pathname;
 
 const devnet = await startDevnet({ uniswapV3: true });
 const swappaAdapter = devnet.addressBook.contracts.adapters.swappaUniswapV3;
-if (!swappaAdapter) throw new Error("the devnet has no Swappa PairUniswapV3");
+if (!swappaAdapter) throw new Error('the devnet has no Swappa PairUniswapV3');
 // V3 hops go through Swappa's adapter, as on Celo.
-const throughSwappa = { ...devnet.addressBook, contracts: { ...devnet.addressBook.contracts, adapters: { ...devnet.addressBook.contracts.adapters, uniswapV3: swappaAdapter } } };
+const throughSwappa = {
+  ...devnet.addressBook,
+  contracts: { ...devnet.addressBook.contracts, adapters: { ...devnet.addressBook.contracts.adapters, uniswapV3: swappaAdapter } },
+};
 const { service, addressBook } = await startDevnetRoutingService(throughSwappa);
 const proxy = await startRpcProxy(addressBook.rpcUrl);
 const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-once-'));
@@ -44,7 +47,14 @@ async function once(config: string, dataDir: string): Promise<Run> {
   const [requestsBefore, logBefore] = [proxy.requests(), proxy.log().length];
   const started = performance.now();
   const child = spawn(process.execPath, [bin, 'once', 'weth', '--config', config, '--address-book', bookFile, '--json'], {
-    env: { ...process.env, ROUTEKEEPER_PRIVATE_KEY: addressBook.accounts[0]?.privateKey, ROUTEKEEPER_DATA_DIR: dataDir, RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '' },
+    env: {
+      ...process.env,
+      ROUTEKEEPER_PRIVATE_KEY: addressBook.accounts[0]?.privateKey,
+      ROUTEKEEPER_DATA_DIR: dataDir,
+      RPC_URL: '',
+      ROUTING_SERVICE_URL: '',
+      ROUTEKEEPER_CONFIG: '',
+    },
   });
   let stdout = '';
   let stderr = '';

@@ -43,7 +43,6 @@ const questions = Number(values.questions);
 
 const random = seeded;
 
-
 /** The unpruned enumeration of every simple path, ranked as the service ranks (net of `hopCost` a hop). */
 function exhaustiveBest(graph: PoolGraph, from: number, to: number, amountIn: bigint, maxHops: number, hopCost: bigint) {
   const adjacent = new Map<number, { other: number; reserveIn: bigint; reserveOut: bigint }[]>();
@@ -129,7 +128,9 @@ async function benchSize(poolCount: number) {
       const to = Math.floor(next() * graph.tokens);
       if (from === to) continue;
       const amountIn = parseUnits(String(1 + Math.floor(next() * 100_000)), 18);
-      const answer = await get(`${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[from] as string, tokenOut: tokens[to] as string, amountIn: amountIn.toString() })}`);
+      const answer = await get(
+        `${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[from] as string, tokenOut: tokens[to] as string, amountIn: amountIn.toString() })}`,
+      );
       const expected = exhaustiveBest(graph, from, to, amountIn, 3, 0n);
       if (answer.status !== 200) {
         if (expected === undefined) noRoute++;
@@ -157,7 +158,9 @@ async function benchSize(poolCount: number) {
           const from = Math.floor(next() * graph.tokens);
           const to = (from + 1 + Math.floor(next() * (graph.tokens - 1))) % graph.tokens;
           const amountIn = parseUnits(String(1 + Math.floor(next() * 10_000)), 18);
-          const answer = await get(`${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[from] as string, tokenOut: tokens[to] as string, amountIn: amountIn.toString() })}`);
+          const answer = await get(
+            `${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[from] as string, tokenOut: tokens[to] as string, amountIn: amountIn.toString() })}`,
+          );
           statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
           samples.push(answer.ms);
         }
@@ -174,7 +177,9 @@ async function benchSize(poolCount: number) {
     let fourHopsDone = false;
     const fourHops = Promise.all(
       Array.from({ length: 4 }, (_, i) =>
-        get(`${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[i] as string, tokenOut: tokens[graph.hubs + i] as string, amountIn: parseUnits('1000', 18).toString(), maxHops: '4' })}`),
+        get(
+          `${service.url}/routes?${new URLSearchParams({ tokenIn: tokens[i] as string, tokenOut: tokens[graph.hubs + i] as string, amountIn: parseUnits('1000', 18).toString(), maxHops: '4' })}`,
+        ),
       ),
     ).finally(() => {
       fourHopsDone = true;

@@ -128,7 +128,12 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
     const finished = ran.filter((run) => run.finished_at !== null && run.finished_at < slotTime + slotMs);
     const lastFinish = Math.max(...ran.map((run) => run.finished_at ?? Number.POSITIVE_INFINITY));
     const inSlot = samples.filter((x) => x.at >= slotTime && x.at < slotTime + slotMs);
-    const cpu = inSlot.length > 1 ? ((inSlot.at(-1) as Sample).cpuTicks - (inSlot[0] as Sample).cpuTicks) / ticksPerSecond / (((inSlot.at(-1) as Sample).at - (inSlot[0] as Sample).at) / 1000) : null;
+    const cpu =
+      inSlot.length > 1
+        ? ((inSlot.at(-1) as Sample).cpuTicks - (inSlot[0] as Sample).cpuTicks) /
+          ticksPerSecond /
+          (((inSlot.at(-1) as Sample).at - (inSlot[0] as Sample).at) / 1000)
+        : null;
     perSlot.push({
       slot,
       due: strategies,
@@ -137,17 +142,26 @@ async function runMode(mode: 'dry-run' | 'live', strategies: number, keys: Hex[]
       finishedInSlotPct: +((100 * finished.length) / strategies).toFixed(2),
       slotStartToLastFinishMs: Number.isFinite(lastFinish) ? lastFinish - slotTime : null,
       missed: rows.filter((run) => run.outcome === 'missed').length,
-      outcomes: Object.fromEntries([...new Set(ran.map((run) => run.outcome ?? 'unfinished'))].map((o) => [o, ran.filter((run) => (run.outcome ?? 'unfinished') === o).length])),
+      outcomes: Object.fromEntries(
+        [...new Set(ran.map((run) => run.outcome ?? 'unfinished'))].map((o) => [o, ran.filter((run) => (run.outcome ?? 'unfinished') === o).length]),
+      ),
       daemonCpuCores: cpu === null ? null : +cpu.toFixed(2),
     });
   }
-  const attempts = ledger.prepare("SELECT created_at, updated_at, block_number FROM attempts WHERE purpose = 'trade' AND status = 'mined'").all() as { created_at: number; updated_at: number; block_number: number }[];
+  const attempts = ledger.prepare("SELECT created_at, updated_at, block_number FROM attempts WHERE purpose = 'trade' AND status = 'mined'").all() as {
+    created_at: number;
+    updated_at: number;
+    block_number: number;
+  }[];
   // Our trades per block, over the blocks that held any.
   const perBlock = new Map<number, number>();
   for (const attempt of attempts) perBlock.set(attempt.block_number, (perBlock.get(attempt.block_number) ?? 0) + 1);
   const blockCounts = [...perBlock.values()];
   await ledger.close();
-  const totalCpu = ((samples.at(-1) as Sample).cpuTicks - (samples[0] as Sample).cpuTicks) / ticksPerSecond / (((samples.at(-1) as Sample).at - (samples[0] as Sample).at) / 1000);
+  const totalCpu =
+    ((samples.at(-1) as Sample).cpuTicks - (samples[0] as Sample).cpuTicks) /
+    ticksPerSecond /
+    (((samples.at(-1) as Sample).at - (samples[0] as Sample).at) / 1000);
   return {
     mode,
     strategies,

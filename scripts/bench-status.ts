@@ -25,7 +25,13 @@ const { values } = parseArgs({
     'trades-per-mark': { type: 'string', default: '100' },
   },
 });
-const [tradeCount, strategyCount, walletCount, rounds, perMark] = [values.trades, values.strategies, values.wallets, values.rounds, values['trades-per-mark']].map(Number) as [number, number, number, number, number];
+const [tradeCount, strategyCount, walletCount, rounds, perMark] = [
+  values.trades,
+  values.strategies,
+  values.wallets,
+  values.rounds,
+  values['trades-per-mark'],
+].map(Number) as [number, number, number, number, number];
 
 const address = (n: number, kind: number) => `0x${kind.toString(16).padStart(2, '0')}${n.toString(16).padStart(38, '0')}` as const;
 const sell = { address: address(1, 0xaa), symbol: 'cUSD', decimals: 18 };
@@ -47,11 +53,19 @@ const filling = performance.now();
 // The schema and the strategies through the ledger; the bulk of rows straight into the file, in one transaction.
 const setup = await Ledger.open(file);
 await setup.marks.nameTokens([sell, buy]);
-await setup.strategies.describe(strategies.map((strategy, i) => ({ id: strategy.id, kind: 'dca', walletName: strategy.wallet, wallet: wallets[i % walletCount] as `0x${string}`, definition: toJson(strategy) })));
+await setup.strategies.describe(
+  strategies.map((strategy, i) => ({
+    id: strategy.id,
+    kind: 'dca',
+    walletName: strategy.wallet,
+    wallet: wallets[i % walletCount] as `0x${string}`,
+    definition: toJson(strategy),
+  })),
+);
 await setup.close();
 const raw = new Database(file);
 const start = Date.parse('2026-01-01T00:00:00Z');
-const rng = (seed: number) => () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const rng = (seed: number) => () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 const random = rng(7);
 const run = raw.prepare("INSERT INTO runs (strategy_id, slot, started_at, finished_at, outcome, note) VALUES (?, ?, ?, ?, 'traded', 'bought')");
 const trade = raw.prepare(
@@ -75,7 +89,27 @@ raw.transaction(() => {
     const out = (2n * 10n ** 18n + BigInt(Math.floor(random() * 1e15))).toString();
     const id = `${strategy.id}:${slot}#buy`;
     const hash = `0x${i.toString(16).padStart(64, '0')}`;
-    trade.run(id, strategy.id, `${slot}#buy`, runId, wallet, sell.address, buy.address, (10n ** 18n).toString(), router, router, router, out, out, out, out, hash, i, at, at);
+    trade.run(
+      id,
+      strategy.id,
+      `${slot}#buy`,
+      runId,
+      wallet,
+      sell.address,
+      buy.address,
+      (10n ** 18n).toString(),
+      router,
+      router,
+      router,
+      out,
+      out,
+      out,
+      out,
+      hash,
+      i,
+      at,
+      at,
+    );
     attempt.run(id, wallet, i, hash, i, at, at);
     if (i % perMark === 0) {
       price.run(at, i, sell.address, (10n ** 18n + BigInt(i)).toString());
@@ -117,11 +151,28 @@ const book = new StatusBook(ledger);
 for (let round = 0; round < 2 * rounds + 1; round++) {
   if (round % 2 === 0 && round > 0) {
     const at = start + (tradeCount + round) * 1_000;
-    await ledger.marks.recordMarks([{ at, block: BigInt(tradeCount + round), token: buy.address, usdE18: 6n * 10n ** 17n + BigInt(round), source: 'bench' }], []);
+    await ledger.marks.recordMarks(
+      [{ at, block: BigInt(tradeCount + round), token: buy.address, usdE18: 6n * 10n ** 17n + BigInt(round), source: 'bench' }],
+      [],
+    );
   }
   await measure(timings.kept as (typeof timings)['once'], () => statusReport(book));
 }
 (globalThis as { gc?: () => void }).gc?.();
 const heapWithBookMB = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
 await ledger.close();
-console.log(JSON.stringify({ heapWithBookMB, trades: tradeCount, strategies: strategyCount, wallets: walletCount, fillSeconds: +fillSeconds.toFixed(1), statusReport: timings, note: 'kept: the first is the book reading the whole ledger; then, alternately, nothing changed and a new price mark (every account computed again)' }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      heapWithBookMB,
+      trades: tradeCount,
+      strategies: strategyCount,
+      wallets: walletCount,
+      fillSeconds: +fillSeconds.toFixed(1),
+      statusReport: timings,
+      note: 'kept: the first is the book reading the whole ledger; then, alternately, nothing changed and a new price mark (every account computed again)',
+    },
+    null,
+    2,
+  ),
+);

@@ -23,11 +23,12 @@ import { readV3PoolState } from '../src/pools/uniswap-v3-state.ts';
 import { swapRouteSchema } from '../src/routing-api/schemas.ts';
 import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '24' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '8' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '24' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '8' } },
+});
 const sizeCount = Number(values.sizes);
 const loadSeconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
-
 
 const { book, proxy, service, stop } = await serveOverDevnet({ uniswapV3: true }, 'v3');
 try {
@@ -46,7 +47,9 @@ try {
   };
   const quote = async (tokenIn: string, tokenOut: string, amountIn: bigint) => {
     const started = performance.now();
-    const response = await fetch(`${service.url}/routes?${new URLSearchParams({ tokenIn: token(tokenIn), tokenOut: token(tokenOut), amountIn: amountIn.toString() })}`);
+    const response = await fetch(
+      `${service.url}/routes?${new URLSearchParams({ tokenIn: token(tokenIn), tokenOut: token(tokenOut), amountIn: amountIn.toString() })}`,
+    );
     const body = await response.json();
     return { status: response.status, ms: performance.now() - started, route: response.ok ? swapRouteSchema.parse(body) : undefined };
   };
@@ -75,27 +78,50 @@ try {
   for (const [tokenIn, tokenOut, largest] of pairs) {
     for (let i = 0; i < sizeCount; i++) {
       // Log-spaced from a millionth of a unit to `largest` units.
-      const amountIn = (parseUnits(String(largest), 18) * BigInt(Math.round(10 ** ((i / (sizeCount - 1)) * (6 + Math.log10(largest))) * 1000))) / (BigInt(largest) * 10n ** 9n);
+      const amountIn =
+        (parseUnits(String(largest), 18) * BigInt(Math.round(10 ** ((i / (sizeCount - 1)) * (6 + Math.log10(largest))) * 1000))) /
+        (BigInt(largest) * 10n ** 9n);
       const { route } = await quote(tokenIn, tokenOut, amountIn);
       if (!route) continue;
       const snapshot = await testClient.snapshot();
       try {
-        const swappaDetails = { ...route.details, pairs: route.details.pairs.map((adapter) => (adapter.toLowerCase() === v3Adapter ? swappaAdapter : adapter)) };
+        const swappaDetails = {
+          ...route.details,
+          pairs: route.details.pairs.map((adapter) => (adapter.toLowerCase() === v3Adapter ? swappaAdapter : adapter)),
+        };
         const [oursQuoted, swappaQuoted] = await Promise.all([hopQuote(route.details, amountIn), hopQuote(swappaDetails, amountIn)]);
         hopQuotes.hops += route.details.pairs.length;
-        const states = new Map(await Promise.all(v3Pools.map(async (pool) => [pool.address.toLowerCase(), await readV3PoolState(client, pool.address, pool.tickSpacing, await client.getBlockNumber())] as const)));
-        await confirm(await wallet.writeContract({ address: token(tokenIn), abi: artifacts.TestToken.abi, functionName: 'mint', args: [account.address, amountIn] }));
+        const states = new Map(
+          await Promise.all(
+            v3Pools.map(
+              async (pool) =>
+                [pool.address.toLowerCase(), await readV3PoolState(client, pool.address, pool.tickSpacing, await client.getBlockNumber())] as const,
+            ),
+          ),
+        );
+        await confirm(
+          await wallet.writeContract({ address: token(tokenIn), abi: artifacts.TestToken.abi, functionName: 'mint', args: [account.address, amountIn] }),
+        );
         await confirm(await wallet.writeContract({ address: token(tokenIn), abi: erc20Abi, functionName: 'approve', args: [route.routerAddress, amountIn] }));
         const before = await client.readContract({ address: token(tokenOut), abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
         const receipt = await confirm(
-          await wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: account.address })], gas: 3_000_000n }),
+          await wallet.writeContract({
+            address: route.routerAddress,
+            abi: routerAbi,
+            functionName: 'swapExactInputForOutput',
+            args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: account.address })],
+            gas: 3_000_000n,
+          }),
         );
         const received = (await client.readContract({ address: token(tokenOut), abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })) - before;
         executed++;
         if (received === route.expectedOut) exact++;
         else misses.push(`${tokenIn}→${tokenOut} ${amountIn}: quoted ${route.expectedOut}, paid ${received}`);
         if (route.details.pairs.some((adapter) => adapter.toLowerCase() === v3Adapter)) throughV3++;
-        for (const [which, quoted] of [['ours', oursQuoted], ['swappa', swappaQuoted]] as const) {
+        for (const [which, quoted] of [
+          ['ours', oursQuoted],
+          ['swappa', swappaQuoted],
+        ] as const) {
           if (quoted === received) hopQuotes[which].exact++;
           else hopQuotes[which].misses.push(`${tokenIn}→${tokenOut} ${amountIn}: hop quotes ${quoted}, delivered ${received}`);
         }
@@ -117,8 +143,18 @@ try {
     const pool = v3Pools[0];
     if (!pool) return;
     void (async () => {
-      await wallet.writeContract({ address: token('WETH'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [book.contracts.adapters.uniswapV3 as Address, 10n ** 15n] });
-      await wallet.writeContract({ address: book.contracts.adapters.uniswapV3 as Address, abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [token('WETH'), token('CELO'), account.address, pool.address] });
+      await wallet.writeContract({
+        address: token('WETH'),
+        abi: artifacts.TestToken.abi,
+        functionName: 'mint',
+        args: [book.contracts.adapters.uniswapV3 as Address, 10n ** 15n],
+      });
+      await wallet.writeContract({
+        address: book.contracts.adapters.uniswapV3 as Address,
+        abi: artifacts.UniswapV3Adapter.abi,
+        functionName: 'swap',
+        args: [token('WETH'), token('CELO'), account.address, pool.address],
+      });
     })().catch(() => {});
   }, 1_000);
   await testClient.setAutomine(false);
@@ -130,8 +166,10 @@ try {
     ['cEUR', 'WETH', parseUnits('3000', 18)],
     ['USDC', 'CELO', parseUnits('2000', 6)],
   ];
-  const { result: load, requests } = await nodeRequestsDuring(proxy, () => client.getBlockNumber(), () =>
-    quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds),
+  const { result: load, requests } = await nodeRequestsDuring(
+    proxy,
+    () => client.getBlockNumber(),
+    () => quoteLoad(questions, ([tokenIn, tokenOut, amountIn]) => quote(tokenIn, tokenOut, amountIn), concurrency, loadSeconds),
   );
   clearInterval(mover);
   await testClient.setIntervalMining({ interval: 0 });
@@ -150,7 +188,13 @@ try {
           swappaQuoterV2AdapterExact: hopQuotes.swappa.exact,
           misses: [...hopQuotes.ours.misses, ...hopQuotes.swappa.misses].slice(0, 5),
         },
-        routes: { requests: load.samples.length, concurrency, statuses: load.statuses, ...percentiles(load.samples), quotesPerSecond: Math.round(load.samples.length / load.tookSeconds) },
+        routes: {
+          requests: load.samples.length,
+          concurrency,
+          statuses: load.statuses,
+          ...percentiles(load.samples),
+          quotesPerSecond: Math.round(load.samples.length / load.tookSeconds),
+        },
         nodeRequestsPerBlock: requests,
       },
       null,

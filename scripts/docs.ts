@@ -14,7 +14,10 @@ import { createMetrics } from '../src/ops/metrics.ts';
 const notice = (source: string) => `<!-- Generated from ${source} by \`npm run docs\`: edit the source, not this page. -->\n`;
 
 function commandsPage(): string {
-  const sections = commands.map((command) => `## \`routekeeper ${command.name}\`\n\n${command.summary[0]?.toUpperCase()}${command.summary.slice(1)}.\n\n\`\`\`text\n${command.help}\n\`\`\`\n`);
+  const sections = commands.map(
+    (command) =>
+      `## \`routekeeper ${command.name}\`\n\n${command.summary[0]?.toUpperCase()}${command.summary.slice(1)}.\n\n\`\`\`text\n${command.help}\n\`\`\`\n`,
+  );
   return `${notice('src/cli/catalog.ts')}
 # Commands
 
@@ -53,7 +56,8 @@ function typeOf(schema: JsonSchema): string {
   if (variants) return [...new Set(variants.map(typeOf))].join(' or ');
   const type = Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any');
   if (type === 'array' && schema.items) return `list of ${typeOf(schema.items)}`;
-  if (type === 'object' && schema.additionalProperties && typeof schema.additionalProperties === 'object') return `map of ${typeOf(schema.additionalProperties)}`;
+  if (type === 'object' && schema.additionalProperties && typeof schema.additionalProperties === 'object')
+    return `map of ${typeOf(schema.additionalProperties)}`;
   return type;
 }
 
@@ -71,7 +75,8 @@ function fieldRows(schema: JsonSchema, path: string, rows: string[]): void {
     const at = path ? `${path}.${name}` : name;
     const required = schema.required?.includes(name) ? 'yes' : '';
     rows.push(`| \`${at}\` | ${cell(typeOf(field))} | ${required} | ${cell([field.description ?? '', limits(field)].filter(Boolean).join(' '))} |`);
-    const inner = field.type === 'array' ? field.items : field.additionalProperties && typeof field.additionalProperties === 'object' ? field.additionalProperties : field;
+    const inner =
+      field.type === 'array' ? field.items : field.additionalProperties && typeof field.additionalProperties === 'object' ? field.additionalProperties : field;
     if (inner && inner !== field) fieldRows(inner, field.type === 'array' ? `${at}[]` : `${at}.<name>`, rows);
     else if (field.properties) fieldRows(field, at, rows);
   }
@@ -110,7 +115,9 @@ async function metricsPage(): Promise<string> {
   const rows = (await registry.getMetricsAsJSON())
     .filter((metric) => metric.name.startsWith('routekeeper_'))
     .map((metric) => {
-      const labels = ((registry.getSingleMetric(metric.name) as unknown as { labelNames?: string[] }).labelNames ?? []).map((label) => `\`${label}\``).join(', ');
+      const labels = ((registry.getSingleMetric(metric.name) as unknown as { labelNames?: string[] }).labelNames ?? [])
+        .map((label) => `\`${label}\``)
+        .join(', ');
       return `| \`${metric.name}\` | ${metric.type} | ${labels} | ${cell(metric.help)} |`;
     });
   return `${notice('the metrics registry, src/ops/metrics.ts')}

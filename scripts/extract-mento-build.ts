@@ -17,7 +17,15 @@ import { runInNewContext } from 'node:vm';
 const version = '0.2.3';
 /** `npm view @mento-protocol/mento-core-ts@0.2.3 dist.integrity` */
 const integrity = 'sha512-Fjj0t2a6xqpHTbhfafioqjkY9ZDBsq3oy/DkRizihDI2zul/PFQJfQwyy7WDSSc/cNAflevBeSJyqTPTv9HD/Q==';
-const contracts = ['Broker', 'BiPoolManager', 'ConstantProductPricingModule', 'ConstantSumPricingModule', 'BreakerBox', 'MedianDeltaBreaker', 'Reserve'] as const;
+const contracts = [
+  'Broker',
+  'BiPoolManager',
+  'ConstantProductPricingModule',
+  'ConstantSumPricingModule',
+  'BreakerBox',
+  'MedianDeltaBreaker',
+  'Reserve',
+] as const;
 const target = new URL('../src/devnet/artifacts/mento-published.ts', import.meta.url);
 
 const tarball = process.argv[2];
@@ -47,7 +55,14 @@ for (const name of contracts) {
   const bytecode = source.match(/\nvar _bytecode = "(0x[0-9a-fA-F]+)";\n/)?.[1];
   if (!abiSource || !bytecode) throw new Error(`${name}__factory.js has no ABI or no bytecode`);
   const abi = runInNewContext(`(${abiSource})`, {}, { timeout: 1000 });
-  lines.push(`/** ${name} as Mento built it. */`, `export const ${name} = {`, `  abi: ${JSON.stringify(abi)},`, `  bytecode: '${bytecode}',`, '} as const;', '');
+  lines.push(
+    `/** ${name} as Mento built it. */`,
+    `export const ${name} = {`,
+    `  abi: ${JSON.stringify(abi)},`,
+    `  bytecode: '${bytecode}',`,
+    '} as const;',
+    '',
+  );
 }
 writeFileSync(target, lines.join('\n'));
 console.log(`wrote ${target.pathname}`);

@@ -33,11 +33,16 @@ export async function fundWallets(book: DeploymentAddressBook, count: number): P
  * `spread`: the file's `defaults.spread` ("0s": every strategy starts at the slot itself).
  */
 export function strategyFile(strategies: number, walletCount: number, concurrency?: number, spread?: string): string {
-  const defaults = [...(concurrency === undefined ? [] : [`maxConcurrency: ${concurrency}`]), ...(spread === undefined ? [] : [`spread: ${spread}`]), 'approvals: unlimited'];
+  const defaults = [
+    ...(concurrency === undefined ? [] : [`maxConcurrency: ${concurrency}`]),
+    ...(spread === undefined ? [] : [`spread: ${spread}`]),
+    'approvals: unlimited',
+  ];
   const lines = [`defaults: { ${defaults.join(', ')} }`, 'wallets:'];
   for (let w = 0; w < walletCount; w++) lines.push(`  w${w}: { privateKeyEnv: BENCH_KEY_${w} }`);
   lines.push('strategies:');
-  for (let i = 0; i < strategies; i++) lines.push(`  - { id: dca-${i}, kind: dca, wallet: w${i % walletCount}, every: 1m, sell: { token: cUSD, amount: "0.0${(i % 20) + 10}" }, buy: CELO }`);
+  for (let i = 0; i < strategies; i++)
+    lines.push(`  - { id: dca-${i}, kind: dca, wallet: w${i % walletCount}, every: 1m, sell: { token: cUSD, amount: "0.0${(i % 20) + 10}" }, buy: CELO }`);
   return `${lines.join('\n')}\n`;
 }
 

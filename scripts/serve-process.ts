@@ -20,7 +20,10 @@ export async function startServe(args: string[]) {
   const started = performance.now();
   // BENCH_NODE_ARGS: flags for serve's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], { env: { ...process.env, RPC_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, RPC_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -46,7 +49,12 @@ export async function startServe(args: string[]) {
  * `concurrency` clients asking `quote` in turn over `questions` for `seconds`: every answer's time and status, and
  * how long it took in all.
  */
-export async function quoteLoad<Q>(questions: readonly Q[], quote: (question: Q) => Promise<{ status: number; ms: number }>, concurrency: number, seconds: number) {
+export async function quoteLoad<Q>(
+  questions: readonly Q[],
+  quote: (question: Q) => Promise<{ status: number; ms: number }>,
+  concurrency: number,
+  seconds: number,
+) {
   const samples: number[] = [];
   const statuses: Record<number, number> = {};
   const started = performance.now();

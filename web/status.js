@@ -2,7 +2,6 @@
 // /api/strategies/<id> (chart series and trades), and redraws every 5 seconds. No build step: plain JavaScript
 // and uPlot. A token given as #token=<ROUTEKEEPER_STATUS_TOKEN> in the address is sent as a bearer token (the
 // part after # never leaves the browser).
-'use strict';
 
 const refreshMs = 5000;
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -101,7 +100,11 @@ function headline(strategy) {
 }
 
 function stateOf(item) {
-  return item.paused ? element('span', { class: 'paused', title: item.paused.reason }, `paused: ${item.paused.reason}`) : item.inStrategyFile === false ? 'retired' : 'active';
+  return item.paused
+    ? element('span', { class: 'paused', title: item.paused.reason }, `paused: ${item.paused.reason}`)
+    : item.inStrategyFile === false
+      ? 'retired'
+      : 'active';
 }
 
 function renderOverview(report) {
@@ -122,28 +125,48 @@ function renderOverview(report) {
       ),
     ),
   );
-  document.querySelector('#wallets tbody').replaceChildren(
-    ...report.wallets.map((wallet) =>
-      element(
-        'tr',
-        {},
-        element('td', {}, `${wallet.name} `, element('code', {}, wallet.address)),
-        element('td', {}, stateOf(wallet)),
-        element('td', {}, wallet.holdings.map((holding) => holding.amount.text).join(', ') || '—'),
-        element('td', {}, wallet.valueUsd === null ? '—' : `$${Number(wallet.valueUsd).toLocaleString('en-US', { maximumFractionDigits: 2 })}`),
-        element('td', {}, wallet.trades),
-        element('td', {}, wallet.gas.text),
+  document
+    .querySelector('#wallets tbody')
+    .replaceChildren(
+      ...report.wallets.map((wallet) =>
+        element(
+          'tr',
+          {},
+          element('td', {}, `${wallet.name} `, element('code', {}, wallet.address)),
+          element('td', {}, stateOf(wallet)),
+          element('td', {}, wallet.holdings.map((holding) => holding.amount.text).join(', ') || '—'),
+          element('td', {}, wallet.valueUsd === null ? '—' : `$${Number(wallet.valueUsd).toLocaleString('en-US', { maximumFractionDigits: 2 })}`),
+          element('td', {}, wallet.trades),
+          element('td', {}, wallet.gas.text),
+        ),
       ),
-    ),
-  );
+    );
 }
 
 /** The charts a strategy of this kind has: name, title, and the series of its points to draw. */
 function chartsOf(strategy, series) {
   const unit = strategy.valueToken.symbol;
   const list = [];
-  if (strategy.kind === 'dca') list.push({ name: 'value', title: `Worth and invested (${unit})`, points: series.value, lines: [['value', 'worth'], ['invested', 'invested']] });
-  if (strategy.kind === 'rebalance') list.push({ name: 'value', title: `Portfolio against holding the start (${unit})`, points: series.value, lines: [['value', 'portfolio'], ['hold', 'holding']] });
+  if (strategy.kind === 'dca')
+    list.push({
+      name: 'value',
+      title: `Worth and invested (${unit})`,
+      points: series.value,
+      lines: [
+        ['value', 'worth'],
+        ['invested', 'invested'],
+      ],
+    });
+  if (strategy.kind === 'rebalance')
+    list.push({
+      name: 'value',
+      title: `Portfolio against holding the start (${unit})`,
+      points: series.value,
+      lines: [
+        ['value', 'portfolio'],
+        ['hold', 'holding'],
+      ],
+    });
   if (strategy.kind !== 'compound') {
     const assets = [...new Set(series.fills.map((fill) => fill.asset))];
     const points = series.fills.map((fill) => {
@@ -154,10 +177,14 @@ function chartsOf(strategy, series) {
       }
       return point;
     });
-    const lines = assets.flatMap((asset) => [[`paid ${asset}`, `paid for ${asset}`], [`reference ${asset}`, `reference for ${asset}`]]);
+    const lines = assets.flatMap((asset) => [
+      [`paid ${asset}`, `paid for ${asset}`],
+      [`reference ${asset}`, `reference for ${asset}`],
+    ]);
     list.push({ name: 'fills', title: `Price paid per trade against the reference (${unit} per asset)`, points, lines });
   }
-  if (strategy.kind === 'compound') list.push({ name: 'rewards', title: `Rewards compounded (${unit} when claimed)`, points: series.rewards, lines: [['value', 'claimed']] });
+  if (strategy.kind === 'compound')
+    list.push({ name: 'rewards', title: `Rewards compounded (${unit} when claimed)`, points: series.rewards, lines: [['value', 'claimed']] });
   list.push({ name: 'gas', title: `Gas spent (${strategy.gas.native.symbol})`, points: series.gas, lines: [['native', 'gas']] });
   return list;
 }
@@ -174,7 +201,10 @@ function xRange(xs) {
 }
 
 function drawChart(container, key, chart) {
-  const data = [chart.points.map((point) => point.t / 1000), ...chart.lines.map(([field]) => chart.points.map((point) => (point[field] === null || point[field] === undefined ? null : Number(point[field]))))];
+  const data = [
+    chart.points.map((point) => point.t / 1000),
+    ...chart.lines.map(([field]) => chart.points.map((point) => (point[field] === null || point[field] === undefined ? null : Number(point[field])))),
+  ];
   container.dataset.points = String(chart.points.length);
   container.dataset.series = String(chart.lines.length);
   const existing = charts.get(key);
@@ -188,7 +218,17 @@ function drawChart(container, key, chart) {
     {
       width: Math.max(320, container.clientWidth || 520),
       height: 220,
-      series: [{}, ...chart.lines.map(([, label], i) => ({ label, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 6 }, value: (_u, v) => (v === null ? '—' : number(v)) }))],
+      series: [
+        {},
+        ...chart.lines.map(([, label], i) => ({
+          label,
+          stroke: colors[i % colors.length],
+          width: 2,
+          spanGaps: true,
+          points: { show: true, size: 6 },
+          value: (_u, v) => (v === null ? '—' : number(v)),
+        })),
+      ],
       scales: { x: { time: true, range: (u) => xRange(u.data[0]) } },
       axes: [{}, { size: 90, values: (_u, splits) => splits.map(number) }],
     },
@@ -203,7 +243,13 @@ function renderStrategy(strategy, detail) {
   let section = document.getElementById(id);
   if (!section) {
     section = element('section', { id, class: 'strategy', 'data-strategy-section': strategy.id });
-    section.append(element('h3'), element('p', { class: 'plan' }), element('dl', { class: 'figures' }), element('div', { class: 'charts' }), element('div', { class: 'trades' }));
+    section.append(
+      element('h3'),
+      element('p', { class: 'plan' }),
+      element('dl', { class: 'figures' }),
+      element('div', { class: 'charts' }),
+      element('div', { class: 'trades' }),
+    );
     document.getElementById('strategies').append(section);
   }
   const [title, plan, figures, chartBox, trades] = section.children;
@@ -232,10 +278,29 @@ function renderStrategy(strategy, detail) {
       element('td', {}, new Date(trade.at).toLocaleString()),
       element('td', {}, trade.status),
       element('td', {}, trade.text),
-      element('td', {}, trade.link?.startsWith('https://') ? element('a', { href: trade.link, target: '_blank', rel: 'noopener noreferrer' }, `${trade.txHash.slice(0, 10)}…`) : trade.txHash ? element('code', {}, `${trade.txHash.slice(0, 10)}…`) : ''),
+      element(
+        'td',
+        {},
+        trade.link?.startsWith('https://')
+          ? element('a', { href: trade.link, target: '_blank', rel: 'noopener noreferrer' }, `${trade.txHash.slice(0, 10)}…`)
+          : trade.txHash
+            ? element('code', {}, `${trade.txHash.slice(0, 10)}…`)
+            : '',
+      ),
     ),
   );
-  trades.replaceChildren(element('table', {}, element('thead', {}, element('tr', {}, element('th', {}, 'when'), element('th', {}, 'status'), element('th', {}, 'trade'), element('th', {}, 'transaction'))), element('tbody', {}, ...rows)));
+  trades.replaceChildren(
+    element(
+      'table',
+      {},
+      element(
+        'thead',
+        {},
+        element('tr', {}, element('th', {}, 'when'), element('th', {}, 'status'), element('th', {}, 'trade'), element('th', {}, 'transaction')),
+      ),
+      element('tbody', {}, ...rows),
+    ),
+  );
 }
 
 async function refresh() {
@@ -244,7 +309,8 @@ async function refresh() {
     const report = await getJson('/api/status');
     const details = await Promise.all(report.strategies.map((strategy) => getJson(`/api/strategies/${encodeURIComponent(strategy.id)}`)));
     const pricesAt = report.pricesAt ? new Date(report.pricesAt).toLocaleString() : 'no prices recorded yet';
-    document.getElementById('summary').textContent = `chain ${report.chainId ?? '?'} · ${report.strategies.length} strategies · values at the reference prices of ${pricesAt} · updated ${new Date(report.generatedAt).toLocaleTimeString()}`;
+    document.getElementById('summary').textContent =
+      `chain ${report.chainId ?? '?'} · ${report.strategies.length} strategies · values at the reference prices of ${pricesAt} · updated ${new Date(report.generatedAt).toLocaleTimeString()}`;
     renderOverview(report);
     report.strategies.forEach((strategy, i) => renderStrategy(strategy, details[i]));
     document.body.dataset.generatedAt = report.generatedAt;

@@ -19,7 +19,11 @@ const withoutSync = new WeakSet<object>();
  * the attempt dropped and throws TransactionRejectedError; of anything else (bytes sent again, a replacement) it is
  * recorded and left, like any other failure, to following the nonce.
  */
-export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], options: { stage?: TxStage; signal?: AbortSignal } = {}): Promise<Map<Hex, TransactionReceipt>> {
+export async function broadcast(
+  wallet: Wallet,
+  attempts: readonly Attempt[],
+  options: { stage?: TxStage; signal?: AbortSignal } = {},
+): Promise<Map<Hex, TransactionReceipt>> {
   const stage = options.stage ?? 'broadcast';
   for (const attempt of attempts) if (attempt.status === 'signed') await wallet.journal.sending(attempt);
   const sync = !wallet.impersonated && !withoutSync.has(wallet.client);
@@ -29,7 +33,11 @@ export async function broadcast(wallet: Wallet, attempts: readonly Attempt[], op
   // than we wait for a synchronous answer.
   const alone = AbortSignal.any([AbortSignal.timeout(Math.max(wallet.settings.syncWaitMs + 1_000, 10_000)), ...(options.signal ? [options.signal] : [])]);
   const send = (attempt: Attempt) =>
-    wallet.impersonated ? sendImpersonated(wallet, attempt, alone) : sync ? sendSync(wallet, attempt, alone, options.signal) : sendPlain(wallet, attempt, alone);
+    wallet.impersonated
+      ? sendImpersonated(wallet, attempt, alone)
+      : sync
+        ? sendSync(wallet, attempt, alone, options.signal)
+        : sendPlain(wallet, attempt, alone);
   const results = await Promise.all(attempts.map(send));
   const receipts = new Map<Hex, TransactionReceipt>();
   if (sync && results.some((result) => result instanceof MethodUnsupportedError)) {
@@ -81,22 +89,25 @@ async function sendImpersonated(wallet: Wallet, attempt: Attempt, alone: AbortSi
   // eth_sendTransaction is a wallet method: the fork node holds the "account" for us.
   const request = wallet.client.request as unknown as EIP1193RequestFn<WalletRpcSchema>;
   try {
-    const hash = await request({
-      method: 'eth_sendTransaction',
-      params: [
-        {
-          from: wallet.address,
-          to: tx.to ?? undefined,
-          data: tx.data ?? '0x',
-          value: numberToHex(tx.value ?? 0n),
-          gas: numberToHex(attempt.gasLimit),
-          nonce: numberToHex(attempt.nonce),
-          maxFeePerGas: numberToHex(attempt.maxFeePerGas),
-          maxPriorityFeePerGas: numberToHex(attempt.maxPriorityFeePerGas),
-          type: '0x2',
-        },
-      ],
-    }, { signal: alone });
+    const hash = await request(
+      {
+        method: 'eth_sendTransaction',
+        params: [
+          {
+            from: wallet.address,
+            to: tx.to ?? undefined,
+            data: tx.data ?? '0x',
+            value: numberToHex(tx.value ?? 0n),
+            gas: numberToHex(attempt.gasLimit),
+            nonce: numberToHex(attempt.nonce),
+            maxFeePerGas: numberToHex(attempt.maxFeePerGas),
+            maxPriorityFeePerGas: numberToHex(attempt.maxPriorityFeePerGas),
+            type: '0x2',
+          },
+        ],
+      },
+      { signal: alone },
+    );
     // The node names the transaction; should its hash differ from the one computed at "signing", the node's is kept.
     if (hash.toLowerCase() !== attempt.hash.toLowerCase()) {
       await wallet.journal.renamed(attempt, hash);

@@ -26,7 +26,7 @@ import { KeyUsedElsewhereError, OutcomeUnknownError } from './errors.ts';
 import { type ReceiptBlocks, inclusionOf, judgeInclusion, nonceUse } from './evidence.ts';
 import { type ChainFact, isOpenAttempt } from './journal.ts';
 import type { ProvenCall } from './stored-tx.ts';
-import type { Mined, TxRequest, Wallet } from './wallet.ts';
+import type { Mined, Wallet } from './wallet.ts';
 
 export type FollowOptions = {
   intentId: string;
@@ -47,7 +47,6 @@ export type FollowOptions = {
   authorize: (attempt: Attempt) => Promise<ProvenCall & { purpose: AttemptPurpose }>;
   signal?: AbortSignal;
 };
-
 
 /** Follows every open nonce of the trade; resolves with the last one mined (the trade, or its cancellation). */
 export async function follow(wallet: Wallet, options: FollowOptions): Promise<Mined | undefined> {
@@ -98,7 +97,12 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
       if (inclusion === 'confirmed') return settleNonce(wallet, open, minedIndex, receipt);
       if (inclusion === 'not-in-chain') {
         // A reorg dropped its block, or the node made the receipt up: either way it proves nothing yet.
-        await noteOnce(`absent:${receipt.blockHash}`, { kind: 'receipt-not-in-chain', hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+        await noteOnce(`absent:${receipt.blockHash}`, {
+          kind: 'receipt-not-in-chain',
+          hash: receipt.transactionHash,
+          blockNumber: receipt.blockNumber,
+          blockHash: receipt.blockHash,
+        });
         known = `a receipt in block ${receipt.blockNumber} that the chain does not hold`;
       } else {
         known = `mined in block ${receipt.blockNumber}, awaiting ${wallet.settings.confirmations} confirmations`;
@@ -137,7 +141,9 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
       }
     }
     if (Date.now() - started > giveUpAfterMs) {
-      throw new OutcomeUnknownError(`nonce ${nonce} of ${wallet.address} not settled after ${Math.round((Date.now() - started) / 1000)} s (${known}); the trade stays open until the chain shows what happened`);
+      throw new OutcomeUnknownError(
+        `nonce ${nonce} of ${wallet.address} not settled after ${Math.round((Date.now() - started) / 1000)} s (${known}); the trade stays open until the chain shows what happened`,
+      );
     }
     pause = Math.min(wallet.settings.pollMs, pause === 0 ? 25 : pause * 2);
     await sleep(pause, options.signal);
@@ -149,12 +155,7 @@ async function followNonce(wallet: Wallet, nonce: number, options: FollowOptions
  * Ours: its receipt is awaited. Another of our trades' (a ledger inconsistency): this one's attempts can never
  * mine. One we never signed: the key is used elsewhere. Not found: nothing is concluded.
  */
-async function traceUsedNonce(
-  wallet: Wallet,
-  nonce: number,
-  open: Attempt[],
-  intentId: string,
-): Promise<{ known: string; ours: boolean }> {
+async function traceUsedNonce(wallet: Wallet, nonce: number, open: Attempt[], intentId: string): Promise<{ known: string; ours: boolean }> {
   const used = await nonceUse(wallet.client, wallet.address, nonce).catch(() => undefined);
   if (!used) return { known: `nonce ${nonce} is used, but the node does not show by which transaction`, ours: false };
   if (open.some((a) => a.hash.toLowerCase() === used.hash.toLowerCase())) {
@@ -170,7 +171,9 @@ async function traceUsedNonce(
     throw new OutcomeUnknownError(`nonce ${nonce} was used by ${used.hash} of our trade ${other.intentId}; none of this trade's transactions can mine`);
   }
   await wallet.journal.noted(intentId, { kind: 'key-used-elsewhere', wallet: wallet.address, nonce, hash: used.hash, blockNumber: used.blockNumber });
-  throw new KeyUsedElsewhereError(`nonce ${nonce} of ${wallet.address} was used by ${used.hash} (block ${used.blockNumber}), a transaction routekeeper did not sign: the key is used elsewhere`);
+  throw new KeyUsedElsewhereError(
+    `nonce ${nonce} of ${wallet.address} was used by ${used.hash} (block ${used.blockNumber}), a transaction routekeeper did not sign: the key is used elsewhere`,
+  );
 }
 
 /**
@@ -187,7 +190,14 @@ async function unstick(wallet: Wallet, newest: Attempt, options: FollowOptions, 
   const deadlinePassed = options.deadline !== undefined && block.timestamp > options.deadline;
   if (wallet.fees.overCap(fees.maxFeePerGas)) {
     if (!atCapRecorded) {
-      await journal.noted(options.intentId, { kind: 'stuck-at-fee-cap', hash: newest.hash, decision: 'keep waiting', wouldNeed: fees.maxFeePerGas, cap: wallet.fees.cap, deadlinePassed });
+      await journal.noted(options.intentId, {
+        kind: 'stuck-at-fee-cap',
+        hash: newest.hash,
+        decision: 'keep waiting',
+        wouldNeed: fees.maxFeePerGas,
+        cap: wallet.fees.cap,
+        deadlinePassed,
+      });
     }
     return 'at-cap';
   }
@@ -216,7 +226,12 @@ async function settleNonce(wallet: Wallet, open: Attempt[], minedIndex: number, 
   const mined = open[minedIndex] as Attempt;
   const settled = await wallet.journal.nonceSettled(
     mined,
-    { status: receipt.status === 'success' ? 'mined' : 'reverted', blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice },
+    {
+      status: receipt.status === 'success' ? 'mined' : 'reverted',
+      blockNumber: receipt.blockNumber,
+      gasUsed: receipt.gasUsed,
+      effectiveGasPrice: receipt.effectiveGasPrice,
+    },
     open.filter((other) => other.id !== mined.id),
   );
   wallet.settled(mined.nonce);

@@ -58,7 +58,8 @@ export function nodeErrorOf(error: unknown): NodeError {
   const text = (nodeSaid || reasonOf(error)).toLowerCase();
   const matched = `${text} ${reasonOf(error).toLowerCase()}`;
   const options = { cause: error, details: text.slice(0, 300) };
-  const code = error instanceof BaseError ? (error.walk((e) => typeof (e as { code?: unknown }).code === 'number') as { code?: number } | null)?.code : undefined;
+  const code =
+    error instanceof BaseError ? (error.walk((e) => typeof (e as { code?: unknown }).code === 'number') as { code?: number } | null)?.code : undefined;
   if (known.test(matched)) return new TransactionKnownError('the node already has this transaction', options);
   if (nonceTooLow.test(matched)) return new NonceTooLowError('the nonce is used already', options);
   if (rejected.test(matched)) return new TransactionRejectedError(`the node refused the transaction: ${text.slice(0, 200)}`, options);

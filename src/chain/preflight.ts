@@ -131,16 +131,24 @@ type Answers = { results: CallResult[]; allowance?: bigint; quote?: CallResult }
  */
 async function simulateTogether(client: ChainClient, { from, to, data, approval, before = [], quote }: PreflightRequest, time: bigint): Promise<Answers> {
   const earlier = before.map((tx) => ({ from, to: tx.to, data: tx.data, value: tx.value }));
-  const readAllowance = approval && earlier.length > 0 ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) }] : [];
+  const readAllowance =
+    approval && earlier.length > 0
+      ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) }]
+      : [];
   const readQuote = quote ? [{ from, to: quote.to, data: quote.data }] : [];
   const calls = [
-    ...(approval ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }] : []),
+    ...(approval
+      ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }]
+      : []),
     { from, to, data },
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
   try {
     const stateOverrides = quote ? [{ address: quote.to, code: quote.code }] : undefined;
-    blocks = await simulateBlocks(client, { blocks: [{ blockOverrides: { time }, stateOverrides, calls: [...earlier, ...readAllowance, ...readQuote, ...calls] }], traceTransfers: true });
+    blocks = await simulateBlocks(client, {
+      blocks: [{ blockOverrides: { time }, stateOverrides, calls: [...earlier, ...readAllowance, ...readQuote, ...calls] }],
+      traceTransfers: true,
+    });
   } catch (error) {
     const typed = nodeErrorOf(error);
     if (typed instanceof MethodUnsupportedError) throw typed;

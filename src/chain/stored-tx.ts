@@ -15,8 +15,10 @@ export type ProvenCall = { call: TxRequest; gas: bigint; fees: Fees };
 
 /** The call of an attempt's stored bytes, their gas limit and fees, once proven the wallet's own; StoredRecordRefusedError if not. */
 export async function provenCall(wallet: Pick<Wallet, 'address' | 'chainId' | 'impersonated'>, attempt: Attempt): Promise<ProvenCall> {
-  const refuse = (why: string) => new StoredRecordRefusedError(`attempt ${attempt.id} (${attempt.hash}) of trade ${attempt.intentId}: ${why}; nothing is sent for it`);
-  if (!isAddressEqual(attempt.wallet, wallet.address) || attempt.chainId !== wallet.chainId) throw refuse(`its row names wallet ${attempt.wallet} on chain ${attempt.chainId}, not ${wallet.address} on ${wallet.chainId}`);
+  const refuse = (why: string) =>
+    new StoredRecordRefusedError(`attempt ${attempt.id} (${attempt.hash}) of trade ${attempt.intentId}: ${why}; nothing is sent for it`);
+  if (!isAddressEqual(attempt.wallet, wallet.address) || attempt.chainId !== wallet.chainId)
+    throw refuse(`its row names wallet ${attempt.wallet} on chain ${attempt.chainId}, not ${wallet.address} on ${wallet.chainId}`);
   let tx: ReturnType<typeof parseTransaction>;
   try {
     tx = parseTransaction(attempt.rawTx);
@@ -28,10 +30,13 @@ export async function provenCall(wallet: Pick<Wallet, 'address' | 'chainId' | 'i
   if (tx.nonce !== attempt.nonce) throw refuse(`its stored bytes are at nonce ${tx.nonce}, the row says ${attempt.nonce}`);
   if (wallet.impersonated) {
     // A fork's transactions are sent by the node as the wallet, never signed: their bytes carry no signature to prove.
-    if (tx.r === undefined || tx.s === undefined || BigInt(tx.r) !== 1n || BigInt(tx.s) !== 1n) throw refuse('its stored bytes carry a signature, which no fork transaction of routekeeper does');
+    if (tx.r === undefined || tx.s === undefined || BigInt(tx.r) !== 1n || BigInt(tx.s) !== 1n)
+      throw refuse('its stored bytes carry a signature, which no fork transaction of routekeeper does');
   } else {
     if (keccak256(attempt.rawTx).toLowerCase() !== attempt.hash.toLowerCase()) throw refuse('its hash is not that of its stored bytes');
-    const signer = await recoverTransactionAddress({ serializedTransaction: attempt.rawTx as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] }).catch(() => undefined);
+    const signer = await recoverTransactionAddress({
+      serializedTransaction: attempt.rawTx as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'],
+    }).catch(() => undefined);
     if (!signer) throw refuse('its stored bytes carry no valid signature');
     if (!isAddressEqual(signer, wallet.address)) throw refuse(`its stored bytes are signed by ${signer}, not by the wallet`);
   }

@@ -20,7 +20,8 @@ export type NodeTransportOptions = { batch?: boolean; signal?: AbortSignal; time
  */
 export function nodeTransport(urls: readonly string[], options: NodeTransportOptions = {}): Transport {
   const retries = { retryCount: 3, retryDelay: 200 };
-  const one = (url: string, retryCount: number) => http(url, { batch: options.batch ?? false, retryCount, retryDelay: retries.retryDelay, timeout: options.timeoutMs, fetchFn: stoppedBy(options.signal) });
+  const one = (url: string, retryCount: number) =>
+    http(url, { batch: options.batch ?? false, retryCount, retryDelay: retries.retryDelay, timeout: options.timeoutMs, fetchFn: stoppedBy(options.signal) });
   if (urls.length === 1) return one(urls[0] as string, retries.retryCount);
   return fallback(
     urls.map((url) => one(url, 0)),

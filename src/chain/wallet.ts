@@ -4,7 +4,16 @@
  * bytes are sent again, or their outcome adopted, and a slot is never signed twice.
  */
 import PQueue from 'p-queue';
-import { type Address, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559, concatHex, keccak256, parseTransaction, serializeTransaction } from 'viem';
+import {
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+  type TransactionSerializableEIP1559,
+  concatHex,
+  keccak256,
+  parseTransaction,
+  serializeTransaction,
+} from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Attempt, AttemptPurpose, Fence } from '../model/attempt.ts';
 import type { TxJournal } from './journal.ts';

@@ -6,7 +6,6 @@ import { type CommandContext, commonHelp, defaultOnceWait } from './command.ts';
 import { productionServiceUrl } from '../routing-api/endpoints.ts';
 import { schemaPath } from './schema-path.ts';
 
-
 export type CommandEntry = {
   name: string;
   summary: string;

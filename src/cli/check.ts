@@ -14,7 +14,8 @@ function printPlan(strategies: readonly Strategy[], now: number): void {
   for (const strategy of strategies) {
     const { firstRun, times } = nextRuns(strategy, now);
     console.log(`  ${strategy.id} (${strategy.kind}, wallet ${strategy.wallet}): ${strategyInWords(strategy)}`);
-    const first = firstRun === 'now' ? 'on a fresh ledger, runs at start (firstRun: now); then' : 'on a fresh ledger, waits for its first slot (firstRun: slot);';
+    const first =
+      firstRun === 'now' ? 'on a fresh ledger, runs at start (firstRun: now); then' : 'on a fresh ledger, waits for its first slot (firstRun: slot);';
     console.log(`    ${first} next runs ${times.length ? times.map((time) => new Date(time).toISOString()).join(', ') : 'none: its window has ended'}`);
   }
 }
@@ -25,16 +26,22 @@ export async function run(argv: string[]): Promise<number> {
   const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
   try {
     const block = await runtime.client.getBlock({ blockTag: 'latest' });
-    console.log(`strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`);
+    console.log(
+      `strategy file ${runtime.configFile}: ${runtime.config.strategies.length} strategies, ${runtime.config.wallets.size} wallets, all tokens and amounts resolve`,
+    );
     printPlan(runtime.config.strategies, Date.now());
-    console.log(`chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`);
+    console.log(
+      `chain ${runtime.chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}: block ${block.number}, ${new Date(Number(block.timestamp) * 1000).toISOString()}`,
+    );
     let serviceOk = true;
     try {
       const health = await runtime.routing.health();
       console.log(`routing service ${redactUrl(runtime.serviceUrl)} (${runtime.serviceKind}): ${health.state}`);
     } catch (error) {
       serviceOk = false;
-      console.log(`routing service ${redactUrl(runtime.serviceUrl)} (${runtime.serviceKind}): NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`);
+      console.log(
+        `routing service ${redactUrl(runtime.serviceUrl)} (${runtime.serviceKind}): NOT reachable (${scrub((error as Error).message.split('\n')[0] ?? '')})`,
+      );
     }
     // The chain data's routers and OneClickFarms (built in, and the address book's): what a trade approves.
     const known = knownContractsFor(runtime.chainId, runtime.book);
@@ -43,7 +50,8 @@ export async function run(argv: string[]): Promise<number> {
       const address = wallet.account.address;
       console.log(`wallet ${wallet.name} ${address}: ${formatEther(await runtime.client.getBalance({ address }))} native`);
       const tokens = new Map<string, TokenInfo>();
-      for (const strategy of runtime.config.strategies.filter((s) => s.wallet === wallet.name)) for (const token of tokensTraded(strategy)) tokens.set(token.address, token);
+      for (const strategy of runtime.config.strategies.filter((s) => s.wallet === wallet.name))
+        for (const token of tokensTraded(strategy)) tokens.set(token.address, token);
       for (const token of tokens.values()) {
         const balance = await runtime.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
         const allowances = await Promise.all(
@@ -52,7 +60,9 @@ export async function run(argv: string[]): Promise<number> {
             return `${name} ${formatTokenAmount(allowed, token.decimals)}`;
           }),
         );
-        console.log(`  ${token.symbol.padEnd(6)} ${formatTokenAmount(balance, token.decimals)}${allowances.length ? `  (allowance: ${allowances.join(', ')})` : ''}`);
+        console.log(
+          `  ${token.symbol.padEnd(6)} ${formatTokenAmount(balance, token.decimals)}${allowances.length ? `  (allowance: ${allowances.join(', ')})` : ''}`,
+        );
       }
     }
     return serviceOk ? 0 : 1;

@@ -26,8 +26,12 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`${ledger.location}: ${rows.filter((row) => row.live).length} live daemon(s), ${leases.length} wallet(s) leased`);
     for (const row of rows) {
       const state = row.live ? `renewed ${seconds(row.renewedAgoMs)} ago` : `gone (last renewed ${seconds(row.renewedAgoMs)} ago)`;
-      console.log(`${row.holder}  host ${row.host}  pid ${row.pid}  started ${new Date(row.startedAt).toISOString()}  ${state}  strategies ${row.strategyDigest} (${row.strategyFile})`);
-      console.log(`  ${row.held.length} wallet(s)${row.held.length > 0 ? `: ${row.held.map((held) => `${held.wallet} (epoch ${held.epoch})`).join(', ')}` : ''}`);
+      console.log(
+        `${row.holder}  host ${row.host}  pid ${row.pid}  started ${new Date(row.startedAt).toISOString()}  ${state}  strategies ${row.strategyDigest} (${row.strategyFile})`,
+      );
+      console.log(
+        `  ${row.held.length} wallet(s)${row.held.length > 0 ? `: ${row.held.map((held) => `${held.wallet} (epoch ${held.epoch})`).join(', ')}` : ''}`,
+      );
     }
     if (free.length > 0) console.log(`held by no daemon now: ${free.join(', ')}`);
     return 0;
@@ -41,7 +45,9 @@ function daemonRows(daemons: readonly DaemonRecord[], leases: readonly (Lease & 
   const rows = daemons.map((daemon) => ({
     ...daemon,
     live: daemon.renewedAgoMs < leaseMs,
-    held: leases.filter((lease) => lease.live && lease.holder === daemon.holder).map((lease) => ({ wallet: lease.wallet, epoch: lease.epoch, expiresAt: lease.expiresAt })),
+    held: leases
+      .filter((lease) => lease.live && lease.holder === daemon.holder)
+      .map((lease) => ({ wallet: lease.wallet, epoch: lease.epoch, expiresAt: lease.expiresAt })),
   }));
   return { rows, free: leases.filter((lease) => !lease.live).map((lease) => lease.wallet) };
 }

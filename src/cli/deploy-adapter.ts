@@ -28,14 +28,24 @@ const sameCode = (code: Hex | undefined, expected: Hex) => code !== undefined &&
 
 /** `routekeeper deploy-adapter`: resolves to the exit code (its help is in catalog.ts). */
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('deploy-adapter', argv, { config: { type: 'string', short: 'c' }, 'address-book': { type: 'string' }, wallet: { type: 'string' } }, true);
+  const { values, positionals } = parseCommandArgs(
+    'deploy-adapter',
+    argv,
+    { config: { type: 'string', short: 'c' }, 'address-book': { type: 'string' }, wallet: { type: 'string' } },
+    true,
+  );
   const [name, ...extra] = positionals;
   if (name !== 'mento-fpmm' || extra.length > 0) {
-    throw new UsageError(`deploy-adapter: name the adapter to deploy: mento-fpmm (got ${positionals.length === 0 ? 'none' : positionals.join(' ')}). See 'routekeeper deploy-adapter --help'.`);
+    throw new UsageError(
+      `deploy-adapter: name the adapter to deploy: mento-fpmm (got ${positionals.length === 0 ? 'none' : positionals.join(' ')}). See 'routekeeper deploy-adapter --help'.`,
+    );
   }
   const adapter = ownAdapters[name];
   const bookFile = values['address-book'];
-  if (!bookFile) throw new UsageError("deploy-adapter: --address-book <file> is required: the book the adapter's address is written into. See 'routekeeper deploy-adapter --help'.");
+  if (!bookFile)
+    throw new UsageError(
+      "deploy-adapter: --address-book <file> is required: the book the adapter's address is written into. See 'routekeeper deploy-adapter --help'.",
+    );
   const env = readEnv();
   const existing: AddressBook | undefined = existsSync(bookFile) ? loadAddressBook(bookFile) : undefined;
   const rpcUrl = env.RPC_URL?.[0] ?? existing?.rpcUrl;
@@ -46,16 +56,19 @@ export async function run(argv: string[]): Promise<number> {
   const strategyFile = loadStrategyFile(configFile);
   const names = Object.keys(strategyFile.wallets);
   const walletName = values.wallet ?? (names.length === 1 ? names[0] : undefined);
-  if (walletName === undefined) throw new UsageError(`deploy-adapter: --wallet is required: ${configFile} names ${names.length} wallets (${names.join(', ')}); say which one pays`);
+  if (walletName === undefined)
+    throw new UsageError(`deploy-adapter: --wallet is required: ${configFile} names ${names.length} wallets (${names.join(', ')}); say which one pays`);
   const source = strategyFile.wallets[walletName];
   if (!source) throw new UsageError(`deploy-adapter: --wallet ${walletName}: ${configFile} names no such wallet (it names ${names.join(', ')})`);
   const account = await walletAccount(walletName, source, { env: process.env, configFile });
 
   const probe = createPublicClient({ transport: http(rpcUrl) });
   const chainId = await probe.getChainId();
-  if (existing && existing.chainId !== chainId) throw new ConfigError(`${bookFile} is of chain ${existing.chainId}; the node at ${redactUrl(rpcUrl)} is chain ${chainId}`);
+  if (existing && existing.chainId !== chainId)
+    throw new ConfigError(`${bookFile} is of chain ${existing.chainId}; the node at ${redactUrl(rpcUrl)} is chain ${chainId}`);
   const known = knownContractsFor(chainId, existing);
-  if (known.mentoFpmmFactories.length === 0) throw new ConfigError(`no Mento v3 pool factory is known on chain ${chainId}: the adapter would have no pool to route through`);
+  if (known.mentoFpmmFactories.length === 0)
+    throw new ConfigError(`no Mento v3 pool factory is known on chain ${chainId}: the adapter would have no pool to route through`);
   const chain = chainFor(chainId, rpcUrl);
   const client = createPublicClient({ chain, transport: http(rpcUrl) });
 
@@ -77,7 +90,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   writeAdapter(bookFile, chainId, adapter.bookName, address);
   const paid = receipt.gasUsed * receipt.effectiveGasPrice;
-  console.log(`deployed ${adapter.bookName} at ${address} (transaction ${hash}, gas ${receipt.gasUsed}, ${formatEther(paid)} native) and wrote it to ${bookFile} as contracts.adapters.${adapter.bookName}`);
+  console.log(
+    `deployed ${adapter.bookName} at ${address} (transaction ${hash}, gas ${receipt.gasUsed}, ${formatEther(paid)} native) and wrote it to ${bookFile} as contracts.adapters.${adapter.bookName}`,
+  );
   return 0;
 }
 

@@ -1,6 +1,16 @@
 import { chainTimingFor, knownContractsFor, priceSourcesFor, tokenDirectory } from '../config/chain-data.ts';
 import { readEnv } from '../config/env.ts';
-import { codeFindings, factoryFindings, feedFindings, type Finding, mentoFindings, nodeFindings, sequencerFindings, sortedOraclesFindings, strategyFindings } from '../doctor/chain.ts';
+import {
+  codeFindings,
+  factoryFindings,
+  feedFindings,
+  type Finding,
+  mentoFindings,
+  nodeFindings,
+  sequencerFindings,
+  sortedOraclesFindings,
+  strategyFindings,
+} from '../doctor/chain.ts';
 import { ConfigError } from '../errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
 import { adapterFindings, hostedServiceFindings, serviceFindings } from '../doctor/routing.ts';
@@ -34,7 +44,11 @@ const marks: Record<Finding['level'], string> = { ok: 'ok  ', warn: 'warn', fail
 
 /** `routekeeper doctor`: one line per finding; exit 1 when anything fails (a strategy that cannot trade among them). */
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs('doctor', argv, { config: commonOptions.config, 'address-book': commonOptions['address-book'], 'hosted-service': { type: 'string' } });
+  const { values } = parseCommandArgs('doctor', argv, {
+    config: commonOptions.config,
+    'address-book': commonOptions['address-book'],
+    'hosted-service': { type: 'string' },
+  });
   const hostedUrl = hostedServiceOption(values['hosted-service']);
   const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
   try {

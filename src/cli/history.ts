@@ -1,6 +1,6 @@
 import { toJson } from '../json.ts';
 import { Ledger, type LedgerView, type RunRecord, runOutcomeOf } from '../ledger/ledger.ts';
-import { type Attempt } from '../model/attempt.ts';
+import type { Attempt } from '../model/attempt.ts';
 import { TokenNames, describeTrade } from '../trade/describe.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import { parseCommandArgs, parseIntegerOption } from './command.ts';
@@ -38,7 +38,9 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`${'started'.padEnd(24)}  ${'strategy'.padEnd(width)}  ${'slot'.padEnd(24)}  ${'outcome'.padEnd(11)}  what happened`);
     for (const row of rows) {
       const note = row.note ?? (row.finishedAt === undefined && row.trades.length === 0 ? 'the process stopped during the run' : '');
-      console.log(`${new Date(row.startedAt).toISOString()}  ${row.strategyId.padEnd(width)}  ${row.slot.padEnd(24)}  ${(row.outcome ?? 'interrupted').padEnd(11)}  ${note}`);
+      console.log(
+        `${new Date(row.startedAt).toISOString()}  ${row.strategyId.padEnd(width)}  ${row.slot.padEnd(24)}  ${(row.outcome ?? 'interrupted').padEnd(11)}  ${note}`,
+      );
       for (const trade of row.trades) {
         const why = trade.anomaly ?? trade.failure?.reason;
         const amountOut = trade.settlement?.amountOut;
@@ -71,7 +73,14 @@ export async function historyRows(ledger: LedgerView, options: { limit: number; 
   for (const trade of loose) {
     const { strategyId, slot } = runSlotOf(trade);
     if (withRun.has(`${strategyId}\n${slot}`)) continue;
-    rows.push({ strategyId: trade.strategyId, slot: trade.slot, startedAt: trade.createdAt, finishedAt: trade.updatedAt, outcome: runOutcomeOf(trade.status), trades: [await withAttempts(trade)] });
+    rows.push({
+      strategyId: trade.strategyId,
+      slot: trade.slot,
+      startedAt: trade.createdAt,
+      finishedAt: trade.updatedAt,
+      outcome: runOutcomeOf(trade.status),
+      trades: [await withAttempts(trade)],
+    });
   }
   return rows.sort((a, b) => b.startedAt - a.startedAt).slice(0, options.limit);
 }

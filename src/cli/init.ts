@@ -57,7 +57,8 @@ const toTokenAmount = (value: string): TokenAmount => {
   return { amount, token };
 };
 
-const tokenProblem = (chain: ChainProfile) => (value: string) => (chain.tokens.includes(value.trim()) ? undefined : `a token of this chain: ${chain.tokens.join(', ')}`);
+const tokenProblem = (chain: ChainProfile) => (value: string) =>
+  chain.tokens.includes(value.trim()) ? undefined : `a token of this chain: ${chain.tokens.join(', ')}`;
 const priceProblem = (value: string) => (decimalPattern.test(value.trim()) && Number(value) > 0 ? undefined : 'a price above 0, such as 0.6');
 const everyProblem = (value: string) => {
   try {
@@ -93,7 +94,9 @@ async function promptAsker(): Promise<Asker> {
       return value === '' ? undefined : value;
     },
     secret: async (message, check) => {
-      const value = (await password({ message: `${message} (hidden; Enter to fill it in later)`, mask: true, validate: (v) => v === '' || validate(check)(v) })).trim();
+      const value = (
+        await password({ message: `${message} (hidden; Enter to fill it in later)`, mask: true, validate: (v) => v === '' || validate(check)(v) })
+      ).trim();
       return value === '' ? undefined : value;
     },
     kinds: (message, offered, fallback) =>
@@ -104,7 +107,10 @@ async function promptAsker(): Promise<Asker> {
 /** --strategies dca,limit: the kinds named, each known and offered on this chain. */
 function kindsFlag(value: string | undefined, offered: Kind[]): Kind[] | undefined {
   if (value === undefined) return undefined;
-  const kinds = value.split(',').map((kind) => kind.trim()).filter(Boolean);
+  const kinds = value
+    .split(',')
+    .map((kind) => kind.trim())
+    .filter(Boolean);
   for (const kind of kinds) {
     if (!offered.includes(kind as Kind)) throw new UsageError(`init: --strategies: '${kind}' is not one of ${offered.join(', ')}`);
   }
@@ -122,22 +128,34 @@ function flagChecked(name: string, value: string | undefined, problem: (value: s
 async function answer(flags: Flags, ask: Asker, configFile: string): Promise<{ answers: InitAnswers; key?: string }> {
   const chainName =
     (flagChecked('chain', flags.chain, (v) => (v === 'celo' || v === 'devnet' ? undefined : 'celo or devnet')) as ChainProfile['name'] | undefined) ??
-    (await ask.select('Which chain?', Object.values(chainProfiles).map((chain) => ({ value: chain.name, name: `${chain.name}: ${chain.title}` })), 'devnet'));
+    (await ask.select(
+      'Which chain?',
+      Object.values(chainProfiles).map((chain) => ({ value: chain.name, name: `${chain.name}: ${chain.title}` })),
+      'devnet',
+    ));
   const chain = chainProfiles[chainName];
   const urlProblem = (v: string) => (v.split(',').every((url) => isHttpUrl(url.trim())) ? undefined : 'an http(s) URL (or several, separated by commas)');
-  const rpcUrl = chain.needsRpcUrl ? (flagChecked('rpc-url', flags['rpc-url'], urlProblem) ?? (await ask.text("The chain's RPC URL (your node or provider)", undefined, urlProblem))) : undefined;
+  const rpcUrl = chain.needsRpcUrl
+    ? (flagChecked('rpc-url', flags['rpc-url'], urlProblem) ?? (await ask.text("The chain's RPC URL (your node or provider)", undefined, urlProblem)))
+    : undefined;
   if (!chain.needsRpcUrl && flags['rpc-url'] !== undefined) throw new UsageError('init: --rpc-url is for a real chain; the devnet starts its own node');
   const envNameProblem = (v: string) => (/^[A-Z_][A-Z0-9_]*$/.test(v) ? undefined : 'an environment variable name, such as ROUTEKEEPER_PRIVATE_KEY');
   let keyEnv = devnetKeyVariable;
   let key: string | undefined;
   if (chain.needsRpcUrl) {
-    keyEnv = flagChecked('key-env', flags['key-env'], envNameProblem) ?? (await ask.text("The environment variable that holds the wallet's private key", devnetKeyVariable, envNameProblem));
-    if (!process.env[keyEnv]) key = await ask.secret(`The private key for ${keyEnv}, written to the .env file only`, (v) => (/^0x[0-9a-fA-F]{64}$/.test(v) ? undefined : '0x and 64 hex digits'));
+    keyEnv =
+      flagChecked('key-env', flags['key-env'], envNameProblem) ??
+      (await ask.text("The environment variable that holds the wallet's private key", devnetKeyVariable, envNameProblem));
+    if (!process.env[keyEnv])
+      key = await ask.secret(`The private key for ${keyEnv}, written to the .env file only`, (v) =>
+        /^0x[0-9a-fA-F]{64}$/.test(v) ? undefined : '0x and 64 hex digits',
+      );
   } else if (flags['key-env'] !== undefined && flags['key-env'] !== devnetKeyVariable) {
     throw new UsageError(`init: --key-env: the devnet funds ${devnetKeyVariable} only`);
   }
   const offered = strategyKinds.filter((kind) => kind !== 'compound' || chain.gauges.length > 0);
-  const kinds = kindsFlag(flags.strategies, offered) ?? (await ask.kinds('Which strategies to start with? (space to choose, Enter to go on)', offered, ['dca']));
+  const kinds =
+    kindsFlag(flags.strategies, offered) ?? (await ask.kinds('Which strategies to start with? (space to choose, Enter to go on)', offered, ['dca']));
   const answers: InitAnswers = { chain, rpcUrl, keyEnv, configFile };
   if (kinds.includes('dca')) {
     const sell = toTokenAmount(await ask.text('DCA: spend how much at each buy?', `10 ${chain.stable}`, tokenAmountProblem(chain)));
@@ -147,20 +165,32 @@ async function answer(flags: Flags, ask: Asker, configFile: string): Promise<{ a
   if (kinds.includes('limit')) {
     const sell = toTokenAmount(await ask.text('Limit order: sell how much?', `10 ${chain.volatile}`, tokenAmountProblem(chain)));
     const buy = await ask.text('Limit order: for which token?', chain.stable, tokenProblem(chain));
-    const takeProfit = flagChecked('take-profit', flags['take-profit'], priceProblem) ?? (await ask.text(`Limit order: sell once one ${sell.token} fetches how much ${buy} or more (take-profit)?`, undefined, priceProblem));
+    const takeProfit =
+      flagChecked('take-profit', flags['take-profit'], priceProblem) ??
+      (await ask.text(`Limit order: sell once one ${sell.token} fetches how much ${buy} or more (take-profit)?`, undefined, priceProblem));
     const stopLoss = await ask.optionalText(`Limit order: or sell once it fetches this much ${buy} or less (stop-loss)?`, priceProblem);
     answers.limit = { sell, buy, takeProfit, stopLoss };
   }
   if (kinds.includes('rebalance')) {
     const listProblem = (v: string) => {
       const tokens = v.split(',').map((t) => t.trim());
-      return tokens.length >= 2 && tokens.every((t) => chain.tokens.includes(t)) && new Set(tokens).size === tokens.length ? undefined : `two or more tokens of this chain, separated by commas: ${chain.tokens.join(', ')}`;
+      return tokens.length >= 2 && tokens.every((t) => chain.tokens.includes(t)) && new Set(tokens).size === tokens.length
+        ? undefined
+        : `two or more tokens of this chain, separated by commas: ${chain.tokens.join(', ')}`;
     };
-    const tokens = (await ask.text('Rebalance: keep which tokens at equal value?', `${chain.volatile}, ${chain.stable}`, listProblem)).split(',').map((t) => t.trim());
+    const tokens = (await ask.text('Rebalance: keep which tokens at equal value?', `${chain.volatile}, ${chain.stable}`, listProblem))
+      .split(',')
+      .map((t) => t.trim());
     answers.rebalance = { tokens, every: await ask.text('Rebalance: look how often?', '1h', everyProblem) };
   }
   if (kinds.includes('compound')) {
-    answers.compound = { gauge: await ask.select('Compound: which gauge?', chain.gauges.map((gauge) => ({ value: gauge, name: gauge })), chain.gauges[0] as string) };
+    answers.compound = {
+      gauge: await ask.select(
+        'Compound: which gauge?',
+        chain.gauges.map((gauge) => ({ value: gauge, name: gauge })),
+        chain.gauges[0] as string,
+      ),
+    };
   }
   return { answers, key };
 }
@@ -171,7 +201,8 @@ async function answer(flags: Flags, ask: Asker, configFile: string): Promise<{ a
  */
 async function keystoreOf(flags: Flags, answers: InitAnswers, key: string | undefined, interactive: boolean, configFile: string) {
   if (!answers.chain.needsRpcUrl) throw new UsageError('init: --keystore is for a real chain; the devnet funds a test key of its own');
-  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) throw new UsageError(`init: --keystore needs the key: answer it at the prompt, or set ${answers.keyEnv} (0x and 64 hex digits)`);
+  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key))
+    throw new UsageError(`init: --keystore needs the key: answer it at the prompt, or set ${answers.keyEnv} (0x and 64 hex digits)`);
   const file = resolve(flags.keystore as string);
   if (existsSync(file) && !flags.force) throw new UsageError(`init: ${file} exists: pass --force to replace it, or --keystore to write elsewhere`);
   let password: string;
@@ -185,7 +216,8 @@ async function keystoreOf(flags: Flags, answers: InitAnswers, key: string | unde
   } else if (interactive) {
     const { password: ask } = await import('@inquirer/prompts');
     password = await ask({ message: 'A password for the keystore', mask: false });
-    if ((await ask({ message: 'The same password again', mask: false })) !== password) throw new UsageError('init: the two passwords differ; nothing was written');
+    if ((await ask({ message: 'The same password again', mask: false })) !== password)
+      throw new UsageError('init: the two passwords differ; nothing was written');
   } else {
     throw new UsageError('init: --keystore without a terminal needs --password-file');
   }
@@ -243,8 +275,12 @@ export async function run(argv: string[]): Promise<number> {
   const ids = checked.strategies.map((strategy) => strategy.id);
   console.log(`Wrote ${configFile} (${ids.length} ${ids.length === 1 ? 'strategy' : 'strategies'}: ${ids.join(', ')}) and ${envFile} (mode 600).`);
   console.log('Next:');
-  if (keystore) console.log(`Wrote the wallet's key to the encrypted keystore ${keystore.file} (mode 600)${answers.keystore?.passwordFile ? `, unlocked by ${answers.keystore.passwordFile}` : '; its password is asked at each start'}.`);
-  else if (answers.chain.needsRpcUrl && key === undefined && !process.env[answers.keyEnv]) console.log(`  put the wallet's private key in ${envFile} (${answers.keyEnv}=0x…)`);
+  if (keystore)
+    console.log(
+      `Wrote the wallet's key to the encrypted keystore ${keystore.file} (mode 600)${answers.keystore?.passwordFile ? `, unlocked by ${answers.keystore.passwordFile}` : '; its password is asked at each start'}.`,
+    );
+  else if (answers.chain.needsRpcUrl && key === undefined && !process.env[answers.keyEnv])
+    console.log(`  put the wallet's private key in ${envFile} (${answers.keyEnv}=0x…)`);
   console.log('  routekeeper check          the plan in words, balances and allowances; signs nothing');
   if (answers.chain.needsRpcUrl) console.log('  routekeeper run --fork     paper trading on a local fork of the chain; nothing reaches it');
   console.log(`  routekeeper run            ${answers.chain.needsRpcUrl ? 'trade for real' : 'trade on the embedded devnet'}`);

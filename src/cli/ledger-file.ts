@@ -38,7 +38,9 @@ async function newestSchema(url: string): Promise<string> {
     const schemas = rows.map((row) => row.schema);
     if (schemas.length === 0) throw new RoutekeeperError(`no ledger in the database ${redactUrl(url)}: no daemon has written one there yet`);
     if (schemas.includes(networkSchema)) return networkSchema;
-    const bound = await Promise.all(schemas.map(async (schema) => ({ schema, at: Number((await client.query(`SELECT bound_at FROM ${schema}.chain`)).rows[0]?.bound_at ?? 0) })));
+    const bound = await Promise.all(
+      schemas.map(async (schema) => ({ schema, at: Number((await client.query(`SELECT bound_at FROM ${schema}.chain`)).rows[0]?.bound_at ?? 0) })),
+    );
     return (bound.sort((a, b) => b.at - a.at)[0] as { schema: string }).schema;
   } finally {
     await client.end();

@@ -87,9 +87,9 @@ async function main(argv: string[]): Promise<number> {
 async function explainForeign(error: unknown): Promise<RoutekeeperError | undefined> {
   const { BaseError, HttpRequestError, TimeoutError, RpcRequestError } = await import('viem');
   if (!(error instanceof BaseError)) return undefined;
-  const transport = error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError || cause instanceof RpcRequestError) as
-    | InstanceType<typeof HttpRequestError | typeof TimeoutError | typeof RpcRequestError>
-    | null;
+  const transport = error.walk(
+    (cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError || cause instanceof RpcRequestError,
+  ) as InstanceType<typeof HttpRequestError | typeof TimeoutError | typeof RpcRequestError> | null;
   if (!transport) return undefined;
   const url = 'url' in transport && typeof transport.url === 'string' ? ` at ${redactUrl(transport.url)}` : '';
   return new RoutekeeperError(`the chain's node${url} failed: ${transport.shortMessage}`, { cause: error });

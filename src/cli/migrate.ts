@@ -16,10 +16,12 @@ const identifier = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs('migrate', argv, { database: { type: 'string' }, schema: { type: 'string' }, grant: { type: 'string' } });
   const url = databaseUrlOf(values.database, readEnv());
-  if (url === undefined) throw new UsageError('migrate: give the PostgreSQL database (DATABASE_URL, or --database) and run it with the role that owns the schema');
+  if (url === undefined)
+    throw new UsageError('migrate: give the PostgreSQL database (DATABASE_URL, or --database) and run it with the role that owns the schema');
   const schema = values.schema ?? networkSchema;
   if (!identifier.test(schema)) throw new UsageError(`migrate: --schema must be a lower-case name of letters, digits and underscores, got '${schema}'`);
-  if (values.grant !== undefined && !identifier.test(values.grant)) throw new UsageError(`migrate: --grant must be a role name of lower-case letters, digits and underscores, got '${values.grant}'`);
+  if (values.grant !== undefined && !identifier.test(values.grant))
+    throw new UsageError(`migrate: --grant must be a role name of lower-case letters, digits and underscores, got '${values.grant}'`);
 
   const before = await schemaVersion(url, schema);
   const ledger = await Ledger.open({ kind: 'postgres', url, schema });

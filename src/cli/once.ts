@@ -16,7 +16,6 @@ import { type CommandContext, commonOptions, defaultOnceWait, parseCommandArgs }
 import { UsageError } from './errors.ts';
 import { onceRunSlot } from '../model/trade-slot.ts';
 
-
 /** `--wait 90s`: a duration of at least a second, or a UsageError naming the option. */
 function waitOption(value: string): number {
   let ms: number;
@@ -58,13 +57,19 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     });
     try {
       const strategy = runtime.config.strategies.find((s) => s.id === strategyId);
-      if (!strategy) throw new UsageError(`once: no strategy '${strategyId}' in ${runtime.configFile} (strategies: ${runtime.config.strategies.map((s) => s.id).join(', ')})`);
+      if (!strategy)
+        throw new UsageError(
+          `once: no strategy '${strategyId}' in ${runtime.configFile} (strategies: ${runtime.config.strategies.map((s) => s.id).join(', ')})`,
+        );
       const execution = await openExecution(runtime, {
         dryRun: values['dry-run'],
         // Says what it waits for, so a slow chain is never silence.
         onStage: (stage, attempt) => {
           const what = attempt.purpose === 'approve' ? 'the approval' : `the ${attempt.purpose}`;
-          if (stage === 'broadcast') logger.info(`${attempt.intentId}: sent ${what} ${attempt.hash}; waiting for the chain to mine it (up to ${secondsLeft()} s more; --wait to change)`);
+          if (stage === 'broadcast')
+            logger.info(
+              `${attempt.intentId}: sent ${what} ${attempt.hash}; waiting for the chain to mine it (up to ${secondsLeft()} s more; --wait to change)`,
+            );
           if (stage === 'mined') logger.info(`${attempt.intentId}: ${what} ${attempt.hash} is mined`);
         },
       });
@@ -95,7 +100,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
         console.log(toJson(report));
       } else {
         console.log(`${report.strategyId}: ${report.note}`);
-        for (const trade of report.trades) console.log(`  ${trade.intentId}: ${describeTrade(trade, execution.names)}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
+        for (const trade of report.trades)
+          console.log(`  ${trade.intentId}: ${describeTrade(trade, execution.names)}${trade.txHash ? `, tx ${trade.txHash}` : ''}`);
       }
       const stillOpen = report.trades.filter((trade) => (openStates as readonly string[]).includes(trade.status) || trade.status === 'unknown');
       if (stillOpen.length > 0) {

@@ -14,7 +14,8 @@ type Given = { id?: string; strategy?: string; wallet?: string };
 export function checkPauseArguments(command: string, given: Given): void {
   const chosen = [given.id, given.strategy, given.wallet].filter((value) => value !== undefined);
   if (chosen.length > 1) throw new UsageError(`${command}: give one strategy id or wallet, not ${chosen.length}`);
-  if (given.wallet !== undefined && !isAddress(given.wallet, { strict: false })) throw new UsageError(`${command}: --wallet '${given.wallet}' is not an address`);
+  if (given.wallet !== undefined && !isAddress(given.wallet, { strict: false }))
+    throw new UsageError(`${command}: --wallet '${given.wallet}' is not an address`);
 }
 
 export async function pauseTarget(command: string, ledger: Ledger, given: Given): Promise<PauseTarget | undefined> {
@@ -32,5 +33,7 @@ export async function pauseTarget(command: string, ledger: Ledger, given: Given)
   const wallet = strategies.find((strategy) => strategy.walletName === id);
   if (wallet) return { scope: 'wallet', key: wallet.wallet, label: `wallet ${id} (${wallet.wallet})` };
   const known = [...new Set([...strategies.map((strategy) => strategy.id), ...strategies.map((strategy) => `${strategy.walletName} (wallet)`)])];
-  throw new UsageError(`${command}: no strategy or wallet '${id}' in the ledger${known.length ? `; known: ${known.join(', ')}` : ' (no daemon has started with it yet)'}`);
+  throw new UsageError(
+    `${command}: no strategy or wallet '${id}' in the ledger${known.length ? `; known: ${known.join(', ')}` : ' (no daemon has started with it yet)'}`,
+  );
 }

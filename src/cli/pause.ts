@@ -14,13 +14,17 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const target = await pauseTarget('pause', ledger, { id: positionals[0], wallet: values.wallet });
     if (!target) throw new UsageError("pause: which strategy or wallet? See 'routekeeper pause --help'.");
-    const already = (await ledger.pauses.all()).find((pause) => pause.scope === target.scope && pause.key === (target.scope === 'wallet' ? target.key.toLowerCase() : target.key));
+    const already = (await ledger.pauses.all()).find(
+      (pause) => pause.scope === target.scope && pause.key === (target.scope === 'wallet' ? target.key.toLowerCase() : target.key),
+    );
     if (already) {
       console.log(`the ${target.label} is already paused since ${new Date(already.pausedAt).toISOString()}: ${already.reason}`);
       return 0;
     }
     await ledger.pauses.pause({ scope: target.scope, key: target.key, reason: values.reason ?? 'paused by hand (routekeeper pause)' });
-    console.log(`paused the ${target.label}: a running daemon starts none of its runs from its next slot; 'routekeeper resume ${positionals[0] ?? target.key}' lifts it`);
+    console.log(
+      `paused the ${target.label}: a running daemon starts none of its runs from its next slot; 'routekeeper resume ${positionals[0] ?? target.key}' lifts it`,
+    );
     return 0;
   } finally {
     await ledger.close();

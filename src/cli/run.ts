@@ -52,7 +52,8 @@ function banner(runtime: Runtime, wallets: string[], dryRun: boolean, page: stri
 /** A port that cannot be listened on, as the setting to change. */
 function listenError(error: unknown, host: string, port: number): unknown {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new ConfigError(`METRICS_PORT ${port} on ${host} is in use (another routekeeper?): set METRICS_PORT to a free port, or 0 for any`);
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`METRICS_PORT ${port} on ${host} is in use (another routekeeper?): set METRICS_PORT to a free port, or 0 for any`);
   if (code === 'EACCES') return new ConfigError(`METRICS_PORT ${port} on ${host} needs privileges: use a port above 1023, or 0 for any`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`METRICS_HOST ${host} is not an address of this machine`);
   return error;
@@ -96,7 +97,15 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   });
   let runtime: Runtime;
   try {
-    runtime = await openRuntime({ env, configFile: values.config, addressBookFile: values['address-book'], fork: values.fork, devnet: values.devnet, database: values.database, signal });
+    runtime = await openRuntime({
+      env,
+      configFile: values.config,
+      addressBookFile: values['address-book'],
+      fork: values.fork,
+      devnet: values.devnet,
+      database: values.database,
+      signal,
+    });
   } catch (error) {
     await health.close();
     // Once a stop is asked for, a failure is its consequence (a request cut short), not news.
@@ -117,7 +126,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     const wallets = [...execution.executors].map(([name, executor]) => `${name} ${executor.wallet.address}`);
     const page = `http://${host.includes(':') ? `[${host}]` : host}:${health.port}/`;
     // The page's line carries the port as a field, for programs that start the daemon on port 0.
-    for (const line of banner(runtime, wallets, values['dry-run'] ?? false, page).split('\n')) logger.info(line.includes(page) ? { port: health.port } : {}, line);
+    for (const line of banner(runtime, wallets, values['dry-run'] ?? false, page).split('\n'))
+      logger.info(line.includes(page) ? { port: health.port } : {}, line);
     // A node without eth_simulateV1 cannot show a route's token flows: the list-based checks are then all there is.
     for (const finding of await nodeFindings(runtime.client)) if (finding.level !== 'ok') logger.warn(finding.message);
     const { probeSeconds, staleSeconds, failedRuns } = runtime.config.defaults.health;
@@ -178,10 +188,12 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     logger.info({ signal: received }, `stopping (${received}): no new runs; runs in progress stop at their next step`);
     const unfinishedRuns = (await daemon?.stop()) ?? [];
     const open = await execution.ledger.trades.unfinished();
-    logger.info({ signal: received, openTrades: open.map((trade) => trade.id), unfinishedRuns }, `${stopReason(signal)}: ${leftForNextStart(open, unfinishedRuns)}`);
+    logger.info(
+      { signal: received, openTrades: open.map((trade) => trade.id), unfinishedRuns },
+      `${stopReason(signal)}: ${leftForNextStart(open, unfinishedRuns)}`,
+    );
     return 0;
   } finally {
     await runtime.close();
   }
 }
-

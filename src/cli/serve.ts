@@ -53,19 +53,35 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   const cacheFile = values['no-cache'] ? undefined : resolve(values.cache ?? join(dataDir, `routing-index-${chainId}.json`));
   if (cacheFile) mkdirSync(dirname(cacheFile), { recursive: true });
   const apiKeys = values['api-keys'] ? loadApiKeys(values['api-keys']) : [];
-  if (apiKeys.length > 0 && !env.ROUTING_SIGNER_KEY) throw new ConfigError('--api-keys needs ROUTING_SIGNER_KEY: the key that signs partner ids (the router\'s admin signer)');
+  if (apiKeys.length > 0 && !env.ROUTING_SIGNER_KEY)
+    throw new ConfigError("--api-keys needs ROUTING_SIGNER_KEY: the key that signs partner ids (the router's admin signer)");
   const partnerStoreFile = resolve(values['partner-store'] ?? join(dataDir, `routing-partners-${chainId}.sqlite`));
   mkdirSync(dirname(partnerStoreFile), { recursive: true });
 
   const setup = routingSetupFor(chainId, rpcUrl, book);
   const headMaxAgeMs = blockTimeSeconds === undefined ? setup.headMaxAgeMs : blockTimeSeconds * 1000;
-  const service = await startRoutingService({ ...setup, headMaxAgeMs, minReserve, searchBudgetMs, cacheFile, host, port, apiKeys, partnerStoreFile, signerPrivateKey: env.ROUTING_SIGNER_KEY, allowedHosts: env.ROUTING_ALLOWED_HOSTS, perClient });
+  const service = await startRoutingService({
+    ...setup,
+    headMaxAgeMs,
+    minReserve,
+    searchBudgetMs,
+    cacheFile,
+    host,
+    port,
+    apiKeys,
+    partnerStoreFile,
+    signerPrivateKey: env.ROUTING_SIGNER_KEY,
+    allowedHosts: env.ROUTING_ALLOWED_HOSTS,
+    perClient,
+  });
   try {
     // It answers once its pools are indexed: the first request would otherwise wait for the whole index.
     const warm = await fetch(`${service.url}/tokens`, { signal: shutdown.signal });
     if (!warm.ok) throw new ConfigError(`the service could not index chain ${chainId}: ${((await warm.json()) as { error?: string }).error ?? warm.status}`);
     process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
-    console.error(`routekeeper serve: routing on chain ${chainId} from ${redactUrl(rpcUrl)} at ${service.url}${cacheFile ? ` (index kept in ${cacheFile})` : ''}`);
+    console.error(
+      `routekeeper serve: routing on chain ${chainId} from ${redactUrl(rpcUrl)} at ${service.url}${cacheFile ? ` (index kept in ${cacheFile})` : ''}`,
+    );
     await shutdown.requested;
   } finally {
     await service.close();
@@ -94,7 +110,9 @@ function loadApiKeys(file: string): ApiKeyConfig[] {
   const parsed = apiKeysSchema.safeParse(raw);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
-    throw new ConfigError(`--api-keys ${file}: ${issue?.path.join('.') || '(file)'} ${issue?.message ?? 'is invalid'} (expected [{ "key", "partner", "feeRecipient"?, "label"? }])`);
+    throw new ConfigError(
+      `--api-keys ${file}: ${issue?.path.join('.') || '(file)'} ${issue?.message ?? 'is invalid'} (expected [{ "key", "partner", "feeRecipient"?, "label"? }])`,
+    );
   }
   for (const entry of parsed.data) registerSecret(entry.key);
   return parsed.data;

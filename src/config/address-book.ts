@@ -48,11 +48,19 @@ export const addressBookSchema = z.object({
     oneClickFarm: address.optional(),
     uniswapV2Factory: address.optional(),
     /** keccak256 of the factory's pair creation code: proves a pool is the factory's without a chain read. */
-    uniswapV2PairInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
+    uniswapV2PairInitCodeHash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .transform((hash) => hash as `0x${string}`)
+      .optional(),
     /** The Uniswap V3 factory whose pools a route may use (found by `getPool`, or by CREATE2 with the hash below). */
     uniswapV3Factory: address.optional(),
     /** keccak256 of the V3 pool's creation code: proves a pool is the factory's without a chain read. */
-    uniswapV3PoolInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as `0x${string}`).optional(),
+    uniswapV3PoolInitCodeHash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .transform((hash) => hash as `0x${string}`)
+      .optional(),
     /**
      * Mento's Broker and the exchange providers of it whose exchanges a route may swap through; Mento v3's pool
      * factory, whose listed pools a route may swap in.
@@ -88,7 +96,16 @@ export const addressBookSchema = z.object({
       pricingModules: z.object({ constantProduct: address, constantSum: address }),
       rateFeeds: z.array(z.object({ name: z.string(), id: address, base: z.string() })),
       exchanges: z.array(
-        z.object({ name: z.string(), id: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((id) => id as `0x${string}`), asset0: z.string(), asset1: z.string(), pricing: z.enum(['ConstantProduct', 'ConstantSum']) }),
+        z.object({
+          name: z.string(),
+          id: z
+            .string()
+            .regex(/^0x[0-9a-fA-F]{64}$/)
+            .transform((id) => id as `0x${string}`),
+          asset0: z.string(),
+          asset1: z.string(),
+          pricing: z.enum(['ConstantProduct', 'ConstantSum']),
+        }),
       ),
       /** Mento v3: its oracle adapter, pool factory and fixed-price pools (ours, with their interface). */
       oracleAdapter: address,
@@ -136,7 +153,11 @@ export type DeploymentAddressBook = AddressBook & { rpcUrl: string; contracts: A
 
 /** A book as a deployment of its own, or a ConfigError naming what it lacks. */
 export function asDeploymentBook(book: AddressBook, where: string): DeploymentAddressBook {
-  const missing = [book.rpcUrl ? undefined : 'rpcUrl', book.contracts.router ? undefined : 'contracts.router', book.contracts.oneClickFarm ? undefined : 'contracts.oneClickFarm'].filter(Boolean);
+  const missing = [
+    book.rpcUrl ? undefined : 'rpcUrl',
+    book.contracts.router ? undefined : 'contracts.router',
+    book.contracts.oneClickFarm ? undefined : 'contracts.oneClickFarm',
+  ].filter(Boolean);
   if (missing.length > 0) throw new ConfigError(`${where} is no deployment of its own: it names no ${missing.join(', ')}`);
   return book as DeploymentAddressBook;
 }
@@ -157,7 +178,7 @@ export function loadAddressBook(file: string): AddressBook {
   } catch (error) {
     if (error instanceof AddressBookError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code ?? `not JSON (${(error as Error).message.split('\n')[0]})`;
+    const why = code === 'ENOENT' ? 'no such file' : (code ?? `not JSON (${(error as Error).message.split('\n')[0]})`);
     throw new AddressBookError(`--address-book ${file}: ${why}`, { cause: error });
   }
   const parsed = addressBookSchema.safeParse(raw);
@@ -165,7 +186,9 @@ export function loadAddressBook(file: string): AddressBook {
   if (parsed.success) for (const url of [parsed.data.rpcUrl, parsed.data.routingServiceUrl]) registerSecretUrl(url);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`);
-    throw new AddressBookError(`--address-book ${file} is not an address book: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? `; and ${problems.length - 3} more` : ''}`);
+    throw new AddressBookError(
+      `--address-book ${file} is not an address book: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? `; and ${problems.length - 3} more` : ''}`,
+    );
   }
   return parsed.data;
 }

@@ -106,12 +106,20 @@ const feedSource = z.object({
  */
 const poolSource = z
   .object({ kind: z.literal('pool'), pool: addressSchema.optional(), factory: addressSchema.optional(), quote: z.string(), uniswapV3: z.boolean().optional() })
-  .refine((source) => (source.pool === undefined) !== (source.factory === undefined), { message: 'a pool source names either its pool or its factory, not both' });
+  .refine((source) => (source.pool === undefined) !== (source.factory === undefined), {
+    message: 'a pool source names either its pool or its factory, not both',
+  });
 /** A Chainlink L2 sequencer uptime feed, and how long after the sequencer comes back no price is trusted. */
 export const sequencerFeedSchema = z.object({ address: addressSchema, gracePeriodSeconds: z.number().int().min(0) });
 
 /** In files a SortedOracles source names its quote token by symbol, or 'USD'. */
-const sortedOraclesSource = z.object({ kind: z.literal('sorted-oracles'), address: addressSchema, rateFeedId: addressSchema, quote: z.string(), maxAgeSeconds: z.number().int().positive() });
+const sortedOraclesSource = z.object({
+  kind: z.literal('sorted-oracles'),
+  address: addressSchema,
+  rateFeedId: addressSchema,
+  quote: z.string(),
+  maxAgeSeconds: z.number().int().positive(),
+});
 
 export const priceSourcesSchema = z.record(z.string(), z.array(z.discriminatedUnion('kind', [feedSource, poolSource, sortedOraclesSource])).min(1));
 
@@ -133,13 +141,21 @@ const chainFileSchema = z.object({
           /** Its id in a routing request's `exclude` (`ubeswap`, `sushiswap`). */
           protocol: z.string().optional(),
           feePerMille: z.number().int().min(0).max(999),
-          initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
+          initCodeHash: z
+            .string()
+            .regex(/^0x[0-9a-fA-F]{64}$/)
+            .transform((hash) => hash as Hex)
+            .optional(),
         }),
         z.object({
           address: addressSchema,
           kind: z.literal('uniswap-v3'),
           protocol: z.string().optional(),
-          initCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex).optional(),
+          initCodeHash: z
+            .string()
+            .regex(/^0x[0-9a-fA-F]{64}$/)
+            .transform((hash) => hash as Hex)
+            .optional(),
           /** The block the factory was deployed in: its pools are found from its `PoolCreated` logs from there. */
           fromBlock: z.number().int().min(0).optional(),
         }),
@@ -152,7 +168,12 @@ const chainFileSchema = z.object({
      * the providers must use and v3's pool factory, for `doctor`.
      */
     mento: z
-      .object({ broker: addressSchema, exchangeProviders: z.array(addressSchema).min(1), breakerBox: addressSchema.optional(), fpmmFactory: addressSchema.optional() })
+      .object({
+        broker: addressSchema,
+        exchangeProviders: z.array(addressSchema).min(1),
+        breakerBox: addressSchema.optional(),
+        fpmmFactory: addressSchema.optional(),
+      })
       .optional(),
   }),
   /** What the self-hosted routing service routes through: per pool kind, the pair adapter and its fee unit. */
@@ -217,7 +238,13 @@ export function tokenDirectory(chainId: number, book?: AddressBook): Pick<Addres
  * Address book adapter names and their kinds: `uniswapV3` is a view-quoting V3 adapter (the devnet's own),
  * `swappaUniswapV3` Swappa's PairUniswapV3, which quotes through Uniswap's QuoterV2; both read `extras` as the pool.
  */
-const adapterKinds: Record<string, AdapterKind> = { uniswapV2: 'uniswap-v2', uniswapV3: 'uniswap-v3', swappaUniswapV3: 'uniswap-v3', mentoV2: 'mento-v2', mentoFpmm: 'mento-fpmm' };
+const adapterKinds: Record<string, AdapterKind> = {
+  uniswapV2: 'uniswap-v2',
+  uniswapV3: 'uniswap-v3',
+  swappaUniswapV3: 'uniswap-v3',
+  mentoV2: 'mento-v2',
+  mentoFpmm: 'mento-fpmm',
+};
 
 /** The address book's name for the adapter a kind of pool is routed through. */
 export const addressBookAdapterName = (kind: AdapterKind) => Object.keys(adapterKinds).find((name) => adapterKinds[name] === kind);
@@ -245,7 +272,10 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     oneClickFarms: [...(base?.contracts.oneClickFarms ?? []), ...(contracts?.oneClickFarm ? [contracts.oneClickFarm] : [])],
     adapters: [
       ...(base?.contracts.adapters ?? []),
-      ...Object.entries(contracts?.adapters ?? {}).map(([name, address]) => ({ address, kind: kindOf(adapterKinds, name, `address book contracts.adapters.${name}`) })),
+      ...Object.entries(contracts?.adapters ?? {}).map(([name, address]) => ({
+        address,
+        kind: kindOf(adapterKinds, name, `address book contracts.adapters.${name}`),
+      })),
     ],
     factories: [
       ...(base?.contracts.factories ?? []).map(
@@ -255,9 +285,18 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
             : { address: factory.address, kind: factory.kind, initCodeHash: factory.initCodeHash },
       ),
       ...(contracts?.uniswapV2Factory
-        ? [{ address: contracts.uniswapV2Factory, kind: 'uniswap-v2' as const, feePpm: feePpmOfPerMille(uniswapV2FeePerMille), initCodeHash: contracts.uniswapV2PairInitCodeHash }]
+        ? [
+            {
+              address: contracts.uniswapV2Factory,
+              kind: 'uniswap-v2' as const,
+              feePpm: feePpmOfPerMille(uniswapV2FeePerMille),
+              initCodeHash: contracts.uniswapV2PairInitCodeHash,
+            },
+          ]
         : []),
-      ...(contracts?.uniswapV3Factory ? [{ address: contracts.uniswapV3Factory, kind: 'uniswap-v3' as const, initCodeHash: contracts.uniswapV3PoolInitCodeHash }] : []),
+      ...(contracts?.uniswapV3Factory
+        ? [{ address: contracts.uniswapV3Factory, kind: 'uniswap-v3' as const, initCodeHash: contracts.uniswapV3PoolInitCodeHash }]
+        : []),
     ],
     pools: (own?.pools ?? []).map((pool) => ({
       address: pool.address,
@@ -288,10 +327,14 @@ export function priceSourcesFor(chainId: number, book?: AddressBook): PriceSourc
   // A pool named by its factory is the pair the factory creates for the two tokens (CREATE2 of its init code hash).
   const factoryPair = (address: Address, pair: readonly [Address, Address], where: string): Address => {
     const factory = factories.find((known) => isAddressEqual(known.address, address));
-    if (factory?.kind !== 'uniswap-v2' || !factory.initCodeHash) throw new ConfigError(`${where}: the pool's factory ${address} is not a known factory with an init code hash`);
+    if (factory?.kind !== 'uniswap-v2' || !factory.initCodeHash)
+      throw new ConfigError(`${where}: the pool's factory ${address} is not a known factory with an init code hash`);
     return pairAddress(factory.address, factory.initCodeHash, pair);
   };
-  for (const [origin, listed] of [['built-in chain data', base?.priceSources], ['address book', own?.priceSources]] as const) {
+  for (const [origin, listed] of [
+    ['built-in chain data', base?.priceSources],
+    ['address book', own?.priceSources],
+  ] as const) {
     for (const [symbol, entries] of Object.entries(listed ?? {})) {
       const token = tokens[symbol];
       if (!token) throw new ConfigError(`${origin} priceSources.${symbol}: unknown token '${symbol}'`);
@@ -345,15 +388,21 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
   const base = builtInFor(chainId, book);
   const own = book && book.chainId === chainId ? book : undefined;
   const factories: RoutingFactory[] = [
-    ...(own?.contracts.uniswapV2Factory ? [{ address: own.contracts.uniswapV2Factory, protocol: 'uniswap-v2', kind: 'uniswap-v2' as const, feeBps: uniswapV2FeePerMille * 10 }] : []),
-    ...(own?.contracts.uniswapV3Factory ? [{ address: own.contracts.uniswapV3Factory, protocol: 'uniswap-v3', kind: 'uniswap-v3' as const, fromBlock: 0n }] : []),
-    ...(base?.contracts.factories ?? []).map((factory): RoutingFactory =>
-      factory.kind === 'uniswap-v2'
-        ? { address: factory.address, protocol: factory.protocol ?? 'uniswap-v2', kind: factory.kind, feeBps: factory.feePerMille * 10 }
-        : { address: factory.address, protocol: factory.protocol ?? 'uniswap-v3', kind: factory.kind, fromBlock: BigInt(factory.fromBlock ?? 0) },
+    ...(own?.contracts.uniswapV2Factory
+      ? [{ address: own.contracts.uniswapV2Factory, protocol: 'uniswap-v2', kind: 'uniswap-v2' as const, feeBps: uniswapV2FeePerMille * 10 }]
+      : []),
+    ...(own?.contracts.uniswapV3Factory
+      ? [{ address: own.contracts.uniswapV3Factory, protocol: 'uniswap-v3', kind: 'uniswap-v3' as const, fromBlock: 0n }]
+      : []),
+    ...(base?.contracts.factories ?? []).map(
+      (factory): RoutingFactory =>
+        factory.kind === 'uniswap-v2'
+          ? { address: factory.address, protocol: factory.protocol ?? 'uniswap-v2', kind: factory.kind, feeBps: factory.feePerMille * 10 }
+          : { address: factory.address, protocol: factory.protocol ?? 'uniswap-v3', kind: factory.kind, fromBlock: BigInt(factory.fromBlock ?? 0) },
     ),
   ];
-  for (const mento of [own?.contracts.mento, base?.contracts.mento]) if (mento) factories.push({ address: mento.broker, protocol: mentoProtocol, kind: 'mento-v2', exchangeProviders: mento.exchangeProviders });
+  for (const mento of [own?.contracts.mento, base?.contracts.mento])
+    if (mento) factories.push({ address: mento.broker, protocol: mentoProtocol, kind: 'mento-v2', exchangeProviders: mento.exchangeProviders });
   const ownMentoAdapter = own?.contracts.adapters.mentoV2;
   const builtInMento = base?.routing?.adapters.find((adapter) => adapter.kind === 'mento-v2');
   const ownAdapter = own?.contracts.adapters.uniswapV2;
@@ -362,7 +411,8 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
   // No adapter for Mento v3's pools is published: they are routed once the user deployed ours (`deploy-adapter`).
   const fpmmAdapter = own?.contracts.adapters.mentoFpmm ?? builtIn('mento-fpmm')?.address;
   if (fpmmAdapter) {
-    for (const factory of [own?.contracts.mento?.fpmmFactory, base?.contracts.mento?.fpmmFactory]) if (factory) factories.push({ address: factory, protocol: mentoProtocol, kind: 'mento-fpmm' });
+    for (const factory of [own?.contracts.mento?.fpmmFactory, base?.contracts.mento?.fpmmFactory])
+      if (factory) factories.push({ address: factory, protocol: mentoProtocol, kind: 'mento-fpmm' });
   }
   const builtInV2 = builtIn('uniswap-v2');
   const builtInV3 = builtIn('uniswap-v3');
@@ -370,7 +420,9 @@ export function routingDataFor(chainId: number, book?: AddressBook): RoutingData
     routers: [...(own?.contracts.router ? [own.contracts.router] : []), ...(base?.contracts.routers ?? [])],
     factories: factories.filter((factory, i) => factories.findIndex((other) => isAddressEqual(other.address, factory.address)) === i),
     adapters: {
-      'uniswap-v2': ownAdapter ? { address: ownAdapter, kind: 'uniswap-v2', feeUnit: 'per-mille' } : builtInV2 && { address: builtInV2.address, kind: 'uniswap-v2', feeUnit: builtInV2.kind === 'uniswap-v2' ? builtInV2.feeUnit : undefined },
+      'uniswap-v2': ownAdapter
+        ? { address: ownAdapter, kind: 'uniswap-v2', feeUnit: 'per-mille' }
+        : builtInV2 && { address: builtInV2.address, kind: 'uniswap-v2', feeUnit: builtInV2.kind === 'uniswap-v2' ? builtInV2.feeUnit : undefined },
       'uniswap-v3': ownV3Adapter ? { address: ownV3Adapter, kind: 'uniswap-v3' } : builtInV3 && { address: builtInV3.address, kind: 'uniswap-v3' },
       'mento-v2': ownMentoAdapter ? { address: ownMentoAdapter, kind: 'mento-v2' } : builtInMento && { address: builtInMento.address, kind: 'mento-v2' },
       'mento-fpmm': fpmmAdapter && { address: fpmmAdapter, kind: 'mento-fpmm' },

@@ -29,7 +29,12 @@ const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an http(s) URL'
 /** One node URL, or several separated by commas: the daemon then fails over between them (best first). */
 const httpUrls = z
   .string()
-  .transform((value) => value.split(',').map((url) => url.trim()).filter((url) => url !== ''))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url !== ''),
+  )
   .refine((urls) => urls.length > 0 && urls.every(isHttpUrl), { message: 'must be an http(s) URL, or several separated by commas' });
 
 const postgresUrl = /^postgres(ql)?:\/\/\S+$/;
@@ -39,7 +44,12 @@ const envSchema = z.object({
   ROUTING_SERVICE_URL: optional(httpUrl),
   ROUTING_API_KEY: optional(z.string()),
   /** `routekeeper serve`: the key that signs partner ids in quotes made with an API key (the router's admin signer). */
-  ROUTING_SIGNER_KEY: optional(z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: 'must be a 32-byte hex private key' }).transform((key) => key as `0x${string}`)),
+  ROUTING_SIGNER_KEY: optional(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, { message: 'must be a 32-byte hex private key' })
+      .transform((key) => key as `0x${string}`),
+  ),
   /** The partner id the API key belongs to: quotes may carry it (or 0), no other. */
   ROUTING_PARTNER_ID: optional(z.string().regex(/^\d+$/, { message: 'must be a partner id (a whole number)' }).transform(BigInt)),
   /** How hard to press the routing service (over the strategy file's defaults.routing). */
@@ -109,15 +119,22 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
   },
   ROUTING_API_KEY: { usedFor: 'optional key, sent only as the `X-API-KEY` header, never printed or logged', byDefault: 'none' },
   ROUTING_SIGNER_KEY: {
-    usedFor: '`routekeeper serve` with `--api-keys`: signs the partner id of each quote made with a key, so the router (whose admin signer it must be) pays that partner its fee; never printed or logged',
+    usedFor:
+      '`routekeeper serve` with `--api-keys`: signs the partner id of each quote made with a key, so the router (whose admin signer it must be) pays that partner its fee; never printed or logged',
     byDefault: 'none: a service without it takes no API keys',
   },
-  ROUTING_PARTNER_ID: { usedFor: "the partner id of that key: a quote's `partner` must be 0 or this (or one of the address book's `partners`)", byDefault: 'none' },
+  ROUTING_PARTNER_ID: {
+    usedFor: "the partner id of that key: a quote's `partner` must be 0 or this (or one of the address book's `partners`)",
+    byDefault: 'none',
+  },
   ROUTING_REQUESTS_PER_SECOND: {
     usedFor: "requests per second to the routing service (over the strategy file's `defaults.routing`)",
     byDefault: "10 for the hosted service and any remote one; unlimited for one on this machine (the devnet's)",
   },
-  ROUTING_MAX_CONCURRENT: { usedFor: 'requests in flight at once to the routing service (over `defaults.routing`)', byDefault: '4 remote; unlimited on this machine' },
+  ROUTING_MAX_CONCURRENT: {
+    usedFor: 'requests in flight at once to the routing service (over `defaults.routing`)',
+    byDefault: '4 remote; unlimited on this machine',
+  },
   ROUTEKEEPER_CONFIG: { usedFor: 'the strategy file', byDefault: '`config/strategies.yaml`' },
   ROUTEKEEPER_DATA_DIR: {
     usedFor:
@@ -159,24 +176,29 @@ export const environmentDocs: Record<keyof z.input<typeof envSchema>, { usedFor:
     byDefault: 'none',
   },
   ROUTEKEEPER_STATUS_OPEN: {
-    usedFor: '`true`: serve the status port on a `METRICS_HOST` beyond loopback without a token, on purpose (anyone who reaches it reads every wallet and plan)',
+    usedFor:
+      '`true`: serve the status port on a `METRICS_HOST` beyond loopback without a token, on purpose (anyone who reaches it reads every wallet and plan)',
     byDefault: '`false`: such a bind refuses to start (exit 2)',
   },
-  LOG_LEVEL: { usedFor: `pino log level: ${logLevels.map((level) => `\`${level}\``).join(', ')}; on a terminal \`debug\` adds each event's fields to its line`, byDefault: '`info`' },
+  LOG_LEVEL: {
+    usedFor: `pino log level: ${logLevels.map((level) => `\`${level}\``).join(', ')}; on a terminal \`debug\` adds each event's fields to its line`,
+    byDefault: '`info`',
+  },
   ROUTEKEEPER_REQUIRE_RPC_URL: {
-    usedFor: '`true`: without `RPC_URL` (or an address book), refuse to start rather than start the embedded devnet, unless `--devnet` is given (the container image sets it)',
+    usedFor:
+      '`true`: without `RPC_URL` (or an address book), refuse to start rather than start the embedded devnet, unless `--devnet` is given (the container image sets it)',
     byDefault: '`false`',
   },
 };
 
 /** The PostgreSQL URL the ledger lives at: `--database`, else DATABASE_URL, else none (a SQLite file). */
 export function databaseUrlOf(given: string | undefined, env: Pick<Env, 'DATABASE_URL' | 'ROUTEKEEPER_DATABASE_PLAINTEXT'>): string | undefined {
-  if (given !== undefined && !postgresUrl.test(given)) throw new ConfigError('--database must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper');
+  if (given !== undefined && !postgresUrl.test(given))
+    throw new ConfigError('--database must be a PostgreSQL URL, such as postgres://user:password@host:5432/routekeeper');
   const url = given ?? env.DATABASE_URL;
   if (url !== undefined && !env.ROUTEKEEPER_DATABASE_PLAINTEXT) requireTls(url, given !== undefined ? '--database' : 'DATABASE_URL');
   return url;
 }
-
 
 /**
  * A database beyond this machine is reached over TLS that verifies the server: whoever can read the connection reads
@@ -211,7 +233,14 @@ let dotenvLoaded = false;
 
 /** Reads and checks the environment; a bad value is a ConfigError naming the variable (never its value). */
 /** Variables that may hold a secret, and may instead be read from the file `<NAME>_FILE` names. */
-export const fileBackedVariables = ['RPC_URL', 'ROUTING_SERVICE_URL', 'ROUTING_API_KEY', 'ROUTING_SIGNER_KEY', 'DATABASE_URL', 'ROUTEKEEPER_STATUS_TOKEN'] as const;
+export const fileBackedVariables = [
+  'RPC_URL',
+  'ROUTING_SERVICE_URL',
+  'ROUTING_API_KEY',
+  'ROUTING_SIGNER_KEY',
+  'DATABASE_URL',
+  'ROUTEKEEPER_STATUS_TOKEN',
+] as const;
 
 /** A variable's value, or the content of the file its `<NAME>_FILE` twin names (a trailing newline taken off). */
 export function secretFromEnv(env: NodeJS.ProcessEnv, name: string, where: string): string | undefined {

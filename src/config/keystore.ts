@@ -11,7 +11,10 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 
-const hexBytes = z.string().regex(/^(0x)?([0-9a-fA-F]{2})+$/, { message: 'must be hex' }).transform((hex) => Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+const hexBytes = z
+  .string()
+  .regex(/^(0x)?([0-9a-fA-F]{2})+$/, { message: 'must be hex' })
+  .transform((hex) => Buffer.from(hex.replace(/^0x/, ''), 'hex'));
 
 const keystoreSchema = z.object({
   version: z.literal(3),
@@ -22,7 +25,13 @@ const keystoreSchema = z.object({
     ciphertext: hexBytes,
     kdf: z.enum(['scrypt', 'pbkdf2']),
     kdfparams: z.union([
-      z.object({ n: z.number().int().positive(), r: z.number().int().positive(), p: z.number().int().positive(), dklen: z.number().int().min(32), salt: hexBytes }),
+      z.object({
+        n: z.number().int().positive(),
+        r: z.number().int().positive(),
+        p: z.number().int().positive(),
+        dklen: z.number().int().min(32),
+        salt: hexBytes,
+      }),
       z.object({ c: z.number().int().positive(), prf: z.literal('hmac-sha256'), dklen: z.number().int().min(32), salt: hexBytes }),
     ]),
     mac: hexBytes,
@@ -43,7 +52,12 @@ function derivedKey(password: string, params: KdfParams): Buffer {
     // noble's. It refuses N ≥ 2^(16·r), which valid keystores may use (the specification's own test vector has
     // N = 2^18 with r = 1): noble's then.
     if (params.n < 2 ** Math.min(16 * params.r, 52)) {
-      return scryptSync(secret, params.salt, params.dklen, { N: params.n, r: params.r, p: params.p, maxmem: 129 * params.n * params.r * Math.max(1, params.p) + 16 * 1024 * 1024 });
+      return scryptSync(secret, params.salt, params.dklen, {
+        N: params.n,
+        r: params.r,
+        p: params.p,
+        maxmem: 129 * params.n * params.r * Math.max(1, params.p) + 16 * 1024 * 1024,
+      });
     }
     return Buffer.from(scrypt(secret, params.salt, { N: params.n, r: params.r, p: params.p, dkLen: params.dklen, maxmem: 2 ** 32 }));
   }
@@ -57,7 +71,10 @@ export function decryptKeystore(json: string, password: string, where: string): 
   let parsed: z.infer<typeof keystoreSchema>;
   try {
     const result = keystoreSchema.safeParse(JSON.parse(json));
-    if (!result.success) throw new KeystoreError(`${where} is not a Web3 Secret Storage (v3, aes-128-ctr, scrypt or pbkdf2) keystore: ${result.error.issues[0]?.path.join('.')} ${result.error.issues[0]?.message}`);
+    if (!result.success)
+      throw new KeystoreError(
+        `${where} is not a Web3 Secret Storage (v3, aes-128-ctr, scrypt or pbkdf2) keystore: ${result.error.issues[0]?.path.join('.')} ${result.error.issues[0]?.message}`,
+      );
     parsed = result.data;
   } catch (error) {
     if (error instanceof KeystoreError) throw error;
@@ -66,7 +83,8 @@ export function decryptKeystore(json: string, password: string, where: string): 
   const { crypto } = parsed;
   const key = derivedKey(password, crypto.kdfparams);
   const mac = macOf(key, crypto.ciphertext);
-  if (mac.length !== crypto.mac.length || !timingSafeEqual(mac, crypto.mac)) throw new KeystoreError(`${where}: wrong password (the keystore's MAC does not match)`);
+  if (mac.length !== crypto.mac.length || !timingSafeEqual(mac, crypto.mac))
+    throw new KeystoreError(`${where}: wrong password (the keystore's MAC does not match)`);
   const decipher = createDecipheriv('aes-128-ctr', key.subarray(0, 16), crypto.cipherparams.iv);
   const secret = Buffer.concat([decipher.update(crypto.ciphertext), decipher.final()]);
   if (secret.length !== 32) throw new KeystoreError(`${where} holds ${secret.length} bytes, not a 32-byte private key`);

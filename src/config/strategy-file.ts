@@ -97,33 +97,50 @@ export function cronProblem(expression: string, withSeconds: boolean): string | 
 
 const firstRun = z
   .enum(['now', 'slot'])
-  .describe('On a fresh ledger: `now` runs the current slot at start, `slot` waits for the next slot. Default: `now` on the embedded devnet, `slot` on forks and networks.');
+  .describe(
+    'On a fresh ledger: `now` runs the current slot at start, `slot` waits for the next slot. Default: `now` on the embedded devnet, `slot` on forks and networks.',
+  );
 const acceptHighTolerance = z
   .boolean()
-  .describe(`Confirms a slippageBps above ${saneLimits.slippageBps} or a maxPriceDeviationBps above ${saneLimits.maxPriceDeviationBps} at this level (in defaults: everywhere).`);
+  .describe(
+    `Confirms a slippageBps above ${saneLimits.slippageBps} or a maxPriceDeviationBps above ${saneLimits.maxPriceDeviationBps} at this level (in defaults: everywhere).`,
+  );
 
 const scheduleFields = {
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).describe('Unique name of the strategy; part of every intent id and metric label.'),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' })
+    .describe('Unique name of the strategy; part of every intent id and metric label.'),
   wallet: z.string().describe('The name of a wallet under `wallets`.'),
   every: duration.optional().describe('Run every this long ("250ms", "30s", "5m", "1h", "1d"); slots are aligned to the clock. Exactly one of every or cron.'),
-  cron: z.string().optional().describe('A cron expression in UTC with 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5". Exactly one of every or cron.'),
+  cron: z
+    .string()
+    .optional()
+    .describe('A cron expression in UTC with 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5". Exactly one of every or cron.'),
   cronSeconds: z.boolean().optional().describe('The cron expression starts with a seconds field (6 fields).'),
   jitter: duration.optional().describe('A random delay up to this long before each run; shorter than the interval.'),
   lateness: duration
     .optional()
-    .describe('A run that cannot start this long after its planned start is not run late but recorded as missed, with the reason. Shorter than the interval; default a quarter of it.'),
-  catchUp: z.enum(['once', 'skip']).default('once').describe('After downtime: `once` runs the latest missed slot once at start, `skip` waits for the next slot. Never a burst.'),
+    .describe(
+      'A run that cannot start this long after its planned start is not run late but recorded as missed, with the reason. Shorter than the interval; default a quarter of it.',
+    ),
+  catchUp: z
+    .enum(['once', 'skip'])
+    .default('once')
+    .describe('After downtime: `once` runs the latest missed slot once at start, `skip` waits for the next slot. Never a burst.'),
   firstRun: firstRun.optional(),
   start: isoTime.optional().describe('No run before this time (ISO 8601).'),
   end: isoTime.optional().describe('No run after this time (ISO 8601); after start.'),
   slippageBps: bps('Least output accepted below the quote and the reference, in basis points (default: defaults.slippageBps).').optional(),
-  maxPriceDeviationBps: bps('How far below the independent price reference a quote may pay before it is refused, in basis points (default: defaults.maxPriceDeviationBps).').optional(),
+  maxPriceDeviationBps: bps(
+    'How far below the independent price reference a quote may pay before it is refused, in basis points (default: defaults.maxPriceDeviationBps).',
+  ).optional(),
   acceptHighTolerance: acceptHighTolerance.optional(),
 };
 
 const budget = closed({
-  perDay: humanAmount.optional().describe('Most spent per UTC day, in the token\'s human units.'),
-  total: humanAmount.optional().describe('Most spent ever, in the token\'s human units.'),
+  perDay: humanAmount.optional().describe("Most spent per UTC day, in the token's human units."),
+  total: humanAmount.optional().describe("Most spent ever, in the token's human units."),
 });
 
 const sellOrder = closed({
@@ -148,8 +165,8 @@ const rebalance = closed({
     .refine((t) => Object.keys(t).length >= 2, { message: 'needs at least two tokens' })
     .describe('Target weights by token; they are normalised, so 60/40 and 3/2 mean the same.'),
   quoteToken: tokenRef.describe('The token everything is valued in and traded through.'),
-  driftBps: z.number().int().min(1).max(10_000).default(500).describe('Act when a token\'s weight is this far from its target, in basis points of the whole.'),
-  minTrade: humanAmount.default('1').describe('Skip trades worth less than this, in quoteToken\'s human units.'),
+  driftBps: z.number().int().min(1).max(10_000).default(500).describe("Act when a token's weight is this far from its target, in basis points of the whole."),
+  minTrade: humanAmount.default('1').describe("Skip trades worth less than this, in quoteToken's human units."),
 });
 
 const limit = closed({
@@ -165,10 +182,10 @@ const limit = closed({
 
 const compound = closed({
   ...scheduleFields,
-  kind: z.literal('compound').describe('Claim a gauge\'s rewards and deposit them back into the position.'),
+  kind: z.literal('compound').describe("Claim a gauge's rewards and deposit them back into the position."),
   gauge: z.string().min(1).describe('A gauge by its address-book name ("CELO/cUSD") or address.'),
   valueToken: tokenRef.describe('The token rewards and gas are valued in.'),
-  minRewardValue: humanAmount.describe('Claim only when the rewards are worth at least this much more than the gas, in valueToken\'s human units.'),
+  minRewardValue: humanAmount.describe("Claim only when the rewards are worth at least this much more than the gas, in valueToken's human units."),
   exit: closed({
     to: tokenRef.describe('The token the whole position is withdrawn into.'),
     at: isoTime.optional().describe('Withdraw at or after this time (ISO 8601); without it, never.'),
@@ -189,7 +206,7 @@ const defaults = closed({
   maxPriceDeviationBps: bps('How far below the independent price reference a quote may pay before it is refused, in basis points.').default(100),
   acceptHighTolerance: acceptHighTolerance.optional(),
   maxFeePerGasGwei: price.optional().describe('The highest max fee per gas ever signed, in gwei (also a guard).'),
-  approvals: z.enum(['exact', 'unlimited']).default('exact').describe('`exact`: approve each trade\'s amount; `unlimited`: approve once.'),
+  approvals: z.enum(['exact', 'unlimited']).default('exact').describe("`exact`: approve each trade's amount; `unlimited`: approve once."),
   maxConcurrency: z
     .number()
     .int()
@@ -201,10 +218,23 @@ const defaults = closed({
     .string()
     .refine((value) => durationPattern.test(value), { message: 'must be a duration such as "60s", or "0s" for none' })
     .default('60s')
-    .describe('Strategies on one schedule start spread over this much of each slot (at most half the interval), each at an offset fixed by its id; "0s" starts them all at the slot.'),
+    .describe(
+      'Strategies on one schedule start spread over this much of each slot (at most half the interval), each at an offset fixed by its id; "0s" starts them all at the slot.',
+    ),
   routing: closed({
-    requestsPerSecond: z.number().positive().max(100_000).optional().describe('Requests per second to the routing service (default: 10 for the hosted service, unlimited for a local one).'),
-    maxConcurrent: z.number().int().min(1).max(10_000).optional().describe('Requests in flight at once to the routing service (default: 4 for the hosted service, unlimited for a local one).'),
+    requestsPerSecond: z
+      .number()
+      .positive()
+      .max(100_000)
+      .optional()
+      .describe('Requests per second to the routing service (default: 10 for the hosted service, unlimited for a local one).'),
+    maxConcurrent: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe('Requests in flight at once to the routing service (default: 4 for the hosted service, unlimited for a local one).'),
   })
     .optional()
     .describe('How hard the daemon may press the routing service. A 429 answer slows it down for as long as its Retry-After says.'),
@@ -214,10 +244,18 @@ const defaults = closed({
     .min(1)
     .max(64)
     .optional()
-    .describe('Blocks, the trade\'s own included, before a trade counts as mined. Default: the address book\'s, else 1 on the embedded devnet and forks and 3 on a network.'),
+    .describe(
+      "Blocks, the trade's own included, before a trade counts as mined. Default: the address book's, else 1 on the embedded devnet and forks and 3 on a network.",
+    ),
   firstRun: firstRun.optional(),
   health: closed({
-    probeSeconds: z.number().int().min(1).max(3600).default(10).describe('How often the chain and the routing service are asked whether they answer (seconds).'),
+    probeSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(10)
+      .describe('How often the chain and the routing service are asked whether they answer (seconds).'),
     staleSeconds: z.number().int().min(1).max(86_400).default(60).describe('A component not reached for this long is down (seconds).'),
     failedRuns: z.number().int().min(1).max(1000).default(3).describe('A strategy whose last this-many runs failed makes the daemon unhealthy.'),
   })
@@ -230,15 +268,25 @@ const defaults = closed({
       .min(5)
       .max(86_400)
       .default(60)
-      .describe('How often the daemon records the reference prices and the wallets\' balances that `status` and the status page value holdings with (seconds); also after every run that traded.'),
+      .describe(
+        "How often the daemon records the reference prices and the wallets' balances that `status` and the status page value holdings with (seconds); also after every run that traded.",
+      ),
   })
     .default(valuationDefaults)
-    .describe('How the daemon records what the strategies\' holdings are worth.'),
+    .describe("How the daemon records what the strategies' holdings are worth."),
 });
 
 export const strategyFileSchema = closed({
   defaults: defaults
-    .default({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxConcurrency: 64, spread: '60s', health: healthDefaults, valuation: valuationDefaults })
+    .default({
+      slippageBps: 50,
+      maxPriceDeviationBps: 100,
+      approvals: 'exact',
+      maxConcurrency: 64,
+      spread: '60s',
+      health: healthDefaults,
+      valuation: valuationDefaults,
+    })
     .describe('Settings for every strategy; all optional.'),
   wallets: z
     .record(
@@ -253,12 +301,26 @@ export const strategyFileSchema = closed({
           .string()
           .min(1)
           .optional()
-          .describe("Instead of privateKeyEnv: an encrypted keystore file (Web3 Secret Storage JSON, as `cast wallet`, geth and `routekeeper init --keystore` write it), relative to this file's directory."),
-        passwordFile: z.string().min(1).optional().describe("The file holding the keystore's password (else it is asked at a terminal), relative to this file's directory."),
-        budgets: z.record(tokenRef, budget.describe('Spend limits of one token.')).optional().describe('Spend limits per token for everything this wallet does, in each token\'s human units.'),
+          .describe(
+            "Instead of privateKeyEnv: an encrypted keystore file (Web3 Secret Storage JSON, as `cast wallet`, geth and `routekeeper init --keystore` write it), relative to this file's directory.",
+          ),
+        passwordFile: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("The file holding the keystore's password (else it is asked at a terminal), relative to this file's directory."),
+        budgets: z
+          .record(tokenRef, budget.describe('Spend limits of one token.'))
+          .optional()
+          .describe("Spend limits per token for everything this wallet does, in each token's human units."),
       })
-        .refine((wallet) => (wallet.privateKeyEnv === undefined) !== (wallet.keystore === undefined), { message: 'names its key by privateKeyEnv or by keystore, one of the two' })
-        .refine((wallet) => wallet.passwordFile === undefined || wallet.keystore !== undefined, { message: 'passwordFile goes with keystore', path: ['passwordFile'] }),
+        .refine((wallet) => (wallet.privateKeyEnv === undefined) !== (wallet.keystore === undefined), {
+          message: 'names its key by privateKeyEnv or by keystore, one of the two',
+        })
+        .refine((wallet) => wallet.passwordFile === undefined || wallet.keystore !== undefined, {
+          message: 'passwordFile goes with keystore',
+          path: ['passwordFile'],
+        }),
     )
     .describe('The wallets strategies trade from, by name.'),
   notifications: closed({
@@ -266,7 +328,10 @@ export const strategyFileSchema = closed({
       .array(
         closed({
           url: z.url().describe('Where the JSON POST goes.'),
-          events: z.array(z.enum(['filled', 'failed', 'refused', 'anomaly'])).optional().describe('Which events (default: all).'),
+          events: z
+            .array(z.enum(['filled', 'failed', 'refused', 'anomaly']))
+            .optional()
+            .describe('Which events (default: all).'),
         }),
       )
       .default([])
@@ -282,7 +347,11 @@ export const strategyFileSchema = closed({
     if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: at('id'), message: `'${s.id}' is used by another strategy` });
     seen.add(s.id);
     if (!file.wallets[s.wallet]) {
-      ctx.addIssue({ code: 'custom', path: at('wallet'), message: `no wallet named '${s.wallet}' (wallets: ${Object.keys(file.wallets).join(', ') || 'none'})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: at('wallet'),
+        message: `no wallet named '${s.wallet}' (wallets: ${Object.keys(file.wallets).join(', ') || 'none'})`,
+      });
     }
     for (const problem of strategyProblems(s, file.defaults)) ctx.addIssue({ code: 'custom', path: at(...problem.path), message: problem.message });
   });
@@ -314,13 +383,19 @@ function strategyProblems(s: StrategyInput, fileDefaults: z.output<typeof defaul
     const jitterMs = parseDuration(s.jitter);
     const intervalMs = shortestIntervalMs(s);
     if (intervalMs !== undefined && jitterMs >= intervalMs) {
-      problems.push({ path: ['jitter'], message: `${s.jitter} is not shorter than the interval (${formatDuration(intervalMs)}): runs would pile into the next slot` });
+      problems.push({
+        path: ['jitter'],
+        message: `${s.jitter} is not shorter than the interval (${formatDuration(intervalMs)}): runs would pile into the next slot`,
+      });
     }
   }
   if (s.lateness !== undefined) {
     const intervalMs = shortestIntervalMs(s);
     if (intervalMs !== undefined && parseDuration(s.lateness) >= intervalMs) {
-      problems.push({ path: ['lateness'], message: `${s.lateness} is not shorter than the interval (${formatDuration(intervalMs)}): a late run would overlap the next slot` });
+      problems.push({
+        path: ['lateness'],
+        message: `${s.lateness} is not shorter than the interval (${formatDuration(intervalMs)}): a late run would overlap the next slot`,
+      });
     }
   }
   const confirmed = s.acceptHighTolerance === true || fileDefaults.acceptHighTolerance === true;
@@ -332,7 +407,8 @@ function strategyProblems(s: StrategyInput, fileDefaults: z.output<typeof defaul
     const problem = budgetProblem(s.budget);
     if (problem) problems.push({ path: ['budget', 'perDay'], message: problem });
   }
-  if (s.kind === 'limit' && s.takeProfit === undefined && s.stopLoss === undefined) problems.push({ path: ['takeProfit'], message: 'needs takeProfit, stopLoss or both' });
+  if (s.kind === 'limit' && s.takeProfit === undefined && s.stopLoss === undefined)
+    problems.push({ path: ['takeProfit'], message: 'needs takeProfit, stopLoss or both' });
   if (s.kind === 'limit' && s.takeProfit !== undefined && s.stopLoss !== undefined && compareDecimals(s.stopLoss, s.takeProfit) >= 0) {
     problems.push({ path: ['stopLoss'], message: `${s.stopLoss} is not below takeProfit ${s.takeProfit}: every price would trigger a sale` });
   }
@@ -376,7 +452,13 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;

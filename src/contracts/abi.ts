@@ -159,7 +159,10 @@ export const mentoExchangeProviderAbi = parseAbi([
 export const mentoBreakerBoxAbi = parseAbi(['function getRateFeedTradingMode(address rateFeedID) view returns (uint8)']);
 
 /** Mento's Reserve: which tokens are stables (minted and burned) and which collateral (paid from its balance). */
-export const mentoReserveAbi = parseAbi(['function isStableAsset(address token) view returns (bool)', 'function isCollateralAsset(address token) view returns (bool)']);
+export const mentoReserveAbi = parseAbi([
+  'function isStableAsset(address token) view returns (bool)',
+  'function isCollateralAsset(address token) view returns (bool)',
+]);
 
 /**
  * A Uniswap V3 pool (v3-core's IUniswapV3Pool; Celo's pools from factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc):

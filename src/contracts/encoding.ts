@@ -21,7 +21,12 @@ export function partnerDigest(partner: bigint, deadline: bigint, tokenIn: Addres
 /** The address a Uniswap V2 factory's CREATE2 gives the pair of two tokens (sorted), from its init code hash. */
 export function pairAddress(factory: Address, initCodeHash: Hex, [a, b]: readonly [Address, Address]): Address {
   const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
-  return getContractAddress({ opcode: 'CREATE2', from: factory, salt: keccak256(encodePacked(['address', 'address'], [token0, token1])), bytecodeHash: initCodeHash });
+  return getContractAddress({
+    opcode: 'CREATE2',
+    from: factory,
+    salt: keccak256(encodePacked(['address', 'address'], [token0, token1])),
+    bytecodeHash: initCodeHash,
+  });
 }
 
 /**

@@ -2,7 +2,11 @@
 import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type PublicClient, RawContractError } from 'viem';
 
 /** The revert string of `call` at `blockNumber` (default latest), or a short description when there is none. */
-export async function revertReason(client: PublicClient, call: { from: Address; to: Address; data: Hex; value?: bigint; gas?: bigint }, blockNumber?: bigint): Promise<string> {
+export async function revertReason(
+  client: PublicClient,
+  call: { from: Address; to: Address; data: Hex; value?: bigint; gas?: bigint },
+  blockNumber?: bigint,
+): Promise<string> {
   try {
     await client.call({ account: call.from, to: call.to, data: call.data, value: call.value, gas: call.gas, blockNumber });
     return 'no revert when replayed (out of gas?)';

@@ -5,11 +5,7 @@ import { type CreateAnvilOptions, createAnvil } from '@viem/anvil';
 
 const require = createRequire(import.meta.url);
 
-export const anvilBinary = join(
-  dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')),
-  'bin',
-  'anvil',
-);
+export const anvilBinary = join(dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin', 'anvil');
 
 export type AnvilNode = {
   rpcUrl: string;

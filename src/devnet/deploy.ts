@@ -56,8 +56,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
     const address = await deploy(spec.symbol, artifacts.TestToken, [spec.name, spec.symbol, spec.decimals]);
     tokens[spec.symbol] = { address, decimals: spec.decimals };
   }
-  const mint = (symbol: TokenSymbol, to: Address, raw: bigint) =>
-    call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [to, raw]);
+  const mint = (symbol: TokenSymbol, to: Address, raw: bigint) => call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [to, raw]);
 
   const factory = await deploy('UniswapV2Factory', artifacts.UniswapV2Factory, [deployer.address]);
   const router = await deploy('DevnetRouter', artifacts.DevnetRouter, [deployer.address, serviceSigner.address, options.swapEvent === 'tenant']);
@@ -100,8 +99,11 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
   // The pair's init code hash proves a pool is the factory's without a chain read (as for a real factory).
   const pairInitCodeHash = keccak256(artifacts.UniswapV2Pair.bytecode);
   const [firstPool] = pools;
-  if (firstPool && !isAddressEqual(pairAddress(factory, pairInitCodeHash, [tokens[poolSpecs[0]!.token0].address, tokens[poolSpecs[0]!.token1].address]), firstPool.address)) {
-    throw new DeploymentError('the Uniswap V2 pair init code hash does not reproduce the factory\'s pairs');
+  if (
+    firstPool &&
+    !isAddressEqual(pairAddress(factory, pairInitCodeHash, [tokens[poolSpecs[0]!.token0].address, tokens[poolSpecs[0]!.token1].address]), firstPool.address)
+  ) {
+    throw new DeploymentError("the Uniswap V2 pair init code hash does not reproduce the factory's pairs");
   }
 
   const gaugePool = pools.find((pool) => pool.name === gaugeSpec.pool);
@@ -203,4 +205,3 @@ function decimalsOf(symbol: TokenSymbol): number {
   if (!spec) throw new DeploymentError(`unknown devnet token ${symbol}`);
   return spec.decimals;
 }
-

@@ -81,4 +81,3 @@ export function createDeployer(rpcUrl: string, chainId: number) {
     },
   };
 }
-

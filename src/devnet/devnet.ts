@@ -71,7 +71,12 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       await testClient.mine({ blocks: 1 });
       addressBook = { ...options.snapshot.addressBook, rpcUrl: node.rpcUrl };
     } else {
-      addressBook = await deployWorld(node.rpcUrl, { chainId: options.chainId ?? devnetChainId, swapEvent: options.swapEvent, uniswapV3: options.uniswapV3, mento: options.mento });
+      addressBook = await deployWorld(node.rpcUrl, {
+        chainId: options.chainId ?? devnetChainId,
+        swapEvent: options.swapEvent,
+        uniswapV3: options.uniswapV3,
+        mento: options.mento,
+      });
       await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(Date.now() / 1000)) });
       await testClient.mine({ blocks: 1 });
     }

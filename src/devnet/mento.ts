@@ -42,8 +42,14 @@ export async function deployMento(
     return feed.id;
   };
   // The feeds' reports expire as Celo's default does; a rate must stand before an exchange's buckets can be sized.
-  for (const feed of rateFeeds) await call(sortedOracles, artifacts.DevnetSortedOracles.abi, 'setTokenReportExpiry', [feed.id, BigInt(mentoSpec.reportExpirySeconds)]);
-  await reportRates(rpcUrl, chainId, sortedOracles, rateFeeds.map((feed) => ({ id: feed.id, usd: usdPrice(feed.base) })));
+  for (const feed of rateFeeds)
+    await call(sortedOracles, artifacts.DevnetSortedOracles.abi, 'setTokenReportExpiry', [feed.id, BigInt(mentoSpec.reportExpirySeconds)]);
+  await reportRates(
+    rpcUrl,
+    chainId,
+    sortedOracles,
+    rateFeeds.map((feed) => ({ id: feed.id, usd: usdPrice(feed.base) })),
+  );
 
   // Deployed as implementations that may be initialised directly (`test`: no proxy in front of them).
   const reserve = await deploy('Mento Reserve', mento.Reserve, [true]);
@@ -153,7 +159,15 @@ export async function deployMento(
     const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
     // The rate is token1 per token0 once oriented: USD per `spec.token1` is the spec's token0 (the dollar) per token1.
     const invert = token0 !== b;
-    await call(fpmmFactory, artifacts.DevnetFPMMFactory.abi, 'deployFPMM', [token0, token1, feedId(spec.rateFeed), invert, BigInt(spec.lpFeeBps), BigInt(spec.protocolFeeBps), deployer.address]);
+    await call(fpmmFactory, artifacts.DevnetFPMMFactory.abi, 'deployFPMM', [
+      token0,
+      token1,
+      feedId(spec.rateFeed),
+      invert,
+      BigInt(spec.lpFeeBps),
+      BigInt(spec.protocolFeeBps),
+      deployer.address,
+    ]);
     const pools = await publicClient.readContract({ address: fpmmFactory, abi: artifacts.DevnetFPMMFactory.abi, functionName: 'deployedFPMMAddresses' });
     const pool = pools.at(-1) as Address;
     for (const symbol of [spec.token0, spec.token1]) await call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [pool, human(symbol, spec.reserve)]);

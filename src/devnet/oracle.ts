@@ -40,20 +40,30 @@ export async function reportWorldPrices(rpcUrl: string, book: ReportedBook, pric
     // One reporter account: each report is mined before the next is signed (its nonce follows).
     const mined = async (sent: Promise<Hex>) => reader.waitForTransactionReceipt({ hash: await sent, pollingInterval: 10 });
     const feed = feeds.get(symbol);
-    if (feed) await mined(client.writeContract({ address: feed, abi: artifacts.DevnetPriceFeed.abi, functionName: 'report', args: [parseUnits(usd.toString(), feedDecimals)] }));
+    if (feed)
+      await mined(
+        client.writeContract({ address: feed, abi: artifacts.DevnetPriceFeed.abi, functionName: 'report', args: [parseUnits(usd.toString(), feedDecimals)] }),
+      );
     for (const source of book.priceSources?.[symbol] ?? []) {
       if (source.kind !== 'sorted-oracles') continue;
       const quoteUsd = source.quote === 'USD' ? 1 : (prices[source.quote] ?? initialWorldPrices[source.quote]);
       if (quoteUsd === undefined) throw new Error(`no world price for ${source.quote}, the quote of ${symbol}'s SortedOracles rate`);
       // Fixidity: 1e24 is one quote token per whole token.
       const rate = parseUnits((usd / quoteUsd).toFixed(12), 24);
-      await mined(client.writeContract({ address: source.address, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [source.rateFeedId, rate] }));
+      await mined(
+        client.writeContract({ address: source.address, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [source.rateFeedId, rate] }),
+      );
     }
   }
   const mento = book.mento;
   if (mento) {
     const price = (symbol: string) => prices[symbol] ?? initialWorldPrices[symbol] ?? 0;
-    await reportRates(rpcUrl, book.chainId, mento.sortedOracles, mento.rateFeeds.map((feed) => ({ id: feed.id, usd: price(feed.base) })));
+    await reportRates(
+      rpcUrl,
+      book.chainId,
+      mento.sortedOracles,
+      mento.rateFeeds.map((feed) => ({ id: feed.id, usd: price(feed.base) })),
+    );
   }
 }
 
@@ -63,7 +73,12 @@ export async function reportRates(rpcUrl: string, chainId: number, sortedOracles
   const reader = createPublicClient({ transport: http(rpcUrl) });
   for (const { id, usd } of rates) {
     if (!(usd > 0)) throw new Error(`no world price for Mento rate feed ${id}`);
-    const hash = await client.writeContract({ address: sortedOracles, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [id, parseUnits(usd.toFixed(12), 24)] });
+    const hash = await client.writeContract({
+      address: sortedOracles,
+      abi: artifacts.DevnetSortedOracles.abi,
+      functionName: 'report',
+      args: [id, parseUnits(usd.toFixed(12), 24)],
+    });
     await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   }
 }
@@ -76,7 +91,13 @@ export async function reportSequencer(rpcUrl: string, book: Pick<AddressBook, 'c
   const answer = status === 'up' ? 0n : 1n;
   // A fixed gas limit, not an estimate: reporting the status the feed already has returns early and cheaply, so an
   // estimate made on a state that does not show the last report yet (anvil under load) fell short of a real change.
-  const hash = await client.writeContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'report', args: [answer], gas: 150_000n });
+  const hash = await client.writeContract({
+    address: feed,
+    abi: artifacts.DevnetSequencerUptimeFeed.abi,
+    functionName: 'report',
+    args: [answer],
+    gas: 150_000n,
+  });
   const reader = createPublicClient({ transport: http(rpcUrl) });
   const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   if (receipt.status !== 'success') throw new Error(`the sequencer report (${status}) reverted in ${hash}`);

@@ -49,7 +49,13 @@ export const celoQuoterV2: Address = '0x82825d0554fA07f7FC52Ab63c961F330fdEFa8E8
 export async function deployUniswapV3(
   { deploy, call, publicClient }: Deployer,
   tokens: Record<TokenSymbol, { address: Address; decimals: number }>,
-): Promise<{ factory: Address; adapter: Address; quotingAdapter: Address; poolInitCodeHash: `0x${string}`; world: NonNullable<DeploymentAddressBook['uniswapV3']> }> {
+): Promise<{
+  factory: Address;
+  adapter: Address;
+  quotingAdapter: Address;
+  poolInitCodeHash: `0x${string}`;
+  world: NonNullable<DeploymentAddressBook['uniswapV3']>;
+}> {
   const factory = await deploy('UniswapV3Factory', artifacts.UniswapV3Factory);
   const adapter = await deploy('UniswapV3Adapter', artifacts.UniswapV3Adapter);
   const liquidityProvider = await deploy('V3LiquidityProvider', artifacts.V3LiquidityProvider);
@@ -59,8 +65,15 @@ export async function deployUniswapV3(
   for (const poolSpec of uniswapV3PoolSpecs) {
     const [a, b] = [tokens[poolSpec.token0].address, tokens[poolSpec.token1].address];
     await call(factory, artifacts.UniswapV3Factory.abi, 'createPool', [a, b, poolSpec.fee]);
-    const pool = getAddress(await publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'getPool', args: [a, b, poolSpec.fee] }));
-    const spacing = await publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'feeAmountTickSpacing', args: [poolSpec.fee] });
+    const pool = getAddress(
+      await publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'getPool', args: [a, b, poolSpec.fee] }),
+    );
+    const spacing = await publicClient.readContract({
+      address: factory,
+      abi: artifacts.UniswapV3Factory.abi,
+      functionName: 'feeAmountTickSpacing',
+      args: [poolSpec.fee],
+    });
     // The pool's own order: token0 is the lower address.
     const [token0, token1] = BigInt(a) < BigInt(b) ? [poolSpec.token0, poolSpec.token1] : [poolSpec.token1, poolSpec.token0];
     await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [worldSqrtPriceX96(token0, token1)]);
@@ -84,7 +97,7 @@ export async function deployUniswapV3(
       await call(liquidityProvider, artifacts.V3LiquidityProvider.abi, 'mint', [pool, lower, upper, liquidity]);
     }
     if (!isAddressEqual(v3PoolAddress(factory, poolInitCodeHash, [a, b], poolSpec.fee), pool)) {
-      throw new DeploymentError('the Uniswap V3 pool init code hash does not reproduce the factory\'s pools');
+      throw new DeploymentError("the Uniswap V3 pool init code hash does not reproduce the factory's pools");
     }
     pools.push({ name: `${token0}/${token1} ${poolSpec.fee / 10_000}%`, address: pool, token0, token1, fee: poolSpec.fee, tickSpacing: spacing });
   }

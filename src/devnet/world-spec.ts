@@ -82,7 +82,10 @@ export const roles = {
  * as EURm's on Celo, the exchange rate of its peg (EUR / USD), so a market source stands beside it: the average of
  * its pool against cUSD.
  */
-export const priceSourceSpecs: Record<TokenSymbol, { kind: 'feed'; peg?: { pool: string; quote: TokenSymbol } } | { kind: 'pool'; pool: string; quote: TokenSymbol }> = {
+export const priceSourceSpecs: Record<
+  TokenSymbol,
+  { kind: 'feed'; peg?: { pool: string; quote: TokenSymbol } } | { kind: 'pool'; pool: string; quote: TokenSymbol }
+> = {
   CELO: { kind: 'feed' },
   cUSD: { kind: 'feed' },
   cEUR: { kind: 'feed', peg: { pool: 'cUSD/cEUR', quote: 'cUSD' } },
@@ -215,7 +218,15 @@ export const mentoSpec = {
   tradingLimits: [
     { exchange: 'cUSD/CELO', token: 'CELO', timestep0: 300, limit0: 100_000, timestep1: 86_400, limit1: 500_000 },
     { exchange: 'cUSD/USDC', token: 'USDC', timestep0: 300, limit0: 250_000, timestep1: 86_400, limit1: 1_000_000, limitGlobal: 5_000_000 },
-  ] as const satisfies readonly { exchange: string; token: TokenSymbol; timestep0: number; limit0: number; timestep1: number; limit1: number; limitGlobal?: number }[],
+  ] as const satisfies readonly {
+    exchange: string;
+    token: TokenSymbol;
+    timestep0: number;
+    limit0: number;
+    timestep1: number;
+    limit1: number;
+    limitGlobal?: number;
+  }[],
   /**
    * A median-delta breaker on the CELO rate feed: a report more than `thresholdBps` from the average of the median
    * halts Mento's trading on the feed (trading mode 3) until, `cooldownSeconds` later, a report within it resets it.
@@ -227,7 +238,9 @@ export const mentoSpec = {
    * limits in whole tokens (L0 over 5 minutes, L1 over a day) on the second token. Celo's charges 5 bps, as v2's
    * cUSD/USDC exchange does; ours 8, so that the two never tie: v2 takes what it can, the pool what v2's limits stop.
    */
-  fixedPricePools: [{ token0: 'cUSD', token1: 'USDC', rateFeed: 'USDCUSD', lpFeeBps: 5, protocolFeeBps: 3, reserve: '1000000', limit0: 300_000, limit1: 1_500_000 }] as const satisfies readonly {
+  fixedPricePools: [
+    { token0: 'cUSD', token1: 'USDC', rateFeed: 'USDCUSD', lpFeeBps: 5, protocolFeeBps: 3, reserve: '1000000', limit0: 300_000, limit1: 1_500_000 },
+  ] as const satisfies readonly {
     token0: TokenSymbol;
     token1: TokenSymbol;
     rateFeed: string;

@@ -21,12 +21,11 @@ import { MethodUnsupportedError, nodeErrorOf } from '../chain/node-errors.ts';
 
 export type Finding = { level: 'ok' | 'warn' | 'fail'; message: string };
 
-
 /** An error's first line, for a finding. */
 export const firstLine = (error: unknown): string => (error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
 
 /** Whether the node answers a JSON-RPC method (an error other than "method not found" means it does). */
-async function supports(client: ChainClient, probe: () => Promise<unknown>): Promise<boolean> {
+async function supports(probe: () => Promise<unknown>): Promise<boolean> {
   try {
     await probe();
     return true;
@@ -37,8 +36,8 @@ async function supports(client: ChainClient, probe: () => Promise<unknown>): Pro
 
 export async function nodeFindings(client: ChainClient): Promise<Finding[]> {
   const [simulate, sendSync] = await Promise.all([
-    supports(client, () => simulateBlocks(client, { blocks: [{ calls: [{ to: zeroAddress, data: '0x' }] }], traceTransfers: true })),
-    supports(client, () => client.request({ method: 'eth_sendRawTransactionSync' as never, params: ['0x00'] as never })),
+    supports(() => simulateBlocks(client, { blocks: [{ calls: [{ to: zeroAddress, data: '0x' }] }], traceTransfers: true })),
+    supports(() => client.request({ method: 'eth_sendRawTransactionSync' as never, params: ['0x00'] as never })),
   ]);
   return [
     simulate
@@ -74,7 +73,9 @@ export async function codeFindings(client: ChainClient, known: KnownContracts, s
     }
   }
   if (sequencer) add(sequencer.address, 'sequencer uptime feed');
-  const codes = await Promise.all([...named.values()].map(async (entry) => ({ ...entry, code: await getCode(client, { address: entry.address }).catch(() => undefined) })));
+  const codes = await Promise.all(
+    [...named.values()].map(async (entry) => ({ ...entry, code: await getCode(client, { address: entry.address }).catch(() => undefined) })),
+  );
   const missing = codes.filter((entry) => !entry.code || entry.code === '0x');
   return missing.length === 0
     ? [{ level: 'ok', message: `code: all ${codes.length} addresses of the chain data have code` }]
@@ -96,11 +97,13 @@ export async function feedFindings(client: ChainClient, sources: PriceSources, s
           readContract(client, { address: source.address, abi: aggregatorV3Abi, functionName: 'decimals' }),
           readContract(client, { address: source.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }),
         ]);
-        if (source.decimals !== undefined && decimals !== source.decimals) return [{ level: 'fail', message: `${name}: answers ${decimals} decimals, the chain data expects ${source.decimals}` }];
+        if (source.decimals !== undefined && decimals !== source.decimals)
+          return [{ level: 'fail', message: `${name}: answers ${decimals} decimals, the chain data expects ${source.decimals}` }];
         if (answer <= 0n) return [{ level: 'fail', message: `${name}: answers ${answer}` }];
         const age = timestamp - updatedAt;
         const heartbeat = heartbeatFinding(name, source.maxAgeSeconds, await measureHeartbeat(client, source.address, roundId, updatedAt));
-        if (age > BigInt(source.maxAgeSeconds)) return [{ level: 'fail', message: `${name}: stale, updated ${age} s ago (more than ${source.maxAgeSeconds} s)` }, heartbeat];
+        if (age > BigInt(source.maxAgeSeconds))
+          return [{ level: 'fail', message: `${name}: stale, updated ${age} s ago (more than ${source.maxAgeSeconds} s)` }, heartbeat];
         return [{ level: 'ok', message: `${name}: ${decimals} decimals, updated ${age} s ago (at most ${source.maxAgeSeconds} s)` }, heartbeat];
       } catch (error) {
         return [{ level: 'fail', message: `${name}: does not answer as a feed (${firstLine(error)})` }];
@@ -115,7 +118,10 @@ function heartbeatFinding(name: string, maxAgeSeconds: number, heartbeat: Heartb
   const measured = `its last ${heartbeat.rounds} rounds came at most ${heartbeat.longestSeconds} s apart (median ${heartbeat.medianSeconds} s)`;
   const allowance = 2n * heartbeat.longestSeconds;
   return BigInt(maxAgeSeconds) > allowance
-    ? { level: 'warn', message: `${name}: ${measured}; its limit of ${maxAgeSeconds} s is looser than twice that (${allowance} s): a stalled feed would go on pricing trades` }
+    ? {
+        level: 'warn',
+        message: `${name}: ${measured}; its limit of ${maxAgeSeconds} s is looser than twice that (${allowance} s): a stalled feed would go on pricing trades`,
+      }
     : { level: 'ok', message: `${name}: ${measured}; its limit of ${maxAgeSeconds} s is within twice that` };
 }
 
@@ -130,17 +136,26 @@ export async function sortedOraclesFindings(client: ChainClient, sources: PriceS
       const name = `SortedOracles ${source.address} rate feed ${source.rateFeedId} (${symbols.get(token) ?? token})`;
       const at = { address: source.address, abi: sortedOraclesAbi, args: [source.rateFeedId] } as const;
       const [own, mapped, expiry] = await Promise.all([
-        readContract(client, { ...at, functionName: 'medianRateWithoutEquivalentMapping' }).catch((error: unknown) => ({ unanswered: firstLine(error) ?? 'no answer' })),
+        readContract(client, { ...at, functionName: 'medianRateWithoutEquivalentMapping' }).catch((error: unknown) => ({
+          unanswered: firstLine(error) ?? 'no answer',
+        })),
         readContract(client, { ...at, functionName: 'getEquivalentToken' }).catch(() => undefined),
         readContract(client, { ...at, functionName: 'getTokenReportExpirySeconds' }).catch(() => undefined),
       ]);
-      if ('unanswered' in own) return [{ level: 'fail', message: `${name}: does not answer medianRateWithoutEquivalentMapping (${own.unanswered}): this source gives no price` }];
+      if ('unanswered' in own)
+        return [{ level: 'fail', message: `${name}: does not answer medianRateWithoutEquivalentMapping (${own.unanswered}): this source gives no price` }];
       const findings: Finding[] = [{ level: own[1] === 0n ? 'warn' : 'ok', message: `${name}: ${own[1] === 0n ? 'has no report' : 'answers its own median'}` }];
       if (mapped && mapped !== zeroAddress) {
-        findings.push({ level: 'warn', message: `${name}: is mapped to ${mapped} (setEquivalentToken): its medianRate answers that feed's rate; routekeeper reads the feed's own` });
+        findings.push({
+          level: 'warn',
+          message: `${name}: is mapped to ${mapped} (setEquivalentToken): its medianRate answers that feed's rate; routekeeper reads the feed's own`,
+        });
       }
       if (expiry !== undefined && BigInt(source.maxAgeSeconds) > expiry) {
-        findings.push({ level: 'warn', message: `${name}: allows reports ${source.maxAgeSeconds} s old, longer than the contract's own expiry of ${expiry} s` });
+        findings.push({
+          level: 'warn',
+          message: `${name}: allows reports ${source.maxAgeSeconds} s old, longer than the contract's own expiry of ${expiry} s`,
+        });
       }
       return findings;
     }),
@@ -157,14 +172,18 @@ export async function factoryFindings(client: ChainClient, known: KnownContracts
   return Promise.all(
     known.factories.map(async (factory): Promise<Finding> => {
       const kind = poolKinds[factory.kind];
-      if (!factory.initCodeHash) return { level: 'ok', message: `factory ${factory.address}: no init code hash listed; its pools are proven by ${kind.provenBy}` };
+      if (!factory.initCodeHash)
+        return { level: 'ok', message: `factory ${factory.address}: no init code hash listed; its pools are proven by ${kind.provenBy}` };
       try {
         const [pool] = await kind.samplePools(client, sampledFactory(factory), known.tokens.slice(0, 8), await getBlockNumber(client), 1);
         if (!pool) return { level: 'warn', message: `factory ${factory.address}: has no pool to check its init code hash against` };
         const computed = kind.createdAt(factory.address, factory.initCodeHash, pool);
         return isAddressEqual(computed, pool.address)
           ? { level: 'ok', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} reproduces its pool ${pool.address}` }
-          : { level: 'fail', message: `factory ${factory.address}: init code hash ${factory.initCodeHash} gives ${computed}, not its pool ${pool.address}: its pools would not be recognised` };
+          : {
+              level: 'fail',
+              message: `factory ${factory.address}: init code hash ${factory.initCodeHash} gives ${computed}, not its pool ${pool.address}: its pools would not be recognised`,
+            };
       } catch (error) {
         return { level: 'fail', message: `factory ${factory.address}: cannot be read (${firstLine(error)})` };
       }
@@ -184,13 +203,17 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
       const listed = await readContract(client, { address: mento.broker, abi: mentoBrokerAbi, functionName: 'getExchangeProviders' });
       const missing = mento.exchangeProviders.filter((provider) => !listed.some((entry) => isAddressEqual(entry, provider)));
       if (missing.length > 0) {
-        findings.push({ level: 'fail', message: `${name}: does not list the exchange provider${missing.length === 1 ? '' : 's'} ${missing.join(', ')} the chain data names` });
+        findings.push({
+          level: 'fail',
+          message: `${name}: does not list the exchange provider${missing.length === 1 ? '' : 's'} ${missing.join(', ')} the chain data names`,
+        });
         continue;
       }
       if (mento.breakerBox) {
         for (const provider of mento.exchangeProviders) {
           const used = await readContract(client, { address: provider, abi: mentoExchangeProviderAbi, functionName: 'breakerBox' });
-          if (!isAddressEqual(used, mento.breakerBox)) findings.push({ level: 'fail', message: `${name}: provider ${provider} uses breaker box ${used}, not ${mento.breakerBox} as the chain data says` });
+          if (!isAddressEqual(used, mento.breakerBox))
+            findings.push({ level: 'fail', message: `${name}: provider ${provider} uses breaker box ${used}, not ${mento.breakerBox} as the chain data says` });
         }
       }
       const block = await getBlock(client, { blockTag: 'latest' });
@@ -198,9 +221,17 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
       const states = await readMentoStates(client, exchanges, block.number);
       const stale = exchanges.filter((_, i) => !hasValidMedian(states[i] as NonNullable<(typeof states)[number]>, block.timestamp + 1n));
       const halted = exchanges.filter((_, i) => states[i]?.tradingMode !== 0);
-      findings.push({ level: exchanges.length === 0 ? 'warn' : 'ok', message: `${name}: ${exchanges.length} exchanges of ${mento.exchangeProviders.length} provider${mento.exchangeProviders.length === 1 ? '' : 's'} found` });
-      for (const exchange of stale) findings.push({ level: 'warn', message: `${name}: exchange ${exchange.exchangeId} has no valid median on rate feed ${exchange.rateFeed} now: not routed until it has` });
-      for (const exchange of halted) findings.push({ level: 'warn', message: `${name}: exchange ${exchange.exchangeId}'s rate feed ${exchange.rateFeed} is halted by the breaker box now` });
+      findings.push({
+        level: exchanges.length === 0 ? 'warn' : 'ok',
+        message: `${name}: ${exchanges.length} exchanges of ${mento.exchangeProviders.length} provider${mento.exchangeProviders.length === 1 ? '' : 's'} found`,
+      });
+      for (const exchange of stale)
+        findings.push({
+          level: 'warn',
+          message: `${name}: exchange ${exchange.exchangeId} has no valid median on rate feed ${exchange.rateFeed} now: not routed until it has`,
+        });
+      for (const exchange of halted)
+        findings.push({ level: 'warn', message: `${name}: exchange ${exchange.exchangeId}'s rate feed ${exchange.rateFeed} is halted by the breaker box now` });
     } catch (error) {
       findings.push({ level: 'fail', message: `${name}: cannot be read (${firstLine(error)})` });
     }
@@ -216,7 +247,10 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
 }
 
 /** Every token a strategy trades has a price now; a strategy without one cannot trade. */
-export async function strategyFindings(prices: PriceReference, strategies: readonly { id: string; tokens: readonly { address: Address; symbol: string }[] }[]): Promise<Finding[]> {
+export async function strategyFindings(
+  prices: PriceReference,
+  strategies: readonly { id: string; tokens: readonly { address: Address; symbol: string }[] }[],
+): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const strategy of strategies) {
     const problems: string[] = [];
@@ -244,7 +278,8 @@ export async function sequencerFindings(client: ChainClient, sequencer: Sequence
       getBlock(client, { blockTag: 'latest' }),
       readContract(client, { address: sequencer.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }),
     ]);
-    if (startedAt === 0n) return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} answers a round that started at 0 (an invalid round): nothing trades` }];
+    if (startedAt === 0n)
+      return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} answers a round that started at 0 (an invalid round): nothing trades` }];
     if (status !== 0n) return [{ level: 'fail', message: `sequencer: feed ${sequencer.address} says the sequencer is down: nothing trades` }];
     const upFor = timestamp - startedAt;
     return upFor < BigInt(sequencer.gracePeriodSeconds)

@@ -70,7 +70,10 @@ export async function adapterFindings(client: ChainClient, setup: Pick<RoutingSe
       if (!code || code === '0x') findings.push({ level: 'fail', message: `${name}: no code at its address` });
       else if (kind.ownAdapterCode && code.toLowerCase() !== kind.ownAdapterCode.toLowerCase()) {
         // No one publishes this adapter: only routekeeper's own build is trusted to route through.
-        findings.push({ level: 'fail', message: `${name}: its code is not routekeeper's own adapter build; deploy that one with 'routekeeper deploy-adapter ${factory.kind}'` });
+        findings.push({
+          level: 'fail',
+          message: `${name}: its code is not routekeeper's own adapter build; deploy that one with 'routekeeper deploy-adapter ${factory.kind}'`,
+        });
       } else findings.push(await quoteFinding(client, factory, setup, name));
     } catch (error) {
       findings.push({ level: 'fail', message: `${name}: cannot be checked (${firstLine(error)})` });
@@ -99,9 +102,14 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
   for (const pool of pools) {
     const state = await kind.readState(client, pool, blockNumber);
     if (state === undefined) continue;
-    for (const [tokenIn, tokenOut] of [[pool.token0, pool.token1], [pool.token1, pool.token0]] as const) {
+    for (const [tokenIn, tokenOut] of [
+      [pool.token0, pool.token1],
+      [pool.token1, pool.token0],
+    ] as const) {
       const inIs0 = tokenIn === pool.token0;
-      const balance = kind.depthOf ? kind.depthOf(state, inIs0) : await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool.address], blockNumber });
+      const balance = kind.depthOf
+        ? kind.depthOf(state, inIs0)
+        : await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool.address], blockNumber });
       for (const divisor of CHECK_DIVISORS) {
         const amountIn = balance / divisor;
         const expected = amountIn > 0n ? kind.quote(state, pool, inIs0, amountIn) : 0n;
@@ -109,18 +117,34 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
         const args = [tokenIn, tokenOut, amountIn, kind.extras(factory.adapter, pool)] as const;
         const quoted = await client
           .simulateContract({ address: factory.adapter.address, abi: adapterAbi, functionName: 'getOutputAmount', args, blockNumber })
-          .then(({ result }) => ({ value: result }), (error: unknown) => ({ error: reasonOf(error) }));
-        if ('error' in quoted) return { level: 'fail', message: `${name}: its getOutputAmount reverts for pool ${pool.address} (${quoted.error}): the daemon cannot read what a route through it pays` };
+          .then(
+            ({ result }) => ({ value: result }),
+            (error: unknown) => ({ error: reasonOf(error) }),
+          );
+        if ('error' in quoted)
+          return {
+            level: 'fail',
+            message: `${name}: its getOutputAmount reverts for pool ${pool.address} (${quoted.error}): the daemon cannot read what a route through it pays`,
+          };
         if (quoted.value !== expected) {
-          return { level: 'fail', message: `${name}: quotes ${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool.address} (${pool.feeBps / 100}%); its state says ${expected}` };
+          return {
+            level: 'fail',
+            message: `${name}: quotes ${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool.address} (${pool.feeBps / 100}%); its state says ${expected}`,
+          };
         }
         quotes++;
       }
     }
   }
-  const tiers = [...new Set(pools.map((pool) => pool.feeBps))].sort((a, b) => a - b).map((bps) => `${bps / 100}%`).join(', ');
+  const tiers = [...new Set(pools.map((pool) => pool.feeBps))]
+    .sort((a, b) => a - b)
+    .map((bps) => `${bps / 100}%`)
+    .join(', ');
   if (quotes === 0) return { level: 'warn', message: `${name}: no size of ${pools.length} pools could be quoted to check it against` };
-  return { level: 'ok', message: `${name}: quotes ${pools.length} pools (${tiers}) as their state says, both ways at ${quotes} sizes (from 1/100000 to 1/20 of a pool's balance)` };
+  return {
+    level: 'ok',
+    message: `${name}: quotes ${pools.length} pools (${tiers}) as their state says, both ways at ${quotes} sizes (from 1/100000 to 1/20 of a pool's balance)`,
+  };
 }
 
 /**
@@ -134,7 +158,12 @@ async function startBlockFindings(client: ChainClient, factory: FactorySource): 
   try {
     const code = await getCode(client, { address: factory.address, blockNumber: before });
     return code && code !== '0x'
-      ? [{ level: 'fail', message: `${name}: has code at block ${before}, before the block its pools are looked for from (${factory.fromBlock}): pools made in between are missed` }]
+      ? [
+          {
+            level: 'fail',
+            message: `${name}: has code at block ${before}, before the block its pools are looked for from (${factory.fromBlock}): pools made in between are missed`,
+          },
+        ]
       : [{ level: 'ok', message: `${name}: no code before block ${factory.fromBlock}, where its pools are looked for from: none is missed` }];
   } catch (error) {
     return [{ level: 'warn', message: `${name}: whether it had code before block ${factory.fromBlock} cannot be read from this node (${firstLine(error)})` }];
@@ -142,7 +171,11 @@ async function startBlockFindings(client: ChainClient, factory: FactorySource): 
 }
 
 async function routerFeeFindings(client: ChainClient, router: Address): Promise<Finding[]> {
-  const read = <T>(work: Promise<T>) => work.then((value) => ({ value }), (error: unknown) => ({ error: firstLine(error) }));
+  const read = <T>(work: Promise<T>) =>
+    work.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error: firstLine(error) }),
+    );
   const [denominator, partnerZero, adminFee] = await Promise.all([
     read(readContract(client, { address: router, abi: routerFeeAbi, functionName: 'FEE_DENOMINATOR' })),
     read(readContract(client, { address: router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [0n] })),
@@ -150,12 +183,26 @@ async function routerFeeFindings(client: ChainClient, router: Address): Promise<
   ]);
   const findings: Finding[] = [];
   if ('value' in denominator && denominator.value === 10n ** 10n) findings.push({ level: 'ok', message: `router ${router}: fee denominator 1e10` });
-  else findings.push({ level: 'fail', message: `router ${router}: fee denominator ${'value' in denominator ? denominator.value : `unreadable (${denominator.error})`}, not 1e10: its fees cannot be accounted for` });
+  else
+    findings.push({
+      level: 'fail',
+      message: `router ${router}: fee denominator ${'value' in denominator ? denominator.value : `unreadable (${denominator.error})`}, not 1e10: its fees cannot be accounted for`,
+    });
   if ('value' in partnerZero) {
-    findings.push({ level: partnerZero.value === 0n ? 'ok' : 'warn', message: `router ${router}: getPartnerFee(0) = ${partnerZero.value} (a quote without a key pays ${Number(partnerZero.value) / 1e8}%)` });
+    findings.push({
+      level: partnerZero.value === 0n ? 'ok' : 'warn',
+      message: `router ${router}: getPartnerFee(0) = ${partnerZero.value} (a quote without a key pays ${Number(partnerZero.value) / 1e8}%)`,
+    });
   } else {
-    findings.push({ level: 'warn', message: `router ${router}: no getPartnerFee(uint256) (${partnerZero.error}): the service cannot read partner fees, so quotes with an API key are refused` });
+    findings.push({
+      level: 'warn',
+      message: `router ${router}: no getPartnerFee(uint256) (${partnerZero.error}): the service cannot read partner fees, so quotes with an API key are refused`,
+    });
   }
-  if ('value' in adminFee && adminFee.value > 0n) findings.push({ level: 'warn', message: `router ${router}: defaultAdminFee() = ${adminFee.value} over 1e10, taken from swaps whose signature it cannot verify` });
+  if ('value' in adminFee && adminFee.value > 0n)
+    findings.push({
+      level: 'warn',
+      message: `router ${router}: defaultAdminFee() = ${adminFee.value} over 1e10, taken from swaps whose signature it cannot verify`,
+    });
   return findings;
 }

@@ -154,7 +154,15 @@ function recordRun(report: RunReport, { logger, metrics, notifier, notes }: Obse
       reason: trade.reason,
     };
     // Webhooks are read by programs: raw amounts as strings, and the headline for people.
-    const hook = { strategy: report.strategyId, intent: trade.intentId, status: trade.status, ...raw, txHash: trade.txHash, reason: trade.reason, summary: describeTrade(trade, names) };
+    const hook = {
+      strategy: report.strategyId,
+      intent: trade.intentId,
+      status: trade.status,
+      ...raw,
+      txHash: trade.txHash,
+      reason: trade.reason,
+      summary: describeTrade(trade, names),
+    };
     const headline = `${report.strategyId}: ${describeTrade(trade, names)}${report.trades.length === 1 && trade.status === 'confirmed' ? ` (${report.note})` : ''}`;
     if (trade.status === 'confirmed') {
       logger.info(fields, headline);
@@ -191,13 +199,18 @@ function recordVolume(metrics: Metrics, strategyId: string, trade: TradeReport, 
   const sold = names.get(trade.trade.tokenIn);
   const bought = names.get(trade.trade.tokenOut);
   if (sold) metrics.volume.inc({ strategy: strategyId, token: sold.symbol, side: 'sold' }, Number(formatUnits(trade.trade.amountIn, sold.decimals)));
-  if (bought && trade.amountOut !== undefined) metrics.volume.inc({ strategy: strategyId, token: bought.symbol, side: 'bought' }, Number(formatUnits(trade.amountOut, bought.decimals)));
+  if (bought && trade.amountOut !== undefined)
+    metrics.volume.inc({ strategy: strategyId, token: bought.symbol, side: 'bought' }, Number(formatUnits(trade.amountOut, bought.decimals)));
 }
 
 /** The wallet's balances the check after a trade read, of the tokens the strategy touched, in the metrics. */
 function showCheckedBalances(strategy: Strategy, metrics: Metrics, known: WalletBalances): void {
   const tokens =
-    strategy.kind === 'rebalance' ? strategy.targets.map((t) => t.token) : strategy.kind === 'compound' ? [strategy.gauge.rewardToken, strategy.valueToken] : [strategy.sell, strategy.buy];
+    strategy.kind === 'rebalance'
+      ? strategy.targets.map((t) => t.token)
+      : strategy.kind === 'compound'
+        ? [strategy.gauge.rewardToken, strategy.valueToken]
+        : [strategy.sell, strategy.buy];
   for (const token of tokens) {
     const balance = known.tokens.find((entry) => isAddressEqual(entry.token, token.address))?.balance;
     if (balance !== undefined) metrics.balance.set({ wallet: strategy.wallet, token: token.symbol }, Number(formatUnits(balance, token.decimals)));
@@ -275,7 +288,9 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
       return !leases || !group?.shares || (wallet !== undefined && leases.holds(wallet));
     },
     onMissed: (strategy, slot, why) => {
-      void execution.ledger.runs.missed(strategy.id, slot, why).catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'));
+      void execution.ledger.runs
+        .missed(strategy.id, slot, why)
+        .catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'));
       observers.metrics.slotsMissed.inc({ strategy: strategy.id });
       observers.logger.warn({ strategy: strategy.id, slot }, `${strategy.id}: slot ${slot} missed: ${why}`);
     },
@@ -300,10 +315,14 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
       }
       const strategies = runtime.config.strategies.filter((strategy) => addressOf(strategy)?.toLowerCase() === wallet.toLowerCase());
       // Only this wallet's strategies: a daemon taking many wallets at once does not read the whole ledger for each.
-      const last = await lastSlotsOf(execution, strategies.map((strategy) => strategy.id));
+      const last = await lastSlotsOf(
+        execution,
+        strategies.map((strategy) => strategy.id),
+      );
       if (!stopping) scheduler.adopt(strategies, (id) => last.get(id));
     } catch (error) {
-      if (!isAbort(error)) observers.logger.error({ wallet, error: error instanceof Error ? error.message : String(error) }, `wallet ${wallet}: could not take over its work`);
+      if (!isAbort(error))
+        observers.logger.error({ wallet, error: error instanceof Error ? error.message : String(error) }, `wallet ${wallet}: could not take over its work`);
     }
   };
   // Holdings are recorded before the first run trades (a rebalance is measured against them).

@@ -29,7 +29,11 @@ const neighbourWatchMs = 1_000;
  * lease never gets that close to its end; one that does has missed its renewals (dead, frozen or cut off on another
  * host), and its wallets are free the moment it runs out, not up to a renewal later.
  */
-export function wakeBeforeRenewal(leases: readonly { holder: string; live: boolean; remainingMs: number }[], self: string, renewEveryMs: number): number | undefined {
+export function wakeBeforeRenewal(
+  leases: readonly { holder: string; live: boolean; remainingMs: number }[],
+  self: string,
+  renewEveryMs: number,
+): number | undefined {
   const soonest = Math.min(...leases.filter((lease) => lease.live && lease.holder !== self).map((lease) => lease.remainingMs));
   return soonest < renewEveryMs ? soonest + 50 : undefined;
 }
@@ -128,7 +132,12 @@ export class DaemonGroup {
   /** One renewal: check in, renew the leases, and (once running) move toward the fair share. */
   async tick(): Promise<void> {
     if (this.#stopping) return;
-    const reached = !this.#options.listed || (await this.#checkIn({ agree: false }).then(() => true, () => false));
+    const reached =
+      !this.#options.listed ||
+      (await this.#checkIn({ agree: false }).then(
+        () => true,
+        () => false,
+      ));
     await this.#leases.renewAll();
     if (reached && this.#hooks) await this.#balance(this.#hooks).catch((error: unknown) => this.onDatabase?.((error as Error).message.split('\n')[0]));
   }
@@ -205,7 +214,7 @@ export class DaemonGroup {
       .filter((wallet) => !mine.has(wallet.toLowerCase()))
       .filter((wallet) => {
         const lease = leases.get(wallet.toLowerCase());
-        return !lease || !lease.live || (this.#options.share && !liveHolders.has(lease.holder)) || holderGone(lease.holder);
+        return !lease?.live || (this.#options.share && !liveHolders.has(lease.holder)) || holderGone(lease.holder);
       })
       .sort((a, b) => this.#order(a).localeCompare(this.#order(b)));
     let holding = staying.length;

@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { holderGone } from '../ledger/holders.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
-import { type Fence } from '../model/attempt.ts';
+import type { Fence } from '../model/attempt.ts';
 
 export const defaultLeaseMs = 15_000;
 
@@ -48,7 +48,9 @@ export class WalletLeases {
       if (!(await this.take(wallet))) {
         const holder = (await this.#ledger.leases.all()).find((lease) => lease.wallet === wallet.toLowerCase())?.holder;
         await this.releaseAll();
-        throw new ConfigError(`wallet ${wallet} is held by another routekeeper daemon (${holder ?? 'unknown'}); its lease runs out ${this.#ttlMs / 1000} s after that daemon stops renewing it`);
+        throw new ConfigError(
+          `wallet ${wallet} is held by another routekeeper daemon (${holder ?? 'unknown'}); its lease runs out ${this.#ttlMs / 1000} s after that daemon stops renewing it`,
+        );
       }
     }
   }
@@ -150,7 +152,8 @@ export class WalletLeases {
   fenceFor(wallet: Address): Fence {
     const held = this.#held.get(wallet.toLowerCase());
     if (!held) throw new LeaseLostError(`this daemon does not hold wallet ${wallet}; nothing is signed for it`);
-    if (performance.now() >= held.validUntil) throw new LeaseLostError(`the lease of wallet ${wallet} was not renewed in time; nothing is signed for it until it is`);
+    if (performance.now() >= held.validUntil)
+      throw new LeaseLostError(`the lease of wallet ${wallet} was not renewed in time; nothing is signed for it until it is`);
     return held.fence;
   }
 

@@ -36,14 +36,21 @@ export type MarkerDeps = {
 };
 
 /** One mark's balances: of each held wallet's tokens, and of its native coin. */
-export type WalletReadings = { tokens: readonly { wallet: Address; token: Address; balance: bigint }[]; native: readonly { wallet: Address; balance: bigint }[] };
+export type WalletReadings = {
+  tokens: readonly { wallet: Address; token: Address; balance: bigint }[];
+  native: readonly { wallet: Address; balance: bigint }[];
+};
 
 const unique = (addresses: readonly Address[]) => [...new Map(addresses.map((address) => [address.toLowerCase(), address])).values()];
 
 /** What the marker reads with, as a daemon or `once` opened it. */
 export function markerDepsOf(
   runtime: { client: ChainClient; config: { strategies: readonly Strategy[] }; nativeToken?: TokenInfo },
-  execution: { ledger: Ledger; executors: ReadonlyMap<string, { prices: PriceReference; wallet: { address: Address } }>; leases?: { holds(wallet: Address): boolean } },
+  execution: {
+    ledger: Ledger;
+    executors: ReadonlyMap<string, { prices: PriceReference; wallet: { address: Address } }>;
+    leases?: { holds(wallet: Address): boolean };
+  },
   logger: Logger,
   onBalances?: MarkerDeps['onBalances'],
 ): MarkerDeps | undefined {
@@ -80,9 +87,11 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
   // The native coin is priced even when no strategy trades it: gas is valued with it.
   const native = deps.nativeToken?.address;
   const tokens = unique([...deps.strategies.flatMap(tokensHeld), ...(native ? [native] : [])]).filter((token) => deps.prices.hasSource(token));
-  const holdings = [...deps.wallets].filter(([, wallet]) => deps.holds?.(wallet) ?? true).flatMap(([name, wallet]) =>
-    unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensHeld)).map((token) => ({ wallet, token })),
-  );
+  const holdings = [...deps.wallets]
+    .filter(([, wallet]) => deps.holds?.(wallet) ?? true)
+    .flatMap(([name, wallet]) =>
+      unique(deps.strategies.filter((strategy) => strategy.wallet === name).flatMap(tokensHeld)).map((token) => ({ wallet, token })),
+    );
   const held = unique(holdings.map((holding) => holding.wallet));
   const [block, priced, balanceReads, nativeBalances] = await Promise.all([
     deps.prices.headNow(),
@@ -97,7 +106,13 @@ export async function markOnce(deps: MarkerDeps): Promise<number> {
         }
       }),
     ),
-    Promise.all(holdings.map(async ({ wallet, token }) => ({ wallet, token, balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }) }))),
+    Promise.all(
+      holdings.map(async ({ wallet, token }) => ({
+        wallet,
+        token,
+        balance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }),
+      })),
+    ),
     deps.onBalances ? Promise.all(held.map(async (wallet) => ({ wallet, balance: await deps.client.getBalance({ address: wallet }) }))) : [],
   ]);
   const prices: PriceMark[] = priced.filter((mark) => mark !== undefined).map((mark) => ({ ...mark, block: block.number }));

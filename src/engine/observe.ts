@@ -39,7 +39,12 @@ const balanceOf = (view: MarketView, token: Address) =>
   view.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [view.wallet] });
 
 /** What `amountIn` of tokenIn is worth in tokenOut at the reference prices, or why it has no value (no price). */
-async function valueAtReference(view: MarketView, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<{ value: bigint } | { value: undefined; noPrice: string }> {
+async function valueAtReference(
+  view: MarketView,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+): Promise<{ value: bigint } | { value: undefined; noPrice: string }> {
   if (amountIn === 0n) return { value: 0n };
   if (isAddressEqual(tokenIn, tokenOut)) return { value: amountIn };
   try {
@@ -94,6 +99,7 @@ export async function observeCompound(strategy: CompoundStrategy, view: MarketVi
     referenceValue(view, native.address, valueToken.address, gasPrice * compoundGasUnits),
   ]);
   if (gasCostValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no price for ${native.symbol} or ${valueToken.symbol}`);
-  if (earnedValue === undefined) throw new ValuationError(`${strategy.id}: cannot value the rewards: no price for ${gauge.rewardToken.symbol} or ${valueToken.symbol}`);
+  if (earnedValue === undefined)
+    throw new ValuationError(`${strategy.id}: cannot value the rewards: no price for ${gauge.rewardToken.symbol} or ${valueToken.symbol}`);
   return { now: view.now(), earned, position, earnedValue, gasCostValue };
 }

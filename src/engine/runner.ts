@@ -69,7 +69,13 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
   // A trade whose outcome is not known yet may have traded: nothing new until the chain has settled it.
   if (gate.waitingFor !== undefined) {
     const pending = await ledger.trades.get(gate.waitingFor);
-    return { strategyId: strategy.id, slot, note: `waiting: the outcome of ${gate.waitingFor} is not known yet (${pending?.failure?.reason ?? pending?.status ?? 'unknown'})`, trades: [], heldBy: 'unknown-outcome' };
+    return {
+      strategyId: strategy.id,
+      slot,
+      note: `waiting: the outcome of ${gate.waitingFor} is not known yet (${pending?.failure?.reason ?? pending?.status ?? 'unknown'})`,
+      trades: [],
+      heldBy: 'unknown-outcome',
+    };
   }
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };

@@ -14,7 +14,7 @@ import { type TxStage, Wallet } from '../chain/wallet.ts';
 import { strategyFit } from './strategy-fit.ts';
 import { TradeRecorder } from '../trade/recorder.ts';
 import { readTokenInfo } from '../chain/tokens.ts';
-import { type TokenInfo } from '../units.ts';
+import type { TokenInfo } from '../units.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { type Env, databaseUrlOf, secretFromEnv } from '../config/env.ts';
 import { ConfigError } from '../errors.ts';
@@ -28,7 +28,7 @@ import { reportEvery } from '../devnet/oracle.ts';
 import { devnetKeyVariable } from '../devnet/world-spec.ts';
 import { toJson } from '../json.ts';
 import { Ledger, type LedgerLocation } from '../ledger/ledger.ts';
-import { type Attempt, type ChainIdentity } from '../model/attempt.ts';
+import type { Attempt, ChainIdentity } from '../model/attempt.ts';
 import { networkLedgerName, networkSchema, removeStaleThrowawayLedgers, throwawayLedgerFile, throwawaySchema } from '../ledger/files.ts';
 import { commonChainOf, nodeTransport } from '../chain/transport.ts';
 import { type RoutingClient, createRoutingClient } from '../routing-client/client.ts';
@@ -119,7 +119,10 @@ export type Execution = { ledger: Ledger; executors: Map<string, PipelineDeps>; 
  * (`run`), which shares the wallets with the other daemons of a PostgreSQL ledger; otherwise (`once`) every wallet's
  * lease is taken at once, or the command refused when another daemon holds one.
  */
-export async function openExecution(runtime: Runtime, options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage']; daemon?: boolean } = {}): Promise<Execution> {
+export async function openExecution(
+  runtime: Runtime,
+  options: { dryRun?: boolean; onStage?: RuntimeOptions['onStage']; daemon?: boolean } = {},
+): Promise<Execution> {
   const ledger = await Ledger.open(runtime.ledger, { chain: runtime.chain });
   runtime.onClose(() => ledger.close());
   // The wallets' leases: a daemon's fair share on a PostgreSQL ledger that other daemons share, else all of them.
@@ -250,7 +253,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (options.devnet && !embedded) throw new ConfigError('--devnet starts the embedded devnet: unset RPC_URL (and leave out --address-book) to use it');
     if (embedded && options.fork) throw new ConfigError('--fork needs RPC_URL: the chain to fork');
     if (embedded && env.ROUTEKEEPER_REQUIRE_RPC_URL && !options.devnet) {
-      throw new ConfigError('RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet');
+      throw new ConfigError(
+        'RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet',
+      );
     }
     // Wallet keys are read once, before any chain starts; on the embedded devnet the default wallet's is a test key.
     const accounts = new Map<string, LocalAccount>();
@@ -262,7 +267,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       else {
         // Two wallets of one key share its reading: the variable is gone from the environment once read.
         const source = JSON.stringify([wallet.privateKeyEnv, wallet.keystore, wallet.passwordFile]);
-        const account = readKeys.get(source) ?? (await walletAccount(name, wallet, { env: keys, configFile, askPassword: options.askPassword ?? terminalPassword }));
+        const account =
+          readKeys.get(source) ?? (await walletAccount(name, wallet, { env: keys, configFile, askPassword: options.askPassword ?? terminalPassword }));
         readKeys.set(source, account);
         accounts.set(name, account);
       }
@@ -324,7 +330,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       serviceUrl = service.url;
     }
     const serviceKind: Runtime['serviceKind'] = mode === 'embedded devnet' ? 'devnet' : namedService ? 'remote' : 'embedded';
-    const rateLimit = rateLimitFor(serviceUrl, { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT }, strategyFile.defaults.routing);
+    const rateLimit = rateLimitFor(
+      serviceUrl,
+      { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT },
+      strategyFile.defaults.routing,
+    );
     const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId, rateLimit });
     throwIfAborted(signal);
     // The demo trades within seconds of `npm start`; a real chain (or its paper-trading fork) waits for the slot.

@@ -109,11 +109,14 @@ export class Scheduler {
    */
   #wakeAt(time: number, then: () => void): void {
     const wait = Math.max(0, time - this.#now());
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      if (wait > maxTimerMs) this.#wakeAt(time, then);
-      else then();
-    }, Math.min(wait, maxTimerMs));
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer);
+        if (wait > maxTimerMs) this.#wakeAt(time, then);
+        else then();
+      },
+      Math.min(wait, maxTimerMs),
+    );
     this.#timers.add(timer);
   }
 

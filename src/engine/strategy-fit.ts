@@ -16,7 +16,8 @@ export function strategyFit(strategies: readonly Strategy[], walletOf: (strategy
     if (!strategy) return `no strategy '${trade.strategyId}' is in the current strategy file`;
     const wallet = walletOf(strategy);
     if (!wallet || !isAddressEqual(wallet, trade.wallet)) return `strategy ${strategy.id} trades from ${wallet ?? 'no wallet'}, not ${trade.wallet}`;
-    if (trade.slippageBps > strategy.slippageBps) return `its slippage of ${trade.slippageBps} bps is looser than strategy ${strategy.id}'s ${strategy.slippageBps} bps`;
+    if (trade.slippageBps > strategy.slippageBps)
+      return `its slippage of ${trade.slippageBps} bps is looser than strategy ${strategy.id}'s ${strategy.slippageBps} bps`;
     const misfit = shapeMisfit(strategy, trade);
     return misfit && `it is not a trade strategy ${strategy.id} (${strategy.kind}) asks for: ${misfit}`;
   };
@@ -40,9 +41,16 @@ function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
     }
     case 'compound': {
       const { gauge } = strategy;
-      if (trade.kind === 'claim') return same(trade.tokenIn, gauge.address) && same(trade.tokenOut, gauge.rewardToken.address) ? undefined : `a claim of ${trade.tokenIn}`;
-      if (trade.kind === 'deposit') return same(trade.tokenIn, gauge.rewardToken.address) && same(trade.tokenOut, gauge.address) ? undefined : `a deposit of ${trade.tokenIn} into ${trade.tokenOut}`;
-      if (trade.kind === 'withdraw') return strategy.exit && same(trade.tokenIn, gauge.address) && same(trade.tokenOut, strategy.exit.to.address) ? undefined : `a withdrawal of ${trade.tokenIn} for ${trade.tokenOut}`;
+      if (trade.kind === 'claim')
+        return same(trade.tokenIn, gauge.address) && same(trade.tokenOut, gauge.rewardToken.address) ? undefined : `a claim of ${trade.tokenIn}`;
+      if (trade.kind === 'deposit')
+        return same(trade.tokenIn, gauge.rewardToken.address) && same(trade.tokenOut, gauge.address)
+          ? undefined
+          : `a deposit of ${trade.tokenIn} into ${trade.tokenOut}`;
+      if (trade.kind === 'withdraw')
+        return strategy.exit && same(trade.tokenIn, gauge.address) && same(trade.tokenOut, strategy.exit.to.address)
+          ? undefined
+          : `a withdrawal of ${trade.tokenIn} for ${trade.tokenOut}`;
       return `a ${trade.kind}`;
     }
   }

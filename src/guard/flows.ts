@@ -35,7 +35,10 @@ export function flowsOf(logs: readonly Pick<Log, 'address' | 'topics' | 'data'>[
     const [topic0, from, to] = log.topics;
     if (topic0 !== transferTopic) continue;
     if (log.topics.length !== 3 || !from || !to || size(log.data) !== 32) {
-      throw new GuardRefusal('token-flow', `the simulated transaction moves a token ${log.address} that is not an ERC20 (a Transfer log of ${log.topics.length} topics)`);
+      throw new GuardRefusal(
+        'token-flow',
+        `the simulated transaction moves a token ${log.address} that is not an ERC20 (a Transfer log of ${log.topics.length} topics)`,
+      );
     }
     flows.push({ token: getAddress(log.address), from: topicAddress(from), to: topicAddress(to), amount: BigInt(log.data) });
   }
@@ -149,17 +152,31 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
     const [loss] = losses;
     if (gains.length !== 1 || losses.length !== 1 || !gain || !loss) {
       const [token, amount] = gains[0] as [string, bigint];
-      refuse(`${getAddress(holder)} would keep ${describe(token, amount)}: it is neither the wallet, a known pool making one swap, a listed venue nor our partner`);
+      refuse(
+        `${getAddress(holder)} would keep ${describe(token, amount)}: it is neither the wallet, a known pool making one swap, a listed venue nor our partner`,
+      );
     }
     const [tokenIn, amountIn] = gain as [string, bigint];
     const [tokenOut, paid] = loss as [string, bigint];
     // A verified Mento v3 pool is proven by its factory's list (guard/mento-fpmm-hop.ts), not by a factory's getPool.
-    const fixedPrice = rules.fixedPricePools?.find((entry) => isAddressEqual(entry.address, holder as Address) && isAddressEqual(entry.tokenIn, tokenIn as Address));
+    const fixedPrice = rules.fixedPricePools?.find(
+      (entry) => isAddressEqual(entry.address, holder as Address) && isAddressEqual(entry.tokenIn, tokenIn as Address),
+    );
     const feePpm = fixedPrice ? fixedPrice.feePpm : await provePool(getAddress(holder), [getAddress(tokenIn), getAddress(tokenOut)]);
     if (feePpm === undefined) {
-      refuse(`${getAddress(holder)} would take ${describe(tokenIn, amountIn)} for ${describe(tokenOut, -paid)}: a swap in a pool that no known factory made and no list holds`);
+      refuse(
+        `${getAddress(holder)} would take ${describe(tokenIn, amountIn)} for ${describe(tokenOut, -paid)}: a swap in a pool that no known factory made and no list holds`,
+      );
     }
-    swaps.push({ pool: getAddress(holder), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn, amountOut: -paid, feePpm: feePpm as number, order: firstPaid.get(holder) ?? 0 });
+    swaps.push({
+      pool: getAddress(holder),
+      tokenIn: getAddress(tokenIn),
+      tokenOut: getAddress(tokenOut),
+      amountIn,
+      amountOut: -paid,
+      feePpm: feePpm as number,
+      order: firstPaid.get(holder) ?? 0,
+    });
   }
   return swaps.sort((a, b) => a.order - b.order).map(({ order: _order, ...swap }) => swap);
 }
@@ -187,12 +204,18 @@ function checkProtocolFee(
 ): void {
   for (const [token, amount] of gains) {
     const paying = pools.filter((pool) => isAddressEqual(pool.tokenIn, token as Address));
-    if (paying.length === 0) refuse(`Mento v3's protocol fee recipient ${getAddress(holder)} would receive ${describe(token, amount)}, which no Mento v3 hop of the route pays its pool`);
+    if (paying.length === 0)
+      refuse(
+        `Mento v3's protocol fee recipient ${getAddress(holder)} would receive ${describe(token, amount)}, which no Mento v3 hop of the route pays its pool`,
+      );
     const bound = paying.reduce((sum, pool) => {
-      const paidToPool = flows.filter((flow) => isAddressEqual(flow.to, pool.address) && isAddressEqual(flow.token, token as Address)).reduce((total, flow) => total + flow.amount, 0n);
+      const paidToPool = flows
+        .filter((flow) => isAddressEqual(flow.to, pool.address) && isAddressEqual(flow.token, token as Address))
+        .reduce((total, flow) => total + flow.amount, 0n);
       return sum + (paidToPool * pool.protocolFeeBps) / 10_000n;
     }, 0n);
-    if (amount > bound) refuse(`Mento v3's protocol fee recipient ${getAddress(holder)} would take ${describe(token, amount)}, more than the protocol fee of ${bound}`);
+    if (amount > bound)
+      refuse(`Mento v3's protocol fee recipient ${getAddress(holder)} would take ${describe(token, amount)}, more than the protocol fee of ${bound}`);
   }
 }
 

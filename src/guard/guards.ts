@@ -19,14 +19,25 @@ export function checkContractsAllowed(
   known: Pick<KnownContracts, 'routers' | 'oneClickFarms' | 'gauges'>,
   contracts: { router?: Address; oneClickFarm?: Address; gauge?: Address },
 ): void {
-  if (contracts.gauge && !listed(known.gauges.map((gauge) => gauge.address), contracts.gauge)) {
+  if (
+    contracts.gauge &&
+    !listed(
+      known.gauges.map((gauge) => gauge.address),
+      contracts.gauge,
+    )
+  ) {
     throw new GuardRefusal('contract-not-allowed', `gauge ${contracts.gauge} is not a known gauge on this chain`);
   }
   if (contracts.router && !listed(known.routers, contracts.router)) {
     throw new GuardRefusal('contract-not-allowed', `router ${contracts.router} is not a known router on this chain`, undefined, 'routerAddress');
   }
   if (contracts.oneClickFarm && !listed(known.oneClickFarms, contracts.oneClickFarm)) {
-    throw new GuardRefusal('contract-not-allowed', `OneClickFarm ${contracts.oneClickFarm} is not a known OneClickFarm on this chain`, undefined, 'oneClickFarmAddress');
+    throw new GuardRefusal(
+      'contract-not-allowed',
+      `OneClickFarm ${contracts.oneClickFarm} is not a known OneClickFarm on this chain`,
+      undefined,
+      'oneClickFarmAddress',
+    );
   }
 }
 
@@ -58,7 +69,8 @@ export function checkDepositQuote(asked: { tokenIn: Address; amountIn: bigint },
 /** A withdraw routes every underlying to tokenOut. (Its inputs are the unwind's, which the farm measures.) */
 export function checkWithdrawQuote(asked: { tokenOut: Address }, route: EarnRoute): void {
   for (const [i, detail] of route.underlyingRoutes.entries()) {
-    if (!isAddressEqual(detail.path[detail.path.length - 1] as Address, asked.tokenOut)) mismatch(`route ${i} last token`, asked.tokenOut, detail.path[detail.path.length - 1]);
+    if (!isAddressEqual(detail.path[detail.path.length - 1] as Address, asked.tokenOut))
+      mismatch(`route ${i} last token`, asked.tokenOut, detail.path[detail.path.length - 1]);
   }
   if (route.expectedOut === 0n) mismatch('expectedOut', 'more than 0', 0n);
 }
@@ -181,19 +193,18 @@ export function checkFeeCap(maxFeePerGas: bigint, cap: bigint | undefined): void
 export type Budget = { token: Address; perDay?: bigint; total?: bigint; symbol?: string; decimals?: number };
 
 /** Whether spending `amount` more keeps every budget; `spent` gives what is already committed in a window. */
-export function checkBudget(
-  budget: Budget,
-  amount: bigint,
-  scope: string,
-  spent: (window: 'day' | 'total') => bigint,
-): void {
+export function checkBudget(budget: Budget, amount: bigint, scope: string, spent: (window: 'day' | 'total') => bigint): void {
   for (const window of ['day', 'total'] as const) {
     const limit = window === 'day' ? budget.perDay : budget.total;
     if (limit === undefined) continue;
     const already = spent(window);
     if (already + amount > limit) {
-      const shown = (raw: bigint) => (budget.decimals === undefined ? `${raw}` : `${displayNumber(raw, budget.decimals)}${budget.symbol ? ` ${budget.symbol}` : ''}`);
-      throw new GuardRefusal('budget', `${scope} ${window === 'day' ? 'daily' : 'total'} budget: ${shown(already)} spent + ${shown(amount)} would pass ${shown(limit)}`);
+      const shown = (raw: bigint) =>
+        budget.decimals === undefined ? `${raw}` : `${displayNumber(raw, budget.decimals)}${budget.symbol ? ` ${budget.symbol}` : ''}`;
+      throw new GuardRefusal(
+        'budget',
+        `${scope} ${window === 'day' ? 'daily' : 'total'} budget: ${shown(already)} spent + ${shown(amount)} would pass ${shown(limit)}`,
+      );
     }
   }
 }

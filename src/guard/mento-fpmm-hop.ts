@@ -76,11 +76,20 @@ export function fpmmClosedBecause(hop: FpmmHopFacts, state: FpmmState, now: bigi
   const feed = `rate feed ${fpmm.rateFeed}`;
   switch (rate.kind) {
     case 'market-closed':
-      return { reason: 'halted', why: `the FX market is closed at ${new Date(Number(landsAt) * 1000).toISOString()} (Friday 21:00 to Sunday 23:00 UTC, and holidays): Mento v3 pool ${fpmm.pool} would refuse the swap` };
+      return {
+        reason: 'halted',
+        why: `the FX market is closed at ${new Date(Number(landsAt) * 1000).toISOString()} (Friday 21:00 to Sunday 23:00 UTC, and holidays): Mento v3 pool ${fpmm.pool} would refuse the swap`,
+      };
     case 'halted':
-      return { reason: 'halted', why: `Mento's BreakerBox halts trading on ${feed} (trading mode ${rate.tradingMode}): pool ${fpmm.pool} would refuse the swap` };
+      return {
+        reason: 'halted',
+        why: `Mento's BreakerBox halts trading on ${feed} (trading mode ${rate.tradingMode}): pool ${fpmm.pool} would refuse the swap`,
+      };
     default:
-      return { reason: 'no-price', why: `${feed} has no valid median (its last report at ${state.medianTimestamp} is older than its ${state.reportExpiry} s expiry): the pool is no price, and its quote is not taken` };
+      return {
+        reason: 'no-price',
+        why: `${feed} has no valid median (its last report at ${state.medianTimestamp} is older than its ${state.reportExpiry} s expiry): the pool is no price, and its quote is not taken`,
+      };
   }
 }
 
@@ -103,7 +112,10 @@ export function checkFpmmHop(hop: FpmmHopTrade, state: FpmmState, now: bigint, t
     const { refused } = swapped;
     if (refused.kind === 'limit') {
       const token = refused.token === 0 ? fpmm.token0 : fpmm.token1;
-      return refuse('trading-limit', `the swap moves ${token} past Mento v3 pool ${fpmm.pool}'s trading limit ${refused.limit}: ${wholeTokens(refused.headroom)} whole tokens of room left that way`);
+      return refuse(
+        'trading-limit',
+        `the swap moves ${token} past Mento v3 pool ${fpmm.pool}'s trading limit ${refused.limit}: ${wholeTokens(refused.headroom)} whole tokens of room left that way`,
+      );
     }
     if (refused.kind === 'liquidity') return refuse('simulation', `Mento v3 pool ${fpmm.pool} holds ${refused.reserve} of the output, less than the swap pays`);
     return refuse('no-price', `${feed} gives no rate`);

@@ -55,7 +55,8 @@ export class MentoExchanges {
     if (!known.exchangeProviders.some((provider) => isAddressEqual(provider, hop.provider))) {
       return refuse(`names exchange provider ${hop.provider}, which the chain data does not name for Broker ${hop.broker}`);
     }
-    const find = (list: readonly MentoExchange[]) => list.find((entry) => isAddressEqual(entry.provider, hop.provider) && entry.exchangeId.toLowerCase() === hop.exchangeId.toLowerCase());
+    const find = (list: readonly MentoExchange[]) =>
+      list.find((entry) => isAddressEqual(entry.provider, hop.provider) && entry.exchangeId.toLowerCase() === hop.exchangeId.toLowerCase());
     let exchange = find(await this.#exchangesOf(known, false));
     exchange ??= find(await this.#exchangesOf(known, true));
     if (!exchange) return refuse(`names exchange ${hop.exchangeId}, which provider ${hop.provider} of Broker ${hop.broker} does not list`);
@@ -136,11 +137,21 @@ function checkExchangeHop(hop: MentoExchangeHopTrade, state: MentoExchangeState,
   const inIs0 = isAddressEqual(hop.tokenIn, exchange.asset0);
   const feed = `rate feed ${exchange.rateFeed}`;
   if (state.tradingMode !== 0) {
-    throw new GuardRefusal('halted', `${hop.field}: Mento's BreakerBox halts trading on ${feed} (trading mode ${state.tradingMode}): the Broker would refuse the swap`, undefined, hop.field);
+    throw new GuardRefusal(
+      'halted',
+      `${hop.field}: Mento's BreakerBox halts trading on ${feed} (trading mode ${state.tradingMode}): the Broker would refuse the swap`,
+      undefined,
+      hop.field,
+    );
   }
   const landsAt = now + 1n;
   if (!hasValidMedian(state, landsAt)) {
-    throw new GuardRefusal('no-price', `${hop.field}: ${feed} has no valid median (its last report at ${state.oracle.medianTimestamp} is stale or expired): the exchange is no price, and its quote is not taken`, undefined, hop.field);
+    throw new GuardRefusal(
+      'no-price',
+      `${hop.field}: ${feed} has no valid median (its last report at ${state.oracle.medianTimestamp} is stale or expired): the exchange is no price, and its quote is not taken`,
+      undefined,
+      hop.field,
+    );
   }
   const swapped = mentoSwap(state, inIs0, hop.amountIn, landsAt);
   if ('refused' in swapped) {
@@ -156,7 +167,8 @@ function checkExchangeHop(hop: MentoExchangeHopTrade, state: MentoExchangeState,
         hop.field,
       );
     }
-    if (refused.kind === 'reserve') throw new GuardRefusal('simulation', `${hop.field}: Mento's Reserve holds ${refused.holds} of the output, less than the swap pays`, undefined, hop.field);
+    if (refused.kind === 'reserve')
+      throw new GuardRefusal('simulation', `${hop.field}: Mento's Reserve holds ${refused.holds} of the output, less than the swap pays`, undefined, hop.field);
     throw new GuardRefusal('no-price', `${hop.field}: ${feed} has no valid median`, undefined, hop.field);
   }
   const reference = mentoReferenceOut(exchange, state, inIs0, hop.amountIn);

@@ -7,16 +7,7 @@
  * Facts read from the chain (a factory's pair for two tokens, a pool's tokens, a gauge's staking token) never
  * change once non-zero, so they are read once per process.
  */
-import {
-  type Address,
-  type Hex,
-  getAddress,
-  isAddressEqual,
-  parseAbi,
-  size,
-  sliceHex,
-  zeroAddress,
-} from 'viem';
+import { type Address, type Hex, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
 import type { ChainClient } from '../chains.ts';
 import { isContractRevert } from '../contracts/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
@@ -82,7 +73,13 @@ export class RouteVerifier {
     this.#fpmm = new FpmmPools(client, known.mentoFpmmFactories);
     this.#poolFacts = {
       client,
-      address: (key, read) => once(this.#facts, key, () => read().then(getAddress), (value) => isAddressEqual(value, zeroAddress)),
+      address: (key, read) =>
+        once(
+          this.#facts,
+          key,
+          () => read().then(getAddress),
+          (value) => isAddressEqual(value, zeroAddress),
+        ),
       // A revert is the contract's answer and kept; a node that did not answer is asked again next time.
       number: (key, read) => once(this.#numbers, key, () => read().catch((error: unknown) => (isContractRevert(error) ? undefined : Promise.reject(error)))),
     };
@@ -101,12 +98,22 @@ export class RouteVerifier {
       throw new GuardRefusal('unknown-partner', `${field}.partner ${partner} is neither 0 nor one of our partner ids`, undefined, `${field}.partner`);
     }
     if (route.path.length !== route.pairs.length + 1 || route.pairs.length !== route.extras.length) {
-      throw new GuardRefusal('quote-mismatch', `${field}: path, pairs and extras do not line up (${route.path.length}, ${route.pairs.length}, ${route.extras.length})`, undefined, field);
+      throw new GuardRefusal(
+        'quote-mismatch',
+        `${field}: path, pairs and extras do not line up (${route.path.length}, ${route.pairs.length}, ${route.extras.length})`,
+        undefined,
+        field,
+      );
     }
     for (let i = 1; i < route.path.length - 1; i++) {
       const token = route.path[i] as Address;
       if (!listed(this.known.tokens, token)) {
-        throw new GuardRefusal('unknown-token', `${field}.path[${i}] ${token} is not on the token list of chain ${this.known.chainId}`, undefined, `${field}.path[${i}]`);
+        throw new GuardRefusal(
+          'unknown-token',
+          `${field}.path[${i}] ${token} is not on the token list of chain ${this.known.chainId}`,
+          undefined,
+          `${field}.path[${i}]`,
+        );
       }
     }
     return Promise.all(
@@ -116,13 +123,25 @@ export class RouteVerifier {
         const known = this.known.adapters.find((entry) => isAddressEqual(entry.address, adapter));
         if (!known && unlisted === 'prove-by-flows') return { tokenIn, tokenOut, adapter: getAddress(adapter), field: `${field}.pairs[${i}]` };
         if (!known) {
-          throw new GuardRefusal('unknown-adapter', `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`, undefined, `${field}.pairs[${i}]`);
+          throw new GuardRefusal(
+            'unknown-adapter',
+            `${field}.pairs[${i}] ${adapter} is not a known pair adapter on chain ${this.known.chainId}`,
+            undefined,
+            `${field}.pairs[${i}]`,
+          );
         }
         if (known.kind === 'mento-v2') {
           // A Mento exchange is proven by the chain data's Broker and its provider's list (guard/mento-hop.ts).
           const mento = await this.#mento.verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
           const { exchange } = mento;
-          return { tokenIn, tokenOut, pool: mentoExchangeKey(exchange.provider, exchange.exchangeId), feePpm: Number(exchange.spread / 10n ** 18n), kind: known.kind, mento };
+          return {
+            tokenIn,
+            tokenOut,
+            pool: mentoExchangeKey(exchange.provider, exchange.exchangeId),
+            feePpm: Number(exchange.spread / 10n ** 18n),
+            kind: known.kind,
+            mento,
+          };
         }
         if (known.kind === 'mento-fpmm') {
           // A Mento v3 pool is proven by the chain data's pool factory's list (guard/mento-fpmm-hop.ts).
@@ -136,10 +155,20 @@ export class RouteVerifier {
         const { pool } = read;
         const origin = await this.#poolOrigin(pool, [tokenIn, tokenOut]);
         if (origin?.kind !== known.kind) {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] names pool ${pool}, which no known ${kind.name} factory made for ${tokenIn} → ${tokenOut} and no list holds`, undefined, `${field}.extras[${i}]`);
+          throw new GuardRefusal(
+            'unknown-pool',
+            `${field}.extras[${i}] names pool ${pool}, which no known ${kind.name} factory made for ${tokenIn} → ${tokenOut} and no list holds`,
+            undefined,
+            `${field}.extras[${i}]`,
+          );
         }
         if (read.feePpm !== undefined && origin.feePpm !== read.feePpm) {
-          throw new GuardRefusal('unknown-pool', `${field}.extras[${i}] gives pool ${pool} a fee of ${read.feePpm / 1000}‰; the pool charges ${origin.feePpm / 1000}‰`, undefined, `${field}.extras[${i}]`);
+          throw new GuardRefusal(
+            'unknown-pool',
+            `${field}.extras[${i}] gives pool ${pool} a fee of ${read.feePpm / 1000}‰; the pool charges ${origin.feePpm / 1000}‰`,
+            undefined,
+            `${field}.extras[${i}]`,
+          );
         }
         return { tokenIn, tokenOut, pool, feePpm: origin.feePpm, kind: known.kind };
       }),
@@ -153,16 +182,18 @@ export class RouteVerifier {
    */
   async verifyFarm(farm: { addr: Address; extra: Hex }, position: Address): Promise<VerifiedFarm> {
     const known = this.known.farms.find((entry) => isAddressEqual(entry.address, farm.addr));
-    if (!known) throw new GuardRefusal('contract-not-allowed', `farm ${farm.addr} is not a known farm on chain ${this.known.chainId}`, undefined, 'depositData.addr');
+    if (!known)
+      throw new GuardRefusal('contract-not-allowed', `farm ${farm.addr} is not a known farm on chain ${this.known.chainId}`, undefined, 'depositData.addr');
     const mismatch: (what: string) => never = (what) => {
       throw new GuardRefusal('farm-mismatch', `depositData.extra ${what}`, undefined, 'depositData.extra');
     };
     const expectedSize = known.kind === 'gauge' ? 40 : 21;
     if (size(farm.extra) !== expectedSize) mismatch(`is ${size(farm.extra)} bytes, not the ${expectedSize} a ${known.kind} farm reads`);
     const pool = getAddress(sliceHex(farm.extra, 0, 20));
-    const [token0, token1] = await Promise.all([this.#fact(`token0:${pool}`, pool, pairAbi, 'token0'), this.#fact(`token1:${pool}`, pool, pairAbi, 'token1')]).catch(() =>
-      mismatch(`names ${pool}, which does not answer as a pool`),
-    );
+    const [token0, token1] = await Promise.all([
+      this.#fact(`token0:${pool}`, pool, pairAbi, 'token0'),
+      this.#fact(`token1:${pool}`, pool, pairAbi, 'token1'),
+    ]).catch(() => mismatch(`names ${pool}, which does not answer as a pool`));
     const origin = await this.#poolOrigin(pool, [token0, token1]);
     // Farms hold ERC-20 positions: a pool of a kind without them (a V3 pool's positions are NFTs) is not one.
     if (!origin || !poolKinds[origin.kind].lpPositions) mismatch(`names pool ${pool}, which no known Uniswap V2 factory made and no list holds`);
@@ -188,7 +219,11 @@ export class RouteVerifier {
    * known factory or listed pool, so the reference (and the minimum it sets) is never above what a proven pool gives.
    */
   highestKnownFee(): FeePpm {
-    return Math.max(0, ...this.known.factories.map((factory) => poolKinds[factory.kind].highestFeePpm(factory)), ...this.known.pools.map((pool) => pool.feePpm));
+    return Math.max(
+      0,
+      ...this.known.factories.map((factory) => poolKinds[factory.kind].highestFeePpm(factory)),
+      ...this.known.pools.map((pool) => pool.feePpm),
+    );
   }
 
   /**
@@ -220,7 +255,10 @@ export class RouteVerifier {
       if (!sameSet([listedPool.token0, listedPool.token1], tokens)) return undefined;
       // A listed pool is a constant-product pair of its own fee; its factory, when a known one's init code hash gives
       // its address (no chain read).
-      const maker = this.known.factories.find((factory) => factory.kind === listedPoolKind && factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool));
+      const maker = this.known.factories.find(
+        (factory) =>
+          factory.kind === listedPoolKind && factory.initCodeHash && isAddressEqual(pairAddress(factory.address, factory.initCodeHash, [a, b]), pool),
+      );
       return { kind: listedPoolKind, feePpm: listedPool.feePpm, factory: maker?.address };
     }
     for (const factory of this.known.factories) {
@@ -231,7 +269,13 @@ export class RouteVerifier {
   }
 
   /** A view call whose non-zero answer never changes: read once, kept for the process. */
-  #fact(key: string, address: Address, abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi, functionName: string, args: readonly Address[] = []): Promise<Address> {
+  #fact(
+    key: string,
+    address: Address,
+    abi: typeof factoryAbi | typeof pairAbi | typeof gaugeAbi,
+    functionName: string,
+    args: readonly Address[] = [],
+  ): Promise<Address> {
     return this.#poolFacts.address(key, () => this.#client.readContract({ address, abi, functionName, args } as never) as Promise<Address>);
   }
 }

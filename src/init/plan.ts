@@ -130,7 +130,7 @@ export function strategyFileText(answers: InitAnswers, schemaRef: string): strin
   ].filter((text): text is string => text !== undefined);
   return `# yaml-language-server: $schema=${schemaRef}
 # Written by \`routekeeper init\` for ${chain.title}.
-# Check it with \`routekeeper check\`;${chain.needsRpcUrl ? ' paper-trade it with \`routekeeper run --fork\`;' : ''} run it with \`routekeeper run\`.
+# Check it with \`routekeeper check\`;${chain.needsRpcUrl ? ' paper-trade it with `routekeeper run --fork`;' : ''} run it with \`routekeeper run\`.
 # Every field is described in the JSON Schema above and in docs/strategy-file.md.
 defaults:
   slippageBps: 50              # accept at most 0.5% less than quoted

@@ -3,7 +3,7 @@ import type { Address, Hex } from 'viem';
 import type { LedgerDatabase, Queries } from './database.ts';
 import { IllegalAttemptTransitionError, attemptStatusesBefore } from './transitions.ts';
 import { attemptFrom, stored } from './rows.ts';
-import { type Attempt, type AttemptStatus } from '../model/attempt.ts';
+import type { Attempt, AttemptStatus } from '../model/attempt.ts';
 import { scrub } from '../ops/secrets.ts';
 
 /** A ledger_meta key of one wallet on one chain. */
@@ -45,17 +45,33 @@ export class AttemptStore {
    * nonce is `replaced`, in one database transaction, each move as the transition table allows (else nothing is
    * written and it throws). Returns the mined attempt as now stored.
    */
-  async settleNonce(minedId: number, receipt: { status: 'mined' | 'reverted'; blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint }, otherIds: readonly number[], now = Date.now()): Promise<Attempt> {
+  async settleNonce(
+    minedId: number,
+    receipt: { status: 'mined' | 'reverted'; blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint },
+    otherIds: readonly number[],
+    now = Date.now(),
+  ): Promise<Attempt> {
     return this.#ledger.transaction(async (q) => {
       const mined = await q
         .updateTable('attempts')
-        .set({ status: receipt.status, block_number: Number(receipt.blockNumber), gas_used: receipt.gasUsed.toString(), effective_gas_price: receipt.effectiveGasPrice.toString(), updated_at: now })
+        .set({
+          status: receipt.status,
+          block_number: Number(receipt.blockNumber),
+          gas_used: receipt.gasUsed.toString(),
+          effective_gas_price: receipt.effectiveGasPrice.toString(),
+          updated_at: now,
+        })
         .where('id', '=', minedId)
         .where('status', 'in', attemptStatusesBefore(receipt.status))
         .executeTakeFirst();
       if (mined.numUpdatedRows !== 1n) throw new IllegalAttemptTransitionError(minedId, await this.#statusOf(q, minedId), receipt.status);
       for (const otherId of otherIds) {
-        const replaced = await q.updateTable('attempts').set({ status: 'replaced', updated_at: now }).where('id', '=', otherId).where('status', 'in', attemptStatusesBefore('replaced')).executeTakeFirst();
+        const replaced = await q
+          .updateTable('attempts')
+          .set({ status: 'replaced', updated_at: now })
+          .where('id', '=', otherId)
+          .where('status', 'in', attemptStatusesBefore('replaced'))
+          .executeTakeFirst();
         if (replaced.numUpdatedRows !== 1n) throw new IllegalAttemptTransitionError(otherId, await this.#statusOf(q, otherId), 'replaced');
       }
       return attemptFrom(await q.selectFrom('attempts').selectAll().where('id', '=', minedId).executeTakeFirstOrThrow());
@@ -68,7 +84,11 @@ export class AttemptStore {
 
   /** The hash a fork node gave an impersonated transaction, when it is not the one computed before sending. */
   async correctHash(id: number, hash: Hex, now = Date.now()): Promise<void> {
-    await this.#ledger.db.updateTable('attempts').set({ hash: stored(hash), updated_at: now }).where('id', '=', id).execute();
+    await this.#ledger.db
+      .updateTable('attempts')
+      .set({ hash: stored(hash), updated_at: now })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** The attempt with this transaction hash, of any trade. */

@@ -21,7 +21,11 @@ export type DaemonCheckIn = {
   strategyDigest: string;
 };
 
-export type DaemonRecord = DaemonCheckIn & { startedAt: number; renewedAt: number; /** ms since its last renewal, on the database's clock */ renewedAgoMs: number };
+export type DaemonRecord = DaemonCheckIn & {
+  startedAt: number;
+  renewedAt: number /** ms since its last renewal, on the database's clock */;
+  renewedAgoMs: number;
+};
 
 /** Rows of daemons not seen for this long are forgotten (the `daemons` command shows recent ones as gone). */
 const forgetAfterMs = 24 * 60 * 60_000;
@@ -46,7 +50,9 @@ export class DaemonStore {
     return ledger.transaction(async (q) => {
       await ledger.serialize(q, 'daemons');
       if (options.agreeWithin !== undefined) {
-        const disagreeing = (await this.#rows(q, options.agreeWithin)).find((row) => row.holder !== daemon.holder && row.strategyDigest !== daemon.strategyDigest && !options.ignore?.(row));
+        const disagreeing = (await this.#rows(q, options.agreeWithin)).find(
+          (row) => row.holder !== daemon.holder && row.strategyDigest !== daemon.strategyDigest && !options.ignore?.(row),
+        );
         if (disagreeing) return disagreeing;
       }
       const row = { wallets: daemon.wallets, ready: daemon.ready ? 1 : 0, strategy_file: daemon.strategyFile, strategy_digest: daemon.strategyDigest };
@@ -55,7 +61,10 @@ export class DaemonStore {
         .values({ holder: daemon.holder, host: daemon.host, pid: daemon.pid, started_at: ledger.nowMs, renewed_at: ledger.nowMs, ...row })
         .onConflict((conflict) => conflict.column('holder').doUpdateSet({ renewed_at: ledger.nowMs, ...row }))
         .execute();
-      await q.deleteFrom('daemons').where((eb) => eb(eb.ref('renewed_at'), '<', eb(ledger.nowMs, '-', forgetAfterMs))).execute();
+      await q
+        .deleteFrom('daemons')
+        .where((eb) => eb(eb.ref('renewed_at'), '<', eb(ledger.nowMs, '-', forgetAfterMs)))
+        .execute();
       return undefined;
     });
   }

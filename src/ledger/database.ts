@@ -133,7 +133,10 @@ export async function openPostgres(url: string, options: { schema: string; reado
     // holding a run (or a lease's renewal) forever. A signed transaction's commit that times out is not broadcast.
     connectionTimeoutMillis: 5_000,
     query_timeout: 15_000,
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? bigintAsNumber : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === pg.types.builtins.INT8 ? bigintAsNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // A connection the server dropped (a restart) is discarded and reported by the call that needs one: neither an
   // idle one's error nor one in the middle of a transaction (between two statements) may end the process.

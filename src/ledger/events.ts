@@ -27,5 +27,8 @@ export class EventStore {
 
 /** Records an event with `q` (inside a database transaction of the caller's, or not). */
 export async function insertEvent(q: Queries, event: { kind: EventKind; details: unknown; intentId?: string }, now: number): Promise<void> {
-  await q.insertInto('events').values({ at: now, kind: event.kind, intent_id: event.intentId ?? null, details: scrub(toJson(event.details)) }).execute();
+  await q
+    .insertInto('events')
+    .values({ at: now, kind: event.kind, intent_id: event.intentId ?? null, details: scrub(toJson(event.details)) })
+    .execute();
 }

@@ -12,7 +12,6 @@ import type { LedgerDatabase, Queries } from './database.ts';
 import { stored } from './rows.ts';
 import type { Fence } from '../model/attempt.ts';
 
-
 export type Lease = Fence & { expiresAt: number };
 
 /** The lease is not the writer's any more (or never was): nothing was written. */
@@ -44,7 +43,12 @@ export class LeaseStore {
           .columns(['chain_id', 'wallet'])
           .doUpdateSet((eb) => ({
             holder: eb.ref('excluded.holder'),
-            epoch: eb.case().when('wallet_leases.holder', '=', eb.ref('excluded.holder')).then(eb.ref('wallet_leases.epoch')).else(eb(eb.ref('wallet_leases.epoch'), '+', 1)).end(),
+            epoch: eb
+              .case()
+              .when('wallet_leases.holder', '=', eb.ref('excluded.holder'))
+              .then(eb.ref('wallet_leases.epoch'))
+              .else(eb(eb.ref('wallet_leases.epoch'), '+', 1))
+              .end(),
             expires_at: eb.ref('excluded.expires_at'),
           }))
           .where((eb) => eb.or([eb('wallet_leases.holder', '=', eb.ref('excluded.holder')), eb('wallet_leases.expires_at', '<=', now)])),
@@ -122,7 +126,11 @@ export async function requireLease(ledger: LedgerDatabase, q: Queries, fence: Fe
   if (ledger.dialect === 'postgres') query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row || row.holder !== fence.holder || Number(row.epoch) !== fence.epoch || !row.live) {
-    const now = row ? (row.holder === fence.holder && Number(row.epoch) === fence.epoch ? 'it ran out' : `it is ${row.holder}'s (epoch ${row.epoch})`) : 'nobody holds it';
+    const now = row
+      ? row.holder === fence.holder && Number(row.epoch) === fence.epoch
+        ? 'it ran out'
+        : `it is ${row.holder}'s (epoch ${row.epoch})`
+      : 'nobody holds it';
     throw new LeaseLostError(`the lease of wallet ${fence.wallet} (epoch ${fence.epoch}) is not this daemon's any more: ${now}; nothing was recorded`);
   }
 }

@@ -13,7 +13,6 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Hex } from 'viem';
 import { ConfigError, RoutekeeperError } from '../errors.ts';
 import { AttemptStore } from './attempts.ts';
 import { sql } from 'kysely';
@@ -47,7 +46,6 @@ const ledgerIdKey = 'ledger-id';
 export class LedgerLockedError extends RoutekeeperError {
   override name = 'LedgerLockedError';
 }
-
 
 /** The ledger was written on another chain than the one it is opened against. */
 export class LedgerChainMismatchError extends ConfigError {
@@ -236,7 +234,13 @@ export class Ledger {
     });
     const heartbeat = setInterval(() => {
       // A beat that fails (the database away for a moment) is the next one's to make.
-      void database.db.updateTable('owner_lock').set({ heartbeat: now() }).where('id', '=', 1).where('owner', '=', owner).execute().catch(() => {});
+      void database.db
+        .updateTable('owner_lock')
+        .set({ heartbeat: now() })
+        .where('id', '=', 1)
+        .where('owner', '=', owner)
+        .execute()
+        .catch(() => {});
     }, heartbeatEveryMs);
     heartbeat.unref();
     this.#lock = { owner, heartbeat };
@@ -332,7 +336,11 @@ async function applyPostgresMigrations(database: LedgerDatabase): Promise<void> 
     await sql`CREATE TABLE IF NOT EXISTS ledger_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(q);
     const { rows } = await sql<{ version: number | null }>`SELECT MAX(version) AS version FROM ledger_migrations`.execute(q);
     for (let next = rows[0]?.version ?? 0; next < postgresMigrations.length; next++) {
-      for (const statement of (postgresMigrations[next] as string).split(/;\s*\n/).map((text) => text.trim()).filter(Boolean)) await sql.raw(statement).execute(q);
+      for (const statement of (postgresMigrations[next] as string)
+        .split(/;\s*\n/)
+        .map((text) => text.trim())
+        .filter(Boolean))
+        await sql.raw(statement).execute(q);
       await sql`INSERT INTO ledger_migrations (version, applied_at) VALUES (${next + 1}, ${Date.now()})`.execute(q);
     }
   });

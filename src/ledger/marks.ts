@@ -26,7 +26,9 @@ export class MarkStore {
   /** Remembers tokens' symbols and decimals, so amounts read back in human units. */
   async nameTokens(tokens: readonly TokenName[]): Promise<void> {
     // Once per address: one statement may not update a row twice (PostgreSQL refuses it), and the last name wins.
-    const rows = [...new Map(tokens.map((token) => [stored(token.address), { address: stored(token.address), symbol: token.symbol, decimals: token.decimals }])).values()];
+    const rows = [
+      ...new Map(tokens.map((token) => [stored(token.address), { address: stored(token.address), symbol: token.symbol, decimals: token.decimals }])).values(),
+    ];
     if (rows.length === 0) return;
     await this.#ledger.db
       .insertInto('tokens')
@@ -49,9 +51,19 @@ export class MarkStore {
       let written = 0;
       for (const mark of prices) {
         const token = mark.token.toLowerCase();
-        const last = await q.selectFrom('prices').select('usd_e18').where('token', '=', token).orderBy('at', 'desc').orderBy(this.#ledger.insertionOrder, 'desc').limit(1).executeTakeFirst();
+        const last = await q
+          .selectFrom('prices')
+          .select('usd_e18')
+          .where('token', '=', token)
+          .orderBy('at', 'desc')
+          .orderBy(this.#ledger.insertionOrder, 'desc')
+          .limit(1)
+          .executeTakeFirst();
         if (last?.usd_e18 === mark.usdE18.toString()) continue;
-        await q.insertInto('prices').values({ at: mark.at, block: Number(mark.block), token, usd_e18: mark.usdE18.toString(), source: mark.source }).execute();
+        await q
+          .insertInto('prices')
+          .values({ at: mark.at, block: Number(mark.block), token, usd_e18: mark.usdE18.toString(), source: mark.source })
+          .execute();
         written++;
       }
       for (const mark of balances) {
@@ -66,7 +78,10 @@ export class MarkStore {
           .limit(1)
           .executeTakeFirst();
         if (last?.balance === mark.balance.toString()) continue;
-        await q.insertInto('balances').values({ at: mark.at, block: Number(mark.block), wallet, token, balance: mark.balance.toString() }).execute();
+        await q
+          .insertInto('balances')
+          .values({ at: mark.at, block: Number(mark.block), wallet, token, balance: mark.balance.toString() })
+          .execute();
         written++;
       }
       return written;

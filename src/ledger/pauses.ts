@@ -24,7 +24,9 @@ export class PausedError extends RoutekeeperError {
 export function pausesFor(q: Queries, strategyId: string, wallet: Address) {
   return q
     .selectFrom('pauses')
-    .where((eb) => eb.or([eb.and([eb('scope', '=', 'strategy'), eb('key', '=', strategyId)]), eb.and([eb('scope', '=', 'wallet'), eb('key', '=', wallet.toLowerCase())])]));
+    .where((eb) =>
+      eb.or([eb.and([eb('scope', '=', 'strategy'), eb('key', '=', strategyId)]), eb.and([eb('scope', '=', 'wallet'), eb('key', '=', wallet.toLowerCase())])]),
+    );
 }
 
 /** The pauses that stop a trade of this strategy from this wallet, oldest first. */

@@ -8,7 +8,7 @@ import { scrub } from '../ops/secrets.ts';
 import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../model/trade.ts';
 import { failureClassStored } from '../model/failure-classes.ts';
 import type { AttemptsTable, IntentsTable } from './tables.ts';
-import type { AttemptPurpose, AttemptStatus, Attempt, NewAttempt } from '../model/attempt.ts';
+import type { Attempt, NewAttempt } from '../model/attempt.ts';
 
 /** An address or hash as the ledger stores it (lower case), whatever case it was given in. */
 export const stored = <T extends Address | Hex>(value: T): T => value.toLowerCase() as T;
@@ -174,7 +174,12 @@ export function recordFrom(row: IntentRow): TradeRecord {
   const failure: Failure | undefined =
     row.reason === null
       ? undefined
-      : { reason: row.reason, retryable: row.retryable === 1, ...(row.refusal && { refusal: row.refusal }), ...(row.error_class && { errorClass: failureClassStored(row.error_class) }) };
+      : {
+          reason: row.reason,
+          retryable: row.retryable === 1,
+          ...(row.refusal && { refusal: row.refusal }),
+          ...(row.error_class && { errorClass: failureClassStored(row.error_class) }),
+        };
   return {
     ...typed,
     status: row.status,

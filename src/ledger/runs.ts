@@ -38,7 +38,13 @@ export type RunGate = { paused: boolean; waitingFor?: string };
 function gateQueries(db: Queries, strategyId: string, wallet: Address) {
   return {
     pauses: pausesFor(db, strategyId, wallet).select('key'),
-    waiting: db.selectFrom('intents').select('id').where('strategy_id', '=', strategyId).where('status', 'in', maybeTradedStates).orderBy('created_at').limit(1),
+    waiting: db
+      .selectFrom('intents')
+      .select('id')
+      .where('strategy_id', '=', strategyId)
+      .where('status', 'in', maybeTradedStates)
+      .orderBy('created_at')
+      .limit(1),
   };
 }
 
@@ -79,11 +85,18 @@ export class RunStore {
 
   /** A slot that did not run (it could not start in time): a run that started and finished at once, `missed`, with why. */
   async missed(strategyId: string, slot: string, why: string, now = Date.now()): Promise<void> {
-    await this.#ledger.db.insertInto('runs').values({ strategy_id: strategyId, slot, started_at: now, finished_at: now, outcome: 'missed', note: scrub(why) }).execute();
+    await this.#ledger.db
+      .insertInto('runs')
+      .values({ strategy_id: strategyId, slot, started_at: now, finished_at: now, outcome: 'missed', note: scrub(why) })
+      .execute();
   }
 
   async finish(id: number, outcome: RunOutcome, note: string, now = Date.now()): Promise<void> {
-    await this.#ledger.db.updateTable('runs').set({ finished_at: now, outcome, note: scrub(note) }).where('id', '=', id).execute();
+    await this.#ledger.db
+      .updateTable('runs')
+      .set({ finished_at: now, outcome, note: scrub(note) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /**
@@ -141,7 +154,12 @@ export class RunStore {
     const rows = await this.#ledger.db
       .selectFrom('runs')
       .selectAll()
-      .where('id', 'in', (eb) => eb.selectFrom('runs').select((inner) => inner.fn.max('id').as('id')).groupBy('strategy_id'))
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('runs')
+          .select((inner) => inner.fn.max('id').as('id'))
+          .groupBy('strategy_id'),
+      )
       .execute();
     return new Map(rows.map((row) => [row.strategy_id, runFrom(row)]));
   }
@@ -191,12 +209,12 @@ export class RunStore {
 
 function runFrom(row: Selectable<RunsTable>): RunRecord {
   return {
-      id: Number(row.id),
-      strategyId: row.strategy_id,
-      slot: row.slot,
-      startedAt: row.started_at,
-      ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
-      ...(row.outcome === null ? {} : { outcome: row.outcome }),
-      ...(row.note === null ? {} : { note: row.note }),
+    id: Number(row.id),
+    strategyId: row.strategy_id,
+    slot: row.slot,
+    startedAt: row.started_at,
+    ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
+    ...(row.outcome === null ? {} : { outcome: row.outcome }),
+    ...(row.note === null ? {} : { note: row.note }),
   };
 }

@@ -53,7 +53,15 @@ export class StrategyStore {
   async all(): Promise<StrategyRecord[]> {
     if (!this.#present) return [];
     const rows = await this.#ledger.db.selectFrom('strategies').selectAll().orderBy('first_seen').orderBy('id').execute();
-    return rows.map((row) => ({ id: row.id, kind: row.kind, walletName: row.wallet_name, wallet: row.wallet, definition: row.definition, firstSeen: row.first_seen, lastSeen: row.last_seen }));
+    return rows.map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      walletName: row.wallet_name,
+      wallet: row.wallet,
+      definition: row.definition,
+      firstSeen: row.first_seen,
+      lastSeen: row.last_seen,
+    }));
   }
 
   /** What changes whenever a daemon starts with its strategies: their number and the last start's time. */

@@ -8,7 +8,6 @@ import type { RefusalReason } from '../model/refusal-reasons.ts';
 import type { TradeKind, TradeState } from '../model/trade.ts';
 import type { AttemptPurpose, AttemptStatus } from '../model/attempt.ts';
 
-
 /** How a run ended (what its trades reached, or why it traded nothing), decided once, with the words for people. */
 export const runOutcomes = {
   traded: 'traded',

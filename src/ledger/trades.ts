@@ -8,7 +8,7 @@ import { scrub } from '../ops/secrets.ts';
 import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../model/trade.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { type IntentRow, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
-import { type Attempt, type NewAttempt, type Fence } from '../model/attempt.ts';
+import type { Attempt, NewAttempt, Fence } from '../model/attempt.ts';
 import type { IntentsTable } from './tables.ts';
 import { requireLease } from './leases.ts';
 import type { EventKind } from './event-kinds.ts';
@@ -47,7 +47,10 @@ export class TradeStore {
    * wallet is paused (then it must be refused before anything is asked). Undefined when the slot already has its
    * trade: it must not run again.
    */
-  async claimSlot(trade: Trade, options: { runId?: number; now?: number; requestTag?: Hex } = {}): Promise<{ record: TradeRecord; paused: boolean } | undefined> {
+  async claimSlot(
+    trade: Trade,
+    options: { runId?: number; now?: number; requestTag?: Hex } = {},
+  ): Promise<{ record: TradeRecord; paused: boolean } | undefined> {
     const row = claimedRow(trade, options.runId, options.now ?? Date.now(), options.requestTag);
     const inserted = await this.#db
       .insertInto('intents')
@@ -70,7 +73,10 @@ export class TradeStore {
     checked: { call: CheckedCall; callTag?: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> },
     now = Date.now(),
   ): Promise<void> {
-    const columns = { ...callColumns(checked.call, checked.callTag), ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }) };
+    const columns = {
+      ...callColumns(checked.call, checked.callTag),
+      ...(checked.simulatedOut !== undefined && { simulated_out: checked.simulatedOut.toString() }),
+    };
     const { verify } = checked;
     if (!verify) return this.#move(this.#db, id, checked.status, columns, now, { unlessPaused: true });
     await this.#ledger.transaction(async (q) => {
@@ -93,19 +99,22 @@ export class TradeStore {
     const intentId = attempts[0]?.intentId;
     if (intentId === undefined) return [];
     if (attempts.some((attempt) => attempt.intentId !== intentId)) throw new Error('recordSigned: the attempts belong to more than one trade');
-    return this.#ledger.transaction(async (q) => {
-      // A daemon that lost the wallet's lease records nothing: its bytes never leave.
-      if (fence) await requireLease(this.#ledger, q, fence);
-      const found = await statusOf(q, intentId);
-      if (found === 'checked') await this.#move(q, intentId, 'signed', {}, now);
-      else if (found !== 'signed' && found !== 'broadcast' && found !== 'unknown') throw new IllegalTransitionError(intentId, found, 'signed');
-      const rows = await q
-        .insertInto('attempts')
-        .values(attempts.map((attempt) => attemptRow(attempt, now, fence)))
-        .returningAll()
-        .execute();
-      return rows.map(attemptFrom);
-    }, { durable: true });
+    return this.#ledger.transaction(
+      async (q) => {
+        // A daemon that lost the wallet's lease records nothing: its bytes never leave.
+        if (fence) await requireLease(this.#ledger, q, fence);
+        const found = await statusOf(q, intentId);
+        if (found === 'checked') await this.#move(q, intentId, 'signed', {}, now);
+        else if (found !== 'signed' && found !== 'broadcast' && found !== 'unknown') throw new IllegalTransitionError(intentId, found, 'signed');
+        const rows = await q
+          .insertInto('attempts')
+          .values(attempts.map((attempt) => attemptRow(attempt, now, fence)))
+          .returningAll()
+          .execute();
+        return rows.map(attemptFrom);
+      },
+      { durable: true },
+    );
   }
 
   /** Its bytes are about to leave: from here only the chain can settle it. With `fence`, only while the wallet's lease holds. */
@@ -175,7 +184,13 @@ export class TradeStore {
     now = Date.now(),
   ): Promise<void> {
     return this.#ledger.transaction(async (q) => {
-      await this.#move(q, trade.id, 'anomaly', { ...(anomaly.settlement && settlementColumns(anomaly.settlement)), ...failureColumns(null), anomaly: scrub(anomaly.reason) }, now);
+      await this.#move(
+        q,
+        trade.id,
+        'anomaly',
+        { ...(anomaly.settlement && settlementColumns(anomaly.settlement)), ...failureColumns(null), anomaly: scrub(anomaly.reason) },
+        now,
+      );
       await insertEvent(q, { ...anomaly.event, intentId: trade.id }, now);
       const pause = `anomaly in trade ${trade.id}: ${anomaly.reason}`;
       await insertPause(q, { scope: 'strategy', key: trade.strategyId, reason: pause, intentId: trade.id }, now);
@@ -215,7 +230,12 @@ export class TradeStore {
             eb
               .selectFrom('pauses')
               .select('pauses.key')
-              .where((p) => p.or([p.and([p('pauses.scope', '=', 'strategy'), p('pauses.key', '=', p.ref('intents.strategy_id'))]), p.and([p('pauses.scope', '=', 'wallet'), p('pauses.key', '=', p.ref('intents.wallet'))])])),
+              .where((p) =>
+                p.or([
+                  p.and([p('pauses.scope', '=', 'strategy'), p('pauses.key', '=', p.ref('intents.strategy_id'))]),
+                  p.and([p('pauses.scope', '=', 'wallet'), p('pauses.key', '=', p.ref('intents.wallet'))]),
+                ]),
+              ),
           ),
         ),
       );
@@ -258,7 +278,10 @@ export class TradeStore {
    * `states`: only those open states.
    */
   async unfinished(filter: { wallet?: Address; chainId?: number; states?: readonly TradeState[] } = {}): Promise<TradeRecord[]> {
-    let query = this.#db.selectFrom('intents').selectAll().where('status', 'in', filter.states ?? openStates);
+    let query = this.#db
+      .selectFrom('intents')
+      .selectAll()
+      .where('status', 'in', filter.states ?? openStates);
     if (filter.wallet) query = query.where('wallet', '=', stored(filter.wallet));
     if (filter.chainId !== undefined) query = query.where('chain_id', '=', filter.chainId);
     return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
@@ -292,7 +315,13 @@ export class TradeStore {
   async history(options: { limit?: number; strategyId?: string } = {}): Promise<TradeRecord[]> {
     let query = this.#db.selectFrom('intents').selectAll();
     if (options.strategyId !== undefined) query = query.where('strategy_id', '=', options.strategyId);
-    return rowsToRecords(await query.orderBy('created_at', 'desc').orderBy(this.#ledger.insertionOrder, 'desc').limit(options.limit ?? 100).execute());
+    return rowsToRecords(
+      await query
+        .orderBy('created_at', 'desc')
+        .orderBy(this.#ledger.insertionOrder, 'desc')
+        .limit(options.limit ?? 100)
+        .execute(),
+    );
   }
 
   /** Every trade, oldest first (accounting reads them all). */
@@ -312,12 +341,24 @@ export class TradeStore {
     const rows = await this.#db
       .selectFrom('intents')
       .selectAll()
-      .where((eb) => eb.or([eb('run_id', 'in', runs.map((run) => run.id)), eb.and([eb('run_id', 'is', null), eb('strategy_id', 'in', [...new Set(runs.map((run) => run.strategyId))])])]))
+      .where((eb) =>
+        eb.or([
+          eb(
+            'run_id',
+            'in',
+            runs.map((run) => run.id),
+          ),
+          eb.and([eb('run_id', 'is', null), eb('strategy_id', 'in', [...new Set(runs.map((run) => run.strategyId))])]),
+        ]),
+      )
       .orderBy('created_at')
       .orderBy(this.#ledger.insertionOrder)
       .execute();
     for (const row of rows) {
-      const run = row.run_id !== null ? runs.find((r) => r.id === row.run_id) : runs.find((r) => r.strategyId === row.strategy_id && parseTradeSlot(row.slot).runSlot === r.slot);
+      const run =
+        row.run_id !== null
+          ? runs.find((r) => r.id === row.run_id)
+          : runs.find((r) => r.strategyId === row.strategy_id && parseTradeSlot(row.slot).runSlot === r.slot);
       if (run) byRun.get(run.id)?.push(recordFrom(row));
     }
     return byRun;

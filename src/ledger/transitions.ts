@@ -48,7 +48,9 @@ export class IllegalTransitionError extends RoutekeeperError {
 
   constructor(tradeId: string, found: TradeState | undefined, to: TradeState, why?: string) {
     const where = found === undefined ? 'no such trade in the ledger' : `it is ${found}`;
-    super(`trade ${tradeId} cannot move to ${to}: ${why ?? where}`, { details: found === undefined ? undefined : `from ${found} it may move to: ${tradeTransitions[found].join(', ') || 'nothing (settled)'}` });
+    super(`trade ${tradeId} cannot move to ${to}: ${why ?? where}`, {
+      details: found === undefined ? undefined : `from ${found} it may move to: ${tradeTransitions[found].join(', ') || 'nothing (settled)'}`,
+    });
     this.tradeId = tradeId;
     this.found = found;
     this.to = to;
@@ -89,4 +91,3 @@ export class IllegalAttemptTransitionError extends RoutekeeperError {
     this.to = to;
   }
 }
-

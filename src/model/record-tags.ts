@@ -88,7 +88,11 @@ export class RecordTags {
    * `tagKeyMessage`, kept in memory).
    */
   constructor(account: Pick<LocalAccount, 'signMessage'>, scope: Promise<TagScope>) {
-    this.#key = account.signMessage({ message: tagKeyMessage }).then((signature) => createHash('sha256').update(Buffer.from(signature.slice(2), 'hex')).digest());
+    this.#key = account.signMessage({ message: tagKeyMessage }).then((signature) =>
+      createHash('sha256')
+        .update(Buffer.from(signature.slice(2), 'hex'))
+        .digest(),
+    );
     this.#scope = scope;
     this.#key.catch(() => {});
     this.#scope.catch(() => {});
@@ -99,7 +103,9 @@ export class RecordTags {
   }
 
   async #hmac(fields: unknown[]): Promise<Hex> {
-    return `0x${createHmac('sha256', await this.#key).update(JSON.stringify(fields)).digest('hex')}`;
+    return `0x${createHmac('sha256', await this.#key)
+      .update(JSON.stringify(fields))
+      .digest('hex')}`;
   }
 
   /** The tag of a trade's request, claimed at `claimedAt` (ms). */
@@ -153,7 +159,6 @@ export class RecordTags {
     const tag = record.tags?.call;
     return record.call !== undefined && tag !== undefined && same(await this.call(record.id, record.call), tag);
   }
-
 }
 
 function same(expected: Hex, given: Hex): boolean {

@@ -54,13 +54,19 @@ function authorized(request: IncomingMessage, token: string | undefined): boolea
 /** Sent with every answer: nothing is sniffed, framed elsewhere, or loaded from anywhere but this port. */
 const securityHeaders = {
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'referrer-policy': 'no-referrer',
 } as const;
 
 const json = (response: ServerResponse, status: number, body: unknown) => {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  response.writeHead(status, { ...securityHeaders, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  response.writeHead(status, {
+    ...securityHeaders,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
   response.end(text);
 };
 

@@ -44,7 +44,12 @@ export class HealthMonitor {
   readonly #gauges: { up: Gauge; lastRun: Gauge; lastSuccess: Gauge; failures: Gauge } | undefined;
 
   /** `components`: what must answer for the daemon to be healthy (the database where other daemons share it, or always). */
-  constructor(strategyIds: readonly string[], options: HealthOptions = defaultHealthOptions, registry?: Registry, components: readonly Component[] = ['chain', 'routing']) {
+  constructor(
+    strategyIds: readonly string[],
+    options: HealthOptions = defaultHealthOptions,
+    registry?: Registry,
+    components: readonly Component[] = ['chain', 'routing'],
+  ) {
     this.#options = options;
     this.#components = Object.fromEntries(components.map((component) => [component, {}]));
     this.#now = options.now ?? Date.now;
@@ -60,9 +65,24 @@ export class HealthMonitor {
           // Worked out when scraped: "recently" depends on the time of the scrape, not of the last probe.
           collect: () => this.#updateComponentGauges(),
         }),
-        lastRun: new Gauge({ name: 'routekeeper_strategy_last_run_timestamp_seconds', help: 'When the strategy last ran (Unix seconds)', labelNames: ['strategy'], registers }),
-        lastSuccess: new Gauge({ name: 'routekeeper_strategy_last_success_timestamp_seconds', help: 'When a run of the strategy last succeeded (Unix seconds)', labelNames: ['strategy'], registers }),
-        failures: new Gauge({ name: 'routekeeper_strategy_consecutive_failures', help: 'Runs of the strategy that failed in a row', labelNames: ['strategy'], registers }),
+        lastRun: new Gauge({
+          name: 'routekeeper_strategy_last_run_timestamp_seconds',
+          help: 'When the strategy last ran (Unix seconds)',
+          labelNames: ['strategy'],
+          registers,
+        }),
+        lastSuccess: new Gauge({
+          name: 'routekeeper_strategy_last_success_timestamp_seconds',
+          help: 'When a run of the strategy last succeeded (Unix seconds)',
+          labelNames: ['strategy'],
+          registers,
+        }),
+        failures: new Gauge({
+          name: 'routekeeper_strategy_consecutive_failures',
+          help: 'Runs of the strategy that failed in a row',
+          labelNames: ['strategy'],
+          registers,
+        }),
       };
       this.#updateComponentGauges();
       for (const id of this.#strategies.keys()) this.#updateStrategyGauges(id);
@@ -142,7 +162,7 @@ export function probeEvery(monitor: HealthMonitor, probes: Partial<Record<Compon
     for (const [name, ask] of Object.entries(probes) as [Component, () => Promise<unknown>][]) {
       ask().then(
         () => monitor.reached(name),
-        (error: unknown) => monitor.unreachable(name, error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error)),
+        (error: unknown) => monitor.unreachable(name, error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error)),
       );
     }
   };

@@ -12,7 +12,12 @@ export function createMetrics() {
   return {
     registry,
     ticks: new Counter({ name: 'routekeeper_ticks_total', help: 'Strategy runs started', labelNames: ['strategy'], ...metric }),
-    slotsMissed: new Counter({ name: 'routekeeper_slots_missed_total', help: 'Schedule slots that did not run, each recorded in the ledger with why', labelNames: ['strategy'], ...metric }),
+    slotsMissed: new Counter({
+      name: 'routekeeper_slots_missed_total',
+      help: 'Schedule slots that did not run, each recorded in the ledger with why',
+      labelNames: ['strategy'],
+      ...metric,
+    }),
     quotes: new Counter({ name: 'routekeeper_quotes_total', help: 'Quotes asked for, by outcome', labelNames: ['outcome'], ...metric }),
     refusals: new Counter({ name: 'routekeeper_guard_refusals_total', help: 'Quotes refused by a guard, by reason', labelNames: ['reason'], ...metric }),
     transactions: new Counter({ name: 'routekeeper_transactions_total', help: 'Runs of trades by final status', labelNames: ['status'], ...metric }),
@@ -23,7 +28,11 @@ export function createMetrics() {
       ...metric,
     }),
     leasesHeld: new Gauge({ name: 'routekeeper_wallet_leases_held', help: 'Wallets this daemon holds the lease of (and may sign for)', ...metric }),
-    leasesLost: new Counter({ name: 'routekeeper_wallet_leases_lost_total', help: 'Wallet leases this daemon could not renew (its work for the wallet stopped)', ...metric }),
+    leasesLost: new Counter({
+      name: 'routekeeper_wallet_leases_lost_total',
+      help: 'Wallet leases this daemon could not renew (its work for the wallet stopped)',
+      ...metric,
+    }),
     leasesTakenOver: new Counter({
       name: 'routekeeper_wallet_leases_taken_over_total',
       help: 'Wallet leases taken from a holder whose process was gone, without waiting for them to run out',
@@ -42,7 +51,12 @@ export function createMetrics() {
       labelNames: ['strategy', 'outcome'],
       ...metric,
     }),
-    failures: new Counter({ name: 'routekeeper_strategy_failures_total', help: 'Runs that failed (before trading, or a trade failed or ended unknown)', labelNames: ['strategy'], ...metric }),
+    failures: new Counter({
+      name: 'routekeeper_strategy_failures_total',
+      help: 'Runs that failed (before trading, or a trade failed or ended unknown)',
+      labelNames: ['strategy'],
+      ...metric,
+    }),
     volume: new Counter({
       name: 'routekeeper_volume_total',
       help: 'Amounts moved by confirmed trades, in whole tokens: side="sold" what left the wallet, side="bought" what came in',
@@ -63,7 +77,12 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       ...metric,
     }),
-    balance: new Gauge({ name: 'routekeeper_wallet_balance', help: 'Wallet balances in whole tokens, by wallet name', labelNames: ['wallet', 'token'], ...metric }),
+    balance: new Gauge({
+      name: 'routekeeper_wallet_balance',
+      help: 'Wallet balances in whole tokens, by wallet name',
+      labelNames: ['wallet', 'token'],
+      ...metric,
+    }),
   };
 }
 

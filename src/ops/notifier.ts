@@ -18,7 +18,9 @@ export function createNotifier(webhooks: readonly Webhook[], logger: Logger, opt
   async function post(url: string, body: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await limiter.schedule(() => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(5_000) }));
+        const response = await limiter.schedule(() =>
+          fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(5_000) }),
+        );
         if (response.ok) return;
         throw new Error(`HTTP ${response.status}`);
       } catch (error) {

@@ -11,7 +11,8 @@ export function redactUrl(url: string): string {
   } catch {
     return '***';
   }
-  const secretPart = parsed.username !== '' || parsed.password !== '' || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '';
+  const secretPart =
+    parsed.username !== '' || parsed.password !== '' || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '';
   return secretPart ? `${parsed.protocol}//${parsed.host}/***` : parsed.origin;
 }
 

@@ -124,7 +124,12 @@ export interface PoolKind<State = any> {
    * A factory's pools at `head`: those `known` already lists, and those found since its `progress` (a number only this
    * kind reads: how many pools a factory that numbers them had, or the last block whose creation logs were read).
    */
-  discover(client: PublicClient, factory: FactorySource, known: { pools: readonly IndexedPool[]; progress?: bigint }, head: Head): Promise<{ pools: IndexedPool[]; progress: bigint }>;
+  discover(
+    client: PublicClient,
+    factory: FactorySource,
+    known: { pools: readonly IndexedPool[]; progress?: bigint },
+    head: Head,
+  ): Promise<{ pools: IndexedPool[]; progress: bigint }>;
   /** How far a factory's discovery got once every log up to `head` is followed. */
   progressAfter(progress: bigint | undefined, head: Head): bigint | undefined;
   /** A pool's state at a block; undefined when it has no code there (announced in blocks a reorg dropped). */

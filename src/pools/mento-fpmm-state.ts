@@ -37,8 +37,23 @@ async function readAll(client: PublicClient, contracts: readonly unknown[], at: 
 /** The factory's pools at a block, in three calls: the list, each pool's immutables, each adapter's oracle and breaker box. */
 export async function discoverFpmmPools(client: PublicClient, factory: Address, blockNumber: bigint | 'latest'): Promise<FpmmPool[]> {
   const [pools] = (await readAll(client, [{ address: factory, abi: mentoFpmmFactoryAbi, functionName: 'deployedFPMMAddresses' }], blockNumber)) as [Address[]];
-  const names = ['token0', 'token1', 'decimals0', 'decimals1', 'referenceRateFeedID', 'invertRateFeed', 'oracleAdapter', 'protocolFeeRecipient', 'lpFee', 'protocolFee'] as const;
-  const reads = await readAll(client, pools.flatMap((pool) => names.map((functionName) => ({ address: pool, abi: mentoFpmmAbi, functionName }))), blockNumber);
+  const names = [
+    'token0',
+    'token1',
+    'decimals0',
+    'decimals1',
+    'referenceRateFeedID',
+    'invertRateFeed',
+    'oracleAdapter',
+    'protocolFeeRecipient',
+    'lpFee',
+    'protocolFee',
+  ] as const;
+  const reads = await readAll(
+    client,
+    pools.flatMap((pool) => names.map((functionName) => ({ address: pool, abi: mentoFpmmAbi, functionName }))),
+    blockNumber,
+  );
   const adapters = pools.map((_, i) => reads[i * names.length + 6] as Address);
   const oracles = await readAll(
     client,
@@ -49,18 +64,10 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
     blockNumber,
   );
   return pools.map((pool, i) => {
-    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, , protocolFeeRecipient, lpFee, protocolFee] = reads.slice(i * names.length, (i + 1) * names.length) as [
-      Address,
-      Address,
-      bigint,
-      bigint,
-      Address,
-      boolean,
-      Address,
-      Address,
-      bigint,
-      bigint,
-    ];
+    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, , protocolFeeRecipient, lpFee, protocolFee] = reads.slice(
+      i * names.length,
+      (i + 1) * names.length,
+    ) as [Address, Address, bigint, bigint, Address, boolean, Address, Address, bigint, bigint];
     return {
       factory: getAddress(factory),
       pool: getAddress(pool),
@@ -79,12 +86,23 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
   });
 }
 
-type LimitRead = readonly [{ limit0: bigint; limit1: bigint; decimals: number }, { lastUpdated0: number; lastUpdated1: number; netflow0: bigint; netflow1: bigint }];
+type LimitRead = readonly [
+  { limit0: bigint; limit1: bigint; decimals: number },
+  { lastUpdated0: number; lastUpdated1: number; netflow0: bigint; netflow1: bigint },
+];
 
 const limitOf = ([config, state]: LimitRead): FpmmLimit | undefined =>
   config.limit0 === 0n && config.limit1 === 0n
     ? undefined
-    : { limit0: config.limit0, limit1: config.limit1, decimals: config.decimals, lastUpdated0: BigInt(state.lastUpdated0), lastUpdated1: BigInt(state.lastUpdated1), netflow0: state.netflow0, netflow1: state.netflow1 };
+    : {
+        limit0: config.limit0,
+        limit1: config.limit1,
+        decimals: config.decimals,
+        lastUpdated0: BigInt(state.lastUpdated0),
+        lastUpdated1: BigInt(state.lastUpdated1),
+        netflow0: state.netflow0,
+        netflow1: state.netflow1,
+      };
 
 /** Every pool's state at a block (or the latest), in one call. */
 export async function readFpmmStates(client: PublicClient, pools: readonly FpmmPool[], at: bigint | 'latest'): Promise<FpmmState[]> {
@@ -118,17 +136,18 @@ export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly unk
   // Every pool is read by the same number of calls.
   const width = answers.length / Math.max(pools.length, 1);
   return pools.map((pool, i) => {
-    const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] = answers.slice(i * width, (i + 1) * width) as [
-      readonly [bigint, bigint, bigint],
-      bigint,
-      bigint,
-      LimitRead,
-      LimitRead,
-      readonly [bigint, bigint],
-      bigint,
-      bigint,
-      number,
-    ];
+    const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] =
+      answers.slice(i * width, (i + 1) * width) as [
+        readonly [bigint, bigint, bigint],
+        bigint,
+        bigint,
+        LimitRead,
+        LimitRead,
+        readonly [bigint, bigint],
+        bigint,
+        bigint,
+        number,
+      ];
     return {
       decimals0: pool.decimals0,
       decimals1: pool.decimals1,

@@ -102,7 +102,9 @@ export const mentoFpmm: PoolKind<FpmmIndexState> = {
     if ('kind' in rate) return { numerator: 0n, denominator: 1n };
     const { decimals0, decimals1 } = state.pool;
     // The rate is token1 per token0 in whole tokens; raw out per raw in scales it by the decimals.
-    return inIs0 ? { numerator: rate.numerator * decimals1, denominator: rate.denominator * decimals0 } : { numerator: rate.denominator * decimals0, denominator: rate.numerator * decimals1 };
+    return inIs0
+      ? { numerator: rate.numerator * decimals1, denominator: rate.denominator * decimals0 }
+      : { numerator: rate.denominator * decimals0, denominator: rate.numerator * decimals1 };
   },
   async samplePools(client, factory, _tokens, blockNumber, max) {
     const pools = await discoverFpmmPools(client, factory.address, blockNumber);

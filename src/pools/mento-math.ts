@@ -178,7 +178,12 @@ export type MentoRefusal =
  * `Broker.swapIn` at `now` as the exchange, the BreakerBox, the trading limits and the Reserve run it: what it pays
  * and the exchange's state after it, or why it reverts.
  */
-export function mentoSwap(state: MentoExchangeState, inIs0: boolean, amountIn: bigint, now: bigint): { amountOut: bigint; state: MentoExchangeState } | { refused: MentoRefusal } {
+export function mentoSwap(
+  state: MentoExchangeState,
+  inIs0: boolean,
+  amountIn: bigint,
+  now: bigint,
+): { amountOut: bigint; state: MentoExchangeState } | { refused: MentoRefusal } {
   if (state.tradingMode !== 0) return { refused: { kind: 'halted', tradingMode: state.tradingMode } };
   const buckets = bucketsAt(state, now);
   if (!buckets) return { refused: { kind: 'no-median' } };
@@ -187,14 +192,27 @@ export function mentoSwap(state: MentoExchangeState, inIs0: boolean, amountIn: b
   const scaledIn = amountIn * multiplierIn;
   const scaledOut = pricingAmountOut(state.pricing, inBucket, outBucket, state.spread, scaledIn);
   const amountOut = scaledOut / multiplierOut;
-  const next: MentoExchangeState = { ...state, bucket0: buckets.bucket0, bucket1: buckets.bucket1, lastBucketUpdate: buckets.reset ? now : state.lastBucketUpdate };
+  const next: MentoExchangeState = {
+    ...state,
+    bucket0: buckets.bucket0,
+    bucket1: buckets.bucket1,
+    lastBucketUpdate: buckets.reset ? now : state.lastBucketUpdate,
+  };
   if (state.pricing === 'ConstantProduct') {
     // The buckets move by the scaled amounts, the input's spread included.
     if (inIs0) [next.bucket0, next.bucket1] = [buckets.bucket0 + scaledIn, buckets.bucket1 - scaledOut];
     else [next.bucket0, next.bucket1] = [buckets.bucket0 - scaledOut, buckets.bucket1 + scaledIn];
   }
   // The flows into the Reserve: the input in, the output out; each token's limit is checked in that order.
-  const flows: [0 | 1, bigint][] = inIs0 ? [[0, amountIn], [1, -amountOut]] : [[1, amountIn], [0, -amountOut]];
+  const flows: [0 | 1, bigint][] = inIs0
+    ? [
+        [0, amountIn],
+        [1, -amountOut],
+      ]
+    : [
+        [1, amountIn],
+        [0, -amountOut],
+      ];
   for (const [token, flow] of flows) {
     const limit = token === 0 ? state.limit0 : state.limit1;
     if (!limit) continue;
@@ -206,7 +224,15 @@ export function mentoSwap(state: MentoExchangeState, inIs0: boolean, amountIn: b
   const reserveOut = inIs0 ? state.reserve1 : state.reserve0;
   if (reserveOut !== undefined && reserveOut < amountOut) return { refused: { kind: 'reserve', holds: reserveOut } };
   const reserveIn = inIs0 ? state.reserve0 : state.reserve1;
-  if (inIs0) [next.reserve0, next.reserve1] = [reserveIn === undefined ? undefined : reserveIn + amountIn, reserveOut === undefined ? undefined : reserveOut - amountOut];
-  else [next.reserve1, next.reserve0] = [reserveIn === undefined ? undefined : reserveIn + amountIn, reserveOut === undefined ? undefined : reserveOut - amountOut];
+  if (inIs0)
+    [next.reserve0, next.reserve1] = [
+      reserveIn === undefined ? undefined : reserveIn + amountIn,
+      reserveOut === undefined ? undefined : reserveOut - amountOut,
+    ];
+  else
+    [next.reserve1, next.reserve0] = [
+      reserveIn === undefined ? undefined : reserveIn + amountIn,
+      reserveOut === undefined ? undefined : reserveOut - amountOut,
+    ];
   return { amountOut, state: next };
 }

@@ -58,15 +58,20 @@ async function readAll<T>(client: PublicClient, contracts: readonly unknown[], a
  * box and pricing modules; each exchange's configuration; its decimals and collateral. An exchange whose pricing
  * module is neither of Mento's two is left out (nothing here can price it).
  */
-export async function discoverMentoExchanges(client: PublicClient, broker: Address, allowed: readonly Address[], at: bigint | 'latest'): Promise<MentoExchange[]> {
-  const [listedProviders, reserve] = await readAll<unknown>(
+export async function discoverMentoExchanges(
+  client: PublicClient,
+  broker: Address,
+  allowed: readonly Address[],
+  at: bigint | 'latest',
+): Promise<MentoExchange[]> {
+  const [listedProviders, reserve] = (await readAll<unknown>(
     client,
     [
       { address: broker, abi: mentoBrokerAbi, functionName: 'getExchangeProviders' },
       { address: broker, abi: mentoBrokerAbi, functionName: 'reserve' },
     ],
     at,
-  ) as [Address[], Address];
+  )) as [Address[], Address];
   const providers = listedProviders.filter((provider) => allowed.some((known) => isAddressEqual(known, provider)));
   const providerReads = await readAll<unknown>(
     client,
@@ -118,7 +123,15 @@ export async function discoverMentoExchanges(client: PublicClient, broker: Addre
   const found: MentoExchange[] = [];
   for (const [i, entry] of listed.entries()) {
     const config = configs[i] as (typeof configs)[number];
-    const [multiplier0, multiplier1, decimals0, decimals1, collateral0, collateral1] = tokenReads.slice(i * perExchange, i * perExchange + perExchange) as [bigint, bigint, number, number, boolean, boolean, boolean];
+    const [multiplier0, multiplier1, decimals0, decimals1, collateral0, collateral1] = tokenReads.slice(i * perExchange, i * perExchange + perExchange) as [
+      bigint,
+      bigint,
+      number,
+      number,
+      boolean,
+      boolean,
+      boolean,
+    ];
     const pricing: MentoPricing | undefined = isAddressEqual(config.pricingModule, entry.modules.constantProduct)
       ? 'ConstantProduct'
       : isAddressEqual(config.pricingModule, entry.modules.constantSum)
@@ -201,7 +214,21 @@ function limitFrom(config: LimitConfigRead, state: LimitStateRead, decimals: num
 }
 
 function stateFrom(exchange: MentoExchange, answers: readonly unknown[]): MentoExchangeState {
-  const [pool, [rateNumerator, rateDenominator], medianTimestamp, numRates, [, timestamps], reportExpiry, tradingMode, config0, state0, config1, state1, balance0, balance1] = answers as [
+  const [
+    pool,
+    [rateNumerator, rateDenominator],
+    medianTimestamp,
+    numRates,
+    [, timestamps],
+    reportExpiry,
+    tradingMode,
+    config0,
+    state0,
+    config1,
+    state1,
+    balance0,
+    balance1,
+  ] = answers as [
     PoolExchangeRead,
     readonly [bigint, bigint],
     bigint,

@@ -83,7 +83,9 @@ export const mentoV2: PoolKind<MentoState> = {
     calls: (pools) => mentoStateCalls(pools.map(exchangeOf)),
     states(pools, answers, head) {
       const states = mentoStatesFrom(pools.map(exchangeOf), answers);
-      return new Map(pools.map((pool, i) => [pool.address.toLowerCase(), { exchange: states[i] as MentoExchangeState, landsAt: landingAfter(head.timestamp) }]));
+      return new Map(
+        pools.map((pool, i) => [pool.address.toLowerCase(), { exchange: states[i] as MentoExchangeState, landsAt: landingAfter(head.timestamp) }]),
+      );
     },
   },
   follow: () => false,

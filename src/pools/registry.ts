@@ -7,7 +7,12 @@ import { mentoV2 } from './mento.ts';
 import { uniswapV2 } from './uniswap-v2.ts';
 import { uniswapV3 } from './uniswap-v3.ts';
 
-export const poolKinds: Readonly<Record<PoolKindId, PoolKind>> = { 'uniswap-v2': uniswapV2, 'uniswap-v3': uniswapV3, 'mento-v2': mentoV2, 'mento-fpmm': mentoFpmm };
+export const poolKinds: Readonly<Record<PoolKindId, PoolKind>> = {
+  'uniswap-v2': uniswapV2,
+  'uniswap-v3': uniswapV3,
+  'mento-v2': mentoV2,
+  'mento-fpmm': mentoFpmm,
+};
 
 /** The events of every kind's factories and pools, once each: what each block's one log request asks for. */
 export const poolKindEvents = Object.values(poolKinds).flatMap((kind) => kind.events);

@@ -143,7 +143,11 @@ export const uniswapV2: PoolKind<PoolReserves> = {
     if (factory.kind !== 'uniswap-v2') return undefined;
     const made = factory.initCodeHash
       ? pairAddress(factory.address, factory.initCodeHash, [a, b])
-      : await facts.address(`pair:${factory.address}:${a}:${b}`, () => facts.client.readContract({ address: factory.address, abi: getPairAbi, functionName: 'getPair', args: [a, b] })).catch(() => zeroAddress);
+      : await facts
+          .address(`pair:${factory.address}:${a}:${b}`, () =>
+            facts.client.readContract({ address: factory.address, abi: getPairAbi, functionName: 'getPair', args: [a, b] }),
+          )
+          .catch(() => zeroAddress);
     return isAddressEqual(made, pool) ? factory.feePpm : undefined;
   },
   highestFeePpm: (factory) => (factory.kind === 'uniswap-v2' ? factory.feePpm : 0),

@@ -179,7 +179,12 @@ export function quoteExactIn(state: V3PoolState, pool: { fee: number; tickSpacin
  * limit reached), so the tick it ends at (`undefined`: TickMath.getTickAtSqrtRatio of the price) is needed only by a
  * caller that keeps the pool's new state.
  */
-function walk(state: V3PoolState, pool: { fee: number; tickSpacing: number }, zeroForOne: boolean, amountIn: bigint): (Omit<V3Swap, 'tick'> & { tick: number | undefined }) | undefined {
+function walk(
+  state: V3PoolState,
+  pool: { fee: number; tickSpacing: number },
+  zeroForOne: boolean,
+  amountIn: bigint,
+): (Omit<V3Swap, 'tick'> & { tick: number | undefined }) | undefined {
   if (amountIn <= 0n) return { amountOut: 0n, sqrtPriceX96: state.sqrtPriceX96, tick: state.tick, liquidity: state.liquidity };
   const limit = zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n;
   const feePips = BigInt(pool.fee);

@@ -17,9 +17,18 @@ function ticksOfWord(word: number, bitmap: bigint, spacing: number): number[] {
   return ticks;
 }
 
-export async function readV3PoolState(client: PublicClient, pool: Address, tickSpacing: number, blockNumber: bigint, wordsAround = V3_WORDS_AROUND_PRICE): Promise<V3PoolState> {
+export async function readV3PoolState(
+  client: PublicClient,
+  pool: Address,
+  tickSpacing: number,
+  blockNumber: bigint,
+  wordsAround = V3_WORDS_AROUND_PRICE,
+): Promise<V3PoolState> {
   const at = { address: pool, abi: uniswapV3PoolAbi, blockNumber } as const;
-  const [[sqrtPriceX96, tick], liquidity] = await Promise.all([client.readContract({ ...at, functionName: 'slot0' }), client.readContract({ ...at, functionName: 'liquidity' })]);
+  const [[sqrtPriceX96, tick], liquidity] = await Promise.all([
+    client.readContract({ ...at, functionName: 'slot0' }),
+    client.readContract({ ...at, functionName: 'liquidity' }),
+  ]);
   const center = Math.floor(Math.floor(tick / tickSpacing) / 256);
   const words = { low: Math.max(center - wordsAround, -32768), high: Math.min(center + wordsAround, 32767) };
   const wordNumbers = Array.from({ length: words.high - words.low + 1 }, (_, i) => words.low + i);

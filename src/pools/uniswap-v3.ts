@@ -5,7 +5,7 @@
  * between two ticks; a pool whose price nears the edge of the ticks read is read again around it. A quote runs the
  * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
  */
-import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
+import { type Address, type Hex, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
 import { multicall } from 'viem/actions';
 import { answers, isContractRevert } from '../contracts/revert.ts';
 import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
@@ -94,7 +94,13 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     const key = log.address.toLowerCase();
     if (log.eventName === 'PoolCreated') {
       const factory = draft.factory(log.address);
-      const { pool: address, token0, token1, fee, tickSpacing } = log.args as { pool?: Address; token0?: Address; token1?: Address; fee?: number; tickSpacing?: number };
+      const {
+        pool: address,
+        token0,
+        token1,
+        fee,
+        tickSpacing,
+      } = log.args as { pool?: Address; token0?: Address; token1?: Address; fee?: number; tickSpacing?: number };
       if (factory?.kind !== 'uniswap-v3' || !address || !token0 || !token1 || fee === undefined || tickSpacing === undefined) return false;
       const pool = poolOf(factory, address, token0, token1, fee, tickSpacing);
       draft.pools.set(pool.address.toLowerCase(), pool);
@@ -140,10 +146,18 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     ticks: state.ticks.map((tick) => [tick.tick, tick.liquidityNet.toString(), tick.liquidityGross.toString()]),
   }),
   fromCache(entry, factory) {
-    const ticks = (entry.ticks as [number, string, string][]).map(([tick, net, gross]): InitializedTick => ({ tick, liquidityNet: integer(net), liquidityGross: integer(gross) }));
+    const ticks = (entry.ticks as [number, string, string][]).map(
+      ([tick, net, gross]): InitializedTick => ({ tick, liquidityNet: integer(net), liquidityGross: integer(gross) }),
+    );
     return {
       pool: poolOf(factory, entry.address, entry.token0, entry.token1, entry.fee as number, entry.tickSpacing as number),
-      state: { sqrtPriceX96: integer(entry.sqrtPriceX96), tick: entry.tick as number, liquidity: integer(entry.liquidity), words: entry.words as V3PoolState['words'], ticks },
+      state: {
+        sqrtPriceX96: integer(entry.sqrtPriceX96),
+        tick: entry.tick as number,
+        liquidity: integer(entry.liquidity),
+        words: entry.words as V3PoolState['words'],
+        ticks,
+      },
     };
   },
 
@@ -166,7 +180,13 @@ export const uniswapV3: PoolKind<V3PoolState> = {
       for (const tokenB of tokens.slice(i + 1)) {
         for (const fee of [100, 500, 3000, 10_000]) {
           if (pools.length >= max) return pools;
-          const pool = await client.readContract({ address: factory.address, abi: uniswapV3FactoryAbi, functionName: 'getPool', args: [tokenA, tokenB, fee], blockNumber });
+          const pool = await client.readContract({
+            address: factory.address,
+            abi: uniswapV3FactoryAbi,
+            functionName: 'getPool',
+            args: [tokenA, tokenB, fee],
+            blockNumber,
+          });
           if (/^0x0{40}$/.test(pool)) continue;
           const tickSpacing = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing', blockNumber });
           const [token0, token1] = BigInt(tokenA) < BigInt(tokenB) ? [tokenA, tokenB] : [tokenB, tokenA];
@@ -177,7 +197,7 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     return pools;
   },
 
-  provenBy: 'its getPool at the pool\'s fee',
+  provenBy: "its getPool at the pool's fee",
   createdAt: (factory, initCodeHash, pool) => v3PoolAddress(factory, initCodeHash, [pool.token0, pool.token1], pool.v3?.fee ?? 0),
   /** The pool alone (20 bytes): it knows its own fee. */
   readExtras: (extras) => (size(extras) === 20 ? { pool: getAddress(extras) } : `is ${size(extras)} bytes, not a Uniswap V3 pool (20)`),

@@ -36,8 +36,8 @@ export async function blockAt(readTimes: ReadBlockTimes, time: bigint, head: Blo
   const guess = head.number - BigInt(Math.ceil(Number(head.timestamp - time) / options.blockTimeSeconds));
   let candidates = around(guess, probes);
   for (let round = 0; round < maxRounds; round++) {
-    const numbers = [...new Set(candidates.map((n) => (n < 0n ? 0n : n)).filter((n) => n < newer.number && (older === undefined || n > older.number)))].sort((a, b) =>
-      a < b ? -1 : 1,
+    const numbers = [...new Set(candidates.map((n) => (n < 0n ? 0n : n)).filter((n) => n < newer.number && (older === undefined || n > older.number)))].sort(
+      (a, b) => (a < b ? -1 : 1),
     );
     if (numbers.length > 0) {
       const times = await readTimes(numbers);

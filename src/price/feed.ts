@@ -28,6 +28,7 @@ export async function readFeed(client: ChainClient, feed: Address, decimals: num
   const [, answer, , updatedAt] = round;
   if (answer <= 0n) return { ok: false, why: `feed ${feed} answers ${answer}`, stale: false };
   const age = (await chainTime) - updatedAt;
-  if (age > BigInt(maxAgeSeconds)) return { ok: false, why: `feed ${feed} is stale: updated ${age} s before the chain's time, more than ${maxAgeSeconds} s`, stale: true };
+  if (age > BigInt(maxAgeSeconds))
+    return { ok: false, why: `feed ${feed} is stale: updated ${age} s before the chain's time, more than ${maxAgeSeconds} s`, stale: true };
   return { ok: true, usdE18: scaleTo18(answer, decimals), updatedAt };
 }

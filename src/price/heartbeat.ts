@@ -29,13 +29,17 @@ export async function measureHeartbeat(client: ChainClient, feed: Address, lates
   const back = Number(inPhase - 1n < BigInt(measuredRounds - 1) ? inPhase - 1n : BigInt(measuredRounds - 1));
   const earlier = await Promise.all(
     Array.from({ length: back }, (_, i) =>
-      client
-        .readContract({ address: feed, abi: aggregatorV3Abi, functionName: 'getRoundData', args: [latestRound - BigInt(i + 1)] })
-        .then(([, , , roundUpdatedAt]) => roundUpdatedAt, () => undefined),
+      client.readContract({ address: feed, abi: aggregatorV3Abi, functionName: 'getRoundData', args: [latestRound - BigInt(i + 1)] }).then(
+        ([, , , roundUpdatedAt]) => roundUpdatedAt,
+        () => undefined,
+      ),
     ),
   );
   const times = [updatedAt, ...earlier.filter((time): time is bigint => time !== undefined && time > 0n)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (times.length < 3) return undefined;
-  const gaps = times.slice(1).map((time, i) => time - (times[i] as bigint)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const gaps = times
+    .slice(1)
+    .map((time, i) => time - (times[i] as bigint))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { rounds: times.length, longestSeconds: gaps.at(-1) as bigint, medianSeconds: gaps[Math.floor(gaps.length / 2)] as bigint };
 }

@@ -70,7 +70,12 @@ export class PoolAverages {
       return { ...prices, token0, token1 };
     }
     const at = Promise.resolve(head);
-    const nowRead = this.#cumulativesAt(source, pool, 'latest', at.then((known) => known.timestamp));
+    const nowRead = this.#cumulativesAt(
+      source,
+      pool,
+      'latest',
+      at.then((known) => known.timestamp),
+    );
     const [tokens, read, then] = await Promise.all([this.#tokensOf(pool), nowRead, at.then((known) => this.#anchorCumulatives(source, pool, known))]);
     const known = await at;
     // A pair's cumulatives only grow (they would wrap only after a century at the most extreme price): a start above
@@ -81,14 +86,21 @@ export class PoolAverages {
     // below the start may have reverted since. Either way all are read again, together, once.
     let now = read;
     if (now.straddled || belowStart(now)) {
-      now = await this.#cumulativesAt(source, pool, 'latest', getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp));
+      now = await this.#cumulativesAt(
+        source,
+        pool,
+        'latest',
+        getBlock(this.#client, { blockTag: 'latest' }).then((block) => block.timestamp),
+      );
       if (now.straddled) throw new NoAverageError(`pool ${pool}: the chain moved on while its state was read, twice; it is read again at the next run`);
     }
     // Still below: the chain was reorganised or reverted since the start. No average, rather than one that wraps
     // around to an absurd price.
     if (belowStart(now)) {
       this.#anchor = undefined;
-      throw new NoAverageError(`pool ${pool}: its cumulative prices at block ${known.number} are below those a window earlier; the two reads do not describe one history`);
+      throw new NoAverageError(
+        `pool ${pool}: its cumulative prices at block ${known.number} are below those a window earlier; the two reads do not describe one history`,
+      );
     }
     const span = now.timestamp - then.timestamp;
     if (span <= 0n) throw new NoAverageError(`pool ${pool}: no time has passed since the average's start`);
@@ -196,7 +208,9 @@ export class PoolAverages {
     if (!cumulatives) {
       cumulatives = this.#cumulativesAt(source, pool, block, time).catch((error: unknown) => {
         pools.delete(key);
-        throw new NoAverageError(`pool ${pool} has no history at block ${block}, a window (${this.options.windowSeconds} s) ago: ${(error as Error).message.split('\n')[0]}`);
+        throw new NoAverageError(
+          `pool ${pool} has no history at block ${block}, a window (${this.options.windowSeconds} s) ago: ${(error as Error).message.split('\n')[0]}`,
+        );
       });
       pools.set(key, cumulatives);
     }
@@ -205,11 +219,13 @@ export class PoolAverages {
 
   /** The last block at or before `time` (whose state held at that instant), found a few batched reads at a time. */
   async #blockAt(time: bigint, head: Head): Promise<bigint> {
-    const readTimes = (numbers: readonly bigint[]) => Promise.all(numbers.map((blockNumber) => getBlock(this.#client, { blockNumber }).then((block) => block.timestamp)));
+    const readTimes = (numbers: readonly bigint[]) =>
+      Promise.all(numbers.map((blockNumber) => getBlock(this.#client, { blockNumber }).then((block) => block.timestamp)));
     try {
       return await blockAt(readTimes, time, head, { blockTimeSeconds: this.options.blockTimeSeconds });
     } catch (error) {
-      if (error instanceof ChainTooYoungError) throw new NoAverageError(`the chain is younger than the price average's window (${this.options.windowSeconds} s): ${error.message}`);
+      if (error instanceof ChainTooYoungError)
+        throw new NoAverageError(`the chain is younger than the price average's window (${this.options.windowSeconds} s): ${error.message}`);
       throw error;
     }
   }

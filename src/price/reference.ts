@@ -118,7 +118,12 @@ export class PriceReference {
   }
 
   /** What `amountIn` of tokenIn is worth in tokenOut at the reference prices (rounded down). */
-  async convert(tokenIn: Address, tokenOut: Address, amountIn: bigint, chainTime?: bigint): Promise<{ amountOut: bigint; priceIn: UsdPrice; priceOut: UsdPrice }> {
+  async convert(
+    tokenIn: Address,
+    tokenOut: Address,
+    amountIn: bigint,
+    chainTime?: bigint,
+  ): Promise<{ amountOut: bigint; priceIn: UsdPrice; priceOut: UsdPrice }> {
     const priceOf = (token: Address) => this.usdPrice(token, chainTime);
     const [priceIn, priceOut, decimalsIn, decimalsOut] = await Promise.all([
       priceOf(tokenIn),
@@ -163,13 +168,14 @@ export class PriceReference {
   #head(chainTime: bigint | undefined): Promise<Head> {
     const latest = this.#client.getBlock({ blockTag: 'latest' });
     const sequencer = this.#options.sequencer;
-    const read = Promise.all([latest, sequencer ? this.#client.readContract({ address: sequencer.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }) : undefined]).then(
-      ([block, round]) => {
-        const head = { number: block.number, timestamp: chainTime ?? block.timestamp };
-        if (sequencer && round) checkSequencer(sequencer, round, block.timestamp);
-        return head;
-      },
-    );
+    const read = Promise.all([
+      latest,
+      sequencer ? this.#client.readContract({ address: sequencer.address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }) : undefined,
+    ]).then(([block, round]) => {
+      const head = { number: block.number, timestamp: chainTime ?? block.timestamp };
+      if (sequencer && round) checkSequencer(sequencer, round, block.timestamp);
+      return head;
+    });
     read.catch(() => {});
     return read;
   }
@@ -195,7 +201,11 @@ export class PriceReference {
       if (decimals === undefined) return { ok: false, why: `feed ${source.address} does not answer decimals()`, stale: false };
       const reading = await readFeed(this.#client, source.address, decimals, source.maxAgeSeconds, chainTime);
       if (!reading.ok) return { ok: false, why: reading.why, stale: reading.stale };
-      return { ok: true, price: { token, usdE18: reading.usdE18, source: `feed ${source.address}${source.peg ? ' (its peg)' : ''}` }, peg: source.peg === true };
+      return {
+        ok: true,
+        price: { token, usdE18: reading.usdE18, source: `feed ${source.address}${source.peg ? ' (its peg)' : ''}` },
+        peg: source.peg === true,
+      };
     }
     if (source.kind === 'sorted-oracles') return this.#readSortedOracles(token, source, head, depth);
     try {
@@ -226,7 +236,12 @@ export class PriceReference {
     const name = `SortedOracles ${source.address} rate feed ${source.rateFeedId}`;
     try {
       const [[numerator, denominator], reportedAt, quotePrice, { timestamp }] = await Promise.all([
-        this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianRateWithoutEquivalentMapping', args: [source.rateFeedId] }),
+        this.#client.readContract({
+          address: source.address,
+          abi: sortedOraclesAbi,
+          functionName: 'medianRateWithoutEquivalentMapping',
+          args: [source.rateFeedId],
+        }),
         this.#client.readContract({ address: source.address, abi: sortedOraclesAbi, functionName: 'medianTimestamp', args: [source.rateFeedId] }),
         source.quote === 'USD' ? { usdE18: 10n ** 18n, source: 'USD' } : this.#price(source.quote, head, depth + 1),
         head,
@@ -234,7 +249,11 @@ export class PriceReference {
       if (denominator === 0n || numerator === 0n || reportedAt === 0n) return { ok: false, why: `${name} has no report`, stale: false };
       const age = timestamp - reportedAt;
       if (age > BigInt(source.maxAgeSeconds)) {
-        return { ok: false, why: `${name} is stale: its median was reported ${age} s before the chain's time, more than ${source.maxAgeSeconds} s`, stale: true };
+        return {
+          ok: false,
+          why: `${name} is stale: its median was reported ${age} s before the chain's time, more than ${source.maxAgeSeconds} s`,
+          stale: true,
+        };
       }
       const per = source.quote === 'USD' ? 'in USD' : `× ${quotePrice.source}`;
       return { ok: true, price: { token, usdE18: (quotePrice.usdE18 * numerator) / denominator, source: `${name} ${per}` }, peg: false };
@@ -261,7 +280,9 @@ function agreedPrice(token: Address, readings: readonly Reading[], maxDisagreeme
   }
   if (answered.every((reading) => reading.peg)) {
     const others = failed.length > 0 ? `: ${failed.map((reading) => reading.why).join('; ')}` : ' (none is configured)';
-    throw new NoPriceError(`${answered.map((reading) => reading.price.source).join(' and ')} prices the peg of ${token}, not the token, and no market source of it answered${others}`);
+    throw new NoPriceError(
+      `${answered.map((reading) => reading.price.source).join(' and ')} prices the peg of ${token}, not the token, and no market source of it answered${others}`,
+    );
   }
   const [first, ...others] = answered.map((reading) => reading.price) as [UsdPrice, ...UsdPrice[]];
   for (const other of others) {
@@ -287,10 +308,13 @@ export class ManipulatedPoolError extends RoutekeeperError {
 function checkSequencer(sequencer: SequencerFeed, round: readonly [bigint, bigint, bigint, bigint, bigint], chainTime: bigint): void {
   const [, answer, startedAt] = round;
   // Chainlink documents a round that started at 0 as invalid: it says nothing of the sequencer, up or down.
-  if (startedAt === 0n) throw new SequencerDownError(`the sequencer uptime feed ${sequencer.address} answers a round that started at 0, which is no answer (an invalid round)`);
+  if (startedAt === 0n)
+    throw new SequencerDownError(`the sequencer uptime feed ${sequencer.address} answers a round that started at 0, which is no answer (an invalid round)`);
   if (answer !== 0n) throw new SequencerDownError(`the sequencer uptime feed ${sequencer.address} says the sequencer is down (since ${startedAt})`);
   const upFor = chainTime - startedAt;
   if (upFor < BigInt(sequencer.gracePeriodSeconds)) {
-    throw new SequencerDownError(`the sequencer came back ${upFor} s ago, within the ${sequencer.gracePeriodSeconds} s grace period (feed ${sequencer.address})`);
+    throw new SequencerDownError(
+      `the sequencer came back ${upFor} s ago, within the ${sequencer.gracePeriodSeconds} s grace period (feed ${sequencer.address})`,
+    );
   }
 }

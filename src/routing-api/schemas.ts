@@ -27,9 +27,12 @@ const positiveAmount = uint256String({ positive: true });
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** `exclude=a,b`: protocol ids that routes must not use. */
-const protocolList = z
-  .string()
-  .transform((value) => value.split(',').map((id) => id.trim()).filter((id) => id.length > 0));
+const protocolList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id.length > 0),
+);
 
 /**
  * `deadlineMs`: the spec calls it milliseconds yet describes it as Unix seconds, and leaves open whether it
@@ -81,9 +84,7 @@ export const swapRouteQuerySchema = z
   .superRefine(distinctTokens);
 
 /** GET /earn/deposit and GET /earn/withdraw */
-export const earnRouteQuerySchema = z
-  .object({ ...common, inputAmount: positiveAmount })
-  .superRefine(distinctTokens);
+export const earnRouteQuerySchema = z.object({ ...common, inputAmount: positiveAmount }).superRefine(distinctTokens);
 
 export type SwapRouteQuery = z.output<typeof swapRouteQuerySchema>;
 export type EarnRouteQuery = z.output<typeof earnRouteQuerySchema>;
@@ -107,7 +108,10 @@ const partnerId = z.union([z.number().int().nonnegative(), z.string().regex(/^\d
 /** The route detail object: `SwapPayload` without `minOutputAmount` and `to`. */
 export const routeDetailSchema = z
   .looseObject({
-    path: z.array(addressSchema).min(1).max(maxAnswerHops + 1),
+    path: z
+      .array(addressSchema)
+      .min(1)
+      .max(maxAnswerHops + 1),
     pairs: z.array(addressSchema).max(maxAnswerHops),
     extras: z.array(boundedHex).max(maxAnswerHops),
     inputAmount: uint256StringSchema,

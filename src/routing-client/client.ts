@@ -10,14 +10,7 @@ import { InvalidQuoteError, RateLimitedError } from './errors.ts';
 import { getJson } from './http.ts';
 import { type RateLimit, defaultRateLimitFor, limiterFor } from './limiter.ts';
 import { type RetryContext, type RetryPolicy, defaultRetryPolicy, withRetries } from './retry.ts';
-import {
-  type EarnRoute,
-  type SwapRoute,
-  defaultChainId,
-  earnRouteSchema,
-  healthSchema,
-  swapRouteSchema,
-} from '../routing-api/schemas.ts';
+import { type EarnRoute, type SwapRoute, defaultChainId, earnRouteSchema, healthSchema, swapRouteSchema } from '../routing-api/schemas.ts';
 import { productionServiceUrl } from '../routing-api/endpoints.ts';
 
 export type RoutingClientConfig = {

@@ -3,15 +3,7 @@
  * raw fetch failures and status codes become types; nothing above it looks at statuses or messages.
  */
 import { errorBodySchema, noRouteMessage } from '../routing-api/schemas.ts';
-import {
-  BadRequestError,
-  InvalidQuoteError,
-  NoRouteError,
-  RateLimitedError,
-  ServiceUnavailableError,
-  TimeoutError,
-  UnauthorizedError,
-} from './errors.ts';
+import { BadRequestError, InvalidQuoteError, NoRouteError, RateLimitedError, ServiceUnavailableError, TimeoutError, UnauthorizedError } from './errors.ts';
 
 /** The largest answer read from the service: a route is a few kilobytes; more is refused unread. */
 export const maxAnswerBytes = 256 * 1024;
@@ -43,7 +35,9 @@ export async function getJson(url: URL, options: GetJsonOptions): Promise<unknow
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => {});
-    throw new InvalidQuoteError(`the routing service answered ${where} with a redirect (HTTP ${response.status}), which is not followed`, { status: response.status });
+    throw new InvalidQuoteError(`the routing service answered ${where} with a redirect (HTTP ${response.status}), which is not followed`, {
+      status: response.status,
+    });
   }
   try {
     text = await boundedText(response, maxAnswerBytes);
@@ -79,7 +73,7 @@ function errorFor(response: Response, text: string, where: string) {
   }
   if (status === 401 || status === 403) return new UnauthorizedError(`the routing service refused our API key (${status})`, options);
   if (status >= 500) return new ServiceUnavailableError(`the routing service failed with HTTP ${status} at ${where}`, options);
-  if (body?.error && body.error.toLowerCase().startsWith(noRouteMessage.toLowerCase())) {
+  if (body?.error?.toLowerCase().startsWith(noRouteMessage.toLowerCase())) {
     return new NoRouteError(`the routing service found no route: ${body.error}`, { status });
   }
   if (body?.error === 'Unsupported tokens') {

@@ -102,7 +102,13 @@ export class ChainState {
     const blockNumber = pools.head.number;
     const fees = Promise.all(
       this.#options.partnerIds.map(async (id) => {
-        const fee = await this.#client.readContract({ address: this.#options.router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [BigInt(id)], blockNumber });
+        const fee = await this.#client.readContract({
+          address: this.#options.router,
+          abi: routerFeeAbi,
+          functionName: 'getPartnerFee',
+          args: [BigInt(id)],
+          blockNumber,
+        });
         return [id, fee] as const;
       }),
     ).then((entries) => new Map(entries));

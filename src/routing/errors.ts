@@ -13,11 +13,8 @@ export class RoutingRequestError extends Error {
   }
 }
 
-export const badRequest = (field: string, message: string) =>
-  new RoutingRequestError(400, { error: `Invalid ${field}: ${message}`, field });
+export const badRequest = (field: string, message: string) => new RoutingRequestError(400, { error: `Invalid ${field}: ${message}`, field });
 
-export const unsupportedTokens = (field: string, tokens: string[]) =>
-  new RoutingRequestError(400, { error: 'Unsupported tokens', field, tokens });
+export const unsupportedTokens = (field: string, tokens: string[]) => new RoutingRequestError(400, { error: 'Unsupported tokens', field, tokens });
 
-export const noRoute = (why?: string) =>
-  new RoutingRequestError(400, { error: why ? `${noRouteMessage}: ${why}` : noRouteMessage });
+export const noRoute = (why?: string) => new RoutingRequestError(400, { error: why ? `${noRouteMessage}: ${why}` : noRouteMessage });

@@ -25,10 +25,25 @@ const kindIds = Object.keys(poolKinds) as [PoolKindId, ...PoolKindId[]];
 const cacheSchema = z.object({
   format: z.literal(FORMAT),
   factories: z.array(addressSchema),
-  head: z.object({ number: integer, hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((hash) => hash as Hex), timestamp: integer, baseFeePerGas: integer }),
+  head: z.object({
+    number: integer,
+    hash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .transform((hash) => hash as Hex),
+    timestamp: integer,
+    baseFeePerGas: integer,
+  }),
   progress: z.record(z.string(), integer),
   pools: z.array(
-    z.looseObject({ kind: z.enum(kindIds), address: addressSchema, token0: addressSchema, token1: addressSchema, factory: addressSchema, index: z.number().int().min(-1) }),
+    z.looseObject({
+      kind: z.enum(kindIds),
+      address: addressSchema,
+      token0: addressSchema,
+      token1: addressSchema,
+      factory: addressSchema,
+      index: z.number().int().min(-1),
+    }),
   ),
 });
 

@@ -93,7 +93,12 @@ export class PartnerStore {
 
   /** A partner's totals: quotes with its keys and their input per token, and its executed swaps. */
   totals(partner: number): PartnerTotals {
-    const rows = this.#db.prepare('SELECT kind, token, amount, at_ms FROM partner_volume WHERE partner = ?').all(partner) as { kind: VolumeKind; token: string; amount: string; at_ms: number }[];
+    const rows = this.#db.prepare('SELECT kind, token, amount, at_ms FROM partner_volume WHERE partner = ?').all(partner) as {
+      kind: VolumeKind;
+      token: string;
+      amount: string;
+      at_ms: number;
+    }[];
     const sums: Record<VolumeKind, Map<string, bigint>> = { quoted: new Map(), executed: new Map() };
     const counts: Record<VolumeKind, number> = { quoted: 0, executed: 0 };
     let since: number | undefined;

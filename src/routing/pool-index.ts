@@ -129,10 +129,17 @@ export class PoolIndex {
    */
   async #readEveryBlock(state: PoolsAtBlock): Promise<PoolsAtBlock> {
     const byKind = new Map<EveryBlockRead<unknown>, IndexedPool[]>();
-    for (const pool of state.pools.values()) if (pool.kind.readEveryBlock) byKind.set(pool.kind.readEveryBlock, [...(byKind.get(pool.kind.readEveryBlock) ?? []), pool]);
+    for (const pool of state.pools.values())
+      if (pool.kind.readEveryBlock) byKind.set(pool.kind.readEveryBlock, [...(byKind.get(pool.kind.readEveryBlock) ?? []), pool]);
     if (byKind.size === 0) return state;
     const reads = [...byKind].map(([read, pools]) => ({ read, pools, calls: read.calls(pools) }));
-    const answers: readonly unknown[] = await multicall(this.#client, { contracts: reads.flatMap((entry) => entry.calls) as never, deployless: true, allowFailure: false, batchSize: 0, blockNumber: state.head.number });
+    const answers: readonly unknown[] = await multicall(this.#client, {
+      contracts: reads.flatMap((entry) => entry.calls) as never,
+      deployless: true,
+      allowFailure: false,
+      batchSize: 0,
+      blockNumber: state.head.number,
+    });
     const states = new Map(state.states);
     let offset = 0;
     for (const { read, pools, calls } of reads) {
@@ -185,7 +192,14 @@ export class PoolIndex {
         else if (log.eventName === 'Swap' && 'tenantId' in log.args) {
           const { tenantId, input, inputAmount } = log.args as { tenantId?: bigint; input?: Address; inputAmount?: bigint };
           if (tenantId && tenantId > 0n && input && inputAmount !== undefined && log.transactionHash && log.logIndex !== null && log.blockNumber !== null) {
-            partnerSwaps.push({ partner: Number(tenantId), tokenIn: input, amountIn: inputAmount, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber });
+            partnerSwaps.push({
+              partner: Number(tenantId),
+              tokenIn: input,
+              amountIn: inputAmount,
+              txHash: log.transactionHash,
+              logIndex: log.logIndex,
+              blockNumber: log.blockNumber,
+            });
           }
         }
         continue;
@@ -223,7 +237,12 @@ export class PoolIndex {
     await Promise.all(
       this.#options.factories.map(async (factory) => {
         const ofFactory = knownPools.filter((pool) => key(pool.factory) === key(factory.address));
-        const found = await poolKinds[factory.kind].discover(this.#client, factory, { pools: ofFactory, progress: known?.progress.get(key(factory.address)) }, head);
+        const found = await poolKinds[factory.kind].discover(
+          this.#client,
+          factory,
+          { pools: ofFactory, progress: known?.progress.get(key(factory.address)) },
+          head,
+        );
         progress.set(key(factory.address), found.progress);
         for (const pool of found.pools) pools.set(key(pool.address), this.#routed(pool));
       }),

@@ -23,6 +23,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, url: URL, chainId: nu
   }
   // Where the chain id is optional (GET /tokens), none asked is this service's.
   const query = parsed.data as z.output<S> & { chainId?: number };
-  if (query.chainId !== undefined && query.chainId !== chainId) throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
+  if (query.chainId !== undefined && query.chainId !== chainId)
+    throw badRequest('chainId', `${query.chainId} is not supported; this service quotes chain ${chainId}`);
   return query;
 }

@@ -230,7 +230,9 @@ export class QuoteEngine {
   /** The swap's search, shared with identical requests on the same block while it runs. */
   #search(snapshot: MarketAtBlock, query: SwapRouteQuery): Promise<SearchOutcome> {
     const route: RouteSearch = { ...searchOf(query), hopCost: this.#hopCost(snapshot, query.tokenOut) };
-    const id = [snapshot.blockHash, query.tokenIn, query.tokenOut, query.amountIn, route.maxHops, [...(route.exclude ?? [])].sort().join(',')].join(':').toLowerCase();
+    const id = [snapshot.blockHash, query.tokenIn, query.tokenOut, query.amountIn, route.maxHops, [...(route.exclude ?? [])].sort().join(',')]
+      .join(':')
+      .toLowerCase();
     let search = this.#searches.get(id);
     if (!search) {
       search = searchWithin(snapshot.market, query.tokenIn, query.tokenOut, query.amountIn, route, { budgetMs: this.#budgetMs });
@@ -266,7 +268,9 @@ export class QuoteEngine {
     const gauge = earn.gauges.find((candidate) => isAddressEqual(candidate.address, token));
     if (gauge && earn.gaugeFarm) {
       const pool = market.pool(gauge.pool);
-      return pool?.kind.lpPositions ? { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm } : undefined;
+      return pool?.kind.lpPositions
+        ? { token, pool, farm: earn.gaugeFarm, farmData: encodeGaugeFarmData(pool.address, gauge.address), oneClickFarm: earn.oneClickFarm }
+        : undefined;
     }
     const pool = earn.uniswapV2Farm ? market.pool(token) : undefined;
     // The V2 farm reads the pool's fee as a per-mille byte.
@@ -291,7 +295,8 @@ export class QuoteEngine {
   #feeOf(snapshot: MarketAtBlock, partner: Partner | undefined): bigint {
     if (!partner) return 0n;
     const fees = snapshot.partnerFees;
-    if ('unreadable' in fees) throw new RoutingRequestError(503, { error: `Partner fees unavailable: the router's getPartnerFee did not answer (${fees.unreadable})` });
+    if ('unreadable' in fees)
+      throw new RoutingRequestError(503, { error: `Partner fees unavailable: the router's getPartnerFee did not answer (${fees.unreadable})` });
     return fees.get(partner.id) ?? 0n;
   }
 }

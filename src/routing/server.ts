@@ -74,7 +74,11 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   const store = new PartnerStore(options.partnerStoreFile);
   store.addKeys(options.apiKeys ?? []);
   const partners = new PartnerRegistry(store, options.signerPrivateKey ? privateKeyToAccount(options.signerPrivateKey) : undefined);
-  const client = createPublicClient({ chain: chainFor(options.chainId, options.rpcUrl), transport: http(options.rpcUrl, { batch: { batchSize: 200 } }), cacheTime: 0 });
+  const client = createPublicClient({
+    chain: chainFor(options.chainId, options.rpcUrl),
+    transport: http(options.rpcUrl, { batch: { batchSize: 200 } }),
+    cacheTime: 0,
+  });
   const index = new PoolIndex(client, {
     factories: options.factories,
     router: options.router,
@@ -147,7 +151,9 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
       case '/tokens': {
         parseQuery(tokensQuerySchema, url, options.chainId);
         const { market } = await snapshot();
-        const named = new Map(Object.entries(options.tokens ?? {}).map(([symbol, token]) => [token.address.toLowerCase(), { symbol, decimals: token.decimals }]));
+        const named = new Map(
+          Object.entries(options.tokens ?? {}).map(([symbol, token]) => [token.address.toLowerCase(), { symbol, decimals: token.decimals }]),
+        );
         const tokens = market.tokens().map((address) => ({ address, chainId: options.chainId, ...named.get(address.toLowerCase()) }));
         return { status: 200, body: { tokens } };
       }
@@ -166,11 +172,15 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   const perClient = options.perClient === false ? undefined : new ClientLimit(options.perClient ?? defaultPerClient);
   const server = createServer((request, response) => {
     if (!hostAllowed(request.headers.host)) {
-      return send(response, 403, { error: `Host '${request.headers.host ?? ''}' is not served here (a loopback name, or one of ROUTING_ALLOWED_HOSTS)` } satisfies ErrorBody);
+      return send(response, 403, {
+        error: `Host '${request.headers.host ?? ''}' is not served here (a loopback name, or one of ROUTING_ALLOWED_HOSTS)`,
+      } satisfies ErrorBody);
     }
     const turn = perClient?.take(request.socket.remoteAddress ?? 'unknown');
     if (turn && !turn.ok) {
-      return send(response, 429, { error: 'Too many requests from this client; try again after Retry-After' } satisfies ErrorBody, { 'retry-after': String(Math.ceil(turn.retryAfterMs / 1000)) });
+      return send(response, 429, { error: 'Too many requests from this client; try again after Retry-After' } satisfies ErrorBody, {
+        'retry-after': String(Math.ceil(turn.retryAfterMs / 1000)),
+      });
     }
     handle(request).then(
       ({ status, body }) => send(response, status, body),

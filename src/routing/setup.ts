@@ -10,16 +10,23 @@ import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import type { EarnConfig } from './quotes.ts';
 import type { RoutingServiceOptions } from './server.ts';
 
-export type RoutingSetup = Pick<RoutingServiceOptions, 'chainId' | 'rpcUrl' | 'router' | 'factories' | 'adapterOverride' | 'earn' | 'tokens' | 'headMaxAgeMs' | 'gasToken'>;
+export type RoutingSetup = Pick<
+  RoutingServiceOptions,
+  'chainId' | 'rpcUrl' | 'router' | 'factories' | 'adapterOverride' | 'earn' | 'tokens' | 'headMaxAgeMs' | 'gasToken'
+>;
 
 export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressBook): RoutingSetup {
   const data = routingDataFor(chainId, book);
   const [router] = data.routers;
   if (!router) throw new ConfigError(`no router is known on chain ${chainId}: name one in an address book (contracts.router)`);
-  if (data.factories.length === 0) throw new ConfigError(`no pool factory is known on chain ${chainId}: name one in an address book (contracts.uniswapV2Factory)`);
+  if (data.factories.length === 0)
+    throw new ConfigError(`no pool factory is known on chain ${chainId}: name one in an address book (contracts.uniswapV2Factory)`);
   const factories = data.factories.map((factory): FactorySource => {
     const adapter = data.adapters[factory.kind];
-    if (!adapter) throw new ConfigError(`no pair adapter for ${factory.kind} pools is known on chain ${chainId}: name one in an address book (contracts.adapters.${addressBookAdapterName(factory.kind)})`);
+    if (!adapter)
+      throw new ConfigError(
+        `no pair adapter for ${factory.kind} pools is known on chain ${chainId}: name one in an address book (contracts.adapters.${addressBookAdapterName(factory.kind)})`,
+      );
     return { ...factory, adapter };
   });
   const own = book && book.chainId === chainId ? book : undefined;

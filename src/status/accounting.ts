@@ -50,7 +50,6 @@ export type Series = {
   rewards: Point[];
 };
 
-
 export type CommonAccount = {
   valueToken: Token;
   trades: { confirmed: number; refused: number; failed: number; unknown: number; anomaly: number; dryRun: number; open: number };
@@ -135,8 +134,8 @@ const sum = (values: readonly bigint[]) => values.reduce((total, value) => total
 /** A chart value: the exact decimal of a raw amount. */
 const decimal = (raw: bigint, token: Token) => formatUnits(raw, token.decimals);
 const one = (token: Token) => 10n ** BigInt(token.decimals);
-const filled = (trade: TradeRecord): trade is TradeRecord & { settlement: { amountOut: bigint } } => trade.status === 'confirmed' && trade.settlement?.amountOut !== undefined;
-
+const filled = (trade: TradeRecord): trade is TradeRecord & { settlement: { amountOut: bigint } } =>
+  trade.status === 'confirmed' && trade.settlement?.amountOut !== undefined;
 
 const byCount = (counted: ReadonlyMap<string, Counted>) => [...counted.values()].map((entry) => ({ ...entry })).sort((a, b) => b.count - a.count);
 
@@ -182,21 +181,29 @@ export function dcaAccount(strategy: DcaStrategy, tally: Tally, books: Books): D
     pnlPercent: value === undefined ? null : percent(value - invested, invested),
     lumpSum:
       first && lumpReceived !== undefined
-        ? { received: amountJson(lumpReceived, buy), value: lumpValue === undefined ? null : amountJson(lumpValue, sell), price: priceJson(first.amountIn, sell, first.amountOut, buy) }
+        ? {
+            received: amountJson(lumpReceived, buy),
+            value: lumpValue === undefined ? null : amountJson(lumpValue, sell),
+            price: priceJson(first.amountIn, sell, first.amountOut, buy),
+          }
         : null,
     vsLumpSum: value === undefined || lumpValue === undefined ? null : amountJson(value - lumpValue, sell),
   };
 }
 
 /** A rebalance's tokens: its targets and its quote token, once each. */
-const rebalanceTokens = (strategy: RebalanceStrategy) => [...new Map([...strategy.targets.map((target) => target.token), strategy.quote].map((token) => [token.address.toLowerCase(), token])).values()];
+const rebalanceTokens = (strategy: RebalanceStrategy) => [
+  ...new Map([...strategy.targets.map((target) => target.token), strategy.quote].map((token) => [token.address.toLowerCase(), token])).values(),
+];
 
 /**
  * The strategy's own portfolio when it first traded: the wallet's balances just before its first trade (other
  * strategies of the wallet do not count for or against it). Undefined without a balance of every token then.
  */
 function startingHoldings(tokens: readonly TokenInfo[], since: number | undefined, marks: readonly BalanceMark[]): bigint[] | undefined {
-  const starts = tokens.map((token) => marks.filter((mark) => mark.token.toLowerCase() === token.address.toLowerCase() && (since === undefined || mark.at <= since)).at(-1)?.balance);
+  const starts = tokens.map(
+    (token) => marks.filter((mark) => mark.token.toLowerCase() === token.address.toLowerCase() && (since === undefined || mark.at <= since)).at(-1)?.balance,
+  );
   return starts.every((balance) => balance !== undefined) ? (starts as bigint[]) : undefined;
 }
 
@@ -264,7 +271,10 @@ export function compoundAccount(strategy: CompoundStrategy, tally: Tally, books:
     claimed: amountJson(tally.claimed, strategy.gauge.rewardToken),
     claimedValue: tally.claimedValue === undefined ? null : amountJson(tally.claimedValue, valueToken),
     lpAdded: amountJson(tally.lpAdded, position),
-    withdrawn: tally.withdrawals > 0 && exitTo ? { position: amountJson(tally.withdrawnPosition, position), received: amountJson(tally.withdrawnReceived, exitTo) } : null,
+    withdrawn:
+      tally.withdrawals > 0 && exitTo
+        ? { position: amountJson(tally.withdrawnPosition, position), received: amountJson(tally.withdrawnReceived, exitTo) }
+        : null,
     realisedYield: tally.claimedValue === undefined || gasValue === undefined ? null : amountJson(tally.claimedValue - gasValue, valueToken),
   };
 }
@@ -299,9 +309,22 @@ export function tallyOf(strategy: Strategy, trades: readonly TradeRecord[], book
  * A strategy's whole account from its trades (oldest first) and, unless `series` is false, its chart series: a
  * status needs the figures only, and the series (a point per trade and per price mark) cost far more.
  */
-export function accountOf(strategy: Strategy, trades: readonly TradeRecord[], wallet: string, books: Books, failedRuns: readonly string[], options: { series?: boolean } = {}): StrategyAccount {
-  const account = accountFromTally(strategy, tallyOf(strategy, trades, books, failedRuns), trades.filter((trade) => !isSettled(trade)), wallet, books);
-  return options.series === false ? account : { ...account, series: seriesOf(strategy, trades, wallet, books) } as StrategyAccount;
+export function accountOf(
+  strategy: Strategy,
+  trades: readonly TradeRecord[],
+  wallet: string,
+  books: Books,
+  failedRuns: readonly string[],
+  options: { series?: boolean } = {},
+): StrategyAccount {
+  const account = accountFromTally(
+    strategy,
+    tallyOf(strategy, trades, books, failedRuns),
+    trades.filter((trade) => !isSettled(trade)),
+    wallet,
+    books,
+  );
+  return options.series === false ? account : ({ ...account, series: seriesOf(strategy, trades, wallet, books) } as StrategyAccount);
 }
 
 // ------------------------------------------------------------ chart series (one strategy at a time, from its trades)
@@ -316,7 +339,11 @@ function gasSeries(strategy: Strategy, trades: readonly TradeRecord[], books: Bo
   for (const trade of trades) {
     if ((books.gas.get(trade.id) ?? 0n) === 0n) continue;
     addGas(tally, strategy, trade, books);
-    points.push({ t: trade.createdAt, native: decimal(tally.gasWei, books.native), value: tally.gasValue === undefined ? null : decimal(tally.gasValue, valueToken) });
+    points.push({
+      t: trade.createdAt,
+      native: decimal(tally.gasWei, books.native),
+      value: tally.gasValue === undefined ? null : decimal(tally.gasValue, valueToken),
+    });
   }
   return points;
 }
@@ -357,7 +384,10 @@ function rebalanceValueSeries(strategy: RebalanceStrategy, trades: readonly Trad
       const address = token.address.toLowerCase();
       const moved = fills
         .filter((trade) => trade.createdAt <= t)
-        .map((trade) => (trade.tokenOut.toLowerCase() === address ? trade.settlement.amountOut : 0n) - (trade.tokenIn.toLowerCase() === address ? trade.amountIn : 0n));
+        .map(
+          (trade) =>
+            (trade.tokenOut.toLowerCase() === address ? trade.settlement.amountOut : 0n) - (trade.tokenIn.toLowerCase() === address ? trade.amountIn : 0n),
+        );
       return (start[i] as bigint) + sum(moved);
     });
   const times = chartTimes(
@@ -381,7 +411,14 @@ function fillPrices(fills: readonly Filled[], valueToken: TokenInfo, books: Book
     const paid = priceJson(valueAmount, valueToken, assetAmount, asset);
     const reference = books.prices.convert(one(asset), asset, valueToken, trade.createdAt);
     if (!paid) return [];
-    return [{ t: trade.createdAt, asset: asset.symbol, paid: paid.value, reference: reference === undefined ? null : (priceJson(reference, valueToken, one(asset), asset)?.value ?? null) }];
+    return [
+      {
+        t: trade.createdAt,
+        asset: asset.symbol,
+        paid: paid.value,
+        reference: reference === undefined ? null : (priceJson(reference, valueToken, one(asset), asset)?.value ?? null),
+      },
+    ];
   });
 }
 

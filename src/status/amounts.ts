@@ -12,7 +12,13 @@ export type Token = { address: string; symbol: string; decimals: number };
 export type AmountJson = { raw: string; amount: string; symbol: string; token: string; text: string };
 
 export function amountJson(raw: bigint, token: Token): AmountJson {
-  return { raw: raw.toString(), amount: formatUnits(raw, token.decimals), symbol: token.symbol, token: token.address, text: `${displayNumber(raw, token.decimals)} ${token.symbol}` };
+  return {
+    raw: raw.toString(),
+    amount: formatUnits(raw, token.decimals),
+    symbol: token.symbol,
+    token: token.address,
+    text: `${displayNumber(raw, token.decimals)} ${token.symbol}`,
+  };
 }
 
 /** A price: how much of the value token one whole asset is worth, to 18 decimals. */

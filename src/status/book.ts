@@ -146,7 +146,18 @@ export class StatusBook {
   }
 
   #forgetTrades(): void {
-    for (const kept of [this.#tallies, this.#open, this.#openGas, this.#folded, this.#runCounts, this.#latestRuns, this.#goingRuns, this.#startBalances, this.#accounts]) kept.clear();
+    for (const kept of [
+      this.#tallies,
+      this.#open,
+      this.#openGas,
+      this.#folded,
+      this.#runCounts,
+      this.#latestRuns,
+      this.#goingRuns,
+      this.#startBalances,
+      this.#accounts,
+    ])
+      kept.clear();
     this.#tradesSeenUntil = undefined;
     this.#lastRunId = 0;
     this.#newestRunAt = Number.MIN_SAFE_INTEGER;
@@ -294,7 +305,11 @@ export class StatusBook {
    * price and balance mark (a chart spans the strategy's whole history).
    */
   async detail(known: KnownStrategy): Promise<{ series: Series; trades: TradeRecord[] }> {
-    const [trades, prices, balances] = await Promise.all([this.#ledger.trades.all(known.strategy.id), this.#ledger.marks.prices(), this.#ledger.marks.balances()]);
+    const [trades, prices, balances] = await Promise.all([
+      this.#ledger.trades.all(known.strategy.id),
+      this.#ledger.marks.prices(),
+      this.#ledger.marks.balances(),
+    ]);
     const gas = await this.#ledger.attempts.gasOf(trades.map((trade) => trade.id));
     const books = { ...this.#booksWith(gas), prices: new PriceBook(prices), balances: (wallet: string) => balances.get(wallet.toLowerCase()) ?? [] };
     return { series: seriesOf(known.strategy, trades, known.wallet, books), trades: trades.toReversed() };

@@ -61,7 +61,8 @@ export type StatusReport = {
 export type TradeRow = { at: string; id: string; kind: string; status: string; text: string; txHash: string | null; link: string | null };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const pauseJson = (pause: Pause | undefined): PauseJson | null => (pause ? { scope: pause.scope, key: pause.key, reason: pause.reason, since: iso(pause.pausedAt) } : null);
+const pauseJson = (pause: Pause | undefined): PauseJson | null =>
+  pause ? { scope: pause.scope, key: pause.key, reason: pause.reason, since: iso(pause.pausedAt) } : null;
 const usdToken: Token = { address: 'usd', symbol: 'USD', decimals: 18 };
 
 /** A book kept up to date (the daemon's), refreshed; or a ledger read once into a new one (`routekeeper status`). */
@@ -118,7 +119,13 @@ function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[],
       return { amount: amountJson(balance, info), usd: usd === undefined ? null : amountJson(usd, usdToken).amount };
     });
     const priced = [...latest].map(([token, balance]) => view.books.prices.usd(balance, view.books.token(token)));
-    const valueUsd = priced.every((usd) => usd !== undefined) && priced.length > 0 ? amountJson((priced as bigint[]).reduce((a, b) => a + b, 0n), usdToken).amount : null;
+    const valueUsd =
+      priced.every((usd) => usd !== undefined) && priced.length > 0
+        ? amountJson(
+            (priced as bigint[]).reduce((a, b) => a + b, 0n),
+            usdToken,
+          ).amount
+        : null;
     const mine = strategies.filter((strategy) => strategy.wallet.address === wallet.address);
     const gas = mine.reduce((total, strategy) => total + BigInt(strategy.gas.native.raw), 0n);
     const lease = view.leases.find((held) => held.wallet === wallet.address.toLowerCase());
@@ -160,13 +167,28 @@ export async function strategyDetail(source: LedgerView | StatusBook, strategyId
   if (!known) return undefined;
   const detail = await view.detail(known);
   const trades = detail.trades.map((trade) => {
-      const txHash = trade.settlement?.txHash ?? null;
-      const text = describeTrade(
-        { trade, status: trade.status, reason: trade.anomaly ?? trade.failure?.reason, expectedOut: trade.call?.expectedOut, minOut: trade.call?.minOut, amountOut: trade.settlement?.amountOut },
-        view.names,
-      );
-      return { at: iso(trade.createdAt), id: trade.id, kind: trade.kind, status: trade.status, text, txHash, link: txHash && view.explorer ? explorerLink(view.explorer, txHash) : null };
-    });
+    const txHash = trade.settlement?.txHash ?? null;
+    const text = describeTrade(
+      {
+        trade,
+        status: trade.status,
+        reason: trade.anomaly ?? trade.failure?.reason,
+        expectedOut: trade.call?.expectedOut,
+        minOut: trade.call?.minOut,
+        amountOut: trade.settlement?.amountOut,
+      },
+      view.names,
+    );
+    return {
+      at: iso(trade.createdAt),
+      id: trade.id,
+      kind: trade.kind,
+      status: trade.status,
+      text,
+      txHash,
+      link: txHash && view.explorer ? explorerLink(view.explorer, txHash) : null,
+    };
+  });
   return { series: detail.series, trades };
 }
 

@@ -121,7 +121,8 @@ export function foldTrade(tally: Tally, strategy: Strategy, trade: TradeRecord, 
   tally.invested += trade.amountIn;
   tally.received += amountOut;
   if (trade.kind === 'swap') foldSwap(tally, strategy, trade, amountOut);
-  if (strategy.kind === 'limit') tally.limitFills.push({ createdAt: trade.createdAt, slot: trade.slot, amountIn: trade.amountIn, amountOut, txHash: trade.settlement?.txHash ?? '' });
+  if (strategy.kind === 'limit')
+    tally.limitFills.push({ createdAt: trade.createdAt, slot: trade.slot, amountIn: trade.amountIn, amountOut, txHash: trade.settlement?.txHash ?? '' });
   if (strategy.kind === 'compound') foldCompound(tally, strategy, trade, amountOut, books);
 }
 

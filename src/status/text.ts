@@ -20,7 +20,9 @@ function kindLines(strategy: StrategyStatus): string[] {
   }
   if (rebalance) {
     return [
-      rebalance.start ? `started with ${rebalance.start.map((a) => a.text).join(', ')}; now ${rebalance.holdings?.map((a) => a.text).join(', ')}` : 'starting balances not recorded',
+      rebalance.start
+        ? `started with ${rebalance.start.map((a) => a.text).join(', ')}; now ${rebalance.holdings?.map((a) => a.text).join(', ')}`
+        : 'starting balances not recorded',
       `worth ${text(rebalance.value)}; holding the starting balances would be worth ${text(rebalance.hold)}: ${signed(rebalance.vsHold)}${pct(rebalance.vsHoldPercent)}`,
       `${rebalance.trades} trades, turnover ${rebalance.turnover.text}`,
     ];
@@ -31,7 +33,10 @@ function kindLines(strategy: StrategyStatus): string[] {
       `${triggers}; price now ${price(limit.currentPrice)}`,
       ...(limit.fills.length === 0
         ? ['not filled yet']
-        : limit.fills.map((fill) => `${fill.trigger} filled ${fill.at === 0 ? '' : new Date(fill.at).toISOString()}: sold ${fill.sold.text} for ${fill.received.text} at ${price(fill.price)}, trigger ${fill.triggerPrice}${pct(fill.vsTrigger)}; reference then ${price(fill.referencePrice)}`)),
+        : limit.fills.map(
+            (fill) =>
+              `${fill.trigger} filled ${fill.at === 0 ? '' : new Date(fill.at).toISOString()}: sold ${fill.sold.text} for ${fill.received.text} at ${price(fill.price)}, trigger ${fill.triggerPrice}${pct(fill.vsTrigger)}; reference then ${price(fill.referencePrice)}`,
+          )),
     ];
   }
   if (compound) {
@@ -44,8 +49,14 @@ function kindLines(strategy: StrategyStatus): string[] {
 }
 
 function strategyScreen(strategy: StrategyStatus): string[] {
-  const state = strategy.paused ? `PAUSED since ${strategy.paused.since}: ${strategy.paused.reason}` : strategy.inStrategyFile ? 'active' : 'no longer in the strategy file';
-  const last = strategy.lastRun ? `${strategy.lastRun.startedAt} ${strategy.lastRun.outcome}${strategy.lastRun.note ? `: ${strategy.lastRun.note}` : ''}` : 'none yet';
+  const state = strategy.paused
+    ? `PAUSED since ${strategy.paused.since}: ${strategy.paused.reason}`
+    : strategy.inStrategyFile
+      ? 'active'
+      : 'no longer in the strategy file';
+  const last = strategy.lastRun
+    ? `${strategy.lastRun.startedAt} ${strategy.lastRun.outcome}${strategy.lastRun.note ? `: ${strategy.lastRun.note}` : ''}`
+    : 'none yet';
   const { trades } = strategy;
   const fees = strategy.partnerFees.length > 0 ? strategy.partnerFees.map((fee) => fee.text).join(', ') : 'none';
   const lines = [

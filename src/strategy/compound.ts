@@ -28,7 +28,10 @@ export function decideCompound(strategy: CompoundStrategy, observed: CompoundObs
   const net = observed.earnedValue - observed.gasCostValue;
   const worth = (value: bigint) => `${displayNumber(value, valueToken.decimals)} ${valueToken.symbol}`;
   if (observed.earned === 0n || net < strategy.minRewardValue) {
-    return { trades: [], note: `rewards worth ${worth(observed.earnedValue)} less gas ${worth(observed.gasCostValue)} are below ${worth(strategy.minRewardValue)}` };
+    return {
+      trades: [],
+      note: `rewards worth ${worth(observed.earnedValue)} less gas ${worth(observed.gasCostValue)} are below ${worth(strategy.minRewardValue)}`,
+    };
   }
   return {
     trades: [

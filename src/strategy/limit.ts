@@ -22,7 +22,8 @@ export function decideLimit(strategy: LimitStrategy, observed: LimitObservation)
   const { sell, buy, amount } = strategy;
   if (strategy.expiresMs !== undefined && observed.now >= strategy.expiresMs) return { trades: [], note: 'expired' };
   if (!strategy.repeat && observed.fills > 0) return { trades: [], note: 'already filled once' };
-  if (observed.sellBalance < amount) return { trades: [], note: `holds ${displayNumber(observed.sellBalance, sell.decimals)} ${sell.symbol}, less than the amount to sell` };
+  if (observed.sellBalance < amount)
+    return { trades: [], note: `holds ${displayNumber(observed.sellBalance, sell.decimals)} ${sell.symbol}, less than the amount to sell` };
   if (observed.referenceOut === undefined) return { trades: [], note: observed.noPrice ? `no reference price: ${observed.noPrice}` : 'no reference price' };
 
   const atPrice = (price: string) => minimumFromPrice(amount, price, sell.decimals, buy.decimals);

@@ -47,7 +47,9 @@ export function strategyInWords(strategy: Strategy): string {
       return `sell ${amount(strategy.amount, strategy.sell)} for ${strategy.buy.symbol} when ${triggers.join(', or ')}, ${strategy.repeat ? 'every time' : 'once'}${expiry}; looks ${when}; ${tolerance}`;
     }
     case 'compound': {
-      const exit = strategy.exit ? `; leave the position for ${strategy.exit.to.symbol}${strategy.exit.atMs === undefined ? ' (no time set)' : ` at ${new Date(strategy.exit.atMs).toISOString()}`}` : '';
+      const exit = strategy.exit
+        ? `; leave the position for ${strategy.exit.to.symbol}${strategy.exit.atMs === undefined ? ' (no time set)' : ` at ${new Date(strategy.exit.atMs).toISOString()}`}`
+        : '';
       return `claim the ${strategy.gauge.rewardToken.symbol} rewards of gauge ${strategy.gauge.address} when worth ${amount(strategy.minRewardValue, strategy.valueToken)} more than the gas, and deposit them back, ${when}${exit}; ${tolerance}`;
     }
   }

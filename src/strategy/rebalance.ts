@@ -62,6 +62,10 @@ export function decideRebalance(strategy: RebalanceStrategy, observed: Rebalance
     }))
     .filter((trade) => trade.amountIn > 0n);
   const trades = [...sells, ...buys];
-  if (trades.length === 0) return { trades, note: `drifted ${worst} bps, but every trade would be below the minimum of ${displayNumber(strategy.minTrade, quote.decimals)} ${quote.symbol}` };
+  if (trades.length === 0)
+    return {
+      trades,
+      note: `drifted ${worst} bps, but every trade would be below the minimum of ${displayNumber(strategy.minTrade, quote.decimals)} ${quote.symbol}`,
+    };
   return { trades, note: `drifted ${worst} bps: ${sells.length} sell(s), then ${buys.length} buy(s)` };
 }

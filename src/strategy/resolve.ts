@@ -26,7 +26,6 @@ export type ResolvedConfig = {
   tokens: TokenInfo[];
 };
 
-
 const gaugeAbi = parseAbi(['function stakingToken() view returns (address)', 'function rewardToken() view returns (address)']);
 
 export async function resolveConfig(
@@ -77,7 +76,9 @@ export async function resolveConfig(
   for (const [i, config] of file.strategies.entries()) {
     const firstRun = config.firstRun ?? file.defaults.firstRun ?? context.firstRun ?? 'slot';
     const spreadMs = parseDuration(file.defaults.spread);
-    strategies.push(await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun, spreadMs }, { token, amount, context }));
+    strategies.push(
+      await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun, spreadMs }, { token, amount, context }),
+    );
   }
   const tokens = await Promise.all(infoCache.values());
   // A gauge's own token (a compound's deposit output) is named too, when it answers as a token.
@@ -102,7 +103,13 @@ async function resolveStrategy(
   defaults: { slippageBps: number; firstRun: Schedule['firstRun']; spreadMs: number },
   r: Resolvers,
 ): Promise<Strategy> {
-  const common = { id: config.id, wallet: config.wallet, schedule: scheduleOf(config, defaults), slippageBps: config.slippageBps ?? defaults.slippageBps, maxPriceDeviationBps: config.maxPriceDeviationBps };
+  const common = {
+    id: config.id,
+    wallet: config.wallet,
+    schedule: scheduleOf(config, defaults),
+    slippageBps: config.slippageBps ?? defaults.slippageBps,
+    maxPriceDeviationBps: config.maxPriceDeviationBps,
+  };
   switch (config.kind) {
     case 'dca': {
       const sell = await r.token(config.sell.token, `${path}.sell.token`);
@@ -198,6 +205,7 @@ function scheduleOf(config: StrategyConfig, defaults: { firstRun: Schedule['firs
     startMs: config.start === undefined ? undefined : Date.parse(config.start),
     endMs: config.end === undefined ? undefined : Date.parse(config.end),
     spreadMs: intervalMs === undefined ? 0 : Math.min(defaults.spreadMs, Math.floor(intervalMs / 2)),
-    latenessMs: config.lateness !== undefined ? parseDuration(config.lateness) : intervalMs === undefined ? undefined : Math.floor(intervalMs * defaultLatenessFraction),
+    latenessMs:
+      config.lateness !== undefined ? parseDuration(config.lateness) : intervalMs === undefined ? undefined : Math.floor(intervalMs * defaultLatenessFraction),
   };
 }

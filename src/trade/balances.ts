@@ -19,7 +19,6 @@ export type { BalanceCheck, BalanceReads } from './call-tokens.ts';
  */
 const stateKeptBlocks = 16n;
 
-
 /** Reads what the check of a trade compares, in this tick (one batch with whatever else the caller asks now). */
 export function readBalances(client: ChainClient, record: TradeRecord, blockNumber: bigint): Promise<BalanceReads> {
   return readWalletAround(client, record.wallet, tokensOfCall(record, record.call?.data), blockNumber);
@@ -65,8 +64,13 @@ export async function checkBalanceChanges(
   if (read.moved !== 1 && block) {
     const together = await sameBlockGas(client, wallet, block, options);
     if (together === undefined) {
-      if (options.lookup) return checkBlockTogether(client, wallet, block, { lookup: options.lookup, receipts: options.receipts, nativeToken: options.nativeToken });
-      return { ok: 'skipped', why: `the wallet sent ${read.moved} transactions in block ${mined.blockNumber}, not all of this trade`, after: afterOf(tokens, mined.blockNumber, read) };
+      if (options.lookup)
+        return checkBlockTogether(client, wallet, block, { lookup: options.lookup, receipts: options.receipts, nativeToken: options.nativeToken });
+      return {
+        ok: 'skipped',
+        why: `the wallet sent ${read.moved} transactions in block ${mined.blockNumber}, not all of this trade`,
+        after: afterOf(tokens, mined.blockNumber, read),
+      };
     }
     gas = together;
   }

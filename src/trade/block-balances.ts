@@ -50,7 +50,8 @@ async function compare(client: ChainClient, wallet: Address, block: Block<bigint
   if (stranger) return { ok: 'skipped', why: `the wallet sent ${stranger.hash} in block ${number}, a transaction routekeeper did not sign` };
   const trades = own.flatMap((tx, i) => (tx?.purpose === 'trade' && tx.record ? [{ record: tx.record, tx: sent[i] as (typeof sent)[number] }] : []));
   const tokens: Address[] = [];
-  for (const { record } of trades) for (const token of tokensOfCall(record, record.call?.data)) if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
+  for (const { record } of trades)
+    for (const token of tokensOfCall(record, record.call?.data)) if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
 
   // One batch: the receipts not in hand and the balances compared; then the rule that they are the block's own.
   const readAll = async () => {
@@ -96,7 +97,8 @@ function judge(
     if (change < expected) problems.push(`the balance of ${token} changed by ${change}; the trades' logs and signed amounts allow no less than ${expected}`);
   });
   const nativeSpent = nativeBefore - nativeAfter;
-  if (nativeSpent > nativeMost) problems.push(`${nativeSpent} wei of the native coin left the wallet; its ${receipts.length} transactions' gas was ${nativeMost}`);
+  if (nativeSpent > nativeMost)
+    problems.push(`${nativeSpent} wei of the native coin left the wallet; its ${receipts.length} transactions' gas was ${nativeMost}`);
   const together = `the wallet's ${trades.length} trades in block ${number} together`;
   return problems.length === 0 ? { ok: true, after } : { ok: false, anomaly: `balances after block ${number}, for ${together}: ${problems.join('; ')}`, after };
 }

@@ -40,7 +40,8 @@ export type BalanceReads = { tokensBefore: readonly bigint[]; tokensAfter: reado
 /** Reads them, in this tick (one batch with whatever else the caller asks now). */
 export async function readWalletAround(client: ChainClient, wallet: Address, tokens: readonly Address[], blockNumber: bigint): Promise<BalanceReads> {
   const before = blockNumber - 1n;
-  const balancesAt = (at: bigint) => Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at })));
+  const balancesAt = (at: bigint) =>
+    Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at })));
   const [tokensBefore, tokensAfter, nativeBefore, nativeAfter, countBefore, countAfter] = await Promise.all([
     balancesAt(before),
     balancesAt(blockNumber),
@@ -58,11 +59,19 @@ export async function readWalletAround(client: ChainClient, wallet: Address, tok
  * transactions the block lists, or the reads are of another state. Asked again once (the block is no longer being
  * built on by then); if they still disagree, `skipped` with why, never a conclusion drawn from another state.
  */
-export async function readsOfBlock<T extends { moved: number }>(first: T, readAgain: () => Promise<T | BalanceCheck>, listed: number, blockNumber: bigint): Promise<T | BalanceCheck> {
+export async function readsOfBlock<T extends { moved: number }>(
+  first: T,
+  readAgain: () => Promise<T | BalanceCheck>,
+  listed: number,
+  blockNumber: bigint,
+): Promise<T | BalanceCheck> {
   if (first.moved === listed) return first;
   const again = await readAgain();
   if (!('moved' in again) || again.moved === listed) return again;
-  return { ok: 'skipped', why: `the node's count of the wallet's transactions moved by ${again.moved} in block ${blockNumber}, which lists ${listed}: its state is not that block's` };
+  return {
+    ok: 'skipped',
+    why: `the node's count of the wallet's transactions moved by ${again.moved} in block ${blockNumber}, which lists ${listed}: its state is not that block's`,
+  };
 }
 
 /**

@@ -33,7 +33,10 @@ export function buildCall(trade: Trade, proposal: Proposal, floor?: bigint, refe
   switch (proposal.kind) {
     case 'swap': {
       const { route } = proposal;
-      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, { threshold: trade.kind === 'swap' ? trade.minAmountOut : undefined, reference: floor });
+      const minOut = minimumOutput(route.expectedOut, trade.slippageBps, {
+        threshold: trade.kind === 'swap' ? trade.minAmountOut : undefined,
+        reference: floor,
+      });
       const payload = swapPayloadFrom(route.details, { minOutputAmount: minOut, to: trade.wallet, expectedOutputAmount: uncappedOutput });
       return {
         target: route.routerAddress,

@@ -121,10 +121,23 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   const steadyPools = poolsOf(verified);
   // What a swap's route pays is read in the same simulation, on the state the call meets (contracts/hop-quoter.ts).
   const quote = proposal.kind === 'swap' && verified ? hopQuoteRead(proposal.route.details, trade.amountIn) : undefined;
-  const reading = preflight(ctx.wallet.client, { from: trade.wallet, to: simulated.target, data: simulated.data, approval, before: ctx.wallet.inFlightCalls(), quote });
+  const reading = preflight(ctx.wallet.client, {
+    from: trade.wallet,
+    to: simulated.target,
+    data: simulated.data,
+    approval,
+    before: ctx.wallet.inFlightCalls(),
+    quote,
+  });
   // The Mento exchanges' states, asked in the same tick: the batching transport sends them with the reads above.
   const mentoHops = verified && 'hops' in verified ? verified.hops.flatMap((hop, i) => (!isUnlisted(hop) && hop.mento ? [{ hop, index: i }] : [])) : [];
-  const mentoStates = mentoHops.length > 0 ? readHopStates(ctx.wallet.client, mentoHops.map(({ hop }) => hop.mento as MentoHopFacts)) : undefined;
+  const mentoStates =
+    mentoHops.length > 0
+      ? readHopStates(
+          ctx.wallet.client,
+          mentoHops.map(({ hop }) => hop.mento as MentoHopFacts),
+        )
+      : undefined;
   const [steady, referenced, preflighted, mentoRead] = await abortable(
     Promise.allSettled([
       checkPoolsSteady(ctx, steadyPools),
@@ -171,7 +184,8 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   const floor = reference && (reference.oracleOut !== undefined ? reference.amountOut : tolerated(reference.amountOut, ctx.priceToleranceBps));
   const call = buildCall(trade, proposal, floor, reference?.amountOut);
   if (call.minOut === 0n) throw new GuardRefusal('price', 'the minimum output would be 0: a trade that accepts nothing is never signed');
-  if (call.minOut < simulated.minOut || call.target !== simulated.target) throw new Error('check: the call signed may only raise the minimum of the call simulated');
+  if (call.minOut < simulated.minOut || call.target !== simulated.target)
+    throw new Error('check: the call signed may only raise the minimum of the call simulated');
 
   // 6. The strategy's own floor (price limit, take-profit level).
   if (trade.kind === 'swap') checkThreshold(call.expectedOut, trade.minAmountOut);
@@ -226,10 +240,16 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     const ownPool = { pool: farm.pool, tokenIn: farm.token0, tokenOut: farm.token1, feePpm };
     const inOwnPool = [ownPool, { ...ownPool, tokenIn: farm.token1, tokenOut: farm.token0 }];
     const legs = verified.legs.map((leg) => ({ ...leg, hops: provenHops(leg.hops, [...(swaps ?? []), ...inOwnPool]) }));
-    const proven = await abortable(withPriceRefusals(() => farmReference(ctx, trade, proposal.kind, verified.farm, legs)), ctx.signal);
+    const proven = await abortable(
+      withPriceRefusals(() => farmReference(ctx, trade, proposal.kind, verified.farm, legs)),
+      ctx.signal,
+    );
     const provenFloor = tolerated(proven.amountOut, ctx.priceToleranceBps);
     if (call.minOut < provenFloor) {
-      throw new GuardRefusal('price', `the minimum ${call.minOut} is below ${provenFloor}, the reference less the tolerance once the legs' pools are proven (${proven.basis})`);
+      throw new GuardRefusal(
+        'price',
+        `the minimum ${call.minOut} is below ${provenFloor}, the reference less the tolerance once the legs' pools are proven (${proven.basis})`,
+      );
     }
     Object.assign(reference, { amountOut: proven.amountOut, basis: `${proven.basis} (legs' pools proven by the simulation's flows)` });
   }
@@ -266,7 +286,14 @@ function withFeesRead(verified: Verified, states: readonly MentoHopState[] | und
  * simulate gives no logs: the list-based checks of step 3 are then all there is, and a hop through an unlisted
  * adapter, which nothing else proves, is refused. Claims (a known gauge paying its own rewards) have no route.
  */
-async function accountForFlows(ctx: CheckContext, trade: Trade, proposal: Proposal, call: BuiltCall, reads: Preflight, verified: Verified): Promise<ProvenSwap[] | undefined> {
+async function accountForFlows(
+  ctx: CheckContext,
+  trade: Trade,
+  proposal: Proposal,
+  call: BuiltCall,
+  reads: Preflight,
+  verified: Verified,
+): Promise<ProvenSwap[] | undefined> {
   if (!verified || proposal.kind === 'claim') return undefined;
   const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
   const logs = reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs ? [...approvalLogs, ...reads.call.logs] : undefined;
@@ -295,7 +322,12 @@ async function provenSwaps(
   if (!logs) {
     const unproven = hops.find(isUnlisted);
     if (unproven) {
-      throw new GuardRefusal('unknown-adapter', `${unproven.field} ${unproven.adapter} is not a listed adapter, and this node cannot simulate (eth_simulateV1) to prove what it does`, undefined, unproven.field);
+      throw new GuardRefusal(
+        'unknown-adapter',
+        `${unproven.field} ${unproven.adapter} is not a listed adapter, and this node cannot simulate (eth_simulateV1) to prove what it does`,
+        undefined,
+        unproven.field,
+      );
     }
     return undefined;
   }
@@ -323,7 +355,9 @@ async function provenSwaps(
     fixedPricePools: hops.flatMap((hop) => {
       if (isUnlisted(hop) || !hop.mento || !('fpmm' in hop.mento)) return [];
       const { fpmm } = hop.mento;
-      return [{ address: fpmm.pool, tokenIn: hop.tokenIn, feePpm: hop.feePpm, protocolFeeRecipient: fpmm.protocolFeeRecipient, protocolFeeBps: fpmm.protocolFee }];
+      return [
+        { address: fpmm.pool, tokenIn: hop.tokenIn, feePpm: hop.feePpm, protocolFeeRecipient: fpmm.protocolFeeRecipient, protocolFeeBps: fpmm.protocolFee },
+      ];
     }),
   };
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
@@ -375,7 +409,12 @@ function provenHops(hops: readonly RouteHop[], swaps: readonly Omit<ProvenSwap, 
     if (!isUnlisted(hop)) return hop;
     const swap = swaps?.find((candidate) => isAddressEqual(candidate.tokenIn, hop.tokenIn) && isAddressEqual(candidate.tokenOut, hop.tokenOut));
     if (!swap) {
-      throw new GuardRefusal('unknown-pool', `${hop.field} ${hop.adapter} swaps ${hop.tokenIn} → ${hop.tokenOut} in no pool a known factory made`, undefined, hop.field);
+      throw new GuardRefusal(
+        'unknown-pool',
+        `${hop.field} ${hop.adapter} swaps ${hop.tokenIn} → ${hop.tokenOut} in no pool a known factory made`,
+        undefined,
+        hop.field,
+      );
     }
     return { tokenIn: hop.tokenIn, tokenOut: hop.tokenOut, pool: swap.pool, feePpm: swap.feePpm };
   });
@@ -400,13 +439,22 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
       const [farm, legs] = await Promise.all([
         routes.verifyFarm(depositData, position),
         Promise.all(
-          route.underlyingRoutes.map(async (leg, i) => ({ inputAmount: leg.inputAmount, hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`, 'prove-by-flows') })),
+          route.underlyingRoutes.map(async (leg, i) => ({
+            inputAmount: leg.inputAmount,
+            hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`, 'prove-by-flows'),
+          })),
         ),
       ]);
       // A farm's legs are held to the farm's reference, without the per-hop quotes a Mento hop is checked by.
       for (const [i, leg] of legs.entries()) {
         const index = leg.hops.findIndex((hop) => !isUnlisted(hop) && hop.mento);
-        if (index >= 0) throw new GuardRefusal('unknown-adapter', `underlyingRoutes[${i}].pairs[${index}] swaps through Mento, which a ${proposal.kind}'s legs may not`, undefined, `underlyingRoutes[${i}].pairs[${index}]`);
+        if (index >= 0)
+          throw new GuardRefusal(
+            'unknown-adapter',
+            `underlyingRoutes[${i}].pairs[${index}] swaps through Mento, which a ${proposal.kind}'s legs may not`,
+            undefined,
+            `underlyingRoutes[${i}].pairs[${index}]`,
+          );
       }
       for (const [i, leg] of route.underlyingRoutes.entries()) {
         // A deposit leg must end in one of the pool's tokens (anything else would stay in the farm for the next
@@ -425,7 +473,13 @@ async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): 
 }
 
 /** `quoted`: the hop quotes read beside the simulation (asked for only where a swap's route was verified). */
-function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verified: Verified, quoted: () => Promise<CallResult | undefined>): Promise<Reference | undefined> {
+function referenceOf(
+  ctx: CheckContext,
+  trade: Trade,
+  proposal: Proposal,
+  verified: Verified,
+  quoted: () => Promise<CallResult | undefined>,
+): Promise<Reference | undefined> {
   return withPriceRefusals(async () => {
     if (!verified) return undefined;
     if ('hops' in verified && proposal.kind === 'swap') return await swapReference(ctx.prices, trade, proposal.route.details, verified.hops, quoted());
@@ -437,7 +491,13 @@ function referenceOf(ctx: CheckContext, trade: Trade, proposal: Proposal, verifi
   });
 }
 
-function farmReference(ctx: CheckContext, trade: Trade, kind: 'deposit' | 'withdraw', farm: VerifiedFarm, legs: { inputAmount: bigint; hops: HopFee[] }[]): Promise<Reference> {
+function farmReference(
+  ctx: CheckContext,
+  trade: Trade,
+  kind: 'deposit' | 'withdraw',
+  farm: VerifiedFarm,
+  legs: { inputAmount: bigint; hops: HopFee[] }[],
+): Promise<Reference> {
   const client = ctx.wallet.client;
   return kind === 'deposit' ? depositReference(client, ctx.prices, trade, farm, legs) : withdrawReference(client, ctx.prices, trade, farm, legs);
 }
@@ -455,7 +515,10 @@ export async function recheck(ctx: RecheckContext, trade: Trade, call: Pick<Buil
   const reads = await preflight(ctx.wallet.client, { from: trade.wallet, to: call.target, data: call.data });
   if (call.deadline !== undefined) checkDeadline([call.deadline], reads.block.timestamp, { ...ctx.settings.deadline, minSeconds: 0 });
   if (reads.call === 'unsimulated' || !reads.call.ok) {
-    throw new GuardRefusal('simulation', `a simulation of the exact transaction reverts: ${reads.call === 'unsimulated' ? 'not simulated' : reads.call.reason}`);
+    throw new GuardRefusal(
+      'simulation',
+      `a simulation of the exact transaction reverts: ${reads.call === 'unsimulated' ? 'not simulated' : reads.call.reason}`,
+    );
   }
   const paysNow = returnedAmount(trade.kind, reads.call.returned);
   checkSimulation(paysNow, call.minOut);
@@ -466,7 +529,9 @@ export async function recheck(ctx: RecheckContext, trade: Trade, call: Pick<Buil
     const swaps = await provenSwaps(ctx.routes, trade, reads.call.logs, listed, { router: call.target, partners: [payload.partner], minOut: call.minOut });
     const hops = provenHops(listed, swaps);
     const prices = ctx.prices;
-    await withPriceRefusals(async () => checkMarket(paysNow, await oracleSwapValue(prices, trade, hops), ctx.priceToleranceBps ?? ctx.settings.maxPriceDeviationBps));
+    await withPriceRefusals(async () =>
+      checkMarket(paysNow, await oracleSwapValue(prices, trade, hops), ctx.priceToleranceBps ?? ctx.settings.maxPriceDeviationBps),
+    );
   }
 }
 
@@ -513,7 +578,9 @@ export async function checkBudgets(budgets: TradeBudgets, trade: Trade, committe
     const trades = await committed({ ...filter, tokenIn: trade.tokenIn, excludeId: trade.id });
     for (const record of trades) {
       if (!(await proves(record))) {
-        throw new StoredRecordRefusedError(`trade ${record.id}, counted against the budgets of ${scope}, carries no tag of the wallet (its amount or time written or changed without its key); nothing is signed`);
+        throw new StoredRecordRefusedError(
+          `trade ${record.id}, counted against the budgets of ${scope}, carries no tag of the wallet (its amount or time written or changed without its key); nothing is signed`,
+        );
       }
     }
     const since = (from: number) => trades.filter((record) => record.createdAt >= from).reduce((sum, record) => sum + record.amountIn, 0n);

@@ -33,7 +33,9 @@ async function signedAndMayHaveTraded({ reads: ledger, wallet, settings }: FillR
   const signed = (await ledger.attempts.ofTrade(record.id)).filter((attempt) => attempt.purpose === 'trade');
   if (signed.length === 0) return false;
   if (!(await wallet.tags.hasTaggedCall(record))) {
-    throw new StoredRecordRefusedError(`trade ${record.id}: the wallet's transactions of it are stored, but not a checked call of the wallet's tag; its order is not run again`);
+    throw new StoredRecordRefusedError(
+      `trade ${record.id}: the wallet's transactions of it are stored, but not a checked call of the wallet's tag; its order is not run again`,
+    );
   }
   for (const attempt of signed) await authorizedCall(wallet, record, attempt, settings.approvals);
   const receipts = await Promise.all(signed.map((attempt) => wallet.client.request({ method: 'eth_getTransactionReceipt', params: [attempt.hash as Hex] })));

@@ -74,7 +74,8 @@ const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tok
 export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
   const now = Date.now();
   const claimed = await deps.recorder.claim(trade, { runId, now, requestTag: await deps.wallet.tags.request(trade, now) });
-  if (!claimed) return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
+  if (!claimed)
+    return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
   return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
 }
 
@@ -115,13 +116,20 @@ async function inNonceOrder(ledger: TradeReads, records: readonly TradeRecord[])
 }
 
 /** A paused strategy or wallet, as the refusal that stops its trade. */
-const pausedRefusal = (pause: Pause) => new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
+const pausedRefusal = (pause: Pause) =>
+  new GuardRefusal('paused', `the ${pause.scope} ${pause.key} is paused (${pause.reason}); lift it with \`routekeeper resume\``);
 
 /**
  * `claimedNow`: the trade was claimed by this run a moment ago, and the claim said whether it is paused: it has no
  * attempts yet, and neither is read again (the pause is checked once more as the trade is committed).
  */
-async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSignal, followForMs?: number, options: { claimedNow?: { paused: boolean } } = {}): Promise<TradeReport> {
+async function advance(
+  deps: PipelineDeps,
+  record: TradeRecord,
+  signal?: AbortSignal,
+  followForMs?: number,
+  options: { claimedNow?: { paused: boolean } } = {},
+): Promise<TradeReport> {
   const { reads: ledger, recorder, wallet } = deps;
   const report: TradeReport = { intentId: record.id, trade: askedOf(record), status: record.status, stages: [] };
   const stage = async <T>(name: string, work: () => Promise<T> | T, stopOn = signal): Promise<T> => {
@@ -140,7 +148,8 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
   try {
     const attempts = options.claimedNow ? [] : await ledger.attempts.ofTrade(record.id);
     // Read back from the ledger: only the wallet's own tags, the strategy file and the chain may justify going on.
-    if (!options.claimedNow) await stage('authorize', () => authorizeStoredTrade(wallet, record, attempts, { approvals: deps.settings.approvals, fits: deps.fits }));
+    if (!options.claimedNow)
+      await stage('authorize', () => authorizeStoredTrade(wallet, record, attempts, { approvals: deps.settings.approvals, fits: deps.fits }));
     if (!attempts.some((a) => a.purpose !== 'approve' || isOpenAttempt(a)) && presignStates.includes(record.status)) {
       if (!options.claimedNow && Date.now() - record.createdAt > deps.settings.resumeWithinMs) {
         const reason = `interrupted before it was signed, and not resumed after ${Math.round(deps.settings.resumeWithinMs / 60_000)} min; nothing was traded`;
@@ -158,7 +167,9 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
         const why = await stage('decide again', () => stillAsked(record));
         if (why !== undefined) throw new GuardRefusal('strategy-file', `trade ${record.id}: ${why}; it is not resumed`);
       }
-      const proposal = await stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal)));
+      const proposal = await stage('quote', () =>
+        deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal),
+      );
       const context: CheckContext = {
         wallet,
         routes: deps.routes,
@@ -172,9 +183,16 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
        * The checked call, in the report and in the ledger. The budgets are checked in the same database transaction
        * as the move to `checked`, which commits the amount: no other trade commits in between.
        */
-      const verify = budgetsApply(context.budgets, record) ? (committed: Spending) => checkBudgets(context.budgets, record, committed, (counted) => wallet.tags.requestWasTagged(counted)) : undefined;
+      const verify = budgetsApply(context.budgets, record)
+        ? (committed: Spending) => checkBudgets(context.budgets, record, committed, (counted) => wallet.tags.requestWasTagged(counted))
+        : undefined;
       const recordChecked = async (checked: Checked, status: 'checked' | 'dry-run') => {
-        Object.assign(report, { expectedOut: checked.call.expectedOut, referenceOut: checked.call.referenceOut, minOut: checked.call.minOut, simulatedOut: checked.simulatedOut });
+        Object.assign(report, {
+          expectedOut: checked.call.expectedOut,
+          referenceOut: checked.call.referenceOut,
+          minOut: checked.call.minOut,
+          simulatedOut: checked.simulatedOut,
+        });
         try {
           const callTag = await wallet.tags.call(record.id, checked.call);
           await recorder.checked(record.id, { call: checked.call, callTag, simulatedOut: checked.simulatedOut, status, verify });
@@ -206,7 +224,15 @@ async function advance(deps: PipelineDeps, record: TradeRecord, signal?: AbortSi
       });
       return await finish(deps, { ...record, status: 'signed', call: checked.call }, signed, report, stage, signal, followForMs);
     }
-    return await finish(deps, record, attempts.filter((a) => a.status === 'signed'), report, stage, signal, followForMs);
+    return await finish(
+      deps,
+      record,
+      attempts.filter((a) => a.status === 'signed'),
+      report,
+      stage,
+      signal,
+      followForMs,
+    );
   } catch (error) {
     return { ...report, ...(await recordFailure(deps, record, error)) };
   }
@@ -229,28 +255,31 @@ async function finish(
   const signal = afterGrace(stopSignal, stopGraceMs);
   // From here the bytes may be in a mempool: the trade is `broadcast` before they leave, like its attempts.
   if (record.status === 'signed' || (await ledger.trades.get(record.id))?.status === 'signed') await recorder.sending(record.id, wallet.fence());
-  const receipts = unsent.length > 0 ? await stage('broadcast', () => sendOrFillNonce(deps, record, unsent, signal), signal) : new Map<Hex, TransactionReceipt>();
+  const receipts =
+    unsent.length > 0 ? await stage('broadcast', () => sendOrFillNonce(deps, record, unsent, signal), signal) : new Map<Hex, TransactionReceipt>();
   const readAhead = readSettlementAhead(wallet, record, unsent, receipts);
   const call = record.call;
-  const mined = await stage('follow', async () =>
-    (await follow(wallet, {
-      intentId: record.id,
-      deadline: call?.deadline,
-      // A replacement is a new signature: the checks that can change with time run again first.
-      recheck: call
-        ? () =>
-            recheck(
-              { wallet, settings: deps.settings, routes: deps.routes, prices: deps.prices, priceToleranceBps: deps.priceTolerance?.(record.strategyId) },
-              record,
-              call,
-            )
-        : undefined,
-      receipts,
-      receiptBlocks: readAhead?.blocks,
-      giveUpAfterMs: followForMs,
-      authorize: (attempt) => authorizedCall(wallet, record, attempt, deps.settings.approvals),
-      signal,
-    })) ?? (await adoptSettled(deps, record)),
+  const mined = await stage(
+    'follow',
+    async () =>
+      (await follow(wallet, {
+        intentId: record.id,
+        deadline: call?.deadline,
+        // A replacement is a new signature: the checks that can change with time run again first.
+        recheck: call
+          ? () =>
+              recheck(
+                { wallet, settings: deps.settings, routes: deps.routes, prices: deps.prices, priceToleranceBps: deps.priceTolerance?.(record.strategyId) },
+                record,
+                call,
+              )
+          : undefined,
+        receipts,
+        receiptBlocks: readAhead?.blocks,
+        giveUpAfterMs: followForMs,
+        authorize: (attempt) => authorizedCall(wallet, record, attempt, deps.settings.approvals),
+        signal,
+      })) ?? (await adoptSettled(deps, record)),
     signal,
   );
   if (!mined) {
@@ -268,7 +297,12 @@ async function finish(
  * like any other; its settlement says it was cancelled. The later transactions are never signed again: each may still
  * mine on its own nonce. A cancellation the node refuses too is sent again while its nonce is followed.
  */
-async function sendOrFillNonce({ wallet, reads: ledger, recorder }: PipelineDeps, record: TradeRecord, attempts: Attempt[], signal?: AbortSignal): Promise<Map<Hex, TransactionReceipt>> {
+async function sendOrFillNonce(
+  { wallet, reads: ledger, recorder }: PipelineDeps,
+  record: TradeRecord,
+  attempts: Attempt[],
+  signal?: AbortSignal,
+): Promise<Map<Hex, TransactionReceipt>> {
   try {
     return await broadcast(wallet, attempts, { signal });
   } catch (error) {
@@ -301,10 +335,15 @@ async function currentFees(wallet: Wallet) {
  * A send whose answer was the trade's receipt: the blocks that judge the receipts in hand and the balances the
  * settlement compares are read at once, in one round trip (the third of a trade, after the checks and the send).
  */
-function readSettlementAhead(wallet: Wallet, record: TradeRecord, sent: Attempt[], receipts: ReadonlyMap<Hex, TransactionReceipt>): SettlementReads | undefined {
+function readSettlementAhead(
+  wallet: Wallet,
+  record: TradeRecord,
+  sent: Attempt[],
+  receipts: ReadonlyMap<Hex, TransactionReceipt>,
+): SettlementReads | undefined {
   const trade = sent.find((attempt) => attempt.purpose === 'trade');
   const receipt = trade && receipts.get(trade.hash);
-  if (!receipt || receipt.status !== 'success') return undefined;
+  if (receipt?.status !== 'success') return undefined;
   const blocks = readReceiptBlocks(wallet.client, receipts.values(), wallet.settings.confirmations);
   const balances = readBalances(wallet.client, record, receipt.blockNumber);
   // Either may go unused (the receipt not confirmed after all): never an unhandled rejection.
@@ -321,8 +360,14 @@ async function approveFirst({ wallet, recorder, settings, history }: PipelineDep
   const signed = await wallet.sign(record.id, [approval]);
   await recorder.sending(record.id, wallet.fence());
   const receipts = await broadcast(wallet, signed, { signal });
-  const mined = await follow(wallet, { intentId: record.id, receipts, authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals), signal });
-  if (mined?.receipt.status !== 'success') throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
+  const mined = await follow(wallet, {
+    intentId: record.id,
+    receipts,
+    authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals),
+    signal,
+  });
+  if (mined?.receipt.status !== 'success')
+    throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
 }
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */
@@ -357,7 +402,9 @@ async function recordFailure({ reads: ledger, recorder }: PipelineDeps, record: 
     return { status: 'refused', refusal: error.reason, reason: message, errorClass };
   }
   // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
-  const unsettled = (await ledger.attempts.ofTrade(record.id)).some((a) => a.purpose !== 'approve' && (isOpenAttempt(a) || a.status === 'mined' || a.status === 'reverted'));
+  const unsettled = (await ledger.attempts.ofTrade(record.id)).some(
+    (a) => a.purpose !== 'approve' && (isOpenAttempt(a) || a.status === 'mined' || a.status === 'reverted'),
+  );
   // The wallet's lease is not this daemon's (lost, or not renewed in time): nothing was recorded or sent, and the
   // trade stays where it is for whichever daemon holds the wallet now.
   if (isAbort(error) || error instanceof LeaseLostError) {

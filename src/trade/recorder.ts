@@ -24,7 +24,12 @@ export class TradeRecorder {
       sending: (attempt) => ledger.attempts.update(attempt.id, { status: 'broadcast' }),
       dropped: (attempt, why) => ledger.attempts.update(attempt.id, { status: 'dropped', error: why }),
       renamed: (attempt, hash) => ledger.attempts.correctHash(attempt.id, hash),
-      nonceSettled: (mined, receipt, replaced) => ledger.attempts.settleNonce(mined.id, receipt, replaced.map((attempt) => attempt.id)),
+      nonceSettled: (mined, receipt, replaced) =>
+        ledger.attempts.settleNonce(
+          mined.id,
+          receipt,
+          replaced.map((attempt) => attempt.id),
+        ),
       noted: (intentId, fact: ChainFact) => {
         const { kind, ...details } = fact;
         return ledger.events.record(kind, details, intentId);
@@ -43,7 +48,10 @@ export class TradeRecorder {
   }
 
   /** The call that passed every check (and its tag), committing the amount to budgets (checked by `verify`). */
-  checked(id: string, checked: { call: CheckedCall; callTag: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> }): Promise<void> {
+  checked(
+    id: string,
+    checked: { call: CheckedCall; callTag: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> },
+  ): Promise<void> {
     return this.#ledger.trades.commitChecked(id, checked);
   }
 

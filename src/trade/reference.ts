@@ -68,7 +68,8 @@ export async function swapReference(
   const oracle = `oracle ${priceIn.source} / ${priceOut.source}`;
   const verified = hops.filter((hop): hop is VerifiedHop => !isUnlisted(hop));
   // A hop through an unlisted adapter has its pool (and fee) only once the simulation's flows prove it.
-  if (verified.length < hops.length) return { amountOut: marketOut, hopOuts, oracleValue: amountOut, basis: `each hop's getOutputAmount over the route; ${oracle}` };
+  if (verified.length < hops.length)
+    return { amountOut: marketOut, hopOuts, oracleValue: amountOut, basis: `each hop's getOutputAmount over the route; ${oracle}` };
   const { oracleOut, fees } = oracleAfterFees(amountOut, verified);
   return { amountOut: marketOut, hopOuts, oracleValue: amountOut, oracleOut, basis: `each hop's getOutputAmount over the verified route; ${oracle}, ${fees}` };
 }
@@ -79,10 +80,16 @@ function hopOutputs(quote: CallResult | undefined, pairs: readonly Address[]): r
   if (!quote.ok) {
     const failed = failedHopOf(quote.revertData);
     if (!failed) throw new GuardRefusal('no-price', `the hop quotes over the route fail (${quote.reason}): what the route pays now cannot be read`);
-    throw new GuardRefusal('no-price', `pairs[${failed.hop}] ${pairs[failed.hop]}'s getOutputAmount reverts (${failed.reason}): what the route pays now cannot be read`, undefined, `details.pairs[${failed.hop}]`);
+    throw new GuardRefusal(
+      'no-price',
+      `pairs[${failed.hop}] ${pairs[failed.hop]}'s getOutputAmount reverts (${failed.reason}): what the route pays now cannot be read`,
+      undefined,
+      `details.pairs[${failed.hop}]`,
+    );
   }
   const outs = decodeHopQuotes(quote.returned);
-  if (outs.length !== pairs.length || outs.length === 0) throw new GuardRefusal('no-price', `the hop quotes answer ${outs.length} amounts for ${pairs.length} hops`);
+  if (outs.length !== pairs.length || outs.length === 0)
+    throw new GuardRefusal('no-price', `the hop quotes answer ${outs.length} amounts for ${pairs.length} hops`);
   return outs;
 }
 
@@ -123,7 +130,11 @@ export async function depositReference(
   legs: readonly { inputAmount: bigint; hops: readonly HopFee[] }[],
   chainTime?: bigint,
 ): Promise<Reference> {
-  const [priceIn, decimalsIn, position] = await Promise.all([prices.usdPrice(trade.tokenIn, chainTime), prices.decimals(trade.tokenIn), positionUsd(client, prices, farm, chainTime)]);
+  const [priceIn, decimalsIn, position] = await Promise.all([
+    prices.usdPrice(trade.tokenIn, chainTime),
+    prices.decimals(trade.tokenIn),
+    positionUsd(client, prices, farm, chainTime),
+  ]);
   if (position.usdE18 === 0n) return { amountOut: 0n, basis: position.basis };
   const valueIn = legs.reduce((sum, leg) => sum + (usd(leg.inputAmount, priceIn, decimalsIn) * routeFeeFactor(leg.hops)) / FEE_SCALE, 0n);
   return { amountOut: (valueIn * 10n ** 18n) / position.usdE18, basis: `${priceIn.source} into ${position.basis}, less leg pool fees` };
@@ -137,7 +148,11 @@ export async function withdrawReference(
   legs: readonly { hops: readonly HopFee[] }[],
   chainTime?: bigint,
 ): Promise<Reference> {
-  const [priceOut, decimalsOut, position] = await Promise.all([prices.usdPrice(trade.tokenOut, chainTime), prices.decimals(trade.tokenOut), positionUsd(client, prices, farm, chainTime)]);
+  const [priceOut, decimalsOut, position] = await Promise.all([
+    prices.usdPrice(trade.tokenOut, chainTime),
+    prices.decimals(trade.tokenOut),
+    positionUsd(client, prices, farm, chainTime),
+  ]);
   // Each underlying is about half the position's value; the costliest leg's fees are charged on all of it.
   const factor = legs.reduce((lowest, leg) => {
     const legFactor = routeFeeFactor(leg.hops);

@@ -50,7 +50,12 @@ async function gasCostOf(ledger: TradeReads, intentId: string): Promise<bigint> 
  * Reads made for the settlement before the trade's receipt was judged, beside the reads that judged it (one round
  * trip): used only if the receipt settled is the one they were made for.
  */
-export type SettlementReads = { receipt: TransactionReceipt; balances: Promise<BalanceReads>; blocks: Promise<ReceiptBlocks>; receipts: ReadonlyMap<Hex, TransactionReceipt> };
+export type SettlementReads = {
+  receipt: TransactionReceipt;
+  balances: Promise<BalanceReads>;
+  blocks: Promise<ReceiptBlocks>;
+  receipts: ReadonlyMap<Hex, TransactionReceipt>;
+};
 
 export async function settle(
   { wallet, reads: ledger, recorder }: { wallet: Wallet; reads: TradeReads; recorder: TradeRecorder },
@@ -102,7 +107,11 @@ export async function settle(
     else if (!balances.ok) anomaly = balances.anomaly;
   }
   if (anomaly) {
-    await recorder.anomaly(record, { reason: anomaly, event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } }, settlement: settled });
+    await recorder.anomaly(record, {
+      reason: anomaly,
+      event: { kind: 'anomaly', details: { hash: receipt.transactionHash, reason: anomaly } },
+      settlement: settled,
+    });
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
   await recorder.confirmed(record.id, settled);

@@ -32,7 +32,8 @@ import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 
 /** What was proven of a row: the columns that decide, and the bytes. */
-const fingerprint = (attempt: Attempt) => `${attempt.intentId}|${attempt.nonce}|${attempt.purpose}|${attempt.hash}|${attempt.rawTx}|${attempt.maxFeePerGas}|${attempt.maxPriorityFeePerGas}|${attempt.gasLimit}`;
+const fingerprint = (attempt: Attempt) =>
+  `${attempt.intentId}|${attempt.nonce}|${attempt.purpose}|${attempt.hash}|${attempt.rawTx}|${attempt.maxFeePerGas}|${attempt.maxPriorityFeePerGas}|${attempt.gasLimit}`;
 
 /** The digest of rows as proven: each row's id and fingerprint, in id order. */
 export function digestOf(attempts: readonly Attempt[]): Hex {
@@ -136,10 +137,15 @@ export class SignedHistory {
           );
         }
       }
-      start = await this.#ledger.attempts.startSignedFrom(address, chainId, { nonce: pendingOnChain, tag: await tags.signedFrom(address, chainId, pendingOnChain) });
+      start = await this.#ledger.attempts.startSignedFrom(address, chainId, {
+        nonce: pendingOnChain,
+        tag: await tags.signedFrom(address, chainId, pendingOnChain),
+      });
     }
     if (!(await tags.signedFromIsTagged(address, chainId, start.nonce, start.tag))) {
-      throw new StoredRecordRefusedError(`the nonce the ledger's record of ${address} starts at (${start.nonce}) carries no tag of the wallet (written or changed without its key); nothing more is signed`);
+      throw new StoredRecordRefusedError(
+        `the nonce the ledger's record of ${address} starts at (${start.nonce}) carries no tag of the wallet (written or changed without its key); nothing more is signed`,
+      );
     }
     return start.nonce;
   }
@@ -152,7 +158,9 @@ export class SignedHistory {
     const record = await this.#ledger.trades.get(attempt.intentId);
     if (!record) throw new StoredRecordRefusedError(`${row} names trade ${attempt.intentId}, which the ledger does not have; nothing more is signed`);
     if (attempt.purpose !== 'cancel' && !(await this.#wallet.tags.hasTaggedCall(record))) {
-      throw new StoredRecordRefusedError(`${row}: its trade ${record.id} has no checked call of the wallet's tag to be the ${attempt.purpose} of; nothing more is signed`);
+      throw new StoredRecordRefusedError(
+        `${row}: its trade ${record.id} has no checked call of the wallet's tag to be the ${attempt.purpose} of; nothing more is signed`,
+      );
     }
     await authorizedCall(this.#wallet, record, attempt, this.#approvals);
     this.#proven.set(attempt.id, seen);

@@ -25,9 +25,13 @@ export type StrategyFit = (trade: Trade) => string | undefined;
 /** A stored transaction's call, proven and authorized, with its purpose read from it and the gas and fees it was signed with. */
 export type AuthorizedCall = ProvenCall & { purpose: AttemptPurpose };
 
-
 /** Which of the trade's own transactions `call` is, or undefined when it is none of them. */
-export function purposeOf(wallet: Address, record: Pick<TradeRecord, 'tokenIn' | 'amountIn' | 'call'>, call: TxRequest, approvals: ApprovalMode): AttemptPurpose | undefined {
+export function purposeOf(
+  wallet: Address,
+  record: Pick<TradeRecord, 'tokenIn' | 'amountIn' | 'call'>,
+  call: TxRequest,
+  approvals: ApprovalMode,
+): AttemptPurpose | undefined {
   if (call.value !== undefined && call.value !== 0n) return undefined;
   if (isAddressEqual(call.to, wallet) && call.data === '0x') return 'cancel';
   const checked = record.call;
@@ -56,8 +60,12 @@ export async function authorizedCall(wallet: Wallet, record: TradeRecord, attemp
   const { call } = proven;
   const purpose = purposeOf(wallet.address, record, call, approvals);
   const row = `attempt ${attempt.id} (${attempt.hash}) of trade ${record.id}`;
-  if (!purpose) throw new StoredRecordRefusedError(`${row}: its bytes call ${call.to} with ${call.data.slice(0, 10)}…, none of the trade's own calls (its checked call, the approval it needs, a cancellation); nothing is sent for it`);
-  if (purpose !== attempt.purpose) throw new StoredRecordRefusedError(`${row}: its row says ${attempt.purpose}, its bytes are the trade's ${purpose}; nothing is sent for it`);
+  if (!purpose)
+    throw new StoredRecordRefusedError(
+      `${row}: its bytes call ${call.to} with ${call.data.slice(0, 10)}…, none of the trade's own calls (its checked call, the approval it needs, a cancellation); nothing is sent for it`,
+    );
+  if (purpose !== attempt.purpose)
+    throw new StoredRecordRefusedError(`${row}: its row says ${attempt.purpose}, its bytes are the trade's ${purpose}; nothing is sent for it`);
   return { ...proven, purpose };
 }
 
@@ -65,7 +73,12 @@ export async function authorizedCall(wallet: Wallet, record: TradeRecord, attemp
  * Authorizes a trade read back from the ledger before it is resumed: its request's tag and its fit to the strategy
  * file; from `signed` on, its checked call's tag and every stored transaction still in flight.
  */
-export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, attempts: readonly Attempt[], options: { approvals: ApprovalMode; fits?: StrategyFit }): Promise<void> {
+export async function authorizeStoredTrade(
+  wallet: Wallet,
+  record: TradeRecord,
+  attempts: readonly Attempt[],
+  options: { approvals: ApprovalMode; fits?: StrategyFit },
+): Promise<void> {
   if (!(await wallet.tags.requestIsTagged(record, record.tags?.request))) {
     throw new StoredRecordRefusedError(`trade ${record.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
   }
@@ -80,7 +93,9 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
     }
     if (attempts.length > 0) {
       if (!(await wallet.tags.hasTaggedCall(record))) {
-        throw new StoredRecordRefusedError(`trade ${record.id}: it has stored approvals but no checked call of the wallet's tag to approve for; nothing is sent for it`);
+        throw new StoredRecordRefusedError(
+          `trade ${record.id}: it has stored approvals but no checked call of the wallet's tag to approve for; nothing is sent for it`,
+        );
       }
       for (const attempt of attempts) await authorizedCall(wallet, record, attempt, options.approvals);
     }
@@ -93,7 +108,9 @@ export async function authorizeStoredTrade(wallet: Wallet, record: TradeRecord, 
   // Signed: its bytes may be in a mempool whatever the file says now; they are only ever followed, sent again or
   // replaced by the call the wallet tagged.
   if (!(await wallet.tags.hasTaggedCall(record))) {
-    throw new StoredRecordRefusedError(`trade ${record.id}: its checked call carries no tag of the wallet (written or changed without its key); nothing is sent for it`);
+    throw new StoredRecordRefusedError(
+      `trade ${record.id}: its checked call carries no tag of the wallet (written or changed without its key); nothing is sent for it`,
+    );
   }
   for (const attempt of attempts.filter(isOpenAttempt)) await authorizedCall(wallet, record, attempt, options.approvals);
 }

@@ -125,7 +125,10 @@ describe('the import rule', () => {
     // Sideways (two rooms on one floor) and a dynamic import up are as wrong; down and within a room are fine.
     const sideways = { path: 'src/ledger/x.ts', text: "import { x } from '../chain/wallet.ts';\n" };
     const dynamic = { path: 'src/model/x.ts', text: "const y = await import('../trade/pipeline.ts');\n" };
-    const fine = { path: 'src/trade/x.ts', text: "import { a } from '../model/trade.ts';\nimport { b } from './check.ts';\nexport { c } from '../units.ts';\n" };
+    const fine = {
+      path: 'src/trade/x.ts',
+      text: "import { a } from '../model/trade.ts';\nimport { b } from './check.ts';\nexport { c } from '../units.ts';\n",
+    };
     expect(importsOffTheirFloor([sideways, dynamic, fine])).toEqual([
       'src/ledger/x.ts imports src/chain/wallet.ts: chain is not on a floor below ledger',
       'src/model/x.ts imports src/trade/pipeline.ts: trade is not on a floor below model',

@@ -21,7 +21,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 const account = () => fork.addressBook.accounts[0] as { address: Address; privateKey: Hex };
 const amountIn = parseUnits('300', 18);
 const swap = (slot: string): Trade => swapTrade(fork, 'hostile', slot, { amountIn });
@@ -39,10 +41,13 @@ async function executorOn(rpcUrl: string, options: Parameters<typeof testExecuto
 /** The router may pull cUSD already: the trade is then the only transaction the test follows. */
 async function approveRouter() {
   await fork.confirm(
-    await fork.wallet(account().privateKey).writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
+    await fork
+      .wallet(account().privateKey)
+      .writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
   );
 }
-const swapsSince = (fromBlock: bigint) => fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: account().address }, fromBlock });
+const swapsSince = (fromBlock: bigint) =>
+  fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: account().address }, fromBlock });
 const kinds = async (executor: TestExecutor, id: string) => (await executor.ledger.events.list(id)).map((e) => e.kind);
 
 describe('a node that withholds receipts', () => {
@@ -67,35 +72,53 @@ describe('a node that withholds receipts', () => {
       `outcome not known: nonce ${attempt?.nonce} of ${account().address} not settled after 2 s (${attempt?.hash} is in block ${mined?.blockNumber}, but the node gives no receipt for it); the trade stays open until the chain shows what happened`,
     );
     expect(await kinds(executor, 'hostile:withheld')).toContain('seen-in-block');
-    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({ status: 'unknown', failure: { errorClass: 'outcome-unknown', retryable: true } });
+    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({
+      status: 'unknown',
+      failure: { errorClass: 'outcome-unknown', retryable: true },
+    });
     // `routekeeper history` says why it is open.
     const history = await runCli(['history', '--ledger', executor.ledgerFile]);
-    expect(history.stdout).toMatch(new RegExp(`hostile:withheld  unknown: sell .* for .*: outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`));
+    expect(history.stdout).toMatch(
+      new RegExp(
+        `hostile:withheld  unknown: sell .* for .*: outcome not known: nonce ${attempt?.nonce} .* is in block ${mined?.blockNumber}, but the node gives no receipt for it`,
+      ),
+    );
 
     // It counts as traded: the budget has room for half a trade more, so the next one of 300 is refused.
     expect(await runTrade(executor, swap('next'))).toMatchObject({ status: 'refused', refusal: 'budget' });
     // And its strategy waits: a run looks at nothing and trades nothing.
     const dca = dcaStrategy(fork, { id: 'hostile', schedule: { everyMs: 60_000, jitterMs: 0, catchUp: 'once', firstRun: 'now' }, amount: amountIn });
-    const run = await runStrategy(dca, 'blocked', { executor, view: { client: executor.wallet.client, prices: executor.prices, wallet: account().address, now: Date.now } });
+    const run = await runStrategy(dca, 'blocked', {
+      executor,
+      view: { client: executor.wallet.client, prices: executor.prices, wallet: account().address, now: Date.now },
+    });
     expect(run.trades).toEqual([]);
     expect(run.note).toMatch(/^waiting: the outcome of hostile:withheld is not known yet \(outcome not known: nonce/);
 
     // The daemon's settler follows it again with backoff; once the node answers again, the same trade is settled
     // from the chain, once.
     const settledReports: { strategyId: string; status: string }[] = [];
-    const settler = startSettler({ ledger: executor.ledger, executors: new Map([['main', executor]]) }, (strategyId, trade) => settledReports.push({ strategyId, ...trade }), undefined, {
-      firstRetryMs: 100,
-      maxRetryMs: 400,
-      followForMs: 300,
-      tickMs: 50,
-    });
+    const settler = startSettler(
+      { ledger: executor.ledger, executors: new Map([['main', executor]]) },
+      (strategyId, trade) => settledReports.push({ strategyId, ...trade }),
+      undefined,
+      {
+        firstRetryMs: 100,
+        maxRetryMs: 400,
+        followForMs: 300,
+        tickMs: 50,
+      },
+    );
     cleanups.push(settler.stop);
     await waitFor(() => settledReports.length >= 2, 'two attempts of the settler while receipts are withheld');
     expect(settledReports.every((report) => report.status === 'unknown')).toBe(true);
     proxy.faults.rewrite = undefined;
     const settled = await waitFor(() => settledReports.find((report) => report.status === 'confirmed'), 'the settler to settle it');
     expect(settled).toMatchObject({ strategyId: 'hostile', intentId: 'hostile:withheld', amountOut: mined?.args.outputAmount, txHash: mined?.transactionHash });
-    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({ status: 'confirmed', settlement: { amountOut: mined?.args.outputAmount, blockNumber: mined?.blockNumber } });
+    expect(await executor.ledger.trades.get('hostile:withheld')).toMatchObject({
+      status: 'confirmed',
+      settlement: { amountOut: mined?.args.outputAmount, blockNumber: mined?.blockNumber },
+    });
     expect((await executor.ledger.trades.get('hostile:withheld'))?.failure).toBeUndefined();
     expect(await swapsSince(fromBlock)).toHaveLength(1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - amountIn);
@@ -159,7 +182,9 @@ describe('a nonce used by a transaction routekeeper did not sign', () => {
       if (call.method !== 'eth_sendRawTransaction' && call.method !== 'eth_sendRawTransactionSync') return undefined;
       const [raw] = call.params as [Hex];
       swallowed.push(raw);
-      return call.method === 'eth_sendRawTransaction' ? answer(call, keccak256(raw)) : { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'the method does not exist/is not available' } };
+      return call.method === 'eth_sendRawTransaction'
+        ? answer(call, keccak256(raw))
+        : { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'the method does not exist/is not available' } };
     };
     const executor = await executorOn(proxy.url, { wallet: { giveUpAfterMs: 10_000 } });
     const nonce = await fork.publicClient.getTransactionCount({ address: account().address });
@@ -173,7 +198,9 @@ describe('a nonce used by a transaction routekeeper did not sign', () => {
     const report = await running;
     expect(report).toMatchObject({ status: 'failed', errorClass: 'key-used-elsewhere' });
     const foreignBlock = (await fork.publicClient.getTransactionReceipt({ hash: foreign })).blockNumber;
-    expect(report.reason).toBe(`nonce ${nonce} of ${account().address} was used by ${foreign} (block ${foreignBlock}), a transaction routekeeper did not sign: the key is used elsewhere`);
+    expect(report.reason).toBe(
+      `nonce ${nonce} of ${account().address} was used by ${foreign} (block ${foreignBlock}), a transaction routekeeper did not sign: the key is used elsewhere`,
+    );
     expect((await executor.ledger.attempts.ofTrade('hostile:foreign')).map((a) => a.status)).toEqual(['dropped']);
     const [event] = (await executor.ledger.events.list('hostile:foreign')).filter((e) => e.kind === 'key-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, nonce, hash: foreign, blockNumber: foreignBlock.toString() });
@@ -240,7 +267,11 @@ describe('a reorganisation', () => {
     const [again] = await swapsSince(fromBlock);
     expect(again?.transactionHash).toBe(first.transactionHash);
     expect(again?.blockNumber).not.toBe(first.blockNumber);
-    expect((await executor.ledger.trades.get('hostile:reorg'))?.settlement).toMatchObject({ txHash: again?.transactionHash, blockNumber: again?.blockNumber, amountOut: again?.args.outputAmount });
+    expect((await executor.ledger.trades.get('hostile:reorg'))?.settlement).toMatchObject({
+      txHash: again?.transactionHash,
+      blockNumber: again?.blockNumber,
+      amountOut: again?.args.outputAmount,
+    });
     expect(await kinds(executor, 'hostile:reorg')).toContain('rebroadcast');
     expect(await swapsSince(fromBlock)).toHaveLength(1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore - amountIn);

@@ -32,7 +32,8 @@ describe('preflight gas', () => {
     // Touch the contract so its last update is the latest block's own time: simulated in that time, nothing elapses.
     await mineNextSecond(to, data, 300_000n);
     const latest = await fork.publicClient.getBlock({ blockTag: 'latest' });
-    if (to === gauge().pool) expect((await fork.publicClient.readContract({ address: to, abi: pairAbi, functionName: 'getReserves' }))[2]).toBe(Number(latest.timestamp));
+    if (to === gauge().pool)
+      expect((await fork.publicClient.readContract({ address: to, abi: pairAbi, functionName: 'getReserves' }))[2]).toBe(Number(latest.timestamp));
 
     const checked = await preflight(fork.publicClient, { from: account().address, to, data });
     if (checked.call === 'unsimulated' || !checked.call.ok) throw new Error(`preflight failed: ${JSON.stringify(checked.call)}`);

@@ -91,7 +91,9 @@ describe('the node transport', () => {
     const mixed = commonChainOf([fork.addressBook.rpcUrl, other.rpcUrl]);
     await expect(mixed).rejects.toThrow(ConfigError);
     await expect(mixed).rejects.toThrow(
-      new RegExp(`^RPC_URL names nodes of different chains: ${fork.addressBook.rpcUrl} serves chain 42220 \\(genesis 0x[0-9a-f]{64}\\), ${other.rpcUrl} chain 31337`),
+      new RegExp(
+        `^RPC_URL names nodes of different chains: ${fork.addressBook.rpcUrl} serves chain 42220 \\(genesis 0x[0-9a-f]{64}\\), ${other.rpcUrl} chain 31337`,
+      ),
     );
   });
 });

@@ -16,7 +16,9 @@ import { spawnDaemon } from '../helpers/daemon-process.ts';
 import { runInProcess } from '../helpers/in-process.ts';
 
 const fork = useDevnetFork({ routing: true });
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 
 let dir = '';
 let bookFile = '';
@@ -91,7 +93,8 @@ describe('routekeeper run', () => {
     const port = await listening();
     // Stopped once every kind has done what the test checks below (on a busy machine the rebalance's buy can
     // come after the compound deposit).
-    const filled = (strategy: string, suffix = '') => lines.filter((line) => line.strategy === strategy && line.status === 'confirmed' && String(line.intent).endsWith(suffix)).length;
+    const filled = (strategy: string, suffix = '') =>
+      lines.filter((line) => line.strategy === strategy && line.status === 'confirmed' && String(line.intent).endsWith(suffix)).length;
     await waitFor(
       () =>
         filled('compound', '#deposit') >= 1 &&
@@ -122,7 +125,13 @@ describe('routekeeper run', () => {
     const soldByDca = Number(/^routekeeper_volume_total\{strategy="dca",token="cUSD",side="sold"\} (\S+)/m.exec(metrics)?.[1]);
     const tradedByDca = Number(/^routekeeper_runs_total\{strategy="dca",outcome="traded"\} (\S+)/m.exec(metrics)?.[1]);
     expect(soldByDca).toBe(5 * tradedByDca);
-    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: 'ok', chainId: 42220, reasons: [], components: { chain: { ok: true }, routing: { ok: true } }, strategies: { dca: { ok: true, consecutiveFailures: 0 } } });
+    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({
+      status: 'ok',
+      chainId: 42220,
+      reasons: [],
+      components: { chain: { ok: true }, routing: { ok: true } },
+      strategies: { dca: { ok: true, consecutiveFailures: 0 } },
+    });
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -135,11 +144,20 @@ describe('routekeeper run', () => {
       // DCA: every confirmed run is one Swap of exactly 5 cUSD for CELO, paying what the ledger says.
       const dcaRuns = confirmed('dca');
       expect(dcaRuns.length).toBeGreaterThanOrEqual(2);
-      const swaps = await fork.publicClient.getLogs({ address: fork.addressBook.contracts.router, event: swapEvent, args: { sender: me, input: fork.token('cUSD'), output: fork.token('CELO') }, fromBlock });
+      const swaps = await fork.publicClient.getLogs({
+        address: fork.addressBook.contracts.router,
+        event: swapEvent,
+        args: { sender: me, input: fork.token('cUSD'), output: fork.token('CELO') },
+        fromBlock,
+      });
       const dcaSwaps = swaps.filter((log) => log.args.inputAmount === parseUnits('5', 18));
       expect(dcaSwaps.map((log) => String(log.args.outputAmount)).sort()).toEqual(dcaRuns.map((row) => String(row.settlement?.amountOut)).sort());
       // Rebalance sold cEUR and bought CELO; the limit order filled exactly once.
-      expect(confirmed('rebalance').map((row) => row.slot.split('#')[1]).sort()).toEqual(['buy-CELO', 'sell-cEUR']);
+      expect(
+        confirmed('rebalance')
+          .map((row) => row.slot.split('#')[1])
+          .sort(),
+      ).toEqual(['buy-CELO', 'sell-cEUR']);
       expect(confirmed('take-profit')).toHaveLength(1);
       // Compound: a claim, then a deposit of exactly what the claim paid; the gauge position grew by the deposit.
       // Each deposit is paired with the claim of its own run (a stop may interrupt the newest run's deposit).
@@ -171,15 +189,60 @@ describe('routekeeper run', () => {
 describe('bad configuration stops the daemon with the field path, a non-zero exit and no stack trace', () => {
   const base = (strategy: string) => `wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - ${strategy}\n`;
   const cases: [string, string, Record<string, string>, RegExp][] = [
-    ['an unknown kind', base('{ id: x, kind: grid, wallet: main, every: 30s }'), {}, /strategies\.0\.kind: unknown kind 'grid'; expected one of dca, rebalance, limit, compound/],
-    ['a bad token', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: DOGE, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.sell\.token: unknown token 'DOGE'/],
-    ['a bad amount', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: USDC, amount: "1.1234567" }, buy: CELO }'), {}, /strategies\.0\.sell\.amount: '1\.1234567' has 7 decimals but USDC has only 6/],
-    ['an amount that is not a number', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: USDC, amount: "ten" }, buy: CELO }'), {}, /strategies\.0\.sell\.amount: must be a decimal amount/],
-    ['a missing key variable', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), { ROUTEKEEPER_PRIVATE_KEY: '' }, /wallets\.main\.privateKeyEnv: the environment variable ROUTEKEEPER_PRIVATE_KEY is not set/],
-    ['a key that is not a key', base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), { ROUTEKEEPER_PRIVATE_KEY: '0x1234' }, /wallets\.main\.privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY does not hold a 32-byte hex private key/],
-    ['a bad schedule', base('{ id: x, kind: dca, wallet: main, every: 30 seconds, sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.every: must be a duration/],
-    ['a bad cron', base('{ id: x, kind: dca, wallet: main, cron: "every day", sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.cron: has 2 fields; a cron expression here has 5/],
-    ['an unknown wallet', base('{ id: x, kind: dca, wallet: savings, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'), {}, /strategies\.0\.wallet: no wallet named 'savings'/],
+    [
+      'an unknown kind',
+      base('{ id: x, kind: grid, wallet: main, every: 30s }'),
+      {},
+      /strategies\.0\.kind: unknown kind 'grid'; expected one of dca, rebalance, limit, compound/,
+    ],
+    [
+      'a bad token',
+      base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: DOGE, amount: "1" }, buy: CELO }'),
+      {},
+      /strategies\.0\.sell\.token: unknown token 'DOGE'/,
+    ],
+    [
+      'a bad amount',
+      base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: USDC, amount: "1.1234567" }, buy: CELO }'),
+      {},
+      /strategies\.0\.sell\.amount: '1\.1234567' has 7 decimals but USDC has only 6/,
+    ],
+    [
+      'an amount that is not a number',
+      base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: USDC, amount: "ten" }, buy: CELO }'),
+      {},
+      /strategies\.0\.sell\.amount: must be a decimal amount/,
+    ],
+    [
+      'a missing key variable',
+      base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'),
+      { ROUTEKEEPER_PRIVATE_KEY: '' },
+      /wallets\.main\.privateKeyEnv: the environment variable ROUTEKEEPER_PRIVATE_KEY is not set/,
+    ],
+    [
+      'a key that is not a key',
+      base('{ id: x, kind: dca, wallet: main, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'),
+      { ROUTEKEEPER_PRIVATE_KEY: '0x1234' },
+      /wallets\.main\.privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY does not hold a 32-byte hex private key/,
+    ],
+    [
+      'a bad schedule',
+      base('{ id: x, kind: dca, wallet: main, every: 30 seconds, sell: { token: cUSD, amount: "1" }, buy: CELO }'),
+      {},
+      /strategies\.0\.every: must be a duration/,
+    ],
+    [
+      'a bad cron',
+      base('{ id: x, kind: dca, wallet: main, cron: "every day", sell: { token: cUSD, amount: "1" }, buy: CELO }'),
+      {},
+      /strategies\.0\.cron: has 2 fields; a cron expression here has 5/,
+    ],
+    [
+      'an unknown wallet',
+      base('{ id: x, kind: dca, wallet: savings, every: 30s, sell: { token: cUSD, amount: "1" }, buy: CELO }'),
+      {},
+      /strategies\.0\.wallet: no wallet named 'savings'/,
+    ],
     ['a file that is not YAML', 'strategies: [ {', {}, /is not valid YAML/],
   ];
   for (const [what, text, extraEnv, message] of cases) {
@@ -209,7 +272,10 @@ describe('routekeeper schema', () => {
 
 describe('routekeeper once, check and run --fork', () => {
   const dcaOnly = () =>
-    writeConfig('dca-only.yaml', `wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 2s, sell: { token: cUSD, amount: "7" }, buy: CELO }\n  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "1000" }\n`);
+    writeConfig(
+      'dca-only.yaml',
+      `wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 2s, sell: { token: cUSD, amount: "7" }, buy: CELO }\n  - { id: tp, kind: limit, wallet: main, every: 1h, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "1000" }\n`,
+    );
 
   it('once: runs one strategy now, prints what it did, exit 0; a strategy it does not know is exit 2', async () => {
     const config = dcaOnly();
@@ -244,7 +310,9 @@ describe('routekeeper once, check and run --fork', () => {
     const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const plan = stdout.split('\n');
     const line = (id: string) => plan.find((l) => l.startsWith(`  ${id} (`));
-    expect(line('dca-cusd-celo')).toBe('  dca-cusd-celo (dca, wallet main): buy CELO with 10 cUSD every 30s, only at 1.5 CELO per cUSD or more; at most 1,000 cUSD a day; slippage 0.3%');
+    expect(line('dca-cusd-celo')).toBe(
+      '  dca-cusd-celo (dca, wallet main): buy CELO with 10 cUSD every 30s, only at 1.5 CELO per cUSD or more; at most 1,000 cUSD a day; slippage 0.3%',
+    );
     expect(line('rebalance-celo-usdc')).toBe(
       '  rebalance-celo-usdc (rebalance, wallet main): keep CELO 50%, USDC 50% (valued in cUSD) every 1m: trade when a weight is 5% off its target, in trades of at least 50 cUSD; slippage 0.5%, price deviation up to 8%',
     );
@@ -255,7 +323,12 @@ describe('routekeeper once, check and run --fork', () => {
       `  compound-celo-cusd (compound, wallet main): claim the RWD rewards of gauge ${gauge} when worth 0.01 cUSD more than the gas, and deposit them back, every 1m; slippage 0.5%`,
     );
     // Each is followed by its next 3 runs, on its interval; with an address book (a network), a fresh start waits for the slot.
-    for (const [id, seconds] of [['dca-cusd-celo', 30], ['rebalance-celo-usdc', 60], ['take-profit-celo', 15], ['compound-celo-cusd', 60]] as const) {
+    for (const [id, seconds] of [
+      ['dca-cusd-celo', 30],
+      ['rebalance-celo-usdc', 60],
+      ['take-profit-celo', 15],
+      ['compound-celo-cusd', 60],
+    ] as const) {
       const runs = plan[plan.indexOf(line(id) as string) + 1] as string;
       expect(runs).toMatch(/^ {4}on a fresh ledger, waits for its first slot \(firstRun: slot\); next runs /);
       const times = [...runs.matchAll(/\d{4}-\d\d-\d\dT[\d:.]+Z/g)].map((match) => Date.parse(match[0]));
@@ -273,7 +346,10 @@ describe('routekeeper once, check and run --fork', () => {
     const me = fork.addressBook.accounts[0]?.address as Address;
     const before = await fork.balanceOf(fork.token('cUSD'), me);
     const nonce = await fork.publicClient.getTransactionCount({ address: me });
-    const child = spawnCli(['run', '--fork', '--config', dcaOnly(), '--address-book', bookFile], env({ RPC_URL: fork.addressBook.rpcUrl, ROUTEKEEPER_DATA_DIR: join(dir, 'paper') }));
+    const child = spawnCli(
+      ['run', '--fork', '--config', dcaOnly(), '--address-book', bookFile],
+      env({ RPC_URL: fork.addressBook.rpcUrl, ROUTEKEEPER_DATA_DIR: join(dir, 'paper') }),
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -25,7 +25,8 @@ afterAll(async () => {
 
 async function health(daemon: DaemonProcess): Promise<{ status: number; reasons: string[] }> {
   // A daemon must live through the outage: one that ended says why.
-  if (daemon.child.exitCode !== null || daemon.child.signalCode !== null) throw new Error(`a daemon ended (${daemon.child.exitCode ?? daemon.child.signalCode}): ${daemon.stderr()}`);
+  if (daemon.child.exitCode !== null || daemon.child.signalCode !== null)
+    throw new Error(`a daemon ended (${daemon.child.exitCode ?? daemon.child.signalCode}): ${daemon.stderr()}`);
   const response = await fetch(`http://127.0.0.1:${await daemon.port()}/healthz`);
   const body = (await response.json()) as { reasons?: string[] };
   return { status: response.status, reasons: body.reasons ?? [] };
@@ -37,16 +38,24 @@ async function confirmedSince(ledger: LedgerView, since: number): Promise<Set<st
 }
 
 describe('the database failing', () => {
-  it(`PostgreSQL stopped for ${outageMs / 1000} s mid-run: health 503 naming the database, nothing signed meanwhile; then trading goes on, nothing twice, nothing lost`, { timeout: 240_000 }, async () => {
+  it(`PostgreSQL stopped for ${outageMs / 1000} s mid-run: health 503 naming the database, nothing signed meanwhile; then trading goes on, nothing twice, nothing lost`, {
+    timeout: 240_000,
+  }, async () => {
     const location: LedgerLocation = { kind: 'postgres', url: server.url, schema: 'routekeeper' };
     const wallets = await fundedWallets(fork, 4);
     const home = daemonHome(fork, 'outage');
     const config = home.config(groupYaml(wallets));
-    const env = { DATABASE_URL: server.url, ROUTEKEEPER_LEASE_SECONDS: '6', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
+    const env = {
+      DATABASE_URL: server.url,
+      ROUTEKEEPER_LEASE_SECONDS: '6',
+      ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])),
+    };
     const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;
     const daemons = [spawnDaemon(home, config, env), spawnDaemon(home, config, env)];
     try {
-      await until(location, 'a confirmed trade of every wallet', async (ledger) => ((await confirmedSince(ledger, 0)).size === wallets.length ? true : undefined));
+      await until(location, 'a confirmed trade of every wallet', async (ledger) =>
+        (await confirmedSince(ledger, 0)).size === wallets.length ? true : undefined,
+      );
       // Healthy before the outage: on a busy machine a probe of the node or the service may time out now and then
       // (honestly reported as 503 until the next one answers), so the test waits for the answer, not for an instant.
       for (const daemon of daemons) await daemon.waitFor(async () => (await health(daemon)).status === 200, 'a healthy daemon before the outage', 30_000);
@@ -55,10 +64,14 @@ describe('the database failing', () => {
       const stoppedAt = Date.now();
       // Both daemons say the database is away, and why, within a renewal or a probe.
       for (const daemon of daemons) {
-        await daemon.waitFor(async () => {
-          const { status, reasons } = await health(daemon);
-          return status === 503 && reasons.some((reason) => reason.startsWith('database:'));
-        }, '/healthz to name the database', 20_000);
+        await daemon.waitFor(
+          async () => {
+            const { status, reasons } = await health(daemon);
+            return status === 503 && reasons.some((reason) => reason.startsWith('database:'));
+          },
+          '/healthz to name the database',
+          20_000,
+        );
       }
       const [first] = daemons as [DaemonProcess];
       expect((await health(first)).reasons.find((reason) => reason.startsWith('database:'))).toMatch(/^database: last reached \d+ s ago; last error: /);
@@ -68,7 +81,12 @@ describe('the database failing', () => {
 
       // Both live through it, and every wallet trades again.
       for (const daemon of daemons) expect(daemon.child.exitCode).toBeNull();
-      await until(location, 'every wallet trading again', async (ledger) => ((await confirmedSince(ledger, restartedAt)).size === wallets.length ? true : undefined), 90_000);
+      await until(
+        location,
+        'every wallet trading again',
+        async (ledger) => ((await confirmedSince(ledger, restartedAt)).size === wallets.length ? true : undefined),
+        90_000,
+      );
       for (const daemon of daemons) {
         await daemon.waitFor(async () => (await health(daemon)).status === 200, '/healthz to be 200 again', 30_000);
       }
@@ -89,7 +107,10 @@ describe('the database failing', () => {
         await ledger.close();
       }
       for (const wallet of wallets) await expectLedgerEqualsChain(fork, location, wallet.address, fromBlock);
-      await expectEpochsInOrder(location, wallets.map((wallet) => wallet.address));
+      await expectEpochsInOrder(
+        location,
+        wallets.map((wallet) => wallet.address),
+      );
     } finally {
       for (const daemon of daemons) daemon.child.kill('SIGKILL');
     }

@@ -29,13 +29,23 @@ function files(adapter?: Address) {
   const bookFile = join(dir, 'book.json');
   writeFileSync(bookFile, JSON.stringify(book));
   const config = join(dir, 'strategies.yaml');
-  writeFileSync(config, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n');
-  const env = { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string, ROUTEKEEPER_DATA_DIR: join(dir, 'data') };
+  writeFileSync(
+    config,
+    'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n',
+  );
+  const env = {
+    RPC_URL: '',
+    ROUTING_SERVICE_URL: '',
+    ROUTEKEEPER_CONFIG: '',
+    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+    ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
+  };
   const doctor = ['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'];
   return { bookFile, config, env, doctor, book };
 }
 
-const adapterLine = (address: string) => new RegExp(`^(ok {3}|warn |FAIL )adapter ${address} \\(Mento v3 fixed-price pool, extras: the pool \\(20\\)\\) for mento: (.*)$`, 'm');
+const adapterLine = (address: string) =>
+  new RegExp(`^(ok {3}|warn |FAIL )adapter ${address} \\(Mento v3 fixed-price pool, extras: the pool \\(20\\)\\) for mento: (.*)$`, 'm');
 
 describe('routekeeper deploy-adapter mento-fpmm', () => {
   it('deploys the adapter from the wallet, writes it into the book, sends nothing twice, and doctor holds it to the pool', async () => {
@@ -70,22 +80,27 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
   it("creates a book that only adds the adapter to the chain's built-in data when the file does not exist", async () => {
     const { config, env } = files();
     const bookFile = join(mkdtempSync(join(tmpdir(), 'routekeeper-deploy-adapter-new-')), 'celo-additions.json');
-    const { code, stdout, stderr } = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], { ...env, RPC_URL: fork.addressBook.rpcUrl });
+    const { code, stdout, stderr } = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], {
+      ...env,
+      RPC_URL: fork.addressBook.rpcUrl,
+    });
     expect(code, stdout + stderr).toBe(0);
     const book = loadAddressBook(bookFile);
     expect(JSON.parse(readFileSync(bookFile, 'utf8'))).toEqual({ chainId: 42220, contracts: { adapters: { mentoFpmm: book.contracts.adapters.mentoFpmm } } });
-    expect((await fork.publicClient.getCode({ address: book.contracts.adapters.mentoFpmm as Address }))?.toLowerCase()).toBe(PairMentoFPMM.runtimeCode.toLowerCase());
+    expect((await fork.publicClient.getCode({ address: book.contracts.adapters.mentoFpmm as Address }))?.toLowerCase()).toBe(
+      PairMentoFPMM.runtimeCode.toLowerCase(),
+    );
     expect(book.contracts.router).toBeUndefined();
   });
 
-  it("fails doctor for an adapter of other code named in its place", async () => {
+  it('fails doctor for an adapter of other code named in its place', async () => {
     await onAWeekday(fork);
     const other = fork.addressBook.contracts.adapters.mentoV2 as Address;
     const { env, doctor } = files(other);
     const { code, stdout } = await runCli(doctor, env);
     expect(code).toBe(1);
     expect(stdout).toMatch(adapterLine(other));
-    expect(stdout.match(adapterLine(other))?.[0]).toContain("FAIL adapter");
+    expect(stdout.match(adapterLine(other))?.[0]).toContain('FAIL adapter');
     expect(stdout).toContain("its code is not routekeeper's own adapter build; deploy that one with 'routekeeper deploy-adapter mento-fpmm'");
   });
 
@@ -111,17 +126,31 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
 // Celo itself, when a node is given: our adapter beside Mento's deployed pools, held by doctor to their own code's
 // answers (and to our model of them) on a fork.
 describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper deploy-adapter mento-fpmm on a fork of Celo (CELO_RPC_URL)', () => {
-  it("deploys the adapter from a wallet beside Celo's Mento v3 pools, and doctor holds it and the model to their deployed code", { timeout: 600_000 }, async () => {
+  it("deploys the adapter from a wallet beside Celo's Mento v3 pools, and doctor holds it and the model to their deployed code", {
+    timeout: 600_000,
+  }, async () => {
     const celo = await forkChain(process.env.CELO_RPC_URL as string);
     try {
       const key = generatePrivateKey();
-      await createTestClient({ mode: 'anvil', transport: http(celo.rpcUrl) }).setBalance({ address: privateKeyToAccount(key).address, value: parseUnits('10', 18) });
+      await createTestClient({ mode: 'anvil', transport: http(celo.rpcUrl) }).setBalance({
+        address: privateKeyToAccount(key).address,
+        value: parseUnits('10', 18),
+      });
       const dir = mkdtempSync(join(tmpdir(), 'routekeeper-deploy-adapter-celo-'));
       const bookFile = join(dir, 'celo-additions.json');
       const config = join(dir, 'strategies.yaml');
-      writeFileSync(config, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: USDm, amount: "5" }, buy: USDC }\n');
+      writeFileSync(
+        config,
+        'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: USDm, amount: "5" }, buy: USDC }\n',
+      );
       // A named service that does not answer, so doctor does not index all of Celo's pools through the fork.
-      const env = { RPC_URL: celo.rpcUrl, ROUTING_SERVICE_URL: 'http://127.0.0.1:9', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: key, ROUTEKEEPER_DATA_DIR: join(dir, 'data') };
+      const env = {
+        RPC_URL: celo.rpcUrl,
+        ROUTING_SERVICE_URL: 'http://127.0.0.1:9',
+        ROUTEKEEPER_CONFIG: '',
+        ROUTEKEEPER_PRIVATE_KEY: key,
+        ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
+      };
       const deployed = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], env);
       expect(deployed.code, deployed.stdout + deployed.stderr).toBe(0);
       const adapter = loadAddressBook(bookFile).contracts.adapters.mentoFpmm as Address;
@@ -135,4 +164,3 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper deploy-adapter mento-fpm
     }
   });
 });
-

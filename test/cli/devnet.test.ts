@@ -30,7 +30,12 @@ describe('routekeeper devnet --json', () => {
       address: book.contracts.router,
       abi: routerAbi,
       functionName: 'getOutputAmount',
-      args: [[book.tokens[first.token0]!.address, book.tokens[first.token1]!.address], [book.contracts.adapters.uniswapV2!], [encodePoolExtras(first.address, first.feePerMille)], 10n ** 18n],
+      args: [
+        [book.tokens[first.token0]!.address, book.tokens[first.token1]!.address],
+        [book.contracts.adapters.uniswapV2!],
+        [encodePoolExtras(first.address, first.feePerMille)],
+        10n ** 18n,
+      ],
     });
     expect(quoted).toBeGreaterThan(0n);
     // The feeds say what was asked; SortedOracles' CELO rate feed (id: cUSD's address) is USD per CELO, unmoved.
@@ -39,7 +44,12 @@ describe('routekeeper devnet --json', () => {
     expect([await answer('cUSD'), await answer('CELO')]).toEqual([95_000_000n, 50_000_000n]);
     const oracles = book.priceSources?.CELO?.find((source) => source.kind === 'sorted-oracles');
     if (oracles?.kind !== 'sorted-oracles') throw new Error('no SortedOracles source for CELO');
-    const [rate] = await client.readContract({ address: oracles.address, abi: sortedOraclesAbi, functionName: 'medianRateWithoutEquivalentMapping', args: [oracles.rateFeedId] });
+    const [rate] = await client.readContract({
+      address: oracles.address,
+      abi: sortedOraclesAbi,
+      functionName: 'medianRateWithoutEquivalentMapping',
+      args: [oracles.rateFeedId],
+    });
     expect(rate).toBe(5n * 10n ** 23n);
     // The routing service came up with it.
     const serviceUrl = book.routingServiceUrl;

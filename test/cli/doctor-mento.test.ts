@@ -17,8 +17,17 @@ function files(book: object) {
   const bookFile = join(dir, 'book.json');
   writeFileSync(bookFile, JSON.stringify(book));
   const config = join(dir, 'strategies.yaml');
-  writeFileSync(config, 'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n');
-  const env = { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string, ROUTEKEEPER_DATA_DIR: join(dir, 'data') };
+  writeFileSync(
+    config,
+    'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n',
+  );
+  const env = {
+    RPC_URL: '',
+    ROUTING_SERVICE_URL: '',
+    ROUTEKEEPER_CONFIG: '',
+    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+    ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
+  };
   return { args: ['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env };
 }
 
@@ -29,7 +38,12 @@ describe('routekeeper doctor with Mento', () => {
     expect(code, stdout + stderr).toBe(0);
     const broker = fork.addressBook.contracts.mento?.broker;
     expect(stdout).toContain(`ok   Mento Broker ${broker}: 3 exchanges of 1 provider found`);
-    expect(stdout).toMatch(new RegExp(`^ok {3}adapter ${fork.addressBook.contracts.adapters.mentoV2} \\(Mento v2, extras: broker \\(20\\), exchange provider \\(20\\), exchange id \\(32\\)\\) for mento: quotes 3 pools \\(0\\.05%, 0\\.15%, 0\\.25%\\) as their state says, both ways at (1\\d|2[0-4]) sizes`, 'm'));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ok {3}adapter ${fork.addressBook.contracts.adapters.mentoV2} \\(Mento v2, extras: broker \\(20\\), exchange provider \\(20\\), exchange id \\(32\\)\\) for mento: quotes 3 pools \\(0\\.05%, 0\\.15%, 0\\.25%\\) as their state says, both ways at (1\\d|2[0-4]) sizes`,
+        'm',
+      ),
+    );
   });
 
   it('names an exchange provider the Broker does not list, and exits 1', async () => {

@@ -56,10 +56,16 @@ describe('routekeeper doctor', () => {
     expect(lines).toContain('ok   node: eth_simulateV1 answers: routes are verified by their token flows');
     expect(lines.find((line) => line.startsWith('ok   code: all '))).toMatch(/all \d+ addresses of the chain data have code/);
     expect(lines.filter((line) => /^ok {3}feed 0x\w+ \((CELO|cUSD|cEUR|USDC|WETH)\): 8 decimals, updated \d+ s ago/.test(line))).toHaveLength(5);
-    expect(lines).toContain(`ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pool ${fork.addressBook.pools[0]?.address}`);
+    expect(lines).toContain(
+      `ok   factory ${fork.addressBook.contracts.uniswapV2Factory}: init code hash ${fork.addressBook.contracts.uniswapV2PairInitCodeHash} reproduces its pool ${fork.addressBook.pools[0]?.address}`,
+    );
     // The devnet's per-mille V2 adapter quotes 4 of the factory's pools as their reserves and fee say, both ways.
     expect(lines).toContainEqual(
-      expect.stringMatching(new RegExp(`^ok {3}adapter ${fork.addressBook.contracts.adapters.uniswapV2} \\(Uniswap V2, fee byte in per-mille\\) for uniswap-v2: quotes 4 pools \\(0\\.3%\\) as their state says, both ways at (2[4-9]|3[0-2]) sizes`)),
+      expect.stringMatching(
+        new RegExp(
+          `^ok {3}adapter ${fork.addressBook.contracts.adapters.uniswapV2} \\(Uniswap V2, fee byte in per-mille\\) for uniswap-v2: quotes 4 pools \\(0\\.3%\\) as their state says, both ways at (2[4-9]|3[0-2]) sizes`,
+        ),
+      ),
     );
     expect(lines.find((line) => line.startsWith('ok   sequencer: up for '))).toBeDefined();
     expect(lines.find((line) => /^ok {3}SortedOracles 0x\w+ rate feed 0x\w+ \(CELO\): answers its own median$/.test(line))).toBeDefined();
@@ -80,9 +86,17 @@ describe('routekeeper doctor', () => {
     const { bookFile, config } = files(fork.addressBook);
     const { stdout } = await runCli(['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env());
     const lines = stdout.split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^warn feed ${celoFeed?.address} \\(CELO\\): its last 24 rounds came at most 6\\d s apart \\(median 6\\d s\\); its limit of 604800 s is looser than twice that \\(12\\d s\\): a stalled feed would go on pricing trades$`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^warn feed ${celoFeed?.address} \\(CELO\\): its last 24 rounds came at most 6\\d s apart \\(median 6\\d s\\); its limit of 604800 s is looser than twice that \\(12\\d s\\): a stalled feed would go on pricing trades$`,
+        ),
+      ),
+    );
     // A feed with a single round (cUSD's, reported once when the world was made) cannot be measured, and says so.
-    expect(lines).toContainEqual(expect.stringMatching(/^warn feed 0x\w+ \(cUSD\): fewer than 3 rounds to measure its heartbeat; its limit of 604800 s is unchecked$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^warn feed 0x\w+ \(cUSD\): fewer than 3 rounds to measure its heartbeat; its limit of 604800 s is unchecked$/),
+    );
   });
 
   it('names a broken feed and a wrong init code hash, each on its line, and exits 1', async () => {
@@ -97,42 +111,68 @@ describe('routekeeper doctor', () => {
     expect(code).toBe(1);
     const lines = stdout.split('\n');
     expect(lines.find((line) => line.startsWith(`FAIL feed ${brokenFeed} (CELO): does not answer as a feed`))).toBeDefined();
-    expect(lines.find((line) => line.startsWith(`FAIL factory ${book.contracts.uniswapV2Factory}: init code hash ${wrongHash} gives 0x`))).toMatch(/not its pool 0x\w+: its pools would not be recognised$/);
+    expect(lines.find((line) => line.startsWith(`FAIL factory ${book.contracts.uniswapV2Factory}: init code hash ${wrongHash} gives 0x`))).toMatch(
+      /not its pool 0x\w+: its pools would not be recognised$/,
+    );
     expect(lines.find((line) => line.startsWith('FAIL strategy dca cannot trade: CELO has no price now'))).toBeDefined();
     expect(lines.at(-2)).toMatch(/^doctor: [3-9] findings fail$/);
   });
 });
 
 describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of Celo (CELO_RPC_URL)', () => {
-  it('finds code at every address of the built-in Celo data, a fresh answer from every feed, both factories\' hashes right, SortedOracles read as the daemon reads it', async () => {
+  it("finds code at every address of the built-in Celo data, a fresh answer from every feed, both factories' hashes right, SortedOracles read as the daemon reads it", async () => {
     const celo = await forkChain(process.env.CELO_RPC_URL as string);
     try {
       const config = join(dir, 'celo.yaml');
       writeFileSync(config, strategies.replace(/cUSD/g, 'USDm').replace(/ {2}- \{ id: rwd.*\n/, ''));
       // A named service that does not answer, so doctor does not index all of Celo's pools through the fork.
-      const { stdout } = await runCli(['doctor', '--config', config], { ...env(), RPC_URL: celo.rpcUrl, ROUTEKEEPER_REQUIRE_RPC_URL: 'true', ROUTING_SERVICE_URL: 'http://127.0.0.1:9' });
+      const { stdout } = await runCli(['doctor', '--config', config], {
+        ...env(),
+        RPC_URL: celo.rpcUrl,
+        ROUTEKEEPER_REQUIRE_RPC_URL: 'true',
+        ROUTING_SERVICE_URL: 'http://127.0.0.1:9',
+      });
       expect(stdout).toContain('doctor: chain 42220 (network)');
       // Swappa's published PairUniswapV2 prices real Ubeswap, SushiSwap and Uniswap V2 pools as their reserves and 0.3% fee say.
       for (const protocol of ['ubeswap', 'sushiswap', 'uniswap-v2']) {
-        expect(stdout).toMatch(new RegExp(`^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \\(Uniswap V2, fee byte in bips\\) for ${protocol}: quotes [1-4] pools \\(0\\.3%\\) as their state says`, 'm'));
+        expect(stdout).toMatch(
+          new RegExp(
+            `^ok {3}adapter 0x202019eD34aBD85Af1e54Ec47E9AA558e6990b1C \\(Uniswap V2, fee byte in bips\\) for ${protocol}: quotes [1-4] pools \\(0\\.3%\\) as their state says`,
+            'm',
+          ),
+        );
       }
       // Swappa's PairUniswapV3 quotes through QuoterV2, asked at the top level as the daemon asks it, exactly as the pools' ticks say.
-      expect(stdout).toMatch(/^ok {3}adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes [1-4] pools \(.*\) as their state says, both ways at [1-9]\d* sizes/m);
-      expect(stdout).toMatch(/^ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc: init code hash 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54 reproduces its pool 0x\w{40}$/m);
-      expect(stdout).toMatch(/^(ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): no code before block 13757683|warn factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): whether it had code before block 13757683 cannot be read)/m);
-      expect(stdout).toContain('ok   factory 0x79a530c8e2fA8748B7B40dd3629C0520c2cCf03f: init code hash 0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f reproduces');
+      expect(stdout).toMatch(
+        /^ok {3}adapter 0xcFbB9619258AAD38A68B62d11f2458c9191Dbf3c \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes [1-4] pools \(.*\) as their state says, both ways at [1-9]\d* sizes/m,
+      );
+      expect(stdout).toMatch(
+        /^ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc: init code hash 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54 reproduces its pool 0x\w{40}$/m,
+      );
+      expect(stdout).toMatch(
+        /^(ok {3}factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): no code before block 13757683|warn factory 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc \(uniswap-v3\): whether it had code before block 13757683 cannot be read)/m,
+      );
+      expect(stdout).toContain(
+        'ok   factory 0x79a530c8e2fA8748B7B40dd3629C0520c2cCf03f: init code hash 0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f reproduces',
+      );
       expect(stdout).toContain('ok   code: all ');
       expect(stdout).not.toMatch(/^FAIL feed/m);
       expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
-      expect(stdout).toContain('ok   factory 0xc35DADB65012eC5796536bD9864eD8773aBc74C4: init code hash 0xe18a34eb0e04b04f7a0ac29a6e80748dca96319b42c54d679cb821dca90c6303 reproduces');
+      expect(stdout).toContain(
+        'ok   factory 0xc35DADB65012eC5796536bD9864eD8773aBc74C4: init code hash 0xe18a34eb0e04b04f7a0ac29a6e80748dca96319b42c54d679cb821dca90c6303 reproduces',
+      );
       // Mento's SortedOracles answers each rate feed's own median, the way the daemon reads it.
       expect(stdout).not.toMatch(/^FAIL SortedOracles/m);
-      expect(stdout).toMatch(/^ok {3}SortedOracles 0xefB84935239dAcdecF7c5bA76d8dE40b077B7b33 rate feed 0x765DE816845861e75A25fCA122bb6898B8B1282a \(CELO\): answers its own median$/m);
+      expect(stdout).toMatch(
+        /^ok {3}SortedOracles 0xefB84935239dAcdecF7c5bA76d8dE40b077B7b33 rate feed 0x765DE816845861e75A25fCA122bb6898B8B1282a \(CELO\): answers its own median$/m,
+      );
       // Mento's Broker lists the BiPoolManager, which uses the BreakerBox the chain data names; Swappa's PairMentoV2
       // prices its exchanges as their buckets, the oracle and the clock say.
       expect(stdout).toMatch(/^ok {3}Mento Broker 0x777A8255cA72412f0d706dc03C9D1987306B4CaD: [1-9]\d* exchanges of 1 provider found$/m);
       expect(stdout).not.toMatch(/^FAIL Mento Broker/m);
-      expect(stdout).toMatch(/^ok {3}adapter 0x90d2986AB3e2b08aFE7D7a5E0E0302B7b2464AEc \(Mento v2, extras: broker \(20\), exchange provider \(20\), exchange id \(32\)\) for mento: quotes [1-4] pools/m);
+      expect(stdout).toMatch(
+        /^ok {3}adapter 0x90d2986AB3e2b08aFE7D7a5E0E0302B7b2464AEc \(Mento v2, extras: broker \(20\), exchange provider \(20\), exchange id \(32\)\) for mento: quotes [1-4] pools/m,
+      );
     } finally {
       await celo.stop();
     }

@@ -12,7 +12,9 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { daemonHome, dcaYaml, spawnDaemon } from '../helpers/daemon-process.ts';
 
 const fork = useDevnetFork();
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 
 describe('the embedded routing service', () => {
   it('run without ROUTING_SERVICE_URL trades through a service in its own process, and its banner says so', async () => {
@@ -54,7 +56,11 @@ describe('the embedded routing service', () => {
       expect(stdout).toMatch(new RegExp(`warn hosted routing service ${hosted} does not answer \\(fetch failed: [^)]+\\); routekeeper quotes with its own`));
       expect(stdout).toMatch(/ok {3}routing service http:\/\/127\.0\.0\.1:\d+ \(embedded\): ready/);
       const adapter = fork.addressBook.contracts.adapters.uniswapV2 as Address;
-      expect(stdout).toMatch(new RegExp(`ok {3}adapter ${adapter} \\(Uniswap V2, fee byte in per-mille\\) for uniswap-v2: quotes 4 pools \\(0\\.3%\\) as their state says, both ways at [1-9]\\d* sizes`));
+      expect(stdout).toMatch(
+        new RegExp(
+          `ok {3}adapter ${adapter} \\(Uniswap V2, fee byte in per-mille\\) for uniswap-v2: quotes 4 pools \\(0\\.3%\\) as their state says, both ways at [1-9]\\d* sizes`,
+        ),
+      );
       expect(stdout).toContain(`ok   router ${fork.addressBook.contracts.router}: fee denominator 1e10`);
       expect(stdout).toContain(`ok   router ${fork.addressBook.contracts.router}: getPartnerFee(0) = 0`);
     } finally {

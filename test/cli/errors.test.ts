@@ -50,10 +50,26 @@ const cases: Record<string, Case> = {
   'an unknown command': { args: () => ['chek'], code: 2, message: () => "unknown command 'chek'; did you mean 'check'?" },
   'help for an unknown command': { args: () => ['help', 'nope'], code: 2, message: () => "unknown command 'nope'. Commands: init, run," },
   'an unknown option': { args: () => ['run', '--dryrun'], code: 2, message: () => "run: Unknown option '--dryrun'. See 'routekeeper run --help'." },
-  'a missing --address-book file': { args: () => ['quote', '--address-book', at('missing.json'), ...quoteArgs], code: 2, message: () => `--address-book ${at('missing.json')}: no such file` },
-  'an empty --address-book (still being written)': { args: () => ['quote', '--address-book', at('empty.json'), ...quoteArgs], code: 2, message: () => `--address-book ${at('empty.json')} is empty` },
-  'a half-written --address-book': { args: () => ['quote', '--address-book', at('half.json'), ...quoteArgs], code: 2, message: () => `--address-book ${at('half.json')}: not JSON` },
-  'an --address-book of another shape': { args: () => ['quote', '--address-book', at('not-a-book.json'), ...quoteArgs], code: 2, message: () => 'is not an address book: chainId: Invalid input: expected number' },
+  'a missing --address-book file': {
+    args: () => ['quote', '--address-book', at('missing.json'), ...quoteArgs],
+    code: 2,
+    message: () => `--address-book ${at('missing.json')}: no such file`,
+  },
+  'an empty --address-book (still being written)': {
+    args: () => ['quote', '--address-book', at('empty.json'), ...quoteArgs],
+    code: 2,
+    message: () => `--address-book ${at('empty.json')} is empty`,
+  },
+  'a half-written --address-book': {
+    args: () => ['quote', '--address-book', at('half.json'), ...quoteArgs],
+    code: 2,
+    message: () => `--address-book ${at('half.json')}: not JSON`,
+  },
+  'an --address-book of another shape': {
+    args: () => ['quote', '--address-book', at('not-a-book.json'), ...quoteArgs],
+    code: 2,
+    message: () => 'is not an address book: chainId: Invalid input: expected number',
+  },
   'RPC_URL at a closed port, for quote': {
     args: () => ['quote', '--token-in', fork.token('cUSD'), '--token-out', fork.token('CELO'), '--amount', '1'],
     env: () => ({ RPC_URL: 'http://127.0.0.1:9/v3/SECRET' }),
@@ -65,32 +81,91 @@ const cases: Record<string, Case> = {
     code: 2,
     message: () => new RegExp(`--token-in: ${fork.addressBook.contracts.router} does not answer as an ERC20 token`, 'i'),
   },
-  'LOG_LEVEL=verbose': { args: () => ['check', '--config', at('ok.yaml')], env: () => ({ LOG_LEVEL: 'verbose' }), code: 2, message: () => 'bad environment: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent' },
-  'METRICS_PORT=70000': { args: () => ['run', '--config', at('ok.yaml')], env: () => ({ METRICS_PORT: '70000' }), code: 2, message: () => 'bad environment: METRICS_PORT must be a port number from 0 to 65535' },
+  'LOG_LEVEL=verbose': {
+    args: () => ['check', '--config', at('ok.yaml')],
+    env: () => ({ LOG_LEVEL: 'verbose' }),
+    code: 2,
+    message: () => 'bad environment: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+  },
+  'METRICS_PORT=70000': {
+    args: () => ['run', '--config', at('ok.yaml')],
+    env: () => ({ METRICS_PORT: '70000' }),
+    code: 2,
+    message: () => 'bad environment: METRICS_PORT must be a port number from 0 to 65535',
+  },
   'the metrics port in use': {
     args: () => ['run', '--config', at('ok.yaml')],
     env: () => ({ METRICS_PORT: String(busyPort) }),
     code: 2,
     message: () => `METRICS_PORT ${busyPort} on 127.0.0.1 is in use (another routekeeper?): set METRICS_PORT to a free port, or 0 for any`,
   },
-  'run --fork against a closed RPC': { args: () => ['run', '--fork', '--config', at('ok.yaml')], env: () => ({ RPC_URL: 'http://127.0.0.1:9' }), code: 1, message: () => 'cannot reach the chain at http://127.0.0.1:9: HTTP request failed.' },
+  'run --fork against a closed RPC': {
+    args: () => ['run', '--fork', '--config', at('ok.yaml')],
+    env: () => ({ RPC_URL: 'http://127.0.0.1:9' }),
+    code: 1,
+    message: () => 'cannot reach the chain at http://127.0.0.1:9: HTTP request failed.',
+  },
   'run --fork without RPC_URL': { args: () => ['run', '--fork', '--config', at('ok.yaml')], code: 2, message: () => '--fork needs RPC_URL: the chain to fork' },
-  'a missing --config file': { args: () => ['run', '--config', at('nope.yaml')], code: 2, message: () => `cannot read the strategy file ${at('nope.yaml')}: ENOENT` },
-  'a strategy file that is not YAML': { args: () => ['check', '--config', at('broken.yaml')], code: 2, message: () => `the strategy file ${at('broken.yaml')} is not valid YAML` },
-  'a typo in the strategy file': { args: () => ['check', '--config', at('typo.yaml')], code: 2, message: () => `${at('typo.yaml')}: strategies.0.minPirce: unknown field; did you mean 'minPrice'?` },
-  'a 6-field cron': { args: () => ['run', '--config', at('six-fields.yaml')], code: 2, message: () => 'strategies.0.cron: has 6 fields; a cron expression here has 5' },
+  'a missing --config file': {
+    args: () => ['run', '--config', at('nope.yaml')],
+    code: 2,
+    message: () => `cannot read the strategy file ${at('nope.yaml')}: ENOENT`,
+  },
+  'a strategy file that is not YAML': {
+    args: () => ['check', '--config', at('broken.yaml')],
+    code: 2,
+    message: () => `the strategy file ${at('broken.yaml')} is not valid YAML`,
+  },
+  'a typo in the strategy file': {
+    args: () => ['check', '--config', at('typo.yaml')],
+    code: 2,
+    message: () => `${at('typo.yaml')}: strategies.0.minPirce: unknown field; did you mean 'minPrice'?`,
+  },
+  'a 6-field cron': {
+    args: () => ['run', '--config', at('six-fields.yaml')],
+    code: 2,
+    message: () => 'strategies.0.cron: has 6 fields; a cron expression here has 5',
+  },
   'a wallet key not set, on a network': {
     args: () => ['check', '--config', at('ok.yaml'), '--address-book', at('book.json')],
     env: () => ({ ROUTEKEEPER_PRIVATE_KEY: '' }),
     code: 2,
     message: () => 'wallets.main.privateKeyEnv: the environment variable ROUTEKEEPER_PRIVATE_KEY is not set',
   },
-  'a wallet key that is not a key': { args: () => ['run', '--config', at('ok.yaml')], env: () => ({ ROUTEKEEPER_PRIVATE_KEY: '0x1234' }), code: 2, message: () => 'ROUTEKEEPER_PRIVATE_KEY does not hold a 32-byte hex private key' },
-  'no RPC_URL where one is required': { args: () => ['run', '--config', at('ok.yaml')], env: () => ({ ROUTEKEEPER_REQUIRE_RPC_URL: 'true' }), code: 2, message: () => 'RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet' },
-  '--devnet with RPC_URL': { args: () => ['run', '--devnet', '--config', at('ok.yaml')], env: () => ({ RPC_URL: 'http://127.0.0.1:9' }), code: 2, message: () => '--devnet starts the embedded devnet: unset RPC_URL' },
-  'a bad ROUTING_SERVICE_URL': { args: () => ['check', '--config', at('ok.yaml')], env: () => ({ ROUTING_SERVICE_URL: 'ftp://example.org' }), code: 2, message: () => 'bad environment: ROUTING_SERVICE_URL must be an http(s) URL' },
-  'history --limit that is not a number': { args: () => ['history', '--limit', 'ten'], code: 2, message: () => "--limit must be a whole number from 1 to 100000, got 'ten'" },
-  'history of a ledger that does not exist': { args: () => ['history', '--ledger', at('none.sqlite')], code: 1, message: () => `no ledger at ${at('none.sqlite')}` },
+  'a wallet key that is not a key': {
+    args: () => ['run', '--config', at('ok.yaml')],
+    env: () => ({ ROUTEKEEPER_PRIVATE_KEY: '0x1234' }),
+    code: 2,
+    message: () => 'ROUTEKEEPER_PRIVATE_KEY does not hold a 32-byte hex private key',
+  },
+  'no RPC_URL where one is required': {
+    args: () => ['run', '--config', at('ok.yaml')],
+    env: () => ({ ROUTEKEEPER_REQUIRE_RPC_URL: 'true' }),
+    code: 2,
+    message: () => 'RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet',
+  },
+  '--devnet with RPC_URL': {
+    args: () => ['run', '--devnet', '--config', at('ok.yaml')],
+    env: () => ({ RPC_URL: 'http://127.0.0.1:9' }),
+    code: 2,
+    message: () => '--devnet starts the embedded devnet: unset RPC_URL',
+  },
+  'a bad ROUTING_SERVICE_URL': {
+    args: () => ['check', '--config', at('ok.yaml')],
+    env: () => ({ ROUTING_SERVICE_URL: 'ftp://example.org' }),
+    code: 2,
+    message: () => 'bad environment: ROUTING_SERVICE_URL must be an http(s) URL',
+  },
+  'history --limit that is not a number': {
+    args: () => ['history', '--limit', 'ten'],
+    code: 2,
+    message: () => "--limit must be a whole number from 1 to 100000, got 'ten'",
+  },
+  'history of a ledger that does not exist': {
+    args: () => ['history', '--ledger', at('none.sqlite')],
+    code: 1,
+    message: () => `no ledger at ${at('none.sqlite')}`,
+  },
   'resume --wallet that is not an address': { args: () => ['resume', '--wallet', 'main'], code: 2, message: () => "resume: --wallet 'main' is not an address" },
   'once without a strategy id': { args: () => ['once'], code: 2, message: () => "once: give exactly one strategy id. See 'routekeeper once --help'." },
   'devnet --port 70000': { args: () => ['devnet', '--port', '70000'], code: 2, message: () => "--port must be a whole number from 0 to 65535, got '70000'" },
@@ -107,7 +182,11 @@ const baseEnv = (dataDir: string): Record<string, string> => ({
   ROUTEKEEPER_PRIVATE_KEY: testKey,
 });
 
-function expectOneTypedLine(result: { code: number | null; stdout: string; stderr: string }, { code, message }: Pick<Case, 'code' | 'message'>, dataDir: string) {
+function expectOneTypedLine(
+  result: { code: number | null; stdout: string; stderr: string },
+  { code, message }: Pick<Case, 'code' | 'message'>,
+  dataDir: string,
+) {
   const lines = result.stderr.trimEnd().split('\n');
   expect(result.code, result.stderr).toBe(code);
   expect(lines, result.stderr).toHaveLength(1);

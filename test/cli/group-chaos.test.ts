@@ -36,7 +36,9 @@ afterEach(async () => {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
 describe('chaos across three daemons', () => {
-  it(`${walletCount} wallets DCA every second; ${kills} SIGKILLs over ${seconds} s (seed ${seed}): each taken over within 20 s, every swap once in the ledger, none open`, { timeout: 420_000 }, async () => {
+  it(`${walletCount} wallets DCA every second; ${kills} SIGKILLs over ${seconds} s (seed ${seed}): each taken over within 20 s, every swap once in the ledger, none open`, {
+    timeout: 420_000,
+  }, async () => {
     const database = await freshDatabase();
     const location: LedgerLocation = { kind: 'postgres', url: database, schema: 'routekeeper' };
     const wallets = await fundedWallets(fork, walletCount);
@@ -49,11 +51,16 @@ describe('chaos across three daemons', () => {
     const daemons = [spawnDaemon(home, config, env), spawnDaemon(home, config, env), spawnDaemon(home, config, env)];
     running.push(...daemons);
 
-    await until(location, 'the wallets shared in thirds', async (ledger) => {
-      const held = await holders(ledger);
-      const counts = daemons.map((daemon) => [...held.values()].filter((holder) => holder === holderOf(held, daemon)).length);
-      return held.size === walletCount && counts.every((count) => count === Math.ceil(third) || count === Math.floor(third)) ? true : undefined;
-    }, 90_000);
+    await until(
+      location,
+      'the wallets shared in thirds',
+      async (ledger) => {
+        const held = await holders(ledger);
+        const counts = daemons.map((daemon) => [...held.values()].filter((holder) => holder === holderOf(held, daemon)).length);
+        return held.size === walletCount && counts.every((count) => count === Math.ceil(third) || count === Math.floor(third)) ? true : undefined;
+      },
+      90_000,
+    );
 
     // Each kill: when, whose, and the wallets it held at that instant.
     // Each kill: when, whose, the wallets it held at that instant, and when all of them were held by others again.
@@ -89,12 +96,26 @@ describe('chaos across three daemons', () => {
       // The last kill's wallets get their time to move before everything stops.
       const last = killed.at(-1);
       if (last) {
-        await until(location, "the last kill's wallets signed for by another daemon", async (reader) => {
-          const attempts = await reader.attempts.signedSince(last.at);
-          return last.wallets.every((wallet) => attempts.some((attempt) => attempt.wallet.toLowerCase() === wallet && attempt.lease && attempt.lease.holder !== last.holder)) || undefined;
-        }, 90_000).catch(async (error: Error) => {
+        await until(
+          location,
+          "the last kill's wallets signed for by another daemon",
+          async (reader) => {
+            const attempts = await reader.attempts.signedSince(last.at);
+            return (
+              last.wallets.every((wallet) =>
+                attempts.some((attempt) => attempt.wallet.toLowerCase() === wallet && attempt.lease && attempt.lease.holder !== last.holder),
+              ) || undefined
+            );
+          },
+          90_000,
+        ).catch(async (error: Error) => {
           const held = await holders(ledger);
-          const logs = daemons.map((daemon) => daemon.lines.slice(-12).map((line) => `${line.msg}`).join('\n'));
+          const logs = daemons.map((daemon) =>
+            daemon.lines
+              .slice(-12)
+              .map((line) => `${line.msg}`)
+              .join('\n'),
+          );
           throw new Error(`${error.message}; last kill ${JSON.stringify(last)}; held now ${JSON.stringify([...held])}; logs:\n${logs.join('\n----\n')}`);
         });
       }
@@ -112,7 +133,10 @@ describe('chaos across three daemons', () => {
 
     let swaps = 0;
     for (const wallet of wallets) swaps += await expectLedgerEqualsChain(fork, location, wallet.address, fromBlock);
-    await expectEpochsInOrder(location, wallets.map((wallet) => wallet.address));
+    await expectEpochsInOrder(
+      location,
+      wallets.map((wallet) => wallet.address),
+    );
     const after = await Ledger.openReadOnly(location);
     try {
       const trades = await after.trades.history({ limit: 100_000 });
@@ -126,7 +150,9 @@ describe('chaos across three daemons', () => {
         .map((kill) =>
           Math.max(
             ...kill.wallets.map((wallet) => {
-              const next = attempts.filter((attempt) => attempt.wallet.toLowerCase() === wallet && attempt.createdAt > kill.at && attempt.lease && attempt.lease.holder !== kill.holder);
+              const next = attempts.filter(
+                (attempt) => attempt.wallet.toLowerCase() === wallet && attempt.createdAt > kill.at && attempt.lease && attempt.lease.holder !== kill.holder,
+              );
               return next.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...next.map((attempt) => attempt.createdAt)) - kill.at;
             }),
           ),
@@ -148,16 +174,28 @@ describe('chaos across three daemons', () => {
       );
       const stuck = killed.flatMap((kill) =>
         kill.wallets
-          .filter((wallet) => !attempts.some((attempt) => attempt.wallet.toLowerCase() === wallet && attempt.createdAt > kill.at && attempt.lease && attempt.lease.holder !== kill.holder))
+          .filter(
+            (wallet) =>
+              !attempts.some(
+                (attempt) => attempt.wallet.toLowerCase() === wallet && attempt.createdAt > kill.at && attempt.lease && attempt.lease.holder !== kill.holder,
+              ),
+          )
           .map((wallet) => ({
             wallet,
             killedAt: kill.at,
             victim: kill.holder,
-            last: attempts.filter((attempt) => attempt.wallet.toLowerCase() === wallet).slice(-3).map((attempt) => [attempt.createdAt, attempt.lease?.holder, attempt.lease?.epoch, attempt.status, attempt.intentId]),
-            trades: trades.filter((trade) => trade.wallet.toLowerCase() === wallet).slice(0, 3).map((trade) => [trade.id, trade.status, trade.updatedAt]),
+            last: attempts
+              .filter((attempt) => attempt.wallet.toLowerCase() === wallet)
+              .slice(-3)
+              .map((attempt) => [attempt.createdAt, attempt.lease?.holder, attempt.lease?.epoch, attempt.status, attempt.intentId]),
+            trades: trades
+              .filter((trade) => trade.wallet.toLowerCase() === wallet)
+              .slice(0, 3)
+              .map((trade) => [trade.id, trade.status, trade.updatedAt]),
           })),
       );
-      if (stuck.length > 0) console.log(JSON.stringify({ endedAt: Date.now(), kills: killed.map((kill) => [kill.at, kill.holder, kill.wallets.length]), stuck }));
+      if (stuck.length > 0)
+        console.log(JSON.stringify({ endedAt: Date.now(), kills: killed.map((kill) => [kill.at, kill.holder, kill.wallets.length]), stuck }));
       expect(takeovers.length).toBeGreaterThan(0);
       for (const takeover of takeovers) expect(takeover).toBeLessThan(20_000);
       // Every wallet of every killed daemon traded again under another daemon.

@@ -24,15 +24,44 @@ afterEach(async () => {
 
 describe('routekeeper history', () => {
   it('shows a traded, a no-trade, a refused and a failed run, each with why, in human units', async () => {
-    const executor = await testExecutor(fork, { budgets: { strategy: (id) => (id === 'capped' ? [{ token: fork.token('cUSD'), symbol: 'cUSD', decimals: 18, perDay: parseUnits('1', 18) }] : []), wallet: [] } });
+    const executor = await testExecutor(fork, {
+      budgets: {
+        strategy: (id) => (id === 'capped' ? [{ token: fork.token('cUSD'), symbol: 'cUSD', decimals: 18, perDay: parseUnits('1', 18) }] : []),
+        wallet: [],
+      },
+    });
     executors.push(executor);
     const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
     const names = new TokenNames([token('cUSD'), token('CELO')]);
     await executor.ledger.marks.nameTokens([token('cUSD'), token('CELO')]);
     const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
-    const dca = (id: string, amount: string): DcaStrategy => ({ id, kind: 'dca', wallet: 'main', schedule, slippageBps: 50, sell: token('cUSD'), amount: parseUnits(amount, 18), buy: token('CELO') });
-    const limit: LimitStrategy = { id: 'limit', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits('1', 18), buy: token('cUSD'), takeProfit: '1000', repeat: false };
-    const observers = { logger: createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }), pretty: false }), metrics: createMetrics(), notifier: { notify() {}, flush: async () => {} } };
+    const dca = (id: string, amount: string): DcaStrategy => ({
+      id,
+      kind: 'dca',
+      wallet: 'main',
+      schedule,
+      slippageBps: 50,
+      sell: token('cUSD'),
+      amount: parseUnits(amount, 18),
+      buy: token('CELO'),
+    });
+    const limit: LimitStrategy = {
+      id: 'limit',
+      kind: 'limit',
+      wallet: 'main',
+      schedule,
+      slippageBps: 50,
+      sell: token('CELO'),
+      amount: parseUnits('1', 18),
+      buy: token('cUSD'),
+      takeProfit: '1000',
+      repeat: false,
+    };
+    const observers = {
+      logger: createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }), pretty: false }),
+      metrics: createMetrics(),
+      notifier: { notify() {}, flush: async () => {} },
+    };
     const execution = { ledger: executor.ledger, executors: new Map([['main', executor]]), names };
     const runtime = { client: executor.wallet.client, routing: executor.routing, nativeToken: token('CELO') };
 
@@ -41,7 +70,13 @@ describe('routekeeper history', () => {
     const refused = await runAndReport(dca('capped', '2'), '2026-11-21T10:02:00.000Z', runtime, execution, observers);
     // The routing service is down for this one: it fails before trading.
     const down = { ...runtime, routing: createRoutingClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 500 }) };
-    const failed = await runAndReport(dca('dca', '2'), '2026-11-21T10:03:00.000Z', down, { ...execution, executors: new Map([['main', { ...executor, routing: down.routing }]]) }, observers);
+    const failed = await runAndReport(
+      dca('dca', '2'),
+      '2026-11-21T10:03:00.000Z',
+      down,
+      { ...execution, executors: new Map([['main', { ...executor, routing: down.routing }]]) },
+      observers,
+    );
     expect(traded?.trades.map((t) => t.status)).toEqual(['confirmed']);
     expect(waiting?.trades).toEqual([]);
     expect(refused?.trades.map((t) => t.refusal)).toEqual(['budget']);
@@ -68,13 +103,20 @@ describe('routekeeper history', () => {
     expect(runLines[3]).toContain(waiting?.note);
     const amountOut = traded?.trades[0]?.amountOut as bigint;
     expect(text.stdout).toContain(`    dca:2026-11-21T10:00:00.000Z#buy  filled: sold 2 cUSD for ${displayNumber(amountOut, 18)} CELO (at least`);
-    expect(text.stdout).toMatch(/ {4}capped:2026-11-21T10:02:00\.000Z#buy {2}refused: sell 2 cUSD for CELO: budget: strategy capped daily budget: 0 cUSD spent \+ 2 cUSD would pass 1 cUSD$/m);
+    expect(text.stdout).toMatch(
+      / {4}capped:2026-11-21T10:02:00\.000Z#buy {2}refused: sell 2 cUSD for CELO: budget: strategy capped daily budget: 0 cUSD spent \+ 2 cUSD would pass 1 cUSD$/m,
+    );
     // No raw amount (hashes aside: 64 hex digits may hold 16 decimal ones in a row, as one run's did).
     expect(text.stdout.replace(/0x[0-9a-fA-F]+/g, '0x')).not.toMatch(/\d{16,}/);
 
     const json = await runCli(['history', '--ledger', executor.ledgerFile, '--json', '--strategy', 'dca']);
     const rows = JSON.parse(json.stdout);
     expect(rows.map((row: { outcome: string }) => row.outcome)).toEqual(['error', 'failed', 'traded']);
-    expect(rows[2].trades[0]).toMatchObject({ id: 'dca:2026-11-21T10:00:00.000Z#buy', status: 'confirmed', amountIn: '2000000000000000000', settlement: { amountOut: String(amountOut) } });
+    expect(rows[2].trades[0]).toMatchObject({
+      id: 'dca:2026-11-21T10:00:00.000Z#buy',
+      status: 'confirmed',
+      amountIn: '2000000000000000000',
+      settlement: { amountOut: String(amountOut) },
+    });
   });
 });

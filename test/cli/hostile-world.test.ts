@@ -84,7 +84,9 @@ const scenarios: Scenario[] = [
     async during(proxy, daemon) {
       await firstTrade(daemon);
       proxy.faults.rewrite = (call, got) =>
-        call.method === 'eth_getTransactionCount' && typeof got.result === 'string' ? { ...got, result: `0x${Math.max(0, Number(got.result) - 2).toString(16)}` } : got;
+        call.method === 'eth_getTransactionCount' && typeof got.result === 'string'
+          ? { ...got, result: `0x${Math.max(0, Number(got.result) - 2).toString(16)}` }
+          : got;
       const before = confirmedCount(daemon);
       await daemon.waitFor(() => confirmedCount(daemon) >= before + 4, 'four trades while the node lags', 30_000);
     },
@@ -113,7 +115,9 @@ async function runScenario(scenario: Scenario) {
   const account = fork.addressBook.accounts[scenario.account] as { address: Address; privateKey: `0x${string}` };
   // The router may pull the wallet's cUSD already: each trade is then one transaction.
   await fork.confirm(
-    await fork.wallet(account.privateKey).writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
+    await fork
+      .wallet(account.privateKey)
+      .writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
   );
   const home = daemonHome(fork, `fault-${scenario.account}`);
   const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
@@ -130,7 +134,11 @@ async function runScenario(scenario: Scenario) {
     await settleWithDaemon(home, dcaYaml(dca(id), { start: '2099-01-01T00:00:00Z' }), env);
     const swaps = await expectLedgerEqualsChain(fork, home.ledgerFile, account.address, fromBlock);
     expect(swaps, scenario.name).toBeGreaterThanOrEqual(2);
-    return { scenario: scenario.name, swaps, proxied: { receipts: proxy.count('eth_getTransactionReceipt'), sends: proxy.count('eth_sendRawTransaction') + proxy.count('eth_sendRawTransactionSync') } };
+    return {
+      scenario: scenario.name,
+      swaps,
+      proxied: { receipts: proxy.count('eth_getTransactionReceipt'), sends: proxy.count('eth_sendRawTransaction') + proxy.count('eth_sendRawTransactionSync') },
+    };
   } finally {
     if (daemon.child.exitCode === null) daemon.child.kill('SIGKILL');
     await proxy.close();
@@ -183,7 +191,10 @@ describe('a hostile world, through a fault-injecting proxy', () => {
       const port = await daemon.port();
       const health = async () => {
         const answer = await fetch(`http://127.0.0.1:${port}/healthz`);
-        return { status: answer.status, body: (await answer.json()) as { reasons: string[]; strategies: Record<string, { consecutiveFailures: number; lastError?: string }> } };
+        return {
+          status: answer.status,
+          body: (await answer.json()) as { reasons: string[]; strategies: Record<string, { consecutiveFailures: number; lastError?: string }> },
+        };
       };
       await firstTrade(daemon);
       expect((await health()).status).toBe(200);
@@ -194,8 +205,12 @@ describe('a hostile world, through a fault-injecting proxy', () => {
         await sleep(100);
         down = await health();
       }
-      expect(down.body.reasons.find((reason) => reason.startsWith('routing: '))).toMatch(/routing: last reached \d+ s ago; last error: the routing service failed with HTTP 503/);
-      expect(down.body.reasons.find((reason) => reason.startsWith('strategy health: '))).toMatch(/^strategy health: its last \d+ runs failed; last error: failed: /);
+      expect(down.body.reasons.find((reason) => reason.startsWith('routing: '))).toMatch(
+        /routing: last reached \d+ s ago; last error: the routing service failed with HTTP 503/,
+      );
+      expect(down.body.reasons.find((reason) => reason.startsWith('strategy health: '))).toMatch(
+        /^strategy health: its last \d+ runs failed; last error: failed: /,
+      );
       service.set(true);
       let back = await health();
       for (let tries = 0; back.status !== 200; tries++) {
@@ -219,7 +234,12 @@ describe('a hostile world, through a fault-injecting proxy', () => {
     const first = spawnDaemon(home, config, env);
     try {
       await first.waitFor(() => confirmedCount(first) >= 1, 'a first trade');
-      const second = await runCli(['run', '--config', config, '--address-book', home.book], { ROUTEKEEPER_DATA_DIR: home.dataDir, METRICS_PORT: '0', RPC_URL: '', ...env });
+      const second = await runCli(['run', '--config', config, '--address-book', home.book], {
+        ROUTEKEEPER_DATA_DIR: home.dataDir,
+        METRICS_PORT: '0',
+        RPC_URL: '',
+        ...env,
+      });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/the ledger is in use by another routekeeper process \(pid \d+ on /);
       expect(second.stderr).not.toMatch(/^\s+at /m);

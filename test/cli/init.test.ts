@@ -21,7 +21,11 @@ const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 /** `routekeeper init` in a pseudo-terminal of its own: wait for a question, type the answer. */
 function inTerminal(args: string[], cwd: string) {
   const command = [process.execPath, binPath, ...args].map((part) => `'${part}'`).join(' ');
-  const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { ...process.env, ...cleanEnv, TERM: 'xterm' }, stdio: 'pipe' });
+  const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd,
+    env: { ...process.env, ...cleanEnv, TERM: 'xterm' },
+    stdio: 'pipe',
+  });
   let screen = '';
   child.stdout.on('data', (chunk) => (screen += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -77,10 +81,19 @@ describe('routekeeper init', () => {
     expect(file.defaults).toMatchObject({ slippageBps: 50, maxPriceDeviationBps: 100, approvals: 'exact', maxFeePerGasGwei: '50', firstRun: 'slot' });
     expect(file.wallets.main?.privateKeyEnv).toBe('ROUTEKEEPER_PRIVATE_KEY');
     expect(file.strategies).toEqual([
-      expect.objectContaining({ id: 'dca-cusd-celo', kind: 'dca', every: '1d', sell: { token: 'cUSD', amount: '25' }, buy: 'CELO', budget: { perDay: '25', total: '750' } }),
+      expect.objectContaining({
+        id: 'dca-cusd-celo',
+        kind: 'dca',
+        every: '1d',
+        sell: { token: 'cUSD', amount: '25' },
+        buy: 'CELO',
+        budget: { perDay: '25', total: '750' },
+      }),
       expect.objectContaining({ id: 'limit-celo-usdm', kind: 'limit', sell: { token: 'CELO', amount: '10' }, buy: 'USDm', takeProfit: '0.7', stopLoss: '0.3' }),
     ]);
-    expect(env.split('\n')).toEqual(expect.arrayContaining(['ROUTEKEEPER_CONFIG=strategies.yaml', 'RPC_URL=http://127.0.0.1:8545/v3/SECRET', `ROUTEKEEPER_PRIVATE_KEY=${testKey}`]));
+    expect(env.split('\n')).toEqual(
+      expect.arrayContaining(['ROUTEKEEPER_CONFIG=strategies.yaml', 'RPC_URL=http://127.0.0.1:8545/v3/SECRET', `ROUTEKEEPER_PRIVATE_KEY=${testKey}`]),
+    );
     expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
     expect(strategies).not.toContain(testKey.slice(2));
     expect(terminal.screen()).not.toContain(testKey.slice(2));
@@ -89,7 +102,22 @@ describe('routekeeper init', () => {
   it('takes flags in a script, writes what check accepts, and keeps an existing file unless --force', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'routekeeper-init-flags-'));
     const env = { ...cleanEnv, ROUTEKEEPER_DATA_DIR: join(dir, 'data'), METRICS_PORT: '0' };
-    const init = await runCli(['init', '--chain', 'devnet', '--strategies', 'dca,limit,rebalance,compound', '--take-profit', '0.6', '--config', join(dir, 'mine.yaml'), '--dotenv', join(dir, '.env')], env);
+    const init = await runCli(
+      [
+        'init',
+        '--chain',
+        'devnet',
+        '--strategies',
+        'dca,limit,rebalance,compound',
+        '--take-profit',
+        '0.6',
+        '--config',
+        join(dir, 'mine.yaml'),
+        '--dotenv',
+        join(dir, '.env'),
+      ],
+      env,
+    );
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('4 strategies: dca-cusd-celo, limit-celo-cusd, rebalance-celo-cusd, compound-celo-cusd');
     expect(readFileSync(join(dir, '.env'), 'utf8')).toContain('ROUTEKEEPER_CONFIG=mine.yaml');
@@ -111,7 +139,9 @@ describe('routekeeper init', () => {
     writeFileSync(join(dir, 'mine.yaml'), '# mine\n');
     const again = await runCli(['init', '--chain', 'devnet', '--config', join(dir, 'mine.yaml'), '--dotenv', join(dir, '.env')], env);
     expect(again.code).toBe(2);
-    expect(again.stderr.trim()).toBe(`routekeeper: init: ${join(dir, 'mine.yaml')} exists: pass --force to replace it, or --config / --dotenv to write elsewhere`);
+    expect(again.stderr.trim()).toBe(
+      `routekeeper: init: ${join(dir, 'mine.yaml')} exists: pass --force to replace it, or --config / --dotenv to write elsewhere`,
+    );
     expect(readFileSync(join(dir, 'mine.yaml'), 'utf8')).toBe('# mine\n');
     const forced = await runCli(['init', '--chain', 'devnet', '--force', '--config', join(dir, 'mine.yaml'), '--dotenv', join(dir, '.env')], env);
     expect(forced.code, forced.stderr).toBe(0);
@@ -121,9 +151,18 @@ describe('routekeeper init', () => {
   it('refuses what it cannot write without asking: a real chain without --rpc-url, a limit without its price, a bad token', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'routekeeper-init-bad-'));
     const cases: [string[], string][] = [
-      [['--chain', 'celo'], "routekeeper: init: The chain's RPC URL (your node or provider): give it as a flag (see 'routekeeper init --help'), or run init in a terminal to be asked"],
-      [['--chain', 'devnet', '--strategies', 'limit'], "routekeeper: init: Limit order: sell once one CELO fetches how much cUSD or more (take-profit)?: give it as a flag (see 'routekeeper init --help'), or run init in a terminal to be asked"],
-      [['--chain', 'celo', '--rpc-url', 'http://127.0.0.1:8545', '--strategies', 'compound'], "routekeeper: init: --strategies: 'compound' is not one of dca, rebalance, limit"],
+      [
+        ['--chain', 'celo'],
+        "routekeeper: init: The chain's RPC URL (your node or provider): give it as a flag (see 'routekeeper init --help'), or run init in a terminal to be asked",
+      ],
+      [
+        ['--chain', 'devnet', '--strategies', 'limit'],
+        "routekeeper: init: Limit order: sell once one CELO fetches how much cUSD or more (take-profit)?: give it as a flag (see 'routekeeper init --help'), or run init in a terminal to be asked",
+      ],
+      [
+        ['--chain', 'celo', '--rpc-url', 'http://127.0.0.1:8545', '--strategies', 'compound'],
+        "routekeeper: init: --strategies: 'compound' is not one of dca, rebalance, limit",
+      ],
       [['--chain', 'mars'], "routekeeper: init: --chain must be celo or devnet, got 'mars'"],
     ];
     for (const [args, message] of cases) {

@@ -26,14 +26,39 @@ strategies:
   - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "3" }, buy: CELO }
 `;
 
-const baseEnv = (home: ReturnType<typeof daemonHome>) => ({ RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_DATA_DIR: home.dataDir, ROUTEKEEPER_PRIVATE_KEY: '' });
+const baseEnv = (home: ReturnType<typeof daemonHome>) => ({
+  RPC_URL: '',
+  ROUTING_SERVICE_URL: '',
+  ROUTEKEEPER_CONFIG: '',
+  ROUTEKEEPER_DATA_DIR: home.dataDir,
+  ROUTEKEEPER_PRIVATE_KEY: '',
+});
 
 describe('keys at rest', () => {
   it('init --keystore writes the key encrypted beside the strategy file, never to the .env', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'routekeeper-init-keystore-'));
     writeFileSync(join(dir, 'password'), 'a good long password\n');
     const result = await runCli(
-      ['init', '--chain', 'celo', '--rpc-url', 'https://forno.celo.org', '--key-env', 'MY_KEY', '--strategies', 'dca', '--yes', '--config', join(dir, 'strategies.yaml'), '--dotenv', join(dir, '.env'), '--keystore', join(dir, 'wallet.json'), '--password-file', join(dir, 'password')],
+      [
+        'init',
+        '--chain',
+        'celo',
+        '--rpc-url',
+        'https://forno.celo.org',
+        '--key-env',
+        'MY_KEY',
+        '--strategies',
+        'dca',
+        '--yes',
+        '--config',
+        join(dir, 'strategies.yaml'),
+        '--dotenv',
+        join(dir, '.env'),
+        '--keystore',
+        join(dir, 'wallet.json'),
+        '--password-file',
+        join(dir, 'password'),
+      ],
       { MY_KEY: key() },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -55,7 +80,10 @@ describe('keys at rest', () => {
     writeFileSync(config, dcaFile('{ keystore: wallet.json, passwordFile: wrong }'));
     const refused = await runCli(['once', 'dca', '--config', config, '--address-book', home.book], baseEnv(home));
     expect(refused.code).toBe(2);
-    const said = refused.stderr.trim().split('\n').filter((line) => !line.startsWith('{'));
+    const said = refused.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('{'));
     expect(said).toEqual([`routekeeper: wallets.main.keystore ${join(home.dir, 'wallet.json')}: wrong password (the keystore's MAC does not match)`]);
 
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());

@@ -36,7 +36,9 @@ strategies:
     // On a loaded machine a run may also outlast its 1 s interval: its strategy's next slot is then missed for that.
     const stillGoing = 'the previous run of this strategy was still going';
     await daemon.waitFor(
-      async () => (await runsOf()).filter((run) => run.outcome === 'missed' && lateness.test(run.note ?? '')).length >= 3 && (await runsOf()).filter((run) => run.outcome === 'traded').length >= 3,
+      async () =>
+        (await runsOf()).filter((run) => run.outcome === 'missed' && lateness.test(run.note ?? '')).length >= 3 &&
+        (await runsOf()).filter((run) => run.outcome === 'traded').length >= 3,
       'three slots missed for lateness and three traded',
       20_000,
     );

@@ -15,7 +15,9 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 const strategies = [{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '3', every: '1h' }];
 
 let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
@@ -51,11 +53,18 @@ describe('once', () => {
     // Timed from the moment the bound starts (its first line says so; Node's start before it is not once's to
     // bound): the bound, the stop's grace for a sent trade (2 s) and its requests (0.5 s), and closing on a busy
     // machine.
-    const bounded = once.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { time: number; msg: string }).find((line) => line.msg === `dca: running once, for at most ${waitMs / 1000}s (--wait)`);
+    const bounded = once.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { time: number; msg: string })
+      .find((line) => line.msg === `dca: running once, for at most ${waitMs / 1000}s (--wait)`);
     expect(bounded, once.stderr).toBeDefined();
     expect(ended - (bounded?.time as number)).toBeLessThan(waitMs + 2_500 + 4_000);
     const said = once.stderr.split('\n').filter(Boolean);
-    expect(said.some((line) => /dca:.*#buy: sent the trade 0x[0-9a-f]{64}; waiting for the chain to mine it \(up to \d+ s more; --wait to change\)/.test(line)), once.stderr).toBe(true);
+    expect(
+      said.some((line) => /dca:.*#buy: sent the trade 0x[0-9a-f]{64}; waiting for the chain to mine it \(up to \d+ s more; --wait to change\)/.test(line)),
+      once.stderr,
+    ).toBe(true);
     expect(said.at(-1)).toMatch(/^routekeeper: dca:[^ ]+#buy: outcome not known yet; the daemon settles it \(routekeeper run\)$/);
     expect(once.stderr).not.toMatch(/^\s+at /m);
 
@@ -81,7 +90,13 @@ describe('once', () => {
   it('exits 0 only when the strategy ran: a paused one does not, exit 1, and the line says why', async () => {
     const home = daemonHome(fork, 'once-paused');
     const config = home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '1', every: '1h' }]));
-    const env = { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_DATA_DIR: home.dataDir, ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[2]?.privateKey as string };
+    const env = {
+      RPC_URL: '',
+      ROUTING_SERVICE_URL: '',
+      ROUTEKEEPER_CONFIG: '',
+      ROUTEKEEPER_DATA_DIR: home.dataDir,
+      ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[2]?.privateKey as string,
+    };
     const ran = await runCli(['once', 'dca', '--config', config, '--address-book', home.book], env);
     expect(ran.code, ran.stderr).toBe(0);
     const paused = await runCli(['pause', 'dca', '--reason', 'a person is looking', '--ledger', home.ledgerFile], env);
@@ -140,7 +155,7 @@ async function onlyTrade(ledgerFile: string) {
     const trades = await ledger.trades.history({ strategyId: 'dca' });
     expect(trades).toHaveLength(1);
     const trade = trades[0] as NonNullable<(typeof trades)[0]>;
-    return { ...trade, attempts: (await ledger.attempts.ofTrade(trade.id)) };
+    return { ...trade, attempts: await ledger.attempts.ofTrade(trade.id) };
   } finally {
     await ledger.close();
   }

@@ -38,7 +38,7 @@ async function loginRole(adminUrl: string): Promise<{ role: string; url: string 
 
 describe('PostgreSQL roles', () => {
   // Sized to its work: five routekeeper processes one after another (each a Node start, 13 s beside a second suite).
-  it('migrate as the owner, grant a daemons\' role its rows; a daemon with that role trades, and can change no table', { timeout: 180_000 }, async () => {
+  it("migrate as the owner, grant a daemons' role its rows; a daemon with that role trades, and can change no table", { timeout: 180_000 }, async () => {
     const adminUrl = await freshDatabase();
     const { role, url } = await loginRole(adminUrl);
     const migrated = await runCli(['migrate', '--database', adminUrl, '--grant', role], { DATABASE_URL: '' });
@@ -59,14 +59,17 @@ describe('PostgreSQL roles', () => {
     const home = daemonHome(fork, 'dml-role');
     const me = fork.addressBook.accounts[0]?.address as Address;
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), me);
-    const once = await runCli(['once', 'dca', '--config', home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '2', every: '1h' }])), '--address-book', home.book], {
-      RPC_URL: '',
-      ROUTING_SERVICE_URL: '',
-      ROUTEKEEPER_CONFIG: '',
-      ROUTEKEEPER_DATA_DIR: home.dataDir,
-      DATABASE_URL: url,
-      ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
-    });
+    const once = await runCli(
+      ['once', 'dca', '--config', home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '2', every: '1h' }])), '--address-book', home.book],
+      {
+        RPC_URL: '',
+        ROUTING_SERVICE_URL: '',
+        ROUTEKEEPER_CONFIG: '',
+        ROUTEKEEPER_DATA_DIR: home.dataDir,
+        DATABASE_URL: url,
+        ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+      },
+    );
     expect(once.code, once.stderr).toBe(0);
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(usdBefore - parseUnits('2', 18));
 
@@ -74,7 +77,9 @@ describe('PostgreSQL roles', () => {
     await asAdmin(adminUrl, ['DELETE FROM routekeeper.ledger_migrations WHERE version = (SELECT MAX(version) FROM routekeeper.ledger_migrations)']);
     const pause = await runCli(['pause', 'dca', '--reason', 'look', '--database', url], { DATABASE_URL: '' });
     expect(pause.code).toBe(2);
-    expect(pause.stderr.trim()).toMatch(/^routekeeper: the ledger's schema is at version \d+ of \d+, and this database role may not change it: run `routekeeper migrate` with the schema's owner role$/);
+    expect(pause.stderr.trim()).toMatch(
+      /^routekeeper: the ledger's schema is at version \d+ of \d+, and this database role may not change it: run `routekeeper migrate` with the schema's owner role$/,
+    );
     // Reading needs no change to the schema.
     const history = await runCli(['history', '--database', url], { DATABASE_URL: '' });
     expect(history.code, history.stderr).toBe(0);
@@ -90,7 +95,10 @@ describe('PostgreSQL roles', () => {
     // With TLS asked for, the URL passes this check (and then fails to connect: no such host here).
     const tls = await runCli(['migrate', '--database', 'postgres://rk:secret@db.example.org:5432/routekeeper?sslmode=verify-full'], { DATABASE_URL: '' });
     expect(tls.stderr).not.toContain('without TLS');
-    const plaintext = await runCli(['migrate', '--database', 'postgres://rk:secret@db.example.org:5432/routekeeper'], { DATABASE_URL: '', ROUTEKEEPER_DATABASE_PLAINTEXT: 'true' });
+    const plaintext = await runCli(['migrate', '--database', 'postgres://rk:secret@db.example.org:5432/routekeeper'], {
+      DATABASE_URL: '',
+      ROUTEKEEPER_DATABASE_PLAINTEXT: 'true',
+    });
     expect(plaintext.stderr).not.toContain('without TLS');
   });
 });

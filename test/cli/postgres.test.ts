@@ -12,11 +12,15 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { freshDatabase } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 
 describe('the ledger in PostgreSQL', () => {
   // Seven CLI processes one after another, each its own start-up: sized to that (one passed 60 s beside a second suite).
-  it('takes the trades of once, and status, history, pause and resume read and change it by URL; nothing prints the password', { timeout: 180_000 }, async () => {
+  it('takes the trades of once, and status, history, pause and resume read and change it by URL; nothing prints the password', {
+    timeout: 180_000,
+  }, async () => {
     const url = await freshDatabase();
     const password = new URL(url).password;
     const home = daemonHome(fork, 'postgres');
@@ -42,7 +46,11 @@ describe('the ledger in PostgreSQL', () => {
     const ledger = await Ledger.openReadOnly({ kind: 'postgres', url, schema: 'routekeeper' });
     try {
       const [trade] = await ledger.trades.history();
-      expect(trade).toMatchObject({ strategyId: 'dca', status: 'confirmed', settlement: { txHash: swap?.transactionHash, amountOut: swap?.args.outputAmount } });
+      expect(trade).toMatchObject({
+        strategyId: 'dca',
+        status: 'confirmed',
+        settlement: { txHash: swap?.transactionHash, amountOut: swap?.args.outputAmount },
+      });
       expect(await ledger.chain()).toMatchObject({ chainId: fork.addressBook.chainId });
       // It traded under the wallet's lease, and handed it back when it stopped.
       expect((await ledger.leases.all()).map((lease) => [lease.wallet, lease.epoch, lease.expiresAt])).toEqual([[me.toLowerCase(), 1, 0]]);
@@ -60,7 +68,12 @@ describe('the ledger in PostgreSQL', () => {
 
     const history = await cli('history', '--json', '--database', url);
     expect(history.code, history.stderr).toBe(0);
-    expect((JSON.parse(history.stdout) as { outcome: string; trades: { settlement: { txHash: string } }[] }[]).map((run) => [run.outcome, run.trades[0]?.settlement.txHash])).toEqual([['traded', swap?.transactionHash]]);
+    expect(
+      (JSON.parse(history.stdout) as { outcome: string; trades: { settlement: { txHash: string } }[] }[]).map((run) => [
+        run.outcome,
+        run.trades[0]?.settlement.txHash,
+      ]),
+    ).toEqual([['traded', swap?.transactionHash]]);
 
     // DATABASE_URL does what --database does.
     const paused = await runCli(['pause', 'dca', '--reason', 'looking'], { ...env, DATABASE_URL: url });
@@ -68,8 +81,14 @@ describe('the ledger in PostgreSQL', () => {
     const again = await cli('once', 'dca', '--config', config, '--address-book', home.book, '--database', url, '--json');
     // A paused strategy does not run: once says so, exit 1.
     expect(again.code, again.stderr).toBe(1);
-    expect((JSON.parse(again.stdout) as { note: string; trades: unknown[] })).toMatchObject({ note: 'paused: the strategy dca is paused (looking)', trades: [], heldBy: 'pause' });
-    expect(again.stderr.trim().split('\n').at(-1)).toBe('routekeeper: once: dca did not run: paused: the strategy dca is paused (looking); lift it with `routekeeper resume` once a person has looked');
+    expect(JSON.parse(again.stdout) as { note: string; trades: unknown[] }).toMatchObject({
+      note: 'paused: the strategy dca is paused (looking)',
+      trades: [],
+      heldBy: 'pause',
+    });
+    expect(again.stderr.trim().split('\n').at(-1)).toBe(
+      'routekeeper: once: dca did not run: paused: the strategy dca is paused (looking); lift it with `routekeeper resume` once a person has looked',
+    );
     const resumed = await cli('resume', 'dca', '--database', url);
     expect([resumed.code, resumed.stdout]).toEqual([0, 'lifted the pause of the strategy dca\n']);
 

@@ -18,7 +18,9 @@ describe('routekeeper resume', () => {
 
       const listed = await runCli(['resume', '--ledger', file]);
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^strategy dca {2}paused .* anomaly in trade dca:1: balances moved\nwallet 0x90f79bf6eb2c4f870365e785982e1f101e93b906 {2}paused /);
+      expect(listed.stdout).toMatch(
+        /^strategy dca {2}paused .* anomaly in trade dca:1: balances moved\nwallet 0x90f79bf6eb2c4f870365e785982e1f101e93b906 {2}paused /,
+      );
 
       const lifted = await runCli(['resume', '--strategy', 'dca', '--ledger', file]);
       expect([lifted.code, lifted.stdout]).toEqual([0, 'lifted the pause of the strategy dca\n']);

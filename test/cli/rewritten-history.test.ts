@@ -31,7 +31,11 @@ async function tradesOf(ledgerFile: string) {
 /** The trade set back to `claimed` and its transactions deleted, as a database writer would erase that it happened. */
 async function rollBack(ledgerFile: string, id: string) {
   const location = { kind: 'sqlite' as const, file: ledgerFile };
-  await runSql(location, "UPDATE intents SET status = 'claimed', call_data = NULL, target = NULL, call_tag = NULL, tx_hash = NULL, amount_out = NULL WHERE id = ?", id);
+  await runSql(
+    location,
+    "UPDATE intents SET status = 'claimed', call_data = NULL, target = NULL, call_tag = NULL, tx_hash = NULL, amount_out = NULL WHERE id = ?",
+    id,
+  );
   await runSql(location, 'DELETE FROM attempts WHERE intent_id = ?', id);
 }
 
@@ -39,7 +43,14 @@ describe('a finished trade rolled back, with no restart', () => {
   it('reached by a run of once: refused by name, the wallet paused, nothing signed', async () => {
     const home = daemonHome(fork, 'rollback-once');
     const config = home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '3', every: '1h' }]));
-    const once = () => runCli(['once', 'dca', '--config', config, '--address-book', home.book], { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_DATA_DIR: home.dataDir, ...env() });
+    const once = () =>
+      runCli(['once', 'dca', '--config', config, '--address-book', home.book], {
+        RPC_URL: '',
+        ROUTING_SERVICE_URL: '',
+        ROUTEKEEPER_CONFIG: '',
+        ROUTEKEEPER_DATA_DIR: home.dataDir,
+        ...env(),
+      });
     for (let run = 0; run < 2; run++) {
       const traded = await once();
       expect(traded.code, traded.stderr).toBe(0);
@@ -51,7 +62,9 @@ describe('a finished trade rolled back, with no restart', () => {
 
     const third = await once();
     expect(third.code, third.stderr).toBe(1);
-    expect(third.stderr).toMatch(new RegExp(`the ledger holds no transaction of ${me()} at nonce \\d+, between nonces \\d+ and \\d+ it signed: its row was deleted`));
+    expect(third.stderr).toMatch(
+      new RegExp(`the ledger holds no transaction of ${me()} at nonce \\d+, between nonces \\d+ and \\d+ it signed: its row was deleted`),
+    );
     expect(third.stderr).not.toMatch(/^\s+at /m);
     expect(await walletState()).toEqual(before);
     const after = await tradesOf(home.ledgerFile);
@@ -72,8 +85,17 @@ describe('a finished trade rolled back, with no restart', () => {
       await rollBack(home.ledgerFile, older?.id as string);
       const before = await walletState();
       // Another holder for two seconds: the daemon loses the wallet, then takes it back and resumes its open trades.
-      await runSql({ kind: 'sqlite', file: home.ledgerFile }, "UPDATE wallet_leases SET holder = 'elsewhere:1:1', epoch = epoch + 1, expires_at = ?", Date.now() + 2_000);
-      await daemon.waitFor(async () => (await tradesOf(home.ledgerFile)).some((trade) => trade.id === older?.id && trade.status === 'anomaly'), 'the rollback refused', 60_000, 200);
+      await runSql(
+        { kind: 'sqlite', file: home.ledgerFile },
+        "UPDATE wallet_leases SET holder = 'elsewhere:1:1', epoch = epoch + 1, expires_at = ?",
+        Date.now() + 2_000,
+      );
+      await daemon.waitFor(
+        async () => (await tradesOf(home.ledgerFile)).some((trade) => trade.id === older?.id && trade.status === 'anomaly'),
+        'the rollback refused',
+        60_000,
+        200,
+      );
       expect(daemon.lines.some((line) => typeof line.msg === 'string' && line.msg.startsWith(`wallet ${me()} taken`))).toBe(true);
       expect(await walletState()).toEqual(before);
     } finally {

@@ -30,7 +30,11 @@ describe('several daemons on one PostgreSQL', () => {
     const wallets = await fundedWallets(fork, 6);
     const home = daemonHome(fork, 'group');
     const config = home.config(groupYaml(wallets));
-    const env = { DATABASE_URL: database, ROUTEKEEPER_LEASE_SECONDS: '6', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
+    const env = {
+      DATABASE_URL: database,
+      ROUTEKEEPER_LEASE_SECONDS: '6',
+      ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])),
+    };
     const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;
     const daemons = [spawnDaemon(home, config, env), spawnDaemon(home, config, env), spawnDaemon(home, config, env)];
     running.push(...daemons);
@@ -44,8 +48,16 @@ describe('several daemons on one PostgreSQL', () => {
     // `daemons` lists the three, live, with the wallets each holds (and its pid), and no free wallet.
     const listed = await runCli(['daemons', '--json', '--database', database], { DATABASE_URL: '' });
     expect(listed.code, `daemons --json said: ${listed.stdout}${listed.stderr}`).toBe(0);
-    const { daemons: rows, freeWallets } = JSON.parse(listed.stdout) as { daemons: { pid: number; live: boolean; held: { wallet: string }[] }[]; freeWallets: string[] };
-    expect(rows.filter((row) => row.live).map((row) => [row.pid, row.held.length]).sort()).toEqual(daemons.map((daemon) => [daemon.child.pid, 2]).sort());
+    const { daemons: rows, freeWallets } = JSON.parse(listed.stdout) as {
+      daemons: { pid: number; live: boolean; held: { wallet: string }[] }[];
+      freeWallets: string[];
+    };
+    expect(
+      rows
+        .filter((row) => row.live)
+        .map((row) => [row.pid, row.held.length])
+        .sort(),
+    ).toEqual(daemons.map((daemon) => [daemon.child.pid, 2]).sort());
     expect(freeWallets).toEqual([]);
     const text = await runCli(['daemons', '--database', database], { DATABASE_URL: '' });
     expect(text.stdout).toContain('3 live daemon(s), 6 wallet(s) leased');
@@ -63,7 +75,9 @@ describe('several daemons on one PostgreSQL', () => {
       // Which wallets have not traded yet, what their trades say and who holds them: a stuck wallet shows why.
       async (ledger) => {
         const [trades, leases] = [await ledger.trades.history({ limit: 100_000 }), await ledger.leases.all()];
-        const stuck = wallets.filter((wallet) => !trades.some((trade) => trade.status === 'confirmed' && trade.wallet.toLowerCase() === wallet.address.toLowerCase()));
+        const stuck = wallets.filter(
+          (wallet) => !trades.some((trade) => trade.status === 'confirmed' && trade.wallet.toLowerCase() === wallet.address.toLowerCase()),
+        );
         return stuck
           .map((wallet) => {
             const mine = trades.filter((trade) => trade.wallet.toLowerCase() === wallet.address.toLowerCase()).slice(0, 3);
@@ -87,7 +101,9 @@ describe('several daemons on one PostgreSQL', () => {
       for (const wallet of orphaned) {
         const mine = trades.filter((trade) => trade.wallet.toLowerCase() === wallet && trade.status === 'confirmed');
         const attempts = (await Promise.all(mine.map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
-        const after = attempts.filter((attempt) => attempt.status === 'mined' && attempt.createdAt > killedAt && attempt.lease && attempt.lease.holder !== victimHolder);
+        const after = attempts.filter(
+          (attempt) => attempt.status === 'mined' && attempt.createdAt > killedAt && attempt.lease && attempt.lease.holder !== victimHolder,
+        );
         if (after.length === 0) return undefined;
         times.push(Math.min(...after.map((attempt) => attempt.updatedAt)) - killedAt);
       }
@@ -102,7 +118,10 @@ describe('several daemons on one PostgreSQL', () => {
 
     let swaps = 0;
     for (const wallet of wallets) swaps += await expectLedgerEqualsChain(fork, location, wallet.address, fromBlock);
-    await expectEpochsInOrder(location, wallets.map((wallet) => wallet.address));
+    await expectEpochsInOrder(
+      location,
+      wallets.map((wallet) => wallet.address),
+    );
     const ledger = await Ledger.openReadOnly(location);
     try {
       const trades = await ledger.trades.history({ limit: 100_000 });
@@ -122,7 +141,11 @@ describe('several daemons on one PostgreSQL', () => {
     const wallets = await fundedWallets(fork, 2);
     const home = daemonHome(fork, 'frozen');
     const config = home.config(groupYaml(wallets));
-    const env = { DATABASE_URL: database, ROUTEKEEPER_LEASE_SECONDS: '3', ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])) };
+    const env = {
+      DATABASE_URL: database,
+      ROUTEKEEPER_LEASE_SECONDS: '3',
+      ...Object.fromEntries(wallets.map((wallet) => [`KEY_${wallet.name.toUpperCase()}`, wallet.key])),
+    };
     const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;
     const frozen = spawnDaemon(home, config, env);
     running.push(frozen);
@@ -138,9 +161,12 @@ describe('several daemons on one PostgreSQL', () => {
       const held = await holders(ledger);
       return [...held.values()].filter((holder) => holder === frozenHolder).length === 1 && held.size === 2 ? true : undefined;
     });
-    const frozenWallet = [...(await until(location, 'the frozen wallet', async (ledger) => holders(ledger)))].find(([, holder]) => holder === frozenHolder)?.[0] as string;
+    const frozenWallet = [...(await until(location, 'the frozen wallet', async (ledger) => holders(ledger)))].find(
+      ([, holder]) => holder === frozenHolder,
+    )?.[0] as string;
 
-    const oldEpoch = (await until(location, 'the frozen lease', async (ledger) => (await ledger.leases.all()).find((lease) => lease.wallet === frozenWallet)))?.epoch;
+    const oldEpoch = (await until(location, 'the frozen lease', async (ledger) => (await ledger.leases.all()).find((lease) => lease.wallet === frozenWallet)))
+      ?.epoch;
     frozen.child.kill('SIGSTOP');
     const frozenAt = Date.now();
     // The other daemon takes the frozen one's wallet once its lease ran out, and trades it.
@@ -151,13 +177,22 @@ describe('several daemons on one PostgreSQL', () => {
     const takenAt = await until(location, 'the frozen wallet traded by the other daemon', async (ledger) => {
       const lease = (await ledger.leases.all()).find((candidate) => candidate.wallet === frozenWallet);
       if (!lease || lease.holder === frozenHolder) return undefined;
-      const trades = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.wallet.toLowerCase() === frozenWallet && trade.status === 'confirmed');
+      const trades = (await ledger.trades.history({ limit: 100_000 })).filter(
+        (trade) => trade.wallet.toLowerCase() === frozenWallet && trade.status === 'confirmed',
+      );
       const attempts = (await Promise.all(trades.map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
       return attempts.some((attempt) => attempt.lease?.holder === lease.holder) ? Date.now() : undefined;
     });
     frozen.child.kill('SIGCONT');
     // Continued: it finds its lease gone before it signs or sends anything for that wallet.
-    await frozen.waitFor(() => frozen.lines.some((line) => String(line.msg).toLowerCase().includes(`wallet ${frozenWallet}`) && String(line.msg).includes('nothing more is signed for it')), 'the frozen daemon to notice', 30_000);
+    await frozen.waitFor(
+      () =>
+        frozen.lines.some(
+          (line) => String(line.msg).toLowerCase().includes(`wallet ${frozenWallet}`) && String(line.msg).includes('nothing more is signed for it'),
+        ),
+      'the frozen daemon to notice',
+      30_000,
+    );
     await until(location, 'a few more trades after the frozen daemon went on', async (ledger) => {
       const trades = (await ledger.trades.history({ limit: 100_000 })).filter((trade) => trade.status === 'confirmed' && trade.updatedAt > takenAt + 3_000);
       return trades.length >= 2 || undefined;
@@ -182,6 +217,9 @@ describe('several daemons on one PostgreSQL', () => {
       await ledger.close();
     }
     for (const wallet of wallets) await expectLedgerEqualsChain(fork, location, wallet.address, fromBlock);
-    await expectEpochsInOrder(location, wallets.map((wallet) => wallet.address));
+    await expectEpochsInOrder(
+      location,
+      wallets.map((wallet) => wallet.address),
+    );
   });
 });

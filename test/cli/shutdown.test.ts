@@ -14,7 +14,9 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { startFaultServer } from '../helpers/fault-server.ts';
 
 const fork = useDevnetFork({ routing: true });
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 
 let dir = '';
@@ -27,7 +29,10 @@ beforeAll(async () => {
   writeFileSync(bookFile, JSON.stringify(fork.addressBook));
   configFile = join(dir, 'dca.yaml');
   // Hourly: the slot due at start-up runs once; no other slot comes during a test.
-  writeFileSync(configFile, 'defaults: { firstRun: now }\nwallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "9" }, buy: CELO }\n');
+  writeFileSync(
+    configFile,
+    'defaults: { firstRun: now }\nwallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "9" }, buy: CELO }\n',
+  );
   hangingService = await startFaultServer([{ hang: true }]);
 });
 afterAll(() => hangingService.close());
@@ -102,7 +107,7 @@ async function intentOf(dataDir: string) {
   const ledger = await Ledger.openReadOnly(join(dataDir, 'ledger.sqlite'));
   try {
     const [record] = await ledger.trades.history({ strategyId: 'dca' });
-    return record && { ...record, attempts: (await ledger.attempts.ofTrade(record.id)) };
+    return record && { ...record, attempts: await ledger.attempts.ofTrade(record.id) };
   } catch {
     return undefined; // created but not migrated yet
   } finally {
@@ -139,7 +144,9 @@ const instants: { at: Instant; signal: NodeJS.Signals; to: 'process' | 'group'; 
 describe('stopping routekeeper run', () => {
   // Each instant is found by what the process does, so a loaded machine moves it along instead of missing it.
   for (const { at, signal, to, loaded } of instants) {
-    it(`${signal} to the ${to} while ${at}${loaded ? ', one core kept busy beside it' : ''}: exit 0 within 5 s, one line on what is left, nothing left running`, { timeout: 120_000 }, async () => {
+    it(`${signal} to the ${to} while ${at}${loaded ? ', one core kept busy beside it' : ''}: exit 0 within 5 s, one line on what is left, nothing left running`, {
+      timeout: 120_000,
+    }, async () => {
       const stopHog = loaded ? cpuHog() : () => {};
       try {
         const dataDir = mkdtempSync(join(tmpdir(), 'routekeeper-startup-'));
@@ -165,7 +172,9 @@ describe('stopping routekeeper run', () => {
         expect(last, output).toMatch(
           at === 'loading'
             ? new RegExp(`stopped by ${signal} (before starting; nothing was started|during start-up: nothing was started)`)
-            : new RegExp(`stopped by ${signal}(: nothing is left open|: \\d+ trades? left open, settled at the next start| during start-up: nothing was started)`),
+            : new RegExp(
+                `stopped by ${signal}(: nothing is left open|: \\d+ trades? left open, settled at the next start| during start-up: nothing was started)`,
+              ),
         );
         if (node !== undefined) expect(alive(node), `anvil ${node} still running`).toBe(false);
       } finally {

@@ -15,7 +15,9 @@ import { type DaemonProcess, daemonHome, spawnDaemon } from '../helpers/daemon-p
 import { useDevnetFork } from '../helpers/devnet.ts';
 
 const fork = useDevnetFork({ routing: true });
-const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((path) => path && existsSync(path));
+const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
+  (path) => path && existsSync(path),
+);
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
 const yaml = `
@@ -60,7 +62,13 @@ beforeAll(async () => {
   home = daemonHome(fork, 'status-page');
   daemon = spawnDaemon(home, home.config(yaml), { ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
   await daemon.port();
-  await until('two DCA buys and the take-profit', async () => existsSync(home.ledgerFile) && (await tradesOf('dca')).filter((t) => t.status === 'confirmed').length >= 2 && (await tradesOf('tp')).some((t) => t.status === 'confirmed'));
+  await until(
+    'two DCA buys and the take-profit',
+    async () =>
+      existsSync(home.ledgerFile) &&
+      (await tradesOf('dca')).filter((t) => t.status === 'confirmed').length >= 2 &&
+      (await tradesOf('tp')).some((t) => t.status === 'confirmed'),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -75,8 +83,12 @@ describe('pause and resume with a running daemon', () => {
     expect(paused.stdout).toContain('paused the strategy dca');
     const at = Date.now();
     // A run that started before the pause may still trade; none that started a slot (1 s) later does.
-    const finishedAfter = async (id: string, since: number) => (await runsOf(id)).filter((run) => run.startedAt > since && run.outcome !== null && run.outcome !== undefined);
-    await until('a run of dca a slot after the pause, and one of tp', async () => (await finishedAfter('dca', at + 1_000)).length > 0 && (await finishedAfter('tp', at + 1_000)).some((run) => run.outcome === 'nothing'));
+    const finishedAfter = async (id: string, since: number) =>
+      (await runsOf(id)).filter((run) => run.startedAt > since && run.outcome !== null && run.outcome !== undefined);
+    await until(
+      'a run of dca a slot after the pause, and one of tp',
+      async () => (await finishedAfter('dca', at + 1_000)).length > 0 && (await finishedAfter('tp', at + 1_000)).some((run) => run.outcome === 'nothing'),
+    );
     expect((await tradesOf('dca')).filter((trade) => trade.createdAt > at + 1_000)).toEqual([]);
     const later = await finishedAfter('dca', at + 1_000);
     expect(later.length).toBeGreaterThanOrEqual(1);
@@ -103,7 +115,9 @@ describe('pause and resume with a running daemon', () => {
     // The wallet by its name: every strategy of it stops.
     expect((await cli('pause', 'main')).stdout).toContain(`paused the wallet main (${fork.addressBook.accounts[0]?.address.toLowerCase()})`);
     const walletAt = Date.now();
-    await until('paused runs of both strategies a slot after the wallet paused', async () => (await Promise.all(['dca', 'tp'].map((id) => finishedAfter(id, walletAt + 1_000)))).every((runs) => runs.some((run) => run.outcome === 'paused')));
+    await until('paused runs of both strategies a slot after the wallet paused', async () =>
+      (await Promise.all(['dca', 'tp'].map((id) => finishedAfter(id, walletAt + 1_000)))).every((runs) => runs.some((run) => run.outcome === 'paused')),
+    );
     expect((await tradesOf('dca')).filter((trade) => trade.createdAt > walletAt + 1_000)).toEqual([]);
     expect((await runsOf('tp')).filter((run) => run.startedAt > walletAt + 1_000).map((run) => run.outcome)).toContain('paused');
     const walletShown = await status();
@@ -127,10 +141,20 @@ describe.skipIf(!chromium)('the status page in a real browser', () => {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`http://127.0.0.1:${port}/`);
-      await page.waitForFunction(() => document.body.dataset.generatedAt !== undefined && document.querySelectorAll('[data-chart] canvas').length >= 4, undefined, { timeout: 20_000 });
+      await page.waitForFunction(
+        () => document.body.dataset.generatedAt !== undefined && document.querySelectorAll('[data-chart] canvas').length >= 4,
+        undefined,
+        { timeout: 20_000 },
+      );
       const report = await status();
       // Every figure on the page is a field of status --json, shown as the page shows it.
-      const figures = await page.$$eval('[data-field]', (nodes) => nodes.map((node) => ({ id: (node as HTMLElement).dataset.strategy as string, field: (node as HTMLElement).dataset.field as string, text: node.textContent })));
+      const figures = await page.$$eval('[data-field]', (nodes) =>
+        nodes.map((node) => ({
+          id: (node as HTMLElement).dataset.strategy as string,
+          field: (node as HTMLElement).dataset.field as string,
+          text: node.textContent,
+        })),
+      );
       expect(figures.length).toBeGreaterThanOrEqual(20);
       for (const { id, field, text } of figures) {
         const strategy = report.strategies.find((s: { id: string }) => s.id === id);
@@ -152,7 +176,12 @@ describe.skipIf(!chromium)('the status page in a real browser', () => {
             for (let i = 3; i < pixels.length; i += 4) if ((pixels[i] as number) > 0) inked++;
           }
           const section = node.closest('[data-strategy-section]') as HTMLElement;
-          return { id: section.dataset.strategySection as string, chart: (node as HTMLElement).dataset.chart as string, points: Number((node as HTMLElement).dataset.points), inked };
+          return {
+            id: section.dataset.strategySection as string,
+            chart: (node as HTMLElement).dataset.chart as string,
+            points: Number((node as HTMLElement).dataset.points),
+            inked,
+          };
         }),
       );
       const expected: { id: string; chart: string; points: number }[] = [];
@@ -174,4 +203,4 @@ describe.skipIf(!chromium)('the status page in a real browser', () => {
   }, 60_000);
 });
 
-if (!chromium) console.warn('status page browser test skipped: no Chromium found (install Debian\'s chromium, or set CHROMIUM_PATH)');
+if (!chromium) console.warn("status page browser test skipped: no Chromium found (install Debian's chromium, or set CHROMIUM_PATH)");

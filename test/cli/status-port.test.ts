@@ -34,7 +34,10 @@ describe('the status port of a running daemon', () => {
     // /healthz without the token: up or down, nothing else; with it, the details.
     await daemon.waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 'a healthy daemon');
     expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok' });
-    const detailed = (await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+    const detailed = (await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(detailed).toMatchObject({ status: 'ok', mode: 'network', chainId: fork.addressBook.chainId, reasons: [] });
     // Still running, still serving.
     expect(daemon.child.exitCode).toBeNull();

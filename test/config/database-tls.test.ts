@@ -12,7 +12,8 @@ const judged = (url: string) => {
     return (error as Error).message;
   }
 };
-const refusedWithout = (host: string) => `--database names ${host}, beyond this machine, without TLS: add sslmode=verify-full (with sslrootcert=<the server's CA> if it is not a public one), or set ROUTEKEEPER_DATABASE_PLAINTEXT=true on a network you trust`;
+const refusedWithout = (host: string) =>
+  `--database names ${host}, beyond this machine, without TLS: add sslmode=verify-full (with sslrootcert=<the server's CA> if it is not a public one), or set ROUTEKEEPER_DATABASE_PLAINTEXT=true on a network you trust`;
 const refusedUnverified = (host: string) => refusedWithout(host).replace('without TLS', 'with TLS that does not verify the server');
 
 describe('the TLS rule of a database URL', () => {

@@ -45,14 +45,22 @@ describe('keystores (Web3 Secret Storage v3)', () => {
   }, 30_000);
 
   it('names a wrong password and a file that is no keystore', () => {
-    expect(() => decryptKeystore(JSON.stringify(pbkdf2Vector), 'not the password', 'k.json')).toThrow(new KeystoreError('k.json: wrong password (the keystore\'s MAC does not match)'));
-    expect(() => decryptKeystore('{"version":3}', 'x', 'k.json')).toThrow(/^k\.json is not a Web3 Secret Storage \(v3, aes-128-ctr, scrypt or pbkdf2\) keystore: crypto /);
+    expect(() => decryptKeystore(JSON.stringify(pbkdf2Vector), 'not the password', 'k.json')).toThrow(
+      new KeystoreError("k.json: wrong password (the keystore's MAC does not match)"),
+    );
+    expect(() => decryptKeystore('{"version":3}', 'x', 'k.json')).toThrow(
+      /^k\.json is not a Web3 Secret Storage \(v3, aes-128-ctr, scrypt or pbkdf2\) keystore: crypto /,
+    );
     expect(() => decryptKeystore('not json', 'x', 'k.json')).toThrow('k.json is not JSON');
   });
 
-  it('writes keystores it (and the vectors\' readers) read back, with the address', () => {
+  it("writes keystores it (and the vectors' readers) read back, with the address", () => {
     const written = encryptKeystore(specKey, 'a password', { light: true });
-    expect(JSON.parse(written)).toMatchObject({ version: 3, address: privateKeyToAddress(specKey).slice(2).toLowerCase(), crypto: { cipher: 'aes-128-ctr', kdf: 'scrypt', kdfparams: { n: 4096, r: 8, p: 1, dklen: 32 } } });
+    expect(JSON.parse(written)).toMatchObject({
+      version: 3,
+      address: privateKeyToAddress(specKey).slice(2).toLowerCase(),
+      crypto: { cipher: 'aes-128-ctr', kdf: 'scrypt', kdfparams: { n: 4096, r: 8, p: 1, dklen: 32 } },
+    });
     expect(decryptKeystore(written, 'a password', 'written')).toBe(specKey);
     expect(() => decryptKeystore(written, 'another', 'written')).toThrow(KeystoreError);
   });
@@ -66,9 +74,15 @@ describe("a wallet's key, read once", () => {
     expect(fromVariable.address).toBe(privateKeyToAddress(specKey));
     expect(process.env.ROUTEKEEPER_TEST_KEY).toBeUndefined();
     writeFileSync(join(dir, 'key'), `${specKey}\n`);
-    const fromFile = await walletAccount('main', { privateKeyEnv: 'OTHER_KEY' }, { env: { OTHER_KEY_FILE: join(dir, 'key') }, configFile: join(dir, 's.yaml') });
+    const fromFile = await walletAccount(
+      'main',
+      { privateKeyEnv: 'OTHER_KEY' },
+      { env: { OTHER_KEY_FILE: join(dir, 'key') }, configFile: join(dir, 's.yaml') },
+    );
     expect(fromFile.address).toBe(privateKeyToAddress(specKey));
-    await expect(walletAccount('main', { privateKeyEnv: 'NONE_KEY' }, { env: {}, configFile: join(dir, 's.yaml') })).rejects.toThrow('wallets.main.privateKeyEnv: the environment variable NONE_KEY is not set (nor NONE_KEY_FILE)');
+    await expect(walletAccount('main', { privateKeyEnv: 'NONE_KEY' }, { env: {}, configFile: join(dir, 's.yaml') })).rejects.toThrow(
+      'wallets.main.privateKeyEnv: the environment variable NONE_KEY is not set (nor NONE_KEY_FILE)',
+    );
   });
 
   it('from a keystore beside the strategy file, by its password file, or at a prompt; none without either', async () => {
@@ -78,9 +92,15 @@ describe("a wallet's key, read once", () => {
     const reading = { env: {}, configFile: join(dir, 'strategies.yaml') };
     expect((await walletAccount('main', { keystore: 'wallet.json', passwordFile: 'password' }, reading)).address).toBe(privateKeyToAddress(specKey));
     const asked: string[] = [];
-    const prompted = await walletAccount('main', { keystore: 'wallet.json' }, { ...reading, askPassword: async (question) => (asked.push(question), 'testpassword') });
+    const prompted = await walletAccount(
+      'main',
+      { keystore: 'wallet.json' },
+      { ...reading, askPassword: async (question) => (asked.push(question), 'testpassword') },
+    );
     expect(prompted.address).toBe(privateKeyToAddress(specKey));
     expect(asked).toEqual([`Password of the keystore of wallet main (${join(dir, 'wallet.json')})`]);
-    await expect(walletAccount('main', { keystore: 'wallet.json' }, reading)).rejects.toThrow(`wallets.main: the keystore ${join(dir, 'wallet.json')} needs its password: set passwordFile, or start at a terminal to be asked`);
+    await expect(walletAccount('main', { keystore: 'wallet.json' }, reading)).rejects.toThrow(
+      `wallets.main: the keystore ${join(dir, 'wallet.json')} needs its password: set passwordFile, or start at a terminal to be asked`,
+    );
   });
 });

@@ -83,7 +83,13 @@ async function oneClickDeposit(celoIn: bigint, farm: Address, data: Hex, minExpe
   const { routes } = await expectedDeposit(celoIn);
   await approve(fork.token('CELO'), fork.addressBook.contracts.oneClickFarm, celoIn);
   const args = [routes, fork.addressBook.contracts.router, farm, minExpected, me, data] as const;
-  return { args, send: async () => fork.confirm(await wallet.writeContract({ address: fork.addressBook.contracts.oneClickFarm, abi: oneClickFarmAbi, functionName: 'oneClickDeposit', args })) };
+  return {
+    args,
+    send: async () =>
+      fork.confirm(
+        await wallet.writeContract({ address: fork.addressBook.contracts.oneClickFarm, abi: oneClickFarmAbi, functionName: 'oneClickDeposit', args }),
+      ),
+  };
 }
 
 describe('OneClickFarm deposit', () => {
@@ -111,7 +117,13 @@ describe('OneClickFarm deposit', () => {
     const expected = await expectedDeposit(celoIn);
     const { args } = await oneClickDeposit(celoIn, v2Farm, encodePoolExtras(pool.address, pool.feePerMille), expected.liquidity + 1n);
     await expect(
-      fork.publicClient.simulateContract({ account: me, address: fork.addressBook.contracts.oneClickFarm, abi: oneClickFarmAbi, functionName: 'oneClickDeposit', args }),
+      fork.publicClient.simulateContract({
+        account: me,
+        address: fork.addressBook.contracts.oneClickFarm,
+        abi: oneClickFarmAbi,
+        functionName: 'oneClickDeposit',
+        args,
+      }),
     ).rejects.toThrow('Farm: insufficient liquidity minted');
   });
 
@@ -171,7 +183,9 @@ describe('OneClickFarm one-transaction withdraw', () => {
     const usdBefore = await fork.balanceOf(usd, me);
     await approve(pool.address, fork.addressBook.contracts.oneClickFarm, lp);
     const args = withdrawArgs(pool.address, lp, v2Farm, encodePoolExtras(pool.address, pool.feePerMille), routes, amountOut);
-    await fork.confirm(await wallet.writeContract({ address: fork.addressBook.contracts.oneClickFarm, abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', args }));
+    await fork.confirm(
+      await wallet.writeContract({ address: fork.addressBook.contracts.oneClickFarm, abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', args }),
+    );
     expect(await fork.balanceOf(pool.address, me)).toBe(0n);
     expect(await fork.balanceOf(usd, me)).toBe(usdBefore + amountOut);
     expect(await fork.balanceOf(usd, fork.addressBook.contracts.oneClickFarm)).toBe(0n);
@@ -187,7 +201,9 @@ describe('OneClickFarm one-transaction withdraw', () => {
     const usdBefore = await fork.balanceOf(usd, me);
     await approve(gauge, fork.addressBook.contracts.oneClickFarm, staked);
     const args = withdrawArgs(gauge, staked, gaugeFarm, encodeGaugeFarmData(pool.address, gauge), routes, amountOut);
-    await fork.confirm(await wallet.writeContract({ address: fork.addressBook.contracts.oneClickFarm, abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', args }));
+    await fork.confirm(
+      await wallet.writeContract({ address: fork.addressBook.contracts.oneClickFarm, abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', args }),
+    );
     expect(await fork.balanceOf(gauge, me)).toBe(0n);
     expect(await fork.balanceOf(usd, me)).toBe(usdBefore + amountOut);
   });
@@ -200,7 +216,13 @@ describe('OneClickFarm one-transaction withdraw', () => {
     await approve(pool.address, fork.addressBook.contracts.oneClickFarm, lp);
     const args = withdrawArgs(pool.address, lp, v2Farm, encodePoolExtras(pool.address, pool.feePerMille), routes, amountOut + 1n);
     await expect(
-      fork.publicClient.simulateContract({ account: me, address: fork.addressBook.contracts.oneClickFarm, abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', args }),
+      fork.publicClient.simulateContract({
+        account: me,
+        address: fork.addressBook.contracts.oneClickFarm,
+        abi: oneClickWithdrawAbi,
+        functionName: 'oneClickWithdraw',
+        args,
+      }),
     ).rejects.toThrow('OneClickFarm: Insufficient output amount!');
     expect(await fork.balanceOf(pool.address, me)).toBe(lp);
   });

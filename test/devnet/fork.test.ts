@@ -47,7 +47,9 @@ describe('a fork of the devnet', () => {
       expect(anvils).toHaveLength(1);
       const environment = safeRead(`/proc/${anvils[0]}/environ`).split('\0');
       expect(environment.some((entry) => entry.includes('ENVSECRET'))).toBe(false);
-      expect(environment.map((entry) => entry.split('=')[0]).every((name) => ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name as string) || name === '')).toBe(true);
+      expect(
+        environment.map((entry) => entry.split('=')[0]).every((name) => ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name as string) || name === ''),
+      ).toBe(true);
     } finally {
       await node.stop();
       await proxy.close();
@@ -69,5 +71,9 @@ function safeRead(file: string): string {
 function anvilProcesses(): string[] {
   return readdirSync('/proc')
     .filter((pid) => /^\d+$/.test(pid))
-    .filter((pid) => safeRead(`/proc/${pid}/cmdline`).split('\0')[0]?.endsWith('/anvil') && safeRead(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1] === String(process.pid));
+    .filter(
+      (pid) =>
+        safeRead(`/proc/${pid}/cmdline`).split('\0')[0]?.endsWith('/anvil') &&
+        safeRead(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1] === String(process.pid),
+    );
 }

@@ -24,7 +24,14 @@ async function giveLp(privateKey: `0x${string}`, address: `0x${string}`) {
   if (!pool) throw new Error('no CELO/cUSD pool');
   const wallet = fork.wallet(privateKey);
   for (const symbol of [pool.token0, pool.token1]) {
-    await fork.confirm(await wallet.writeContract({ address: fork.token(symbol), abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool.address, parseUnits('1000', 18)] }));
+    await fork.confirm(
+      await wallet.writeContract({
+        address: fork.token(symbol),
+        abi: artifacts.TestToken.abi,
+        functionName: 'mint',
+        args: [pool.address, parseUnits('1000', 18)],
+      }),
+    );
   }
   await fork.confirm(await wallet.writeContract({ address: pool.address, abi: artifacts.UniswapV2Pair.abi, functionName: 'mint', args: [address] }));
   return fork.balanceOf(pool.address, address);
@@ -44,7 +51,9 @@ describe('staking gauge', () => {
     const wallet = fork.wallet(alice.privateKey);
     const staked = await giveLp(alice.privateKey, alice.address);
     await fork.confirm(await wallet.writeContract({ address: lp, abi: artifacts.UniswapV2Pair.abi, functionName: 'approve', args: [gauge, staked] }));
-    const stake = await fork.confirm(await wallet.writeContract({ address: gauge, abi: artifacts.StakingGauge.abi, functionName: 'deposit', args: [staked, alice.address] }));
+    const stake = await fork.confirm(
+      await wallet.writeContract({ address: gauge, abi: artifacts.StakingGauge.abi, functionName: 'deposit', args: [staked, alice.address] }),
+    );
     expect(await fork.balanceOf(gauge, alice.address)).toBe(staked);
 
     const [rate, supply] = [await readGauge('rewardRate'), await readGauge('totalSupply')];

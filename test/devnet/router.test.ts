@@ -1,11 +1,4 @@
-import {
-  type Address,
-  type Hex,
-  encodePacked,
-  keccak256,
-  parseEventLogs,
-  parseUnits,
-} from 'viem';
+import { type Address, type Hex, encodePacked, keccak256, parseEventLogs, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { routerAbi } from '../../src/contracts/abi.ts';
@@ -45,7 +38,12 @@ function user() {
 async function approveRouter(symbol: string, amount: bigint) {
   const { wallet } = user();
   await fork.confirm(
-    await wallet.writeContract({ address: fork.token(symbol), abi: artifacts.TestToken.abi, functionName: 'approve', args: [fork.addressBook.contracts.router, amount] }),
+    await wallet.writeContract({
+      address: fork.token(symbol),
+      abi: artifacts.TestToken.abi,
+      functionName: 'approve',
+      args: [fork.addressBook.contracts.router, amount],
+    }),
   );
 }
 
@@ -109,7 +107,12 @@ describe('router + Uniswap V2 adapter', () => {
   const cases = [
     { name: '1 hop, 18 decimals', symbols: ['CELO', 'cUSD'], pools: ['CELO/cUSD'], amount: parseUnits('1234.5', 18) },
     { name: '2 hops', symbols: ['cEUR', 'cUSD', 'CELO'], pools: ['cUSD/cEUR', 'CELO/cUSD'], amount: parseUnits('250', 18) },
-    { name: '3 hops from 6 decimals', symbols: ['USDC', 'cUSD', 'CELO', 'RWD'], pools: ['cUSD/USDC', 'CELO/cUSD', 'RWD/CELO'], amount: parseUnits('777.123456', 6) },
+    {
+      name: '3 hops from 6 decimals',
+      symbols: ['USDC', 'cUSD', 'CELO', 'RWD'],
+      pools: ['cUSD/USDC', 'CELO/cUSD', 'RWD/CELO'],
+      amount: parseUnits('777.123456', 6),
+    },
   ];
   for (const c of cases) {
     it(`pays exactly getOutputAmount and the constant-product amount (${c.name})`, async () => {
@@ -167,9 +170,7 @@ describe('router + Uniswap V2 adapter', () => {
   it('rejects a path and pairs of mismatched lengths', async () => {
     const { payload } = await payloadFor(['CELO', 'cUSD'], ['CELO/cUSD'], parseUnits('10', 18));
     await approveRouter('CELO', payload.inputAmount);
-    await expect(simulateSwap({ ...payload, path: [...payload.path, fork.token('cEUR')] })).rejects.toThrow(
-      'MinimaRouter: Path and Pairs mismatch!',
-    );
+    await expect(simulateSwap({ ...payload, path: [...payload.path, fork.token('cEUR')] })).rejects.toThrow('MinimaRouter: Path and Pairs mismatch!');
   });
 
   it('pays the partner fee to the partner admin when the service signer signed the partner id', async () => {

@@ -64,7 +64,17 @@ describe('chaos', () => {
       // One trade per strategy slot, by construction of the ledger; and each slot's second is a distinct slot.
       const intents = await ledger.trades.history({ limit: 100_000 });
       expect(new Set(intents.map((intent) => `${intent.strategyId}:${intent.slot}`)).size).toBe(intents.length);
-      console.log(JSON.stringify({ seed, kills, phases: countBy(killedAt), swaps, intents: intents.length, resumed: resumed.length, byStatus: countBy(intents.map((i) => i.status)) }));
+      console.log(
+        JSON.stringify({
+          seed,
+          kills,
+          phases: countBy(killedAt),
+          swaps,
+          intents: intents.length,
+          resumed: resumed.length,
+          byStatus: countBy(intents.map((i) => i.status)),
+        }),
+      );
     } finally {
       await ledger.close();
     }

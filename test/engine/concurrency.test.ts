@@ -66,7 +66,11 @@ describe('concurrent runs of one wallet', () => {
   it('sign on gapless nonces, each trade checked again on the chain its turn finds, and every one confirmed', async () => {
     const cUSD = fork.token('cUSD');
     const { executor, inFlight } = await watchedExecutor();
-    const [usdBefore, celoBefore, nonceBefore] = [await fork.balanceOf(cUSD, me()), await fork.balanceOf(fork.token('CELO'), me()), await fork.publicClient.getTransactionCount({ address: me() })];
+    const [usdBefore, celoBefore, nonceBefore] = [
+      await fork.balanceOf(cUSD, me()),
+      await fork.balanceOf(fork.token('CELO'), me()),
+      await fork.publicClient.getTransactionCount({ address: me() }),
+    ];
 
     const trades = Array.from({ length: 10 }, (_, i) => swapTrade(fork, `dca-${i}`, '2026-11-21T10:00:00.000Z', { amountIn: parseUnits(String(i + 1), 18) }));
     const reports = await Promise.all(trades.map((trade) => runTrade(executor, trade)));
@@ -102,7 +106,9 @@ describe('concurrent runs of one wallet', () => {
     expect(inFlight.asked).toBe(1);
     expect(new Set(quoted).size).toBe(1);
     // Through the pipeline: every trade confirms on its own nonces, however many quotes the blocks it saw needed.
-    const reports = await Promise.all(Array.from({ length: 6 }, (_, i) => runTrade(executor, swapTrade(fork, `dca-${i}`, '2026-11-21T11:00:00.000Z', { amountIn: parseUnits('2', 18) }))));
+    const reports = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => runTrade(executor, swapTrade(fork, `dca-${i}`, '2026-11-21T11:00:00.000Z', { amountIn: parseUnits('2', 18) }))),
+    );
     expect(reports.map((r) => r.status)).toEqual(Array(6).fill('confirmed'));
     expect(inFlight.asked - 1).toBeLessThan(6);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore + 12);

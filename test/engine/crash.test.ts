@@ -10,7 +10,9 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 
 const fork = useDevnetFork({ routing: true });
 const fixture = fileURLToPath(new URL('../fixtures/run-slot.ts', import.meta.url));
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 
 function runSlot(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; lines: string[]; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], { env: { ...process.env, ...env }, stdio: 'pipe' });
@@ -24,10 +26,12 @@ function runSlot(env: Record<string, string>): { child: ChildProcessWithoutNullS
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
-    if (code !== 0 && code !== null) console.error(stderr);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      if (code !== 0 && code !== null) console.error(stderr);
+      resolve(code);
+    }),
+  );
   return { child, lines, exited };
 }
 

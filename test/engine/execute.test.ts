@@ -18,19 +18,20 @@ const makeExecutor = async (options: Parameters<typeof testExecutor>[1] = {}) =>
   return executor;
 };
 const me = () => fork.addressBook.accounts[0]?.address as Address;
-const swap = (overrides: Partial<Trade> = {}): Trade => ({
-  id: `${overrides.strategyId ?? 'dca-celo'}:2026-11-20T10:00:00Z`,
-  strategyId: 'dca-celo',
-  slot: '2026-11-20T10:00:00Z',
-  wallet: me(),
-  chainId: fork.addressBook.chainId,
-  kind: 'swap',
-  tokenIn: fork.token('cUSD'),
-  tokenOut: fork.token('CELO'),
-  amountIn: parseUnits('250', 18),
-  slippageBps: 30,
-  ...overrides,
-}) as Trade;
+const swap = (overrides: Partial<Trade> = {}): Trade =>
+  ({
+    id: `${overrides.strategyId ?? 'dca-celo'}:2026-11-20T10:00:00Z`,
+    strategyId: 'dca-celo',
+    slot: '2026-11-20T10:00:00Z',
+    wallet: me(),
+    chainId: fork.addressBook.chainId,
+    kind: 'swap',
+    tokenIn: fork.token('cUSD'),
+    tokenOut: fork.token('CELO'),
+    amountIn: parseUnits('250', 18),
+    slippageBps: 30,
+    ...overrides,
+  }) as Trade;
 
 describe('executing a swap end to end', () => {
   it('trades exactly the amount, receives exactly the quote, and records intent, attempts and outcome', async () => {
@@ -59,13 +60,25 @@ describe('executing a swap end to end', () => {
     // One approval (exact amount) and one trade.
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore + 2);
     // The exact approval was used up by the trade: nothing is left for the router to pull.
-    expect(await fork.publicClient.readContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'allowance', args: [me(), fork.addressBook.contracts.router] })).toBe(0n);
+    expect(
+      await fork.publicClient.readContract({
+        address: fork.token('cUSD'),
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [me(), fork.addressBook.contracts.router],
+      }),
+    ).toBe(0n);
 
     const intent = await executor.ledger.trades.get(report.intentId);
     expect(intent).toMatchObject({ status: 'confirmed', strategyId: 'dca-celo', kind: 'swap', amountIn: parseUnits('250', 18) });
     expect(intent?.failure).toBeUndefined();
     // Typed columns: the checked call and the outcome read from the receipt's logs.
-    expect(intent?.call).toMatchObject({ target: fork.addressBook.contracts.router.toLowerCase(), spender: fork.addressBook.contracts.router.toLowerCase(), expectedOut: report.expectedOut, minOut: report.minOut });
+    expect(intent?.call).toMatchObject({
+      target: fork.addressBook.contracts.router.toLowerCase(),
+      spender: fork.addressBook.contracts.router.toLowerCase(),
+      expectedOut: report.expectedOut,
+      minOut: report.minOut,
+    });
     expect(intent?.settlement).toMatchObject({ amountOut: report.amountOut, reportedOut: report.amountOut, txHash: report.txHash });
     const attempts = await executor.ledger.attempts.ofTrade(report.intentId);
     expect(attempts.map((a) => [a.purpose, a.status, a.nonce])).toEqual([
@@ -99,7 +112,11 @@ describe('executing a swap end to end', () => {
     const report = await runTrade(executor, swap({ amountIn: parseUnits('1000', 18) }));
     expect(report.status).toBe('dry-run');
     expect(report.simulatedOut).toBe(report.expectedOut);
-    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'dry-run', simulatedOut: report.simulatedOut, call: { minOut: report.minOut } });
+    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({
+      status: 'dry-run',
+      simulatedOut: report.simulatedOut,
+      call: { minOut: report.minOut },
+    });
     expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usd);
@@ -112,7 +129,13 @@ describe('executing deposits and withdrawals end to end', () => {
     const gauge = fork.addressBook.contracts.gauges['CELO/cUSD']?.address as Address;
     const celo = fork.token('CELO');
     const [celoBefore, gaugeBefore] = [await fork.balanceOf(celo, me()), await fork.balanceOf(gauge, me())];
-    const deposit = await runTrade(executor, { ...swap({ strategyId: 'compound' }), kind: 'deposit', tokenIn: celo, tokenOut: gauge, amountIn: parseUnits('8000', 18) });
+    const deposit = await runTrade(executor, {
+      ...swap({ strategyId: 'compound' }),
+      kind: 'deposit',
+      tokenIn: celo,
+      tokenOut: gauge,
+      amountIn: parseUnits('8000', 18),
+    });
     expect(deposit.status, deposit.reason).toBe('confirmed');
     expect(deposit.amountOut).toBe(deposit.expectedOut);
     expect(await fork.balanceOf(gauge, me())).toBe(gaugeBefore + (deposit.amountOut as bigint));

@@ -178,7 +178,7 @@ describe('daemons sharing a PostgreSQL ledger', () => {
 });
 
 describe('a look before the next renewal', () => {
-  it("comes just after the soonest lease of another daemon runs out, when that is before the next renewal", () => {
+  it('comes just after the soonest lease of another daemon runs out, when that is before the next renewal', () => {
     const lease = (holder: string, remainingMs: number, live = true) => ({ holder, remainingMs, live });
     // Live holders renew every 5 s of a 15 s lease: their leases never come within 5 s of their end.
     expect(wakeBeforeRenewal([lease('b', 14_000), lease('c', 10_100)], 'a', 5_000)).toBeUndefined();

@@ -18,7 +18,7 @@ afterEach(async () => {
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 
 describe('a wallet under a lease', () => {
-  it('trades while the lease is this daemon\'s; once another daemon holds it, signs, records and sends nothing', async () => {
+  it("trades while the lease is this daemon's; once another daemon holds it, signs, records and sends nothing", async () => {
     let leases: WalletLeases | undefined;
     const executor = await testExecutor(fork, {
       fence: (ledger) => {
@@ -41,7 +41,9 @@ describe('a wallet under a lease', () => {
       const report = await runTrade(executor, swapTrade(fork, 'leased', '2026-11-21T10:01:00.000Z', { amountIn: parseUnits('1', 18) }));
       expect(report.status).toBe('checked');
       expect(report.errorClass).toBe('lease-lost');
-      expect(report.reason).toMatch(/^interrupted at checked: the lease of wallet 0x[0-9a-fA-F]{40} \(epoch 1\) is not this daemon's any more: it is daemon-b's \(epoch 2\); nothing was recorded$/);
+      expect(report.reason).toMatch(
+        /^interrupted at checked: the lease of wallet 0x[0-9a-fA-F]{40} \(epoch 1\) is not this daemon's any more: it is daemon-b's \(epoch 2\); nothing was recorded$/,
+      );
       expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
       expect((await executor.ledger.trades.get(report.intentId))?.status).toBe('checked');
       expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonce);
@@ -52,10 +54,12 @@ describe('a wallet under a lease', () => {
   });
 
   it('signs nothing without a lease it holds, before asking the database', async () => {
-    const executor = await testExecutor(fork, { fence: (ledger) => {
-      const leases = new WalletLeases(ledger, { chainId: fork.addressBook.chainId, holder: 'daemon-a' });
-      return () => leases.fenceFor(me());
-    } });
+    const executor = await testExecutor(fork, {
+      fence: (ledger) => {
+        const leases = new WalletLeases(ledger, { chainId: fork.addressBook.chainId, holder: 'daemon-a' });
+        return () => leases.fenceFor(me());
+      },
+    });
     executors.push(executor);
     const nonce = await fork.publicClient.getTransactionCount({ address: me() });
     const report = await runTrade(executor, swapTrade(fork, 'unleased', '2026-11-21T10:00:00.000Z', { amountIn: parseUnits('1', 18) }));

@@ -33,7 +33,10 @@ async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason
     const report = await runTrade(executor, request(overrides));
     expect(report.status, report.reason).toBe('refused');
     expect(report.refusal).toBe(reason);
-    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({ status: 'refused', failure: { refusal: reason, reason: expect.stringContaining(`${reason}:`) } });
+    expect(await executor.ledger.trades.get(report.intentId)).toMatchObject({
+      status: 'refused',
+      failure: { refusal: reason, reason: expect.stringContaining(`${reason}:`) },
+    });
     expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await wallet()).toEqual(before);
   } finally {
@@ -42,26 +45,48 @@ async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason
   }
 }
 
-const rewriteDetails = (change: (details: Record<string, any>) => void): Rewrite => (body) => {
-  change(body.details);
-  return body;
-};
+const rewriteDetails =
+  (change: (details: Parameters<Rewrite>[0]) => void): Rewrite =>
+  (body) => {
+    change(body.details);
+    return body;
+  };
 
 describe('a lying service is refused before anything is signed', () => {
   it('router address swapped for another contract', () =>
     expectRefused((body) => ({ ...body, routerAddress: fork.addressBook.contracts.oneClickFarm }), 'contract-not-allowed'));
 
   it('path ending at another token', () =>
-    expectRefused(rewriteDetails((d) => { d.path[d.path.length - 1] = fork.token('cEUR'); }), 'quote-mismatch'));
+    expectRefused(
+      rewriteDetails((d) => {
+        d.path[d.path.length - 1] = fork.token('cEUR');
+      }),
+      'quote-mismatch',
+    ));
 
   it('input amount changed', () =>
-    expectRefused(rewriteDetails((d) => { d.inputAmount = (BigInt(d.inputAmount) * 2n).toString(); }), 'quote-mismatch'));
+    expectRefused(
+      rewriteDetails((d) => {
+        d.inputAmount = (BigInt(d.inputAmount) * 2n).toString();
+      }),
+      'quote-mismatch',
+    ));
 
   it('deadline a day away', () =>
-    expectRefused(rewriteDetails((d) => { d.deadline += 24 * 3600; }), 'deadline'));
+    expectRefused(
+      rewriteDetails((d) => {
+        d.deadline += 24 * 3600;
+      }),
+      'deadline',
+    ));
 
   it('deadline already passed', () =>
-    expectRefused(rewriteDetails((d) => { d.deadline -= 3600; }), 'deadline'));
+    expectRefused(
+      rewriteDetails((d) => {
+        d.deadline -= 3600;
+      }),
+      'deadline',
+    ));
 
   it('recipient inside the ready-to-sign transaction', () =>
     expectRefused((body) => {

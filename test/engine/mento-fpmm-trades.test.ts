@@ -21,12 +21,20 @@ const me = () => fork.addressBook.accounts[0]?.address as Address;
 const fpmmAdapter = () => fork.addressBook.contracts.adapters.mentoFpmm as Address;
 const pool = () => fork.addressBook.mento?.fixedPricePools[0]?.address as Address;
 const trade = (tokenIn: string, tokenOut: string, human: string, decimals = 18): SwapTrade =>
-  swapTrade(fork, 'mento-v3', `slot-${Math.random()}`, { tokenIn: fork.token(tokenIn), tokenOut: fork.token(tokenOut), amountIn: parseUnits(human, decimals), slippageBps: 50 });
+  swapTrade(fork, 'mento-v3', `slot-${Math.random()}`, {
+    tokenIn: fork.token(tokenIn),
+    tokenOut: fork.token(tokenOut),
+    amountIn: parseUnits(human, decimals),
+    slippageBps: 50,
+  });
 
 /** The wallet's nonce and balances of every devnet token. */
 async function wallet() {
   const symbols = ['CELO', 'cUSD', 'cEUR', 'USDC', 'WETH'];
-  return [await fork.publicClient.getTransactionCount({ address: me() }), ...(await Promise.all(symbols.map((symbol) => fork.balanceOf(fork.token(symbol), me()))))];
+  return [
+    await fork.publicClient.getTransactionCount({ address: me() }),
+    ...(await Promise.all(symbols.map((symbol) => fork.balanceOf(fork.token(symbol), me())))),
+  ];
 }
 
 async function mint(symbol: string, amount: bigint) {
@@ -46,13 +54,15 @@ async function expectRefused(swap: SwapTrade, reason: RefusalReason, rewrite: Re
 }
 
 /** A lying service's route: one hop through the Mento v3 adapter to `target`, whatever the service found best. */
-const throughPool = ([tokenIn, tokenOut]: [string, string], target: Address = pool()): Rewrite => (body) => {
-  body.details.pairs = [fpmmAdapter()];
-  body.details.extras = [target.toLowerCase()];
-  body.details.path = [fork.token(tokenIn), fork.token(tokenOut)];
-  delete body.txn;
-  return body;
-};
+const throughPool =
+  ([tokenIn, tokenOut]: [string, string], target: Address = pool()): Rewrite =>
+  (body) => {
+    body.details.pairs = [fpmmAdapter()];
+    body.details.extras = [target.toLowerCase()];
+    body.details.path = [fork.token(tokenIn), fork.token(tokenOut)];
+    delete body.txn;
+    return body;
+  };
 
 describe("trades through Mento v3's fixed-price pool", () => {
   it("a rebalance past v2's trading limit: through the pool, confirmed, paid exactly expectedOut, the protocol fee exactly 3 bps", async () => {
@@ -110,14 +120,32 @@ describe('Mento v3 hops refused before anything is signed', () => {
     await onAWeekday(fork);
     // A pool with the same code and tokens, made by another factory: the chain data's does not list it.
     const deployer = fork.wallet(fork.addressBook.accounts[0]?.privateKey as Hex);
-    const hash = await deployer.deployContract({ abi: artifacts.DevnetFPMMFactory.abi, bytecode: artifacts.DevnetFPMMFactory.bytecode, args: [fork.addressBook.mento?.oracleAdapter as Address] });
+    const hash = await deployer.deployContract({
+      abi: artifacts.DevnetFPMMFactory.abi,
+      bytecode: artifacts.DevnetFPMMFactory.bytecode,
+      args: [fork.addressBook.mento?.oracleAdapter as Address],
+    });
     const factory = (await fork.confirm(hash)).contractAddress as Address;
-    const [token0, token1] = await Promise.all(['token0', 'token1'].map((name) => fork.publicClient.readContract({ address: pool(), abi: artifacts.DevnetFPMM.abi, functionName: name as 'token0' })));
+    const [token0, token1] = await Promise.all(
+      ['token0', 'token1'].map((name) => fork.publicClient.readContract({ address: pool(), abi: artifacts.DevnetFPMM.abi, functionName: name as 'token0' })),
+    );
     const feed = await fork.publicClient.readContract({ address: pool(), abi: artifacts.DevnetFPMM.abi, functionName: 'referenceRateFeedID' });
     const invert = await fork.publicClient.readContract({ address: pool(), abi: artifacts.DevnetFPMM.abi, functionName: 'invertRateFeed' });
-    await fork.confirm(await deployer.writeContract({ address: factory, abi: artifacts.DevnetFPMMFactory.abi, functionName: 'deployFPMM', args: [token0 as Address, token1 as Address, feed, invert, 5n, 3n, me()] }));
+    await fork.confirm(
+      await deployer.writeContract({
+        address: factory,
+        abi: artifacts.DevnetFPMMFactory.abi,
+        functionName: 'deployFPMM',
+        args: [token0 as Address, token1 as Address, feed, invert, 5n, 3n, me()],
+      }),
+    );
     const [stranger] = await fork.publicClient.readContract({ address: factory, abi: artifacts.DevnetFPMMFactory.abi, functionName: 'deployedFPMMAddresses' });
-    await expectRefused(trade('cUSD', 'USDC', '1000'), 'unknown-pool', throughPool(['cUSD', 'USDC'], stranger as Address), /which no Mento v3 pool factory of the chain data .* lists/);
+    await expectRefused(
+      trade('cUSD', 'USDC', '1000'),
+      'unknown-pool',
+      throughPool(['cUSD', 'USDC'], stranger as Address),
+      /which no Mento v3 pool factory of the chain data .* lists/,
+    );
     // The listed pool for a hop of other tokens.
     await expectRefused(trade('cUSD', 'CELO', '1000'), 'unknown-pool', throughPool(['cUSD', 'CELO']), /not .* →/);
   });

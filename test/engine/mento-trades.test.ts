@@ -21,12 +21,20 @@ const proxy = useQuoteProxy(fork);
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const mentoAdapter = () => (fork.addressBook.contracts.adapters.mentoV2 as Address).toLowerCase();
 const trade = (tokenIn: string, tokenOut: string, human: string, decimals = 18): SwapTrade =>
-  swapTrade(fork, 'mento', `slot-${Math.random()}`, { tokenIn: fork.token(tokenIn), tokenOut: fork.token(tokenOut), amountIn: parseUnits(human, decimals), slippageBps: 50 });
+  swapTrade(fork, 'mento', `slot-${Math.random()}`, {
+    tokenIn: fork.token(tokenIn),
+    tokenOut: fork.token(tokenOut),
+    amountIn: parseUnits(human, decimals),
+    slippageBps: 50,
+  });
 
 /** The wallet's nonce and balances of every devnet token. */
 async function wallet() {
   const symbols = ['CELO', 'cUSD', 'cEUR', 'USDC', 'WETH'];
-  return [await fork.publicClient.getTransactionCount({ address: me() }), ...(await Promise.all(symbols.map((symbol) => fork.balanceOf(fork.token(symbol), me()))))];
+  return [
+    await fork.publicClient.getTransactionCount({ address: me() }),
+    ...(await Promise.all(symbols.map((symbol) => fork.balanceOf(fork.token(symbol), me())))),
+  ];
 }
 
 const run = (swap: SwapTrade, rewrite?: Rewrite) => runThroughQuoteProxy(fork, proxy, swap, rewrite);
@@ -52,39 +60,50 @@ async function expectRefused(swap: SwapTrade, reason: RefusalReason, rewrite?: R
 }
 
 /** A lying service's route: one hop, through Mento's adapter with these `extras`, whatever the service found best. */
-const throughMentoOnly = ([tokenIn, tokenOut]: [string, string], extras: Hex): Rewrite => (body) => {
-  body.details.pairs = [fork.addressBook.contracts.adapters.mentoV2];
-  body.details.extras = [extras.toLowerCase()];
-  body.details.path = [fork.token(tokenIn), fork.token(tokenOut)];
-  delete body.txn;
-  return body;
-};
+const throughMentoOnly =
+  ([tokenIn, tokenOut]: [string, string], extras: Hex): Rewrite =>
+  (body) => {
+    body.details.pairs = [fork.addressBook.contracts.adapters.mentoV2];
+    body.details.extras = [extras.toLowerCase()];
+    body.details.path = [fork.token(tokenIn), fork.token(tokenOut)];
+    delete body.txn;
+    return body;
+  };
 
 /** A rewrite that sends the route's first Mento hop to another exchange (provider and id). */
-const mentoHopTo = (provider: Address, exchangeId: Hex): Rewrite => (body) => {
-  const i = (body.details.pairs as string[]).findIndex((pair) => pair.toLowerCase() === mentoAdapter());
-  if (i < 0) throw new Error('the service did not route through Mento');
-  const hop = readMentoExtras(body.details.extras[i]);
-  if (typeof hop === 'string') throw new Error(hop);
-  body.details.extras[i] = concatHex([hop.broker, provider, exchangeId]).toLowerCase();
-  return body;
-};
+const mentoHopTo =
+  (provider: Address, exchangeId: Hex): Rewrite =>
+  (body) => {
+    const i = (body.details.pairs as string[]).findIndex((pair) => pair.toLowerCase() === mentoAdapter());
+    if (i < 0) throw new Error('the service did not route through Mento');
+    const hop = readMentoExtras(body.details.extras[i]);
+    if (typeof hop === 'string') throw new Error(hop);
+    body.details.extras[i] = concatHex([hop.broker, provider, exchangeId]).toLowerCase();
+    return body;
+  };
 
 describe('trades through Mento', () => {
-  it('DCA from the dollar stable into CELO through Mento: confirmed, paid exactly expectedOut', () => expectFilledThroughMento(trade('cUSD', 'CELO', '500'), { mento: 1, total: 1 }));
+  it('DCA from the dollar stable into CELO through Mento: confirmed, paid exactly expectedOut', () =>
+    expectFilledThroughMento(trade('cUSD', 'CELO', '500'), { mento: 1, total: 1 }));
 
   it('a rebalance between the dollar stable and USDC through Mento, both ways', async () => {
     await expectFilledThroughMento(trade('cUSD', 'USDC', '20000'), { mento: 1, total: 1 });
     await expectFilledThroughMento(trade('USDC', 'cUSD', '15000', 6), { mento: 1, total: 1 });
   });
 
-  it('a mixed path: the euro stable to the dollar stable through Mento, then pools to WETH', () => expectFilledThroughMento(trade('cEUR', 'WETH', '10000'), { mento: 1, total: 3 }));
+  it('a mixed path: the euro stable to the dollar stable through Mento, then pools to WETH', () =>
+    expectFilledThroughMento(trade('cEUR', 'WETH', '10000'), { mento: 1, total: 3 }));
 });
 
 describe('round trips to the node for a trade through Mento', () => {
   it("three requests, as for any trade: the exchanges' state read in the checks' one batch", async () => {
     proxy.setRewrite(undefined);
-    const { report, requests } = await warmTradeRequests(fork, proxy.url, () => trade('cUSD', 'USDC', '1000'), () => trade('cUSD', 'USDC', '1000'));
+    const { report, requests } = await warmTradeRequests(
+      fork,
+      proxy.url,
+      () => trade('cUSD', 'USDC', '1000'),
+      () => trade('cUSD', 'USDC', '1000'),
+    );
     expect(report.status, report.reason).toBe('confirmed');
     expectThreeTradeRequests(requests);
   });
@@ -101,7 +120,12 @@ describe('Mento hops refused before anything is signed', () => {
     if (!exchange) throw new Error('no cUSD/CELO exchange');
     const broker = fork.addressBook.mento?.broker as Address;
     const provider = fork.addressBook.mento?.biPoolManager as Address;
-    await expectRefused(swap, 'trading-limit', throughMentoOnly(['CELO', 'cUSD'], concatHex([broker, provider, exchange.id])), /limit L0 .*100000 whole tokens/);
+    await expectRefused(
+      swap,
+      'trading-limit',
+      throughMentoOnly(['CELO', 'cUSD'], concatHex([broker, provider, exchange.id])),
+      /limit L0 .*100000 whole tokens/,
+    );
   });
 
   it('while the breaker halts the rate feed: which feed', async () => {
@@ -116,9 +140,19 @@ describe('Mento hops refused before anything is signed', () => {
     const exchange = fork.addressBook.mento?.exchanges.find((entry) => entry.name === 'cUSD/USDC');
     if (!exchange) throw new Error('no cUSD/USDC exchange');
     const stranger = fork.addressBook.contracts.router;
-    await expectRefused(trade('cUSD', 'USDC', '1000'), 'unknown-pool', mentoHopTo(stranger, exchange.id), /exchange provider .* which the chain data does not name/);
+    await expectRefused(
+      trade('cUSD', 'USDC', '1000'),
+      'unknown-pool',
+      mentoHopTo(stranger, exchange.id),
+      /exchange provider .* which the chain data does not name/,
+    );
     const unknownId = keccak256(toHex('cUSDUSDCNoSuchPricing'));
-    await expectRefused(trade('cUSD', 'USDC', '1000'), 'unknown-pool', mentoHopTo(fork.addressBook.mento?.biPoolManager as Address, unknownId), /does not list/);
+    await expectRefused(
+      trade('cUSD', 'USDC', '1000'),
+      'unknown-pool',
+      mentoHopTo(fork.addressBook.mento?.biPoolManager as Address, unknownId),
+      /does not list/,
+    );
     // A listed exchange of other tokens (cUSD/cEUR) for a cUSD → USDC hop.
     const other = fork.addressBook.mento?.exchanges.find((entry) => entry.name === 'cUSD/cEUR')?.id as Hex;
     await expectRefused(trade('cUSD', 'USDC', '1000'), 'unknown-pool', mentoHopTo(fork.addressBook.mento?.biPoolManager as Address, other), /not .* →/);

@@ -73,7 +73,10 @@ describe('many trades of one wallet per block', () => {
     const reports = await running;
 
     for (const report of reports) expect(report.status, report.reason).toBe('confirmed');
-    const attempts = await attemptsOf(executor, slots.map((slot) => `pipelined:${slot}`));
+    const attempts = await attemptsOf(
+      executor,
+      slots.map((slot) => `pipelined:${slot}`),
+    );
     expect(attempts.map((a) => a.nonce)).toEqual(Array.from({ length: 20 }, (_, i) => nonceBefore + i));
     expect(attempts.every((a) => a.status === 'mined' && a.blockNumber === blockBefore + 1n)).toBe(true);
     // Each trade's approval comes just before its own trade.
@@ -85,14 +88,19 @@ describe('many trades of one wallet per block', () => {
     expect(await fork.balanceOf(fork.token('CELO'), me())).toBe(celoBefore + received);
     for (const report of reports) expect((await executor.ledger.trades.get(report.intentId))?.settlement?.amountOut).toBe(report.amountOut);
     // The balance check covered the block's ten trades together, not skipped.
-    const skipped = (await Promise.all(slots.map((slot) => executor.ledger.events.list(`pipelined:${slot}`)))).flat().filter((e) => e.kind === 'balance-check-skipped');
+    const skipped = (await Promise.all(slots.map((slot) => executor.ledger.events.list(`pipelined:${slot}`))))
+      .flat()
+      .filter((e) => e.kind === 'balance-check-skipped');
     expect(skipped).toEqual([]);
   });
 
   it('a middle trade that reverts is failed with its reason; the ones before and after it are confirmed', async () => {
     const executor = await makeExecutor({ settings: { approvals: 'unlimited' } });
     // One unlimited approval of each token first, so each trade is one transaction.
-    for (const [slot, token] of [['warm-usd', 'cUSD'], ['warm-eur', 'cEUR']] as const) {
+    for (const [slot, token] of [
+      ['warm-usd', 'cUSD'],
+      ['warm-eur', 'cEUR'],
+    ] as const) {
       const warm = await runTrade(executor, swapTrade(fork, 'pipelined', slot, { tokenIn: fork.token(token), amountIn: parseUnits('1', 18) }));
       expect(warm.status, warm.reason).toBe('confirmed');
     }
@@ -101,7 +109,10 @@ describe('many trades of one wallet per block', () => {
     const first = runTrade(executor, sell('first'));
     await inPool(1);
     // The middle one sells cEUR for cUSD.
-    const middle = runTrade(executor, swapTrade(fork, 'pipelined', 'middle', { tokenIn: fork.token('cEUR'), tokenOut: fork.token('cUSD'), amountIn: parseUnits('30', 18) }));
+    const middle = runTrade(
+      executor,
+      swapTrade(fork, 'pipelined', 'middle', { tokenIn: fork.token('cEUR'), tokenOut: fork.token('cUSD'), amountIn: parseUnits('30', 18) }),
+    );
     await inPool(2);
     const last = runTrade(executor, sell('last'));
     await inPool(3);
@@ -291,7 +302,7 @@ describe('a crash with a later nonce out and an earlier one not', () => {
     await waitFor(async () => {
       const [attempt] = await first.ledger.attempts.ofTrade('pipelined:made-first');
       return attempt !== undefined && (await fork.publicClient.getTransaction({ hash: attempt.hash }).catch(() => undefined)) !== undefined;
-    }, 'the later nonce in the node\'s pool');
+    }, "the later nonce in the node's pool");
     stop.abort(new Error('the daemon died'));
     await Promise.all([madeFirst, madeSecond]);
     await first.close();

@@ -56,13 +56,20 @@ describe('reporting a run', () => {
     // One headline in human units with symbols; the raw amounts stay as fields.
     const amountOut = report?.trades[0]?.amountOut as bigint;
     const filled = lines.map((line) => JSON.parse(line)).find((line) => line.status === 'confirmed');
-    expect(filled.msg).toBe(`dca: filled: sold 3 cUSD for ${displayNumber(amountOut, 18)} CELO (at least ${displayNumber(report?.trades[0]?.minOut as bigint, 18)} CELO) (${report?.note})`);
+    expect(filled.msg).toBe(
+      `dca: filled: sold 3 cUSD for ${displayNumber(amountOut, 18)} CELO (at least ${displayNumber(report?.trades[0]?.minOut as bigint, 18)} CELO) (${report?.note})`,
+    );
     expect(filled).toMatchObject({ amountIn: '3 cUSD', raw: { amountIn: '3000000000000000000', amountOut: String(amountOut) } });
     // The run is in the ledger with its outcome and note.
     expect(await executor.ledger.runs.list({ strategyId: 'dca' })).toMatchObject([{ slot: '2026-11-21T00:00:00.000Z', outcome: 'traded', note: report?.note }]);
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before - parseUnits('3', 18));
     expect(sent.map((s) => s.event)).toEqual(['filled']);
-    expect(sent[0]?.fields).toMatchObject({ strategy: 'dca', status: 'confirmed', amountOut: String(report?.trades[0]?.amountOut), summary: expect.stringMatching(/^filled: sold 3 cUSD for [\d.]+ CELO/) });
+    expect(sent[0]?.fields).toMatchObject({
+      strategy: 'dca',
+      status: 'confirmed',
+      amountOut: String(report?.trades[0]?.amountOut),
+      summary: expect.stringMatching(/^filled: sold 3 cUSD for [\d.]+ CELO/),
+    });
     // The balances the check read at the trade's block are the metrics' (the chain has not moved since): no read.
     expect(lines.some((line) => line.includes('could not read balances for the metrics'))).toBe(false);
     const gauge = (await metrics.balance.get()).values;
@@ -72,7 +79,7 @@ describe('reporting a run', () => {
     expect(shown('native')).toBe(Number(formatEther(await fork.publicClient.getBalance({ address: me }))));
   });
 
-  it('a run that trades nothing reads no balance for the metrics; a mark reads every held wallet\'s at one block, and the metrics show them', async () => {
+  it("a run that trades nothing reads no balance for the metrics; a mark reads every held wallet's at one block, and the metrics show them", async () => {
     const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
     const executor = await testExecutor(fork, { rpcUrl: proxy.url });
     executors.push(executor);
@@ -82,10 +89,22 @@ describe('reporting a run', () => {
       const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
       const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
       // A take-profit far above the market: nothing trades.
-      const limit: LimitStrategy = { id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits('1', 18), buy: token('cUSD'), takeProfit: '1000', repeat: false };
+      const limit: LimitStrategy = {
+        id: 'tp',
+        kind: 'limit',
+        wallet: 'main',
+        schedule,
+        slippageBps: 50,
+        sell: token('CELO'),
+        amount: parseUnits('1', 18),
+        buy: token('cUSD'),
+        takeProfit: '1000',
+        repeat: false,
+      };
       const metrics = createMetrics();
       const names = new TokenNames([token('cUSD'), token('CELO')]);
-      const reads = (calls: string[][], ofToken?: boolean) => calls.flat().filter((call) => (ofToken ? call.endsWith(':0x70a08231') : call === 'eth_getBalance')).length;
+      const reads = (calls: string[][], ofToken?: boolean) =>
+        calls.flat().filter((call) => (ofToken ? call.endsWith(':0x70a08231') : call === 'eth_getBalance')).length;
       const report = await runAndReport(
         limit,
         '2026-11-21T11:00:00.000Z',
@@ -129,15 +148,35 @@ describe('reporting a run', () => {
     const executor = await testExecutor(fork);
     executors.push(executor);
     const lines: string[] = [];
-    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }), pretty: false });
+    const logger = createLogger({
+      level: 'debug',
+      destination: new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+      pretty: false,
+    });
     const token = (symbol: string) => ({ address: fork.token(symbol), symbol, decimals: 18 });
     const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
-    const limit = (amount: string): LimitStrategy => ({ id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: token('CELO'), amount: parseUnits(amount, 18), buy: token('cUSD'), takeProfit: '1000', repeat: false });
+    const limit = (amount: string): LimitStrategy => ({
+      id: 'tp',
+      kind: 'limit',
+      wallet: 'main',
+      schedule,
+      slippageBps: 50,
+      sell: token('CELO'),
+      amount: parseUnits(amount, 18),
+      buy: token('cUSD'),
+      takeProfit: '1000',
+      repeat: false,
+    });
     const observers = { logger, metrics: createMetrics(), notifier: { notify() {}, flush: async () => {} }, notes: new Map<string, string>() };
     const execution = { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames() };
     const runtime = { client: executor.wallet.client, routing: executor.routing, nativeToken: token('CELO') };
     // The note names what the order is worth: the same three times, then another amount, another note.
-    for (const [minute, amount] of [[0, '1'], [1, '1'], [2, '1'], [3, '2']] as const) {
+    for (const [minute, amount] of [
+      [0, '1'],
+      [1, '1'],
+      [2, '1'],
+      [3, '2'],
+    ] as const) {
       await runAndReport(limit(amount), `2026-11-21T10:0${minute}:00.000Z`, runtime, execution, observers);
     }
     const notes = lines.map((line) => JSON.parse(line)).filter((line) => String(line.msg).startsWith('tp: no trade: '));

@@ -155,7 +155,12 @@ describe('scheduler', () => {
     const active = new Map<string, number>();
     let most = { perWallet: 0, overall: 0 };
     const scheduler = new Scheduler({
-      strategies: [strategy('a1', { everyMs: 3_600_000 }, 'a'), strategy('a2', { everyMs: 3_600_000 }, 'a'), strategy('a3', { everyMs: 3_600_000 }, 'a'), strategy('b1', { everyMs: 3_600_000 }, 'b')],
+      strategies: [
+        strategy('a1', { everyMs: 3_600_000 }, 'a'),
+        strategy('a2', { everyMs: 3_600_000 }, 'a'),
+        strategy('a3', { everyMs: 3_600_000 }, 'a'),
+        strategy('b1', { everyMs: 3_600_000 }, 'b'),
+      ],
       run: async (s) => {
         active.set(s.wallet, (active.get(s.wallet) ?? 0) + 1);
         const overall = [...active.values()].reduce((a, b) => a + b, 0);

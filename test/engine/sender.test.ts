@@ -23,7 +23,9 @@ const swap = (slot: string): Trade => swapTrade(fork, 'sender-test', slot, { amo
 /** Approves the router once, so the trade itself is the only transaction the test has to mine. */
 async function approveRouter() {
   await fork.confirm(
-    await fork.wallet(account().privateKey).writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
+    await fork
+      .wallet(account().privateKey)
+      .writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
   );
 }
 
@@ -107,7 +109,10 @@ describe('the sender', () => {
     const executor = await makeExecutor({ wallet: { stuckAfterMs: 200, feeCap }, settings: { feeCap } });
     await fork.testClient.setAutomine(false);
     const running = runTrade(executor, swap('capped'));
-    const decision = await waitFor(async () => (await executor.ledger.events.list('sender-test:capped')).find((e) => e.kind === 'stuck-at-fee-cap'), 'the at-cap decision');
+    const decision = await waitFor(
+      async () => (await executor.ledger.events.list('sender-test:capped')).find((e) => e.kind === 'stuck-at-fee-cap'),
+      'the at-cap decision',
+    );
     expect(decision.details).toMatchObject({ decision: 'keep waiting', cap: feeCap.toString() });
     await fork.testClient.mine({ blocks: 1 });
     expect((await running).status).toBe('confirmed');
@@ -154,7 +159,10 @@ describe('the sender', () => {
     expect(report.status).toBe('failed');
     expect(report.reason).toBe('reverted on chain: MinimaRouter: Initial transferFrom failed!');
     expect((await executor.ledger.attempts.ofTrade('sender-test:reverted')).map((a) => a.status)).toEqual(['reverted']);
-    expect(await executor.ledger.trades.get('sender-test:reverted')).toMatchObject({ status: 'failed', failure: { reason: report.reason, errorClass: 'reverted' } });
+    expect(await executor.ledger.trades.get('sender-test:reverted')).toMatchObject({
+      status: 'failed',
+      failure: { reason: report.reason, errorClass: 'reverted' },
+    });
   });
 
   it('stops signing from a wallet whose key is used elsewhere: the wallet is paused, nothing is signed', async () => {
@@ -167,11 +175,15 @@ describe('the sender', () => {
 
     const report = await runTrade(executor, swap('second'));
     expect(report).toMatchObject({ status: 'failed', errorClass: 'key-used-elsewhere' });
-    expect(report.reason).toBe(`the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere, or the ledger's rows of the newest were deleted`);
+    expect(report.reason).toBe(
+      `the node counts ${nonce + 1} transactions from ${account().address}, but routekeeper signed ${nonce}: the key is used elsewhere, or the ledger's rows of the newest were deleted`,
+    );
     const [event] = (await executor.ledger.events.list('sender-test:second')).filter((e) => e.kind === 'nonce-used-elsewhere');
     expect(event?.details).toEqual({ wallet: account().address, expected: nonce, onChain: nonce + 1 });
     expect(await executor.ledger.attempts.ofTrade('sender-test:second')).toEqual([]);
-    expect(await executor.ledger.pauses.for('sender-test', account().address)).toMatchObject([{ scope: 'wallet', key: account().address.toLowerCase(), intentId: 'sender-test:second' }]);
+    expect(await executor.ledger.pauses.for('sender-test', account().address)).toMatchObject([
+      { scope: 'wallet', key: account().address.toLowerCase(), intentId: 'sender-test:second' },
+    ]);
     expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce + 1);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);
     // Paused: the next trade is refused before it is even quoted, and signs nothing.

@@ -42,7 +42,10 @@ function stored(strategy: Strategy, slot: string, amountIn = parseUnits('100', 1
   } as TradeRecord;
 }
 
-const buying = (amountIn: bigint): Decision => ({ trades: [{ key: 'buy', kind: 'swap', tokenIn: cUSD.address, tokenOut: CELO.address, amountIn }], note: 'buy' });
+const buying = (amountIn: bigint): Decision => ({
+  trades: [{ key: 'buy', kind: 'swap', tokenIn: cUSD.address, tokenOut: CELO.address, amountIn }],
+  note: 'buy',
+});
 
 describe('a stored trade decided again', () => {
   const slot = `${new Date(slotAt).toISOString()}#buy`;
@@ -55,33 +58,73 @@ describe('a stored trade decided again', () => {
   });
 
   it('is refused once its slot has passed, or the schedule has ended', async () => {
-    const later = stillAskedBy([dca], async () => buying(parseUnits('100', 18)), () => slotAt + HOUR + 1);
-    expect(await later(stored(dca, slot))).toBe(`its slot ${new Date(slotAt).toISOString()} has passed: the current one is ${new Date(slotAt + HOUR).toISOString()}`);
-    const ended = { ...dca, schedule: { ...dca.schedule, endMs: slotAt + 1 } };
-    expect(await stillAskedBy([ended], async () => buying(parseUnits('100', 18)), () => slotAt + HOUR + 1)(stored(ended, slot))).toBe(
-      "its strategy's schedule has no slot now (it ended, or has not begun)",
+    const later = stillAskedBy(
+      [dca],
+      async () => buying(parseUnits('100', 18)),
+      () => slotAt + HOUR + 1,
     );
+    expect(await later(stored(dca, slot))).toBe(
+      `its slot ${new Date(slotAt).toISOString()} has passed: the current one is ${new Date(slotAt + HOUR).toISOString()}`,
+    );
+    const ended = { ...dca, schedule: { ...dca.schedule, endMs: slotAt + 1 } };
+    expect(
+      await stillAskedBy(
+        [ended],
+        async () => buying(parseUnits('100', 18)),
+        () => slotAt + HOUR + 1,
+      )(stored(ended, slot)),
+    ).toBe("its strategy's schedule has no slot now (it ended, or has not begun)");
   });
 
   it('is refused when the strategy decides otherwise now, with its words', async () => {
-    const waiting = stillAskedBy([dca], async () => ({ trades: [], note: 'waiting: worth 51 cUSD' }), () => slotAt);
+    const waiting = stillAskedBy(
+      [dca],
+      async () => ({ trades: [], note: 'waiting: worth 51 cUSD' }),
+      () => slotAt,
+    );
     expect(await waiting(stored(dca, slot))).toBe('strategy dca decides otherwise now: waiting: worth 51 cUSD');
-    expect(await stillAskedBy([], async () => buying(1n), () => slotAt)(stored(dca, slot))).toBe("no strategy 'dca' is in the current strategy file");
+    expect(
+      await stillAskedBy(
+        [],
+        async () => buying(1n),
+        () => slotAt,
+      )(stored(dca, slot)),
+    ).toBe("no strategy 'dca' is in the current strategy file");
   });
 
   it('is refused when the strategy now asks for less, beyond the tolerance (a rebalance no longer needed at that amount)', async () => {
-    const less = stillAskedBy([dca], async () => buying(parseUnits('98', 18)), () => slotAt);
-    expect(await less(stored(dca, slot))).toBe(`strategy dca now asks for ${parseUnits('98', 18)} of ${cUSD.address}, less than the ${parseUnits('100', 18)} asked when it was claimed (beyond 100 bps)`);
+    const less = stillAskedBy(
+      [dca],
+      async () => buying(parseUnits('98', 18)),
+      () => slotAt,
+    );
+    expect(await less(stored(dca, slot))).toBe(
+      `strategy dca now asks for ${parseUnits('98', 18)} of ${cUSD.address}, less than the ${parseUnits('100', 18)} asked when it was claimed (beyond 100 bps)`,
+    );
     // A strategy's own price tolerance is its amount tolerance too.
     const loose = { ...dca, maxPriceDeviationBps: 300 };
-    expect(await stillAskedBy([loose], async () => buying(parseUnits('98', 18)), () => slotAt)(stored(loose, slot))).toBeUndefined();
+    expect(
+      await stillAskedBy(
+        [loose],
+        async () => buying(parseUnits('98', 18)),
+        () => slotAt,
+      )(stored(loose, slot)),
+    ).toBeUndefined();
   });
 
   it("a run of once has no schedule to leave; a compound's deposit goes on once its claim is done", async () => {
-    const once = stillAskedBy([dca], async () => buying(parseUnits('100', 18)), () => slotAt + 10 * HOUR);
+    const once = stillAskedBy(
+      [dca],
+      async () => buying(parseUnits('100', 18)),
+      () => slotAt + 10 * HOUR,
+    );
     expect(await once(stored(dca, 'once-1795000000000#buy'))).toBeUndefined();
     const compound = { ...dca, id: 'farm', kind: 'compound', schedule: { ...dca.schedule } } as unknown as CompoundStrategy;
-    const nothingLeft = stillAskedBy([compound], async () => ({ trades: [], note: 'rewards worth 0 below 1' }), () => slotAt);
+    const nothingLeft = stillAskedBy(
+      [compound],
+      async () => ({ trades: [], note: 'rewards worth 0 below 1' }),
+      () => slotAt,
+    );
     expect(await nothingLeft(stored(compound, `${new Date(slotAt).toISOString()}#deposit`))).toBeUndefined();
     expect(await nothingLeft(stored(compound, `${new Date(slotAt).toISOString()}#claim`))).toBe('strategy farm decides otherwise now: rewards worth 0 below 1');
   });

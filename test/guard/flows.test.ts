@@ -44,23 +44,41 @@ describe('flow accounting', () => {
   });
 
   it('refuses a wallet paying one wei more, or anything else', async () => {
-    await expect(accountFlows([...swap(), flow(tokenIn, wallet, stranger, 1n)], rules(), knownPool)).rejects.toThrow(`the wallet ${wallet} would pay 1001 of ${tokenIn}, not the 1000 it trades`);
-    await expect(accountFlows([...swap(), flow(pool, wallet, stranger, 5n)], rules(), knownPool)).rejects.toThrow(`the wallet ${wallet} would also pay 5 of ${pool}`);
+    await expect(accountFlows([...swap(), flow(tokenIn, wallet, stranger, 1n)], rules(), knownPool)).rejects.toThrow(
+      `the wallet ${wallet} would pay 1001 of ${tokenIn}, not the 1000 it trades`,
+    );
+    await expect(accountFlows([...swap(), flow(pool, wallet, stranger, 5n)], rules(), knownPool)).rejects.toThrow(
+      `the wallet ${wallet} would also pay 5 of ${pool}`,
+    );
   });
 
   it('refuses an output below the minimum, and a partner taking more than its fee', async () => {
     await expect(accountFlows(swap(), rules({ receives: { token: tokenOut, minimum: 991n } }), knownPool)).rejects.toThrow('below the minimum 991');
-    await expect(accountFlows(swap(980n, 20n), rules(), knownPool)).rejects.toThrow(`the partner's recipient ${partner} would take 20 of ${tokenOut}, more than its fee of 10`);
+    await expect(accountFlows(swap(980n, 20n), rules(), knownPool)).rejects.toThrow(
+      `the partner's recipient ${partner} would take 20 of ${tokenOut}, more than its fee of 10`,
+    );
   });
 
   it('refuses an adapter or the router keeping a wei, and a pool no factory vouches for', async () => {
-    const kept = [flow(tokenIn, wallet, adapter, 1000n), flow(tokenIn, adapter, pool, 999n), flow(tokenOut, pool, router, 990n), flow(tokenOut, router, wallet, 990n)];
+    const kept = [
+      flow(tokenIn, wallet, adapter, 1000n),
+      flow(tokenIn, adapter, pool, 999n),
+      flow(tokenOut, pool, router, 990n),
+      flow(tokenOut, router, wallet, 990n),
+    ];
     await expect(accountFlows(kept, rules({ partnerFees: undefined }), knownPool)).rejects.toThrow(`${adapter} would keep 1 of ${tokenIn}`);
-    await expect(accountFlows(swap(), rules(), async () => undefined)).rejects.toThrow(`${pool} would take 1000 of ${tokenIn} for 1000 of ${tokenOut}: a swap in a pool that no known factory made`);
+    await expect(accountFlows(swap(), rules(), async () => undefined)).rejects.toThrow(
+      `${pool} would take 1000 of ${tokenIn} for 1000 of ${tokenOut}: a swap in a pool that no known factory made`,
+    );
   });
 
   it("lets a deposit's pool take its tokens and its factory's fee recipient take that pool's LP, and nothing else", async () => {
-    const deposit = [flow(tokenIn, wallet, farm, 1000n), flow(tokenIn, farm, positionPool, 1000n), flow(positionPool, address(0), feeTo, 3n), flow(positionPool, address(0), wallet, 950n)];
+    const deposit = [
+      flow(tokenIn, wallet, farm, 1000n),
+      flow(tokenIn, farm, positionPool, 1000n),
+      flow(positionPool, address(0), feeTo, 3n),
+      flow(positionPool, address(0), wallet, 950n),
+    ];
     const depositRules = rules({
       receives: { token: positionPool, minimum: 900n },
       venues: [farm],
@@ -78,19 +96,34 @@ describe('flow accounting', () => {
     const reserve = address(0x100c);
     const broker = address(0x100d);
     // Collateral in (tokenIn to the Reserve), a stable out (minted to the adapter): the Reserve gains, nobody pays it out.
-    const collateralIn = [flow(tokenIn, wallet, adapter, 1000n), flow(tokenIn, adapter, reserve, 1000n), flow(tokenOut, address(0), adapter, 995n), flow(tokenOut, adapter, router, 995n), flow(tokenOut, router, wallet, 995n)];
+    const collateralIn = [
+      flow(tokenIn, wallet, adapter, 1000n),
+      flow(tokenIn, adapter, reserve, 1000n),
+      flow(tokenOut, address(0), adapter, 995n),
+      flow(tokenOut, adapter, router, 995n),
+      flow(tokenOut, router, wallet, 995n),
+    ];
     const mento = rules({ partnerFees: undefined, mentoReserves: [{ address: reserve, token: tokenIn }] });
     expect(await accountFlows(collateralIn, mento, knownPool)).toEqual([]);
-    await expect(accountFlows(collateralIn, rules({ partnerFees: undefined }), knownPool)).rejects.toThrow(`${getAddress(reserve)} would keep 1000 of ${tokenIn}`);
-    await expect(accountFlows(collateralIn, rules({ partnerFees: undefined, mentoReserves: [{ address: reserve, token: tokenOut }] }), knownPool)).rejects.toThrow(
-      `Mento's Reserve ${getAddress(reserve)} would receive 1000 of ${tokenIn}, which no Mento hop of the route pays into it`,
+    await expect(accountFlows(collateralIn, rules({ partnerFees: undefined }), knownPool)).rejects.toThrow(
+      `${getAddress(reserve)} would keep 1000 of ${tokenIn}`,
     );
+    await expect(
+      accountFlows(collateralIn, rules({ partnerFees: undefined, mentoReserves: [{ address: reserve, token: tokenOut }] }), knownPool),
+    ).rejects.toThrow(`Mento's Reserve ${getAddress(reserve)} would receive 1000 of ${tokenIn}, which no Mento hop of the route pays into it`);
     // A stable in (to the Broker, burned), a stable out (minted): no holder but the wallet changes.
-    const stables = [flow(tokenIn, wallet, adapter, 1000n), flow(tokenIn, adapter, broker, 1000n), flow(tokenIn, broker, address(0), 1000n), flow(tokenOut, address(0), adapter, 990n), flow(tokenOut, adapter, router, 990n), flow(tokenOut, router, wallet, 990n)];
+    const stables = [
+      flow(tokenIn, wallet, adapter, 1000n),
+      flow(tokenIn, adapter, broker, 1000n),
+      flow(tokenIn, broker, address(0), 1000n),
+      flow(tokenOut, address(0), adapter, 990n),
+      flow(tokenOut, adapter, router, 990n),
+      flow(tokenOut, router, wallet, 990n),
+    ];
     expect(await accountFlows(stables, rules({ partnerFees: undefined }), knownPool)).toEqual([]);
   });
 
-  it("lets a Mento v3 pool make its swap and its protocol fee recipient take at most the protocol fee of the input, and nothing else", async () => {
+  it('lets a Mento v3 pool make its swap and its protocol fee recipient take at most the protocol fee of the input, and nothing else', async () => {
     const fpmm = address(0x100e);
     const recipient = address(0x100f);
     // 1,000,000 in; the pool keeps all but the protocol fee (3 bps: 300) and pays 999,200 out (8 bps less).
@@ -108,19 +141,27 @@ describe('flow accounting', () => {
       partnerFees: undefined,
       fixedPricePools: [{ address: fpmm, tokenIn, feePpm: 800, protocolFeeRecipient: recipient, protocolFeeBps: 3n }],
     });
-    expect(await accountFlows(through(300n), v3, async () => undefined)).toEqual([{ pool: getAddress(fpmm), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn: 999_700n, amountOut: 999_200n, feePpm: 800 }]);
-    await expect(accountFlows(through(301n), v3, async () => undefined)).rejects.toThrow(`Mento v3's protocol fee recipient ${getAddress(recipient)} would take 301 of ${getAddress(tokenIn)}, more than the protocol fee of 300`);
+    expect(await accountFlows(through(300n), v3, async () => undefined)).toEqual([
+      { pool: getAddress(fpmm), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn: 999_700n, amountOut: 999_200n, feePpm: 800 },
+    ]);
+    await expect(accountFlows(through(301n), v3, async () => undefined)).rejects.toThrow(
+      `Mento v3's protocol fee recipient ${getAddress(recipient)} would take 301 of ${getAddress(tokenIn)}, more than the protocol fee of 300`,
+    );
     await expect(accountFlows(through(300n, [flow(tokenOut, fpmm, recipient, 1n)]), v3, async () => undefined)).rejects.toThrow(
       `Mento v3's protocol fee recipient ${getAddress(recipient)} would receive 1 of ${getAddress(tokenOut)}, which no Mento v3 hop of the route pays its pool`,
     );
     // Without the rule, no factory vouches for the pool.
-    await expect(accountFlows(through(300n), rules({ ...v3, fixedPricePools: undefined }), async () => undefined)).rejects.toThrow(`${getAddress(fpmm)} would take 999700 of ${getAddress(tokenIn)}`);
+    await expect(accountFlows(through(300n), rules({ ...v3, fixedPricePools: undefined }), async () => undefined)).rejects.toThrow(
+      `${getAddress(fpmm)} would take 999700 of ${getAddress(tokenIn)}`,
+    );
   });
 
   it('reads ERC20 Transfer logs and refuses a non-fungible one', () => {
     const topic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
     const data = encodeAbiParameters([{ type: 'uint256' }], [7n]);
     expect(flowsOf([{ address: tokenIn, topics: [topic, pad(wallet), pad(pool)], data }])).toEqual([flow(tokenIn, wallet, pool, 7n)]);
-    expect(() => flowsOf([{ address: tokenIn, topics: [topic, pad(wallet), pad(pool), pad('0x07')], data: '0x' }])).toThrow('not an ERC20 (a Transfer log of 4 topics)');
+    expect(() => flowsOf([{ address: tokenIn, topics: [topic, pad(wallet), pad(pool), pad('0x07')], data: '0x' }])).toThrow(
+      'not an ERC20 (a Transfer log of 4 topics)',
+    );
   });
 });

@@ -24,7 +24,17 @@ const ME = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as Address;
 const route = (overrides: Partial<SwapRoute['details']> = {}, expectedOut = 500n): SwapRoute => ({
   expectedOut,
   routerAddress: ROUTER,
-  details: { path: [A, B], pairs: [zeroAddress], extras: ['0x'], inputAmount: 1000n, expectedOutputAmount: 500n, deadline: 1000, partner: 0, sig: '0x', ...overrides },
+  details: {
+    path: [A, B],
+    pairs: [zeroAddress],
+    extras: ['0x'],
+    inputAmount: 1000n,
+    expectedOutputAmount: 500n,
+    deadline: 1000,
+    partner: 0,
+    sig: '0x',
+    ...overrides,
+  },
 });
 
 const refusal = (work: () => void) => {
@@ -96,7 +106,18 @@ describe('guards', () => {
   });
 
   it('accept a ready-to-sign transaction only when it describes our call (its minimum and expected output are its own)', () => {
-    const payload: SwapPayload = { path: [A, B], pairs: [zeroAddress], extras: ['0x'], inputAmount: 1000n, minOutputAmount: 497n, expectedOutputAmount: 500n, to: ME, deadline: 1000n, partner: 0n, sig: '0x' };
+    const payload: SwapPayload = {
+      path: [A, B],
+      pairs: [zeroAddress],
+      extras: ['0x'],
+      inputAmount: 1000n,
+      minOutputAmount: 497n,
+      expectedOutputAmount: 500n,
+      to: ME,
+      deadline: 1000n,
+      partner: 0n,
+      sig: '0x',
+    };
     const ours = { to: ROUTER, from: ME, payload };
     const txn = (p: SwapPayload, to = ROUTER) => ({ to, from: ME, data: encodeSwapCall(p), value: 0n });
     expect(refusal(() => checkReadyTransaction(txn(payload), ours))).toBe('accepted');

@@ -2,7 +2,7 @@
  * `routekeeper run` as a child process against a devnet fork (a test's own strategies and data directory), and
  * the one check every hostile-world test ends with: the ledger equals the chain.
  */
-import { type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,9 @@ import { openStates } from '../../src/model/trade.ts';
 import { spawnCli } from './cli.ts';
 import type { DevnetFork } from './devnet.ts';
 
-const swapEvent = parseAbiItem('event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)');
+const swapEvent = parseAbiItem(
+  'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
+);
 
 export type DaemonProcess = {
   child: ChildProcessWithoutNullStreams;
@@ -40,7 +42,10 @@ export function daemonHome(fork: DevnetFork, name: string) {
 }
 
 /** Strategies of one wallet, each a DCA of `amount` every `every`; `start` in the future makes them wait (settle only). */
-export function dcaYaml(strategies: { id: string; sell: string; buy: string; amount: string; every: string }[], options: { start?: string; defaults?: string } = {}) {
+export function dcaYaml(
+  strategies: { id: string; sell: string; buy: string; amount: string; every: string }[],
+  options: { start?: string; defaults?: string } = {},
+) {
   const start = options.start ? `, start: "${options.start}"` : '';
   return `
 defaults: { confirmations: 1, firstRun: now${options.defaults ? `, ${options.defaults}` : ''} }

@@ -1,15 +1,7 @@
 /**
  * Per-file copy of the shared devnet, with clients, reverted to a clean snapshot after every test.
  */
-import {
-  type Address,
-  type Hex,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  erc20Abi,
-  http,
-} from 'viem';
+import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -49,9 +41,10 @@ function createForkClients(book: DeploymentAddressBook) {
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== 'success') {
       const tx = await publicClient.getTransaction({ hash });
-      const reason = await publicClient
-        .call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n })
-        .then(() => 'no revert when replayed on the parent block', (error: Error) => error.message);
+      const reason = await publicClient.call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n }).then(
+        () => 'no revert when replayed on the parent block',
+        (error: Error) => error.message,
+      );
       throw new Error(`transaction ${hash} reverted (gas used ${receipt.gasUsed} of ${tx.gas}): ${reason}`);
     }
     return receipt;
@@ -96,9 +89,15 @@ function useChain(start: () => Promise<{ addressBook: DeploymentAddressBook; sto
 export function useDevnetFork(options: { routing?: boolean; uniswapV3?: boolean; mento?: boolean } = {}): DevnetFork {
   return useChain(async () => {
     const snapshot = options.mento
-      ? { stateFile: provided('devnetWithMentoStateFile', 'useDevnetFork({ mento: true })'), addressBook: provided('devnetWithMento', 'useDevnetFork({ mento: true })') }
+      ? {
+          stateFile: provided('devnetWithMentoStateFile', 'useDevnetFork({ mento: true })'),
+          addressBook: provided('devnetWithMento', 'useDevnetFork({ mento: true })'),
+        }
       : options.uniswapV3
-        ? { stateFile: provided('devnetWithUniswapV3StateFile', 'useDevnetFork({ uniswapV3: true })'), addressBook: provided('devnetWithUniswapV3', 'useDevnetFork({ uniswapV3: true })') }
+        ? {
+            stateFile: provided('devnetWithUniswapV3StateFile', 'useDevnetFork({ uniswapV3: true })'),
+            addressBook: provided('devnetWithUniswapV3', 'useDevnetFork({ uniswapV3: true })'),
+          }
         : { stateFile: provided('devnetStateFile', 'useDevnetFork()'), addressBook: provided('devnet', 'useDevnetFork()') };
     const { node, addressBook } = await startDevnet({ snapshot });
     if (!options.routing) return { addressBook, stop: node.stop };

@@ -143,7 +143,12 @@ export async function testExecutor(
  * The node requests of a trade by a warm executor (each an HTTP request of batched calls, through a counting proxy):
  * `warm` runs first (an approval, facts read once per process), then `trade`, whose report and requests are returned.
  */
-export async function warmTradeRequests(fork: DevnetFork, serviceUrl: string, warm: () => SwapTrade, trade: () => SwapTrade): Promise<{ report: TradeReport; requests: string[][] }> {
+export async function warmTradeRequests(
+  fork: DevnetFork,
+  serviceUrl: string,
+  warm: () => SwapTrade,
+  trade: () => SwapTrade,
+): Promise<{ report: TradeReport; requests: string[][] }> {
   const node = await startRpcProxy(fork.addressBook.rpcUrl);
   const executor = await testExecutor(fork, { serviceUrl, rpcUrl: node.url, settings: { approvals: 'unlimited' } });
   try {
@@ -173,7 +178,12 @@ export function expectThreeTradeRequests(requests: readonly string[][]): void {
  * Runs a trade with the service's answers coming through `proxy`, rewritten by `rewrite` when given (a lying service):
  * the report, and the route the daemon was given.
  */
-export async function runThroughQuoteProxy(fork: DevnetFork, proxy: QuoteProxy, swap: SwapTrade, rewrite?: Rewrite): Promise<{ report: TradeReport; route?: { pairs: string[]; extras: Hex[] } }> {
+export async function runThroughQuoteProxy(
+  fork: DevnetFork,
+  proxy: QuoteProxy,
+  swap: SwapTrade,
+  rewrite?: Rewrite,
+): Promise<{ report: TradeReport; route?: { pairs: string[]; extras: Hex[] } }> {
   let route: { pairs: string[]; extras: Hex[] } | undefined;
   proxy.setRewrite((body, path) => {
     const changed = rewrite ? rewrite(body, path) : body;
@@ -188,4 +198,3 @@ export async function runThroughQuoteProxy(fork: DevnetFork, proxy: QuoteProxy, 
     proxy.setRewrite(undefined);
   }
 }
-

@@ -5,9 +5,7 @@
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type PlannedAnswer =
-  | { status: number; body?: unknown; raw?: string; headers?: Record<string, string>; delayMs?: number }
-  | { hang: true };
+export type PlannedAnswer = { status: number; body?: unknown; raw?: string; headers?: Record<string, string>; delayMs?: number } | { hang: true };
 
 export type RecordedRequest = { at: number; url: string; headers: IncomingHttpHeaders };
 

@@ -18,7 +18,9 @@ export async function fundedWallets(fork: DevnetFork, count: number): Promise<{ 
     const key = generatePrivateKey();
     const { address } = privateKeyToAccount(key);
     await fork.testClient.setBalance({ address, value: parseUnits('100', 18) });
-    await fork.confirm(await funder.writeContract({ address: fork.token('cUSD'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [address, parseUnits('1000', 18)] }));
+    await fork.confirm(
+      await funder.writeContract({ address: fork.token('cUSD'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [address, parseUnits('1000', 18)] }),
+    );
     wallets.push({ name: `w${i}`, key, address });
   }
   return wallets;
@@ -68,7 +70,8 @@ export async function holders(ledger: LedgerView): Promise<Map<string, string>> 
 }
 
 /** The holder a daemon process names itself by (host:pid:start). */
-export const holderOf = (held: Map<string, string>, daemon: DaemonProcess) => [...held.values()].find((holder) => holder.split(':')[1] === String(daemon.child.pid));
+export const holderOf = (held: Map<string, string>, daemon: DaemonProcess) =>
+  [...held.values()].find((holder) => holder.split(':')[1] === String(daemon.child.pid));
 
 /**
  * Each wallet's attempts, in nonce order, were signed under leases that never come back: once a later epoch has
@@ -79,9 +82,14 @@ export async function expectEpochsInOrder(location: LedgerLocation, wallets: Add
   try {
     const trades = await ledger.trades.history({ limit: 100_000 });
     for (const wallet of wallets) {
-      const attempts = (await Promise.all(trades.filter((trade) => trade.wallet.toLowerCase() === wallet.toLowerCase()).map((trade) => ledger.attempts.ofTrade(trade.id)))).flat();
+      const attempts = (
+        await Promise.all(trades.filter((trade) => trade.wallet.toLowerCase() === wallet.toLowerCase()).map((trade) => ledger.attempts.ofTrade(trade.id)))
+      ).flat();
       const epochs = attempts.sort((a, b) => a.nonce - b.nonce || a.id - b.id).map((attempt) => attempt.lease?.epoch);
-      expect(epochs.every((epoch) => epoch !== undefined), wallet).toBe(true);
+      expect(
+        epochs.every((epoch) => epoch !== undefined),
+        wallet,
+      ).toBe(true);
       expect(epochs, wallet).toEqual([...epochs].sort((a, b) => (a as number) - (b as number)));
     }
   } finally {

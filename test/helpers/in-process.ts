@@ -23,7 +23,10 @@ export async function runInProcess(args: string[], env: Record<string, string> =
   process.stderr.write = capture('stderr');
   // The test runner gives console its own streams: the console is captured as well.
   const consoles = { log: console.log, error: console.error, warn: console.warn };
-  const line = (stream: 'stdout' | 'stderr') => (...parts: unknown[]) => void (out[stream] += `${format(...parts)}\n`);
+  const line =
+    (stream: 'stdout' | 'stderr') =>
+    (...parts: unknown[]) =>
+      void (out[stream] += `${format(...parts)}\n`);
   console.log = line('stdout');
   console.error = line('stderr');
   console.warn = line('stderr');

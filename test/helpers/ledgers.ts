@@ -55,7 +55,10 @@ export async function runSql(location: LedgerLocation, statement: string, ...par
   try {
     await client.query(`SET search_path TO "${location.schema}"`);
     let n = 0;
-    await client.query(statement.replace(/\?/g, () => `$${++n}`), params);
+    await client.query(
+      statement.replace(/\?/g, () => `$${++n}`),
+      params,
+    );
   } finally {
     await client.end();
   }

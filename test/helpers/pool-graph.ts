@@ -84,12 +84,18 @@ export async function deployGraph(
   await testClient.setAutomine(true);
   const last = await client.waitForTransactionReceipt({ hash: hashes.at(-1) as Hex });
   if (last.status !== 'success') throw new Error('the last pool of the generated graph did not mint');
-  return { factory, tokens, ...(uniswapV3 && { uniswapV3: { factory: uniswapV3.factory, adapter: uniswapV3.adapter, poolInitCodeHash: uniswapV3.poolInitCodeHash } }) };
+  return {
+    factory,
+    tokens,
+    ...(uniswapV3 && { uniswapV3: { factory: uniswapV3.factory, adapter: uniswapV3.adapter, poolInitCodeHash: uniswapV3.poolInitCodeHash } }),
+  };
 }
 
 type V3Parts = { factory: Address; adapter: Address; provider: Address; poolInitCodeHash: Hex };
 
-async function deployUniswapV3Parts(deploy: (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => Promise<Address>): Promise<V3Parts> {
+async function deployUniswapV3Parts(
+  deploy: (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => Promise<Address>,
+): Promise<V3Parts> {
   return {
     factory: await deploy(artifacts.UniswapV3Factory, []),
     adapter: await deploy(artifacts.UniswapV3Adapter, []),
@@ -102,7 +108,12 @@ async function deployUniswapV3Parts(deploy: (artifact: { abi: readonly unknown[]
  * A 0.3% V3 pool of two tokens at the price of their reserves, holding about their worth in three positions around
  * it (±50%, ±10%, ±2%, in shares 1:2:1), so that quotes cross ticks.
  */
-async function v3PoolTransactions(send: (to: Address, data: Hex) => Promise<Hex>, parts: V3Parts, [tokenA, reserveA]: [Address, bigint], [tokenB, reserveB]: [Address, bigint]): Promise<Hex[]> {
+async function v3PoolTransactions(
+  send: (to: Address, data: Hex) => Promise<Hex>,
+  parts: V3Parts,
+  [tokenA, reserveA]: [Address, bigint],
+  [tokenB, reserveB]: [Address, bigint],
+): Promise<Hex[]> {
   const aIs0 = BigInt(tokenA) < BigInt(tokenB);
   const [token0, token1, reserve0, reserve1] = aIs0 ? [tokenA, tokenB, reserveA, reserveB] : [tokenB, tokenA, reserveB, reserveA];
   const pool = v3PoolAddress(parts.factory, parts.poolInitCodeHash, [token0, token1], 3000);
@@ -124,8 +135,12 @@ async function v3PoolTransactions(send: (to: Address, data: Hex) => Promise<Hex>
   for (const [width, amount] of positions) {
     const ticks = Math.max(60, Math.floor(Math.log(1 + width) / Math.log(1.0001) / 60) * 60);
     const centre = Math.floor(tick / 60) * 60;
-    hashes.push(await send(parts.provider, encodeFunctionData({ abi: artifacts.V3LiquidityProvider.abi, functionName: 'mint', args: [pool, centre - ticks, centre + ticks, amount] })));
+    hashes.push(
+      await send(
+        parts.provider,
+        encodeFunctionData({ abi: artifacts.V3LiquidityProvider.abi, functionName: 'mint', args: [pool, centre - ticks, centre + ticks, amount] }),
+      ),
+    );
   }
   return hashes;
 }
-

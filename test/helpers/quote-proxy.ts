@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { DevnetFork } from './devnet.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a lying service rewrites the answer's JSON freely, field by field
 export type Rewrite = (body: Record<string, any>, path: string) => Record<string, any>;
 
 export async function startQuoteProxy(upstream: string) {

@@ -19,4 +19,5 @@ export function rawRequest(port: number, request: string): Promise<string> {
 export const statusLine = (answer: string) => answer.split('\r\n')[0];
 
 /** A GET of `target` with `Host: host` that asks the server to close the connection after answering. */
-export const rawGet = (target: string, host = '127.0.0.1', extraHeaders = '') => `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n${extraHeaders}\r\n`;
+export const rawGet = (target: string, host = '127.0.0.1', extraHeaders = '') =>
+  `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n${extraHeaders}\r\n`;

@@ -8,7 +8,12 @@ import type { DevnetFork } from './devnet.ts';
 
 export type HttpAnswer = { status: number; body: Record<string, unknown> & { error?: string; field?: string } };
 
-export async function getJson(fork: DevnetFork, path: string, params: Record<string, string | number | bigint> = {}, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+export async function getJson(
+  fork: DevnetFork,
+  path: string,
+  params: Record<string, string | number | bigint> = {},
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
   const url = new URL(path, fork.addressBook.routingServiceUrl);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value));
   const response = await fetch(url, { headers: { accept: 'application/json', ...headers } });
@@ -36,7 +41,14 @@ export function partnerOf(fork: DevnetFork) {
 export const hexOf = (value: unknown) => value as Hex;
 
 /** A swap quote from GET /routes for two tokens by symbol, which must answer 200. */
-export async function quoteRoute(fork: DevnetFork, tokenIn: string, tokenOut: string, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) {
+export async function quoteRoute(
+  fork: DevnetFork,
+  tokenIn: string,
+  tokenOut: string,
+  amountIn: bigint,
+  extra: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) {
   const { status, body } = await getJson(fork, '/routes', { tokenIn: fork.token(tokenIn), tokenOut: fork.token(tokenOut), amountIn, ...extra }, headers);
   expect(status, JSON.stringify(body)).toBe(200);
   return swapRouteSchema.parse(body);
@@ -50,8 +62,12 @@ export async function executeRoute(fork: DevnetFork, route: Awaited<ReturnType<t
   await approve(fork, me, tokenIn, route.routerAddress, route.details.inputAmount);
   const before = await fork.balanceOf(tokenOut, me.address);
   await fork.confirm(
-    await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: me.address })] }),
+    await me.wallet.writeContract({
+      address: route.routerAddress,
+      abi: routerAbi,
+      functionName: 'swapExactInputForOutput',
+      args: [swapPayloadFrom(route.details, { minOutputAmount: route.expectedOut, to: me.address })],
+    }),
   );
   return (await fork.balanceOf(tokenOut, me.address)) - before;
 }
-

@@ -30,7 +30,10 @@ export function useServeProcesses(fork: DevnetFork, name: string) {
 
   /** `serve` over the pool-less address book (a partner store of its own), once its `{"url"}` line is out. */
   async function serve(args: string[] = ['--no-cache'], env: Record<string, string> = {}) {
-    const child = spawnCli(['serve', '--address-book', home.bookFile, '--port', '0', '--partner-store', join(home.dir, `partners-${services.length}.sqlite`), ...args], { RPC_URL: '', ...env });
+    const child = spawnCli(
+      ['serve', '--address-book', home.bookFile, '--port', '0', '--partner-store', join(home.dir, `partners-${services.length}.sqlite`), ...args],
+      { RPC_URL: '', ...env },
+    );
     track(child);
     const { url } = JSON.parse(await firstStdoutLine(child)) as { url: string };
     const stop = async () => {

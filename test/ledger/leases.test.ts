@@ -16,7 +16,18 @@ import { backends, freshLedger } from '../helpers/ledgers.ts';
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;
 const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;
 const call = { target: token, spender: token, data: '0x9acc65a9' as const, expectedOut: 100n, minOut: 99n };
-const trade = (slot: string): Trade => ({ id: `dca:${slot}`, strategyId: 'dca', slot, kind: 'swap', wallet, chainId: 42220, tokenIn: token, tokenOut: token, amountIn: 1n, slippageBps: 30 });
+const trade = (slot: string): Trade => ({
+  id: `dca:${slot}`,
+  strategyId: 'dca',
+  slot,
+  kind: 'swap',
+  wallet,
+  chainId: 42220,
+  tokenIn: token,
+  tokenOut: token,
+  amountIn: 1n,
+  slippageBps: 30,
+});
 const attempt = (intentId: string, nonce: number) => ({
   intentId,
   purpose: 'trade' as const,

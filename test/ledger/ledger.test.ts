@@ -72,7 +72,10 @@ async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broa
 /** Makes (or removes) a trigger that fails every insert of a pause, as a crash between an anomaly's steps would. */
 async function failPauses(location: LedgerLocation, fail: boolean): Promise<void> {
   if (location.kind === 'sqlite') {
-    await runSql(location, fail ? "CREATE TRIGGER crash BEFORE INSERT ON pauses BEGIN SELECT RAISE(ABORT, 'crash before the pause'); END" : 'DROP TRIGGER crash');
+    await runSql(
+      location,
+      fail ? "CREATE TRIGGER crash BEFORE INSERT ON pauses BEGIN SELECT RAISE(ABORT, 'crash before the pause'); END" : 'DROP TRIGGER crash',
+    );
     return;
   }
   if (!fail) return runSql(location, 'DROP TRIGGER crash ON pauses');
@@ -81,261 +84,303 @@ async function failPauses(location: LedgerLocation, fail: boolean): Promise<void
 }
 
 describe.each(backends)('the ledger on %s', (backend) => {
-    it('records an anomaly with its event and its pauses in one transaction: a crash between them leaves neither', async () => {
-      const location = freshLedger(backend);
-      const ledger = await openLedger(location);
-      await ledger.trades.claimSlot(intent('odd'));
-      await walk(ledger, 'dca:odd', 'broadcast');
-      const anomaly = { reason: 'the wallet received less than the logs say', event: { kind: 'anomaly' as const, details: { reason: 'less' } }, settlement };
-      await failPauses(location, true);
-      await expect(ledger.trades.markAnomaly(intent('odd'), anomaly)).rejects.toThrow(/crash before the pause/);
-      expect((await ledger.trades.get('dca:odd'))?.status).toBe('broadcast');
-      expect((await ledger.events.list('dca:odd')).filter((event) => event.kind === 'anomaly')).toEqual([]);
-      expect(await ledger.pauses.all()).toEqual([]);
-      await failPauses(location, false);
-      await ledger.trades.markAnomaly(intent('odd'), anomaly);
-      expect(await ledger.trades.get('dca:odd')).toMatchObject({ status: 'anomaly', anomaly: anomaly.reason, settlement });
-      expect((await ledger.events.list('dca:odd')).map((event) => event.kind)).toContain('anomaly');
-      expect((await ledger.pauses.all()).map((pause) => [pause.scope, pause.key, pause.intentId])).toEqual([
-        ['strategy', 'dca', 'dca:odd'],
-        ['wallet', wallet.toLowerCase(), 'dca:odd'],
-      ]);
+  it('records an anomaly with its event and its pauses in one transaction: a crash between them leaves neither', async () => {
+    const location = freshLedger(backend);
+    const ledger = await openLedger(location);
+    await ledger.trades.claimSlot(intent('odd'));
+    await walk(ledger, 'dca:odd', 'broadcast');
+    const anomaly = { reason: 'the wallet received less than the logs say', event: { kind: 'anomaly' as const, details: { reason: 'less' } }, settlement };
+    await failPauses(location, true);
+    await expect(ledger.trades.markAnomaly(intent('odd'), anomaly)).rejects.toThrow(/crash before the pause/);
+    expect((await ledger.trades.get('dca:odd'))?.status).toBe('broadcast');
+    expect((await ledger.events.list('dca:odd')).filter((event) => event.kind === 'anomaly')).toEqual([]);
+    expect(await ledger.pauses.all()).toEqual([]);
+    await failPauses(location, false);
+    await ledger.trades.markAnomaly(intent('odd'), anomaly);
+    expect(await ledger.trades.get('dca:odd')).toMatchObject({ status: 'anomaly', anomaly: anomaly.reason, settlement });
+    expect((await ledger.events.list('dca:odd')).map((event) => event.kind)).toContain('anomaly');
+    expect((await ledger.pauses.all()).map((pause) => [pause.scope, pause.key, pause.intentId])).toEqual([
+      ['strategy', 'dca', 'dca:odd'],
+      ['wallet', wallet.toLowerCase(), 'dca:odd'],
+    ]);
+  });
+
+  it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
+    // Addresses are stored (and read back) in lower case, whatever case they were given in.
+    expect(created?.record).toEqual({
+      ...intent('2026-11-20T10:00'),
+      wallet: wallet.toLowerCase(),
+      tokenIn: celo.toLowerCase(),
+      tokenOut: cusd.toLowerCase(),
+      status: 'claimed',
+      createdAt: 1_000,
+      updatedAt: 1_000,
     });
+    expect(created?.paused).toBe(false);
+    expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created?.record);
+    expect(await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 2_000 })).toBeUndefined();
+    expect((await ledger.trades.unfinished()).map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
+    await walk(ledger, 'dca:2026-11-20T10:00', 'confirmed');
+    expect(await ledger.trades.get('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
+    expect((await ledger.trades.get('dca:2026-11-20T10:00'))?.failure).toBeUndefined();
+    expect(await ledger.trades.unfinished()).toEqual([]);
+  });
 
-    it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      const created = await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 1_000 });
-      // Addresses are stored (and read back) in lower case, whatever case they were given in.
-      expect(created?.record).toEqual({ ...intent('2026-11-20T10:00'), wallet: wallet.toLowerCase(), tokenIn: celo.toLowerCase(), tokenOut: cusd.toLowerCase(), status: 'claimed', createdAt: 1_000, updatedAt: 1_000 });
-      expect(created?.paused).toBe(false);
-      expect(await ledger.trades.get('dca:2026-11-20T10:00')).toEqual(created?.record);
-      expect(await ledger.trades.claimSlot(intent('2026-11-20T10:00'), { now: 2_000 })).toBeUndefined();
-      expect((await ledger.trades.unfinished()).map((i) => i.id)).toEqual(['dca:2026-11-20T10:00']);
-      await walk(ledger, 'dca:2026-11-20T10:00', 'confirmed');
-      expect(await ledger.trades.get('dca:2026-11-20T10:00')).toMatchObject({ status: 'confirmed', settlement });
-      expect((await ledger.trades.get('dca:2026-11-20T10:00'))?.failure).toBeUndefined();
-      expect(await ledger.trades.unfinished()).toEqual([]);
+  it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    await ledger.trades.claimSlot(intent('s2'));
+    await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
+    const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
+    expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
+    await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'refused', retryable: false });
+    // A later stage keeps what earlier ones stored.
+    expect(await ledger.trades.get('dca:s2')).toMatchObject({
+      status: 'refused',
+      call: stored,
+      failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'refused', retryable: false },
     });
+  });
 
-    it('stores each stage in typed columns: the checked call, the simulation, a refusal with its guard', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      await ledger.trades.claimSlot(intent('s2'));
-      await ledger.trades.commitChecked('dca:s2', { call, simulatedOut: 100n, status: 'checked' });
-      const stored = { ...call, target: celo.toLowerCase(), spender: celo.toLowerCase(), router: celo.toLowerCase() };
-      expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'checked', call: stored, simulatedOut: 100n });
-      await ledger.trades.refuse('dca:s2', { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'refused', retryable: false });
-      // A later stage keeps what earlier ones stored.
-      expect(await ledger.trades.get('dca:s2')).toMatchObject({ status: 'refused', call: stored, failure: { reason: 'deadline: too far', refusal: 'deadline', errorClass: 'refused', retryable: false } });
-    });
+  it('moves a trade to `signed` in the same transaction that stores its signed bytes', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    await ledger.trades.claimSlot(intent('s3'));
+    // Not checked yet: no bytes can be stored for it, and nothing is.
+    await expect(ledger.trades.recordSigned([signedAttempt('dca:s3', 4, '0xaa00')])).rejects.toThrow(IllegalTransitionError);
+    expect(await ledger.attempts.ofTrade('dca:s3')).toEqual([]);
+    await walk(ledger, 'dca:s3', 'checked');
+    const [approve, trade] = await ledger.trades.recordSigned([
+      { ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' },
+      signedAttempt('dca:s3', 5, '0xaa02'),
+    ]);
+    expect([approve?.nonce, trade?.nonce, trade?.status]).toEqual([4, 5, 'signed']);
+    expect((await ledger.trades.get('dca:s3'))?.status).toBe('signed');
+    // A replacement later leaves the trade's state alone.
+    await ledger.trades.markBroadcast('dca:s3');
+    await ledger.trades.recordSigned([signedAttempt('dca:s3', 5, '0xaa03')]);
+    expect((await ledger.trades.get('dca:s3'))?.status).toBe('broadcast');
+    expect((await ledger.attempts.ofTrade('dca:s3')).map((a) => a.hash)).toEqual(['0xaa01', '0xaa02', '0xaa03']);
+  });
 
-    it('moves a trade to `signed` in the same transaction that stores its signed bytes', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      await ledger.trades.claimSlot(intent('s3'));
-      // Not checked yet: no bytes can be stored for it, and nothing is.
-      await expect(ledger.trades.recordSigned([signedAttempt('dca:s3', 4, '0xaa00')])).rejects.toThrow(IllegalTransitionError);
-      expect(await ledger.attempts.ofTrade('dca:s3')).toEqual([]);
-      await walk(ledger, 'dca:s3', 'checked');
-      const [approve, trade] = await ledger.trades.recordSigned([{ ...signedAttempt('dca:s3', 4, '0xaa01'), purpose: 'approve' }, signedAttempt('dca:s3', 5, '0xaa02')]);
-      expect([approve?.nonce, trade?.nonce, trade?.status]).toEqual([4, 5, 'signed']);
-      expect((await ledger.trades.get('dca:s3'))?.status).toBe('signed');
-      // A replacement later leaves the trade's state alone.
-      await ledger.trades.markBroadcast('dca:s3');
-      await ledger.trades.recordSigned([signedAttempt('dca:s3', 5, '0xaa03')]);
-      expect((await ledger.trades.get('dca:s3'))?.status).toBe('broadcast');
-      expect((await ledger.attempts.ofTrade('dca:s3')).map((a) => a.hash)).toEqual(['0xaa01', '0xaa02', '0xaa03']);
-    });
+  it('stores signed attempts with their bytes and follows their status', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    await ledger.trades.claimSlot(intent('s1'));
+    await walk(ledger, 'dca:s1', 'checked');
+    const [attempt] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xABC1')]);
+    if (!attempt) throw new Error('no attempt stored');
+    expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null, hash: '0xabc1' });
+    await ledger.attempts.update(attempt.id, { status: 'broadcast' });
+    expect(await ledger.attempts.byHash('0xAbC1')).toMatchObject({ id: attempt.id, status: 'broadcast' });
+    const [replacement] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xabc3')]);
+    // One of the nonce's transactions mined: it has the receipt's figures, the other is replaced, in one step.
+    const mined = await ledger.attempts.settleNonce(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n }, [
+      replacement?.id as number,
+    ]);
+    expect(mined).toMatchObject({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
+    expect((await ledger.attempts.ofTrade('dca:s1')).map((a) => a.status)).toEqual(['mined', 'replaced']);
+    expect(await ledger.attempts.gasByTrade()).toEqual(new Map([['dca:s1', 210_000n * 25n]]));
+    // A wallet's attempts from a nonce on, by nonce (an address in any case; another chain has none).
+    const nonces = async (from: typeof wallet, chainId: number, fromNonce = 0) =>
+      (await ledger.attempts.ofWallet(from, chainId, fromNonce)).map((a) => [a.nonce, a.status]);
+    expect(await nonces(wallet, 42220)).toEqual([
+      [7, 'mined'],
+      [7, 'replaced'],
+    ]);
+    expect(await nonces(wallet.toLowerCase() as typeof wallet, 42220)).toEqual([
+      [7, 'mined'],
+      [7, 'replaced'],
+    ]);
+    expect(await nonces(wallet, 1)).toEqual([]);
+    const [refused] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 8, '0xabc2')]);
+    await ledger.attempts.update(refused?.id as number, { status: 'dropped', error: 'underpriced' });
+    expect(await nonces(wallet, 42220, 8)).toEqual([[8, 'dropped']]);
+  });
 
-    it('stores signed attempts with their bytes and follows their status', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      await ledger.trades.claimSlot(intent('s1'));
-      await walk(ledger, 'dca:s1', 'checked');
-      const [attempt] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xABC1')]);
-      if (!attempt) throw new Error('no attempt stored');
-      expect(attempt).toMatchObject({ status: 'signed', nonce: 7, maxFeePerGas: 30_000_000_000n, rawTx: '0x02f8aa', blockNumber: null, hash: '0xabc1' });
-      await ledger.attempts.update(attempt.id, { status: 'broadcast' });
-      expect(await ledger.attempts.byHash('0xAbC1')).toMatchObject({ id: attempt.id, status: 'broadcast' });
-      const [replacement] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 7, '0xabc3')]);
-      // One of the nonce's transactions mined: it has the receipt's figures, the other is replaced, in one step.
-      const mined = await ledger.attempts.settleNonce(attempt.id, { status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n }, [replacement?.id as number]);
-      expect(mined).toMatchObject({ status: 'mined', blockNumber: 123n, gasUsed: 210_000n, effectiveGasPrice: 25n });
-      expect((await ledger.attempts.ofTrade('dca:s1')).map((a) => a.status)).toEqual(['mined', 'replaced']);
-      expect(await ledger.attempts.gasByTrade()).toEqual(new Map([['dca:s1', 210_000n * 25n]]));
-      // A wallet's attempts from a nonce on, by nonce (an address in any case; another chain has none).
-      const nonces = async (from: typeof wallet, chainId: number, fromNonce = 0) => (await ledger.attempts.ofWallet(from, chainId, fromNonce)).map((a) => [a.nonce, a.status]);
-      expect(await nonces(wallet, 42220)).toEqual([[7, 'mined'], [7, 'replaced']]);
-      expect(await nonces(wallet.toLowerCase() as typeof wallet, 42220)).toEqual([[7, 'mined'], [7, 'replaced']]);
-      expect(await nonces(wallet, 1)).toEqual([]);
-      const [refused] = await ledger.trades.recordSigned([signedAttempt('dca:s1', 8, '0xabc2')]);
-      await ledger.attempts.update(refused?.id as number, { status: 'dropped', error: 'underpriced' });
-      expect(await nonces(wallet, 42220, 8)).toEqual([[8, 'dropped']]);
-    });
+  it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being checked', async () => {
+    const location = freshLedger(backend);
+    const ledger = await openLedger(location);
+    for (const [slot, amount, at] of [
+      ['a', 100n, 1_000],
+      ['b', 200n, 2_000],
+      ['c', 400n, 3_000],
+      ['d', 800n, 4_000],
+      ['e', 1_600n, 5_000],
+      ['f', 3_200n, 6_000],
+    ] as const) {
+      await ledger.trades.claimSlot(intent(slot, amount), { now: at });
+    }
+    await walk(ledger, 'dca:b', 'confirmed');
+    await ledger.trades.refuse('dca:c', { reason: 'price limit', refusal: 'threshold', retryable: false });
+    await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
+    await walk(ledger, 'dca:e', 'checked');
+    // a and f are claimed (being checked): neither has passed its budget yet, so neither commits anything.
+    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
+    expect(await ledger.trades.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
+    expect(
+      await ledger.trades.spentSince({
+        wallet: wallet.toLowerCase() as typeof wallet,
+        tokenIn: celo.toUpperCase().replace('0X', '0x') as typeof celo,
+        since: 0,
+        excludeId: 'dca:e',
+      }),
+    ).toBe(200n);
+    expect(await ledger.trades.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
+    // A trade whose transaction was signed counts whatever its state says: a state set back gives nothing back.
+    await walk(ledger, 'dca:a', 'signed');
+    await runSql(location, "UPDATE intents SET status = 'failed' WHERE id = ?", 'dca:a');
+    expect((await ledger.trades.get('dca:a'))?.status).toBe('failed');
+    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_900n);
+  });
 
-    it('sums what a strategy and a wallet committed of a token since a time: checked or further, not refused, failed or still being checked', async () => {
-      const location = freshLedger(backend);
-      const ledger = await openLedger(location);
-      for (const [slot, amount, at] of [['a', 100n, 1_000], ['b', 200n, 2_000], ['c', 400n, 3_000], ['d', 800n, 4_000], ['e', 1_600n, 5_000], ['f', 3_200n, 6_000]] as const) {
-        await ledger.trades.claimSlot(intent(slot, amount), { now: at });
-      }
-      await walk(ledger, 'dca:b', 'confirmed');
-      await ledger.trades.refuse('dca:c', { reason: 'price limit', refusal: 'threshold', retryable: false });
-      await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
-      await walk(ledger, 'dca:e', 'checked');
-      // a and f are claimed (being checked): neither has passed its budget yet, so neither commits anything.
-      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_800n);
-      expect(await ledger.trades.spentSince({ wallet, tokenIn: celo, since: 4_500 })).toBe(1_600n);
-      expect(await ledger.trades.spentSince({ wallet: wallet.toLowerCase() as typeof wallet, tokenIn: celo.toUpperCase().replace('0X', '0x') as typeof celo, since: 0, excludeId: 'dca:e' })).toBe(200n);
-      expect(await ledger.trades.spentSince({ strategyId: 'other', tokenIn: celo, since: 0 })).toBe(0n);
-      // A trade whose transaction was signed counts whatever its state says: a state set back gives nothing back.
-      await walk(ledger, 'dca:a', 'signed');
-      await runSql(location, "UPDATE intents SET status = 'failed' WHERE id = ?", 'dca:a');
-      expect((await ledger.trades.get('dca:a'))?.status).toBe('failed');
-      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(1_900n);
-    });
+  it('checks a budget and commits the amount in one step: of two trades racing for the last of a budget, one commits', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    await ledger.trades.claimSlot(intent('x', 600n));
+    await ledger.trades.claimSlot(intent('y', 600n));
+    const limit = 1_000n;
+    const commit = (id: string) =>
+      ledger.trades.commitChecked(id, {
+        call,
+        status: 'checked',
+        verify: async (spent) => {
+          const already = (await spent({ strategyId: 'dca', tokenIn: celo, excludeId: id })).reduce((sum, trade) => sum + trade.amountIn, 0n);
+          // Each looks while the other may be looking: only the transaction keeps them apart.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
+        },
+      });
+    const results = await Promise.allSettled([commit('dca:x'), commit('dca:y')]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
+    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(600n);
+    // The refused one is still claimed: nothing of it was written.
+    expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'claimed']);
+  });
 
-    it('checks a budget and commits the amount in one step: of two trades racing for the last of a budget, one commits', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      await ledger.trades.claimSlot(intent('x', 600n));
-      await ledger.trades.claimSlot(intent('y', 600n));
-      const limit = 1_000n;
-      const commit = (id: string) =>
-        ledger.trades.commitChecked(id, {
-          call,
-          status: 'checked',
-          verify: async (spent) => {
-            const already = (await spent({ strategyId: 'dca', tokenIn: celo, excludeId: id })).reduce((sum, trade) => sum + trade.amountIn, 0n);
-            // Each looks while the other may be looking: only the transaction keeps them apart.
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
-          },
-        });
-      const results = await Promise.allSettled([commit('dca:x'), commit('dca:y')]);
-      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
-      expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
-      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(600n);
-      // The refused one is still claimed: nothing of it was written.
-      expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'claimed']);
-    });
+  it("answers a run's gate as it starts: paused by its strategy or its wallet, waiting for a trade that may have traded", async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    const gateAt = async (slot: string) => (await ledger.runs.start('dca', wallet, slot)).gate;
+    expect(await gateAt('1')).toEqual({ paused: false });
+    await ledger.pauses.pause({ scope: 'wallet', key: wallet, reason: 'key used elsewhere' });
+    expect(await gateAt('2')).toEqual({ paused: true });
+    expect(await ledger.runs.gate('other', wallet)).toEqual({ paused: true });
+    expect(await ledger.runs.gate('dca', '0x0000000000000000000000000000000000000001')).toEqual({ paused: false });
+    await ledger.pauses.lift('wallet', wallet);
+    await ledger.pauses.pause({ scope: 'strategy', key: 'dca', reason: 'anomaly' });
+    expect(await ledger.runs.gate('dca', '0x0000000000000000000000000000000000000001')).toEqual({ paused: true });
+    await ledger.pauses.lift('strategy', 'dca');
+    // A trade checked is not waited for; one signed may have traded.
+    await ledger.trades.claimSlot(intent('checked'));
+    await walk(ledger, 'dca:checked', 'checked');
+    expect(await gateAt('3')).toEqual({ paused: false });
+    await ledger.trades.claimSlot(intent('signed'));
+    await walk(ledger, 'dca:signed', 'signed');
+    expect(await gateAt('4')).toEqual({ paused: false, waitingFor: 'dca:signed' });
+    expect((await ledger.runs.list()).map((run) => run.slot)).toEqual(['4', '3', '2', '1']);
+  });
 
-    it("answers a run's gate as it starts: paused by its strategy or its wallet, waiting for a trade that may have traded", async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      const gateAt = async (slot: string) => (await ledger.runs.start('dca', wallet, slot)).gate;
-      expect(await gateAt('1')).toEqual({ paused: false });
-      await ledger.pauses.pause({ scope: 'wallet', key: wallet, reason: 'key used elsewhere' });
-      expect(await gateAt('2')).toEqual({ paused: true });
-      expect(await ledger.runs.gate('other', wallet)).toEqual({ paused: true });
-      expect(await ledger.runs.gate('dca', '0x0000000000000000000000000000000000000001')).toEqual({ paused: false });
-      await ledger.pauses.lift('wallet', wallet);
-      await ledger.pauses.pause({ scope: 'strategy', key: 'dca', reason: 'anomaly' });
-      expect(await ledger.runs.gate('dca', '0x0000000000000000000000000000000000000001')).toEqual({ paused: true });
-      await ledger.pauses.lift('strategy', 'dca');
-      // A trade checked is not waited for; one signed may have traded.
-      await ledger.trades.claimSlot(intent('checked'));
-      await walk(ledger, 'dca:checked', 'checked');
-      expect(await gateAt('3')).toEqual({ paused: false });
-      await ledger.trades.claimSlot(intent('signed'));
-      await walk(ledger, 'dca:signed', 'signed');
-      expect(await gateAt('4')).toEqual({ paused: false, waitingFor: 'dca:signed' });
-      expect((await ledger.runs.list()).map((run) => run.slot)).toEqual(['4', '3', '2', '1']);
-    });
+  it('commits no checked call once its strategy or wallet is paused: the trade stays claimed', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    for (const [slot, scope, key] of [
+      ['p1', 'strategy', 'dca'],
+      ['p2', 'wallet', wallet],
+    ] as const) {
+      expect((await ledger.trades.claimSlot(intent(slot, 100n)))?.paused).toBe(false);
+      await ledger.pauses.pause({ scope, key, reason: 'a person looks' });
+      // A claim made now says so.
+      expect((await ledger.trades.claimSlot(intent(`${slot}-later`, 100n)))?.paused).toBe(true);
+      const error = await ledger.trades.commitChecked(`dca:${slot}`, { call, status: 'checked' }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(PausedError);
+      expect((error as PausedError).pause).toMatchObject({ scope, key: key.toLowerCase(), reason: 'a person looks' });
+      // With a budget to check too, in its transaction.
+      const budgeted = await ledger.trades.commitChecked(`dca:${slot}`, { call, status: 'checked', verify: async () => {} }).catch((thrown: unknown) => thrown);
+      expect(budgeted).toBeInstanceOf(PausedError);
+      expect((await ledger.trades.get(`dca:${slot}`))?.status).toBe('claimed');
+      await ledger.pauses.lift(scope, key);
+    }
+    await ledger.trades.commitChecked('dca:p1', { call, status: 'checked' });
+    expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(100n);
+  });
 
-    it('commits no checked call once its strategy or wallet is paused: the trade stays claimed', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      for (const [slot, scope, key] of [['p1', 'strategy', 'dca'], ['p2', 'wallet', wallet]] as const) {
-        expect((await ledger.trades.claimSlot(intent(slot, 100n)))?.paused).toBe(false);
-        await ledger.pauses.pause({ scope, key, reason: 'a person looks' });
-        // A claim made now says so.
-        expect((await ledger.trades.claimSlot(intent(`${slot}-later`, 100n)))?.paused).toBe(true);
-        const error = await ledger.trades.commitChecked(`dca:${slot}`, { call, status: 'checked' }).catch((thrown: unknown) => thrown);
-        expect(error).toBeInstanceOf(PausedError);
-        expect((error as PausedError).pause).toMatchObject({ scope, key: key.toLowerCase(), reason: 'a person looks' });
-        // With a budget to check too, in its transaction.
-        const budgeted = await ledger.trades.commitChecked(`dca:${slot}`, { call, status: 'checked', verify: async () => {} }).catch((thrown: unknown) => thrown);
-        expect(budgeted).toBeInstanceOf(PausedError);
-        expect((await ledger.trades.get(`dca:${slot}`))?.status).toBe('claimed');
-        await ledger.pauses.lift(scope, key);
-      }
-      await ledger.trades.commitChecked('dca:p1', { call, status: 'checked' });
-      expect(await ledger.trades.spentSince({ strategyId: 'dca', tokenIn: celo, since: 0 })).toBe(100n);
-    });
+  it("knows each strategy's latest scheduled slot that decided to trade nothing, for every strategy or those asked", async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    const ran = async (strategyId: string, slot: string, outcome: 'nothing' | 'paused' | 'failed' | 'traded') => {
+      const { runId } = await ledger.runs.start(strategyId, wallet, slot);
+      await ledger.runs.finish(runId, outcome, outcome);
+    };
+    await ran('dca', '2026-11-20T10:00:00.000Z', 'nothing');
+    await ran('dca', '2026-11-20T10:01:00.000Z', 'paused');
+    // A failed run decided nothing (it is caught up); a run that traded shows in its trade; `once` is off schedule.
+    await ran('dca', '2026-11-20T10:02:00.000Z', 'failed');
+    await ran('dca', '2026-11-20T10:03:00.000Z', 'traded');
+    await ran('dca', 'once-2026-11-20T10:04:00.000Z', 'nothing');
+    await ran('other', '2026-11-20T09:00:00.000Z', 'nothing');
+    const both = new Map([
+      ['dca', Date.parse('2026-11-20T10:01:00.000Z')],
+      ['other', Date.parse('2026-11-20T09:00:00.000Z')],
+    ]);
+    expect(await ledger.runs.lastSlots()).toEqual(both);
+    expect(await ledger.runs.lastSlots(['other', 'gone'])).toEqual(new Map([['other', Date.parse('2026-11-20T09:00:00.000Z')]]));
+    expect(await ledger.runs.lastSlots([])).toEqual(new Map());
+  });
 
-    it("knows each strategy's latest scheduled slot that decided to trade nothing, for every strategy or those asked", async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      const ran = async (strategyId: string, slot: string, outcome: 'nothing' | 'paused' | 'failed' | 'traded') => {
-        const { runId } = await ledger.runs.start(strategyId, wallet, slot);
-        await ledger.runs.finish(runId, outcome, outcome);
-      };
-      await ran('dca', '2026-11-20T10:00:00.000Z', 'nothing');
-      await ran('dca', '2026-11-20T10:01:00.000Z', 'paused');
-      // A failed run decided nothing (it is caught up); a run that traded shows in its trade; `once` is off schedule.
-      await ran('dca', '2026-11-20T10:02:00.000Z', 'failed');
-      await ran('dca', '2026-11-20T10:03:00.000Z', 'traded');
-      await ran('dca', 'once-2026-11-20T10:04:00.000Z', 'nothing');
-      await ran('other', '2026-11-20T09:00:00.000Z', 'nothing');
-      const both = new Map([['dca', Date.parse('2026-11-20T10:01:00.000Z')], ['other', Date.parse('2026-11-20T09:00:00.000Z')]]);
-      expect(await ledger.runs.lastSlots()).toEqual(both);
-      expect(await ledger.runs.lastSlots(['other', 'gone'])).toEqual(new Map([['other', Date.parse('2026-11-20T09:00:00.000Z')]]));
-      expect(await ledger.runs.lastSlots([])).toEqual(new Map());
-    });
+  it('ties a run to the trades it claimed', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    const { runId: run } = await ledger.runs.start('dca', wallet, '2026-11-20T10:00', 1_000);
+    await ledger.trades.claimSlot(intent('2026-11-20T10:00#sell'), { runId: run, now: 1_001 });
+    await ledger.trades.claimSlot(intent('2026-11-20T10:00#buy'), { runId: run, now: 1_001 });
+    // A trade from before trades named their run belongs to the run whose slot its own extends.
+    const { runId: older } = await ledger.runs.start('dca', wallet, '2026-11-20T09:00', 500);
+    await ledger.trades.claimSlot(intent('2026-11-20T09:00#buy'), { now: 501 });
+    const runs = await ledger.runs.list();
+    const byRun = await ledger.trades.ofRuns(runs);
+    expect(byRun.get(run)?.map((t) => t.id)).toEqual(['dca:2026-11-20T10:00#sell', 'dca:2026-11-20T10:00#buy']);
+    expect(byRun.get(older)?.map((t) => t.id)).toEqual(['dca:2026-11-20T09:00#buy']);
+  });
 
-    it('ties a run to the trades it claimed', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      const { runId: run } = await ledger.runs.start('dca', wallet, '2026-11-20T10:00', 1_000);
-      await ledger.trades.claimSlot(intent('2026-11-20T10:00#sell'), { runId: run, now: 1_001 });
-      await ledger.trades.claimSlot(intent('2026-11-20T10:00#buy'), { runId: run, now: 1_001 });
-      // A trade from before trades named their run belongs to the run whose slot its own extends.
-      const { runId: older } = await ledger.runs.start('dca', wallet, '2026-11-20T09:00', 500);
-      await ledger.trades.claimSlot(intent('2026-11-20T09:00#buy'), { now: 501 });
-      const runs = await ledger.runs.list();
-      const byRun = await ledger.trades.ofRuns(runs);
-      expect(byRun.get(run)?.map((t) => t.id)).toEqual(['dca:2026-11-20T10:00#sell', 'dca:2026-11-20T10:00#buy']);
-      expect(byRun.get(older)?.map((t) => t.id)).toEqual(['dca:2026-11-20T09:00#buy']);
-    });
+  it('names tokens once per address, in lower case, the last name given winning', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    await ledger.marks.nameTokens([
+      { address: celo, symbol: 'CELO', decimals: 18 },
+      { address: cusd, symbol: 'cUSD', decimals: 18 },
+      { address: celo.toLowerCase() as typeof celo, symbol: 'Celo', decimals: 18 },
+    ]);
+    await ledger.marks.nameTokens([{ address: cusd, symbol: 'USDm', decimals: 18 }]);
+    expect((await ledger.marks.tokenNames()).sort((a, b) => a.symbol.localeCompare(b.symbol))).toEqual([
+      { address: celo.toLowerCase(), symbol: 'Celo', decimals: 18 },
+      { address: cusd.toLowerCase(), symbol: 'USDm', decimals: 18 },
+    ]);
+  });
 
+  it('keeps events in order, amounts as decimal strings', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    await ledger.events.record('nonce-used-elsewhere', { expected: 3, onChain: 5 });
+    await ledger.events.record('replace', { bumpedTo: 11n }, 'dca:x');
+    expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replace']);
+    expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
+  });
 
-    it('names tokens once per address, in lower case, the last name given winning', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      await ledger.marks.nameTokens([
-        { address: celo, symbol: 'CELO', decimals: 18 },
-        { address: cusd, symbol: 'cUSD', decimals: 18 },
-        { address: celo.toLowerCase() as typeof celo, symbol: 'Celo', decimals: 18 },
-      ]);
-      await ledger.marks.nameTokens([{ address: cusd, symbol: 'USDm', decimals: 18 }]);
-      expect((await ledger.marks.tokenNames()).sort((a, b) => a.symbol.localeCompare(b.symbol))).toEqual([
-        { address: celo.toLowerCase(), symbol: 'Celo', decimals: 18 },
-        { address: cusd.toLowerCase(), symbol: 'USDm', decimals: 18 },
-      ]);
-    });
+  it(backend === 'sqlite' ? 'is owned by one process at a time' : 'is shared by several daemons (each wallet held by one, through its lease)', async () => {
+    const file = freshLedger(backend);
+    const first = await openLedger(file, { owner: 'first' });
+    if (backend === 'sqlite') {
+      await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
+      return;
+    }
+    const second = await openLedger(file, { owner: 'second' });
+    await first.trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
+    expect((await second.trades.unfinished()).map((trade) => trade.id)).toEqual([intent('2026-01-01T00:00:00.000Z').id]);
+  });
 
-    it('keeps events in order, amounts as decimal strings', async () => {
-      const ledger = await openLedger(freshLedger(backend));
-      await ledger.events.record('nonce-used-elsewhere', { expected: 3, onChain: 5 });
-      await ledger.events.record('replace', { bumpedTo: 11n }, 'dca:x');
-      expect((await ledger.events.list()).map((e) => e.kind)).toEqual(['nonce-used-elsewhere', 'replace']);
-      expect((await ledger.events.list('dca:x'))[0]?.details).toEqual({ bumpedTo: '11' });
-    });
-
-    it(backend === 'sqlite' ? 'is owned by one process at a time' : 'is shared by several daemons (each wallet held by one, through its lease)', async () => {
-      const file = freshLedger(backend);
-      const first = await openLedger(file, { owner: 'first' });
-      if (backend === 'sqlite') {
-        await expect(Ledger.open(file, { owner: 'second' })).rejects.toThrow(LedgerLockedError);
-        return;
-      }
-      const second = await openLedger(file, { owner: 'second' });
-      await first.trades.claimSlot(intent('2026-01-01T00:00:00.000Z'));
-      expect((await second.trades.unfinished()).map((trade) => trade.id)).toEqual([intent('2026-01-01T00:00:00.000Z').id]);
-    });
-
-    it('takes over a lock whose owner stopped refreshing it', async () => {
-      const file = freshLedger(backend);
-      const now = Date.now();
-      const stuck = await Ledger.open(file, { owner: 'stuck', now: () => now - lockStaleAfterMs - 1 });
-      // The owner never closes (as after a hang); a newcomer sees a stale heartbeat and takes the ledger.
-      const taker = await openLedger(file, { owner: 'taker' });
-      expect(await taker.trades.unfinished()).toEqual([]);
-      await stuck.close();
-    });
-
+  it('takes over a lock whose owner stopped refreshing it', async () => {
+    const file = freshLedger(backend);
+    const now = Date.now();
+    const stuck = await Ledger.open(file, { owner: 'stuck', now: () => now - lockStaleAfterMs - 1 });
+    // The owner never closes (as after a hang); a newcomer sees a stale heartbeat and takes the ledger.
+    const taker = await openLedger(file, { owner: 'taker' });
+    expect(await taker.trades.unfinished()).toEqual([]);
+    await stuck.close();
+  });
 
   describe('bound to its chain', () => {
     const devnetA = { chainId: 42220, genesisHash: `0x${'aa'.repeat(32)}` } as const;
@@ -369,7 +414,6 @@ describe.each(backends)('the ledger on %s', (backend) => {
       await expect(Ledger.open(file, { chain: { chainId: 44787, genesisHash: devnetA.genesisHash } })).rejects.toThrow(LedgerChainMismatchError);
       expect(await (await openLedger(file, { chain: devnetA })).chain()).toEqual(devnetA);
     });
-
   });
 
   describe('the last scheduled slot of each strategy', () => {
@@ -400,7 +444,16 @@ describe('a SQLite ledger file', () => {
     );
     const request = JSON.stringify({ tokenOut: cusd, slippageBps: 30, minAmountOut: '40' });
     const quote = JSON.stringify({ kind: 'swap', router: cusd, expectedOut: '50', minOut: '49', deadline: '1700000000' });
-    insert.run('dca:old', 'old', wallet, celo, request, 'confirmed', quote, JSON.stringify({ txHash: '0xfeed', blockNumber: 9, gasUsed: '100', effectiveGasPrice: '7', amountOut: '50' }));
+    insert.run(
+      'dca:old',
+      'old',
+      wallet,
+      celo,
+      request,
+      'confirmed',
+      quote,
+      JSON.stringify({ txHash: '0xfeed', blockNumber: 9, gasUsed: '100', effectiveGasPrice: '7', amountOut: '50' }),
+    );
     insert.run('dca:open', 'open', wallet, celo, request, 'submitted', quote, null);
     raw.close();
 
@@ -463,14 +516,26 @@ describe('a SQLite ledger file', () => {
     }
     older.close();
     const reader = await Ledger.openReadOnly(file);
-    expect([await reader.runs.list(), await reader.marks.tokenNames(), await reader.runs.existing([{ strategyId: 'dca', slot: 'x' }])]).toEqual([[], [], new Set()]);
+    expect([await reader.runs.list(), await reader.marks.tokenNames(), await reader.runs.existing([{ strategyId: 'dca', slot: 'x' }])]).toEqual([
+      [],
+      [],
+      new Set(),
+    ]);
     await reader.close();
 
     const ledger = await openLedger(file);
     const { runId: run } = await ledger.runs.start('dca', wallet, '2026-11-21T10:00:00.000Z', 1_000);
     expect(await ledger.runs.list()).toEqual([{ id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000 }]);
     await ledger.runs.finish(run, 'nothing', 'holds 9 cUSD, needs 10', 1_500);
-    const finished = { id: run, strategyId: 'dca', slot: '2026-11-21T10:00:00.000Z', startedAt: 1_000, finishedAt: 1_500, outcome: 'nothing', note: 'holds 9 cUSD, needs 10' };
+    const finished = {
+      id: run,
+      strategyId: 'dca',
+      slot: '2026-11-21T10:00:00.000Z',
+      startedAt: 1_000,
+      finishedAt: 1_500,
+      outcome: 'nothing',
+      note: 'holds 9 cUSD, needs 10',
+    };
     expect(await ledger.runs.list({ strategyId: 'dca' })).toEqual([finished]);
     expect(await ledger.runs.latest()).toEqual(new Map([['dca', finished]]));
     expect(await ledger.runs.counts()).toEqual([{ strategyId: 'dca', outcome: 'nothing', count: 1 }]);
@@ -478,7 +543,6 @@ describe('a SQLite ledger file', () => {
     await ledger.marks.nameTokens([{ address: celo, symbol: 'CELO', decimals: 18 }]);
     expect(await ledger.marks.tokenNames()).toEqual([{ address: celo.toLowerCase(), symbol: 'CELO', decimals: 18 }]);
   });
-
 
   it('takes over a lock whose process is gone, however fresh its heartbeat', async () => {
     const file = freshFile();

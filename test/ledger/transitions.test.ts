@@ -17,7 +17,18 @@ let ledger: Ledger;
 let made = 0;
 const trade = (): Trade => {
   made++;
-  return { id: `t:${made}`, strategyId: 't', slot: String(made), kind: 'swap', wallet, chainId: 1, tokenIn: token, tokenOut: token, amountIn: 1n, slippageBps: 30 };
+  return {
+    id: `t:${made}`,
+    strategyId: 't',
+    slot: String(made),
+    kind: 'swap',
+    wallet,
+    chainId: 1,
+    tokenIn: token,
+    tokenOut: token,
+    amountIn: 1n,
+    slippageBps: 30,
+  };
 };
 let signed = 0;
 const attempt = (intentId: string, purpose: 'approve' | 'trade' = 'trade') => ({
@@ -35,7 +46,7 @@ const attempt = (intentId: string, purpose: 'approve' | 'trade' = 'trade') => ({
 
 /** A trade brought to `state` by legal moves only, with a trade transaction in flight from `signed` on. */
 async function tradeIn(state: TradeState): Promise<string> {
-  const { id } = (await ledger.trades.claimSlot(trade()))?.record as { id: string };
+  const { id } = ((await ledger.trades.claimSlot(trade())) as { record: { id: string } }).record;
   const path: Record<TradeState, (() => Promise<unknown>)[]> = {
     claimed: [],
     checked: [() => ledger.trades.commitChecked(id, { call, status: 'checked' })],
@@ -98,7 +109,6 @@ describe('the trade transition table', () => {
       tradeTransitions[from].length === 0 || tradeTransitions[from].some((to) => !seen.has(to) && reachesEnd(to, new Set([...seen, from])));
     for (const from of states) expect(reachesEnd(from), from).toBe(true);
   });
-
 });
 
 describe.each(backends)('the trade store on %s', (backend) => {
@@ -136,7 +146,7 @@ describe.each(backends)('the trade store on %s', (backend) => {
 
   it('ends a trade whose only signed transaction is an approval as refused or failed; one whose trade transaction was dropped as failed', async () => {
     for (const end of ['refused', 'failed'] as const) {
-      const { id } = (await ledger.trades.claimSlot(trade()))?.record as { id: string };
+      const { id } = ((await ledger.trades.claimSlot(trade())) as { record: { id: string } }).record;
       await ledger.trades.commitChecked(id, { call, status: 'checked' });
       await ledger.trades.recordSigned([attempt(id, 'approve')]);
       await ledger.trades.markBroadcast(id);
@@ -187,7 +197,8 @@ describe.each(backends)('the attempt store on %s', (backend) => {
   /** An attempt brought to `status` by legal moves only. */
   async function attemptIn(status: AttemptStatus): Promise<Made> {
     const made = await signedAttempt();
-    if (status === 'broadcast' || status === 'dropped') await ledger.attempts.update(made.id, { status, ...(status === 'dropped' && { error: 'refused by the node' }) });
+    if (status === 'broadcast' || status === 'dropped')
+      await ledger.attempts.update(made.id, { status, ...(status === 'dropped' && { error: 'refused by the node' }) });
     if (status === 'mined' || status === 'reverted') await ledger.attempts.settleNonce(made.id, receipt(status), []);
     if (status === 'replaced') await ledger.attempts.settleNonce(await made.another(), receipt('mined'), [made.id]);
     return made;
@@ -195,7 +206,8 @@ describe.each(backends)('the attempt store on %s', (backend) => {
 
   /** The store's one move into each status (a replacement settles another attempt of the trade, mined, beside it). */
   const moveTo = (to: AttemptStatus, made: Made): Promise<unknown> | undefined => {
-    if (to === 'broadcast' || to === 'dropped') return ledger.attempts.update(made.id, { status: to, ...(to === 'dropped' && { error: 'refused by the node' }) });
+    if (to === 'broadcast' || to === 'dropped')
+      return ledger.attempts.update(made.id, { status: to, ...(to === 'dropped' && { error: 'refused by the node' }) });
     if (to === 'mined' || to === 'reverted') return ledger.attempts.settleNonce(made.id, receipt(to), []);
     if (to === 'replaced') return made.another().then((other) => ledger.attempts.settleNonce(other, receipt('mined'), [made.id]));
     return undefined;
@@ -222,11 +234,13 @@ describe.each(backends)('the attempt store on %s', (backend) => {
           expect((error as IllegalAttemptTransitionError).to).toBe(to);
           // Nothing written: the attempt as it was, and a replacement's mined attempt (rolled back with it) still signed.
           const after = await ledger.attempts.ofTrade(intentId);
-          expect(after.filter((a) => before.some((b) => b.id === a.id)), `${from} → ${to}`).toEqual(before);
+          expect(
+            after.filter((a) => before.some((b) => b.id === a.id)),
+            `${from} → ${to}`,
+          ).toEqual(before);
           for (const added of after.filter((a) => !before.some((b) => b.id === a.id))) expect(added.status, `${from} → ${to}`).toBe('signed');
         }
       }
     });
   }
 });
-

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { onceRunSlot, onceRunSlotPattern, parseTradeSlot, scheduledSlotTime, tradeSlot } from '../../src/model/trade-slot.ts';
 
 /** The SQL LIKE of a pattern with `%` only, as the ledger's queries use it. */
-const like = (value: string, pattern: string) => new RegExp(`^${pattern.split('%').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(value);
+const like = (value: string, pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('%')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(value);
 
 describe("a trade's slot", () => {
   const scheduled = '2026-11-21T10:00:00.000Z';

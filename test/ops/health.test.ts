@@ -97,7 +97,9 @@ describe('what /healthz holds the daemon to', () => {
       reasons: ['strategy dca: its last 3 runs failed; last error: unknown: outcome not known'],
       strategies: { dca: { consecutiveFailures: 3, lastOutcome: 'unknown', lastSuccessAt: at.now }, limit: { consecutiveFailures: 0, ok: true } },
     });
-    expect(await metrics.registry.getSingleMetricAsString('routekeeper_strategy_consecutive_failures')).toContain('routekeeper_strategy_consecutive_failures{strategy="dca"} 3');
+    expect(await metrics.registry.getSingleMetricAsString('routekeeper_strategy_consecutive_failures')).toContain(
+      'routekeeper_strategy_consecutive_failures{strategy="dca"} 3',
+    );
     health.ran('dca', 'no trade');
     expect(health.report().ok).toBe(true);
   });

@@ -20,7 +20,13 @@ describe('logger', () => {
   it('redacts keys wherever they appear by name and writes amounts as strings', () => {
     const { lines, logger } = capture();
     logger.info({ privateKey: '0xsecret', wallet: { privateKey: '0xsecret2', address: '0xabc' }, apiKey: 'k-123', amountOut: 12345678901234567890n }, 'filled');
-    expect(lines[0]).toMatchObject({ msg: 'filled', privateKey: '[redacted]', wallet: { privateKey: '[redacted]', address: '0xabc' }, apiKey: '[redacted]', amountOut: '12345678901234567890' });
+    expect(lines[0]).toMatchObject({
+      msg: 'filled',
+      privateKey: '[redacted]',
+      wallet: { privateKey: '[redacted]', address: '0xabc' },
+      apiKey: '[redacted]',
+      amountOut: '12345678901234567890',
+    });
     expect(JSON.stringify(lines)).not.toMatch(/0xsecret|k-123/);
   });
 });

@@ -39,12 +39,23 @@ describe('secret URLs', () => {
 
     const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'routekeeper-secrets-')), 'ledger.sqlite'));
     try {
-      const trade = { id: 's:1', strategyId: 's', slot: '1', wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', chainId: 42220, kind: 'swap', tokenIn: '0x00000000000000000000000000000000000000aa', tokenOut: '0x00000000000000000000000000000000000000bb', amountIn: 1n, slippageBps: 50 } as const;
+      const trade = {
+        id: 's:1',
+        strategyId: 's',
+        slot: '1',
+        wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+        chainId: 42220,
+        kind: 'swap',
+        tokenIn: '0x00000000000000000000000000000000000000aa',
+        tokenOut: '0x00000000000000000000000000000000000000bb',
+        amountIn: 1n,
+        slippageBps: 50,
+      } as const;
       await ledger.trades.claimSlot(trade);
       await ledger.trades.fail('s:1', { reason: failure, errorClass: 'node', retryable: true });
       await ledger.events.record('send-refused', { error: failure }, 's:1');
       await ledger.pauses.pause({ scope: 'strategy', key: 's', reason: failure });
-      const stored = toJson([(await ledger.trades.get('s:1')), await ledger.events.list('s:1'), await ledger.pauses.all()]);
+      const stored = toJson([await ledger.trades.get('s:1'), await ledger.events.list('s:1'), await ledger.pauses.all()]);
       expect(stored).toContain('celo-mainnet.example.io/***');
       expect(stored).not.toContain('SECRETKEY123');
     } finally {
@@ -69,7 +80,11 @@ describe('secret URLs', () => {
   });
 
   it('an unreachable RPC_URL with a key in its path is one line on stderr, exit 1, without the key', async () => {
-    const result = await runCli(['check'], { RPC_URL: 'http://127.0.0.1:9/v3/SECRETKEY123', ROUTEKEEPER_CONFIG: 'config/strategies.yaml', ROUTEKEEPER_PRIVATE_KEY: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' });
+    const result = await runCli(['check'], {
+      RPC_URL: 'http://127.0.0.1:9/v3/SECRETKEY123',
+      ROUTEKEEPER_CONFIG: 'config/strategies.yaml',
+      ROUTEKEEPER_PRIVATE_KEY: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('cannot reach the chain at http://127.0.0.1:9/***');
@@ -93,17 +108,49 @@ describe('secret URLs', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'routekeeper-secrets-'));
     const bookFile = join(dir, 'book.json');
-    const book = { chainId: 1, rpcUrl: 'https://book-node.example.org/BOOKKEY0123456789', routingServiceUrl: 'https://routes.example.org/?apikey=SERVICEKEY0123456789', tokens: {}, contracts: { router: `0x${'11'.repeat(20)}`, oneClickFarm: `0x${'22'.repeat(20)}`, adapters: {}, farms: {}, gauges: {} }, pools: [], accounts: [] };
+    const book = {
+      chainId: 1,
+      rpcUrl: 'https://book-node.example.org/BOOKKEY0123456789',
+      routingServiceUrl: 'https://routes.example.org/?apikey=SERVICEKEY0123456789',
+      tokens: {},
+      contracts: { router: `0x${'11'.repeat(20)}`, oneClickFarm: `0x${'22'.repeat(20)}`, adapters: {}, farms: {}, gauges: {} },
+      pools: [],
+      accounts: [],
+    };
     writeFileSync(bookFile, JSON.stringify(book));
     loadAddressBook(bookFile);
     expect(scrub(`${book.rpcUrl} and ${book.routingServiceUrl} failed`)).toBe('https://book-node.example.org/*** and https://routes.example.org/*** failed');
 
     const ledger = await Ledger.open(join(dir, 'ledger.sqlite'));
     try {
-      const trade = { id: 'e:1', strategyId: 'e', slot: '1', wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', chainId: 1, kind: 'swap', tokenIn: '0x00000000000000000000000000000000000000aa', tokenOut: '0x00000000000000000000000000000000000000bb', amountIn: 1n, slippageBps: 50 } as const;
+      const trade = {
+        id: 'e:1',
+        strategyId: 'e',
+        slot: '1',
+        wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+        chainId: 1,
+        kind: 'swap',
+        tokenIn: '0x00000000000000000000000000000000000000aa',
+        tokenOut: '0x00000000000000000000000000000000000000bb',
+        amountIn: 1n,
+        slippageBps: 50,
+      } as const;
       await ledger.trades.claimSlot(trade);
       await ledger.trades.commitChecked('e:1', { call: { target: trade.tokenIn, data: '0x', expectedOut: 1n, minOut: 1n }, status: 'checked' });
-      const [attempt] = await ledger.trades.recordSigned([{ intentId: 'e:1', purpose: 'trade', wallet: trade.wallet, chainId: 1, nonce: 0, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, gasLimit: 21_000n, rawTx: '0x02', hash: `0x${'ab'.repeat(32)}` }]);
+      const [attempt] = await ledger.trades.recordSigned([
+        {
+          intentId: 'e:1',
+          purpose: 'trade',
+          wallet: trade.wallet,
+          chainId: 1,
+          nonce: 0,
+          maxFeePerGas: 1n,
+          maxPriorityFeePerGas: 1n,
+          gasLimit: 21_000n,
+          rawTx: '0x02',
+          hash: `0x${'ab'.repeat(32)}`,
+        },
+      ]);
       await ledger.attempts.update(attempt?.id as number, { status: 'dropped', error: `the node said: invalid key ${key}` });
       expect((await ledger.attempts.ofTrade('e:1'))[0]?.error).toBe('the node said: invalid key ***');
     } finally {

@@ -81,6 +81,12 @@ describe('the status port, given what no page sends', () => {
 
 describe('hostName', () => {
   it('takes the port and the brackets off, lower-cased', () => {
-    expect(['127.0.0.1:9464', 'LocalHost', '[::1]:80', '[::1]', 'example.org:1'].map(hostName)).toEqual(['127.0.0.1', 'localhost', '::1', '::1', 'example.org']);
+    expect(['127.0.0.1:9464', 'LocalHost', '[::1]:80', '[::1]', 'example.org:1'].map(hostName)).toEqual([
+      '127.0.0.1',
+      'localhost',
+      '::1',
+      '::1',
+      'example.org',
+    ]);
   });
 });

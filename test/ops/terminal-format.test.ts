@@ -45,7 +45,12 @@ describe('the terminal format', () => {
 
   it('writes JSON lines, every field kept and amounts as strings, when not a terminal', () => {
     const parsed = JSON.parse(fillLine());
-    expect(parsed).toMatchObject({ level: 30, status: 'confirmed', raw: { amountIn: '10000000000000000000' }, msg: 'dca-cusd-celo: filled: sold 10 cUSD for 19.94 CELO (at least 19.84 CELO)' });
+    expect(parsed).toMatchObject({
+      level: 30,
+      status: 'confirmed',
+      raw: { amountIn: '10000000000000000000' },
+      msg: 'dca-cusd-celo: filled: sold 10 cUSD for 19.94 CELO (at least 19.84 CELO)',
+    });
     expect(pino.levels.labels[parsed.level]).toBe('info');
   });
 });

@@ -33,7 +33,10 @@ describe('the block at an instant', () => {
 
   it('on a chain that jumped a day (a devnet deployed in the past, then brought to now): a few rounds', async () => {
     // 300 blocks a day ago, one a second apart; then 2,000 blocks now, several a second (each a second after the last).
-    const times = [...Array.from({ length: 300 }, (_, i) => 1_700_000_000n + BigInt(i)), ...Array.from({ length: 2_000 }, (_, i) => 1_700_086_400n + BigInt(i))];
+    const times = [
+      ...Array.from({ length: 300 }, (_, i) => 1_700_000_000n + BigInt(i)),
+      ...Array.from({ length: 2_000 }, (_, i) => 1_700_086_400n + BigInt(i)),
+    ];
     const { readTimes, head, truth, asked } = chain(times);
     for (const back of [600n, 1_999n, 2_000n, 5_000n]) {
       asked.rounds = 0;

@@ -33,7 +33,10 @@ type BookSource = BookSources[string][number];
 
 const reference = (book: AddressBook = fork.addressBook) => new PriceReference(fork.publicClient, priceSourcesFor(book.chainId, book));
 /** The address book with `symbol` priced by `sources` alone. */
-const pricedBy = (symbol: string, sources: BookSource[]): AddressBook => ({ ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, [symbol]: sources } });
+const pricedBy = (symbol: string, sources: BookSource[]): AddressBook => ({
+  ...fork.addressBook,
+  priceSources: { ...fork.addressBook.priceSources, [symbol]: sources },
+});
 const celoSources = () => fork.addressBook.priceSources?.CELO ?? [];
 const celoFeed = () => celoSources().find((source) => source.kind === 'feed') as Extract<BookSource, { kind: 'feed' }>;
 const celoOracles = () => celoSources().find((source) => source.kind === 'sorted-oracles') as Extract<BookSource, { kind: 'sorted-oracles' }>;
@@ -60,11 +63,17 @@ describe("CELO's SortedOracles rate, with the dollar stable off its peg", () => 
     // 10 cUSD at $0.95 is worth exactly 19 CELO at $0.50: the reference the trade is held to.
     const worth = (await reference().convert(fork.token('cUSD'), fork.token('CELO'), parseUnits('10', 18))).amountOut;
     expect(worth).toBe(parseUnits('19', 18));
-    expect(await reference(pricedBy('CELO', [celoOracles()])).usdPrice(fork.token('CELO'))).toMatchObject({ usdE18: parseUnits('0.5', 18), source: expect.stringMatching(/ in USD$/) });
+    expect(await reference(pricedBy('CELO', [celoOracles()])).usdPrice(fork.token('CELO'))).toMatchObject({
+      usdE18: parseUnits('0.5', 18),
+      source: expect.stringMatching(/ in USD$/),
+    });
 
     const home = daemonHome(fork, 'depeg-dca');
     const [usdBefore, celoBefore] = await Promise.all([fork.balanceOf(fork.token('cUSD'), me()), fork.balanceOf(fork.token('CELO'), me())]);
-    const once = await runCli(['once', 'dca', '--config', home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '10', every: '1h' }])), '--address-book', home.book], cliEnv(home));
+    const once = await runCli(
+      ['once', 'dca', '--config', home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '10', every: '1h' }])), '--address-book', home.book],
+      cliEnv(home),
+    );
     expect(once.code, once.stdout + once.stderr).toBe(0);
     const ledger = await Ledger.openReadOnly(home.ledgerFile);
     try {
@@ -89,10 +98,14 @@ describe('freshness', () => {
     await letTimePass(600);
     // The feed is reported again (fresh); the SortedOracles copy is not (last reported when the world was made).
     await reportWorldPrices(fork.addressBook.rpcUrl, pricedBy('CELO', [celoFeed()]), { CELO: 0.5 });
-    const failure = await reference(book).usdPrice(fork.token('CELO')).catch((error: unknown) => error);
+    const failure = await reference(book)
+      .usdPrice(fork.token('CELO'))
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NoPriceError);
     expect((failure as NoPriceError).shortMessage).toMatch(
-      new RegExp(`^the price sources of 0x\\w+ disagree on freshness: SortedOracles ${celoOracles().address} rate feed 0x\\w+ is stale: its median was reported \\d+ s before the chain's time, more than 300 s; while feed ${celoFeed().address} answered fresh$`),
+      new RegExp(
+        `^the price sources of 0x\\w+ disagree on freshness: SortedOracles ${celoOracles().address} rate feed 0x\\w+ is stale: its median was reported \\d+ s before the chain's time, more than 300 s; while feed ${celoFeed().address} answered fresh$`,
+      ),
     );
     // Each alone: the feed prices, the stale copy does not (what the old rule did: drop the stale one quietly).
     expect((await reference(pricedBy('CELO', [celoFeed()])).usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.5', 18));
@@ -130,7 +143,12 @@ describe('a rate feed mapped to another (setEquivalentToken)', () => {
     await reportWorldPrices(fork.addressBook.rpcUrl, pricedBy('CELO', [oracles]), { CELO: 0.5 });
     await fork.confirm(await owner.writeContract({ address: oracles.address, abi, functionName: 'setEquivalentToken', args: [oracles.rateFeedId, other] }));
     // What the mapping does on chain: medianRate answers the other feed's two-hour-old rate, medianTimestamp CELO's own time.
-    const [mappedRate] = await fork.publicClient.readContract({ address: oracles.address, abi: sortedOraclesAbi, functionName: 'medianRate', args: [oracles.rateFeedId] });
+    const [mappedRate] = await fork.publicClient.readContract({
+      address: oracles.address,
+      abi: sortedOraclesAbi,
+      functionName: 'medianRate',
+      args: [oracles.rateFeedId],
+    });
     expect(mappedRate).toBe(parseUnits('0.3', 24));
 
     const strict = pricedBy('CELO', [{ ...oracles, maxAgeSeconds: 3600 }]);
@@ -139,7 +157,9 @@ describe('a rate feed mapped to another (setEquivalentToken)', () => {
     // Later CELO's own reports stop while the other feed reports $0.70 fresh: no price (its own is stale), never $0.70.
     await letTimePass(7200);
     await fork.confirm(await reporter.writeContract({ address: oracles.address, abi, functionName: 'report', args: [other, parseUnits('0.7', 24)] }));
-    await expect(reference(strict).usdPrice(fork.token('CELO'))).rejects.toThrow(/rate feed 0x\w+ is stale: its median was reported 720\d s before the chain's time, more than 3600 s/);
+    await expect(reference(strict).usdPrice(fork.token('CELO'))).rejects.toThrow(
+      /rate feed 0x\w+ is stale: its median was reported 720\d s before the chain's time, more than 3600 s/,
+    );
   });
 
   it('a report time of 0 is no report, whatever the rate says', async () => {
@@ -147,9 +167,18 @@ describe('a rate feed mapped to another (setEquivalentToken)', () => {
     const oracles = celoOracles();
     const unreported = fork.token('WETH');
     const owner = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: devnetAccount(roles.deployer).account });
-    await fork.confirm(await owner.writeContract({ address: oracles.address, abi: artifacts.DevnetSortedOracles.abi, functionName: 'setEquivalentToken', args: [unreported, oracles.rateFeedId] }));
+    await fork.confirm(
+      await owner.writeContract({
+        address: oracles.address,
+        abi: artifacts.DevnetSortedOracles.abi,
+        functionName: 'setEquivalentToken',
+        args: [unreported, oracles.rateFeedId],
+      }),
+    );
     const book = pricedBy('CELO', [{ ...oracles, rateFeedId: unreported }]);
-    await expect(reference(book).usdPrice(fork.token('CELO'))).rejects.toThrow(new RegExp(`SortedOracles ${oracles.address} rate feed ${unreported} has no report`));
+    await expect(reference(book).usdPrice(fork.token('CELO'))).rejects.toThrow(
+      new RegExp(`SortedOracles ${oracles.address} rate feed ${unreported} has no report`),
+    );
   });
 });
 
@@ -171,9 +200,25 @@ describe('a Mento stable priced by its peg', () => {
     const out = constantProductOut(sold, reserveEur, reserveUsd);
     const seller = devnetAccount(9);
     const wallet = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: seller.account });
-    await fork.confirm(await wallet.writeContract({ address: fork.token('cEUR'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool.address, sold], gas: 200_000n }));
+    await fork.confirm(
+      await wallet.writeContract({
+        address: fork.token('cEUR'),
+        abi: artifacts.TestToken.abi,
+        functionName: 'mint',
+        args: [pool.address, sold],
+        gas: 200_000n,
+      }),
+    );
     const eurIs0 = pool.token0.toLowerCase() === fork.token('cEUR').toLowerCase();
-    await fork.confirm(await wallet.writeContract({ address: pool.address, abi: artifacts.UniswapV2Pair.abi, functionName: 'swap', args: eurIs0 ? [0n, out, seller.address, '0x'] : [out, 0n, seller.address, '0x'], gas: 300_000n }));
+    await fork.confirm(
+      await wallet.writeContract({
+        address: pool.address,
+        abi: artifacts.UniswapV2Pair.abi,
+        functionName: 'swap',
+        args: eurIs0 ? [0n, out, seller.address, '0x'] : [out, 0n, seller.address, '0x'],
+        gas: 300_000n,
+      }),
+    );
     await letTimePass(defaultPoolAverageOptions.windowSeconds + 60);
   }
 
@@ -184,18 +229,26 @@ describe('a Mento stable priced by its peg', () => {
     expect(await reference().usdPrice(fork.token('cEUR'))).toMatchObject({ usdE18: parseUnits('1.08', 18), source: expect.stringMatching(/ \(its peg\)$/) });
 
     await depegCeur();
-    const failure = await reference().usdPrice(fork.token('cEUR')).catch((error: unknown) => error);
+    const failure = await reference()
+      .usdPrice(fork.token('cEUR'))
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NoPriceError);
-    expect((failure as NoPriceError).shortMessage).toMatch(/disagree by more than 300 bps: feed 0x\w+ \(its peg\) says \$1\.08, pool 0x\w+ \(1\d\.\d-minute average\) × feed 0x\w+ says \$1\.02\d+ \(5\.0\d% apart\)$/);
+    expect((failure as NoPriceError).shortMessage).toMatch(
+      /disagree by more than 300 bps: feed 0x\w+ \(its peg\) says \$1\.08, pool 0x\w+ \(1\d\.\d-minute average\) × feed 0x\w+ says \$1\.02\d+ \(5\.0\d% apart\)$/,
+    );
   });
 
   it('alone, a feed of its peg is no price: a market source must answer beside it', async () => {
     const [pegFeed, pool] = (fork.addressBook.priceSources?.cEUR ?? []) as [BookSource, BookSource];
-    await expect(reference(pricedBy('cEUR', [pegFeed])).usdPrice(fork.token('cEUR'))).rejects.toThrow(/prices the peg of 0x\w+, not the token, and no market source of it answered \(none is configured\)$/);
+    await expect(reference(pricedBy('cEUR', [pegFeed])).usdPrice(fork.token('cEUR'))).rejects.toThrow(
+      /prices the peg of 0x\w+, not the token, and no market source of it answered \(none is configured\)$/,
+    );
     // The market source does not answer (no pool at its address): no price either, with its reason.
     const nowhere = '0x000000000000000000000000000000000000dEaD';
     const unanswered = pricedBy('cEUR', [pegFeed, { ...(pool as Extract<BookSource, { kind: 'pool' }>), pool: nowhere }]);
-    await expect(reference(unanswered).usdPrice(fork.token('cEUR'))).rejects.toThrow(new RegExp(`prices the peg of 0x\\w+, not the token, and no market source of it answered: pool ${nowhere}`));
+    await expect(reference(unanswered).usdPrice(fork.token('cEUR'))).rejects.toThrow(
+      new RegExp(`prices the peg of 0x\\w+, not the token, and no market source of it answered: pool ${nowhere}`),
+    );
   });
 
   it('depegged, a take-profit order on it waits and says why (`routekeeper once`): nothing signed', async () => {
@@ -205,7 +258,9 @@ describe('a Mento stable priced by its peg', () => {
     const home = daemonHome(fork, 'depeg-limit');
     const waited = await runCli(['once', 'tp', '--config', home.config(takeProfitYaml), '--address-book', home.book], cliEnv(home));
     expect(waited.code, waited.stdout + waited.stderr).toBe(0);
-    expect(waited.stdout).toMatch(/^tp: no reference price: the price sources of 0x\w+ disagree by more than 300 bps: feed 0x\w+ \(its peg\) says \$1\.08, pool 0x\w+ .* says \$1\.02\d+ \(5\.0\d% apart\)$/m);
+    expect(waited.stdout).toMatch(
+      /^tp: no reference price: the price sources of 0x\w+ disagree by more than 300 bps: feed 0x\w+ \(its peg\) says \$1\.08, pool 0x\w+ .* says \$1\.02\d+ \(5\.0\d% apart\)$/m,
+    );
     expect(await fork.balanceOf(fork.token('cEUR'), me())).toBe(eurBefore);
     expect(await fork.publicClient.getTransactionCount({ address: me() })).toBe(nonceBefore);
   });
@@ -223,15 +278,23 @@ describe('a Mento stable priced by its peg', () => {
 describe('the sequencer uptime feed', () => {
   it('a round that started at 0 is no answer: no price, named', async () => {
     const feed = fork.addressBook.sequencerUptimeFeed?.address as Address;
-    const prices = new PriceReference(fork.publicClient, priceSourcesFor(fork.addressBook.chainId, fork.addressBook), { sequencer: fork.addressBook.sequencerUptimeFeed });
+    const prices = new PriceReference(fork.publicClient, priceSourcesFor(fork.addressBook.chainId, fork.addressBook), {
+      sequencer: fork.addressBook.sequencerUptimeFeed,
+    });
     expect((await prices.usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.5', 18));
     // startedAt is the feed's third storage slot (after latestRound and status).
     await fork.testClient.setStorageAt({ address: feed, index: pad(toHex(2), { size: 32 }), value: pad('0x0', { size: 32 }) });
-    const [, status, startedAt] = await fork.publicClient.readContract({ address: feed, abi: artifacts.DevnetSequencerUptimeFeed.abi, functionName: 'latestRoundData' });
+    const [, status, startedAt] = await fork.publicClient.readContract({
+      address: feed,
+      abi: artifacts.DevnetSequencerUptimeFeed.abi,
+      functionName: 'latestRoundData',
+    });
     expect([status, startedAt]).toEqual([0n, 0n]);
     const failure = await prices.usdPrice(fork.token('CELO')).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SequencerDownError);
-    expect((failure as SequencerDownError).shortMessage).toBe(`the sequencer uptime feed ${feed} answers a round that started at 0, which is no answer (an invalid round)`);
+    expect((failure as SequencerDownError).shortMessage).toBe(
+      `the sequencer uptime feed ${feed} answers a round that started at 0, which is no answer (an invalid round)`,
+    );
   });
 });
 
@@ -240,7 +303,9 @@ describe("Celo's built-in chain data", () => {
     const sources = priceSourcesFor(42220);
     const of = (address: string) => sources.get(address.toLowerCase()) as readonly PriceSource[];
     // CELO (0x471E…): Chainlink CELO / USD and SortedOracles' CELO/USD rate feed (id: USDm's address), in USD.
-    expect(of('0x471EcE3750Da237f93B8E339c536989b8978a438')).toContainEqual(expect.objectContaining({ kind: 'sorted-oracles', rateFeedId: '0x765DE816845861e75A25fCA122bb6898B8B1282a', quote: 'USD', maxAgeSeconds: 360 }));
+    expect(of('0x471EcE3750Da237f93B8E339c536989b8978a438')).toContainEqual(
+      expect.objectContaining({ kind: 'sorted-oracles', rateFeedId: '0x765DE816845861e75A25fCA122bb6898B8B1282a', quote: 'USD', maxAgeSeconds: 360 }),
+    );
     // EURm and BRLm: their peg's exchange rate, and the average of their Ubeswap pair against USDm.
     for (const stable of ['0xD8763CBa276a3738E6DE85b4b3bF5FDed6D6cA73', '0xe8537a3d056DA446677B9E9d6c5dB704EaAb4787']) {
       expect(of(stable).map((source) => [source.kind, source.kind === 'feed' ? source.peg : source.kind === 'pool' ? source.quote : undefined])).toEqual([
@@ -253,6 +318,8 @@ describe("Celo's built-in chain data", () => {
     // USDC / USD answers with 8 decimals (Chainlink's own feed data).
     expect(of('0xcebA9300f2b948710d2653dD7B07f33A8B32118C')[0]).toMatchObject({ kind: 'feed', decimals: 8, maxAgeSeconds: 720 });
     // SushiSwap's pair init code hash, as Sushi publishes it for Celo.
-    expect(knownContractsFor(42220).factories.find((factory) => factory.address === '0xc35DADB65012eC5796536bD9864eD8773aBc74C4')?.initCodeHash).toBe('0xe18a34eb0e04b04f7a0ac29a6e80748dca96319b42c54d679cb821dca90c6303');
+    expect(knownContractsFor(42220).factories.find((factory) => factory.address === '0xc35DADB65012eC5796536bD9864eD8773aBc74C4')?.initCodeHash).toBe(
+      '0xe18a34eb0e04b04f7a0ac29a6e80748dca96319b42c54d679cb821dca90c6303',
+    );
   });
 });

@@ -31,10 +31,18 @@ async function pushRwdUp(celo: bigint): Promise<void> {
   const [reserveCelo, reserveRwd] = reservesFrom(pool, fork.token('CELO'));
   const out = constantProductOut(celo, reserveCelo, reserveRwd);
   const wallet = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: attacker.account });
-  await fork.confirm(await wallet.writeContract({ address: fork.token('CELO'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool.address, celo], gas: 200_000n }));
+  await fork.confirm(
+    await wallet.writeContract({ address: fork.token('CELO'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool.address, celo], gas: 200_000n }),
+  );
   const rwdIs0 = pool.token0.toLowerCase() === fork.token('RWD').toLowerCase();
   await fork.confirm(
-    await wallet.writeContract({ address: pool.address, abi: artifacts.UniswapV2Pair.abi, functionName: 'swap', args: rwdIs0 ? [out, 0n, attacker.address, '0x'] : [0n, out, attacker.address, '0x'], gas: 300_000n }),
+    await wallet.writeContract({
+      address: pool.address,
+      abi: artifacts.UniswapV2Pair.abi,
+      functionName: 'swap',
+      args: rwdIs0 ? [out, 0n, attacker.address, '0x'] : [0n, out, attacker.address, '0x'],
+      gas: 300_000n,
+    }),
   );
 }
 

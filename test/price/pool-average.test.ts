@@ -53,7 +53,7 @@ const straddlingNode = (times: number, headTime: bigint) =>
   ]);
 
 describe("a pool's price read while a block is mined", () => {
-  it('reads a pool\'s cumulatives and reserves in one call, so they are of one block', async () => {
+  it("reads a pool's cumulatives and reserves in one call, so they are of one block", async () => {
     const pool = fork.addressBook.contracts.gauges['CELO/cUSD']?.pool as `0x${string}`;
     const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
     try {
@@ -70,7 +70,8 @@ describe("a pool's price read while a block is mined", () => {
       expect(prices.average0).toBeGreaterThan(0n);
       // Two reads (now, and the average's start): each asks all three of the pool at once.
       expect(stateReads).toHaveLength(2);
-      for (const data of stateReads) expect([data.includes(price0CumulativeLast), data.includes('5a3d5493'), data.includes(getReserves)]).toEqual([true, true, true]);
+      for (const data of stateReads)
+        expect([data.includes(price0CumulativeLast), data.includes('5a3d5493'), data.includes(getReserves)]).toEqual([true, true, true]);
     } finally {
       await proxy.close();
     }
@@ -100,7 +101,7 @@ describe("a pool's price read while a block is mined", () => {
     }
   });
 
-  it('is read again when its cumulatives are below those at the average\'s start; twice is no price', async () => {
+  it("is read again when its cumulatives are below those at the average's start; twice is no price", async () => {
     const pool = fork.addressBook.contracts.gauges['CELO/cUSD']?.pool as `0x${string}`;
     const head = async () => {
       const block = await fork.publicClient.getBlock({ blockTag: 'latest' });
@@ -117,7 +118,11 @@ describe("a pool's price read while a block is mined", () => {
     expect(honest.average0).toBeGreaterThan(0n);
     // The first cumulative as it stood before the pool's first update (0): below the average's start.
     const stale = (times: number) =>
-      rewritingNode(times, ([, cumulative1, reserves]) => [{ success: true, returnData: numberToHex(0n, { size: 32 }) }, cumulative1 as CallResult, reserves as CallResult]);
+      rewritingNode(times, ([, cumulative1, reserves]) => [
+        { success: true, returnData: numberToHex(0n, { size: 32 }) },
+        cumulative1 as CallResult,
+        reserves as CallResult,
+      ]);
 
     const once = await stale(1);
     try {

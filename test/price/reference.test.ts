@@ -38,7 +38,13 @@ describe('the independent price reference', () => {
 
   it('has no price when two sources of a token disagree beyond the bound (a pool pushed off the market)', async () => {
     // CELO priced by its feed and by the CELO/cUSD pool: they agree at $0.50 ...
-    const book = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: [...(fork.addressBook.priceSources?.CELO ?? []), { kind: 'pool' as const, pool: pool('CELO/cUSD'), quote: 'cUSD' }] } };
+    const book = {
+      ...fork.addressBook,
+      priceSources: {
+        ...fork.addressBook.priceSources,
+        CELO: [...(fork.addressBook.priceSources?.CELO ?? []), { kind: 'pool' as const, pool: pool('CELO/cUSD'), quote: 'cUSD' }],
+      },
+    };
     expect((await reference(book).usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.5', 18));
     // ... until the oracle reports $0.60 while the pool still says $0.50.
     await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { CELO: 0.6 });
@@ -50,7 +56,10 @@ describe('the independent price reference', () => {
     expect(oracles).toMatchObject({ kind: 'sorted-oracles', rateFeedId: fork.token('cUSD'), quote: 'USD' });
     // Alone (the feed left out), it gives CELO's world price: 0.5 USD per CELO.
     const alone = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: [oracles as NonNullable<typeof oracles>] } };
-    expect(await reference(alone).usdPrice(fork.token('CELO'))).toMatchObject({ usdE18: parseUnits('0.5', 18), source: expect.stringMatching(/^SortedOracles 0x\w+ rate feed 0x\w+ in USD$/) });
+    expect(await reference(alone).usdPrice(fork.token('CELO'))).toMatchObject({
+      usdE18: parseUnits('0.5', 18),
+      source: expect.stringMatching(/^SortedOracles 0x\w+ rate feed 0x\w+ in USD$/),
+    });
     // cUSD slipping to $0.98 leaves CELO's rate as it was: the feed id is cUSD's address, its rate is not in cUSD.
     await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { cUSD: 0.98 });
     expect((await reference(alone).usdPrice(fork.token('CELO'))).usdE18).toBe(parseUnits('0.5', 18));
@@ -60,14 +69,22 @@ describe('the independent price reference', () => {
   it('has no price when SortedOracles and the feed disagree, nor from a SortedOracles report past its age', async () => {
     const oracles = fork.addressBook.priceSources?.CELO?.find((source) => source.kind === 'sorted-oracles');
     // The feed says $0.60 while SortedOracles still says 0.5 cUSD per CELO: both are CELO's sources, and disagree.
-    const feedOnly = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: fork.addressBook.priceSources?.CELO?.filter((source) => source.kind === 'feed') ?? [] } };
+    const feedOnly = {
+      ...fork.addressBook,
+      priceSources: { ...fork.addressBook.priceSources, CELO: fork.addressBook.priceSources?.CELO?.filter((source) => source.kind === 'feed') ?? [] },
+    };
     await reportWorldPrices(fork.addressBook.rpcUrl, feedOnly, { CELO: 0.6 });
     await expect(reference().usdPrice(fork.token('CELO'))).rejects.toThrow(/disagree by more than 300 bps/);
     // With an age limit of a minute, a report two minutes old is stale and is no price.
-    const strict = { ...fork.addressBook, priceSources: { ...fork.addressBook.priceSources, CELO: [{ ...(oracles as NonNullable<typeof oracles>), maxAgeSeconds: 60 }] } };
+    const strict = {
+      ...fork.addressBook,
+      priceSources: { ...fork.addressBook.priceSources, CELO: [{ ...(oracles as NonNullable<typeof oracles>), maxAgeSeconds: 60 }] },
+    };
     await fork.testClient.increaseTime({ seconds: 120 });
     await fork.testClient.mine({ blocks: 1 });
-    await expect(reference(strict).usdPrice(fork.token('CELO'))).rejects.toThrow(/is stale: its median was reported \d+ s before the chain's time, more than 60 s/);
+    await expect(reference(strict).usdPrice(fork.token('CELO'))).rejects.toThrow(
+      /is stale: its median was reported \d+ s before the chain's time, more than 60 s/,
+    );
   });
 
   it('has no price for a token with no source', async () => {

@@ -73,7 +73,10 @@ describe('retryable failures are retried, within bounds', () => {
 
   it('a hung request: TimeoutError after the per-request timeout, retried, and bounded', async () => {
     const started = performance.now();
-    const { server, quote } = await clientAgainst([{ hang: true }], { timeoutMs: 150, retry: { maxRetries: 1, maxTotalMs: 5_000, baseDelayMs: 10, maxDelayMs: 10 } });
+    const { server, quote } = await clientAgainst([{ hang: true }], {
+      timeoutMs: 150,
+      retry: { maxRetries: 1, maxTotalMs: 5_000, baseDelayMs: 10, maxDelayMs: 10 },
+    });
     const error = await quote().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(server.requests).toHaveLength(2);
@@ -104,7 +107,12 @@ describe('retryable failures are retried, within bounds', () => {
 describe('failures that would not pass are not retried', () => {
   const cases: [string, PlannedAnswer, new (...args: never[]) => Error, Record<string, unknown>][] = [
     ['no route', { status: 400, body: { error: 'No routes found' } }, NoRouteError, { retryable: false }],
-    ['a refused parameter', { status: 400, body: { error: 'Invalid amountIn: must be greater than zero', field: 'amountIn' } }, BadRequestError, { field: 'amountIn' }],
+    [
+      'a refused parameter',
+      { status: 400, body: { error: 'Invalid amountIn: must be greater than zero', field: 'amountIn' } },
+      BadRequestError,
+      { field: 'amountIn' },
+    ],
     ['an unsupported token', { status: 400, body: { error: 'Unsupported tokens', tokens: [CUSD], field: 'tokenOut' } }, BadRequestError, { field: 'tokenOut' }],
     ['a refused key', { status: 401, body: { error: 'Unknown API key' } }, UnauthorizedError, { status: 401 }],
     ['truncated JSON', { status: 200, raw: '{"expectedOut":"49850' }, InvalidQuoteError, { status: 200 }],
@@ -134,7 +142,11 @@ describe('schema-violating answers become InvalidQuoteError naming the field', (
     ['a sig that is not hex', (a) => ({ ...a, details: { ...a.details, sig: 'signed!' } }), 'details.sig'],
     ['a deadline that is not a number', (a) => ({ ...a, details: { ...a.details, deadline: 'soon' } }), 'details.deadline'],
     ['a swap with no pairs', (a) => ({ ...a, details: { ...a.details, path: [CELO], pairs: [], extras: [] } }), 'details.pairs'],
-    ['a route of nine hops', (a) => ({ ...a, details: { ...a.details, path: Array(10).fill(CELO), pairs: Array(9).fill(CUSD), extras: Array(9).fill('0x') } }), 'details.path'],
+    [
+      'a route of nine hops',
+      (a) => ({ ...a, details: { ...a.details, path: Array(10).fill(CELO), pairs: Array(9).fill(CUSD), extras: Array(9).fill('0x') } }),
+      'details.path',
+    ],
     ['extras of 2 KiB', (a) => ({ ...a, details: { ...a.details, extras: [`0x${'ab'.repeat(2048)}`] } }), 'details.extras.0'],
     ['not an object at all', () => [1, 2, 3], '(answer)'],
   ];
@@ -150,7 +162,12 @@ describe('schema-violating answers become InvalidQuoteError naming the field', (
   }
 
   it('tolerates unknown extra fields and types the known optional ones', async () => {
-    const answer = { ...validSwapAnswer(), somethingNew: { a: 1 }, minimumExpectedOut: '498000000000000000', priceImpact: { numerator: '3', denominator: '1000' } };
+    const answer = {
+      ...validSwapAnswer(),
+      somethingNew: { a: 1 },
+      minimumExpectedOut: '498000000000000000',
+      priceImpact: { numerator: '3', denominator: '1000' },
+    };
     const { quote } = await clientAgainst([{ status: 200, body: answer }]);
     const route = await quote();
     expect(route.minimumExpectedOut).toBe(498000000000000000n);
@@ -176,7 +193,9 @@ describe('answers are bounded, and never followed elsewhere', () => {
     const { server, quote } = await clientAgainst([{ status: 307, headers: { location: `${elsewhere.url}/routes` } }], { apiKey });
     const error = await quote().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidQuoteError);
-    expect((error as InvalidQuoteError).shortMessage).toMatch(/^the routing service answered http:\/\/127\.0\.0\.1:\d+\/routes with a redirect \(HTTP 307\), which is not followed$/);
+    expect((error as InvalidQuoteError).shortMessage).toMatch(
+      /^the routing service answered http:\/\/127\.0\.0\.1:\d+\/routes with a redirect \(HTTP 307\), which is not followed$/,
+    );
     expect(server.requests).toHaveLength(1);
     expect(elsewhere.requests).toEqual([]);
   });

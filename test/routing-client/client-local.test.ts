@@ -7,7 +7,8 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { partnerOf } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true });
-const client = (apiKey?: string) => createRoutingClient({ baseUrl: fork.addressBook.routingServiceUrl, apiKey, rateLimit: { requestsPerSecond: 500, maxConcurrent: 8 } });
+const client = (apiKey?: string) =>
+  createRoutingClient({ baseUrl: fork.addressBook.routingServiceUrl, apiKey, rateLimit: { requestsPerSecond: 500, maxConcurrent: 8 } });
 
 describe('the client against the local routing service', () => {
   it('gets a swap route with bigint amounts that the router confirms', async () => {
@@ -40,7 +41,9 @@ describe('the client against the local routing service', () => {
     const signed = await client(partner.apiKey).getSwapRoute({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), amountIn: 10n ** 18n });
     expect(signed.details.partner).toBe(partner.id);
 
-    await expect(client('wrong').getSwapRoute({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), amountIn: 1n })).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(client('wrong').getSwapRoute({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), amountIn: 1n })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     await expect(
       client().getSwapRoute({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), amountIn: 10n ** 18n, exclude: ['uniswap-v2'] }),
     ).rejects.toBeInstanceOf(NoRouteError);

@@ -31,7 +31,10 @@ describe('the routing service limit', () => {
   });
 
   it('holds every request to the service for as long as a 429 says (Retry-After), and halves its rate', async () => {
-    const server = await startFaultServer([{ status: 429, headers: { 'retry-after': '2' }, body: { error: 'slow down' } }, { status: 200, body: validSwapAnswer() }]);
+    const server = await startFaultServer([
+      { status: 429, headers: { 'retry-after': '2' }, body: { error: 'slow down' } },
+      { status: 200, body: validSwapAnswer() },
+    ]);
     servers.push(server);
     const client = createRoutingClient({
       baseUrl: server.url,
@@ -55,7 +58,10 @@ describe('the routing service limit', () => {
     for (const request of server.requests.slice(1)) expect(request.at - limitedAt).toBeGreaterThanOrEqual(1_990);
     // At half of 40 per second the limiter starts one every 50 ms after the hold: the k-th of the six cannot reach the
     // server before 2 s + k × 50 ms after the 429. A busy machine only delays arrivals, so lower bounds hold under load.
-    const starts = server.requests.slice(1).map((request) => (request.at as number) - limitedAt).sort((a, b) => a - b);
+    const starts = server.requests
+      .slice(1)
+      .map((request) => (request.at as number) - limitedAt)
+      .sort((a, b) => a - b);
     starts.forEach((start, k) => expect(start).toBeGreaterThanOrEqual(1_990 + k * 50 - 5));
   });
 

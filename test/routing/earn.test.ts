@@ -68,7 +68,13 @@ const balances = (tokens: Address[]) => Promise.all(tokens.map((token) => fork.b
 describe('GET /earn/deposit executed through OneClickFarm', () => {
   const cases = [
     { tokenIn: 'cEUR', pool: 'CELO/cUSD', gauge: false, amount: parseUnits('5000', 18), label: 'two swap legs into an LP' },
-    { tokenIn: 'CELO', pool: 'CELO/cUSD', gauge: true, amount: parseUnits('30000', 18), label: 'one underlying kept, one swapped through the same pool, into the gauge' },
+    {
+      tokenIn: 'CELO',
+      pool: 'CELO/cUSD',
+      gauge: true,
+      amount: parseUnits('30000', 18),
+      label: 'one underlying kept, one swapped through the same pool, into the gauge',
+    },
     { tokenIn: 'USDC', pool: 'CELO/WETH', gauge: false, amount: parseUnits('12000', 6), label: 'from 6 decimals over multi-hop legs' },
   ];
   for (const c of cases) {

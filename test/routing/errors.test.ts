@@ -124,7 +124,11 @@ describe('the routing service guards its port as the status port does', () => {
 
   it('answers a named host when told to, and a client past its share gets 429 with Retry-After', async () => {
     const book = fork.addressBook;
-    const service = await startRoutingService({ ...routingSetupFor(book.chainId, book.rpcUrl, book), allowedHosts: ['routing'], perClient: { requestsPerSecond: 1, burst: 2 } });
+    const service = await startRoutingService({
+      ...routingSetupFor(book.chainId, book.rpcUrl, book),
+      allowedHosts: ['routing'],
+      perClient: { requestsPerSecond: 1, burst: 2 },
+    });
     try {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push(await getWithHost(`${service.url}/`, 'routing:8080'));

@@ -27,9 +27,22 @@ describe("Mento v3's fixed-price pool model against the devnet's pool", () => {
     const [state] = (await readFpmmStates(fork.publicClient, [pool], block.number)) as [FpmmState];
     const rate = fpmmRate(state, block.timestamp);
     if ('kind' in rate) throw new Error(`no rate: ${rate.kind}`);
-    for (const [inIs0, token, decimals] of [[true, pool.token0, 6], [false, pool.token1, 18]] as const) {
+    for (const [inIs0, token, decimals] of [
+      [true, pool.token0, 6],
+      [false, pool.token1, 18],
+    ] as const) {
       const sizes = [1n, 999n, ...[1, 17, 1_000, 250_000].map((human) => parseUnits(String(human), decimals))];
-      const onChain = await Promise.all(sizes.map((size) => fork.publicClient.readContract({ address: pool.pool, abi: mentoFpmmAbi, functionName: 'getAmountOut', args: [size, token], blockNumber: block.number })));
+      const onChain = await Promise.all(
+        sizes.map((size) =>
+          fork.publicClient.readContract({
+            address: pool.pool,
+            abi: mentoFpmmAbi,
+            functionName: 'getAmountOut',
+            args: [size, token],
+            blockNumber: block.number,
+          }),
+        ),
+      );
       expect(sizes.map((size) => fpmmAmountOut(state, rate, inIs0, size))).toEqual(onChain);
     }
     const { address, wallet } = trader(fork);
@@ -39,7 +52,9 @@ describe("Mento v3's fixed-price pool model against the devnet's pool", () => {
     const before = await fork.balanceOf(pool.token1, address);
     await fork.testClient.setNextBlockTimestamp({ timestamp: block.timestamp + 1n });
     await fork.confirm(await wallet.writeContract({ address: pool.token0, abi: erc20Abi, functionName: 'transfer', args: [pool.pool, amountIn] }));
-    await fork.confirm(await wallet.writeContract({ address: pool.pool, abi: artifacts.DevnetFPMM.abi, functionName: 'swap', args: [0n, modelled.amountOut, address, '0x'] }));
+    await fork.confirm(
+      await wallet.writeContract({ address: pool.pool, abi: artifacts.DevnetFPMM.abi, functionName: 'swap', args: [0n, modelled.amountOut, address, '0x'] }),
+    );
     expect((await fork.balanceOf(pool.token1, address)) - before).toBe(modelled.amountOut);
     const [after] = (await readFpmmStates(fork.publicClient, [pool], await fork.publicClient.getBlockNumber())) as [FpmmState];
     expect([after.reserve0, after.reserve1, after.limit1]).toEqual([modelled.state.reserve0, modelled.state.reserve1, modelled.state.limit1]);

@@ -26,7 +26,15 @@ const state = (overrides: Partial<FpmmState> = {}): FpmmState => ({
 describe('Mento v3 fixed-price pools, by hand', () => {
   it('is closed from Friday 21:00 to Sunday 23:00 UTC, late on 24 and 31 December, on 25 December and 1 January', () => {
     const open = ['2026-11-27T20:59:59Z', '2026-11-29T23:00:00Z', '2026-12-24T21:59:59Z', '2024-02-29T12:00:00Z', '2026-11-26T12:00:00Z'];
-    const closed = ['2026-11-27T21:00:00Z', '2026-11-28T12:00:00Z', '2026-11-29T22:59:59Z', '2026-12-24T22:00:00Z', '2026-12-25T12:00:00Z', '2026-12-31T23:00:00Z', '2027-01-01T12:00:00Z'];
+    const closed = [
+      '2026-11-27T21:00:00Z',
+      '2026-11-28T12:00:00Z',
+      '2026-11-29T22:59:59Z',
+      '2026-12-24T22:00:00Z',
+      '2026-12-25T12:00:00Z',
+      '2026-12-31T23:00:00Z',
+      '2027-01-01T12:00:00Z',
+    ];
     expect(open.map((iso) => isFXMarketOpen(at(iso)))).toEqual(open.map(() => true));
     expect(closed.map((iso) => isFXMarketOpen(at(iso)))).toEqual(closed.map(() => false));
   });
@@ -48,6 +56,8 @@ describe('Mento v3 fixed-price pools, by hand', () => {
     expect(fpmmSwap(state(), true, 1_001_000n * 10n ** 6n, now)).toEqual({ refused: { kind: 'liquidity', reserve: 1_000_000n * 10n ** 18n } });
     const limit = { limit0: 1_000n * 10n ** 15n, limit1: 0n, decimals: 6, lastUpdated0: 0n, lastUpdated1: 0n, netflow0: 0n, netflow1: 0n };
     // 1,001 USDC in, counted less the 5 bps fee (1,000.4995), past L0 = 1,000.
-    expect(fpmmSwap(state({ limit0: limit }), true, 1_001n * 10n ** 6n, now)).toEqual({ refused: { kind: 'limit', token: 0, limit: 'L0', headroom: 1_000n * 10n ** 15n } });
+    expect(fpmmSwap(state({ limit0: limit }), true, 1_001n * 10n ** 6n, now)).toEqual({
+      refused: { kind: 'limit', token: 0, limit: 'L0', headroom: 1_000n * 10n ** 15n },
+    });
   });
 });

@@ -20,16 +20,19 @@ type Route = Awaited<ReturnType<typeof quoteRoute>>;
 
 /** The adapters a route's hops go through, by address-book name. */
 const venues = (route: Route) =>
-  route.details.pairs.map((pair) => Object.entries(fork.addressBook.contracts.adapters).find(([, address]) => address.toLowerCase() === pair.toLowerCase())?.[0] ?? pair);
-
+  route.details.pairs.map(
+    (pair) => Object.entries(fork.addressBook.contracts.adapters).find(([, address]) => address.toLowerCase() === pair.toLowerCase())?.[0] ?? pair,
+  );
 
 async function mintUsdc(amount: bigint) {
   const me = trader(fork);
-  await fork.confirm(await me.wallet.writeContract({ address: fork.token('USDC'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, amount] }));
+  await fork.confirm(
+    await me.wallet.writeContract({ address: fork.token('USDC'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, amount] }),
+  );
 }
 
 describe("routes through Mento v3's fixed-price pool", () => {
-  it('on a weekday: a swap within v2\'s limit goes through v2; one past it through the pool, quoted as the pool quotes and paid exactly', async () => {
+  it("on a weekday: a swap within v2's limit goes through v2; one past it through the pool, quoted as the pool quotes and paid exactly", async () => {
     await onAWeekday(fork);
     expect(venues(await quoteRoute(fork, 'cUSD', 'USDC', parseUnits('20000', 18)))).toEqual(['mentoV2']);
     // 260,000 USDC into Mento's Reserve within five minutes is past v2's USDC limit L0 (250,000); the pool's is 300,000.
@@ -38,7 +41,12 @@ describe("routes through Mento v3's fixed-price pool", () => {
     const route = await quoteRoute(fork, 'USDC', 'cUSD', large);
     expect(venues(route)).toEqual(['mentoFpmm']);
     expect(route.details.extras).toEqual([fixedPricePool().toLowerCase()]);
-    const poolQuote = await fork.publicClient.readContract({ address: fixedPricePool(), abi: mentoFpmmAbi, functionName: 'getAmountOut', args: [large, fork.token('USDC')] });
+    const poolQuote = await fork.publicClient.readContract({
+      address: fixedPricePool(),
+      abi: mentoFpmmAbi,
+      functionName: 'getAmountOut',
+      args: [large, fork.token('USDC')],
+    });
     expect(route.expectedOut).toBe(poolQuote);
     // 8 bps less than the rate (1 USDC = 1 cUSD on the devnet), to the wei of the pool's arithmetic.
     expect(route.expectedOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);

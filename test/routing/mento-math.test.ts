@@ -19,7 +19,12 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
   const broker = () => fork.addressBook.contracts.mento?.broker as Address;
 
   async function exchanges(): Promise<MentoExchange[]> {
-    return discoverMentoExchanges(fork.publicClient, broker(), fork.addressBook.contracts.mento?.exchangeProviders ?? [], await fork.publicClient.getBlockNumber());
+    return discoverMentoExchanges(
+      fork.publicClient,
+      broker(),
+      fork.addressBook.contracts.mento?.exchangeProviders ?? [],
+      await fork.publicClient.getBlockNumber(),
+    );
   }
 
   /** The exchanges' states and the chain's time at the latest block. */
@@ -80,11 +85,16 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
     const found = await exchanges();
     // No swap yet: every exchange's buckets are due for their first reset.
     expect(await compareQuotes(found)).toBe(48);
-    const { address, wallet } = trader(fork);
+    const { wallet } = trader(fork);
     const celoExchange = named(found, 'cUSD', 'CELO');
     await approve(fork, { wallet }, fork.token('cUSD'), broker(), parseUnits('50000', 18));
     await fork.confirm(
-      await wallet.writeContract({ address: broker(), abi: mentoBrokerAbi, functionName: 'swapIn', args: [celoExchange.provider, celoExchange.exchangeId, fork.token('cUSD'), fork.token('CELO'), parseUnits('50000', 18), 0n] }),
+      await wallet.writeContract({
+        address: broker(),
+        abi: mentoBrokerAbi,
+        functionName: 'swapIn',
+        args: [celoExchange.provider, celoExchange.exchangeId, fork.token('cUSD'), fork.token('CELO'), parseUnits('50000', 18), 0n],
+      }),
     );
     const [afterSwap] = (await latest([celoExchange])).states as [MentoExchangeState];
     expect(afterSwap.bucket0).toBe(afterSwap.stablePoolResetSize + parseUnits('50000', 18));
@@ -101,7 +111,11 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
     await fork.testClient.setNextBlockTimestamp({ timestamp: resetAt });
     await fork.testClient.mine({ blocks: 1 });
     const atReset = await latest([celoExchange]);
-    expect(bucketsAt(atReset.states[0] as MentoExchangeState, atReset.now)).toEqual({ bucket0: afterSwap.stablePoolResetSize, bucket1: (afterSwap.stablePoolResetSize * 100n) / 51n, reset: true });
+    expect(bucketsAt(atReset.states[0] as MentoExchangeState, atReset.now)).toEqual({
+      bucket0: afterSwap.stablePoolResetSize,
+      bucket1: (afterSwap.stablePoolResetSize * 100n) / 51n,
+      reset: true,
+    });
     expect(await compareQuotes([celoExchange])).toBe(16);
   });
 
@@ -125,10 +139,22 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
       await approve(fork, { wallet }, tokenIn, broker(), amountIn);
       const before = await fork.balanceOf(tokenOut, address);
       await fork.testClient.setNextBlockTimestamp({ timestamp: landsAt });
-      await fork.confirm(await wallet.writeContract({ address: broker(), abi: mentoBrokerAbi, functionName: 'swapIn', args: [exchange.provider, exchange.exchangeId, tokenIn, tokenOut, amountIn, 0n] }));
+      await fork.confirm(
+        await wallet.writeContract({
+          address: broker(),
+          abi: mentoBrokerAbi,
+          functionName: 'swapIn',
+          args: [exchange.provider, exchange.exchangeId, tokenIn, tokenOut, amountIn, 0n],
+        }),
+      );
       expect((await fork.balanceOf(tokenOut, address)) - before).toBe(modelled.amountOut);
       const [after] = (await latest([exchange])).states as [MentoExchangeState];
-      const pick = (state: MentoExchangeState) => ({ buckets: [state.bucket0, state.bucket1], lastBucketUpdate: state.lastBucketUpdate, limits: [state.limit0, state.limit1], reserves: [state.reserve0, state.reserve1] });
+      const pick = (state: MentoExchangeState) => ({
+        buckets: [state.bucket0, state.bucket1],
+        lastBucketUpdate: state.lastBucketUpdate,
+        limits: [state.limit0, state.limit1],
+        reserves: [state.reserve0, state.reserve1],
+      });
       expect(pick(after)).toEqual(pick(modelled.state));
     }
   });
@@ -141,19 +167,32 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
     const swapReverts = async (exchange: MentoExchange, tokenIn: Address, tokenOut: Address, amountIn: bigint) => {
       await approve(fork, { wallet }, tokenIn, broker(), amountIn);
       return fork.publicClient
-        .simulateContract({ account: wallet.account, address: broker(), abi: mentoBrokerAbi, functionName: 'swapIn', args: [exchange.provider, exchange.exchangeId, tokenIn, tokenOut, amountIn, 0n] })
-        .then(() => 'no revert', (error: Error) => error.message);
+        .simulateContract({
+          account: wallet.account,
+          address: broker(),
+          abi: mentoBrokerAbi,
+          functionName: 'swapIn',
+          args: [exchange.provider, exchange.exchangeId, tokenIn, tokenOut, amountIn, 0n],
+        })
+        .then(
+          () => 'no revert',
+          (error: Error) => error.message,
+        );
     };
     // 100,001 CELO in over five minutes is past L0 (100,000 whole CELO into the Reserve).
     const overLimit = parseUnits('100001', 18);
     let { states, now } = await latest([celoExchange, usdcExchange]);
-    expect(mentoSwap(states[0] as MentoExchangeState, false, overLimit, now + 1n)).toEqual({ refused: { kind: 'limit', token: 1, breach: { limit: 'L0', headroom: 100_000n } } });
+    expect(mentoSwap(states[0] as MentoExchangeState, false, overLimit, now + 1n)).toEqual({
+      refused: { kind: 'limit', token: 1, breach: { limit: 'L0', headroom: 100_000n } },
+    });
     expect(await swapReverts(celoExchange, fork.token('CELO'), fork.token('cUSD'), overLimit)).toContain('L0 Exceeded');
     // CELO's rate jumps 10%: the median-delta breaker halts Mento's trading on the feed; the rate still answers.
     await reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, { CELO: 0.55 });
     ({ states, now } = await latest([celoExchange, usdcExchange]));
     expect(mentoSwap(states[0] as MentoExchangeState, true, parseUnits('10', 18), now + 1n)).toEqual({ refused: { kind: 'halted', tradingMode: 3 } });
-    expect(await swapReverts(celoExchange, fork.token('cUSD'), fork.token('CELO'), parseUnits('10', 18))).toContain('Trading is suspended for this reference rate');
+    expect(await swapReverts(celoExchange, fork.token('cUSD'), fork.token('CELO'), parseUnits('10', 18))).toContain(
+      'Trading is suspended for this reference rate',
+    );
     // Six minutes without a report: the constant-sum exchange has no valid median, and neither quotes nor swaps.
     await fork.testClient.increaseTime({ seconds: 360 });
     await fork.testClient.mine({ blocks: 1 });

@@ -3,7 +3,17 @@
  * rules the devnet tests hold to Mento's bytecode (test/routing/mento-math.test.ts), each shown where it turns.
  */
 import { describe, expect, it } from 'vitest';
-import { FIXED1, type MentoExchangeState, type TradingLimit, afterFlow, bucketsAt, fixidityMultiply, hasValidMedian, mentoAmountOut, mentoSwap } from '../../src/pools/mento-math.ts';
+import {
+  FIXED1,
+  type MentoExchangeState,
+  type TradingLimit,
+  afterFlow,
+  bucketsAt,
+  fixidityMultiply,
+  hasValidMedian,
+  mentoAmountOut,
+  mentoSwap,
+} from '../../src/pools/mento-math.ts';
 import { mentoV2 } from '../../src/pools/mento.ts';
 import type { MentoExchange } from '../../src/pools/mento-state.ts';
 
@@ -40,7 +50,7 @@ const state = (overrides: Partial<MentoExchangeState> = {}): MentoExchangeState 
 });
 
 describe('Mento arithmetic, by hand', () => {
-  it("multiplies as FixidityLib does: the fractional parts cut to 12 decimals first", () => {
+  it('multiplies as FixidityLib does: the fractional parts cut to 12 decimals first', () => {
     expect(fixidityMultiply(3n * FIXED1, 2n * FIXED1)).toBe(6n * FIXED1);
     // 1.5 × 1.5 = 2.25 exactly: the halves survive the cut.
     expect(fixidityMultiply((3n * FIXED1) / 2n, (3n * FIXED1) / 2n)).toBe((9n * FIXED1) / 4n);
@@ -104,13 +114,34 @@ describe('the Mento pool kind', () => {
     spread: FIXED1 / 400n,
   };
   const pool = mentoV2.fromCache(
-    { kind: 'mento-v2', address: '0x0000000000000000000000000000000000000001', token0: exchange.asset0, token1: exchange.asset1, factory: exchange.broker, index: -1, mento: JSON.parse(JSON.stringify(exchange, (_k, v) => (typeof v === 'bigint' ? { n: String(v) } : v))), state: { exchange: null, landsAt: { n: '0' } } },
-    { address: exchange.broker, kind: 'mento-v2', protocol: 'mento', exchangeProviders: [exchange.provider], adapter: { address: '0x0000000000000000000000000000000000000ada', kind: 'mento-v2' } },
+    {
+      kind: 'mento-v2',
+      address: '0x0000000000000000000000000000000000000001',
+      token0: exchange.asset0,
+      token1: exchange.asset1,
+      factory: exchange.broker,
+      index: -1,
+      mento: JSON.parse(JSON.stringify(exchange, (_k, v) => (typeof v === 'bigint' ? { n: String(v) } : v))),
+      state: { exchange: null, landsAt: { n: '0' } },
+    },
+    {
+      address: exchange.broker,
+      kind: 'mento-v2',
+      protocol: 'mento',
+      exchangeProviders: [exchange.provider],
+      adapter: { address: '0x0000000000000000000000000000000000000ada', kind: 'mento-v2' },
+    },
   ).pool;
 
   it('keeps an exchange and its state through the index file, amounts as they were', () => {
     const kept = { exchange: state({ limit1: limit(), reserve1: 7n }), landsAt: 1_201n };
-    const restored = mentoV2.fromCache(JSON.parse(JSON.stringify(mentoV2.toCache(pool, kept))), { address: exchange.broker, kind: 'mento-v2', protocol: 'mento', exchangeProviders: [exchange.provider], adapter: pool.adapter });
+    const restored = mentoV2.fromCache(JSON.parse(JSON.stringify(mentoV2.toCache(pool, kept))), {
+      address: exchange.broker,
+      kind: 'mento-v2',
+      protocol: 'mento',
+      exchangeProviders: [exchange.provider],
+      adapter: pool.adapter,
+    });
     expect(restored.state).toEqual(kept);
     expect(restored.pool.mento).toEqual(exchange);
   });

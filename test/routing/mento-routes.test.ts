@@ -14,10 +14,11 @@ import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
 const fork = useDevnetFork({ routing: true, mento: true });
 const mentoAdapter = () => fork.addressBook.contracts.adapters.mentoV2 as Address;
 
-
 /** Which hops of a route go through Mento: their exchange ids. */
 const mentoHops = (route: Awaited<ReturnType<typeof quoteRoute>>) =>
-  route.details.pairs.flatMap((pair, i) => (pair.toLowerCase() === mentoAdapter().toLowerCase() ? [readMentoExtras(route.details.extras[i] as `0x${string}`)] : []));
+  route.details.pairs.flatMap((pair, i) =>
+    pair.toLowerCase() === mentoAdapter().toLowerCase() ? [readMentoExtras(route.details.extras[i] as `0x${string}`)] : [],
+  );
 
 describe('routes through Mento', () => {
   for (const c of [
@@ -40,7 +41,9 @@ describe('routes through Mento', () => {
     expect(mentoHops(await quoteRoute(fork, 'cUSD', 'CELO', parseUnits('1000', 18)))).toHaveLength(1);
     // 260,000 USDC into the Reserve within five minutes is past the USDC limit L0 (250,000): the pools take it.
     const large = parseUnits('260000', 6);
-    await fork.confirm(await me.wallet.writeContract({ address: fork.token('USDC'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, large] }));
+    await fork.confirm(
+      await me.wallet.writeContract({ address: fork.token('USDC'), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, large] }),
+    );
     const pastLimit = await quoteRoute(fork, 'USDC', 'cUSD', large);
     expect(mentoHops(pastLimit)).toHaveLength(0);
     expect(await executeRoute(fork, pastLimit)).toBe(pastLimit.expectedOut);

@@ -28,7 +28,15 @@ function hubGraph(seed: number, tokens: number, pools: number, hubs: number) {
   const reserves = new Map<string, PoolReserves>();
   const add = (a: number, b: number) => {
     const address = getAddress(`0x${(0xb000000 + list.length).toString(16).padStart(40, '0')}`);
-    list.push({ address, token0: addresses[a] as Address, token1: addresses[b] as Address, feeBps: next() < 0.5 ? 30 : 25, protocol: next() < 0.5 ? 'ubeswap' : 'sushiswap', adapter, kind });
+    list.push({
+      address,
+      token0: addresses[a] as Address,
+      token1: addresses[b] as Address,
+      feeBps: next() < 0.5 ? 30 : 25,
+      protocol: next() < 0.5 ? 'ubeswap' : 'sushiswap',
+      adapter,
+      kind,
+    });
     const depth = () => parseUnits(String(Math.floor(1_000 + next() * 5_000_000)), 18);
     reserves.set(address.toLowerCase(), { reserve0: depth(), reserve1: depth() });
   };
@@ -91,12 +99,31 @@ describe('route search', () => {
     const found = bestPathNow(market, tokenIn, tokenOut, parseUnits('100', 18), { maxHops: 3, exclude: ['sushiswap'] });
     expect(found).toBeDefined();
     expect(found?.hops.every((hop) => hop.pool.protocol === 'ubeswap')).toBe(true);
-    expect(found?.amountOut).toBe(bruteForce(new Market(market.pools.filter((pool) => pool.protocol !== 'sushiswap'), new Map(market.pools.map((pool) => [pool.address.toLowerCase(), market.reserves(pool)]))), tokenIn, tokenOut, parseUnits('100', 18), 3)?.amountOut);
+    expect(found?.amountOut).toBe(
+      bruteForce(
+        new Market(
+          market.pools.filter((pool) => pool.protocol !== 'sushiswap'),
+          new Map(market.pools.map((pool) => [pool.address.toLowerCase(), market.reserves(pool)])),
+        ),
+        tokenIn,
+        tokenOut,
+        parseUnits('100', 18),
+        3,
+      )?.amountOut,
+    );
   });
 
   it('takes an extra hop only when it pays more than its gas', () => {
     const [a, b, c] = [1, 2, 3].map((i) => getAddress(`0x${i.toString(16).padStart(40, '0')}`)) as [Address, Address, Address];
-    const pool = (n: number, token0: Address, token1: Address): PoolInfo => ({ address: getAddress(`0x${(0xc00 + n).toString(16).padStart(40, '0')}`), token0, token1, feeBps: 30, protocol: 'ubeswap', adapter, kind });
+    const pool = (n: number, token0: Address, token1: Address): PoolInfo => ({
+      address: getAddress(`0x${(0xc00 + n).toString(16).padStart(40, '0')}`),
+      token0,
+      token1,
+      feeBps: 30,
+      protocol: 'ubeswap',
+      adapter,
+      kind,
+    });
     const direct = pool(1, a, c);
     const [first, second] = [pool(2, a, b), pool(3, b, c)];
     const unit = 10n ** 18n;
@@ -161,7 +188,14 @@ describe('route search', () => {
       }
     }
     const counting = new CountingMarket(market.pools, new Map(market.pools.map((pool) => [pool.address.toLowerCase(), market.reserves(pool)])));
-    const snapshot = { blockNumber: 7n, blockHash: '0xab', blockTimestamp: 1_800_000_000n, gasPrice: 0n, market: counting, partnerFees: new Map<number, bigint>() };
+    const snapshot = {
+      blockNumber: 7n,
+      blockHash: '0xab',
+      blockTimestamp: 1_800_000_000n,
+      gasPrice: 0n,
+      market: counting,
+      partnerFees: new Map<number, bigint>(),
+    };
     const engine = new QuoteEngine({ router: adapter.address });
     const query = swapRouteQuerySchema.parse({ tokenIn: tokens[7], tokenOut: tokens[30], amountIn: parseUnits('250', 18).toString() });
     const [first, second] = await Promise.all([engine.swap(snapshot, query), engine.swap(snapshot, query)]);

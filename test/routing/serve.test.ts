@@ -24,7 +24,14 @@ const fork = useDevnetFork();
 const served = useServeProcesses(fork, 'serve');
 const { serve } = served;
 
-async function quote(url: string, tokenIn: Address, tokenOut: Address, amountIn: bigint, extra: Record<string, string> = {}, headers: Record<string, string> = {}) {
+async function quote(
+  url: string,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+  extra: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) {
   const query = new URLSearchParams({ tokenIn, tokenOut, amountIn: amountIn.toString(), ...extra });
   const response = await fetch(`${url}/routes?${query}`, { headers });
   const body = await response.json();
@@ -51,7 +58,12 @@ describe('routekeeper serve', () => {
     const me = trader(fork);
     await approve(fork, me, celo, first.routerAddress, amountIn);
     await fork.confirm(
-      await me.wallet.writeContract({ address: first.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(first.details, { minOutputAmount: 1n, to: me.address })] }),
+      await me.wallet.writeContract({
+        address: first.routerAddress,
+        abi: routerAbi,
+        functionName: 'swapExactInputForOutput',
+        args: [swapPayloadFrom(first.details, { minOutputAmount: 1n, to: me.address })],
+      }),
     );
     const moved = await readPool(fork, 'CELO/cUSD');
     expect(moved.reserve0).not.toBe(pool.reserve0);
@@ -80,7 +92,12 @@ describe('routekeeper serve', () => {
     await approve(fork, me, ceur, direct.routerAddress, BigInt(direct.details.inputAmount));
     const before = await fork.balanceOf(weth, me.address);
     await fork.confirm(
-      await me.wallet.writeContract({ address: direct.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(direct.details, { minOutputAmount: BigInt(direct.expectedOut), to: me.address })] }),
+      await me.wallet.writeContract({
+        address: direct.routerAddress,
+        abi: routerAbi,
+        functionName: 'swapExactInputForOutput',
+        args: [swapPayloadFrom(direct.details, { minOutputAmount: BigInt(direct.expectedOut), to: me.address })],
+      }),
     );
     expect((await fork.balanceOf(weth, me.address)) - before).toBe(BigInt(direct.expectedOut));
     expect(await stop()).toBe(0);
@@ -109,19 +126,41 @@ describe('routekeeper serve', () => {
     const graphBook = join(served.home.dir, 'hub-graph.json');
     const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
     writeFileSync(graphBook, JSON.stringify({ ...book, pools: [], contracts: { ...book.contracts, uniswapV2Factory: factory, gauges: {}, farms: {} } }));
-    const child = spawnCli(['serve', '--address-book', graphBook, '--port', '0', '--no-cache', '--min-reserve', '0', '--search-budget', '1', '--partner-store', join(served.home.dir, 'graph.sqlite')], { RPC_URL: '' });
+    const child = spawnCli(
+      [
+        'serve',
+        '--address-book',
+        graphBook,
+        '--port',
+        '0',
+        '--no-cache',
+        '--min-reserve',
+        '0',
+        '--search-budget',
+        '1',
+        '--partner-store',
+        join(served.home.dir, 'graph.sqlite'),
+      ],
+      { RPC_URL: '' },
+    );
     served.track(child);
     const { url } = JSON.parse(await firstStdoutLine(child)) as { url: string };
 
     let searching = true;
     const fourHops = Promise.all(
-      [0, 1, 2, 3].map((hub) => fetch(`${url}/routes?${new URLSearchParams({ tokenIn: tokens[hub] as string, tokenOut: tokens[(hub + 1) % 4] as string, amountIn: parseUnits('1000', 18).toString(), maxHops: '4' })}`)),
+      [0, 1, 2, 3].map((hub) =>
+        fetch(
+          `${url}/routes?${new URLSearchParams({ tokenIn: tokens[hub] as string, tokenOut: tokens[(hub + 1) % 4] as string, amountIn: parseUnits('1000', 18).toString(), maxHops: '4' })}`,
+        ),
+      ),
     ).finally(() => {
       searching = false;
     });
     const health: number[] = [];
     while (searching) health.push((await fetch(`${url}/`)).status);
-    const answers = await Promise.all((await fourHops).map(async (response) => ({ status: response.status, body: swapRouteSchema.parse(await response.json()) })));
+    const answers = await Promise.all(
+      (await fourHops).map(async (response) => ({ status: response.status, body: swapRouteSchema.parse(await response.json()) })),
+    );
     expect(health.length).toBeGreaterThan(0);
     expect(new Set(health)).toEqual(new Set([200]));
     for (const { status, body } of answers) {
@@ -181,7 +220,12 @@ describe('routekeeper serve', () => {
     const first = await serve(args, env);
     const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
     const amountIn = parseUnits('2000', 18);
-    const feeNumerator = await fork.publicClient.readContract({ address: fork.addressBook.contracts.router, abi: routerFeeAbi, functionName: 'getPartnerFee', args: [BigInt(partner.id)] });
+    const feeNumerator = await fork.publicClient.readContract({
+      address: fork.addressBook.contracts.router,
+      abi: routerFeeAbi,
+      functionName: 'getPartnerFee',
+      args: [BigInt(partner.id)],
+    });
     expect(feeNumerator).toBe(BigInt(partner.feeNumerator));
     const route = await quote(first.url, celo, cusd, amountIn, {}, { 'x-api-key': key });
     const gross = constantProductOut(amountIn, ...reservesFrom(await readPool(fork, 'CELO/cUSD'), celo));
@@ -192,13 +236,24 @@ describe('routekeeper serve', () => {
     await approve(fork, me, celo, route.routerAddress, amountIn);
     const [mine, theirs] = [await fork.balanceOf(cusd, me.address), await fork.balanceOf(cusd, partner.admin)];
     await fork.confirm(
-      await me.wallet.writeContract({ address: route.routerAddress, abi: routerAbi, functionName: 'swapExactInputForOutput', args: [swapPayloadFrom(route.details, { minOutputAmount: BigInt(route.expectedOut), to: me.address })] }),
+      await me.wallet.writeContract({
+        address: route.routerAddress,
+        abi: routerAbi,
+        functionName: 'swapExactInputForOutput',
+        args: [swapPayloadFrom(route.details, { minOutputAmount: BigInt(route.expectedOut), to: me.address })],
+      }),
     );
     expect((await fork.balanceOf(cusd, me.address)) - mine).toBe(BigInt(route.expectedOut));
     expect((await fork.balanceOf(cusd, partner.admin)) - theirs).toBe((gross * feeNumerator) / 10n ** 10n);
 
     const volume = async (url: string) => (await fetch(`${url}/partners/volume`, { headers: { 'x-api-key': key } })).json();
-    const expected = { partner: partner.id, feeNumerator: feeNumerator.toString(), feeRecipient: partner.admin, quotes: 1, volume: { [celo]: amountIn.toString() } };
+    const expected = {
+      partner: partner.id,
+      feeNumerator: feeNumerator.toString(),
+      feeRecipient: partner.admin,
+      quotes: 1,
+      volume: { [celo]: amountIn.toString() },
+    };
     expect(await volume(first.url)).toMatchObject(expected);
     expect(await first.stop()).toBe(0);
     const second = await serve(args, env);
@@ -212,7 +267,10 @@ describe('routekeeper serve', () => {
   it.skipIf(!process.env.CELO_RPC_URL)(
     'on Celo: indexes Ubeswap, SushiSwap and Uniswap V3 from their factories and quotes CELO for USDm through the published adapters',
     async () => {
-      const child = spawnCli(['serve', '--rpc', process.env.CELO_RPC_URL as string, '--port', '0', '--no-cache', '--partner-store', join(served.home.dir, 'celo.sqlite')], { RPC_URL: '' });
+      const child = spawnCli(
+        ['serve', '--rpc', process.env.CELO_RPC_URL as string, '--port', '0', '--no-cache', '--partner-store', join(served.home.dir, 'celo.sqlite')],
+        { RPC_URL: '' },
+      );
       served.track(child);
       const { url } = JSON.parse(await firstStdoutLine(child, 600_000)) as { url: string };
       const [celo, usdm] = ['0x471EcE3750Da237f93B8E339c536989b8978a438', '0x765DE816845861e75A25fCA122bb6898B8B1282a'] as const;

@@ -187,9 +187,17 @@ describe('GET /tokens', () => {
     const listed = body.tokens as { address: string; symbol?: string; decimals?: number; chainId: number }[];
     const pooled = new Set(fork.addressBook.pools.flatMap((pool) => [pool.token0, pool.token1]));
     expect(listed.map((token) => token.symbol).sort()).toEqual([...pooled].sort());
-    expect(listed.find((token) => token.symbol === 'USDC')).toEqual({ address: fork.token('USDC'), symbol: 'USDC', decimals: 6, chainId: fork.addressBook.chainId });
+    expect(listed.find((token) => token.symbol === 'USDC')).toEqual({
+      address: fork.token('USDC'),
+      symbol: 'USDC',
+      decimals: 6,
+      chainId: fork.addressBook.chainId,
+    });
     const other = await getJson(fork, '/tokens', { chainId: 1 });
-    expect([other.status, other.body]).toEqual([400, { error: `Invalid chainId: 1 is not supported; this service quotes chain ${fork.addressBook.chainId}`, field: 'chainId' }]);
+    expect([other.status, other.body]).toEqual([
+      400,
+      { error: `Invalid chainId: 1 is not supported; this service quotes chain ${fork.addressBook.chainId}`, field: 'chainId' },
+    ]);
   });
 });
 
@@ -206,11 +214,17 @@ describe("Uniswap V2 as Celo's chain data gives it", () => {
     // That entry and adapter, at the devnet's addresses of the same code (Swappa's build of PairUniswapV2).
     const swappaV2 = fork.addressBook.routingService?.bipsAdapter as Address;
     const setup = routingSetupFor(fork.addressBook.chainId, fork.addressBook.rpcUrl, fork.addressBook);
-    const factory = { ...(entry as NonNullable<typeof entry>), address: fork.addressBook.contracts.uniswapV2Factory as Address, adapter: { ...(celo.adapters['uniswap-v2'] as PairAdapter), address: swappaV2 } };
+    const factory = {
+      ...(entry as NonNullable<typeof entry>),
+      address: fork.addressBook.contracts.uniswapV2Factory as Address,
+      adapter: { ...(celo.adapters['uniswap-v2'] as PairAdapter), address: swappaV2 },
+    };
     const service = await startRoutingService({ ...setup, factories: [factory], adapterOverride: undefined, port: 0 });
     try {
       const amountIn = parseUnits('2500', 18);
-      const response = await fetch(`${service.url}/routes?${new URLSearchParams({ tokenIn: fork.token('cUSD'), tokenOut: fork.token('CELO'), amountIn: amountIn.toString() })}`);
+      const response = await fetch(
+        `${service.url}/routes?${new URLSearchParams({ tokenIn: fork.token('cUSD'), tokenOut: fork.token('CELO'), amountIn: amountIn.toString() })}`,
+      );
       const route = swapRouteSchema.parse(await response.json());
       expect(route.details.pairs).toEqual([swappaV2]);
       // The fee byte counts basis points: 30 for 0.3% (0x1e).

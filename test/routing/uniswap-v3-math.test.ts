@@ -20,9 +20,20 @@ describe('Uniswap V3 arithmetic against the pool bytecode', () => {
 
   it('computes the sqrt price of every tick bit, both signs, and the ends, as TickMath does', async () => {
     const random = seeded(35);
-    const ticks = [MIN_TICK, MAX_TICK, 0, ...Array.from({ length: 20 }, (_, bit) => [1 << bit, -(1 << bit)]).flat().filter((tick) => Math.abs(tick) <= MAX_TICK)];
+    const ticks = [
+      MIN_TICK,
+      MAX_TICK,
+      0,
+      ...Array.from({ length: 20 }, (_, bit) => [1 << bit, -(1 << bit)])
+        .flat()
+        .filter((tick) => Math.abs(tick) <= MAX_TICK),
+    ];
     for (let i = 0; i < 60; i++) ticks.push(Math.floor((random() * 2 - 1) * MAX_TICK));
-    const onChain = await Promise.all(ticks.map((tick) => fork.publicClient.readContract({ address: adapter(), abi: artifacts.UniswapV3Adapter.abi, functionName: 'sqrtRatioAtTick', args: [tick] })));
+    const onChain = await Promise.all(
+      ticks.map((tick) =>
+        fork.publicClient.readContract({ address: adapter(), abi: artifacts.UniswapV3Adapter.abi, functionName: 'sqrtRatioAtTick', args: [tick] }),
+      ),
+    );
     expect(ticks.map(sqrtRatioAtTick)).toEqual(onChain);
   });
 
@@ -32,12 +43,22 @@ describe('Uniswap V3 arithmetic against the pool bytecode', () => {
     for (const pool of pools()) {
       const state = await readV3PoolState(fork.publicClient, pool.address, pool.tickSpacing, await fork.publicClient.getBlockNumber());
       expect(state.ticks.length).toBeGreaterThanOrEqual(4);
-      for (const [symbolIn, symbolOut] of [[pool.token0, pool.token1], [pool.token1, pool.token0]] as const) {
+      for (const [symbolIn, symbolOut] of [
+        [pool.token0, pool.token1],
+        [pool.token1, pool.token0],
+      ] as const) {
         const [tokenIn, tokenOut] = [fork.token(symbolIn), fork.token(symbolOut)];
         const depth = await fork.balanceOf(tokenIn, pool.address);
         const sizes = Array.from({ length: 24 }, (_, i) => (depth * BigInt(Math.round(10 ** (i / 4)))) / 3_000_000n + 1n);
         const viewed = await Promise.all(
-          sizes.map((size) => fork.publicClient.readContract({ address: adapter(), abi: artifacts.UniswapV3Adapter.abi, functionName: 'getOutputAmount', args: [tokenIn, tokenOut, size, pool.address] })),
+          sizes.map((size) =>
+            fork.publicClient.readContract({
+              address: adapter(),
+              abi: artifacts.UniswapV3Adapter.abi,
+              functionName: 'getOutputAmount',
+              args: [tokenIn, tokenOut, size, pool.address],
+            }),
+          ),
         );
         const ours = sizes.map((size) => swapExactIn(state, pool, getAddress(tokenIn) === getAddress(fork.token(pool.token0)), size)?.amountOut);
         expect(ours).toEqual(viewed);
@@ -64,7 +85,14 @@ describe('Uniswap V3 arithmetic against the pool bytecode', () => {
     expect(crossed).toBeGreaterThanOrEqual(2);
     const before = await fork.balanceOf(tokenOut, address);
     await fork.confirm(await wallet.writeContract({ address: tokenIn, abi: erc20Abi, functionName: 'transfer', args: [adapter(), amountIn] }));
-    await fork.confirm(await wallet.writeContract({ address: adapter(), abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [tokenIn, tokenOut, address, pool.address] }));
+    await fork.confirm(
+      await wallet.writeContract({
+        address: adapter(),
+        abi: artifacts.UniswapV3Adapter.abi,
+        functionName: 'swap',
+        args: [tokenIn, tokenOut, address, pool.address],
+      }),
+    );
     expect((await fork.balanceOf(tokenOut, address)) - before).toBe(quoted.amountOut);
     const [sqrtPriceX96, tick] = await fork.publicClient.readContract({ address: pool.address, abi: artifacts.UniswapV3Pool.abi, functionName: 'slot0' });
     expect({ sqrtPriceX96, tick }).toEqual({ sqrtPriceX96: quoted.sqrtPriceX96, tick: quoted.tick });

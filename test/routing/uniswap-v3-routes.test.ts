@@ -51,7 +51,12 @@ async function mintTo(to: Address, token: Address, amount: bigint) {
 
 /** What the adapter's own view (Uniswap's libraries over the pool's storage) says a pool pays now. */
 const adapterQuote = (tokenIn: string, tokenOut: string, pool: Address, amountIn: bigint) =>
-  fork.publicClient.readContract({ address: v3Adapter(), abi: artifacts.UniswapV3Adapter.abi, functionName: 'getOutputAmount', args: [fork.token(tokenIn), fork.token(tokenOut), amountIn, pool] });
+  fork.publicClient.readContract({
+    address: v3Adapter(),
+    abi: artifacts.UniswapV3Adapter.abi,
+    functionName: 'getOutputAmount',
+    args: [fork.token(tokenIn), fork.token(tokenOut), amountIn, pool],
+  });
 
 const tickOf = async (pool: Address) => (await fork.publicClient.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'slot0' }))[1];
 
@@ -114,7 +119,10 @@ describe('deposits stay in Uniswap V2 pools', () => {
   it('a V3 pool is not a position a deposit can make: 400, naming it', async () => {
     const pool = v3Pool('CELO/cUSD 0.3%');
     const answer = await getJson(fork, '/earn/deposit', { tokenIn: fork.token('CELO'), tokenOut: pool.address, inputAmount: parseUnits('1000', 18) });
-    expect(answer).toEqual({ status: 400, body: { error: `Invalid tokenOut: ${pool.address} is not an LP or gauge token this service can route`, field: 'tokenOut' } });
+    expect(answer).toEqual({
+      status: 400,
+      body: { error: `Invalid tokenOut: ${pool.address} is not an LP or gauge token this service can route`, field: 'tokenOut' },
+    });
   });
 });
 
@@ -130,7 +138,14 @@ describe('the service follows V3 pools block by block', () => {
     // A swap straight through the adapter (no router), as another trader's would be.
     const me = trader(fork);
     await mintTo(v3Adapter(), fork.token('CELO'), parseUnits('50000', 18));
-    await fork.confirm(await me.wallet.writeContract({ address: v3Adapter(), abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [fork.token('CELO'), fork.token('cUSD'), me.address, pool.address] }));
+    await fork.confirm(
+      await me.wallet.writeContract({
+        address: v3Adapter(),
+        abi: artifacts.UniswapV3Adapter.abi,
+        functionName: 'swap',
+        args: [fork.token('CELO'), fork.token('cUSD'), me.address, pool.address],
+      }),
+    );
     const second = await quote('cUSD', 'CELO', amountIn, { maxHops: '1' });
     expect(second.blockNumber).toBeGreaterThan(first.blockNumber as bigint);
     expect(second.expectedOut).toBeGreaterThan(first.expectedOut);
@@ -148,14 +163,27 @@ describe('the service follows V3 pools block by block', () => {
     await mintTo(provider(), fork.token('CELO'), parseUnits('2000000', 18));
     await mintTo(provider(), fork.token('cUSD'), parseUnits('2000000', 18));
     const liquidity = 10n ** 24n;
-    await fork.confirm(await owner.writeContract({ address: provider(), abi: artifacts.V3LiquidityProvider.abi, functionName: 'mint', args: [pool.address, lower, upper, liquidity] }));
+    await fork.confirm(
+      await owner.writeContract({
+        address: provider(),
+        abi: artifacts.V3LiquidityProvider.abi,
+        functionName: 'mint',
+        args: [pool.address, lower, upper, liquidity],
+      }),
+    );
     const deeper = await quote('cUSD', 'CELO', amountIn, { maxHops: '1' });
     expect(deeper.expectedOut).toBeGreaterThan(first.expectedOut);
     expect(deeper.expectedOut).toBe(await adapterQuote('cUSD', 'CELO', pool.address, amountIn));
-    await fork.confirm(await owner.writeContract({ address: provider(), abi: artifacts.V3LiquidityProvider.abi, functionName: 'burn', args: [pool.address, lower, upper, liquidity] }));
+    await fork.confirm(
+      await owner.writeContract({
+        address: provider(),
+        abi: artifacts.V3LiquidityProvider.abi,
+        functionName: 'burn',
+        args: [pool.address, lower, upper, liquidity],
+      }),
+    );
     const back = await quote('cUSD', 'CELO', amountIn, { maxHops: '1' });
     expect(back.expectedOut).toBe(first.expectedOut);
     expect((await execute(back)).received).toBe(back.expectedOut);
   });
 });
-

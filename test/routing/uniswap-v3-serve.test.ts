@@ -48,10 +48,18 @@ async function blockWithSwap(celo: bigint) {
   await fork.testClient.setAutomine(false);
   try {
     const hashes: Hex[] = [
-      await me.wallet.sendTransaction({ to: fork.token('CELO'), data: encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [v3Adapter(), celo] }), gas: 200_000n }),
+      await me.wallet.sendTransaction({
+        to: fork.token('CELO'),
+        data: encodeFunctionData({ abi: artifacts.TestToken.abi, functionName: 'mint', args: [v3Adapter(), celo] }),
+        gas: 200_000n,
+      }),
       await me.wallet.sendTransaction({
         to: v3Adapter(),
-        data: encodeFunctionData({ abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [fork.token('CELO'), fork.token('WETH'), me.address, deepPool()] }),
+        data: encodeFunctionData({
+          abi: artifacts.UniswapV3Adapter.abi,
+          functionName: 'swap',
+          args: [fork.token('CELO'), fork.token('WETH'), me.address, deepPool()],
+        }),
         gas: 1_000_000n,
       }),
     ];

@@ -50,11 +50,41 @@ describe('accounting from the ledger', () => {
     const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'once' as const, firstRun: 'now' as const };
     const common = { wallet: 'main', schedule, slippageBps: 100 };
     const dca: DcaStrategy = { ...common, id: 'dca', kind: 'dca', sell: cUSD, amount: parseUnits('10', 18), buy: CELO };
-    const limit: LimitStrategy = { ...common, id: 'tp', kind: 'limit', sell: CELO, amount: parseUnits('100', 18), buy: cUSD, takeProfit: '0.45', repeat: false };
-    const rebalance: RebalanceStrategy = { ...common, id: 'rb', kind: 'rebalance', targets: [{ token: CELO, weight: 10 }, { token: cUSD, weight: 19 }], quote: cUSD, driftBps: 100, minTrade: e18, maxPriceDeviationBps: 1000 };
-    const compound: CompoundStrategy = { ...common, id: 'cmp', kind: 'compound', gauge: { address: gaugeAddress, pool: gaugeAddress, rewardToken: RWD }, valueToken: cUSD, minRewardValue: 0n };
+    const limit: LimitStrategy = {
+      ...common,
+      id: 'tp',
+      kind: 'limit',
+      sell: CELO,
+      amount: parseUnits('100', 18),
+      buy: cUSD,
+      takeProfit: '0.45',
+      repeat: false,
+    };
+    const rebalance: RebalanceStrategy = {
+      ...common,
+      id: 'rb',
+      kind: 'rebalance',
+      targets: [
+        { token: CELO, weight: 10 },
+        { token: cUSD, weight: 19 },
+      ],
+      quote: cUSD,
+      driftBps: 100,
+      minTrade: e18,
+      maxPriceDeviationBps: 1000,
+    };
+    const compound: CompoundStrategy = {
+      ...common,
+      id: 'cmp',
+      kind: 'compound',
+      gauge: { address: gaugeAddress, pool: gaugeAddress, rewardToken: RWD },
+      valueToken: cUSD,
+      minRewardValue: 0n,
+    };
     const strategies: Strategy[] = [dca, limit, rebalance, compound];
-    await executor.ledger.strategies.describe(strategies.map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })));
+    await executor.ledger.strategies.describe(
+      strategies.map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })),
+    );
     await executor.ledger.strategies.setMeta('native-token', toJson(CELO));
 
     const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }), pretty: false });
@@ -62,11 +92,21 @@ describe('accounting from the ledger', () => {
     const execution = { ledger: executor.ledger, executors: new Map([['main', executor]]), names: new TokenNames(names) };
     const runtime = { client: executor.wallet.client, routing: executor.routing, nativeToken: CELO };
     const mark = () =>
-      markOnce({ client: executor.wallet.client, prices: executor.prices, ledger: executor.ledger, strategies, wallets: new Map([['main', wallet]]), nativeToken: CELO, logger: quiet });
+      markOnce({
+        client: executor.wallet.client,
+        prices: executor.prices,
+        ledger: executor.ledger,
+        strategies,
+        wallets: new Map([['main', wallet]]),
+        nativeToken: CELO,
+        logger: quiet,
+      });
     const setPrices = (prices: Record<string, number>) => reportWorldPrices(fork.addressBook.rpcUrl, fork.addressBook, prices);
     const feed = (symbol: string) => {
       const source = fork.addressBook.priceSources?.[symbol]?.find((s) => s.kind === 'feed');
-      return fork.publicClient.readContract({ address: (source as { address: Address }).address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }).then((round) => round[1]);
+      return fork.publicClient
+        .readContract({ address: (source as { address: Address }).address, abi: aggregatorV3Abi, functionName: 'latestRoundData' })
+        .then((round) => round[1]);
     };
     // What the chain says each trade paid the wallet, and the gas of every transaction the ledger sent for it.
     const receivedBy = async (hash: Hex, tokenOut: Address) => {
@@ -101,7 +141,13 @@ describe('accounting from the ledger', () => {
     const bought = await receivedBy(hashOf(balanced), CELO.address);
 
     // --- Compound: a position in the gauge, an hour of rewards, then claim and re-deposit.
-    const deposited = await runTrade(executor, { ...swapTrade(fork, 'setup', 'position'), kind: 'deposit', tokenIn: CELO.address, tokenOut: gaugeAddress, amountIn: parseUnits('8000', 18) });
+    const deposited = await runTrade(executor, {
+      ...swapTrade(fork, 'setup', 'position'),
+      kind: 'deposit',
+      tokenIn: CELO.address,
+      tokenOut: gaugeAddress,
+      amountIn: parseUnits('8000', 18),
+    });
     expect(deposited.status, deposited.reason).toBe('confirmed');
     await fork.testClient.increaseTime({ seconds: 3600 });
     await fork.testClient.mine({ blocks: 1 });
@@ -149,7 +195,7 @@ describe('accounting from the ledger', () => {
     expect(d?.received.raw).toBe(String(received));
     expect(d?.value?.raw).toBe(String(value));
     expect(d?.pnl?.raw).toBe(String(value - invested));
-    expect(d?.pnlPercent).toBe(((Number(((value - invested) * 10_000n) / invested) / 100).toFixed(2)));
+    expect(d?.pnlPercent).toBe((Number(((value - invested) * 10_000n) / invested) / 100).toFixed(2));
     expect(d?.averagePrice?.value).toBe(formatUnits((invested * e18) / received, 18));
     expect(d?.currentPrice?.text).toBe('0.6 cUSD per CELO');
     expect(d?.lumpSum?.received.raw).toBe(String(lumpReceived));

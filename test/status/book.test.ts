@@ -17,18 +17,46 @@ const celo = { address: '0x00000000000000000000000000000000000000bb' as const, s
 const router = '0x00000000000000000000000000000000000000cc' as const;
 const schedule = { everyMs: 60_000, jitterMs: 0, catchUp: 'skip', firstRun: 'slot' } as const;
 const dca: DcaStrategy = { id: 'dca', kind: 'dca', wallet: 'main', schedule, slippageBps: 50, sell: cusd, amount: 10n ** 18n, buy: celo };
-const limit: LimitStrategy = { id: 'tp', kind: 'limit', wallet: 'main', schedule, slippageBps: 50, sell: celo, amount: 5n * 10n ** 18n, buy: cusd, takeProfit: '0.45', repeat: false };
+const limit: LimitStrategy = {
+  id: 'tp',
+  kind: 'limit',
+  wallet: 'main',
+  schedule,
+  slippageBps: 50,
+  sell: celo,
+  amount: 5n * 10n ** 18n,
+  buy: cusd,
+  takeProfit: '0.45',
+  repeat: false,
+};
 const e18 = 10n ** 18n;
 
 let ledger: Ledger;
 
 let hashes = 0;
 /** One trade of a strategy, from its run to where `to` says, as the pipeline records it. */
-async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: number, to: 'confirmed' | 'refused' | 'failed' | 'broadcast' | 'claimed', out = 2n * e18) {
+async function trade(
+  strategy: DcaStrategy | LimitStrategy,
+  slot: string,
+  at: number,
+  to: 'confirmed' | 'refused' | 'failed' | 'broadcast' | 'claimed',
+  out = 2n * e18,
+) {
   const { runId: run } = await ledger.runs.start(strategy.id, wallet, slot, at);
   const id = `${strategy.id}:${slot}#buy`;
   await ledger.trades.claimSlot(
-    { id, strategyId: strategy.id, slot: `${slot}#buy`, kind: 'swap', wallet, chainId: 42220, tokenIn: strategy.sell.address, tokenOut: strategy.buy.address, amountIn: strategy.amount, slippageBps: 50 },
+    {
+      id,
+      strategyId: strategy.id,
+      slot: `${slot}#buy`,
+      kind: 'swap',
+      wallet,
+      chainId: 42220,
+      tokenIn: strategy.sell.address,
+      tokenOut: strategy.buy.address,
+      amountIn: strategy.amount,
+      slippageBps: 50,
+    },
     { runId: run, now: at },
   );
   if (to === 'claimed') return { id, run };
@@ -42,9 +70,29 @@ async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: nu
     await ledger.runs.finish(run, 'failed', 'failed', at + 1);
     return { id, run };
   }
-  await ledger.trades.commitChecked(id, { call: { target: router, spender: router, router, data: '0x', expectedOut: out, minOut: out - 1n }, status: 'checked' }, at);
+  await ledger.trades.commitChecked(
+    id,
+    { call: { target: router, spender: router, router, data: '0x', expectedOut: out, minOut: out - 1n }, status: 'checked' },
+    at,
+  );
   const hash = `0x${(++hashes).toString(16).padStart(64, '0')}` as const;
-  const [attempt] = await ledger.trades.recordSigned([{ intentId: id, purpose: 'trade', wallet, chainId: 42220, nonce: hashes, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gasLimit: 300_000n, rawTx: '0x02', hash }], { now: at });
+  const [attempt] = await ledger.trades.recordSigned(
+    [
+      {
+        intentId: id,
+        purpose: 'trade',
+        wallet,
+        chainId: 42220,
+        nonce: hashes,
+        maxFeePerGas: 2n,
+        maxPriorityFeePerGas: 1n,
+        gasLimit: 300_000n,
+        rawTx: '0x02',
+        hash,
+      },
+    ],
+    { now: at },
+  );
   await ledger.trades.markBroadcast(id, { now: at });
   if (to === 'broadcast') return { id, run, attempt, hash };
   await settle(id, run, attempt?.id as number, hash, at + 2, out);
@@ -53,7 +101,11 @@ async function trade(strategy: DcaStrategy | LimitStrategy, slot: string, at: nu
 
 async function settle(id: string, run: number, attemptId: number, hash: `0x${string}`, at: number, out: bigint) {
   await ledger.attempts.settleNonce(attemptId, { status: 'mined', blockNumber: 9n, gasUsed: 100_000n, effectiveGasPrice: 5_000_000_000n }, [], at);
-  await ledger.trades.settle(id, { txHash: hash, blockNumber: 9n, gasUsed: 100_000n, effectiveGasPrice: 5_000_000_000n, amountOut: out, reportedOut: out, partnerFee: 0n }, at);
+  await ledger.trades.settle(
+    id,
+    { txHash: hash, blockNumber: 9n, gasUsed: 100_000n, effectiveGasPrice: 5_000_000_000n, amountOut: out, reportedOut: out, partnerFee: 0n },
+    at,
+  );
   await ledger.runs.finish(run, 'traded', 'bought', at);
 }
 
@@ -65,7 +117,10 @@ describe.each(backends)('a status book kept up to date, on %s', (backend) => {
   beforeAll(async () => {
     ledger = await Ledger.open(freshLedger(backend));
     await ledger.marks.nameTokens([cusd, celo]);
-    await ledger.strategies.describe([dca, limit].map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })), 1_000);
+    await ledger.strategies.describe(
+      [dca, limit].map((strategy) => ({ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet, definition: toJson(strategy) })),
+      1_000,
+    );
   });
   afterAll(() => ledger.close());
 
@@ -91,7 +146,7 @@ describe.each(backends)('a status book kept up to date, on %s', (backend) => {
     // The open trade settles; another fails; the take-profit fills; prices move; a pause.
     await settle(open.id, open.run, open.attempt?.id as number, open.hash as `0x${string}`, 200_000, 3n * e18);
     await trade(dca, '2026-01-01T00:03:00.000Z', 200_000, 'failed');
-    await trade(limit, '2026-01-01T00:03:00.000Z', 210_000, 'confirmed', 25n * e18 / 10n);
+    await trade(limit, '2026-01-01T00:03:00.000Z', 210_000, 'confirmed', (25n * e18) / 10n);
     await price(220_000, celo.address, (e18 * 6n) / 10n);
     await ledger.pauses.pause({ scope: 'strategy', key: 'dca', reason: 'looking' }, 230_000);
     [whole, kept] = await both(book);
@@ -113,7 +168,7 @@ describe.each(backends)('a status book kept up to date, on %s', (backend) => {
     expect(kept?.strategies.find((s) => s.id === 'dca')?.trades).toMatchObject({ confirmed: 2, open: 1 });
   });
 
-  it('serves a strategy\'s chart series and trades from the ledger, whatever it keeps', async () => {
+  it("serves a strategy's chart series and trades from the ledger, whatever it keeps", async () => {
     const book = new StatusBook(ledger);
     await book.refresh();
     const known = book.find('dca');

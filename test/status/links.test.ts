@@ -14,10 +14,19 @@ describe('explorer links', () => {
   });
 
   it('an address book names an https: explorer only', () => {
-    const book = { chainId: 1, rpcUrl: 'http://127.0.0.1:8545', tokens: {}, contracts: { router: `0x${'11'.repeat(20)}`, oneClickFarm: `0x${'22'.repeat(20)}`, adapters: {}, farms: {}, gauges: {} }, pools: [], accounts: [] };
+    const book = {
+      chainId: 1,
+      rpcUrl: 'http://127.0.0.1:8545',
+      tokens: {},
+      contracts: { router: `0x${'11'.repeat(20)}`, oneClickFarm: `0x${'22'.repeat(20)}`, adapters: {}, farms: {}, gauges: {} },
+      pools: [],
+      accounts: [],
+    };
     expect(addressBookSchema.safeParse({ ...book, explorer: 'https://celoscan.io' }).success).toBe(true);
     const refused = addressBookSchema.safeParse({ ...book, explorer: 'javascript:alert(1)' });
     expect(refused.success).toBe(false);
-    expect(addressBookSchema.safeParse({ ...book, explorer: 'http://celoscan.io' }).error?.issues.map((issue) => issue.message)).toEqual(['must be an https: URL (the status page links to it)']);
+    expect(addressBookSchema.safeParse({ ...book, explorer: 'http://celoscan.io' }).error?.issues.map((issue) => issue.message)).toEqual([
+      'must be an https: URL (the status page links to it)',
+    ]);
   });
 });

@@ -31,11 +31,23 @@ describe('dca', () => {
 });
 
 describe('limit', () => {
-  const limit: LimitStrategy = { ...common, id: 'tp', kind: 'limit', sell: CELO, amount: 100n * e18, buy: USDC, takeProfit: '0.6', stopLoss: '0.4', repeat: false };
+  const limit: LimitStrategy = {
+    ...common,
+    id: 'tp',
+    kind: 'limit',
+    sell: CELO,
+    amount: 100n * e18,
+    buy: USDC,
+    takeProfit: '0.6',
+    stopLoss: '0.4',
+    repeat: false,
+  };
   const seen = { now: 1_000, sellBalance: 1000n * e18, fills: 0 };
   it('takes profit at or above the target, never accepting less than the target on chain', () => {
     const decision = decideLimit(limit, { ...seen, referenceOut: 60_000_000n });
-    expect(decision.trades).toEqual([{ key: 'take-profit', kind: 'swap', tokenIn: CELO.address, tokenOut: USDC.address, amountIn: 100n * e18, minAmountOut: 60_000_000n }]);
+    expect(decision.trades).toEqual([
+      { key: 'take-profit', kind: 'swap', tokenIn: CELO.address, tokenOut: USDC.address, amountIn: 100n * e18, minAmountOut: 60_000_000n },
+    ]);
   });
   it('stops the loss at or below the stop', () => {
     expect(decideLimit(limit, { ...seen, referenceOut: 40_000_000n }).trades).toEqual([
@@ -105,7 +117,13 @@ describe('rebalance', () => {
     ]);
   });
   it('scales buys down to the funds the sells and the quote balance provide', () => {
-    const twoWay: RebalanceStrategy = { ...rebalance, targets: [{ token: CELO, weight: 1 }, { token: USDC, weight: 1 }] };
+    const twoWay: RebalanceStrategy = {
+      ...rebalance,
+      targets: [
+        { token: CELO, weight: 1 },
+        { token: USDC, weight: 1 },
+      ],
+    };
     // Worth 1000: CELO 1000, USDC 0; selling 500 of CELO value funds the 500 USDC buy, plus 0 quote balance.
     const decision = decideRebalance(twoWay, {
       quoteBalance: 0n,
@@ -120,20 +138,30 @@ describe('rebalance', () => {
     ]);
   });
   it('skips trades below the minimum size', () => {
-    const decision = decideRebalance({ ...rebalance, driftBps: 10, minTrade: 100n * e18 }, {
-      quoteBalance: 200n * e18,
-      holdings: [
-        { token: CELO.address, balance: 1060n * e18, value: 530n * e18 },
-        { token: USDC.address, balance: 270_000_000n, value: 270n * e18 },
-        { token: cUSD.address, balance: 200n * e18, value: 200n * e18 },
-      ],
-    });
+    const decision = decideRebalance(
+      { ...rebalance, driftBps: 10, minTrade: 100n * e18 },
+      {
+        quoteBalance: 200n * e18,
+        holdings: [
+          { token: CELO.address, balance: 1060n * e18, value: 530n * e18 },
+          { token: USDC.address, balance: 270_000_000n, value: 270n * e18 },
+          { token: cUSD.address, balance: 200n * e18, value: 200n * e18 },
+        ],
+      },
+    );
     expect(decision.trades).toEqual([]);
   });
 });
 
 describe('compound', () => {
-  const compound: CompoundStrategy = { ...common, id: 'cmp', kind: 'compound', gauge: { address: GAUGE, pool: GAUGE, rewardToken: RWD }, valueToken: cUSD, minRewardValue: e18 };
+  const compound: CompoundStrategy = {
+    ...common,
+    id: 'cmp',
+    kind: 'compound',
+    gauge: { address: GAUGE, pool: GAUGE, rewardToken: RWD },
+    valueToken: cUSD,
+    minRewardValue: e18,
+  };
   const seen = { now: 1_000, earned: 50n * e18, position: 10n * e18 };
   it('claims and deposits exactly what the claim paid when rewards beat gas by the minimum', () => {
     expect(decideCompound(compound, { ...seen, earnedValue: 10n * e18, gasCostValue: 9n * e18 }).trades).toEqual([
@@ -151,7 +179,9 @@ describe('compound', () => {
     expect(decideCompound(exiting, { ...seen, earnedValue: 0n, gasCostValue: 0n }).trades).toEqual([
       { key: 'exit', kind: 'withdraw', tokenIn: GAUGE, tokenOut: USDC.address, amountIn: 10n * e18 },
     ]);
-    expect(decideCompound({ ...compound, exit: { to: USDC, atMs: 2_000 } }, { ...seen, earnedValue: 10n * e18, gasCostValue: 0n }).trades[0]?.kind).toBe('claim');
+    expect(decideCompound({ ...compound, exit: { to: USDC, atMs: 2_000 } }, { ...seen, earnedValue: 10n * e18, gasCostValue: 0n }).trades[0]?.kind).toBe(
+      'claim',
+    );
     expect(decideCompound(exiting, { ...seen, position: 0n, earnedValue: 0n, gasCostValue: 0n }).note).toBe('exited: no position left');
   });
 });

@@ -37,7 +37,12 @@ async function lyingWorld(): Promise<{ executor: TestExecutor; lie: Address; out
   const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
   // A cUSD/LIE pool of the known factory, at 1 LIE per cUSD; the route through it verifies.
   await send(owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'createPair', args: [usd, lie], gas: 5_000_000n }));
-  const pool = (await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'getPair', args: [usd, lie] })) as Address;
+  const pool = (await fork.publicClient.readContract({
+    address: factory,
+    abi: artifacts.UniswapV2Factory.abi,
+    functionName: 'getPair',
+    args: [usd, lie],
+  })) as Address;
   const depth = parseUnits('1000000', 18);
   await send(owner.writeContract({ address: usd, abi: artifacts.TestToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
   await send(owner.writeContract({ address: lie, abi: artifacts.LyingToken.abi, functionName: 'mint', args: [pool, depth], gas: 200_000n }));
@@ -49,7 +54,11 @@ async function lyingWorld(): Promise<{ executor: TestExecutor; lie: Address; out
   await fork.testClient.mine({ blocks: 1 });
 
   // The user's own address book lists LIE and prices it through that pool against cUSD.
-  const book = { ...fork.addressBook, tokens: { ...fork.addressBook.tokens, LIE: { address: lie, decimals: 18 } }, priceSources: { ...fork.addressBook.priceSources, LIE: [{ kind: 'pool' as const, pool, quote: 'cUSD' }] } };
+  const book = {
+    ...fork.addressBook,
+    tokens: { ...fork.addressBook.tokens, LIE: { address: lie, decimals: 18 } },
+    priceSources: { ...fork.addressBook.priceSources, LIE: [{ kind: 'pool' as const, pool, quote: 'cUSD' }] },
+  };
   const amountIn = parseUnits('100', 18);
   const out = constantProductOut(amountIn, depth, depth);
   // The service routes through that pool (the local service does not know it; the proxy writes the route).
@@ -62,11 +71,30 @@ async function lyingWorld(): Promise<{ executor: TestExecutor; lie: Address; out
     return {
       ...rest,
       expectedOut: out.toString(),
-      details: { ...body.details, path: [usd, lie], pairs: [fork.addressBook.contracts.adapters.uniswapV2], extras: [concatHex([pool, numberToHex(3, { size: 1 })])], expectedOutputAmount: out.toString(), partner: 0, sig: '0x' },
+      details: {
+        ...body.details,
+        path: [usd, lie],
+        pairs: [fork.addressBook.contracts.adapters.uniswapV2],
+        extras: [concatHex([pool, numberToHex(3, { size: 1 })])],
+        expectedOutputAmount: out.toString(),
+        partner: 0,
+        sig: '0x',
+      },
     };
   });
   const executor = await testExecutor(fork, { serviceUrl: proxy.url, addressBook: book });
-  const trade = (slot: string): SwapTrade => ({ id: `lying:${slot}`, strategyId: 'lying', slot, wallet: me(), chainId: book.chainId, kind: 'swap', tokenIn: usd, tokenOut: lie, amountIn, slippageBps: 50 });
+  const trade = (slot: string): SwapTrade => ({
+    id: `lying:${slot}`,
+    strategyId: 'lying',
+    slot,
+    wallet: me(),
+    chainId: book.chainId,
+    kind: 'swap',
+    tokenIn: usd,
+    tokenOut: lie,
+    amountIn,
+    slippageBps: 50,
+  });
   return { executor, lie, out, trade };
 }
 
@@ -117,7 +145,10 @@ describe('two swaps through that token mined in one block (pipelined nonces)', (
       const running = Promise.all([runTrade(executor, trade('a')), runTrade(executor, trade('b'))]);
       // Both trades and their approvals in the node's pool, then one block.
       for (let tries = 0; ; tries++) {
-        const [latest, pending] = await Promise.all([fork.publicClient.getTransactionCount({ address: me() }), fork.publicClient.getTransactionCount({ address: me(), blockTag: 'pending' })]);
+        const [latest, pending] = await Promise.all([
+          fork.publicClient.getTransactionCount({ address: me() }),
+          fork.publicClient.getTransactionCount({ address: me(), blockTag: 'pending' }),
+        ]);
         if (pending - latest >= 4) break;
         if (tries > 800) throw new Error('the two trades never reached the pool');
         await new Promise((resolve) => setTimeout(resolve, 25));

@@ -40,14 +40,35 @@ describe('the balance check of a trade followed late', () => {
 
       // The node that has the state: the balances agree with what was signed.
       const honest = await checkBalanceChanges(client, record, mined, own);
-      expect(honest.ok, JSON.stringify(honest, (_key, value) => (typeof value === 'bigint' ? String(value) : value))).toBe(true);
+      expect(
+        honest.ok,
+        JSON.stringify(honest, (_key, value) => (typeof value === 'bigint' ? String(value) : value)),
+      ).toBe(true);
       // What it read after the trade is handed on (the metrics use it): the wallet's balances at the trade's block.
       const me = record.wallet;
       expect(honest.after).toEqual({
         blockNumber: receipt.blockNumber,
         tokens: [
-          { token: record.tokenIn, balance: await fork.publicClient.readContract({ address: record.tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [me], blockNumber: receipt.blockNumber }) },
-          { token: record.tokenOut, balance: await fork.publicClient.readContract({ address: record.tokenOut, abi: erc20Abi, functionName: 'balanceOf', args: [me], blockNumber: receipt.blockNumber }) },
+          {
+            token: record.tokenIn,
+            balance: await fork.publicClient.readContract({
+              address: record.tokenIn,
+              abi: erc20Abi,
+              functionName: 'balanceOf',
+              args: [me],
+              blockNumber: receipt.blockNumber,
+            }),
+          },
+          {
+            token: record.tokenOut,
+            balance: await fork.publicClient.readContract({
+              address: record.tokenOut,
+              abi: erc20Abi,
+              functionName: 'balanceOf',
+              args: [me],
+              blockNumber: receipt.blockNumber,
+            }),
+          },
         ],
         native: await fork.publicClient.getBalance({ address: me, blockNumber: receipt.blockNumber }),
       });
@@ -60,7 +81,10 @@ describe('the balance check of a trade followed late', () => {
       const skipped = await checkBalanceChanges(prunedNode(client), record, mined, own);
       const ago = (await fork.publicClient.getBlockNumber()) - receipt.blockNumber;
       expect(ago).toBeGreaterThanOrEqual(20n);
-      expect(skipped).toEqual({ ok: 'skipped', why: `the node no longer has the state of block ${receipt.blockNumber} (${ago} blocks ago) to compare the balances` });
+      expect(skipped).toEqual({
+        ok: 'skipped',
+        why: `the node no longer has the state of block ${receipt.blockNumber} (${ago} blocks ago) to compare the balances`,
+      });
     } finally {
       await executor.close();
     }
@@ -88,12 +112,14 @@ async function tradeAlone(executor: Awaited<ReturnType<typeof testExecutor>>, st
  * head while it mines the next block).
  */
 function racingNode(client: ChainClient, blockNumber: bigint, times: number): ChainClient {
-  let left = { count: times, balance: times };
+  const left = { count: times, balance: times };
   const ahead = (key: 'count' | 'balance', args: { blockNumber?: bigint }) => args.blockNumber === blockNumber && left[key]-- > 0;
   return new Proxy(client, {
     get(target, key, receiver) {
-      if (key === 'getTransactionCount') return async (args: { blockNumber?: bigint }) => (await target.getTransactionCount(args as never)) + (ahead('count', args) ? 1 : 0);
-      if (key === 'getBalance') return async (args: { blockNumber?: bigint }) => (await target.getBalance(args as never)) - (ahead('balance', args) ? 10n ** 15n : 0n);
+      if (key === 'getTransactionCount')
+        return async (args: { blockNumber?: bigint }) => (await target.getTransactionCount(args as never)) + (ahead('count', args) ? 1 : 0);
+      if (key === 'getBalance')
+        return async (args: { blockNumber?: bigint }) => (await target.getBalance(args as never)) - (ahead('balance', args) ? 10n ** 15n : 0n);
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
@@ -132,7 +158,8 @@ function balanceAheadNode(client: ChainClient, blockNumber: bigint, token: `0x${
       if (key === 'readContract') {
         return async (args: { address: `0x${string}`; functionName: string; blockNumber?: bigint }) => {
           const answer = (await target.readContract(args as never)) as bigint;
-          const ahead = args.functionName === 'balanceOf' && args.address.toLowerCase() === token.toLowerCase() && args.blockNumber === blockNumber && left-- > 0;
+          const ahead =
+            args.functionName === 'balanceOf' && args.address.toLowerCase() === token.toLowerCase() && args.blockNumber === blockNumber && left-- > 0;
           return ahead ? answer - less : answer;
         };
       }
@@ -147,7 +174,13 @@ describe('the balance check of a block whose reads disagree', () => {
     try {
       const { record, receipt, mined, own } = await tradeAlone(executor, 'reread');
       const less = 5n * 10n ** 18n;
-      const held = await fork.publicClient.readContract({ address: record.tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [record.wallet], blockNumber: receipt.blockNumber });
+      const held = await fork.publicClient.readContract({
+        address: record.tokenIn,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [record.wallet],
+        blockNumber: receipt.blockNumber,
+      });
 
       // Once: the first read had 5 more gone than was signed; the second is the block's own, and the trade checks out.
       const once = await checkBalanceChanges(balanceAheadNode(executor.wallet.client, receipt.blockNumber, record.tokenIn, less, 1), record, mined, own);
@@ -155,7 +188,10 @@ describe('the balance check of a block whose reads disagree', () => {
       expect(once.after?.tokens[0]).toEqual({ token: record.tokenIn, balance: held });
       // Every time: the balances say it, and it is an anomaly.
       const always = await checkBalanceChanges(balanceAheadNode(executor.wallet.client, receipt.blockNumber, record.tokenIn, less, 2), record, mined, own);
-      expect(always).toMatchObject({ ok: false, anomaly: `balances after block ${receipt.blockNumber}: ${record.amountIn + less} of ${record.tokenIn} left the wallet; ${record.amountIn} was signed` });
+      expect(always).toMatchObject({
+        ok: false,
+        anomaly: `balances after block ${receipt.blockNumber}: ${record.amountIn + less} of ${record.tokenIn} left the wallet; ${record.amountIn} was signed`,
+      });
       expect(always.after?.tokens[0]).toEqual({ token: record.tokenIn, balance: held - less });
     } finally {
       await executor.close();

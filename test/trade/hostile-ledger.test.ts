@@ -99,7 +99,9 @@ async function expectRefused(location: LedgerLocation, id: string, reports: Trad
   expect(await walletState(location, id)).toEqual(before);
   const { ledger } = await executor(location);
   expect((await ledger.trades.get(id))?.status).toBe('anomaly');
-  expect((await ledger.events.list(id)).filter((event) => event.kind === 'stored-record-refused').map((event) => (event.details as { reason: string }).reason)).toEqual([report?.reason]);
+  expect(
+    (await ledger.events.list(id)).filter((event) => event.kind === 'stored-record-refused').map((event) => (event.details as { reason: string }).reason),
+  ).toEqual([report?.reason]);
   expect((await ledger.pauses.for('dca', me())).map((pause) => pause.scope).sort()).toEqual(['strategy', 'wallet']);
 }
 
@@ -120,7 +122,13 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     const raw = serializeTransaction(drain(approve.nonce));
     await sql(location, 'UPDATE attempts SET raw_tx = ?, hash = ? WHERE id = ?', raw, keccak256(raw), approve.id);
     const before = await walletState(location, id);
-    await expectRefused(location, id, await resume(location), new RegExp(`^attempt ${approve.id} \\(0x\\w+\\) of trade ${id}: its stored bytes carry no valid signature; nothing is sent for it$`), before);
+    await expectRefused(
+      location,
+      id,
+      await resume(location),
+      new RegExp(`^attempt ${approve.id} \\(0x\\w+\\) of trade ${id}: its stored bytes carry no valid signature; nothing is sent for it$`),
+      before,
+    );
     expect(await fork.balanceOf(fork.token('cUSD'), outsider.address)).toBe(0n);
   });
 
@@ -133,12 +141,18 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     await expectRefused(location, id, await resume(location), new RegExp(`its stored bytes are signed by ${outsider.address}, not by the wallet`), before);
   });
 
-  it('a forged purpose on the wallet\'s own signed bytes: refused, nothing sent', async () => {
+  it("a forged purpose on the wallet's own signed bytes: refused, nothing sent", async () => {
     const location = freshLedger(backend);
     const { id, trade } = await tradeLeftInFlight(location);
     await sql(location, "UPDATE attempts SET purpose = 'cancel' WHERE id = ?", trade.id);
     const before = await walletState(location, id);
-    await expectRefused(location, id, await resume(location), new RegExp(`attempt ${trade.id} .*: its row says cancel, its bytes are the trade's trade`), before);
+    await expectRefused(
+      location,
+      id,
+      await resume(location),
+      new RegExp(`attempt ${trade.id} .*: its row says cancel, its bytes are the trade's trade`),
+      before,
+    );
   });
 
   it('an edited checked call (what a replacement would sign): refused, nothing sent', async () => {
@@ -149,9 +163,9 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     await expectRefused(location, id, await resume(location), new RegExp(`^trade ${id}: its checked call carries no tag of the wallet`), before);
   });
 
-  it("a claimed trade of a strategy the file does not have, its own tag or none: refused, nothing signed", async () => {
+  it('a claimed trade of a strategy the file does not have, its own tag or none: refused, nothing signed', async () => {
     const location = freshLedger(backend);
-    const { ledger, wallet } = await executor(location);
+    const { ledger } = await executor(location);
     // One the wallet itself claimed under an older file (its tag is the wallet's), one written in by hand (no tag).
     const ghost = swapTrade(fork, 'ghost', 'old-file');
     await claimTagged(ghost, location);
@@ -173,7 +187,7 @@ describe.each(backends)('a hostile database on %s', (backend) => {
 
   it('a trade with 99.99% slippage, edited in or tagged by the wallet under a looser file: refused, nothing signed', async () => {
     const location = freshLedger(backend);
-    const { ledger, wallet } = await executor(location);
+    await executor(location);
     const edited = swapTrade(fork, 'dca', 'edited');
     await claimTagged(edited, location);
     await sql(location, 'UPDATE intents SET slippage_bps = 9999 WHERE id = ?', edited.id);
@@ -181,8 +195,12 @@ describe.each(backends)('a hostile database on %s', (backend) => {
     await claimTagged(loose, location);
     const before = await walletState(location, edited.id);
     const reports = await resume(location);
-    expect(reports.find((report) => report.intentId === edited.id)?.reason).toBe(`trade ${edited.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`);
-    expect(reports.find((report) => report.intentId === loose.id)?.reason).toBe(`trade ${loose.id}: its slippage of 9999 bps is looser than strategy dca's 50 bps; it is not resumed`);
+    expect(reports.find((report) => report.intentId === edited.id)?.reason).toBe(
+      `trade ${edited.id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`,
+    );
+    expect(reports.find((report) => report.intentId === loose.id)?.reason).toBe(
+      `trade ${loose.id}: its slippage of 9999 bps is looser than strategy dca's 50 bps; it is not resumed`,
+    );
     expect(reports.map((report) => [report.intentId, report.status])).toEqual([
       [edited.id, 'anomaly'],
       [loose.id, 'refused'],
@@ -192,7 +210,7 @@ describe.each(backends)('a hostile database on %s', (backend) => {
 
   it('an authentication tag copied from another trade: refused, nothing signed', async () => {
     const location = freshLedger(backend);
-    const { ledger, wallet } = await executor(location);
+    const { ledger } = await executor(location);
     const honest = swapTrade(fork, 'dca', 'honest');
     await claimTagged(honest, location);
     await sql(location, "UPDATE intents SET status = 'failed', reason = 'done' WHERE id = ?", honest.id);

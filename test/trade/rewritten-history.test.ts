@@ -60,7 +60,10 @@ async function twoTrades(location: LedgerLocation) {
   const second = await runTrade(deps, swapTrade(fork, 'dca', 'once-second#buy'));
   expect([first.status, second.status], `${first.reason} ${second.reason}`).toEqual(['confirmed', 'confirmed']);
   const attempts = async (id: string) => deps.ledger.attempts.ofTrade(id);
-  return { first: { id: first.intentId, attempts: await attempts(first.intentId) }, second: { id: second.intentId, attempts: await attempts(second.intentId) } };
+  return {
+    first: { id: first.intentId, attempts: await attempts(first.intentId) },
+    second: { id: second.intentId, attempts: await attempts(second.intentId) },
+  };
 }
 
 /** The trade back at `claimed`, as if it had never been checked or signed: what a rollback writes. */
@@ -74,15 +77,6 @@ async function setBackToClaimed(location: LedgerLocation, id: string) {
 
 /** A one-shot order selling 1 CELO for cUSD: a take-profit or a stop-loss by `overrides`. */
 const limitOrder = (overrides: Partial<LimitStrategy>) => limitStrategy(fork, { id: 'take', amount: parseUnits('1', 18), ...overrides });
-
-/** A trade of the order, claimed and tagged by the wallet a moment ago by a run of `once`, left unsigned (a crash). */
-async function claimedOrder(location: LedgerLocation, order: LimitStrategy, key: string) {
-  const { ledger, wallet } = await executor(location, { strategies: [order] });
-  const trade = swapTrade(fork, order.id, `once-${Date.now()}#${key}`, { tokenIn: order.sell.address, tokenOut: order.buy.address, amountIn: order.amount });
-  const now = Date.now();
-  await ledger.trades.claimSlot(trade, { now, requestTag: await wallet.tags.request(trade, now) });
-  return trade;
-}
 
 async function resume(location: LedgerLocation): Promise<TradeReport[]> {
   return resumeOpenTrades(await executor(location));
@@ -106,10 +100,15 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const before = await walletState();
     const [report] = await resume(location);
     const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
-    await expectAnomaly(location, report, new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`), before);
+    await expectAnomaly(
+      location,
+      report,
+      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`),
+      before,
+    );
   });
 
-  it("in a process that starts on it, a record of earlier proofs rewritten to vouch for moved rows vouches for nothing", async () => {
+  it('in a process that starts on it, a record of earlier proofs rewritten to vouch for moved rows vouches for nothing', async () => {
     const location = freshLedger(backend);
     const { first, second } = await twoTrades(location);
     await setBackToClaimed(location, first.id);
@@ -127,7 +126,12 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const restarted = await executor(location, { budget: parseUnits('1000000', 18) });
     const [report] = await resumeOpenTrades(restarted);
     const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
-    await expectAnomaly(location, report, new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`), before);
+    await expectAnomaly(
+      location,
+      report,
+      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`),
+      before,
+    );
   });
 
   it('a confirmed trade set back to claimed, its transactions deleted: the hole at its nonce is refused, not signed again', async () => {
@@ -138,7 +142,12 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const before = await walletState();
     const [report] = await resume(location);
     const nonce = Math.min(...first.attempts.map((attempt) => attempt.nonce));
-    await expectAnomaly(location, report, new RegExp(`^the ledger holds no transaction of ${me()} at nonce ${nonce}, between nonces \\d+ and \\d+ it signed: its row was deleted`), before);
+    await expectAnomaly(
+      location,
+      report,
+      new RegExp(`^the ledger holds no transaction of ${me()} at nonce ${nonce}, between nonces \\d+ and \\d+ it signed: its row was deleted`),
+      before,
+    );
   });
 
   it('lifting the pause after a refused rollback gains nothing: the same rows are refused again', async () => {
@@ -160,13 +169,21 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await runSql(location, "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'");
     const before = await walletState();
     const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'once-third#buy'));
-    await expectAnomaly(location, report, new RegExp(`^the ledger has signed trades of ${me()} \\(dca:once-(first|second)#buy among them\\) but not the nonce its record of the wallet's transactions starts at`), before);
+    await expectAnomaly(
+      location,
+      report,
+      new RegExp(
+        `^the ledger has signed trades of ${me()} \\(dca:once-(first|second)#buy among them\\) but not the nonce its record of the wallet's transactions starts at`,
+      ),
+      before,
+    );
   });
 
   it("the wallet's whole record deleted (every trade and the row where it starts): a new ledger for it, as a new install", async () => {
     const location = freshLedger(backend);
     await twoTrades(location);
-    for (const statement of ['DELETE FROM attempts', 'DELETE FROM intents', "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'"]) await runSql(location, statement);
+    for (const statement of ['DELETE FROM attempts', 'DELETE FROM intents', "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'"])
+      await runSql(location, statement);
     const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
     const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'once-first#buy'));
     expect(report.status, report.reason).toBe('confirmed');
@@ -179,7 +196,12 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await setBackToClaimed(location, first.id);
     const before = await walletState();
     const [report] = await resume(location);
-    await expectAnomaly(location, report, new RegExp(`^trade ${first.id}: the ledger has it claimed, yet the wallet's trade of it is stored .*: its state was rolled back`), before);
+    await expectAnomaly(
+      location,
+      report,
+      new RegExp(`^trade ${first.id}: the ledger has it claimed, yet the wallet's trade of it is stored .*: its state was rolled back`),
+      before,
+    );
   });
 
   it('a confirmed trade set back to claimed with a fresh claim time: its tag no longer holds, refused', async () => {
@@ -193,7 +215,7 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(location, report, new RegExp(`^trade ${first.id}: its request carries no tag of the wallet`), before);
   });
 
-  it("the newest trade set back and its transactions deleted: the chain counts them, the wallet stops, nothing signed", async () => {
+  it('the newest trade set back and its transactions deleted: the chain counts them, the wallet stops, nothing signed', async () => {
     const location = freshLedger(backend);
     const { second } = await twoTrades(location);
     await setBackToClaimed(location, second.id);
@@ -202,7 +224,9 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const [report] = await resume(location);
     expect(report?.status, report?.reason).toBe('failed');
     const erased = Math.min(...second.attempts.map((attempt) => attempt.nonce));
-    expect(report?.reason).toBe(`the node counts ${before.nonce} transactions from ${me()}, but routekeeper signed ${erased}: the key is used elsewhere, or the ledger's rows of the newest were deleted`);
+    expect(report?.reason).toBe(
+      `the node counts ${before.nonce} transactions from ${me()}, but routekeeper signed ${erased}: the key is used elsewhere, or the ledger's rows of the newest were deleted`,
+    );
     expect(await walletState()).toEqual(before);
     expect((await (await executor(location)).ledger.pauses.for('dca', me())).map((pause) => pause.scope)).toEqual(['wallet']);
   });
@@ -238,7 +262,12 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     expect(third).toMatchObject({ status: 'refused', refusal: 'budget' });
     await runSql(location, 'UPDATE intents SET created_at = created_at - 172800000 WHERE id IN (?, ?)', done.intentId, failed.intentId);
     const fourth = await runTrade(deps, swapTrade(fork, 'dca', 'four'));
-    await expectAnomaly(location, fourth, new RegExp(`^trade (${done.intentId}|${failed.intentId}), counted against the budgets of wallet ${me()}, carries no tag of the wallet`), before);
+    await expectAnomaly(
+      location,
+      fourth,
+      new RegExp(`^trade (${done.intentId}|${failed.intentId}), counted against the budgets of wallet ${me()}, carries no tag of the wallet`),
+      before,
+    );
   });
 
   it('a tagged request copied from another ledger, or from a paper-trading one of the same ledger id: refused', async () => {
@@ -250,7 +279,10 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await other.close();
     expect(otherId).not.toBe(await ledger.id());
     const elsewhere = new RecordTags(account, Promise.resolve({ ledgerId: otherId, paper: false }));
-    const paper = new RecordTags(account, ledger.id().then((ledgerId) => ({ ledgerId, paper: true })));
+    const paper = new RecordTags(
+      account,
+      ledger.id().then((ledgerId) => ({ ledgerId, paper: true })),
+    );
     const now = Date.now();
     const copied = swapTrade(fork, 'dca', 'copied');
     await ledger.trades.claimSlot(copied, { now, requestTag: await elsewhere.request(copied, now) });
@@ -259,7 +291,11 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const before = await walletState();
     const reports = await resume(location);
     expect(reports.map((report) => [report.intentId, report.status, report.reason])).toEqual(
-      [copied.id, fromPaper.id].map((id) => [id, 'anomaly', `trade ${id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`]),
+      [copied.id, fromPaper.id].map((id) => [
+        id,
+        'anomaly',
+        `trade ${id}: its request carries no tag of the wallet (written or changed without its key); it is not resumed`,
+      ]),
     );
     expect(await walletState()).toEqual(before);
   });
@@ -284,7 +320,14 @@ describe.each(backends)('history rewritten on %s', (backend) => {
       const attempts = await later.ledger.attempts.ofTrade(left.intentId);
       expect(attempts).toHaveLength(2);
       expect((await later.ledger.events.list(left.intentId)).filter((event) => event.kind === 'replace' || event.kind === 'cancel')).toEqual([]);
-      await expectAnomaly(location, report, new RegExp(`^attempt ${approval?.id} \\(${approval?.hash}\\) of trade ${left.intentId}: its row says a max fee per gas of ${raised}, its stored bytes ${signedFee}; nothing is sent for it$`), before);
+      await expectAnomaly(
+        location,
+        report,
+        new RegExp(
+          `^attempt ${approval?.id} \\(${approval?.hash}\\) of trade ${left.intentId}: its row says a max fee per gas of ${raised}, its stored bytes ${signedFee}; nothing is sent for it$`,
+        ),
+        before,
+      );
     } finally {
       await fork.testClient.setAutomine(true);
     }

@@ -54,7 +54,11 @@ describe.each(['published', 'tenant'] as const)('settling a swap through a route
     expect(topic).toBe(topics[version]);
     expect(received).toBeGreaterThan(0n);
     expect(report.amountOut).toBe(received);
-    expect((await executor.ledger.trades.get(report.intentId))?.settlement).toMatchObject({ amountOut: received, reportedOut: received, txHash: report.txHash });
+    expect((await executor.ledger.trades.get(report.intentId))?.settlement).toMatchObject({
+      amountOut: received,
+      reportedOut: received,
+      txHash: report.txHash,
+    });
   });
 
   it('after a restart: a trade stopped while broadcast is settled from the stored state, to the same amount', async () => {
@@ -109,7 +113,11 @@ describe('a receipt that does not say what the wallet received', () => {
       await other.ledger.trades.commitChecked(record.id, { call: record.call as NonNullable<typeof record.call>, status: 'checked' });
       const [copy] = await other.ledger.trades.recordSigned([attempt]);
       await other.ledger.trades.markBroadcast(record.id);
-      const mined = await other.ledger.attempts.settleNonce(copy?.id as number, { status: 'mined', blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice }, []);
+      const mined = await other.ledger.attempts.settleNonce(
+        copy?.id as number,
+        { status: 'mined', blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice },
+        [],
+      );
       return { other, mined };
     };
     const first = await sentElsewhere();
@@ -117,7 +125,11 @@ describe('a receipt that does not say what the wallet received', () => {
     const settled = await settle(first.other, record, { receipt: noTransfer, attempt: first.mined, cancelled: false });
     expect(settled.status).toBe('anomaly');
     expect(settled.reason).toBe(`the receipt shows no transfer of ${record.tokenOut} to the wallet (the router's Swap event says ${report.amountOut})`);
-    expect(await first.other.ledger.trades.get(report.intentId)).toMatchObject({ status: 'anomaly', anomaly: settled.reason, settlement: { txHash: report.txHash, reportedOut: report.amountOut } });
+    expect(await first.other.ledger.trades.get(report.intentId)).toMatchObject({
+      status: 'anomaly',
+      anomaly: settled.reason,
+      settlement: { txHash: report.txHash, reportedOut: report.amountOut },
+    });
     expect((await first.other.ledger.trades.get(report.intentId))?.settlement?.amountOut).toBeUndefined();
     expect((await first.other.ledger.events.list(report.intentId)).filter((e) => e.kind === 'anomaly')).toHaveLength(1);
     // The trade settled as confirmed stays confirmed: a second verdict on it is refused, and nothing changes.

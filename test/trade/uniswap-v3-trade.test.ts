@@ -43,7 +43,13 @@ const v3Pool = (name: string) => {
 let slotCounter = 0;
 /** Selling 5,000 CELO for WETH: CELO's liquidity on the devnet, as on Celo, is deepest in the 0.05% V3 pool. */
 const celoForWeth = (overrides: Partial<Trade> = {}): Trade =>
-  ({ ...swapTrade(fork, 'v3', `${++slotCounter}`), tokenIn: fork.token('CELO'), tokenOut: fork.token('WETH'), amountIn: parseUnits('5000', 18), ...overrides }) as Trade;
+  ({
+    ...swapTrade(fork, 'v3', `${++slotCounter}`),
+    tokenIn: fork.token('CELO'),
+    tokenOut: fork.token('WETH'),
+    amountIn: parseUnits('5000', 18),
+    ...overrides,
+  }) as Trade;
 
 async function walletState() {
   return {
@@ -61,7 +67,9 @@ async function deploy(artifact: { abi: readonly unknown[]; bytecode: Hex }, args
 }
 
 async function call(address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<void> {
-  await fork.confirm(await attackerWallet().writeContract({ address, abi: abi as never, functionName: functionName as never, args: args as never, gas: 8_000_000n }));
+  await fork.confirm(
+    await attackerWallet().writeContract({ address, abi: abi as never, functionName: functionName as never, args: args as never, gas: 8_000_000n }),
+  );
 }
 
 /**
@@ -71,8 +79,14 @@ async function call(address: Address, abi: readonly unknown[], functionName: str
 async function attackerPool(factory: Address, fee: number, liquidity: bigint): Promise<Address> {
   const [celo, weth] = [fork.token('CELO'), fork.token('WETH')];
   await call(factory, artifacts.UniswapV3Factory.abi, 'createPool', [celo, weth, fee]);
-  const pool = getAddress(await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'getPool', args: [celo, weth, fee] }));
-  const [sqrtPriceX96, tick] = await fork.publicClient.readContract({ address: v3Pool('CELO/WETH 0.05%').address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
+  const pool = getAddress(
+    await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV3Factory.abi, functionName: 'getPool', args: [celo, weth, fee] }),
+  );
+  const [sqrtPriceX96, tick] = await fork.publicClient.readContract({
+    address: v3Pool('CELO/WETH 0.05%').address,
+    abi: uniswapV3PoolAbi,
+    functionName: 'slot0',
+  });
   await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [sqrtPriceX96]);
   const provider = await deploy(artifacts.V3LiquidityProvider);
   for (const token of [celo, weth]) await call(token, artifacts.TestToken.abi, 'mint', [provider, parseUnits('100000000', 18)]);
@@ -83,11 +97,13 @@ async function attackerPool(factory: Address, fee: number, liquidity: bigint): P
 }
 
 /** The route rewritten to one hop in a pool of our choosing, through a V3 adapter (the devnet's own by default). */
-const throughPool = (pool: Address, adapter = v3Adapter()): Rewrite => (body) => ({
-  ...body,
-  details: { ...body.details, path: [fork.token('CELO'), fork.token('WETH')], pairs: [adapter], extras: [pool.toLowerCase()] },
-  txn: undefined,
-});
+const throughPool =
+  (pool: Address, adapter = v3Adapter()): Rewrite =>
+  (body) => ({
+    ...body,
+    details: { ...body.details, path: [fork.token('CELO'), fork.token('WETH')], pairs: [adapter], extras: [pool.toLowerCase()] },
+    txn: undefined,
+  });
 
 async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, said: readonly string[], addressBook = fork.addressBook) {
   proxy.setRewrite(rewrite);
@@ -139,7 +155,7 @@ describe('a swap through a Uniswap V3 route', () => {
     expect(report.reason).toMatch(/prices 0x[0-9a-fA-F]{40} at [\d.e-]+ of 0x[0-9a-fA-F]{40} now, [\d.]+% from its 10\.0-minute average [\d.e-]+/);
   });
 
-  it("is refused against the oracle when its V3 pool is steady at a price the oracle does not give (held there two windows)", async () => {
+  it('is refused against the oracle when its V3 pool is steady at a price the oracle does not give (held there two windows)', async () => {
     // CELO sold hard into the 0.05% pool, then left there for two windows: its own average follows, the oracle does not.
     const pool = v3Pool('CELO/WETH 0.05%');
     await call(fork.token('CELO'), artifacts.TestToken.abi, 'mint', [v3Adapter(), parseUnits('600000', 18)]);
@@ -154,13 +170,21 @@ describe('a swap through a Uniswap V3 route', () => {
     // The chain data names as a V3 adapter one that cannot quote a V3 hop at all: a V2 adapter of the attacker's,
     // which reverts on a 20-byte pool.
     const unreadable = await deploy(artifacts.UniswapV2Adapter);
-    const book = { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: unreadable } } };
+    const book = {
+      ...fork.addressBook,
+      contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: unreadable } },
+    };
     const pool = v3Pool('CELO/WETH 0.05%').address;
     const viaIt: Rewrite = (body, path) => {
       const rewritten = throughPool(pool)(body, path);
       return { ...rewritten, details: { ...rewritten.details, pairs: [unreadable] } };
     };
-    await expectRefused(viaIt, 'no-price', [`pairs[0] ${unreadable}'s getOutputAmount reverts (PackedData: extras must be 21 bytes)`, 'what the route pays now cannot be read'], book);
+    await expectRefused(
+      viaIt,
+      'no-price',
+      [`pairs[0] ${unreadable}'s getOutputAmount reverts (PackedData: extras must be 21 bytes)`, 'what the route pays now cannot be read'],
+      book,
+    );
   });
 
   it('is refused by name when its V3 pool is of a factory nobody knows, even at a fair price', async () => {
@@ -180,7 +204,9 @@ describe("a swap through Swappa's PairUniswapV3, which quotes through Uniswap's 
 
   it("cannot be priced by the router's view, yet trades: its reference is the hop's own quote, the minimum that less slippage, the flows proven", async () => {
     const route = [[fork.token('CELO'), fork.token('WETH')], [swappaAdapter()], [pool().toLowerCase() as Hex], parseUnits('5000', 18)] as const;
-    await expect(fork.publicClient.readContract({ address: fork.addressBook.contracts.router, abi: routerAbi, functionName: 'getOutputAmount', args: route })).rejects.toThrow();
+    await expect(
+      fork.publicClient.readContract({ address: fork.addressBook.contracts.router, abi: routerAbi, functionName: 'getOutputAmount', args: route }),
+    ).rejects.toThrow();
     proxy.setRewrite(throughPool(pool(), swappaAdapter()));
     const executor = await testExecutor(fork, { serviceUrl: proxy.url });
     try {
@@ -188,7 +214,8 @@ describe("a swap through Swappa's PairUniswapV3, which quotes through Uniswap's 
       const report = await runTrade(executor, celoForWeth());
       expect(report.status, report.reason).toBe('confirmed');
       const receipt = await fork.publicClient.getTransactionReceipt({ hash: report.txHash as Hex });
-      const [payload] = decodeFunctionData({ abi: routerAbi, data: (await fork.publicClient.getTransaction({ hash: report.txHash as Hex })).input }).args as readonly [{ pairs: readonly Address[]; minOutputAmount: bigint }];
+      const [payload] = decodeFunctionData({ abi: routerAbi, data: (await fork.publicClient.getTransaction({ hash: report.txHash as Hex })).input })
+        .args as readonly [{ pairs: readonly Address[]; minOutputAmount: bigint }];
       expect(payload.pairs).toEqual([swappaAdapter()]);
       const [swap] = parseEventLogs({ abi: uniswapV3PoolAbi, eventName: 'Swap', logs: receipt.logs });
       expect(swap?.address.toLowerCase()).toBe(pool().toLowerCase());
@@ -245,13 +272,20 @@ describe("a swap through Swappa's PairUniswapV3, which quotes through Uniswap's 
   it("is refused by name when its extras name a pool that is not the factory's own for that pair and fee (QuoterV2 would price the factory's)", async () => {
     const factory = await deploy(artifacts.UniswapV3Factory);
     const stranger = await attackerPool(factory, 500, 10n ** 26n);
-    await expectRefused(throughPool(stranger, swappaAdapter()), 'unknown-pool', ['details.extras[0]', `names pool ${stranger}, which no known Uniswap V3 factory made`]);
+    await expectRefused(throughPool(stranger, swappaAdapter()), 'unknown-pool', [
+      'details.extras[0]',
+      `names pool ${stranger}, which no known Uniswap V3 factory made`,
+    ]);
   });
 
   it('is refused when an adapter quotes more than its swap delivers, nothing signed', async () => {
     // 0.3% more than the honest adapter's swap pays: within slippage, so only the simulation's delivery shows it.
     const liar = await deploy(artifacts.OverQuotingAdapter, [v3Adapter(), 30n]);
-    await expectRefused(throughPool(pool(), liar), 'simulation', ["the route's hops quoted", 'but a simulation of the exact transaction delivers', `hop 0 (pool ${pool()})`]);
+    await expectRefused(throughPool(pool(), liar), 'simulation', [
+      "the route's hops quoted",
+      'but a simulation of the exact transaction delivers',
+      `hop 0 (pool ${pool()})`,
+    ]);
   });
 });
 
@@ -260,7 +294,10 @@ describe("routekeeper once through Swappa's PairUniswapV3", () => {
   function swappaHome(name: string) {
     const home = daemonHome(fork, name);
     const { routingServiceUrl: _devnetService, ...book } = fork.addressBook;
-    writeFileSync(home.book, JSON.stringify({ ...book, contracts: { ...book.contracts, adapters: { ...book.contracts.adapters, uniswapV3: swappaAdapter() } } }));
+    writeFileSync(
+      home.book,
+      JSON.stringify({ ...book, contracts: { ...book.contracts, adapters: { ...book.contracts.adapters, uniswapV3: swappaAdapter() } } }),
+    );
     return home;
   }
   const key = () => fork.addressBook.accounts[0]?.privateKey as string;
@@ -269,9 +306,20 @@ describe("routekeeper once through Swappa's PairUniswapV3", () => {
     const home = swappaHome(name);
     const before = await walletState();
     const fromBlock = await fork.publicClient.getBlockNumber();
-    const ran = await runCli(['once', id, '--config', home.config(yaml), '--address-book', home.book, '--json'], { ROUTEKEEPER_PRIVATE_KEY: key(), ROUTEKEEPER_DATA_DIR: home.dataDir, RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '' });
+    const ran = await runCli(['once', id, '--config', home.config(yaml), '--address-book', home.book, '--json'], {
+      ROUTEKEEPER_PRIVATE_KEY: key(),
+      ROUTEKEEPER_DATA_DIR: home.dataDir,
+      RPC_URL: '',
+      ROUTING_SERVICE_URL: '',
+      ROUTEKEEPER_CONFIG: '',
+    });
     expect(ran.code, ran.stderr).toBe(0);
-    const swaps = await fork.publicClient.getContractEvents({ address: v3Pool('CELO/WETH 0.05%').address, abi: uniswapV3PoolAbi, eventName: 'Swap', fromBlock });
+    const swaps = await fork.publicClient.getContractEvents({
+      address: v3Pool('CELO/WETH 0.05%').address,
+      abi: uniswapV3PoolAbi,
+      eventName: 'Swap',
+      fromBlock,
+    });
     expect(swaps).toHaveLength(1);
     const tx = await fork.publicClient.getTransaction({ hash: swaps[0]?.transactionHash as Hex });
     const [payload] = decodeFunctionData({ abi: routerAbi, data: tx.input }).args as readonly [{ pairs: readonly Address[] }];
@@ -304,9 +352,20 @@ describe('routekeeper once: a DCA through a Uniswap V3 route', () => {
     const key = fork.addressBook.accounts[0]?.privateKey as string;
     const before = await walletState();
     const fromBlock = await fork.publicClient.getBlockNumber();
-    const ran = await runCli(['once', 'weth', '--config', config, '--address-book', home.book, '--json'], { ROUTEKEEPER_PRIVATE_KEY: key, ROUTEKEEPER_DATA_DIR: home.dataDir, RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '' });
+    const ran = await runCli(['once', 'weth', '--config', config, '--address-book', home.book, '--json'], {
+      ROUTEKEEPER_PRIVATE_KEY: key,
+      ROUTEKEEPER_DATA_DIR: home.dataDir,
+      RPC_URL: '',
+      ROUTING_SERVICE_URL: '',
+      ROUTEKEEPER_CONFIG: '',
+    });
     expect(ran.code, ran.stderr).toBe(0);
-    const swaps = await fork.publicClient.getContractEvents({ address: v3Pool('CELO/WETH 0.05%').address, abi: uniswapV3PoolAbi, eventName: 'Swap', fromBlock });
+    const swaps = await fork.publicClient.getContractEvents({
+      address: v3Pool('CELO/WETH 0.05%').address,
+      abi: uniswapV3PoolAbi,
+      eventName: 'Swap',
+      fromBlock,
+    });
     expect(swaps).toHaveLength(1);
     const paid = -(swaps[0]?.args.amount1 as bigint);
     expect(await walletState()).toMatchObject({ celo: before.celo - parseUnits('2500', 18), weth: before.weth + paid });
@@ -327,11 +386,19 @@ describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () =
   /** doctor's output with the V3 adapter in the address book replaced by `adapter`. */
   async function doctorWith(name: string, adapter: Address) {
     const home = daemonHome(fork, name);
-    writeFileSync(home.book, JSON.stringify({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: adapter } } }));
+    writeFileSync(
+      home.book,
+      JSON.stringify({
+        ...fork.addressBook,
+        contracts: { ...fork.addressBook.contracts, adapters: { ...fork.addressBook.contracts.adapters, uniswapV3: adapter } },
+      }),
+    );
     return runCli(['doctor', '--config', home.config(strategies), '--address-book', home.book], env(home));
   }
   const passed = (adapter: Address) =>
-    new RegExp(`ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes 3 pools \\(0\\.05%, 0\\.3%\\) as their state says, both ways at ([1-9]\\d*) sizes`);
+    new RegExp(
+      `ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes 3 pools \\(0\\.05%, 0\\.3%\\) as their state says, both ways at ([1-9]\\d*) sizes`,
+    );
 
   it('checks the devnet adapter by its own quote against our V3 arithmetic: several pools, tiers, sizes, both ways', async () => {
     const { code, stdout, stderr } = await doctorWith('v3-doctor', v3Adapter());
@@ -351,28 +418,47 @@ describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () =
     const { code, stdout } = await doctorWith('v3-doctor-bad', v2Adapter);
     expect(code, stdout).toBe(1);
     expect(stdout).toMatch(
-      new RegExp(`FAIL adapter ${v2Adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: its getOutputAmount reverts for pool 0x[0-9a-fA-F]{40} \\(PackedData: extras must be 21 bytes\\): the daemon cannot read what a route through it pays`),
+      new RegExp(
+        `FAIL adapter ${v2Adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: its getOutputAmount reverts for pool 0x[0-9a-fA-F]{40} \\(PackedData: extras must be 21 bytes\\): the daemon cannot read what a route through it pays`,
+      ),
     );
   });
 
-  it("says whether a V3 factory had code before the block its pools are looked for from", async () => {
+  it('says whether a V3 factory had code before the block its pools are looked for from', async () => {
     const hash = await attackerWallet().deployContract({ abi: artifacts.UniswapV3Factory.abi, bytecode: artifacts.UniswapV3Factory.bytecode });
     const receipt = await fork.confirm(hash);
-    const factoryAt = (fromBlock: bigint) => ({ address: getAddress(receipt.contractAddress as Address), protocol: 'uniswap-v3', kind: 'uniswap-v3' as const, fromBlock, adapter: { address: v3Adapter(), kind: 'uniswap-v3' as const } });
+    const factoryAt = (fromBlock: bigint) => ({
+      address: getAddress(receipt.contractAddress as Address),
+      protocol: 'uniswap-v3',
+      kind: 'uniswap-v3' as const,
+      fromBlock,
+      adapter: { address: v3Adapter(), kind: 'uniswap-v3' as const },
+    });
     const startFindings = async (fromBlock: bigint) =>
-      (await adapterFindings(fork.publicClient, { factories: [factoryAt(fromBlock)], router: fork.addressBook.contracts.router, tokens: {} })).filter((finding) => finding.message.startsWith('factory '));
-    expect(await startFindings(receipt.blockNumber)).toEqual([{ level: 'ok', message: `factory ${receipt.contractAddress && getAddress(receipt.contractAddress)} (uniswap-v3): no code before block ${receipt.blockNumber}, where its pools are looked for from: none is missed` }]);
+      (await adapterFindings(fork.publicClient, { factories: [factoryAt(fromBlock)], router: fork.addressBook.contracts.router, tokens: {} })).filter(
+        (finding) => finding.message.startsWith('factory '),
+      );
+    expect(await startFindings(receipt.blockNumber)).toEqual([
+      {
+        level: 'ok',
+        message: `factory ${receipt.contractAddress && getAddress(receipt.contractAddress)} (uniswap-v3): no code before block ${receipt.blockNumber}, where its pools are looked for from: none is missed`,
+      },
+    ]);
     const late = await startFindings(receipt.blockNumber + 1n);
     expect(late.map((finding) => finding.level)).toEqual(['fail']);
-    expect(late[0]?.message).toContain(`has code at block ${receipt.blockNumber}, before the block its pools are looked for from (${receipt.blockNumber + 1n}): pools made in between are missed`);
+    expect(late[0]?.message).toContain(
+      `has code at block ${receipt.blockNumber}, before the block its pools are looked for from (${receipt.blockNumber + 1n}): pools made in between are missed`,
+    );
   });
 
   it('fails an adapter that quotes more than the pool pays, with both amounts', async () => {
     const liar = await deploy(artifacts.OverQuotingAdapter, [v3Adapter(), 1n]);
     const { code, stdout } = await doctorWith('v3-doctor-liar', liar);
     expect(code, stdout).toBe(1);
-    const [, quoted, expected] = /FAIL adapter 0x[0-9a-fA-F]{40} \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes (\d+) for \d+ of 0x[0-9a-fA-F]{40} in pool 0x[0-9a-fA-F]{40} \(0\.\d+%\); its state says (\d+)/.exec(stdout) ?? [];
+    const [, quoted, expected] =
+      /FAIL adapter 0x[0-9a-fA-F]{40} \(Uniswap V3, extras: the pool\) for uniswap-v3: quotes (\d+) for \d+ of 0x[0-9a-fA-F]{40} in pool 0x[0-9a-fA-F]{40} \(0\.\d+%\); its state says (\d+)/.exec(
+        stdout,
+      ) ?? [];
     expect(BigInt(quoted ?? 0)).toBe((BigInt(expected ?? 0) * 10_001n) / 10_000n);
   });
 });
-

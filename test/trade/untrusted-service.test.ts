@@ -70,25 +70,34 @@ async function deploy(artifact: { abi: readonly unknown[]; bytecode: Hex }, args
 }
 
 async function call(address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<void> {
-  await fork.confirm(await attackerWallet().writeContract({ address, abi: abi as never, functionName: functionName as never, args: args as never, gas: 5_000_000n }));
+  await fork.confirm(
+    await attackerWallet().writeContract({ address, abi: abi as never, functionName: functionName as never, args: args as never, gas: 5_000_000n }),
+  );
 }
 
 /** A Uniswap V2 pool of `factory` for two test tokens, seeded by the attacker (who mints the test tokens). */
 async function seededPool(factory: Address, [a, amountA]: [Address, bigint], [b, amountB]: [Address, bigint]): Promise<Address> {
   await call(factory, artifacts.UniswapV2Factory.abi, 'createPair', [a, b]);
-  const pair = (await fork.publicClient.readContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'getPair', args: [a, b] })) as Address;
+  const pair = (await fork.publicClient.readContract({
+    address: factory,
+    abi: artifacts.UniswapV2Factory.abi,
+    functionName: 'getPair',
+    args: [a, b],
+  })) as Address;
   await call(a, artifacts.TestToken.abi, 'mint', [pair, amountA]);
   await call(b, artifacts.TestToken.abi, 'mint', [pair, amountB]);
   await call(pair, artifacts.UniswapV2Pair.abi, 'mint', [attacker.address]);
   return pair;
 }
 
-const scaleExpected = (numerator: bigint, denominator: bigint): Rewrite => (body) => {
-  const scaled = body.expectedOut === '1' ? '1' : ((BigInt(body.expectedOut) * numerator) / denominator).toString();
-  body.details.expectedOutputAmount = scaled;
-  const { txn, ...rest } = body;
-  return { ...rest, expectedOut: scaled };
-};
+const scaleExpected =
+  (numerator: bigint, denominator: bigint): Rewrite =>
+  (body) => {
+    const scaled = body.expectedOut === '1' ? '1' : ((BigInt(body.expectedOut) * numerator) / denominator).toString();
+    body.details.expectedOutputAmount = scaled;
+    const { txn, ...rest } = body;
+    return { ...rest, expectedOut: scaled };
+  };
 
 describe('under-quoting an honest path is refused against the independent reference', () => {
   it('by 50%', () => expectRefused(scaleExpected(1n, 2n), 'price', 'below the reference'));
@@ -106,7 +115,9 @@ describe('under-quoting an honest path is refused against the independent refere
 });
 
 describe('adapters are judged by what the simulated transaction does, not by a list', () => {
-  const viaAdapter = (adapter: Address): Rewrite => (body) => ({ ...body, details: { ...body.details, pairs: [adapter] }, txn: undefined });
+  const viaAdapter =
+    (adapter: Address): Rewrite =>
+    (body) => ({ ...body, details: { ...body.details, pairs: [adapter] }, txn: undefined });
 
   it('an honest adapter that no list names is traded through, paying exactly what the pool pays', async () => {
     const unlisted = await deploy(artifacts.UniswapV2Adapter);
@@ -154,12 +165,15 @@ describe('adapters are judged by what the simulated transaction does, not by a l
     );
   });
 
-  const depositCelo = (): Trade => trade({ kind: 'deposit', tokenIn: fork.token('CELO'), tokenOut: gauge(), amountIn: parseUnits('1000', 18) } as Partial<Trade>);
-  const swapLegVia = (adapter: Address): Rewrite => (body) => {
-    const leg = body.underlyingRoutes.find((route: { path: string[] }) => route.path.length === 2);
-    leg.pairs = [adapter];
-    return body;
-  };
+  const depositCelo = (): Trade =>
+    trade({ kind: 'deposit', tokenIn: fork.token('CELO'), tokenOut: gauge(), amountIn: parseUnits('1000', 18) } as Partial<Trade>);
+  const swapLegVia =
+    (adapter: Address): Rewrite =>
+    (body) => {
+      const leg = body.underlyingRoutes.find((route: { path: string[] }) => route.path.length === 2);
+      leg.pairs = [adapter];
+      return body;
+    };
 
   it("a deposit whose swap leg runs through an unlisted honest adapter mints the position, at the legs' proven fees", async () => {
     const unlisted = await deploy(artifacts.UniswapV2Adapter);
@@ -186,7 +200,9 @@ describe('adapters are judged by what the simulated transaction does, not by a l
     const factory = fork.addressBook.contracts.uniswapV2Factory as Address;
     const feeTo = devnetAccount(8).address;
     const owner = createWalletClient({ chain: fork.chain, transport: http(fork.addressBook.rpcUrl), account: devnetAccount(0).account });
-    await fork.confirm(await owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'setFeeTo', args: [feeTo], gas: 100_000n }));
+    await fork.confirm(
+      await owner.writeContract({ address: factory, abi: artifacts.UniswapV2Factory.abi, functionName: 'setFeeTo', args: [feeTo], gas: 100_000n }),
+    );
     const executor = await testExecutor(fork);
     try {
       // The first deposit with the fee on records the pool's k; a swap grows it; the next deposit mints the fee.
@@ -236,11 +252,21 @@ describe('contracts of the attacker inside a route are refused', () => {
     const factory = await deploy(artifacts.UniswapV2Factory, [attacker.address]);
     // The attacker's pool prices CELO at ten times the market, so it would pay a tenth of what it should.
     const skewed = await seededPool(factory, [fork.token('cUSD'), parseUnits('1000000', 18)], [fork.token('CELO'), parseUnits('200000', 18)]);
-    await expectRefused((body) => ({ ...body, details: { ...body.details, extras: [extrasOf(skewed)] }, txn: undefined }), 'unknown-pool', 'details.extras[0]', {}, [skewed, factory]);
+    await expectRefused(
+      (body) => ({ ...body, details: { ...body.details, extras: [extrasOf(skewed)] }, txn: undefined }),
+      'unknown-pool',
+      'details.extras[0]',
+      {},
+      [skewed, factory],
+    );
   });
 
   it('a known pool with another fee than it charges in extras', () =>
-    expectRefused((body) => ({ ...body, details: { ...body.details, extras: [extrasOf(pool('CELO/cUSD'), 200)] }, txn: undefined }), 'unknown-pool', 'details.extras[0]'));
+    expectRefused(
+      (body) => ({ ...body, details: { ...body.details, extras: [extrasOf(pool('CELO/cUSD'), 200)] }, txn: undefined }),
+      'unknown-pool',
+      'details.extras[0]',
+    ));
 
   it('an attacker token in the middle of the path, through pools of the known factory', async () => {
     const evil = await deploy(artifacts.TestToken, ['Evil', 'EVIL', 18]);
@@ -251,7 +277,12 @@ describe('contracts of the attacker inside a route are refused', () => {
     await expectRefused(
       (body) => ({
         ...body,
-        details: { ...body.details, path: [fork.token('cUSD'), evil, fork.token('CELO')], pairs: [adapter, adapter], extras: [extrasOf(first), extrasOf(second)] },
+        details: {
+          ...body.details,
+          path: [fork.token('cUSD'), evil, fork.token('CELO')],
+          pairs: [adapter, adapter],
+          extras: [extrasOf(first), extrasOf(second)],
+        },
         txn: undefined,
       }),
       'unknown-token',
@@ -271,13 +302,25 @@ describe('farm data that does not name the position is refused', () => {
 
   it('an attacker gauge (staking the right pool) in deposit farm data', async () => {
     const fake = await deploy(artifacts.StakingGauge, ['Fake gauge', 'g-fake', pool('CELO/cUSD'), fork.token('RWD')]);
-    await expectRefused((body) => ({ ...body, depositData: { ...body.depositData, extra: concatHex([pool('CELO/cUSD'), fake]) } }), 'farm-mismatch', 'depositData.extra', deposit(), [fake]);
+    await expectRefused(
+      (body) => ({ ...body, depositData: { ...body.depositData, extra: concatHex([pool('CELO/cUSD'), fake]) } }),
+      'farm-mismatch',
+      'depositData.extra',
+      deposit(),
+      [fake],
+    );
   });
 
   it('an attacker pool in deposit farm data', async () => {
     const factory = await deploy(artifacts.UniswapV2Factory, [attacker.address]);
     const fakePool = await seededPool(factory, [fork.token('CELO'), parseUnits('1000', 18)], [fork.token('cUSD'), parseUnits('500', 18)]);
-    await expectRefused((body) => ({ ...body, depositData: { ...body.depositData, extra: concatHex([fakePool, gauge()]) } }), 'farm-mismatch', 'depositData.extra', deposit(), [fakePool]);
+    await expectRefused(
+      (body) => ({ ...body, depositData: { ...body.depositData, extra: concatHex([fakePool, gauge()]) } }),
+      'farm-mismatch',
+      'depositData.extra',
+      deposit(),
+      [fakePool],
+    );
   });
 
   it('withdraw farm data that does not match the position (the LP farm for a gauge position)', async () => {
@@ -314,7 +357,7 @@ describe('strategies decide on the reference, not on quotes', () => {
     const executor = await testExecutor(fork, { serviceUrl });
     try {
       const view = { client: executor.wallet.client, prices: executor.prices, wallet: me(), now: Date.now };
-      return { report: await runStrategy(stopLoss(), `slot-${++slotCounter}`, { executor, view }), history: (await executor.ledger.trades.history({})) };
+      return { report: await runStrategy(stopLoss(), `slot-${++slotCounter}`, { executor, view }), history: await executor.ledger.trades.history({}) };
     } finally {
       await executor.close();
     }
@@ -360,4 +403,3 @@ describe('the honest service still trades', () => {
     }
   });
 });
-
