@@ -8,7 +8,8 @@ import { type EIP1193RequestFn, type Hex, type TransactionReceipt, type WalletRp
 import type { Attempt } from '../model/attempt.ts';
 import { abortable } from '../ops/abort.ts';
 import { MethodUnsupportedError, NodeUnavailableError, TransactionRejectedError, nodeErrorOf } from './node-errors.ts';
-import type { TxStage, Wallet } from './wallet.ts';
+import type { TxStage } from './journal.ts';
+import type { Wallet } from './wallet.ts';
 
 /** Nodes found not to offer eth_sendRawTransactionSync (asked once per client). */
 const withoutSync = new WeakSet<object>();

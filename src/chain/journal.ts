@@ -7,9 +7,11 @@
 import type { Address, Hex } from 'viem';
 import type { Attempt, NewAttempt, Fence, AttemptStatus } from '../model/attempt.ts';
 import type { Fees } from './fees.ts';
-import type { TxStage } from './wallet.ts';
 
 /** Something the chain showed, or a decision taken on it, about one trade's transactions. */
+/** A step of a transaction's life, for logs, metrics and tests. */
+export type TxStage = 'signed' | 'broadcast' | 'replaced' | 'rebroadcast' | 'cancelled' | 'mined';
+
 export type ChainFact =
   | { kind: 'rebroadcast'; hash: Hex }
   | ({ kind: 'replace' | 'cancel'; replaces: Hex; by: Hex | undefined; why: string } & Fees)

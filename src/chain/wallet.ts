@@ -16,7 +16,7 @@ import {
 } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Attempt, AttemptPurpose, Fence } from '../model/attempt.ts';
-import type { TxJournal } from './journal.ts';
+import type { TxJournal, TxStage } from './journal.ts';
 import type { ChainClient } from '../chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
@@ -43,9 +43,6 @@ export type WalletSettings = {
 };
 
 export const defaultWalletSettings: WalletSettings = { stuckAfterMs: 60_000, giveUpAfterMs: 15 * 60_000, pollMs: 1_000, syncWaitMs: 2_000, confirmations: 1 };
-
-/** A step of a transaction's life, for logs, metrics and tests. */
-export type TxStage = 'signed' | 'broadcast' | 'replaced' | 'rebroadcast' | 'cancelled' | 'mined';
 
 export type WalletDeps = {
   client: ChainClient;

@@ -11,24 +11,10 @@ import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy, S
 import type { TradeRecord, TradeState } from '../model/trade.ts';
 import type { TokenInfo } from '../units.ts';
 import { type AmountJson, type PriceJson, type Token, amountJson, percent, priceJson } from './amounts.ts';
-import type { PriceBook } from './prices.ts';
-import { type Counted, type Tally, addGas, emptyTally, foldFailedRun, foldTrade, isSettled, valueTokenOf, withOpenGas } from './tally.ts';
+import { type Books, type Counted, type Tally, addGas, emptyTally, foldFailedRun, foldTrade, isSettled, valueTokenOf, withOpenGas } from './tally.ts';
 import { parseTradeSlot } from '../model/trade-slot.ts';
 
-/** What accounting reads besides a strategy's trades. */
-export type Books = {
-  prices: PriceBook;
-  /** The chain's coin, as gas is paid in it; priced under the 'native' mark. */
-  native: Token;
-  /** Gas paid in wei per trade id, every mined or reverted transaction of it. */
-  gas: ReadonlyMap<string, bigint>;
-  /** The recorded balances of a wallet, oldest first. */
-  balances(wallet: string): readonly BalanceMark[];
-  /** A token the strategies do not describe (a gauge's position token), by address. */
-  token(address: string): Token;
-  /** When prices were last observed (unchanged ones write no row): value charts reach this time. */
-  markedAt?: number;
-};
+export type { Books } from './tally.ts';
 
 /** The times a value chart has points at: each trade, each price change, and the last observation. */
 function chartTimes(tradeTimes: readonly number[], priceTimes: readonly number[], since: number, markedAt: number | undefined): number[] {

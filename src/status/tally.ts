@@ -6,7 +6,24 @@
  */
 import type { Strategy } from '../strategy/types.ts';
 import type { TradeRecord, TradeState } from '../model/trade.ts';
-import type { Books } from './accounting.ts';
+import type { BalanceMark } from '../ledger/ledger.ts';
+import type { Token } from './amounts.ts';
+import type { PriceBook } from './prices.ts';
+
+/** What accounting reads besides a strategy's trades. */
+export type Books = {
+  prices: PriceBook;
+  /** The chain's coin, as gas is paid in it; priced under the 'native' mark. */
+  native: Token;
+  /** Gas paid in wei per trade id, every mined or reverted transaction of it. */
+  gas: ReadonlyMap<string, bigint>;
+  /** The recorded balances of a wallet, oldest first. */
+  balances(wallet: string): readonly BalanceMark[];
+  /** A token the strategies do not describe (a gauge's position token), by address. */
+  token(address: string): Token;
+  /** When prices were last observed (unchanged ones write no row): value charts reach this time. */
+  markedAt?: number;
+};
 
 /** How often a reason came up, and its most recent detail. */
 export type Counted = { reason: string; count: number; last: string };
