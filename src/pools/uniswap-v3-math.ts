@@ -69,7 +69,7 @@ const divUp = (a: bigint, b: bigint) => a / b + (a % b === 0n ? 0n : 1n);
 const mulDivUp = (a: bigint, b: bigint, d: bigint) => divUp(a * b, d);
 
 /** SqrtPriceMath.getAmount0Delta: token0 between two prices for `liquidity`. */
-function amount0Delta(sqrtA: bigint, sqrtB: bigint, liquidity: bigint, roundUp: boolean): bigint {
+export function amount0Delta(sqrtA: bigint, sqrtB: bigint, liquidity: bigint, roundUp: boolean): bigint {
   const [lower, upper] = sqrtA < sqrtB ? [sqrtA, sqrtB] : [sqrtB, sqrtA];
   const numerator1 = liquidity << 96n;
   const numerator2 = upper - lower;
@@ -77,7 +77,7 @@ function amount0Delta(sqrtA: bigint, sqrtB: bigint, liquidity: bigint, roundUp: 
 }
 
 /** SqrtPriceMath.getAmount1Delta: token1 between two prices for `liquidity`. */
-function amount1Delta(sqrtA: bigint, sqrtB: bigint, liquidity: bigint, roundUp: boolean): bigint {
+export function amount1Delta(sqrtA: bigint, sqrtB: bigint, liquidity: bigint, roundUp: boolean): bigint {
   const [lower, upper] = sqrtA < sqrtB ? [sqrtA, sqrtB] : [sqrtB, sqrtA];
   return roundUp ? mulDivUp(liquidity, upper - lower, Q96) : (liquidity * (upper - lower)) / Q96;
 }
