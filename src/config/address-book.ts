@@ -61,6 +61,8 @@ export const addressBookSchema = z.object({
       .regex(/^0x[0-9a-fA-F]{64}$/)
       .transform((hash) => hash as `0x${string}`)
       .optional(),
+    /** Uniswap's NonfungiblePositionManager over `uniswapV3Factory`, whose positions a strategy may manage. */
+    uniswapV3PositionManager: address.optional(),
     /**
      * Mento's Broker and the exchange providers of it whose exchanges a route may swap through; Mento v3's pool
      * factory, whose listed pools a route may swap in.

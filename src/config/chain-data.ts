@@ -63,6 +63,8 @@ export type KnownContracts = {
   mento: readonly MentoBroker[];
   /** Mento v3's pool factories: a route may swap in a fixed-price pool one of them lists. */
   mentoFpmmFactories: readonly Address[];
+  /** Uniswap V3 position managers, each over its factory: the contracts whose positions (NFTs) a strategy may manage. */
+  positionManagers: readonly { address: Address; factory: Address }[];
   /** Tokens a route may pass through. */
   tokens: readonly Address[];
   /** Partner ids besides 0 that quotes may carry (ours). */
@@ -158,6 +160,8 @@ const chainFileSchema = z.object({
             .optional(),
           /** The block the factory was deployed in: its pools are found from its `PoolCreated` logs from there. */
           fromBlock: z.number().int().min(0).optional(),
+          /** Uniswap's NonfungiblePositionManager over this factory: the only contract a V3 position strategy calls. */
+          positionManager: addressSchema.optional(),
         }),
       ]),
     ),
@@ -311,6 +315,14 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     gauges: [...(base?.contracts.gauges ?? []), ...Object.values(contracts?.gauges ?? {}).map((gauge) => ({ address: gauge.address, pool: gauge.pool }))],
     mento: [...(base?.contracts.mento ? [base.contracts.mento] : []), ...(contracts?.mento ? [contracts.mento] : [])],
     mentoFpmmFactories: [base?.contracts.mento?.fpmmFactory, contracts?.mento?.fpmmFactory].filter((factory): factory is Address => factory !== undefined),
+    positionManagers: [
+      ...(base?.contracts.factories ?? []).flatMap((factory) =>
+        factory.kind === 'uniswap-v3' && factory.positionManager ? [{ address: factory.positionManager, factory: factory.address }] : [],
+      ),
+      ...(contracts?.uniswapV3Factory && contracts.uniswapV3PositionManager
+        ? [{ address: contracts.uniswapV3PositionManager, factory: contracts.uniswapV3Factory }]
+        : []),
+    ],
     tokens: Object.values(tokens).map((token) => token.address),
     partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
     partnerFees: (own?.partners ?? []).map((partner) => ({ id: BigInt(partner.id), recipient: partner.admin, feeNumerator: BigInt(partner.feeNumerator) })),

@@ -192,6 +192,32 @@ export const uniswapV3FactoryAbi = parseAbi([
 ]);
 
 /**
+ * Uniswap's NonfungiblePositionManager (Celo: 0x3d79EdAaBC0EaB6F08ED885C05Fc0B014290D95A; Uniswap/v3-periphery
+ * `contracts/interfaces/INonfungiblePositionManager.sol`), in the parts a position strategy calls and reads: a
+ * position by its NFT's id, the liquidity it adds and removes, what it collects, and the NFT's owner.
+ */
+export const positionManagerAbi = parseAbi([
+  'struct MintParams { address token0; address token1; uint24 fee; int24 tickLower; int24 tickUpper; uint256 amount0Desired; uint256 amount1Desired; uint256 amount0Min; uint256 amount1Min; address recipient; uint256 deadline; }',
+  'struct IncreaseLiquidityParams { uint256 tokenId; uint256 amount0Desired; uint256 amount1Desired; uint256 amount0Min; uint256 amount1Min; uint256 deadline; }',
+  'struct DecreaseLiquidityParams { uint256 tokenId; uint128 liquidity; uint256 amount0Min; uint256 amount1Min; uint256 deadline; }',
+  'struct CollectParams { uint256 tokenId; address recipient; uint128 amount0Max; uint128 amount1Max; }',
+  'function factory() view returns (address)',
+  'function WETH9() view returns (address)',
+  'function positions(uint256 tokenId) view returns (uint96 nonce, address operator, address token0, address token1, uint24 fee, int24 tickLower, int24 tickUpper, uint128 liquidity, uint256 feeGrowthInside0LastX128, uint256 feeGrowthInside1LastX128, uint128 tokensOwed0, uint128 tokensOwed1)',
+  'function ownerOf(uint256 tokenId) view returns (address)',
+  'function mint(MintParams params) payable returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)',
+  'function increaseLiquidity(IncreaseLiquidityParams params) payable returns (uint128 liquidity, uint256 amount0, uint256 amount1)',
+  'function decreaseLiquidity(DecreaseLiquidityParams params) payable returns (uint256 amount0, uint256 amount1)',
+  'function collect(CollectParams params) payable returns (uint256 amount0, uint256 amount1)',
+  'function burn(uint256 tokenId) payable',
+  'function multicall(bytes[] data) payable returns (bytes[] results)',
+  'event IncreaseLiquidity(uint256 indexed tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)',
+  'event DecreaseLiquidity(uint256 indexed tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)',
+  'event Collect(uint256 indexed tokenId, address recipient, uint256 amount0, uint256 amount1)',
+  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
+]);
+
+/**
  * Mento v3's FPMMFactory (Celo: 0xa849b475FE5a4B5C9C3280152c7a1945b907613b) and its fixed-price pools (mento-core
  * `contracts/interfaces/IFPMM.sol`, `IFPMMFactory.sol`), in the parts a router reads, and the OracleAdapter they price
  * by (`IOracleAdapter.sol`).

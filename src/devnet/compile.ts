@@ -50,7 +50,10 @@ const uniswapV2Core = ['UniswapV2Factory', 'UniswapV2Pair'] as const;
 const uniswapV3Core = ['UniswapV3Factory', 'UniswapV3Pool'] as const;
 
 /** Uniswap V3 periphery contracts Celo has, taken from the published build (`@uniswap/v3-periphery`) unchanged. */
-const uniswapV3Periphery = [['QuoterV2', 'lens']] as const;
+const uniswapV3Periphery = [
+  ['QuoterV2', 'lens'],
+  ['NonfungiblePositionManager', ''],
+] as const;
 
 type Artifact = { abi: unknown[]; bytecode: string; deployedBytecode?: string };
 
@@ -103,7 +106,9 @@ function loadUniswapV3Core(name: string): Artifact {
 }
 
 function loadUniswapV3Periphery(name: string, folder: string): Artifact {
-  const build = JSON.parse(readFileSync(require.resolve(`@uniswap/v3-periphery/artifacts/contracts/${folder}/${name}.sol/${name}.json`), 'utf8'));
+  const build = JSON.parse(
+    readFileSync(require.resolve(`@uniswap/v3-periphery/artifacts/contracts/${folder === '' ? '' : `${folder}/`}${name}.sol/${name}.json`), 'utf8'),
+  );
   return { abi: build.abi, bytecode: build.bytecode };
 }
 

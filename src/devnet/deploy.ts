@@ -174,7 +174,11 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
       oneClickFarm,
       uniswapV2Factory: factory,
       uniswapV2PairInitCodeHash: pairInitCodeHash,
-      ...(uniswapV3 && { uniswapV3Factory: uniswapV3.factory, uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash }),
+      ...(uniswapV3 && {
+        uniswapV3Factory: uniswapV3.factory,
+        uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash,
+        uniswapV3PositionManager: uniswapV3.positionManager,
+      }),
       ...(mento && { mento: { broker: mento.broker, exchangeProviders: [mento.world.biPoolManager], fpmmFactory: mento.world.fpmmFactory } }),
       adapters: {
         uniswapV2: adapter,

@@ -3,9 +3,10 @@
  * provider, and the pools of `uniswapV3PoolSpecs` initialized at the world's prices, each with positions of several
  * widths so that swaps cross initialized ticks. Beside them what Celo has for V3 routes: Uniswap's QuoterV2 from its
  * published build (@uniswap/v3-periphery) at Celo's address, and Swappa's PairUniswapV3 as Swappa built it, which
- * quotes through that QuoterV2 (not a view) and whose swap callback pays whoever calls it.
+ * quotes through that QuoterV2 (not a view) and whose swap callback pays whoever calls it; and Uniswap's
+ * NonfungiblePositionManager from the same build, whose positions (NFTs) a V3 position strategy manages.
  */
-import { type Address, getAddress, isAddressEqual, keccak256 } from 'viem';
+import { type Address, getAddress, isAddressEqual, keccak256, zeroAddress } from 'viem';
 import { isqrt } from '../bigint-math.ts';
 import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
@@ -53,6 +54,7 @@ export async function deployUniswapV3(
   factory: Address;
   adapter: Address;
   quotingAdapter: Address;
+  positionManager: Address;
   poolInitCodeHash: `0x${string}`;
   world: NonNullable<DeploymentAddressBook['uniswapV3']>;
 }> {
@@ -102,7 +104,10 @@ export async function deployUniswapV3(
     pools.push({ name: `${token0}/${token1} ${poolSpec.fee / 10_000}%`, address: pool, token0, token1, fee: poolSpec.fee, tickSpacing: spacing });
   }
   const quotingAdapter = await deployCeloQuoting(deploy, publicClient, factory, tokens.WETH.address);
-  return { factory, adapter, quotingAdapter, poolInitCodeHash, world: { liquidityProvider, pools } };
+  // Uniswap's position manager from its published build, over the factory, with the same wrapped coin as QuoterV2 (on
+  // Celo, CELO itself); without a token descriptor: the NFTs' images are not the daemon's business.
+  const positionManager = await deploy('NonfungiblePositionManager', artifacts.NonfungiblePositionManager, [factory, tokens.WETH.address, zeroAddress]);
+  return { factory, adapter, quotingAdapter, positionManager, poolInitCodeHash, world: { liquidityProvider, pools } };
 }
 
 /**

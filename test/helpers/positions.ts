@@ -1,0 +1,117 @@
+/**
+ * Uniswap V3 positions on the devnet, as a liquidity provider makes them: opened through the real position manager
+ * from a funded account, and swap volume through the pool from another, so that fees accrue as on a real chain.
+ */
+import { type Address, encodePacked, erc20Abi, maxUint256, parseEventLogs } from 'viem';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { positionManagerAbi } from '../../src/contracts/abi.ts';
+import { tickAtSqrtRatio } from '../../src/pools/uniswap-v3-math.ts';
+import type { PositionManagerOf } from '../../src/pools/uniswap-v3-position.ts';
+import type { DevnetFork } from './devnet.ts';
+import { trader } from './routing.ts';
+
+type V3PoolOfBook = NonNullable<DevnetFork['addressBook']['uniswapV3']>['pools'][number];
+
+/** The devnet's V3 pool of two tokens (either order) at a fee. */
+export function v3Pool(fork: DevnetFork, symbols: readonly [string, string], fee: number): V3PoolOfBook {
+  const pool = fork.addressBook.uniswapV3?.pools.find(
+    (candidate) => candidate.fee === fee && [candidate.token0, candidate.token1].sort().join() === [...symbols].sort().join(),
+  );
+  if (!pool) throw new Error(`no V3 pool of ${symbols.join(' and ')} at ${fee} on this devnet`);
+  return pool;
+}
+
+/** The devnet's position manager, with the factory it makes pools of and their init code hash. */
+export function positionManagerOf(fork: DevnetFork): PositionManagerOf {
+  const { uniswapV3PositionManager: address, uniswapV3Factory: factory, uniswapV3PoolInitCodeHash: poolInitCodeHash } = fork.addressBook.contracts;
+  if (!address || !factory || !poolInitCodeHash) throw new Error('this devnet has no Uniswap V3 position manager');
+  return { address, factory, poolInitCodeHash };
+}
+
+async function poolTick(fork: DevnetFork, pool: Address): Promise<number> {
+  const [sqrtPriceX96] = await fork.publicClient.readContract({ address: pool, abi: artifacts.UniswapV3Pool.abi, functionName: 'slot0' });
+  return tickAtSqrtRatio(sqrtPriceX96);
+}
+
+/**
+ * Opens a position of account `account` in `pool`, `halfWidthTicks` either side of the price (on the pool's spacing),
+ * with up to the amounts given; returns its token id and range.
+ */
+export async function openPosition(
+  fork: DevnetFork,
+  pool: V3PoolOfBook,
+  options: { account?: number; halfWidthTicks: number; amount0: bigint; amount1: bigint },
+): Promise<{ tokenId: bigint; tickLower: number; tickUpper: number; liquidity: bigint; amount0: bigint; amount1: bigint }> {
+  const { address, wallet } = trader(fork, options.account ?? 0);
+  const manager = positionManagerOf(fork).address;
+  const [token0, token1] = [fork.token(pool.token0), fork.token(pool.token1)];
+  for (const token of [token0, token1]) {
+    await fork.confirm(await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [manager, maxUint256] }));
+  }
+  const tick = await poolTick(fork, pool.address);
+  const spacing = pool.tickSpacing;
+  const tickLower = Math.floor((tick - options.halfWidthTicks) / spacing) * spacing;
+  const tickUpper = Math.ceil((tick + options.halfWidthTicks) / spacing) * spacing;
+  const hash = await wallet.writeContract({
+    address: manager,
+    abi: positionManagerAbi,
+    functionName: 'mint',
+    args: [
+      {
+        token0,
+        token1,
+        fee: pool.fee,
+        tickLower,
+        tickUpper,
+        amount0Desired: options.amount0,
+        amount1Desired: options.amount1,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient: address,
+        deadline: maxUint256,
+      },
+    ],
+  });
+  const receipt = await fork.confirm(hash);
+  const [increased] = parseEventLogs({ abi: positionManagerAbi, eventName: 'IncreaseLiquidity', logs: receipt.logs });
+  if (!increased) throw new Error('the position manager minted no position');
+  return {
+    tokenId: increased.args.tokenId,
+    tickLower,
+    tickUpper,
+    liquidity: increased.args.liquidity,
+    amount0: increased.args.amount0,
+    amount1: increased.args.amount1,
+  };
+}
+
+/**
+ * Swaps `size` of token0 then what came back of token1, `rounds` times, through the pool (by the devnet's V3
+ * adapter) from account `account`: volume both ways that leaves the price about where it was. Returns the volume.
+ */
+export async function tradeVolume(
+  fork: DevnetFork,
+  pool: V3PoolOfBook,
+  options: { account: number; size: bigint; rounds: number },
+): Promise<{ volume0: bigint; volume1: bigint }> {
+  const { address, wallet } = trader(fork, options.account);
+  const adapter = fork.addressBook.contracts.adapters.uniswapV3 as Address;
+  const [token0, token1] = [fork.token(pool.token0), fork.token(pool.token1)];
+  const extras = encodePacked(['address'], [pool.address]);
+  let [volume0, volume1] = [0n, 0n];
+  const swap = async (input: Address, output: Address, amount: bigint) => {
+    const before = await fork.balanceOf(output, address);
+    await fork.confirm(await wallet.writeContract({ address: input, abi: erc20Abi, functionName: 'transfer', args: [adapter, amount] }));
+    await fork.confirm(
+      await wallet.writeContract({ address: adapter, abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [input, output, address, extras] }),
+    );
+    return (await fork.balanceOf(output, address)) - before;
+  };
+  for (let round = 0; round < options.rounds; round++) {
+    const got1 = await swap(token0, token1, options.size);
+    volume0 += options.size;
+    await swap(token1, token0, got1);
+    volume1 += got1;
+  }
+  return { volume0, volume1 };
+}
