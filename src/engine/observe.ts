@@ -13,6 +13,9 @@ import type { CompoundObservation } from '../strategy/compound.ts';
 import type { DcaObservation } from '../strategy/dca.ts';
 import type { LimitObservation } from '../strategy/limit.ts';
 import type { RebalanceObservation } from '../strategy/rebalance.ts';
+import type { V3PositionObservation, V3PositionStrategy } from '../strategy/v3-position.ts';
+import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
+import { readRangeHistory, readV3Position } from '../pools/uniswap-v3-position.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } from '../strategy/types.ts';
 
 export type MarketView = {
@@ -103,3 +106,52 @@ export async function observeCompound(strategy: CompoundStrategy, view: MarketVi
     throw new ValuationError(`${strategy.id}: cannot value the rewards: no price for ${gauge.rewardToken.symbol} or ${valueToken.symbol}`);
   return { now: view.now(), earned, position, earnedValue, gasCostValue };
 }
+
+/** Gas a V3 compound takes (collect, the ratio swap through the router, increaseLiquidity), with room to spare. */
+export const v3CompoundGasUnits = 800_000n;
+
+/**
+ * A V3 position as its strategy decides on it: read from the chain at the latest block (its owner must be the
+ * wallet), its fees and a compound's gas valued at the reference, the reference price in the pool's terms, and, when
+ * the file keeps the range, where the pool's oracle put the price over the window.
+ */
+export async function observeV3Position(strategy: V3PositionStrategy, view: MarketView): Promise<V3PositionObservation> {
+  const { pool, valueToken } = strategy;
+  const blockNumber = await view.client.getBlockNumber();
+  const [position, gasPrice, usd0, usd1] = await Promise.all([
+    readV3Position(view.client, strategy.positionManager, strategy.positionId, blockNumber),
+    view.client.getGasPrice(),
+    view.prices.usdPrice(pool.token0.address).catch(noPrice(strategy, pool.token0.symbol)),
+    view.prices.usdPrice(pool.token1.address).catch(noPrice(strategy, pool.token1.symbol)),
+  ]);
+  if (!isAddressEqual(position.owner, view.wallet)) {
+    throw new ValuationError(`${strategy.id}: position ${strategy.positionId} belongs to ${position.owner}, not to the wallet ${view.wallet}`);
+  }
+  if (!isAddressEqual(position.pool, pool.address)) {
+    throw new ValuationError(`${strategy.id}: position ${strategy.positionId} is in pool ${position.pool}, not the strategy's ${pool.address}`);
+  }
+  const native = view.nativeToken;
+  if (!native) throw new ValuationError(`${strategy.id}: cannot value gas: the chain's native token is not known`);
+  const [fees0, fees1, compoundGasValue] = await Promise.all([
+    referenceValue(view, pool.token0.address, valueToken.address, position.uncollected.amount0),
+    referenceValue(view, pool.token1.address, valueToken.address, position.uncollected.amount1),
+    referenceValue(view, native.address, valueToken.address, gasPrice * v3CompoundGasUnits),
+  ]);
+  if (fees0 === undefined || fees1 === undefined)
+    throw new ValuationError(`${strategy.id}: cannot value the fees: no price for the pool's tokens in ${valueToken.symbol}`);
+  if (compoundGasValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no price for ${native.symbol} or ${valueToken.symbol}`);
+  const rangeHistory = strategy.keepInRange ? await readRangeHistory(view.client, position, Math.round(strategy.keepInRange.outsideMs / 1000)) : undefined;
+  return {
+    now: view.now(),
+    position,
+    referenceSqrtPriceX96: sqrtPriceX96FromUsd(usd0.usdE18, usd1.usdE18, pool.token0.decimals, pool.token1.decimals),
+    feesValue: fees0 + fees1,
+    compoundGasValue,
+    ...(rangeHistory && { rangeHistory }),
+  };
+}
+
+const noPrice = (strategy: V3PositionStrategy, symbol: string) => (error: unknown) => {
+  if (error instanceof NoPriceError) throw new ValuationError(`${strategy.id}: no reference price for ${symbol}: ${error.shortMessage}`);
+  throw error;
+};

@@ -3,6 +3,7 @@
  * LiquidityAmounts (how much liquidity amounts buy) and the pool's SqrtPriceMath (what a position holds, or what a
  * mint pulls). Prices are √price × 2⁹⁶, as the pool keeps them; a range is its two ticks' √prices.
  */
+import { isqrt } from '../bigint-math.ts';
 import { amount0Delta, amount1Delta, sqrtRatioAtTick } from './uniswap-v3-math.ts';
 
 const Q96 = 1n << 96n;
@@ -63,4 +64,12 @@ export function swapToRangeRatio(sqrtPriceX96: bigint, range: TickRange, amounts
   if (amounts.amount0 > target0) return { sell: 'token0', amount: amounts.amount0 - target0 };
   if (amounts.amount1 > target1) return { sell: 'token1', amount: amounts.amount1 - target1 };
   return undefined;
+}
+
+/**
+ * √price × 2⁹⁶ of raw token0 in raw token1, from both tokens' USD prices (18 decimals) and decimals: the reference
+ * price in the pool's own terms.
+ */
+export function sqrtPriceX96FromUsd(usd0E18: bigint, usd1E18: bigint, decimals0: number, decimals1: number): bigint {
+  return isqrt((usd0E18 * 10n ** BigInt(decimals1) * Q192) / (usd1E18 * 10n ** BigInt(decimals0)));
 }

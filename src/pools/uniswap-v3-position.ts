@@ -71,3 +71,44 @@ export async function readV3Position(client: ChainClient, manager: PositionManag
 /** Whether the pool's price is inside the position's range (where it earns fees): the pool's own test, tick in [lower, upper). */
 export const inRange = (position: Pick<V3Position, 'tick' | 'tickLower' | 'tickUpper'>) =>
   position.tick >= position.tickLower && position.tick < position.tickUpper;
+
+/** Division rounded towards minus infinity, as the oracle's mean tick is (OracleLibrary.consult). */
+const floorDiv = (a: bigint, b: bigint) => a / b - (a % b !== 0n && a < 0n !== b < 0n ? 1n : 0n);
+
+/**
+ * Where the pool's own oracle puts the price over the last `windowSeconds`: outside the range on one side on average in
+ * every one of `slices` equal parts of the window, and outside now; or not; or not known (the oracle does not reach
+ * back that far, or the node would not say). Only the chain decides it: no record of ours, which a database writer
+ * could edit, says how long a position has been out of range.
+ */
+export async function readRangeHistory(
+  client: ChainClient,
+  position: Pick<V3Position, 'pool' | 'tick' | 'tickLower' | 'tickUpper' | 'blockNumber'>,
+  windowSeconds: number,
+  slices = 12,
+): Promise<{ outside: 'below' | 'above' } | { outside: false } | { unknown: string }> {
+  const side = position.tick < position.tickLower ? 'below' : position.tick >= position.tickUpper ? 'above' : undefined;
+  if (!side) return { outside: false };
+  const step = Math.max(1, Math.floor(windowSeconds / slices));
+  const secondsAgos = Array.from({ length: slices + 1 }, (_, i) => (slices - i) * step);
+  let cumulatives: readonly bigint[];
+  try {
+    [cumulatives] = await client.readContract({
+      address: position.pool,
+      abi: uniswapV3PoolAbi,
+      functionName: 'observe',
+      args: [secondsAgos],
+      blockNumber: position.blockNumber,
+    });
+  } catch (error) {
+    return {
+      unknown: `the pool's oracle does not reach back ${Math.round(windowSeconds / 60)} min (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+    };
+  }
+  for (let i = 1; i < cumulatives.length; i++) {
+    const average = floorDiv((cumulatives[i] as bigint) - (cumulatives[i - 1] as bigint), BigInt(step));
+    const outsideThen = side === 'below' ? average < position.tickLower : average >= position.tickUpper;
+    if (!outsideThen) return { outside: false };
+  }
+  return { outside: side };
+}

@@ -14,6 +14,7 @@
 import { type TokenInfo, displayNumber } from '../units.ts';
 import type { Address } from 'viem';
 import type { TickRange, TokenAmounts } from '../pools/uniswap-v3-liquidity.ts';
+import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
 import { tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
 
 export type V3PositionStrategy = {
@@ -21,7 +22,8 @@ export type V3PositionStrategy = {
   wallet: string;
   slippageBps: number;
   maxPriceDeviationBps?: number;
-  positionManager: Address;
+  /** The chain data's position manager, with the factory whose pools it makes and their init code hash. */
+  positionManager: PositionManagerOf;
   positionId: bigint;
   /** The position's pool, as the chain says (its tokens in the pool's order). */
   pool: { address: Address; token0: TokenInfo; token1: TokenInfo; fee: number; tickSpacing: number };

@@ -85,32 +85,43 @@ export async function openPosition(
   };
 }
 
+/** Sells `amount` of the pool's token0 or token1 in the pool (by the devnet's V3 adapter) from account `account`; returns what it paid. */
+export async function swapInPool(
+  fork: DevnetFork,
+  pool: V3PoolOfBook,
+  options: { account: number; sell: 'token0' | 'token1'; amount: bigint },
+): Promise<bigint> {
+  const { address, wallet } = trader(fork, options.account);
+  const adapter = fork.addressBook.contracts.adapters.uniswapV3 as Address;
+  const [token0, token1] = [fork.token(pool.token0), fork.token(pool.token1)];
+  const [input, output] = options.sell === 'token0' ? [token0, token1] : [token1, token0];
+  const before = await fork.balanceOf(output, address);
+  await fork.confirm(await wallet.writeContract({ address: input, abi: erc20Abi, functionName: 'transfer', args: [adapter, options.amount] }));
+  await fork.confirm(
+    await wallet.writeContract({
+      address: adapter,
+      abi: artifacts.UniswapV3Adapter.abi,
+      functionName: 'swap',
+      args: [input, output, address, encodePacked(['address'], [pool.address])],
+    }),
+  );
+  return (await fork.balanceOf(output, address)) - before;
+}
+
 /**
- * Swaps `size` of token0 then what came back of token1, `rounds` times, through the pool (by the devnet's V3
- * adapter) from account `account`: volume both ways that leaves the price about where it was. Returns the volume.
+ * Sells `size` of token0 then what came back of token1, `rounds` times, in the pool from account `account`: volume
+ * both ways that leaves the price about where it was. Returns the volume.
  */
 export async function tradeVolume(
   fork: DevnetFork,
   pool: V3PoolOfBook,
   options: { account: number; size: bigint; rounds: number },
 ): Promise<{ volume0: bigint; volume1: bigint }> {
-  const { address, wallet } = trader(fork, options.account);
-  const adapter = fork.addressBook.contracts.adapters.uniswapV3 as Address;
-  const [token0, token1] = [fork.token(pool.token0), fork.token(pool.token1)];
-  const extras = encodePacked(['address'], [pool.address]);
   let [volume0, volume1] = [0n, 0n];
-  const swap = async (input: Address, output: Address, amount: bigint) => {
-    const before = await fork.balanceOf(output, address);
-    await fork.confirm(await wallet.writeContract({ address: input, abi: erc20Abi, functionName: 'transfer', args: [adapter, amount] }));
-    await fork.confirm(
-      await wallet.writeContract({ address: adapter, abi: artifacts.UniswapV3Adapter.abi, functionName: 'swap', args: [input, output, address, extras] }),
-    );
-    return (await fork.balanceOf(output, address)) - before;
-  };
   for (let round = 0; round < options.rounds; round++) {
-    const got1 = await swap(token0, token1, options.size);
+    const got1 = await swapInPool(fork, pool, { account: options.account, sell: 'token0', amount: options.size });
     volume0 += options.size;
-    await swap(token1, token0, got1);
+    await swapInPool(fork, pool, { account: options.account, sell: 'token1', amount: got1 });
     volume1 += got1;
   }
   return { volume0, volume1 };

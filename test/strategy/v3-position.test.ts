@@ -10,7 +10,11 @@ const strategy = (overrides: Partial<V3PositionStrategy> = {}): V3PositionStrate
   id: 'lp',
   wallet: 'main',
   slippageBps: 50,
-  positionManager: '0x3d79EdAaBC0EaB6F08ED885C05Fc0B014290D95A',
+  positionManager: {
+    address: '0x3d79EdAaBC0EaB6F08ED885C05Fc0B014290D95A',
+    factory: '0xAfE208a311B21f13EF87E33A90049fC17A7acDEc',
+    poolInitCodeHash: '0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54',
+  },
   positionId: 7n,
   pool: { address: '0x0000000000000000000000000000000000000001', token0: cusd, token1: celo, fee: 3000, tickSpacing: 60 },
   valueToken: cusd,
