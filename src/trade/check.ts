@@ -44,7 +44,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import type { Trade, TradeRecord } from '../model/trade.ts';
+import { type Trade, type TradeRecord, spentTokens } from '../model/trade.ts';
 
 export type CheckContext = {
   wallet: Wallet;
@@ -59,17 +59,20 @@ export type CheckContext = {
   signal?: AbortSignal;
 };
 
-/** A trade that passed every check: the call, the approval it needs, and the chain as the checks read it. */
+/** An approval the trade needs first (its allowance is short), with the gas its simulation used (none: not simulated). */
+export type NeededApproval = { approval: Approval; gas?: bigint };
+
+/** A trade that passed every check: the call, the approvals it needs, and the chain as the checks read it. */
 export type Checked = {
   call: BuiltCall;
   /** What the trade should pay at the independent reference (claims have none). */
   reference?: Reference;
   /** Set when the spender's allowance is short: approve first, on the nonce before the trade. */
-  approval?: Approval;
+  approvals: NeededApproval[];
   reads: Preflight;
   fees: Fees;
-  /** Gas limits with headroom, from the simulation (undefined: simulate again once the approval is mined). */
-  gas: { approve?: bigint; trade?: bigint };
+  /** The trade's gas, from the simulation (undefined: simulate again once its approvals are mined). */
+  gas: { trade?: bigint };
   simulatedOut?: bigint;
 };
 
@@ -126,7 +129,7 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
   //    unlisted adapter has its pools' fees, so its oracle value, only once step 12 proves its pools.) A moved pool
   //    is reported as such, before any price it caused.
   const simulated = buildCall(trade, proposal);
-  const approval = simulated.spender ? approvalOf(trade, simulated.spender, ctx.settings) : undefined;
+  const approvals = simulated.spender ? approvalsOf(trade, simulated.spender, ctx.settings) : [];
   const steadyPools = poolsOf(verified);
   // What a swap's route pays is read in the same simulation, on the state the call meets (contracts/hop-quoter.ts).
   const quote = proposal.kind === 'swap' && verified ? hopQuoteRead(proposal.route.details, trade.amountIn) : undefined;
@@ -134,7 +137,7 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
     from: trade.wallet,
     to: simulated.target,
     data: simulated.data,
-    approval,
+    approvals,
     before: ctx.wallet.inFlightCalls(),
     quote,
   });
@@ -200,7 +203,7 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
   if (trade.kind === 'swap') checkThreshold(call.expectedOut, trade.minAmountOut);
 
   // 7. What the batch read of the wallet: is the allowance short?
-  const needsApproval = approval !== undefined && (reads.allowance ?? 0n) < approval.amount;
+  const needed = neededApprovals(approvals, reads);
 
   // 8. The deadline leaves time to be mined and is not too far.
   if (call.deadline !== undefined) checkDeadline([call.deadline], reads.block.timestamp, ctx.settings.deadline);
@@ -213,9 +216,6 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
   checkFeeCap(fees.maxFeePerGas, ctx.settings.feeCap);
 
   // 11. The exact transactions, simulated together, succeed and pay at least our minimum.
-  if (needsApproval && reads.approvalResult && !reads.approvalResult.ok) {
-    throw new GuardRefusal('simulation', `a simulation of the approval of ${approval.token} reverts: ${reads.approvalResult.reason}`);
-  }
   const gas: Checked['gas'] = {};
   let simulatedOut: bigint | undefined;
   if (reads.call !== 'unsimulated') {
@@ -224,7 +224,6 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
     checkSimulation(simulatedOut, call.minOut);
     gas.trade = reads.call.gasUsed;
   }
-  if (needsApproval && reads.approvalResult?.ok) gas.approve = reads.approvalResult.gasUsed;
 
   // 12. Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades
   //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,
@@ -271,7 +270,20 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
     .filter((pool) => !steadyPools.some((known) => isAddressEqual(known.address, pool)) && !oraclePriced.some((known) => isAddressEqual(known, pool)))
     .map((address): SwapPool => ({ address }));
   await abortable(checkPoolsSteady(ctx, shownPools), ctx.signal);
-  return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+  return { call, reference, approvals: needed, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+}
+
+/**
+ * Of the approvals a call may need (in the order the preflight simulated them), those whose allowance is short, each
+ * with its simulated gas; a simulated approval that reverts is refused.
+ */
+export function neededApprovals(approvals: readonly Approval[], reads: Preflight): NeededApproval[] {
+  return approvals.flatMap((approval, i) => {
+    if ((reads.allowances[i] ?? 0n) >= approval.amount) return [];
+    const simulated = reads.approvalResults[i];
+    if (simulated && !simulated.ok) throw new GuardRefusal('simulation', `a simulation of the approval of ${approval.token} reverts: ${simulated.reason}`);
+    return [{ approval, ...(simulated?.ok && { gas: simulated.gasUsed }) }];
+  });
 }
 
 /**
@@ -304,7 +316,7 @@ async function accountForFlows(
   verified: Verified,
 ): Promise<ProvenSwap[] | undefined> {
   if (!verified || proposal.kind === 'claim') return undefined;
-  const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
+  const approvalLogs = reads.approvalResults.flatMap((result) => (result.ok ? (result.logs ?? []) : []));
   const logs = reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs ? [...approvalLogs, ...reads.call.logs] : undefined;
   const routes = proposal.kind === 'swap' ? [proposal.route.details] : proposal.route.underlyingRoutes;
   return provenSwaps(ctx.routes, trade, logs, hopsOf(verified), {
@@ -557,8 +569,9 @@ function checkProposal(trade: Trade, proposal: RoutedProposal): void {
   }
 }
 
-function approvalOf(trade: Trade, spender: Address, settings: ExecutionSettings): Approval {
-  return { token: trade.tokenIn, spender, amount: trade.amountIn, value: settings.approvals === 'unlimited' ? maxUint256 : trade.amountIn };
+/** The allowance `spender` needs of each token the trade spends: exactly what it spends, or unlimited when the settings say so. */
+export function approvalsOf(trade: Trade, spender: Address, settings: ExecutionSettings): Approval[] {
+  return spentTokens(trade).map(({ token, amount }) => ({ token, spender, amount, value: settings.approvals === 'unlimited' ? maxUint256 : amount }));
 }
 
 /** The budgets that limit this trade (on its input token), by scope: its strategy's, then its wallet's. */
