@@ -4,11 +4,11 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual, maxUint256 } from 'viem';
+import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual, } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
-import { type Approval, type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
+import { type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
 import { hopQuoteRead } from '../contracts/hop-quoter.ts';
 import type { Wallet } from '../chain/wallet.ts';
 import {
@@ -34,8 +34,9 @@ import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type
 import type { Spending } from '../ledger/trades.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { abortable } from '../ops/abort.ts';
-import { NoAverageError } from '../price/pool-average.ts';
-import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError } from '../price/reference.ts';
+import { PriceReference } from '../price/reference.ts';
+import { type NeededApproval, approvalsOf, neededApprovals } from './approvals.ts';
+import { withPriceRefusals } from './price-refusals.ts';
 import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
@@ -44,7 +45,8 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import { type Trade, type TradeRecord, spentTokens } from '../model/trade.ts';
+import { type Trade, type TradeRecord, isPositionTrade, } from '../model/trade.ts';
+import { checkPosition } from './check-position.ts';
 
 export type CheckContext = {
   wallet: Wallet;
@@ -58,9 +60,6 @@ export type CheckContext = {
   priceToleranceBps: number;
   signal?: AbortSignal;
 };
-
-/** An approval the trade needs first (its allowance is short), with the gas its simulation used (none: not simulated). */
-export type NeededApproval = { approval: Approval; gas?: bigint };
 
 /** A trade that passed every check: the call, the approvals it needs, and the chain as the checks read it. */
 export type Checked = {
@@ -93,8 +92,11 @@ export function chainChecks(client: ChainClient, chainId: number, book?: Address
 }
 
 export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal): Promise<Checked> {
-  // WIP (issue 42): a position trade's checks (trade/check-position.ts) need two approvals in one preflight first.
-  if (proposal.kind === 'position') throw new Error(`trade ${trade.id}: trades on a V3 position are not checked yet`);
+  // A trade on a V3 position asks the service nothing: its own checks (trade/check-position.ts).
+  if (proposal.kind === 'position') {
+    if (!isPositionTrade(trade)) throw new Error(`check: a ${trade.kind} trade with a position's proposal`);
+    return checkPosition(ctx, trade);
+  }
   return checkRouted(ctx, trade, proposal);
 }
 
@@ -274,19 +276,6 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
 }
 
 /**
- * Of the approvals a call may need (in the order the preflight simulated them), those whose allowance is short, each
- * with its simulated gas; a simulated approval that reverts is refused.
- */
-export function neededApprovals(approvals: readonly Approval[], reads: Preflight): NeededApproval[] {
-  return approvals.flatMap((approval, i) => {
-    if ((reads.allowances[i] ?? 0n) >= approval.amount) return [];
-    const simulated = reads.approvalResults[i];
-    if (simulated && !simulated.ok) throw new GuardRefusal('simulation', `a simulation of the approval of ${approval.token} reverts: ${simulated.reason}`);
-    return [{ approval, ...(simulated?.ok && { gas: simulated.gasUsed }) }];
-  });
-}
-
-/**
  * The route with each Mento v3 pool's fees as read in this check's batch (governance may change them since the pool
  * was verified): its protocol fee recipient may take what the pool charges now.
  */
@@ -410,18 +399,6 @@ function poolsOf(verified: Verified): SwapPool[] {
 async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): Promise<void> {
   const unique = [...new Map(pools.map((pool) => [pool.address.toLowerCase(), pool])).values()];
   await withPriceRefusals(() => Promise.all(unique.map((pool) => ctx.prices.checkSteady(pool.address, ctx.priceToleranceBps, pool.kind))));
-}
-
-/** Price failures as the refusals they are: no price, a pool moved within the window, the sequencer down. */
-async function withPriceRefusals<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof SequencerDownError) throw new GuardRefusal('sequencer', error.shortMessage);
-    if (error instanceof NoPriceError || error instanceof NoAverageError) throw new GuardRefusal('no-price', error.shortMessage);
-    if (error instanceof ManipulatedPoolError) throw new GuardRefusal('manipulated', error.shortMessage);
-    throw error;
-  }
 }
 
 /** A route's hops with each unlisted one replaced by the proven swap of its two tokens; refused if there is none. */
@@ -567,11 +544,6 @@ function checkProposal(trade: Trade, proposal: RoutedProposal): void {
     case 'claim':
       return;
   }
-}
-
-/** The allowance `spender` needs of each token the trade spends: exactly what it spends, or unlimited when the settings say so. */
-export function approvalsOf(trade: Trade, spender: Address, settings: ExecutionSettings): Approval[] {
-  return spentTokens(trade).map(({ token, amount }) => ({ token, spender, amount, value: settings.approvals === 'unlimited' ? maxUint256 : amount }));
 }
 
 /** The budgets that limit this trade (on its input token), by scope: its strategy's, then its wallet's. */
