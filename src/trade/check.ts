@@ -4,7 +4,7 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual, } from 'viem';
+import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
@@ -45,7 +45,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import { type Trade, type TradeRecord, isPositionTrade, } from '../model/trade.ts';
+import { type Trade, type TradeRecord, isPositionTrade } from '../model/trade.ts';
 import { checkPosition } from './check-position.ts';
 
 export type CheckContext = {
