@@ -86,5 +86,5 @@ describe('the container image', () => {
     // The container's environment (its data directory and listen address aside) with `run --devnet`: the demo.
     const { ROUTEKEEPER_DATA_DIR: _dataDir, METRICS_HOST: _host, ...asInContainer } = env;
     await firstTradeOf('node bin/routekeeper.js run --devnet', asInContainer);
-  }, 90_000);
+  }, 180_000);
 });
