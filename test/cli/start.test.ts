@@ -43,8 +43,11 @@ async function firstTradeOf(command: string, extraEnv: Record<string, string> = 
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
       const started = Date.now();
+      // The first trade comes about 6 s after the start alone and 14 s beside a second copy of the suite; once, with
+      // both copies compiling the Solidity (a core each for a minute) at that moment, not within 60 s: the world is
+      // deployed afresh at every start. The ceiling is for a start that never trades, not a measure of speed.
       while (!/"status":"confirmed"/.test(output)) {
-        if (Date.now() - started > 60_000) throw new Error(`no trade within 60 s:\n${output}`);
+        if (Date.now() - started > 150_000) throw new Error(`no trade within 150 s:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(output).toContain('EMBEDDED DEVNET: a local chain with test tokens. No real funds are used.');
@@ -68,7 +71,7 @@ describe('npm start', () => {
     // Exactly the command of package.json's "start" script.
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
     await firstTradeOf(scripts.start);
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('the container image', () => {
@@ -83,5 +86,5 @@ describe('the container image', () => {
     // The container's environment (its data directory and listen address aside) with `run --devnet`: the demo.
     const { ROUTEKEEPER_DATA_DIR: _dataDir, METRICS_HOST: _host, ...asInContainer } = env;
     await firstTradeOf('node bin/routekeeper.js run --devnet', asInContainer);
-  }, 90_000);
+  }, 180_000);
 });
