@@ -176,6 +176,8 @@ export type TradeReport = {
   minOut?: bigint;
   simulatedOut?: bigint;
   amountOut?: bigint;
+  /** What a position trade moved of the position's two tokens (and the liquidity an add bought), as settled. */
+  moved?: Settlement['position'];
   txHash?: Hex;
   /** Gas paid by the mined transactions of this trade, in wei of the native coin. */
   gasCostWei?: bigint;

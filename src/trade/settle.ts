@@ -121,5 +121,5 @@ export async function settle(
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
   await recorder.confirmed(record.id, settled);
-  return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
+  return { ...common, status: 'confirmed', amountOut: outcome.amountOut, ...(settled.position && { moved: settled.position }), balancesAfter };
 }
