@@ -4,9 +4,10 @@
  * moves what the steps before it paid, as their settlement read it from the chain (a collect: the position
  * manager's event, held to the transfers), never more: the wallet's other funds are not the position's.
  */
-import type { Address } from 'viem';
+import { type Address, isAddressEqual } from 'viem';
 import type { AddLiquidityTrade, CollectTrade, SwapTrade, Trade } from '../model/trade.ts';
-import { tradeSlot } from '../model/trade-slot.ts';
+import { parseTradeSlot, tradeSlot } from '../model/trade-slot.ts';
+import { displayNumber } from '../units.ts';
 import { type TokenAmounts, swapToRangeRatio } from '../pools/uniswap-v3-liquidity.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
@@ -17,7 +18,8 @@ import type { RunDeps, RunReport } from './runner.ts';
 export async function runV3Position(strategy: V3PositionStrategy, slot: string, deps: RunDeps): Promise<RunReport> {
   const observed = await observeV3Position(strategy, deps.view);
   const decision = decideV3Position(strategy, observed);
-  const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
+  const unfinished = await unfinishedCompound(strategy, deps);
+  const report: RunReport = { strategyId: strategy.id, slot, note: unfinished ? `${unfinished}; ${decision.note}` : decision.note, trades: [] };
   // What this run's steps have put in the wallet for the position, token0 and token1.
   let held: TokenAmounts = { amount0: 0n, amount1: 0n };
   for (const step of decision.steps) {
@@ -36,6 +38,27 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
 }
 
 type NextStep = { trade: Trade } | { skip: string; goOn: boolean };
+
+/**
+ * The words for a compound that stopped after its collect (a crash, a refused swap, a stop): what it collected stays
+ * in the wallet, neither collected again nor added by a later run, which adds only what it collects itself. Read
+ * from the ledger for the words only: nothing is moved on a row's say.
+ */
+async function unfinishedCompound(strategy: V3PositionStrategy, deps: RunDeps): Promise<string | undefined> {
+  const trades = await deps.executor.reads.trades.ofStrategy(strategy.id);
+  const collects = trades.filter((trade) => trade.kind === 'collect' && trade.status === 'confirmed' && trade.settlement?.position);
+  const last = collects.reduce<(typeof collects)[number] | undefined>(
+    (latest, trade) => (!latest || trade.createdAt > latest.createdAt ? trade : latest),
+    undefined,
+  );
+  if (!last) return undefined;
+  const { runSlot } = parseTradeSlot(last.slot);
+  const added = trades.some((trade) => trade.kind === 'add-liquidity' && trade.status === 'confirmed' && parseTradeSlot(trade.slot).runSlot === runSlot);
+  if (added) return undefined;
+  const moved = last.settlement?.position;
+  const { token0, token1 } = strategy.pool;
+  return `the compound of ${runSlot} stopped after its collect: ${displayNumber(moved?.amount0 ?? 0n, token0.decimals)} ${token0.symbol} and ${displayNumber(moved?.amount1 ?? 0n, token1.decimals)} ${token1.symbol} stayed in the wallet`;
+}
 
 function tradeOfStep(
   strategy: V3PositionStrategy,
@@ -109,7 +132,7 @@ function heldAfter(
     case 'collect':
       return { amount0: held.amount0 + (moved?.amount0 ?? 0n), amount1: held.amount1 + (moved?.amount1 ?? 0n) };
     case 'swap':
-      return trade.tokenIn === strategy.pool.token0.address
+      return isAddressEqual(trade.tokenIn, strategy.pool.token0.address)
         ? { amount0: held.amount0 - trade.amountIn, amount1: held.amount1 + amountOut }
         : { amount0: held.amount0 + amountOut, amount1: held.amount1 - trade.amountIn };
     case 'add-liquidity':

@@ -123,6 +123,11 @@ describe('a V3 position compounded by its strategy', () => {
         ['swap', 'refused'],
       ]);
       expect(run.trades[1]?.refusal).toBe('simulation');
+      // The next run says what the stopped compound left in the wallet, and adds none of it.
+      proxy.setRewrite(undefined);
+      const next = await runStrategy(strategyOf(opened.tokenId), 'slot-2', { executor: lied, view: view(lied.wallet.client) });
+      expect(next.note).toMatch(/^the compound of slot-1 stopped after its collect: [\d.,]+ (cUSD|CELO) and [\d.,]+ (cUSD|CELO) stayed in the wallet; /);
+      expect(next.trades).toEqual([]);
       const after = await balances();
       expect([after[0] - before[0], after[1] - before[1]]).toEqual([owed.amount0, owed.amount1]);
       expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
