@@ -194,11 +194,18 @@ const compound = closed({
     .describe('Leave the position via /earn/withdraw.'),
 });
 
+const positionIdMessage = "must be the position NFT's id, a positive whole number";
+
 const uniswapV3Position = closed({
   ...scheduleFields,
   kind: z.literal('uniswap-v3-position').describe("Keep one of the wallet's Uniswap V3 positions: compound its fees back into it."),
   position: z
-    .union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/)], { error: "must be the position NFT's id, a positive whole number" })
+    .union(
+      [z.number().int({ message: positionIdMessage }).positive({ message: positionIdMessage }), z.string().regex(/^[1-9]\d*$/, { message: positionIdMessage })],
+      {
+        error: positionIdMessage,
+      },
+    )
     .transform((id) => BigInt(id))
     .describe("The position's NFT id (the wallet must own it)."),
   positionManager: z
