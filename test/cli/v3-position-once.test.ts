@@ -4,17 +4,22 @@
  * trade of the ledger, and `status --json` shows what was collected and added back. A file naming a position that is
  * not the wallet's is refused with one line and exit 2, before anything is read of the market.
  */
-import type { Address } from 'viem';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Address, type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, spawnCli } from '../helpers/cli.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { daemonHome } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { openPosition, positionManagerOf, tradeVolume, v3Pool } from '../helpers/positions.ts';
 
 const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
+const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
 
 const positionYaml = (positionId: bigint) => `
 defaults: { confirmations: 1, firstRun: now }
@@ -63,6 +68,54 @@ describe('once, on a V3 position', () => {
     expect(status.code, status.stderr).toBe(0);
     const lp = (JSON.parse(status.stdout) as { strategies: { id: string; position?: Record<string, unknown> }[] }).strategies.find((s) => s.id === 'lp');
     expect(lp?.position).toMatchObject({ positionId: opened.tokenId.toString(), compounds: 1, collected: { token0: { raw: owed.amount0.toString() } } });
+  });
+
+  it('killed (SIGKILL) with its add signed and not yet mined: the next start sends that add and completes, collecting nothing twice', async () => {
+    const home = daemonHome(fork, 'v3-once-killed');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const { uncollected: owed, liquidity } = await read(opened.tokenId);
+    const manager = positionManagerOf(fork).address;
+    // A node that takes every transaction but the add's, which it holds without an answer: the process is killed there.
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    let held = false;
+    node.faults.intercept = (call) => {
+      const sends = call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync';
+      if (!sends) return undefined;
+      const tx = parseTransaction((call.params as Hex[])[0] as Hex);
+      if (!tx.to || !isAddressEqual(tx.to, manager) || !tx.data?.startsWith(increaseLiquiditySelector)) return undefined;
+      held = true;
+      return new Promise<never>(() => {});
+    };
+    const book = join(home.dir, 'holding-book.json');
+    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
+    const config = home.config(positionYaml(opened.tokenId));
+    try {
+      const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      await waitFor(() => held, 'the add sent', 60_000);
+      child.kill('SIGKILL');
+      await exited;
+      expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
+    } finally {
+      await node.close();
+    }
+    // The next start, on the node itself: the add's signed bytes are sent, the position grows once.
+    const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
+    expect(again.code, again.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const trades = (await ledger.trades.history({})).toReversed();
+      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
+        ['collect', 'confirmed'],
+        ['swap', 'confirmed'],
+        ['add-liquidity', 'confirmed'],
+      ]);
+      expect(trades[0]?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
+      expect((await read(opened.tokenId)).liquidity).toBe(liquidity + (trades[2]?.settlement?.position?.liquidity ?? 0n));
+    } finally {
+      await ledger.close();
+    }
   });
 
   it('refuses a position that is not the wallet’s: one line naming it, exit 2, nothing traded', async () => {
