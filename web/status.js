@@ -73,6 +73,14 @@ const figuresByKind = {
     ['last fill price', 'limit.fills.0.price.text'],
     ['last fill against its trigger', 'limit.fills.0.vsTrigger'],
   ],
+  'uniswap-v3-position': [
+    ['position', 'position.positionId'],
+    ['fees collected', 'position.collected.token0.text'],
+    ['', 'position.collected.token1.text'],
+    ['worth when collected', 'position.collectedValue.text'],
+    ['compounds', 'position.compounds'],
+    ['fees after gas', 'position.realisedYield.text'],
+  ],
   compound: [
     ['compounds', 'compound.compounds'],
     ['rewards claimed', 'compound.claimed.text'],
@@ -91,11 +99,12 @@ const commonFigures = [
 ];
 
 function headline(strategy) {
-  const { dca, rebalance, limit, compound } = strategy;
+  const { dca, rebalance, limit, compound, position } = strategy;
   if (dca) return dca.pnl ? `${dca.pnl.text}${dca.pnlPercent === null ? '' : ` (${dca.pnlPercent}%)`}` : '—';
   if (rebalance) return rebalance.vsHold ? `${rebalance.vsHold.text} against holding` : '—';
   if (limit) return limit.fills.length ? `filled at ${limit.fills[0].price?.text ?? '?'}` : 'not filled';
   if (compound) return compound.realisedYield ? `${compound.realisedYield.text} after gas` : '—';
+  if (position) return position.realisedYield ? `fees ${position.realisedYield.text} after gas` : '—';
   return '';
 }
 
@@ -167,7 +176,7 @@ function chartsOf(strategy, series) {
         ['hold', 'holding'],
       ],
     });
-  if (strategy.kind !== 'compound') {
+  if (strategy.kind !== 'compound' && strategy.kind !== 'uniswap-v3-position') {
     const assets = [...new Set(series.fills.map((fill) => fill.asset))];
     const points = series.fills.map((fill) => {
       const point = { t: fill.t };

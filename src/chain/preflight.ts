@@ -28,8 +28,8 @@ export type PreflightRequest = {
   from: Address;
   to: Address;
   data: Hex;
-  /** The approval the call needs, if its allowance is short; simulated before the call. */
-  approval?: Approval;
+  /** The approvals the call needs (one per token it spends), if their allowances are short; simulated before the call. */
+  approvals?: readonly Approval[];
   /**
    * The wallet's transactions signed and not yet mined, in nonce order: simulated first, in the same block, so the
    * call is simulated on the chain it will meet (their spending, their moves of a pool). A node that cannot
@@ -54,10 +54,10 @@ export type Preflight = {
   block: { number: bigint; timestamp: bigint; baseFeePerGas: bigint };
   maxPriorityFeePerGas: bigint;
   pendingNonce: number;
-  /** The current allowance of `approval.spender`; undefined when no approval was asked about. */
-  allowance?: bigint;
-  /** The approval simulated before the call (when one was given and the node simulates). */
-  approvalResult?: CallResult;
+  /** The current allowance of each approval's spender, in the order asked. */
+  allowances: bigint[];
+  /** The approvals simulated before the call (when given and the node simulates), in the order asked. */
+  approvalResults: CallResult[];
   /** The call itself; `unsimulated` when the approval is missing and the node cannot simulate both together. */
   call: CallResult | 'unsimulated';
   /** The request's `quote`, when it had one. */
@@ -91,37 +91,39 @@ const simulatedLeadSeconds = 5n;
 const simulatedAheadMaxSeconds = 30n;
 
 async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
-  const { from, approval } = request;
+  const { from, approvals = [] } = request;
   const simulatedTime = clockSeconds() + (chainOffset.get(client) ?? 0n) + simulatedLeadSeconds;
   // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
   const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
     getBlock(client, { blockTag: 'latest' }),
     client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
     getTransactionCount(client, { address: from, blockTag: 'pending' }),
-    approval ? readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) : undefined,
+    Promise.all(
+      approvals.map((approval) => readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] })),
+    ),
     simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request),
   ]);
   chainOffset.set(client, block.timestamp - clockSeconds());
   // The chain's clock is not where we guessed (it passed the time we simulated at, or is far behind it, as a chain
   // reverted to an old state is): simulate again, a second after the block just read.
   const missed = block.timestamp >= simulatedTime || simulatedTime > block.timestamp + simulatedAheadMaxSeconds;
-  const { results, allowance: allowanceAfterEarlier, quote } = simulate && missed ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
-  // The allowance the transactions in flight will leave, when there are any; else the chain's.
-  const allowanceNow = approval ? (allowanceAfterEarlier ?? (allowance as bigint)) : undefined;
-  const allowanceShort = approval !== undefined && (allowanceNow as bigint) < approval.amount;
+  const { results, allowances: allowancesAfterEarlier, quote } = simulate && missed ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
+  // The allowances the transactions in flight will leave, when there are any; else the chain's.
+  const allowancesNow = approvals.map((_, i) => allowancesAfterEarlier?.[i] ?? (allowance[i] as bigint));
+  const allowanceShort = approvals.some((approval, i) => (allowancesNow[i] as bigint) < approval.amount);
   return {
     block: { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n },
     maxPriorityFeePerGas: tip,
     pendingNonce,
-    allowance: allowanceNow,
-    ...(simulate && approval ? { approvalResult: results[0] } : {}),
+    allowances: allowancesNow,
+    approvalResults: simulate ? results.slice(0, approvals.length) : [],
     call: !simulate && allowanceShort ? 'unsimulated' : (results.at(-1) as CallResult),
     ...(quote ? { quote } : {}),
   };
 }
 
 /** What one simulation (or the eth_call fallback) answered: the approval and the call, and the reads beside them. */
-type Answers = { results: CallResult[]; allowance?: bigint; quote?: CallResult };
+type Answers = { results: CallResult[]; allowances?: (bigint | undefined)[]; quote?: CallResult };
 
 /**
  * eth_simulateV1 of [approval?, call] in one simulated block on top of the latest, at `time`, after the wallet's
@@ -129,17 +131,23 @@ type Answers = { results: CallResult[]; allowance?: bigint; quote?: CallResult }
  * allowance is read between them and the approval (theirs may have set or spent it): `allowance`; the quote is read
  * there too, with its code placed by the block's state override.
  */
-async function simulateTogether(client: ChainClient, { from, to, data, approval, before = [], quote }: PreflightRequest, time: bigint): Promise<Answers> {
+async function simulateTogether(client: ChainClient, { from, to, data, approvals = [], before = [], quote }: PreflightRequest, time: bigint): Promise<Answers> {
   const earlier = before.map((tx) => ({ from, to: tx.to, data: tx.data, value: tx.value }));
   const readAllowance =
-    approval && earlier.length > 0
-      ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }) }]
+    earlier.length > 0
+      ? approvals.map((approval) => ({
+          from,
+          to: approval.token,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] }),
+        }))
       : [];
   const readQuote = quote ? [{ from, to: quote.to, data: quote.data }] : [];
   const calls = [
-    ...(approval
-      ? [{ from, to: approval.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }) }]
-      : []),
+    ...approvals.map((approval) => ({
+      from,
+      to: approval.token,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }),
+    })),
     { from, to, data },
   ];
   let blocks: Awaited<ReturnType<typeof simulateBlocks>>;
@@ -157,11 +165,11 @@ async function simulateTogether(client: ChainClient, { from, to, data, approval,
     return { results: calls.map(() => failed), ...(quote ? { quote: failed } : {}) };
   }
   const simulated = blocks[0]?.calls ?? [];
-  const allowanceCall = readAllowance.length > 0 ? simulated[earlier.length] : undefined;
+  const allowanceCalls = simulated.slice(earlier.length, earlier.length + readAllowance.length);
   const quoteCall = quote ? simulated[earlier.length + readAllowance.length] : undefined;
   return {
     results: simulated.slice(earlier.length + readAllowance.length + readQuote.length).map(callResultOf),
-    allowance: allowanceCall?.status === 'success' ? hexToBigInt(allowanceCall.data) : undefined,
+    ...(allowanceCalls.length > 0 && { allowances: allowanceCalls.map((call) => (call.status === 'success' ? hexToBigInt(call.data) : undefined)) }),
     ...(quoteCall ? { quote: callResultOf(quoteCall) } : {}),
   };
 }

@@ -153,7 +153,8 @@ async function answer(flags: Flags, ask: Asker, configFile: string): Promise<{ a
   } else if (flags['key-env'] !== undefined && flags['key-env'] !== devnetKeyVariable) {
     throw new UsageError(`init: --key-env: the devnet funds ${devnetKeyVariable} only`);
   }
-  const offered = strategyKinds.filter((kind) => kind !== 'compound' || chain.gauges.length > 0);
+  // A V3 position is named by its NFT's id, which a first file cannot know: it is added to the file by hand.
+  const offered = strategyKinds.filter((kind) => kind !== 'uniswap-v3-position' && (kind !== 'compound' || chain.gauges.length > 0));
   const kinds =
     kindsFlag(flags.strategies, offered) ?? (await ask.kinds('Which strategies to start with? (space to choose, Enter to go on)', offered, ['dca']));
   const answers: InitAnswers = { chain, rpcUrl, keyEnv, configFile };

@@ -194,9 +194,41 @@ const compound = closed({
     .describe('Leave the position via /earn/withdraw.'),
 });
 
-export const strategyKinds = ['dca', 'rebalance', 'limit', 'compound'] as const;
+const positionIdMessage = "must be the position NFT's id, a positive whole number";
 
-const strategy = z.discriminatedUnion('kind', [dca, rebalance, limit, compound]);
+const uniswapV3Position = closed({
+  ...scheduleFields,
+  kind: z.literal('uniswap-v3-position').describe("Keep one of the wallet's Uniswap V3 positions: compound its fees back into it."),
+  position: z
+    .union(
+      [z.number().int({ message: positionIdMessage }).positive({ message: positionIdMessage }), z.string().regex(/^[1-9]\d*$/, { message: positionIdMessage })],
+      {
+        error: positionIdMessage,
+      },
+    )
+    .transform((id) => BigInt(id))
+    .describe("The position's NFT id (the wallet must own it)."),
+  positionManager: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be an address' })
+    .optional()
+    .describe("The position manager holding it, when the chain data names several (it must be one of the chain data's)."),
+  valueToken: tokenRef.describe('The token fees and gas are valued in.'),
+  compound: closed({
+    minFeesToGas: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .default(3)
+      .describe('Compound once the uncollected fees are worth more than this many times the gas of doing it.'),
+  })
+    .default({ minFeesToGas: 3 })
+    .describe("Collect the fees, sell the surplus token to the range's ratio at the reference price, and add the rest to the position."),
+});
+
+export const strategyKinds = ['dca', 'rebalance', 'limit', 'compound', 'uniswap-v3-position'] as const;
+
+const strategy = z.discriminatedUnion('kind', [dca, rebalance, limit, compound, uniswapV3Position]);
 
 const healthDefaults = { probeSeconds: 10, staleSeconds: 60, failedRuns: 3 };
 const valuationDefaults = { everySeconds: 60 };

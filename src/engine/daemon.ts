@@ -18,6 +18,7 @@ import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
 import { type Marker, type WalletReadings, markerDepsOf, startMarker } from './marker.ts';
+import { tokensTraded } from '../strategy/plan.ts';
 
 export type Observers = {
   logger: Logger;
@@ -205,13 +206,7 @@ function recordVolume(metrics: Metrics, strategyId: string, trade: TradeReport, 
 
 /** The wallet's balances the check after a trade read, of the tokens the strategy touched, in the metrics. */
 function showCheckedBalances(strategy: Strategy, metrics: Metrics, known: WalletBalances): void {
-  const tokens =
-    strategy.kind === 'rebalance'
-      ? strategy.targets.map((t) => t.token)
-      : strategy.kind === 'compound'
-        ? [strategy.gauge.rewardToken, strategy.valueToken]
-        : [strategy.sell, strategy.buy];
-  for (const token of tokens) {
+  for (const token of tokensTraded(strategy)) {
     const balance = known.tokens.find((entry) => isAddressEqual(entry.token, token.address))?.balance;
     if (balance !== undefined) metrics.balance.set({ wallet: strategy.wallet, token: token.symbol }, Number(formatUnits(balance, token.decimals)));
   }

@@ -13,6 +13,7 @@ import { fillsOf } from '../trade/fills.ts';
 import type { Trade, TradeReport } from '../model/trade.ts';
 import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 import { tradeSlot } from '../model/trade-slot.ts';
+import { runV3Position } from './position-runner.ts';
 
 /**
  * What one run of a strategy did: its trades, and the words for people (`note`). `heldBy`: the run did not look
@@ -40,6 +41,10 @@ export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decisio
       return decideRebalance(strategy, await observeRebalance(strategy, deps.view));
     case 'compound':
       return decideCompound(strategy, await observeCompound(strategy, deps.view));
+    case 'uniswap-v3-position':
+      // Its steps are decided and sized run by run from the chain (position-runner.ts): none is resumed from the
+      // ledger, whose amounts a restart cannot vouch for; the next run observes the position anew.
+      return { trades: [], note: "a position's steps are decided by each run, from the chain" };
   }
 }
 
@@ -77,6 +82,7 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
       heldBy: 'unknown-outcome',
     };
   }
+  if (strategy.kind === 'uniswap-v3-position') return runV3Position(strategy, slot, deps);
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
   let previousOutput: bigint | undefined;

@@ -53,5 +53,21 @@ function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
           : `a withdrawal of ${trade.tokenIn} for ${trade.tokenOut}`;
       return `a ${trade.kind}`;
     }
+    case 'uniswap-v3-position': {
+      const { token0, token1 } = strategy.pool;
+      if (trade.kind === 'swap') {
+        const pair =
+          (same(trade.tokenIn, token0.address) && same(trade.tokenOut, token1.address)) ||
+          (same(trade.tokenIn, token1.address) && same(trade.tokenOut, token0.address));
+        return pair ? undefined : `${trade.tokenIn} for ${trade.tokenOut}`;
+      }
+      if (trade.kind !== 'collect' && trade.kind !== 'add-liquidity') return `a ${trade.kind}`;
+      const ours =
+        same(trade.position.positionManager, strategy.positionManager.address) &&
+        trade.position.positionId === strategy.positionId &&
+        same(trade.tokenIn, token0.address) &&
+        same(trade.tokenOut, token1.address);
+      return ours ? undefined : `a ${trade.kind} of position ${trade.position.positionId} of ${trade.position.positionManager}`;
+    }
   }
 }

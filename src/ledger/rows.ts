@@ -5,7 +5,9 @@
 import type { Selectable } from 'kysely';
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../model/trade.ts';
+import { type CheckedCall, type Failure, type Settlement, type Trade, type TradeRecord, isPositionTrade } from '../model/trade.ts';
+
+type TradeBase = Omit<Trade, 'kind' | 'minAmountOut' | 'position' | 'amountIn1'>;
 import { failureClassStored } from '../model/failure-classes.ts';
 import type { AttemptsTable, IntentsTable } from './tables.ts';
 import type { Attempt, NewAttempt } from '../model/attempt.ts';
@@ -64,6 +66,13 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number,
     updated_at: now,
     request_tag: requestTag ?? null,
     call_tag: null,
+    position_manager: isPositionTrade(trade) ? stored(trade.position.positionManager) : null,
+    position_id: isPositionTrade(trade) ? trade.position.positionId.toString() : null,
+    amount_in_1: isPositionTrade(trade) ? trade.amountIn1.toString() : null,
+    min_out_1: null,
+    moved_0: null,
+    moved_1: null,
+    moved_liquidity: null,
   };
 }
 
@@ -80,6 +89,7 @@ export function callColumns(call: CheckedCall, callTag?: Hex) {
     min_out: call.minOut.toString(),
     reference_out: amount(call.referenceOut),
     deadline: amount(call.deadline),
+    min_out_1: amount(call.minOut1),
   };
 }
 
@@ -93,6 +103,9 @@ export function settlementColumns(settlement: Settlement) {
     amount_out: amount(settlement.amountOut),
     reported_out: amount(settlement.reportedOut),
     partner_fee: amount(settlement.partnerFee),
+    moved_0: amount(settlement.position?.amount0),
+    moved_1: amount(settlement.position?.amount1),
+    moved_liquidity: amount(settlement.position?.liquidity),
   };
 }
 
@@ -144,7 +157,7 @@ export function recordFrom(row: IntentRow): TradeRecord {
     slippageBps: row.slippage_bps,
   };
   const minAmountOut = bigOrUndefined(row.min_amount_out);
-  const typed: Trade = row.kind === 'swap' ? { ...trade, kind: 'swap', ...(minAmountOut !== undefined && { minAmountOut }) } : { ...trade, kind: row.kind };
+  const typed = typedTrade(row, trade, minAmountOut);
   const call: CheckedCall | undefined =
     row.target && row.call_data && row.expected_out !== null && row.min_out !== null
       ? {
@@ -157,6 +170,7 @@ export function recordFrom(row: IntentRow): TradeRecord {
           ...(row.deadline !== null && { deadline: BigInt(row.deadline) }),
           ...(row.router && { router: row.router }),
           ...(row.farm && { farm: row.farm }),
+          ...(row.min_out_1 !== null && { minOut1: BigInt(row.min_out_1) }),
         }
       : undefined;
   const settlement: Settlement | undefined =
@@ -169,6 +183,14 @@ export function recordFrom(row: IntentRow): TradeRecord {
           amountOut: bigOrUndefined(row.amount_out),
           reportedOut: bigOrUndefined(row.reported_out),
           partnerFee: bigOrUndefined(row.partner_fee ?? null),
+          ...(row.moved_0 !== null &&
+            row.moved_1 !== null && {
+              position: {
+                amount0: BigInt(row.moved_0),
+                amount1: BigInt(row.moved_1),
+                ...(row.moved_liquidity !== null && { liquidity: BigInt(row.moved_liquidity) }),
+              },
+            }),
         }
       : undefined;
   const failure: Failure | undefined =
@@ -192,6 +214,31 @@ export function recordFrom(row: IntentRow): TradeRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * A trade of its kind from a row: a swap with its floor, a position trade with its position and token1 amount (a row
+ * of a position kind without them is no trade this code made, and reads as refused-to-read rather than guessed).
+ */
+function typedTrade(row: IntentRow, trade: Omit<TradeBase, 'kind'>, minAmountOut: bigint | undefined): Trade {
+  switch (row.kind) {
+    case 'swap':
+      return { ...trade, kind: 'swap', ...(minAmountOut !== undefined && { minAmountOut }) };
+    case 'collect':
+    case 'add-liquidity': {
+      if (row.position_manager === null || row.position_id === null || row.amount_in_1 === null) {
+        throw new Error(`trade ${row.id}: a ${row.kind} row without its position`);
+      }
+      return {
+        ...trade,
+        kind: row.kind,
+        position: { positionManager: row.position_manager, positionId: BigInt(row.position_id) },
+        amountIn1: BigInt(row.amount_in_1),
+      };
+    }
+    default:
+      return { ...trade, kind: row.kind };
+  }
 }
 
 export function attemptFrom(row: AttemptRow): Attempt {

@@ -209,4 +209,16 @@ export const postgresMigrations: string[] = [
   UPDATE runs SET outcome = 'error' WHERE outcome = 'failed' AND note LIKE 'failed before trading%';
   ALTER TABLE runs ADD CONSTRAINT runs_outcome_known CHECK (outcome IS NULL OR outcome IN ('traded', 'nothing', 'refused', 'failed', 'error', 'unknown', 'anomaly', 'paused', 'waiting', 'dry-run', 'skipped', 'interrupted', 'missed'));
   `,
+  // 8: trades on a Uniswap V3 position (collect, add-liquidity): the position, the second token's amounts.
+  `
+  ALTER TABLE intents ADD COLUMN position_manager TEXT;
+  ALTER TABLE intents ADD COLUMN position_id TEXT;
+  ALTER TABLE intents ADD COLUMN amount_in_1 TEXT;
+  ALTER TABLE intents ADD COLUMN min_out_1 TEXT;
+  ALTER TABLE intents ADD COLUMN moved_0 TEXT;
+  ALTER TABLE intents ADD COLUMN moved_1 TEXT;
+  ALTER TABLE intents ADD COLUMN moved_liquidity TEXT;
+  ALTER TABLE intents DROP CONSTRAINT intents_kind_known;
+  ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim', 'collect', 'add-liquidity'));
+  `,
 ];

@@ -240,4 +240,14 @@ export const migrations: string[] = [
   `
   UPDATE runs SET outcome = 'error' WHERE outcome = 'failed' AND note LIKE 'failed before trading%';
   `,
+  // 13: trades on a Uniswap V3 position (collect, add-liquidity): the position, the second token's amounts.
+  `
+  ALTER TABLE intents ADD COLUMN position_manager TEXT;    -- the chain data's NonfungiblePositionManager
+  ALTER TABLE intents ADD COLUMN position_id TEXT;         -- the position's NFT id, decimal
+  ALTER TABLE intents ADD COLUMN amount_in_1 TEXT;         -- token1 asked (token_in/amount_in are token0's)
+  ALTER TABLE intents ADD COLUMN min_out_1 TEXT;           -- an add's least token1 (min_out: its least token0)
+  ALTER TABLE intents ADD COLUMN moved_0 TEXT;             -- token0 the position manager's event says moved
+  ALTER TABLE intents ADD COLUMN moved_1 TEXT;             -- token1 likewise
+  ALTER TABLE intents ADD COLUMN moved_liquidity TEXT;     -- the liquidity an add bought
+  `,
 ];

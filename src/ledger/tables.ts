@@ -70,6 +70,16 @@ export type IntentsTable = {
   /** The wallet's authentication tags of the request and of the checked call (null: none yet, or written before tags). */
   request_tag: Hex | null;
   call_tag: Hex | null;
+  /** A position trade's position manager and NFT id; an add's or a collect's token1 amount asked. */
+  position_manager: Address | null;
+  position_id: string | null;
+  amount_in_1: string | null;
+  /** An add's least token1 (min_out holds its least token0). */
+  min_out_1: string | null;
+  /** What a position trade moved, as the position manager's event said: token0, token1, an add's liquidity. */
+  moved_0: string | null;
+  moved_1: string | null;
+  moved_liquidity: string | null;
 };
 
 export type AttemptsTable = {

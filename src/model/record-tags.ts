@@ -13,7 +13,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import type { CheckedCall, Trade } from './trade.ts';
+import { type CheckedCall, type Trade, isPositionTrade } from './trade.ts';
 
 /** The text whose signature the tag key is derived from: plain words, so no wallet could mistake it for a transaction. */
 export const tagKeyMessage = 'routekeeper: the key of the ledger authentication tags of this wallet (v1). Not a transaction, not a login.';
@@ -42,6 +42,8 @@ function requestFields(scope: TagScope, trade: Trade, claimedAt: number): unknow
     decimal(trade.amountIn),
     trade.slippageBps,
     decimal(trade.kind === 'swap' ? trade.minAmountOut : undefined),
+    // A position trade's position and token1 amount; other kinds' fields end above, as their tags were always made.
+    ...(isPositionTrade(trade) ? [lower(trade.position.positionManager), decimal(trade.position.positionId), decimal(trade.amountIn1)] : []),
   ];
 }
 
@@ -66,6 +68,8 @@ function callFields(scope: TagScope, tradeId: string, call: CheckedCall): unknow
     decimal(call.deadline),
     lower(call.router),
     lower(call.farm),
+    // An add's least token1; a call without one ends above, as tags were always made.
+    ...(call.minOut1 === undefined ? [] : [decimal(call.minOut1)]),
   ];
 }
 

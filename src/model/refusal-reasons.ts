@@ -26,6 +26,8 @@ export type RefusalReason =
   | 'trading-limit'
   /** A Mento exchange's rate feed is halted by the BreakerBox (its circuit breaker). */
   | 'halted'
+  /** A position trade's position is not the wallet's, or not of the trade's tokens. */
+  | 'position'
   /** The strategy or the wallet is paused after an anomaly. */
   | 'paused'
   /** A trade read back from the ledger before it was signed that the current strategy file does not ask for. */

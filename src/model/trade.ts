@@ -7,7 +7,10 @@ import type { Address, Hex } from 'viem';
 import type { RefusalReason } from './refusal-reasons.ts';
 import type { FailureClass } from './failure-classes.ts';
 
-export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim';
+export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim' | 'collect' | 'add-liquidity';
+
+/** The kinds that act on a Uniswap V3 position (an NFT of a position manager) rather than swap through a router. */
+export const positionKinds = ['collect', 'add-liquidity'] as const satisfies readonly TradeKind[];
 
 type TradeBase = {
   /** `<strategy id>:<slot>`: one trade per slot, ever. */
@@ -38,7 +41,40 @@ export type WithdrawTrade = TradeBase & { kind: 'withdraw'; tokenIn: Address; to
 /** Claim a gauge's rewards: `tokenIn` is the gauge, `tokenOut` its reward token, `amountIn` the rewards observed. */
 export type ClaimTrade = TradeBase & { kind: 'claim'; tokenIn: Address; tokenOut: Address };
 
-export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade;
+/** A Uniswap V3 position: the chain data's position manager, and its NFT's id. */
+export type PositionRef = { positionManager: Address; positionId: bigint };
+
+/**
+ * Collect everything a V3 position owes to the wallet (its fees, and what a removal freed): `tokenIn` is the
+ * position's token0 and `amountIn` the token0 it owed when observed, `tokenOut` its token1 and `amountIn1` the token1.
+ * Nothing leaves the wallet.
+ */
+export type CollectTrade = TradeBase & { kind: 'collect'; position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
+
+/** Add up to `amountIn` of the position's token0 (`tokenIn`) and `amountIn1` of its token1 (`tokenOut`) to a V3 position. */
+export type AddLiquidityTrade = TradeBase & { kind: 'add-liquidity'; position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
+
+export type PositionTrade = CollectTrade | AddLiquidityTrade;
+
+export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade | PositionTrade;
+
+export const isPositionTrade = (trade: Pick<Trade, 'kind'>): trade is PositionTrade => (positionKinds as readonly TradeKind[]).includes(trade.kind);
+
+/** What a trade may take from the wallet, token by token: at most these amounts, and nothing else. */
+export function spentTokens(trade: Trade): { token: Address; amount: bigint }[] {
+  switch (trade.kind) {
+    case 'claim':
+    case 'collect':
+      return [];
+    case 'add-liquidity':
+      return [
+        { token: trade.tokenIn, amount: trade.amountIn },
+        { token: trade.tokenOut, amount: trade.amountIn1 },
+      ];
+    default:
+      return [{ token: trade.tokenIn, amount: trade.amountIn }];
+  }
+}
 
 /**
  * Where a trade is. Before `signed` nothing can have reached the chain; from `signed` on, the stored
@@ -72,8 +108,13 @@ export type CheckedCall = {
   minOut: bigint;
   /** What the independent price reference said the trade should pay (none for a claim). */
   referenceOut?: bigint;
-  /** The earliest deadline inside the call (Unix seconds); none for a claim. */
+  /** The earliest deadline inside the call (Unix seconds); none for a claim or a collect. */
   deadline?: bigint;
+  /**
+   * An add to a V3 position: `minOut` is the least token0 it may take, `minOut1` the least token1 (both from the
+   * reference price, never the pool's), and `expectedOut` the liquidity the amounts buy at the reference.
+   */
+  minOut1?: bigint;
   /** The router the route runs through (swaps, and the legs of deposits and withdrawals). */
   router?: Address;
   farm?: Address;
@@ -91,6 +132,8 @@ export type Settlement = {
   reportedOut?: bigint;
   /** tokenOut the router paid to others than the wallet (a routing partner's fee), for swaps. */
   partnerFee?: bigint;
+  /** What a position trade moved, as the position manager's event says (and the wallet's transfers agree): token0, token1, and the liquidity an add bought. */
+  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint };
 };
 
 /** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */
@@ -133,6 +176,8 @@ export type TradeReport = {
   minOut?: bigint;
   simulatedOut?: bigint;
   amountOut?: bigint;
+  /** What a position trade moved of the position's two tokens (and the liquidity an add bought), as settled. */
+  moved?: Settlement['position'];
   txHash?: Hex;
   /** Gas paid by the mined transactions of this trade, in wei of the native coin. */
   gasCostWei?: bigint;

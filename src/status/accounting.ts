@@ -110,11 +110,23 @@ export type CompoundAccount = {
   realisedYield: AmountJson | null;
 };
 
+/** A V3 position's account: the fees collected (and their value when collected), what went back in, and what is left after gas. */
+export type PositionAccount = {
+  positionId: string;
+  collected: { token0: AmountJson; token1: AmountJson };
+  collectedValue: AmountJson | null;
+  compounds: number;
+  added: { token0: AmountJson; token1: AmountJson; liquidity: string };
+  /** The fees' value when collected less all the strategy's gas, in the value token. */
+  realisedYield: AmountJson | null;
+};
+
 export type StrategyAccount =
   | { kind: 'dca'; common: CommonAccount; dca: DcaAccount; series: Series }
   | { kind: 'rebalance'; common: CommonAccount; rebalance: RebalanceAccount; series: Series }
   | { kind: 'limit'; common: CommonAccount; limit: LimitAccount; series: Series }
-  | { kind: 'compound'; common: CommonAccount; compound: CompoundAccount; series: Series };
+  | { kind: 'compound'; common: CommonAccount; compound: CompoundAccount; series: Series }
+  | { kind: 'uniswap-v3-position'; common: CommonAccount; position: PositionAccount; series: Series };
 
 const sum = (values: readonly bigint[]) => values.reduce((total, value) => total + value, 0n);
 /** A chart value: the exact decimal of a raw amount. */
@@ -280,7 +292,24 @@ export function accountFromTally(strategy: Strategy, tally: Tally, open: readonl
       const gasValue = common.gas.value === null ? undefined : BigInt(common.gas.value.raw);
       return { kind: 'compound', common, compound: compoundAccount(strategy, tally, books, gasValue), series };
     }
+    case 'uniswap-v3-position': {
+      const gasValue = common.gas.value === null ? undefined : BigInt(common.gas.value.raw);
+      return { kind: 'uniswap-v3-position', common, position: positionAccount(strategy, tally, gasValue), series };
+    }
   }
+}
+
+function positionAccount(strategy: Strategy & { kind: 'uniswap-v3-position' }, tally: Tally, gasValue: bigint | undefined): PositionAccount {
+  const { token0, token1 } = strategy.pool;
+  const { collected0, collected1, collectedValue, compounds, added0, added1, liquidityAdded } = tally.position;
+  return {
+    positionId: strategy.positionId.toString(),
+    collected: { token0: amountJson(collected0, token0), token1: amountJson(collected1, token1) },
+    collectedValue: collectedValue === undefined ? null : amountJson(collectedValue, strategy.valueToken),
+    compounds,
+    added: { token0: amountJson(added0, token0), token1: amountJson(added1, token1), liquidity: liquidityAdded.toString() },
+    realisedYield: collectedValue === undefined || gasValue === undefined ? null : amountJson(collectedValue - gasValue, strategy.valueToken),
+  };
 }
 
 /** The settled trades of a list folded into a tally, with the runs that failed before trading (newest first). */
@@ -435,5 +464,7 @@ export function seriesOf(strategy: Strategy, trades: readonly TradeRecord[], wal
       return { ...series, fills: fillPrices(fills, strategy.buy, books) };
     case 'compound':
       return { ...series, rewards: rewardSeries(strategy, fills, books) };
+    case 'uniswap-v3-position':
+      return series;
   }
 }

@@ -28,6 +28,14 @@ export function strategyFromRecord(record: StrategyRecord): Strategy {
       return { ...parsed, minTrade: BigInt(parsed.minTrade) };
     case 'compound':
       return { ...parsed, minRewardValue: BigInt(parsed.minRewardValue) };
+    case 'uniswap-v3-position': {
+      const exit = parsed.exit as { atMs?: number; belowSqrtPriceX96?: string; aboveSqrtPriceX96?: string } | undefined;
+      return {
+        ...parsed,
+        positionId: BigInt(parsed.positionId),
+        ...(exit && { exit: { ...parsed.exit, belowSqrtPriceX96: big(exit.belowSqrtPriceX96), aboveSqrtPriceX96: big(exit.aboveSqrtPriceX96) } }),
+      };
+    }
   }
 }
 

@@ -8,7 +8,7 @@ import { nextSlot, plannedStart } from '../strategy/slots.ts';
 import { strategyInWords } from '../strategy/plan.ts';
 import type { Strategy } from '../strategy/types.ts';
 import { describeTrade } from '../trade/describe.ts';
-import type { CommonAccount, CompoundAccount, DcaAccount, LimitAccount, RebalanceAccount, Series } from './accounting.ts';
+import type { CommonAccount, CompoundAccount, DcaAccount, LimitAccount, PositionAccount, RebalanceAccount, Series } from './accounting.ts';
 import { type AmountJson, type Token, amountJson } from './amounts.ts';
 import { StatusBook, inSlices } from './book.ts';
 import type { KnownStrategy } from './definitions.ts';
@@ -29,7 +29,7 @@ export type StrategyStatus = {
   lastRun: RunJson | null;
   nextRun: string | null;
   runs: Partial<Record<RunOutcome, number>>;
-} & CommonAccount & { dca?: DcaAccount; rebalance?: RebalanceAccount; limit?: LimitAccount; compound?: CompoundAccount };
+} & CommonAccount & { dca?: DcaAccount; rebalance?: RebalanceAccount; limit?: LimitAccount; compound?: CompoundAccount; position?: PositionAccount };
 
 export type WalletStatus = {
   name: string;
@@ -99,6 +99,7 @@ export function strategyStatus(view: StatusBook, known: KnownStrategy, now: numb
     ...(account.kind === 'rebalance' && { rebalance: account.rebalance }),
     ...(account.kind === 'limit' && { limit: account.limit }),
     ...(account.kind === 'compound' && { compound: account.compound }),
+    ...(account.kind === 'uniswap-v3-position' && { position: account.position }),
   };
 }
 

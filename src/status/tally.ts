@@ -32,6 +32,16 @@ export type LimitFillRecord = { createdAt: number; slot: string; amountIn: bigin
 
 export type Tally = {
   counts: Partial<Record<TradeState, number>>;
+  /** A V3 position's collects and adds (position-runner.ts): tokens collected and their value when collected, what went back in. */
+  position: {
+    collected0: bigint;
+    collected1: bigint;
+    collectedValue: bigint | undefined;
+    compounds: number;
+    added0: bigint;
+    added1: bigint;
+    liquidityAdded: bigint;
+  };
   firstAt: number | undefined;
   gasWei: bigint;
   /** Gas at the value token's price when each trade was made; undefined once a trade's gas had no price. */
@@ -81,6 +91,7 @@ export function emptyTally(): Tally {
     deltas: new Map(),
     turnover: 0n,
     limitFills: [],
+    position: { collected0: 0n, collected1: 0n, collectedValue: 0n, compounds: 0, added0: 0n, added1: 0n, liquidityAdded: 0n },
     claimed: 0n,
     claimedValue: 0n,
     deposits: 0,
@@ -111,6 +122,7 @@ export function valueTokenOf(strategy: Strategy) {
     case 'limit':
       return strategy.buy;
     case 'compound':
+    case 'uniswap-v3-position':
       return strategy.valueToken;
   }
 }
@@ -141,6 +153,28 @@ export function foldTrade(tally: Tally, strategy: Strategy, trade: TradeRecord, 
   if (strategy.kind === 'limit')
     tally.limitFills.push({ createdAt: trade.createdAt, slot: trade.slot, amountIn: trade.amountIn, amountOut, txHash: trade.settlement?.txHash ?? '' });
   if (strategy.kind === 'compound') foldCompound(tally, strategy, trade, amountOut, books);
+  if (strategy.kind === 'uniswap-v3-position') foldPosition(tally, strategy, trade, books);
+}
+
+/** A V3 position's collects (the fees, at their value when collected) and adds (what went back in, and the liquidity). */
+function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-position' }, trade: TradeRecord, books: Books): void {
+  const moved = trade.settlement?.position;
+  if (!moved) return;
+  const { token0, token1 } = strategy.pool;
+  const fees = tally.position;
+  if (trade.kind === 'collect') {
+    fees.collected0 += moved.amount0;
+    fees.collected1 += moved.amount1;
+    const value0 = books.prices.convert(moved.amount0, token0, strategy.valueToken, trade.createdAt);
+    const value1 = books.prices.convert(moved.amount1, token1, strategy.valueToken, trade.createdAt);
+    fees.collectedValue = value0 === undefined || value1 === undefined || fees.collectedValue === undefined ? undefined : fees.collectedValue + value0 + value1;
+  }
+  if (trade.kind === 'add-liquidity') {
+    fees.compounds++;
+    fees.added0 += moved.amount0;
+    fees.added1 += moved.amount1;
+    fees.liquidityAdded += moved.liquidity ?? 0n;
+  }
 }
 
 function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOut: bigint): void {

@@ -8,7 +8,7 @@ const signed = (amount: AmountJson | null | undefined) => (amount ? (amount.raw.
 const pct = (value: string | null | undefined) => (value === null || value === undefined ? '' : ` (${value.startsWith('-') ? '' : '+'}${value}%)`);
 
 function kindLines(strategy: StrategyStatus): string[] {
-  const { dca, rebalance, limit, compound } = strategy;
+  const { dca, rebalance, limit, compound, position } = strategy;
   if (dca) {
     return [
       `invested ${dca.invested.text}, received ${dca.received.text}, average price ${price(dca.averagePrice)}`,
@@ -43,6 +43,12 @@ function kindLines(strategy: StrategyStatus): string[] {
     return [
       `${compound.compounds} compounds: claimed ${compound.claimed.text} worth ${text(compound.claimedValue)} when claimed, added ${compound.lpAdded.text} to the position`,
       `realised yield after gas ${signed(compound.realisedYield)}${compound.withdrawn ? `; withdrew ${compound.withdrawn.position.text} for ${compound.withdrawn.received.text}` : ''}`,
+    ];
+  }
+  if (position) {
+    return [
+      `position ${position.positionId}: fees collected ${position.collected.token0.text} and ${position.collected.token1.text}, worth ${text(position.collectedValue)} when collected`,
+      `${position.compounds} compounds added ${position.added.token0.text} and ${position.added.token1.text} back; fees after gas ${signed(position.realisedYield)}`,
     ];
   }
   return [];

@@ -46,6 +46,13 @@ export function strategyInWords(strategy: Strategy): string {
       const expiry = strategy.expiresMs === undefined ? '' : `, until ${new Date(strategy.expiresMs).toISOString()}`;
       return `sell ${amount(strategy.amount, strategy.sell)} for ${strategy.buy.symbol} when ${triggers.join(', or ')}, ${strategy.repeat ? 'every time' : 'once'}${expiry}; looks ${when}; ${tolerance}`;
     }
+    case 'uniswap-v3-position': {
+      const { token0, token1, fee } = strategy.pool;
+      const compound = strategy.compound
+        ? `collect its fees, sell the surplus to its range's ratio and add them back when worth more than ${strategy.compound.minFeesToGas} × the gas (valued in ${strategy.valueToken.symbol})`
+        : 'watch it';
+      return `keep Uniswap V3 position ${strategy.positionId} (${token0.symbol}/${token1.symbol} ${fee / 10_000}%): ${compound}, ${when}; ${tolerance}`;
+    }
     case 'compound': {
       const exit = strategy.exit
         ? `; leave the position for ${strategy.exit.to.symbol}${strategy.exit.atMs === undefined ? ' (no time set)' : ` at ${new Date(strategy.exit.atMs).toISOString()}`}`
@@ -69,12 +76,24 @@ export function nextRuns(strategy: Strategy, now: number, count = 3): { firstRun
 }
 
 /** The tokens a strategy trades or values its trades in. */
-export const tokensTraded = (strategy: Strategy): TokenInfo[] =>
-  strategy.kind === 'rebalance'
-    ? [...strategy.targets.map((t) => t.token), strategy.quote]
-    : strategy.kind === 'compound'
-      ? [strategy.gauge.rewardToken, strategy.valueToken]
-      : [strategy.sell, strategy.buy];
+export function tokensTraded(strategy: Strategy): TokenInfo[] {
+  switch (strategy.kind) {
+    case 'rebalance':
+      return [...strategy.targets.map((t) => t.token), strategy.quote];
+    case 'compound':
+      return [strategy.gauge.rewardToken, strategy.valueToken];
+    case 'uniswap-v3-position': {
+      const { token0, token1 } = strategy.pool;
+      return [
+        token0,
+        token1,
+        ...(strategy.valueToken.address === token0.address || strategy.valueToken.address === token1.address ? [] : [strategy.valueToken]),
+      ];
+    }
+    default:
+      return [strategy.sell, strategy.buy];
+  }
+}
 
 /** The tokens a strategy holds or values: those it trades, and a compound's position (its gauge) and exit token. */
 export const tokensHeld = (strategy: Strategy): Address[] => [

@@ -11,7 +11,10 @@ import type { TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
 import type { Schedule, Strategy } from './types.ts';
 import type { AddressBook } from '../config/address-book.ts';
-import { tokenDirectory } from '../config/chain-data.ts';
+import { knownContractsFor, tokenDirectory } from '../config/chain-data.ts';
+import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
+import { v3PoolAddress } from '../contracts/encoding.ts';
+import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
 import { ConfigError } from '../errors.ts';
 import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from '../config/strategy-file.ts';
 
@@ -77,7 +80,7 @@ export async function resolveConfig(
     const firstRun = config.firstRun ?? file.defaults.firstRun ?? context.firstRun ?? 'slot';
     const spreadMs = parseDuration(file.defaults.spread);
     strategies.push(
-      await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun, spreadMs }, { token, amount, context }),
+      await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun, spreadMs }, { wallets, token, amount, context }),
     );
   }
   const tokens = await Promise.all(infoCache.values());
@@ -92,6 +95,8 @@ export async function resolveConfig(
 }
 
 type Resolvers = {
+  /** The file's wallets, their accounts resolved. */
+  wallets: ReadonlyMap<string, ResolvedWallet>;
   token(value: string, path: string): Promise<TokenInfo>;
   amount(value: string, info: TokenInfo, path: string): bigint;
   context: { client: ChainClient; chainId: number; book?: AddressBook };
@@ -160,7 +165,61 @@ async function resolveStrategy(
         },
       };
     }
+    case 'uniswap-v3-position': {
+      const owner = r.wallets.get(config.wallet)?.account.address;
+      if (!owner) throw new ConfigError(`${path}.wallet: no wallet '${config.wallet}'`);
+      const positionManager = positionManagerFor(config.positionManager, `${path}.positionManager`, r);
+      const held = await readHeldPosition(positionManager, config.position, owner, path, r);
+      return {
+        ...common,
+        kind: 'uniswap-v3-position',
+        positionManager,
+        positionId: config.position,
+        pool: held.pool,
+        valueToken: await r.token(config.valueToken, `${path}.valueToken`),
+        compound: { minFeesToGas: config.compound.minFeesToGas },
+      };
+    }
   }
+}
+
+/** The chain data's position manager the file names, or its only one; with its factory and that factory's pool init code hash. */
+function positionManagerFor(named: string | undefined, path: string, r: Resolvers): PositionManagerOf {
+  const known = knownContractsFor(r.context.chainId, r.context.book);
+  const managers = known.positionManagers.filter((manager) => named === undefined || isAddressEqual(manager.address, named as Address));
+  if (managers.length === 0) {
+    throw new ConfigError(
+      named === undefined
+        ? `${path}: the chain data of chain ${r.context.chainId} names no Uniswap V3 position manager`
+        : `${path}: ${named} is not a position manager the chain data names`,
+    );
+  }
+  if (managers.length > 1)
+    throw new ConfigError(`${path}: the chain data names several position managers; name one (${managers.map((m) => m.address).join(', ')})`);
+  const manager = managers[0] as (typeof managers)[number];
+  const factory = known.factories.find((candidate) => candidate.kind === 'uniswap-v3' && isAddressEqual(candidate.address, manager.factory));
+  if (!factory?.initCodeHash) throw new ConfigError(`${path}: the chain data gives no pool init code hash for ${manager.address}'s factory ${manager.factory}`);
+  return { address: manager.address, factory: manager.factory, poolInitCodeHash: factory.initCodeHash };
+}
+
+/** The position as the chain holds it now: the wallet's, its tokens, and its pool (the factory's, by CREATE2) with its spacing. */
+async function readHeldPosition(manager: PositionManagerOf, positionId: bigint, owner: Address, path: string, r: Resolvers) {
+  const { client } = r.context;
+  const at = { address: manager.address, abi: positionManagerAbi } as const;
+  const [holder, position] = await Promise.all([
+    client.readContract({ ...at, functionName: 'ownerOf', args: [positionId] }),
+    client.readContract({ ...at, functionName: 'positions', args: [positionId] }),
+  ]).catch(() => {
+    throw new ConfigError(`${path}.position: position ${positionId} does not exist at ${manager.address}`);
+  });
+  if (!isAddressEqual(holder, owner)) throw new ConfigError(`${path}.position: position ${positionId} belongs to ${holder}, not to the wallet ${owner}`);
+  const [, , token0, token1, fee, , , liquidity] = position;
+  if (liquidity === 0n) throw new ConfigError(`${path}.position: position ${positionId} holds no liquidity`);
+  const address = v3PoolAddress(manager.factory, manager.poolInitCodeHash, [token0, token1], fee);
+  const tickSpacing = await client.readContract({ address, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' });
+  return {
+    pool: { address, token0: await r.token(token0, `${path}.position`), token1: await r.token(token1, `${path}.position`), fee, tickSpacing },
+  };
 }
 
 async function distinctToken(r: Resolvers, value: string, path: string, other: TokenInfo): Promise<TokenInfo> {

@@ -1,6 +1,7 @@
 /** Strategies as the engine runs them: tokens resolved to addresses and decimals, amounts in raw units. */
 import type { Address } from 'viem';
 import type { TokenInfo } from '../units.ts';
+import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
 
 export type Schedule = {
   everyMs?: number;
@@ -64,7 +65,26 @@ export type CompoundStrategy = Common & {
   exit?: { to: TokenInfo; atMs?: number };
 };
 
-export type Strategy = DcaStrategy | RebalanceStrategy | LimitStrategy | CompoundStrategy;
+/**
+ * A Uniswap V3 position of the wallet's, kept by the daemon (strategy/v3-position.ts decides on it). The file offers
+ * compounding; the decision also knows keeping the range and leaving, which the file offers once their steps run.
+ */
+export type V3PositionStrategy = Common & {
+  kind: 'uniswap-v3-position';
+  /** The chain data's position manager, with the factory whose pools it makes and their init code hash. */
+  positionManager: PositionManagerOf;
+  positionId: bigint;
+  /** The position's pool, as the chain says (its tokens in the pool's order). */
+  pool: { address: Address; token0: TokenInfo; token1: TokenInfo; fee: number; tickSpacing: number };
+  /** Fees and gas are valued in this token. */
+  valueToken: TokenInfo;
+  compound?: { minFeesToGas: number };
+  keepInRange?: { outsideMs: number; oldPosition: 'burn' | 'keep' };
+  /** At a time, or once one raw unit of token0 is worth at most `below` / at least `above` raw units of token1 (as √price × 2⁹⁶). */
+  exit?: { atMs?: number; belowSqrtPriceX96?: bigint; aboveSqrtPriceX96?: bigint; to?: TokenInfo };
+};
+
+export type Strategy = DcaStrategy | RebalanceStrategy | LimitStrategy | CompoundStrategy | V3PositionStrategy;
 
 /**
  * One trade a strategy wants, before it becomes a ledger intent. `amountIn: 'previous-output'` is what the

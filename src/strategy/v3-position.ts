@@ -11,29 +11,13 @@
  * The steps say what to do; how much each moves is what the step before it paid, read from the chain when it
  * settled, never decided here and never more than that (the wallet's other funds are not the strategy's).
  */
-import { type TokenInfo, displayNumber } from '../units.ts';
+import { displayNumber } from '../units.ts';
 import type { Address } from 'viem';
 import type { TickRange, TokenAmounts } from '../pools/uniswap-v3-liquidity.ts';
-import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
 import { tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
+import type { V3PositionStrategy } from './types.ts';
 
-export type V3PositionStrategy = {
-  id: string;
-  wallet: string;
-  slippageBps: number;
-  maxPriceDeviationBps?: number;
-  /** The chain data's position manager, with the factory whose pools it makes and their init code hash. */
-  positionManager: PositionManagerOf;
-  positionId: bigint;
-  /** The position's pool, as the chain says (its tokens in the pool's order). */
-  pool: { address: Address; token0: TokenInfo; token1: TokenInfo; fee: number; tickSpacing: number };
-  /** Fees and gas are valued in this token. */
-  valueToken: TokenInfo;
-  compound?: { minFeesToGas: number };
-  keepInRange?: { outsideMs: number; oldPosition: 'burn' | 'keep' };
-  /** At a time, or once one raw unit of token0 is worth at most `below` / at least `above` raw units of token1 (as √price × 2⁹⁶). */
-  exit?: { atMs?: number; belowSqrtPriceX96?: bigint; aboveSqrtPriceX96?: bigint; to?: TokenInfo };
-};
+export type { V3PositionStrategy } from './types.ts';
 
 /** Where the pool's oracle puts the price over keep-in-range's window: outside on one side throughout, or not, or not known. */
 export type RangeHistory = { outside: 'below' | 'above' } | { outside: false } | { unknown: string };

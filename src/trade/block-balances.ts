@@ -11,7 +11,7 @@ import type { ChainClient } from '../chains.ts';
 import { transferredTo } from '../chain/outcome.ts';
 import type { AttemptPurpose } from '../model/attempt.ts';
 import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
-import type { TradeRecord, WalletBalances } from '../model/trade.ts';
+import { type TradeRecord, type WalletBalances, spentTokens } from '../model/trade.ts';
 
 /** What the ledger knows of one of the wallet's transactions: its purpose, and for a trade's call, the trade. */
 export type OwnTransaction = { purpose: AttemptPurpose; record?: TradeRecord };
@@ -86,9 +86,13 @@ function judge(
   for (const { record, tx } of trades) {
     const receipt = receipts.find((candidate) => candidate.transactionHash.toLowerCase() === tx.hash.toLowerCase());
     if (receipt?.status !== 'success') continue;
+    // What arrived (a collect: both of its tokens), less what the trade was signed to spend at most.
     add(record.tokenOut, transferredTo(receipt.logs, record.tokenOut, wallet));
-    if (record.kind !== 'claim') add(record.tokenIn, -record.amountIn);
-    if (record.kind !== 'claim' && nativeToken && isAddressEqual(nativeToken, record.tokenIn)) nativeMost += record.amountIn;
+    if (record.kind === 'collect') add(record.tokenIn, transferredTo(receipt.logs, record.tokenIn, wallet));
+    for (const spend of spentTokens(record)) {
+      add(spend.token, -spend.amount);
+      if (nativeToken && isAddressEqual(nativeToken, spend.token)) nativeMost += spend.amount;
+    }
   }
   const problems: string[] = [];
   tokens.forEach((token, i) => {

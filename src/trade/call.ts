@@ -3,14 +3,14 @@
  * (see minimumOutput: never below the independent reference less our slippage), our own expected output,
  * every other route field passed through. Pure: the check stage calls this, then checks the result.
  */
-import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, maxUint256, zeroAddress } from 'viem';
-import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi, stakingGaugeAbi } from '../contracts/abi.ts';
+import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, maxUint128, maxUint256, zeroAddress } from 'viem';
+import { oneClickFarmAbi, oneClickWithdrawAbi, positionManagerAbi, routerAbi, stakingGaugeAbi } from '../contracts/abi.ts';
 import { encodeDepositCall, encodeSwapCall, encodeWithdrawCall } from '../contracts/calldata.ts';
 import { type SwapPayload, swapPayloadFrom } from '../contracts/payload.ts';
 import { minimumOutput } from '../guard/guards.ts';
 import type { EarnRoute, RouteDetail } from '../routing-api/schemas.ts';
 import type { Proposal } from './quote.ts';
-import type { CheckedCall, Trade, TradeKind } from '../model/trade.ts';
+import type { CheckedCall, PositionTrade, Trade, TradeKind } from '../model/trade.ts';
 
 /** Our call, with the pieces the checks compare (the swap payload, the OneClickFarm). */
 export type BuiltCall = CheckedCall & { payload?: SwapPayload; oneClickFarm?: Address };
@@ -87,7 +87,58 @@ export function buildCall(trade: Trade, proposal: Proposal, floor?: bigint, refe
     case 'claim':
       // The gauge pays at least what was observed; the minimum is "something".
       return { target: trade.tokenIn, data: encodeFunctionData({ abi: stakingGaugeAbi, functionName: 'claim' }), expectedOut: trade.amountIn, minOut: 1n };
+    case 'position':
+      throw new Error('buildCall: a position trade is built by buildPositionCall, with its reference');
   }
+}
+
+/**
+ * A position trade's call, to the chain data's position manager only. A collect sends everything owed to the wallet
+ * itself (never a recipient anyone else names); an add takes at most the amounts asked, and at least the minimums
+ * the reference gives (`minimums`), before `deadline`.
+ */
+export function buildPositionCall(
+  trade: PositionTrade,
+  add?: { liquidity: bigint; amount0Min: bigint; amount1Min: bigint; deadline: bigint; referenceOut: bigint },
+): BuiltCall {
+  const { positionManager, positionId } = trade.position;
+  if (trade.kind === 'collect') {
+    return {
+      target: positionManager,
+      data: encodeFunctionData({
+        abi: positionManagerAbi,
+        functionName: 'collect',
+        args: [{ tokenId: positionId, recipient: trade.wallet, amount0Max: maxUint128, amount1Max: maxUint128 }],
+      }),
+      // What it owed when observed, in token1; anything, however little, is a collect.
+      expectedOut: trade.amountIn1,
+      minOut: 0n,
+    };
+  }
+  if (!add) throw new Error('buildPositionCall: an add needs its minimums from the reference');
+  return {
+    target: positionManager,
+    spender: positionManager,
+    data: encodeFunctionData({
+      abi: positionManagerAbi,
+      functionName: 'increaseLiquidity',
+      args: [
+        {
+          tokenId: positionId,
+          amount0Desired: trade.amountIn,
+          amount1Desired: trade.amountIn1,
+          amount0Min: add.amount0Min,
+          amount1Min: add.amount1Min,
+          deadline: add.deadline,
+        },
+      ],
+    }),
+    expectedOut: add.liquidity,
+    minOut: add.amount0Min,
+    minOut1: add.amount1Min,
+    referenceOut: add.referenceOut,
+    deadline: add.deadline,
+  };
 }
 
 /**
@@ -115,5 +166,11 @@ export function returnedAmount(kind: TradeKind, returned: Hex): bigint {
       return decodeFunctionResult({ abi: oneClickWithdrawAbi, functionName: 'oneClickWithdraw', data: returned });
     case 'claim':
       return decodeFunctionResult({ abi: stakingGaugeAbi, functionName: 'claim', data: returned });
+    case 'collect':
+      // What it pays in token1 (token0's is read beside it, from the event).
+      return decodeFunctionResult({ abi: positionManagerAbi, functionName: 'collect', data: returned })[1];
+    case 'add-liquidity':
+      // The liquidity it bought.
+      return decodeFunctionResult({ abi: positionManagerAbi, functionName: 'increaseLiquidity', data: returned })[0];
   }
 }

@@ -4,11 +4,11 @@
  * chain, the call is our own encoding, and a simulation of the exact transactions must pay our minimum.
  * A failing check throws a GuardRefusal naming its reason; nothing is signed.
  */
-import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual, maxUint256 } from 'viem';
+import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
 import type { Fees } from '../chain/fees.ts';
-import { type Approval, type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
+import { type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
 import { hopQuoteRead } from '../contracts/hop-quoter.ts';
 import type { Wallet } from '../chain/wallet.ts';
 import {
@@ -34,8 +34,9 @@ import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type
 import type { Spending } from '../ledger/trades.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { abortable } from '../ops/abort.ts';
-import { NoAverageError } from '../price/pool-average.ts';
-import { ManipulatedPoolError, NoPriceError, PriceReference, SequencerDownError } from '../price/reference.ts';
+import { PriceReference } from '../price/reference.ts';
+import { type NeededApproval, approvalsOf, neededApprovals } from './approvals.ts';
+import { withPriceRefusals } from './price-refusals.ts';
 import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
@@ -44,7 +45,8 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
-import type { Trade, TradeRecord } from '../model/trade.ts';
+import { type Trade, type TradeRecord, isPositionTrade } from '../model/trade.ts';
+import { checkPosition } from './check-position.ts';
 
 export type CheckContext = {
   wallet: Wallet;
@@ -59,17 +61,17 @@ export type CheckContext = {
   signal?: AbortSignal;
 };
 
-/** A trade that passed every check: the call, the approval it needs, and the chain as the checks read it. */
+/** A trade that passed every check: the call, the approvals it needs, and the chain as the checks read it. */
 export type Checked = {
   call: BuiltCall;
   /** What the trade should pay at the independent reference (claims have none). */
   reference?: Reference;
   /** Set when the spender's allowance is short: approve first, on the nonce before the trade. */
-  approval?: Approval;
+  approvals: NeededApproval[];
   reads: Preflight;
   fees: Fees;
-  /** Gas limits with headroom, from the simulation (undefined: simulate again once the approval is mined). */
-  gas: { approve?: bigint; trade?: bigint };
+  /** The trade's gas, from the simulation (undefined: simulate again once its approvals are mined). */
+  gas: { trade?: bigint };
   simulatedOut?: bigint;
 };
 
@@ -90,6 +92,18 @@ export function chainChecks(client: ChainClient, chainId: number, book?: Address
 }
 
 export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal): Promise<Checked> {
+  // A trade on a V3 position asks the service nothing: its own checks (trade/check-position.ts).
+  if (proposal.kind === 'position') {
+    if (!isPositionTrade(trade)) throw new Error(`check: a ${trade.kind} trade with a position's proposal`);
+    return checkPosition(ctx, trade);
+  }
+  return checkRouted(ctx, trade, proposal);
+}
+
+/** A proposal of the routing service (a swap, a deposit, a withdraw) or a claim's. */
+type RoutedProposal = Exclude<Proposal, { kind: 'position' }>;
+
+async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProposal): Promise<Checked> {
   // 1. The answer is about what we asked: our tokens, our amount, one expected output, a farm to use.
   checkProposal(trade, proposal);
 
@@ -117,7 +131,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   //    unlisted adapter has its pools' fees, so its oracle value, only once step 12 proves its pools.) A moved pool
   //    is reported as such, before any price it caused.
   const simulated = buildCall(trade, proposal);
-  const approval = simulated.spender ? approvalOf(trade, simulated.spender, ctx.settings) : undefined;
+  const approvals = simulated.spender ? approvalsOf(trade, simulated.spender, ctx.settings) : [];
   const steadyPools = poolsOf(verified);
   // What a swap's route pays is read in the same simulation, on the state the call meets (contracts/hop-quoter.ts).
   const quote = proposal.kind === 'swap' && verified ? hopQuoteRead(proposal.route.details, trade.amountIn) : undefined;
@@ -125,7 +139,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     from: trade.wallet,
     to: simulated.target,
     data: simulated.data,
-    approval,
+    approvals,
     before: ctx.wallet.inFlightCalls(),
     quote,
   });
@@ -191,7 +205,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   if (trade.kind === 'swap') checkThreshold(call.expectedOut, trade.minAmountOut);
 
   // 7. What the batch read of the wallet: is the allowance short?
-  const needsApproval = approval !== undefined && (reads.allowance ?? 0n) < approval.amount;
+  const needed = neededApprovals(approvals, reads);
 
   // 8. The deadline leaves time to be mined and is not too far.
   if (call.deadline !== undefined) checkDeadline([call.deadline], reads.block.timestamp, ctx.settings.deadline);
@@ -204,9 +218,6 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
   checkFeeCap(fees.maxFeePerGas, ctx.settings.feeCap);
 
   // 11. The exact transactions, simulated together, succeed and pay at least our minimum.
-  if (needsApproval && reads.approvalResult && !reads.approvalResult.ok) {
-    throw new GuardRefusal('simulation', `a simulation of the approval of ${approval.token} reverts: ${reads.approvalResult.reason}`);
-  }
   const gas: Checked['gas'] = {};
   let simulatedOut: bigint | undefined;
   if (reads.call !== 'unsimulated') {
@@ -215,7 +226,6 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     checkSimulation(simulatedOut, call.minOut);
     gas.trade = reads.call.gasUsed;
   }
-  if (needsApproval && reads.approvalResult?.ok) gas.approve = reads.approvalResult.gasUsed;
 
   // 12. Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades
   //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,
@@ -262,7 +272,7 @@ export async function check(ctx: CheckContext, trade: Trade, proposal: Proposal)
     .filter((pool) => !steadyPools.some((known) => isAddressEqual(known.address, pool)) && !oraclePriced.some((known) => isAddressEqual(known, pool)))
     .map((address): SwapPool => ({ address }));
   await abortable(checkPoolsSteady(ctx, shownPools), ctx.signal);
-  return { call, reference, approval: needsApproval ? approval : undefined, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
+  return { call, reference, approvals: needed, reads, fees: ctx.wallet.fees.capped(fees), gas, simulatedOut };
 }
 
 /**
@@ -289,13 +299,13 @@ function withFeesRead(verified: Verified, states: readonly MentoHopState[] | und
 async function accountForFlows(
   ctx: CheckContext,
   trade: Trade,
-  proposal: Proposal,
+  proposal: RoutedProposal,
   call: BuiltCall,
   reads: Preflight,
   verified: Verified,
 ): Promise<ProvenSwap[] | undefined> {
   if (!verified || proposal.kind === 'claim') return undefined;
-  const approvalLogs = reads.approvalResult?.ok ? (reads.approvalResult.logs ?? []) : [];
+  const approvalLogs = reads.approvalResults.flatMap((result) => (result.ok ? (result.logs ?? []) : []));
   const logs = reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs ? [...approvalLogs, ...reads.call.logs] : undefined;
   const routes = proposal.kind === 'swap' ? [proposal.route.details] : proposal.route.underlyingRoutes;
   return provenSwaps(ctx.routes, trade, logs, hopsOf(verified), {
@@ -391,18 +401,6 @@ async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): 
   await withPriceRefusals(() => Promise.all(unique.map((pool) => ctx.prices.checkSteady(pool.address, ctx.priceToleranceBps, pool.kind))));
 }
 
-/** Price failures as the refusals they are: no price, a pool moved within the window, the sequencer down. */
-async function withPriceRefusals<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof SequencerDownError) throw new GuardRefusal('sequencer', error.shortMessage);
-    if (error instanceof NoPriceError || error instanceof NoAverageError) throw new GuardRefusal('no-price', error.shortMessage);
-    if (error instanceof ManipulatedPoolError) throw new GuardRefusal('manipulated', error.shortMessage);
-    throw error;
-  }
-}
-
 /** A route's hops with each unlisted one replaced by the proven swap of its two tokens; refused if there is none. */
 function provenHops(hops: readonly RouteHop[], swaps: readonly Omit<ProvenSwap, 'amountIn' | 'amountOut'>[] | undefined): VerifiedHop[] {
   return hops.map((hop) => {
@@ -426,7 +424,7 @@ const tolerated = (amount: bigint, toleranceBps: number) => (amount * BigInt(10_
 type RouteHop = VerifiedHop | UnlistedHop;
 type Verified = { hops: RouteHop[] } | { farm: VerifiedFarm; legs: { inputAmount: bigint; hops: RouteHop[] }[] } | undefined;
 
-async function verify(routes: RouteVerifier, trade: Trade, proposal: Proposal): Promise<Verified> {
+async function verify(routes: RouteVerifier, trade: Trade, proposal: RoutedProposal): Promise<Verified> {
   switch (proposal.kind) {
     case 'swap':
       return { hops: await routes.verifyRoute(proposal.route.details, 'details', 'prove-by-flows') };
@@ -535,7 +533,7 @@ export async function recheck(ctx: RecheckContext, trade: Trade, call: Pick<Buil
   }
 }
 
-function checkProposal(trade: Trade, proposal: Proposal): void {
+function checkProposal(trade: Trade, proposal: RoutedProposal): void {
   switch (proposal.kind) {
     case 'swap':
       return checkSwapQuote(trade, proposal.route);
@@ -546,10 +544,6 @@ function checkProposal(trade: Trade, proposal: Proposal): void {
     case 'claim':
       return;
   }
-}
-
-function approvalOf(trade: Trade, spender: Address, settings: ExecutionSettings): Approval {
-  return { token: trade.tokenIn, spender, amount: trade.amountIn, value: settings.approvals === 'unlimited' ? maxUint256 : trade.amountIn };
 }
 
 /** The budgets that limit this trade (on its input token), by scope: its strategy's, then its wallet's. */

@@ -53,6 +53,10 @@ function asked({ trade }: Described, names: TokenNames): string {
       return `withdraw ${amountIn} for ${out}`;
     case 'claim':
       return `claim ${out} rewards`;
+    case 'collect':
+      return `collect a position's ${names.symbol(trade.tokenIn)} and ${out}`;
+    case 'add-liquidity':
+      return `add ${amountIn} and ${out} to a position`;
   }
 }
 
@@ -69,6 +73,10 @@ function done({ trade, amountOut }: Described, names: TokenNames): string {
       return `withdrew ${amountIn} for ${out}`;
     case 'claim':
       return `claimed ${out}`;
+    case 'collect':
+      return `collected ${names.symbol(trade.tokenIn)} and ${out} from a position`;
+    case 'add-liquidity':
+      return `added ${amountIn} and ${names.symbol(trade.tokenOut)} to a position`;
   }
 }
 

@@ -31,7 +31,7 @@ import { type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
-import { approvalTx, signTrade } from './sign.ts';
+import { approvalTxs, signTrade } from './sign.ts';
 import type { SignedHistory } from './signed-history.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { failureClassOf } from './classify-failure.ts';
@@ -352,22 +352,32 @@ function readSettlementAhead(
   return { receipt, blocks, balances, receipts };
 }
 
-/** Signs, sends and follows the approval alone; throws if it did not succeed. */
-async function approveFirst({ wallet, recorder, settings, history }: PipelineDeps, record: TradeRecord, checked: Checked, signal?: AbortSignal): Promise<void> {
+/** Signs, sends and follows the approvals alone; throws unless every one succeeded. */
+async function approveFirst(
+  { wallet, reads, recorder, settings, history }: PipelineDeps,
+  record: TradeRecord,
+  checked: Checked,
+  signal?: AbortSignal,
+): Promise<void> {
   const proven = await history.beforeSigning(record.id, checked.reads.pendingNonce);
-  const approval = approvalTx(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id, proven));
-  if (!approval) throw new Error('approveFirst: the check found no approval to make');
-  const signed = await wallet.sign(record.id, [approval]);
+  const approvals = approvalTxs(checked, await wallet.nonces.next(checked.reads.pendingNonce, record.id, proven));
+  if (approvals.length === 0) throw new Error('approveFirst: the check found no approval to make');
+  const signed = await wallet.sign(record.id, approvals);
   await recorder.sending(record.id, wallet.fence());
   const receipts = await broadcast(wallet, signed, { signal });
-  const mined = await follow(wallet, {
+  await follow(wallet, {
     intentId: record.id,
     receipts,
     authorize: (attempt) => authorizedCall(wallet, record, attempt, settings.approvals),
     signal,
   });
-  if (mined?.receipt.status !== 'success')
-    throw new TransactionRevertedError('approval failed', `the approval of ${approval.to} did not succeed; the trade was not signed`);
+  // Each approval's nonce mined an approval (the one signed, or a replacement of it), not a revert or a cancellation.
+  const settled = await reads.attempts.ofTrade(record.id);
+  for (const attempt of signed) {
+    if (!settled.some((candidate) => candidate.nonce === attempt.nonce && candidate.purpose === 'approve' && candidate.status === 'mined')) {
+      throw new TransactionRevertedError('approval failed', `the approval at nonce ${attempt.nonce} did not succeed; the trade was not signed`);
+    }
+  }
 }
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */

@@ -7,7 +7,9 @@ export type Proposal =
   | { kind: 'swap'; route: SwapRoute }
   | { kind: 'deposit' | 'withdraw'; route: EarnRoute }
   /** A claim needs no quote: the gauge pays what has accrued. */
-  | { kind: 'claim' };
+  | { kind: 'claim' }
+  /** Nor does a trade on a V3 position: the position manager and the pool are read from the chain, never asked. */
+  | { kind: 'position' };
 
 /**
  * Quotes asked identically in one block are asked once: a thousand DCA strategies selling the same amount of the
@@ -51,5 +53,8 @@ export async function quote(routing: RoutingClient, trade: Trade, signal?: Abort
       return { kind: 'withdraw', route: await routing.getWithdrawRoute({ ...common, inputAmount: trade.amountIn }) };
     case 'claim':
       return { kind: 'claim' };
+    case 'collect':
+    case 'add-liquidity':
+      return { kind: 'position' };
   }
 }

@@ -14,7 +14,8 @@ import type { Mined, Wallet } from '../chain/wallet.ts';
 import type { TradeReads } from '../ledger/ledger.ts';
 import type { TradeRecorder } from './recorder.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
-import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from '../model/trade.ts';
+import { type Failure, type Settlement, type TradeRecord, type TradeReport, type WalletBalances, isPositionTrade } from '../model/trade.ts';
+import { readPositionOutcome } from './position-outcome.ts';
 
 /** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
 export function readOutcome(
@@ -84,8 +85,13 @@ export async function settle(
   }
   if (attempt.purpose === 'approve') return fail('only the approval was mined; the trade was not');
 
-  const outcome = readOutcome(record, receipt);
-  const settled = { ...settlement, amountOut: outcome.amountOut, reportedOut: outcome.reportedOut, partnerFee: outcome.partnerFee };
+  const outcome = isPositionTrade(record) ? readPositionOutcome(record, receipt) : readOutcome(record, receipt);
+  const settled: Settlement = {
+    ...settlement,
+    amountOut: outcome.amountOut,
+    ...('reportedOut' in outcome && { reportedOut: outcome.reportedOut, partnerFee: outcome.partnerFee }),
+    ...('position' in outcome && outcome.position && { position: outcome.position }),
+  };
   let anomaly = outcome.anomaly;
   let balancesAfter: WalletBalances | undefined;
   if (!anomaly) {
@@ -115,5 +121,5 @@ export async function settle(
     return { ...common, status: 'anomaly', reason: anomaly, amountOut: outcome.amountOut, balancesAfter };
   }
   await recorder.confirmed(record.id, settled);
-  return { ...common, status: 'confirmed', amountOut: outcome.amountOut, balancesAfter };
+  return { ...common, status: 'confirmed', amountOut: outcome.amountOut, ...(settled.position && { moved: settled.position }), balancesAfter };
 }

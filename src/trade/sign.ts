@@ -10,33 +10,31 @@ import type { Attempt } from '../model/attempt.ts';
 import type { Checked } from './check.ts';
 import type { Trade } from '../model/trade.ts';
 
-/** The approval transaction to sign before the trade, when the check found the allowance short. */
-export function approvalTx(checked: Checked, nonce: number): UnsignedTx | undefined {
-  const { approval } = checked;
-  if (!approval) return undefined;
-  return {
+/** The approval transactions to sign before the trade, from `first` on, one per allowance the check found short. */
+export function approvalTxs(checked: Checked, first: number): UnsignedTx[] {
+  return checked.approvals.map(({ approval, gas }, i) => ({
     to: approval.token,
     data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [approval.spender, approval.value] }),
     purpose: 'approve',
-    nonce,
+    nonce: first + i,
     // Without a simulated figure (a node that cannot simulate), an ERC20 approval's usual ceiling.
-    gas: checked.gas.approve === undefined ? 100_000n : gasWithHeadroom(checked.gas.approve),
+    gas: gas === undefined ? 100_000n : gasWithHeadroom(gas),
     fees: checked.fees,
-  };
+  }));
 }
 
-/** Signs [approval?, trade] on consecutive nonces (after `proven`, the wallet's proven history) and stores them; the trade moves to `signed`. */
+/** Signs [...approvals, trade] on consecutive nonces (after `proven`, the wallet's proven history) and stores them; the trade moves to `signed`. */
 export async function signTrade(wallet: Wallet, trade: Trade, checked: Checked, proven: ProvenNonces): Promise<Attempt[]> {
   if (checked.gas.trade === undefined) throw new Error('signTrade: the trade was not simulated');
   const first = await wallet.nonces.next(checked.reads.pendingNonce, trade.id, proven);
-  const approve = approvalTx(checked, first);
+  const approvals = approvalTxs(checked, first);
   const tradeTx: UnsignedTx = {
     to: checked.call.target,
     data: checked.call.data,
     purpose: 'trade',
-    nonce: approve ? first + 1 : first,
+    nonce: first + approvals.length,
     gas: gasWithHeadroom(checked.gas.trade),
     fees: checked.fees,
   };
-  return wallet.sign(trade.id, approve ? [approve, tradeTx] : [tradeTx]);
+  return wallet.sign(trade.id, [...approvals, tradeTx]);
 }

@@ -17,7 +17,7 @@ import { type ProvenCall, provenCall } from '../chain/stored-tx.ts';
 import type { TxRequest, Wallet } from '../chain/wallet.ts';
 import type { Attempt, AttemptPurpose } from '../model/attempt.ts';
 import type { ApprovalMode } from './settings.ts';
-import { type Trade, type TradeRecord, presignStates } from '../model/trade.ts';
+import { type Trade, type TradeRecord, presignStates, spentTokens } from '../model/trade.ts';
 
 /** Why a trade does not fit any strategy of the current file (undefined: it fits). */
 export type StrategyFit = (trade: Trade) => string | undefined;
@@ -26,20 +26,17 @@ export type StrategyFit = (trade: Trade) => string | undefined;
 export type AuthorizedCall = ProvenCall & { purpose: AttemptPurpose };
 
 /** Which of the trade's own transactions `call` is, or undefined when it is none of them. */
-export function purposeOf(
-  wallet: Address,
-  record: Pick<TradeRecord, 'tokenIn' | 'amountIn' | 'call'>,
-  call: TxRequest,
-  approvals: ApprovalMode,
-): AttemptPurpose | undefined {
+export function purposeOf(wallet: Address, record: TradeRecord, call: TxRequest, approvals: ApprovalMode): AttemptPurpose | undefined {
   if (call.value !== undefined && call.value !== 0n) return undefined;
   if (isAddressEqual(call.to, wallet) && call.data === '0x') return 'cancel';
   const checked = record.call;
   if (!checked) return undefined;
   if (isAddressEqual(call.to, checked.target) && call.data.toLowerCase() === checked.data.toLowerCase()) return 'trade';
-  if (checked.spender && isAddressEqual(call.to, record.tokenIn)) {
+  // An approval of a token the trade spends, to the call's spender, of exactly what it spends (or unlimited, when allowed).
+  const spent = checked.spender ? spentTokens(record).find((spend) => isAddressEqual(call.to, spend.token)) : undefined;
+  if (spent && checked.spender) {
     const approval = decodedApproval(call.data);
-    const amountAllowed = approval?.amount === record.amountIn || (approvals === 'unlimited' && approval?.amount === maxUint256);
+    const amountAllowed = approval?.amount === spent.amount || (approvals === 'unlimited' && approval?.amount === maxUint256);
     if (approval && isAddressEqual(approval.spender, checked.spender) && amountAllowed) return 'approve';
   }
   return undefined;

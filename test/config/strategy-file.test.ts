@@ -33,6 +33,16 @@ function problemOf(raw: unknown): string {
 describe('the strategy file is strict', () => {
   it.each([
     ['a misspelt price floor', file(dca({ minPirce: '1.9' })), "f.yaml: strategies.0.minPirce: unknown field; did you mean 'minPrice'?"],
+    [
+      'a V3 position by no NFT id',
+      file({ id: 'lp', kind: 'uniswap-v3-position', wallet: 'main', every: '1h', position: -3, valueToken: 'cUSD' }),
+      "f.yaml: strategies.0.position: must be the position NFT's id, a positive whole number",
+    ],
+    [
+      'a V3 position asking to keep its range, which the file does not offer yet',
+      file({ id: 'lp', kind: 'uniswap-v3-position', wallet: 'main', every: '1h', position: 7, valueToken: 'cUSD', keepInRange: { outsideMinutes: 60 } }),
+      'f.yaml: strategies.0.keepInRange: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, position, positionManager, valueToken, compound',
+    ],
     ['a misspelt slippage', file(dca({ slipageBps: 10 })), "f.yaml: strategies.0.slipageBps: unknown field; did you mean 'slippageBps'?"],
     ['a key in the wrong case', file(dca({ MinPrice: '1.9' })), "f.yaml: strategies.0.MinPrice: unknown field; did you mean 'minPrice'?"],
     [

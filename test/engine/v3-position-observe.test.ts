@@ -27,7 +27,9 @@ describe('a V3 position observed', () => {
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
   const strategyOf = (positionId: bigint, overrides: Partial<V3PositionStrategy> = {}): V3PositionStrategy => ({
     id: 'lp',
+    kind: 'uniswap-v3-position',
     wallet: 'main',
+    schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
     slippageBps: 50,
     positionManager: positionManagerOf(fork),
     positionId,

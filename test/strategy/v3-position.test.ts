@@ -8,7 +8,9 @@ const celo = token('CELO', '0x471EcE3750Da237f93B8E339c536989b8978a438');
 
 const strategy = (overrides: Partial<V3PositionStrategy> = {}): V3PositionStrategy => ({
   id: 'lp',
+  kind: 'uniswap-v3-position',
   wallet: 'main',
+  schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
   slippageBps: 50,
   positionManager: {
     address: '0x3d79EdAaBC0EaB6F08ED885C05Fc0B014290D95A',

@@ -1,0 +1,133 @@
+/**
+ * `routekeeper once` on a strategy file that keeps a Uniswap V3 position: the position's fees, earned from swap
+ * volume on the devnet's real position manager, are compounded in one run (collect, ratio swap, add), each step a
+ * trade of the ledger, and `status --json` shows what was collected and added back. A file naming a position that is
+ * not the wallet's is refused with one line and exit 2, before anything is read of the market.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Address, type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
+import { runCli, spawnCli } from '../helpers/cli.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { daemonHome } from '../helpers/daemon-process.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { openPosition, positionManagerOf, tradeVolume, v3Pool } from '../helpers/positions.ts';
+
+const fork = useDevnetFork({ uniswapV3: true, routing: true });
+const e18 = 10n ** 18n;
+const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
+
+const positionYaml = (positionId: bigint) => `
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, compound: { minFeesToGas: 3 } }
+`;
+
+describe('once, on a V3 position', () => {
+  const env = (home: ReturnType<typeof daemonHome>) => ({
+    RPC_URL: '',
+    ROUTING_SERVICE_URL: '',
+    ROUTEKEEPER_CONFIG: '',
+    ROUTEKEEPER_DATA_DIR: home.dataDir,
+    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
+  });
+  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
+  const read = async (tokenId: bigint) => readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+
+  it('compounds the fees of the wallet’s position, three trades recorded, and status shows them', async () => {
+    const home = daemonHome(fork, 'v3-once');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const { uncollected: owed, liquidity } = await read(opened.tokenId);
+
+    const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(opened.tokenId)), '--address-book', home.book], env(home));
+    expect(once.code, once.stderr).toBe(0);
+    const grown = (await read(opened.tokenId)).liquidity;
+    expect(grown).toBeGreaterThan(liquidity);
+
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const trades = (await ledger.trades.history({})).toReversed();
+      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
+        ['collect', 'confirmed'],
+        ['swap', 'confirmed'],
+        ['add-liquidity', 'confirmed'],
+      ]);
+      expect(trades[0]?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
+      expect(grown - liquidity).toBe(trades[2]?.settlement?.position?.liquidity);
+    } finally {
+      await ledger.close();
+    }
+    const status = await runCli(['status', '--json', '--ledger', home.ledgerFile], env(home));
+    expect(status.code, status.stderr).toBe(0);
+    const lp = (JSON.parse(status.stdout) as { strategies: { id: string; position?: Record<string, unknown> }[] }).strategies.find((s) => s.id === 'lp');
+    expect(lp?.position).toMatchObject({ positionId: opened.tokenId.toString(), compounds: 1, collected: { token0: { raw: owed.amount0.toString() } } });
+  });
+
+  it('killed (SIGKILL) with its add signed and not yet mined: the next start sends that add and completes, collecting nothing twice', async () => {
+    const home = daemonHome(fork, 'v3-once-killed');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const { uncollected: owed, liquidity } = await read(opened.tokenId);
+    const manager = positionManagerOf(fork).address;
+    // A node that takes every transaction but the add's, which it holds without an answer: the process is killed there.
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    let held = false;
+    node.faults.intercept = (call) => {
+      const sends = call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync';
+      if (!sends) return undefined;
+      const tx = parseTransaction((call.params as Hex[])[0] as Hex);
+      if (!tx.to || !isAddressEqual(tx.to, manager) || !tx.data?.startsWith(increaseLiquiditySelector)) return undefined;
+      held = true;
+      return new Promise<never>(() => {});
+    };
+    const book = join(home.dir, 'holding-book.json');
+    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
+    const config = home.config(positionYaml(opened.tokenId));
+    try {
+      const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      await waitFor(() => held, 'the add sent', 60_000);
+      child.kill('SIGKILL');
+      await exited;
+      expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
+    } finally {
+      await node.close();
+    }
+    // The next start, on the node itself: the add's signed bytes are sent, the position grows once.
+    const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
+    expect(again.code, again.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const trades = (await ledger.trades.history({})).toReversed();
+      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
+        ['collect', 'confirmed'],
+        ['swap', 'confirmed'],
+        ['add-liquidity', 'confirmed'],
+      ]);
+      expect(trades[0]?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
+      expect((await read(opened.tokenId)).liquidity).toBe(liquidity + (trades[2]?.settlement?.position?.liquidity ?? 0n));
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('refuses a position that is not the wallet’s: one line naming it, exit 2, nothing traded', async () => {
+    const home = daemonHome(fork, 'v3-once-theirs');
+    const theirs = await openPosition(fork, pool(), { account: 2, halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const before = await fork.balanceOf(fork.token('cUSD'), me);
+    const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(theirs.tokenId)), '--address-book', home.book], env(home));
+    expect(once.code).toBe(2);
+    const lines = once.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(new RegExp(`strategies\\.0\\.position: position ${theirs.tokenId} belongs to 0x[0-9a-fA-F]{40}, not to the wallet ${me}`));
+    expect(once.stderr).not.toMatch(/\n\s+at /);
+    expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * A V3 position strategy's run, end to end on the devnet (the real position manager, our routing service): fees
+ * that beat N times the gas are collected, the surplus sold to the range's ratio through a checked route, and the
+ * rest added back, each step a trade of the ledger; the status counts what was collected and added. A lying service
+ * for the ratio swap stops the run after the collect, the position untouched and the fees in the wallet, said so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJson } from '../../src/json.ts';
+import type { TradeReport } from '../../src/model/trade.ts';
+import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
+import { statusReport } from '../../src/status/report.ts';
+import { runStrategy } from '../../src/engine/runner.ts';
+import type { V3PositionStrategy } from '../../src/strategy/types.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { openPosition, positionManagerOf, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { startQuoteProxy } from '../helpers/quote-proxy.ts';
+import { trader } from '../helpers/routing.ts';
+
+const e18 = 10n ** 18n;
+
+describe('a V3 position compounded by its strategy', () => {
+  const fork = useDevnetFork({ uniswapV3: true, routing: true });
+  let executor: TestExecutor;
+  beforeAll(async () => {
+    executor = await testExecutor(fork);
+  });
+  afterAll(() => executor?.close());
+
+  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
+  const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
+  const strategyOf = (positionId: bigint): V3PositionStrategy => ({
+    id: 'lp',
+    kind: 'uniswap-v3-position',
+    wallet: 'main',
+    schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
+    slippageBps: 100,
+    positionManager: positionManagerOf(fork),
+    positionId,
+    pool: { address: pool().address, token0: info(pool().token0), token1: info(pool().token1), fee: pool().fee, tickSpacing: pool().tickSpacing },
+    valueToken: info('cUSD'),
+    compound: { minFeesToGas: 3 },
+  });
+  const view = (client = executor.wallet.client) => ({
+    client,
+    prices: executor.prices,
+    wallet: trader(fork).address,
+    nativeToken: info('CELO'),
+    now: Date.now,
+  });
+  const read = async (tokenId: bigint) => readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+  const balances = () =>
+    Promise.all([fork.balanceOf(fork.token(pool().token0), trader(fork).address), fork.balanceOf(fork.token(pool().token1), trader(fork).address)]);
+
+  it('collects, swaps to the ratio and adds back: liquidity grows by what the fees buy, little left over, all in the status', async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const { uncollected: owed, liquidity } = await read(opened.tokenId);
+    const before = await balances();
+
+    const strategy = strategyOf(opened.tokenId);
+    // As a daemon's start does: the strategy described for status, with the chain's coin.
+    await executor.ledger.strategies.describe([
+      { id: strategy.id, kind: strategy.kind, walletName: 'main', wallet: trader(fork).address, definition: toJson(strategy) },
+    ]);
+    await executor.ledger.strategies.setMeta('native-token', toJson(info('CELO')));
+    const run = await runStrategy(strategy, 'slot-1', { executor, view: view() });
+    expect(run.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([
+      ['collect', 'confirmed'],
+      ['swap', 'confirmed'],
+      ['add-liquidity', 'confirmed'],
+    ]);
+    expect(run.note).toMatch(/^compound: fees worth .* cUSD, gas .* cUSD$/);
+    const [collect, swap, add] = run.trades as [TradeReport, TradeReport, TradeReport];
+    expect(collect.moved).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
+    expect((await read(opened.tokenId)).liquidity).toBe(liquidity + (add.moved?.liquidity ?? 0n));
+    expect(add.moved?.liquidity ?? 0n).toBeGreaterThan(0n);
+
+    // What stays in the wallet: the fees less what went in, which only the swap's fee and price impact leave over.
+    const after = await balances();
+    const left: [bigint, bigint] = [after[0] - before[0], after[1] - before[1]];
+    const soldToken0 = swap.trade.tokenIn === fork.token(pool().token0);
+    const [fees0, fees1] = [owed.amount0, owed.amount1];
+    expect(left[0] >= 0n && left[1] >= 0n).toBe(true);
+    // Under 2% of the fees of either token: a 0.3% pool's fee and a small swap's impact, nothing more.
+    expect(left[0] * 50n <= fees0 + (soldToken0 ? 0n : (swap.amountOut ?? 0n)) && left[1] * 50n <= fees1 + (soldToken0 ? (swap.amountOut ?? 0n) : 0n)).toBe(
+      true,
+    );
+
+    const status = await statusReport(executor.ledger);
+    const lp = status.strategies.find((strategy) => strategy.id === 'lp');
+    expect(lp?.position).toMatchObject({
+      positionId: opened.tokenId.toString(),
+      compounds: 1,
+      collected: { token0: { raw: owed.amount0.toString() }, token1: { raw: owed.amount1.toString() } },
+      added: { liquidity: (add.moved?.liquidity ?? 0n).toString() },
+    });
+    expect(BigInt(lp?.gas.native.raw ?? '0')).toBeGreaterThan(0n);
+
+    // At once again: the fees are gone, nothing to do.
+    const again = await runStrategy(strategyOf(opened.tokenId), 'slot-2', { executor, view: view() });
+    expect(again.trades).toEqual([]);
+    expect(again.note).toMatch(/^fees worth 0 cUSD, not more than 3 × gas/);
+  });
+
+  it('stops after the collect when the service lies about the ratio swap: nothing added, the fees in the wallet', async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const { uncollected: owed, liquidity } = await read(opened.tokenId);
+    const proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
+    const lied = await testExecutor(fork, { serviceUrl: proxy.url });
+    try {
+      proxy.setRewrite((body) => {
+        const inflated = ((BigInt(body.expectedOut) * 3n) / 2n).toString();
+        body.details.expectedOutputAmount = inflated;
+        const { txn, ...rest } = body;
+        return { ...rest, expectedOut: inflated };
+      });
+      const before = await balances();
+      const run = await runStrategy(strategyOf(opened.tokenId), 'slot-1', { executor: lied, view: view(lied.wallet.client) });
+      expect(run.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([
+        ['collect', 'confirmed'],
+        ['swap', 'refused'],
+      ]);
+      expect(run.trades[1]?.refusal).toBe('simulation');
+      // The next run says what the stopped compound left in the wallet, and adds none of it.
+      proxy.setRewrite(undefined);
+      const next = await runStrategy(strategyOf(opened.tokenId), 'slot-2', { executor: lied, view: view(lied.wallet.client) });
+      expect(next.note).toMatch(/^the compound of slot-1 stopped after its collect: [\d.,]+ (cUSD|CELO) and [\d.,]+ (cUSD|CELO) stayed in the wallet; /);
+      expect(next.trades).toEqual([]);
+      const after = await balances();
+      expect([after[0] - before[0], after[1] - before[1]]).toEqual([owed.amount0, owed.amount1]);
+      expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
+    } finally {
+      await lied.close();
+      await proxy.close();
+    }
+  });
+});
