@@ -22,7 +22,8 @@ import type { PositionTrade } from '../model/trade.ts';
 import { abortable } from '../ops/abort.ts';
 import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
 import { type PositionManagerOf, readV3Position } from '../pools/uniswap-v3-position.ts';
-import { buildPositionCall, returnedAmount } from './call.ts';
+import { buildPositionCall } from './call.ts';
+import { simulatedCall } from './simulated.ts';
 import { approvalsOf, neededApprovals } from './approvals.ts';
 import type { CheckContext, Checked } from './check.ts';
 import { withPriceRefusals } from './price-refusals.ts';
@@ -69,18 +70,12 @@ export async function checkPosition(ctx: CheckContext, trade: PositionTrade): Pr
   // 5. The fee cap, the simulation, and its token movements.
   const fees = ctx.wallet.fees.fromBlock(reads.block.baseFeePerGas, reads.maxPriorityFeePerGas);
   checkFeeCap(fees.maxFeePerGas, ctx.settings.feeCap);
-  const gas: Checked['gas'] = {};
-  let simulatedOut: bigint | undefined;
-  if (reads.call !== 'unsimulated') {
-    if (!reads.call.ok) throw new GuardRefusal('simulation', `a simulation of the exact transaction reverts: ${reads.call.reason}`);
-    simulatedOut = returnedAmount(trade.kind, reads.call.returned);
-    gas.trade = reads.call.gasUsed;
-    // A node without eth_simulateV1 shows no logs: the position's own rules (the wallet's recipient, its position)
-    // stand in the call itself, and the balances are checked after it.
-    if (reads.call.logs) {
-      const approvalLogs = reads.approvalResults.flatMap((result) => (result.ok ? (result.logs ?? []) : []));
-      checkPositionFlows(asked, position.pool, [...approvalLogs.filter((log) => !isApprovalLog(log)), ...reads.call.logs]);
-    }
+  const { gas, simulatedOut } = simulatedCall(reads, trade.kind);
+  // A node without eth_simulateV1 shows no logs: the position's own rules (the wallet's recipient, its position) stand
+  // in the call itself, and the balances are checked after it.
+  if (reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs) {
+    const approvalLogs = reads.approvalResults.flatMap((result) => (result.ok ? (result.logs ?? []) : []));
+    checkPositionFlows(asked, position.pool, [...approvalLogs.filter((log) => !isApprovalLog(log)), ...reads.call.logs]);
   }
   return { call, approvals: needed, reads, fees: ctx.wallet.fees.capped(fees), gas, ...(simulatedOut !== undefined && { simulatedOut }) };
 }

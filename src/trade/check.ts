@@ -37,6 +37,7 @@ import { abortable } from '../ops/abort.ts';
 import { PriceReference } from '../price/reference.ts';
 import { type NeededApproval, approvalsOf, neededApprovals } from './approvals.ts';
 import { withPriceRefusals } from './price-refusals.ts';
+import { simulatedCall } from './simulated.ts';
 import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
@@ -218,14 +219,8 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
   checkFeeCap(fees.maxFeePerGas, ctx.settings.feeCap);
 
   // 11. The exact transactions, simulated together, succeed and pay at least our minimum.
-  const gas: Checked['gas'] = {};
-  let simulatedOut: bigint | undefined;
-  if (reads.call !== 'unsimulated') {
-    if (!reads.call.ok) throw new GuardRefusal('simulation', `a simulation of the exact transaction reverts: ${reads.call.reason}`);
-    simulatedOut = returnedAmount(trade.kind, reads.call.returned);
-    checkSimulation(simulatedOut, call.minOut);
-    gas.trade = reads.call.gasUsed;
-  }
+  const { gas, simulatedOut } = simulatedCall(reads, trade.kind);
+  if (simulatedOut !== undefined) checkSimulation(simulatedOut, call.minOut);
 
   // 12. Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades
   //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,

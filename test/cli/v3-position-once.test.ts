@@ -9,13 +9,12 @@ import { join } from 'node:path';
 import { type Address, type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
-import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { daemonHome } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { openPosition, positionManagerOf, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
 
 const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
@@ -29,6 +28,23 @@ strategies:
   - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, compound: { minFeesToGas: 3 } }
 `;
 
+/** The ledger holds one compound, its three trades confirmed: the collect of `owed`, a swap, and an add of `added` liquidity. */
+async function expectOneCompound(ledgerFile: string, owed: { amount0: bigint; amount1: bigint }, added: bigint): Promise<void> {
+  const ledger = await Ledger.openReadOnly(ledgerFile);
+  try {
+    const trades = (await ledger.trades.history({})).toReversed();
+    expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
+      ['collect', 'confirmed'],
+      ['swap', 'confirmed'],
+      ['add-liquidity', 'confirmed'],
+    ]);
+    expect(trades[0]?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
+    expect(trades[2]?.settlement?.position?.liquidity).toBe(added);
+  } finally {
+    await ledger.close();
+  }
+}
+
 describe('once, on a V3 position', () => {
   const env = (home: ReturnType<typeof daemonHome>) => ({
     RPC_URL: '',
@@ -37,8 +53,8 @@ describe('once, on a V3 position', () => {
     ROUTEKEEPER_DATA_DIR: home.dataDir,
     ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
   });
-  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
-  const read = async (tokenId: bigint) => readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+  const pool = () => cusdCeloPool(fork);
+  const read = (tokenId: bigint) => readPosition(fork, tokenId);
 
   it('compounds the fees of the wallet’s position, three trades recorded, and status shows them', async () => {
     const home = daemonHome(fork, 'v3-once');
@@ -51,19 +67,7 @@ describe('once, on a V3 position', () => {
     const grown = (await read(opened.tokenId)).liquidity;
     expect(grown).toBeGreaterThan(liquidity);
 
-    const ledger = await Ledger.openReadOnly(home.ledgerFile);
-    try {
-      const trades = (await ledger.trades.history({})).toReversed();
-      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
-        ['collect', 'confirmed'],
-        ['swap', 'confirmed'],
-        ['add-liquidity', 'confirmed'],
-      ]);
-      expect(trades[0]?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
-      expect(grown - liquidity).toBe(trades[2]?.settlement?.position?.liquidity);
-    } finally {
-      await ledger.close();
-    }
+    await expectOneCompound(home.ledgerFile, owed, grown - liquidity);
     const status = await runCli(['status', '--json', '--ledger', home.ledgerFile], env(home));
     expect(status.code, status.stderr).toBe(0);
     const lp = (JSON.parse(status.stdout) as { strategies: { id: string; position?: Record<string, unknown> }[] }).strategies.find((s) => s.id === 'lp');
@@ -103,19 +107,8 @@ describe('once, on a V3 position', () => {
     // The next start, on the node itself: the add's signed bytes are sent, the position grows once.
     const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
     expect(again.code, again.stderr).toBe(0);
-    const ledger = await Ledger.openReadOnly(home.ledgerFile);
-    try {
-      const trades = (await ledger.trades.history({})).toReversed();
-      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
-        ['collect', 'confirmed'],
-        ['swap', 'confirmed'],
-        ['add-liquidity', 'confirmed'],
-      ]);
-      expect(trades[0]?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
-      expect((await read(opened.tokenId)).liquidity).toBe(liquidity + (trades[2]?.settlement?.position?.liquidity ?? 0n));
-    } finally {
-      await ledger.close();
-    }
+    const grown = (await read(opened.tokenId)).liquidity;
+    await expectOneCompound(home.ledgerFile, owed, grown - liquidity);
   });
 
   it('refuses a position that is not the wallet’s: one line naming it, exit 2, nothing traded', async () => {

@@ -4,22 +4,22 @@
  * its uncollected fees read as `collect` pays them, and compounding them (the surplus token sold to the range's ratio,
  * the rest added) grows its liquidity by exactly what the amounts buy.
  */
-import { type Address, encodePacked, erc20Abi, maxUint128, maxUint256 } from 'viem';
+import { type Address, maxUint128, maxUint256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { amountsForLiquidity, liquidityForAmounts, swapToRangeRatio } from '../../src/pools/uniswap-v3-liquidity.ts';
-import { inRange, readV3Position } from '../../src/pools/uniswap-v3-position.ts';
+import { inRange } from '../../src/pools/uniswap-v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { openPosition, positionManagerOf, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition, swapInPool } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
 
 describe("the devnet's Uniswap V3 position manager", () => {
   const fork = useDevnetFork({ uniswapV3: true });
-  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
-  const read = async (tokenId: bigint) => readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+  const pool = () => cusdCeloPool(fork);
+  const read = (tokenId: bigint) => readPosition(fork, tokenId);
   const balances = (owner: Address) => Promise.all([fork.balanceOf(fork.token(pool().token0), owner), fork.balanceOf(fork.token(pool().token1), owner)]);
 
   it("is Uniswap's, over the devnet's factory and its wrapped coin", async () => {
@@ -83,19 +83,7 @@ describe("the devnet's Uniswap V3 position manager", () => {
     );
     const swap = swapToRangeRatio(position.sqrtPriceX96, position, fees);
     if (!swap) throw new Error('fees of both tokens in a range around the price need a swap to its ratio, however small');
-    const [sold, bought] = swap.sell === 'token0' ? [position.token0, position.token1] : [position.token1, position.token0];
-    const boughtBefore = await fork.balanceOf(bought, owner);
-    const adapter = fork.addressBook.contracts.adapters.uniswapV3 as Address;
-    await fork.confirm(await wallet.writeContract({ address: sold, abi: erc20Abi, functionName: 'transfer', args: [adapter, swap.amount] }));
-    await fork.confirm(
-      await wallet.writeContract({
-        address: adapter,
-        abi: artifacts.UniswapV3Adapter.abi,
-        functionName: 'swap',
-        args: [sold, bought, owner, encodePacked(['address'], [pool().address])],
-      }),
-    );
-    const got = (await fork.balanceOf(bought, owner)) - boughtBefore;
+    const got = await swapInPool(fork, pool(), { account: 0, sell: swap.sell, amount: swap.amount });
     const toAdd =
       swap.sell === 'token0'
         ? { amount0: fees.amount0 - swap.amount, amount1: fees.amount1 + got }

@@ -7,13 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
-import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
 import { statusReport } from '../../src/status/report.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
-import { openPosition, positionManagerOf, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { openPosition, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../helpers/positions.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -27,20 +26,9 @@ describe('a V3 position compounded by its strategy', () => {
   });
   afterAll(() => executor?.close());
 
-  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
+  const pool = () => cusdCeloPool(fork);
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
-  const strategyOf = (positionId: bigint): V3PositionStrategy => ({
-    id: 'lp',
-    kind: 'uniswap-v3-position',
-    wallet: 'main',
-    schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
-    slippageBps: 100,
-    positionManager: positionManagerOf(fork),
-    positionId,
-    pool: { address: pool().address, token0: info(pool().token0), token1: info(pool().token1), fee: pool().fee, tickSpacing: pool().tickSpacing },
-    valueToken: info('cUSD'),
-    compound: { minFeesToGas: 3 },
-  });
+  const strategyOf = (positionId: bigint, overrides: Partial<V3PositionStrategy> = {}) => positionStrategy(fork, positionId, overrides);
   const view = (client = executor.wallet.client) => ({
     client,
     prices: executor.prices,
@@ -48,7 +36,7 @@ describe('a V3 position compounded by its strategy', () => {
     nativeToken: info('CELO'),
     now: Date.now,
   });
-  const read = async (tokenId: bigint) => readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+  const read = (tokenId: bigint) => readPosition(fork, tokenId);
   const balances = () =>
     Promise.all([fork.balanceOf(fork.token(pool().token0), trader(fork).address), fork.balanceOf(fork.token(pool().token1), trader(fork).address)]);
 

@@ -10,7 +10,7 @@ import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
 import { type V3PositionStrategy, decideV3Position } from '../../src/strategy/v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
-import { openPosition, positionManagerOf, swapInPool, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { openPosition, positionManagerOf, swapInPool, tradeVolume, cusdCeloPool, positionStrategy } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
@@ -23,21 +23,9 @@ describe('a V3 position observed', () => {
   });
   afterAll(() => executor?.close());
 
-  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
+  const pool = () => cusdCeloPool(fork);
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
-  const strategyOf = (positionId: bigint, overrides: Partial<V3PositionStrategy> = {}): V3PositionStrategy => ({
-    id: 'lp',
-    kind: 'uniswap-v3-position',
-    wallet: 'main',
-    schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
-    slippageBps: 50,
-    positionManager: positionManagerOf(fork),
-    positionId,
-    pool: { address: pool().address, token0: info(pool().token0), token1: info(pool().token1), fee: pool().fee, tickSpacing: pool().tickSpacing },
-    valueToken: info('cUSD'),
-    compound: { minFeesToGas: 3 },
-    ...overrides,
-  });
+  const strategyOf = (positionId: bigint, overrides: Partial<V3PositionStrategy> = {}) => positionStrategy(fork, positionId, overrides);
   const view = (account = 0): MarketView => ({
     client: executor.wallet.client,
     prices: executor.prices,

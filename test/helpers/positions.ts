@@ -6,7 +6,8 @@ import { type Address, encodePacked, erc20Abi, maxUint256, parseEventLogs } from
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { tickAtSqrtRatio } from '../../src/pools/uniswap-v3-math.ts';
-import type { PositionManagerOf } from '../../src/pools/uniswap-v3-position.ts';
+import { type PositionManagerOf, type V3Position, readV3Position } from '../../src/pools/uniswap-v3-position.ts';
+import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import type { DevnetFork } from './devnet.ts';
 import { trader } from './routing.ts';
 
@@ -125,4 +126,31 @@ export async function tradeVolume(
     volume1 += got1;
   }
   return { volume0, volume1 };
+}
+
+/** The devnet's cUSD/CELO pool at 0.3%, where the tests keep their positions. */
+export const cusdCeloPool = (fork: DevnetFork) => v3Pool(fork, ['cUSD', 'CELO'], 3000);
+
+/** A position of the position manager as the chain holds it at the latest block. */
+export async function readPosition(fork: DevnetFork, tokenId: bigint): Promise<V3Position> {
+  return readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+}
+
+/** A `uniswap-v3-position` strategy of wallet `main` (account 0) keeping position `positionId` of the cUSD/CELO pool, compounding at 3 × gas. */
+export function positionStrategy(fork: DevnetFork, positionId: bigint, overrides: Partial<V3PositionStrategy> = {}): V3PositionStrategy {
+  const pool = cusdCeloPool(fork);
+  const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
+  return {
+    id: 'lp',
+    kind: 'uniswap-v3-position',
+    wallet: 'main',
+    schedule: { everyMs: 3_600_000, jitterMs: 0, catchUp: 'skip', firstRun: 'now' },
+    slippageBps: 100,
+    positionManager: positionManagerOf(fork),
+    positionId,
+    pool: { address: pool.address, token0: info(pool.token0), token1: info(pool.token1), fee: pool.fee, tickSpacing: pool.tickSpacing },
+    valueToken: info('cUSD'),
+    compound: { minFeesToGas: 3 },
+    ...overrides,
+  };
 }

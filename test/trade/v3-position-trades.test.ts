@@ -9,11 +9,10 @@ import { type Address, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import type { AddLiquidityTrade, CollectTrade } from '../../src/model/trade.ts';
-import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
-import { openPosition, positionManagerOf, swapInPool, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { openPosition, positionManagerOf, swapInPool, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
@@ -26,8 +25,8 @@ describe('trades on a V3 position', () => {
   });
   afterAll(() => executor?.close());
 
-  const pool = () => v3Pool(fork, ['cUSD', 'CELO'], 3000);
-  const read = async (tokenId: bigint) => readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
+  const pool = () => cusdCeloPool(fork);
+  const read = (tokenId: bigint) => readPosition(fork, tokenId);
   const balances = () =>
     Promise.all([fork.balanceOf(fork.token(pool().token0), trader(fork).address), fork.balanceOf(fork.token(pool().token1), trader(fork).address)]);
   let slots = 0;
