@@ -4,14 +4,14 @@
  * rest added back, each step a trade of the ledger; the status counts what was collected and added. A lying service
  * for the ratio swap stops the run after the collect, the position untouched and the fees in the wallet, said so.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { statusReport } from '../../src/status/report.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
 import { openPosition, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../helpers/positions.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
@@ -20,18 +20,14 @@ const e18 = 10n ** 18n;
 
 describe('a V3 position compounded by its strategy', () => {
   const fork = useDevnetFork({ uniswapV3: true, routing: true });
-  let executor: TestExecutor;
-  beforeAll(async () => {
-    executor = await testExecutor(fork);
-  });
-  afterAll(() => executor?.close());
+  const executor = useTestExecutor(fork);
 
   const pool = () => cusdCeloPool(fork);
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
   const strategyOf = (positionId: bigint, overrides: Partial<V3PositionStrategy> = {}) => positionStrategy(fork, positionId, overrides);
-  const view = (client = executor.wallet.client) => ({
+  const view = (client = executor().wallet.client) => ({
     client,
-    prices: executor.prices,
+    prices: executor().prices,
     wallet: trader(fork).address,
     nativeToken: info('CELO'),
     now: Date.now,
@@ -48,11 +44,11 @@ describe('a V3 position compounded by its strategy', () => {
 
     const strategy = strategyOf(opened.tokenId);
     // As a daemon's start does: the strategy described for status, with the chain's coin.
-    await executor.ledger.strategies.describe([
+    await executor().ledger.strategies.describe([
       { id: strategy.id, kind: strategy.kind, walletName: 'main', wallet: trader(fork).address, definition: toJson(strategy) },
     ]);
-    await executor.ledger.strategies.setMeta('native-token', toJson(info('CELO')));
-    const run = await runStrategy(strategy, 'slot-1', { executor, view: view() });
+    await executor().ledger.strategies.setMeta('native-token', toJson(info('CELO')));
+    const run = await runStrategy(strategy, 'slot-1', { executor: executor(), view: view() });
     expect(run.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([
       ['collect', 'confirmed'],
       ['swap', 'confirmed'],
@@ -75,7 +71,7 @@ describe('a V3 position compounded by its strategy', () => {
       true,
     );
 
-    const status = await statusReport(executor.ledger);
+    const status = await statusReport(executor().ledger);
     const lp = status.strategies.find((strategy) => strategy.id === 'lp');
     expect(lp?.position).toMatchObject({
       positionId: opened.tokenId.toString(),
@@ -86,7 +82,7 @@ describe('a V3 position compounded by its strategy', () => {
     expect(BigInt(lp?.gas.native.raw ?? '0')).toBeGreaterThan(0n);
 
     // At once again: the fees are gone, nothing to do.
-    const again = await runStrategy(strategyOf(opened.tokenId), 'slot-2', { executor, view: view() });
+    const again = await runStrategy(strategyOf(opened.tokenId), 'slot-2', { executor: executor(), view: view() });
     expect(again.trades).toEqual([]);
     expect(again.note).toMatch(/^fees worth 0 cUSD, not more than 3 × gas/);
   });

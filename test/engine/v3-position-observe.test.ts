@@ -3,13 +3,13 @@
  * reference price in the pool's terms, the owner held to the wallet, and how long the price has been out of range
  * told by the pool's own oracle alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { type MarketView, ValuationError, observeV3Position } from '../../src/engine/observe.ts';
 import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
 import { type V3PositionStrategy, decideV3Position } from '../../src/strategy/v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { useTestExecutor } from '../helpers/engine.ts';
 import { openPosition, positionManagerOf, swapInPool, tradeVolume, cusdCeloPool, positionStrategy } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -17,18 +17,14 @@ const e18 = 10n ** 18n;
 
 describe('a V3 position observed', () => {
   const fork = useDevnetFork({ uniswapV3: true });
-  let executor: TestExecutor;
-  beforeAll(async () => {
-    executor = await testExecutor(fork);
-  });
-  afterAll(() => executor?.close());
+  const executor = useTestExecutor(fork);
 
   const pool = () => cusdCeloPool(fork);
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
   const strategyOf = (positionId: bigint, overrides: Partial<V3PositionStrategy> = {}) => positionStrategy(fork, positionId, overrides);
   const view = (account = 0): MarketView => ({
-    client: executor.wallet.client,
-    prices: executor.prices,
+    client: executor().wallet.client,
+    prices: executor().prices,
     wallet: trader(fork, account).address,
     nativeToken: info('CELO'),
     now: Date.now,
@@ -43,9 +39,12 @@ describe('a V3 position observed', () => {
 
     await tradeVolume(fork, pool(), { account: 1, size: 2_000n * e18, rounds: 4 });
     const observed = await observeV3Position(strategy, view());
-    const read = await readV3Position(executor.wallet.client, positionManagerOf(fork), opened.tokenId, await executor.wallet.client.getBlockNumber());
+    const read = await readV3Position(executor().wallet.client, positionManagerOf(fork), opened.tokenId, await executor().wallet.client.getBlockNumber());
     expect(observed.position).toEqual(read);
-    const at = (token: `0x${string}`, amount: bigint) => executor.prices.convert(token, fork.token('cUSD'), amount).then((converted) => converted.amountOut);
+    const at = (token: `0x${string}`, amount: bigint) =>
+      executor()
+        .prices.convert(token, fork.token('cUSD'), amount)
+        .then((converted) => converted.amountOut);
     expect(observed.feesValue).toBe((await at(read.token0, read.uncollected.amount0)) + (await at(read.token1, read.uncollected.amount1)));
     // The reference price (the feeds) and the pool's, in the pool's own terms, agree within the pool's drift.
     const gap =

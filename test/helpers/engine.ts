@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, type Hex, createPublicClient, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { expect } from 'vitest';
+import { expect, beforeAll, afterAll } from 'vitest';
 import { SignedHistory } from '../../src/trade/signed-history.ts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
@@ -197,4 +197,17 @@ export async function runThroughQuoteProxy(
     await executor.close();
     proxy.setRewrite(undefined);
   }
+}
+
+/** A test file's executor over its fork: opened before the file's tests, closed after them. */
+export function useTestExecutor(fork: DevnetFork, options: Parameters<typeof testExecutor>[1] = {}): () => TestExecutor {
+  let executor: TestExecutor | undefined;
+  beforeAll(async () => {
+    executor = await testExecutor(fork, options);
+  });
+  afterAll(() => executor?.close());
+  return () => {
+    if (!executor) throw new Error('useTestExecutor: the executor is opened before the tests run');
+    return executor;
+  };
 }

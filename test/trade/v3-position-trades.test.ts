@@ -6,12 +6,12 @@
  * wallet's, and a pool moved away from the reference.
  */
 import { type Address, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import type { AddLiquidityTrade, CollectTrade } from '../../src/model/trade.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
+import { useTestExecutor } from '../helpers/engine.ts';
 import { openPosition, positionManagerOf, swapInPool, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -19,11 +19,7 @@ const e18 = 10n ** 18n;
 
 describe('trades on a V3 position', () => {
   const fork = useDevnetFork({ uniswapV3: true });
-  let executor: TestExecutor;
-  beforeAll(async () => {
-    executor = await testExecutor(fork);
-  });
-  afterAll(() => executor?.close());
+  const executor = useTestExecutor(fork);
 
   const pool = () => cusdCeloPool(fork);
   const read = (tokenId: bigint) => readPosition(fork, tokenId);
@@ -62,26 +58,26 @@ describe('trades on a V3 position', () => {
     await tradeVolume(fork, pool(), { account: 1, size: 2_000n * e18, rounds: 4 });
     const owed = (await read(opened.tokenId)).uncollected;
     const before = await balances();
-    const collected = await runTrade(executor, collect(opened.tokenId, owed));
+    const collected = await runTrade(executor(), collect(opened.tokenId, owed));
     expect(collected.status, collected.reason).toBe('confirmed');
     const after = await balances();
     expect([after[0] - before[0], after[1] - before[1]]).toEqual([owed.amount0, owed.amount1]);
-    const record = await executor.ledger.trades.get(collected.intentId);
+    const record = await executor().ledger.trades.get(collected.intentId);
     expect(record?.settlement?.position).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
     expect((await read(opened.tokenId)).uncollected).toEqual({ amount0: 0n, amount1: 0n });
 
     // What the collect paid, added back: the position grows by what it buys; the wallet pays no more than asked.
     const liquidityBefore = (await read(opened.tokenId)).liquidity;
-    const added = await runTrade(executor, add(opened.tokenId, owed));
+    const added = await runTrade(executor(), add(opened.tokenId, owed));
     expect(added.status, added.reason).toBe('confirmed');
-    const settled = (await executor.ledger.trades.get(added.intentId))?.settlement?.position;
+    const settled = (await executor().ledger.trades.get(added.intentId))?.settlement?.position;
     expect(settled?.liquidity).toBe(added.amountOut);
     expect((await read(opened.tokenId)).liquidity).toBe(liquidityBefore + (settled?.liquidity ?? 0n));
     const end = await balances();
     expect([after[0] - end[0], after[1] - end[1]]).toEqual([settled?.amount0, settled?.amount1]);
     expect((settled?.amount0 ?? 0n) <= owed.amount0 && (settled?.amount1 ?? 0n) <= owed.amount1).toBe(true);
     // The minimums signed came from the reference, and held.
-    const call = (await executor.ledger.trades.get(added.intentId))?.call;
+    const call = (await executor().ledger.trades.get(added.intentId))?.call;
     expect((settled?.amount0 ?? 0n) >= (call?.minOut ?? 0n) && (settled?.amount1 ?? 0n) >= (call?.minOut1 ?? 0n)).toBe(true);
   });
 
@@ -90,10 +86,10 @@ describe('trades on a V3 position', () => {
     await tradeVolume(fork, pool(), { account: 1, size: 1_000n * e18, rounds: 2 });
     const { uncollected: owed, liquidity } = await read(opened.tokenId);
     const before = await balances();
-    const stranger = await runTrade(executor, collect(opened.tokenId, owed, fork.token('WETH')));
+    const stranger = await runTrade(executor(), collect(opened.tokenId, owed, fork.token('WETH')));
     expect(stranger).toMatchObject({ status: 'refused', refusal: 'contract-not-allowed' });
     const theirs = await openPosition(fork, pool(), { account: 2, halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
-    expect(await runTrade(executor, collect(theirs.tokenId, { amount0: 0n, amount1: 0n }))).toMatchObject({ status: 'refused', refusal: 'position' });
+    expect(await runTrade(executor(), collect(theirs.tokenId, { amount0: 0n, amount1: 0n }))).toMatchObject({ status: 'refused', refusal: 'position' });
     // The pool pushed 5% or more from the reference: no liquidity added.
     const { wallet, address } = trader(fork, 1);
     await fork.confirm(
@@ -105,7 +101,7 @@ describe('trades on a V3 position', () => {
       }),
     );
     await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: parseUnits('1000000', 18) });
-    const moved = await runTrade(executor, add(opened.tokenId, { amount0: 10n * e18, amount1: 10n * e18 }));
+    const moved = await runTrade(executor(), add(opened.tokenId, { amount0: 10n * e18, amount1: 10n * e18 }));
     expect(moved.status).toBe('refused');
     expect(['price', 'manipulated']).toContain(moved.refusal);
     expect(await balances()).toEqual(before);
@@ -113,6 +109,6 @@ describe('trades on a V3 position', () => {
     const after = await read(opened.tokenId);
     expect(after.liquidity).toBe(liquidity);
     expect(after.uncollected.amount0 >= owed.amount0 && after.uncollected.amount1 >= owed.amount1).toBe(true);
-    for (const report of [stranger, moved]) expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
+    for (const report of [stranger, moved]) expect(await executor().ledger.attempts.ofTrade(report.intentId)).toEqual([]);
   });
 });
