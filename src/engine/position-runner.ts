@@ -13,7 +13,7 @@ import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { observeV3Position } from './observe.ts';
-import type { RunDeps, RunReport } from './runner.ts';
+import type { RunDeps, RunReport } from './run-types.ts';
 
 export async function runV3Position(strategy: V3PositionStrategy, slot: string, deps: RunDeps): Promise<RunReport> {
   const observed = await observeV3Position(strategy, deps.view);

@@ -8,25 +8,14 @@ import { decideLimit } from '../strategy/limit.ts';
 import { decideRebalance } from '../strategy/rebalance.ts';
 import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
-import type { RunGate } from '../ledger/ledger.ts';
 import { fillsOf } from '../trade/fills.ts';
-import type { Trade, TradeReport } from '../model/trade.ts';
-import { type MarketView, observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
+import type { Trade } from '../model/trade.ts';
+import { observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 import { tradeSlot } from '../model/trade-slot.ts';
 import { runV3Position } from './position-runner.ts';
+import type { RunDeps, RunReport } from './run-types.ts';
 
-/**
- * What one run of a strategy did: its trades, and the words for people (`note`). `heldBy`: the run did not look
- * at all, held by a pause, or by a trade of the strategy whose outcome is not known yet (decided here, never read
- * back from the words).
- */
-export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[]; heldBy?: 'pause' | 'unknown-outcome' };
-
-/**
- * `run`: the ledger's run this is (its trades name it), with its gate as read when it started; without one, the
- * gate is read here.
- */
-export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; run?: { id: number; gate: RunGate } };
+export type { RunDeps, RunReport } from './run-types.ts';
 
 export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decision> {
   switch (strategy.kind) {

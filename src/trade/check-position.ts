@@ -25,7 +25,7 @@ import { type PositionManagerOf, readV3Position } from '../pools/uniswap-v3-posi
 import { buildPositionCall } from './call.ts';
 import { simulatedCall } from './simulated.ts';
 import { approvalsOf, neededApprovals } from './approvals.ts';
-import type { CheckContext, Checked } from './check.ts';
+import type { CheckContext, Checked } from './check-types.ts';
 import { withPriceRefusals } from './price-refusals.ts';
 
 export async function checkPosition(ctx: CheckContext, trade: PositionTrade): Promise<Checked> {

@@ -7,10 +7,8 @@
 import { type Address, type Log, decodeFunctionData, getAddress, isAddressEqual } from 'viem';
 import { routerAbi } from '../contracts/abi.ts';
 import type { SwapPayload } from '../contracts/payload.ts';
-import type { Fees } from '../chain/fees.ts';
 import { type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
 import { hopQuoteRead } from '../contracts/hop-quoter.ts';
-import type { Wallet } from '../chain/wallet.ts';
 import {
   type Budget,
   checkBudget,
@@ -35,8 +33,11 @@ import type { Spending } from '../ledger/trades.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { abortable } from '../ops/abort.ts';
 import { PriceReference } from '../price/reference.ts';
-import { type NeededApproval, approvalsOf, neededApprovals } from './approvals.ts';
+import { approvalsOf, neededApprovals } from './approvals.ts';
 import { withPriceRefusals } from './price-refusals.ts';
+import type { CheckContext, Checked } from './check-types.ts';
+
+export type { CheckContext, Checked } from './check-types.ts';
 import { simulatedCall } from './simulated.ts';
 import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
@@ -45,36 +46,9 @@ import type { EarnRoute } from '../routing-api/schemas.ts';
 import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
-import type { ExecutionSettings, TradeBudgets } from './settings.ts';
+import type { TradeBudgets } from './settings.ts';
 import { type Trade, type TradeRecord, isPositionTrade } from '../model/trade.ts';
 import { checkPosition } from './check-position.ts';
-
-export type CheckContext = {
-  wallet: Wallet;
-  /** The chain's known contracts and tokens, and the on-chain facts that tie a route to them. */
-  routes: RouteVerifier;
-  /** The independent price reference. */
-  prices: PriceReference;
-  settings: ExecutionSettings;
-  budgets: TradeBudgets;
-  /** How far below the reference a quote may pay (basis points), for this trade's strategy. */
-  priceToleranceBps: number;
-  signal?: AbortSignal;
-};
-
-/** A trade that passed every check: the call, the approvals it needs, and the chain as the checks read it. */
-export type Checked = {
-  call: BuiltCall;
-  /** What the trade should pay at the independent reference (claims have none). */
-  reference?: Reference;
-  /** Set when the spender's allowance is short: approve first, on the nonce before the trade. */
-  approvals: NeededApproval[];
-  reads: Preflight;
-  fees: Fees;
-  /** The trade's gas, from the simulation (undefined: simulate again once its approvals are mined). */
-  gas: { trade?: bigint };
-  simulatedOut?: bigint;
-};
 
 const DAY_MS = 24 * 3600 * 1000;
 

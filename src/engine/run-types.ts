@@ -1,0 +1,18 @@
+/** What a strategy's run is given and what it reports: the types of runner.ts and position-runner.ts. */
+import type { RunGate } from '../ledger/ledger.ts';
+import type { TradeReport } from '../model/trade.ts';
+import type { PipelineDeps } from '../trade/pipeline.ts';
+import type { MarketView } from './observe.ts';
+
+/**
+ * What one run of a strategy did: its trades, and the words for people (`note`). `heldBy`: the run did not look
+ * at all, held by a pause, or by a trade of the strategy whose outcome is not known yet (decided here, never read
+ * back from the words).
+ */
+export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[]; heldBy?: 'pause' | 'unknown-outcome' };
+
+/**
+ * `run`: the ledger's run this is (its trades name it), with its gate as read when it started; without one, the
+ * gate is read here.
+ */
+export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; run?: { id: number; gate: RunGate } };
