@@ -13,7 +13,8 @@ import { provided } from './provided.ts';
 
 export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: DeploymentAddressBook };
 
-function createForkClients(book: DeploymentAddressBook) {
+/** Clients of a devnet by its address book (the per-file fork's, or a benchmark's own devnet). */
+export function createForkClients(book: DeploymentAddressBook) {
   const chain = chainFor(book.chainId, book.rpcUrl);
   const transport = http(book.rpcUrl);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
