@@ -81,15 +81,15 @@ function tradeOfStep(
   const position = { positionManager: strategy.positionManager.address, positionId: strategy.positionId };
   switch (step.kind) {
     case 'collect': {
-      const owed = observed.position.uncollected;
+      // Nothing leaves the wallet: its amounts are zero (budgets count what trades spend); it collects all it is owed.
       const trade: CollectTrade = {
         ...common,
         kind: 'collect',
         position,
         tokenIn: token0.address,
         tokenOut: token1.address,
-        amountIn: owed.amount0,
-        amountIn1: owed.amount1,
+        amountIn: 0n,
+        amountIn1: 0n,
       };
       return { trade };
     }

@@ -46,8 +46,8 @@ export type PositionRef = { positionManager: Address; positionId: bigint };
 
 /**
  * Collect everything a V3 position owes to the wallet (its fees, and what a removal freed): `tokenIn` is the
- * position's token0 and `amountIn` the token0 it owed when observed, `tokenOut` its token1 and `amountIn1` the token1.
- * Nothing leaves the wallet.
+ * position's token0, `tokenOut` its token1. Nothing leaves the wallet: `amountIn` and `amountIn1` are 0 (budgets and
+ * the balance check count what a trade spends); what it collected is its settlement's `position`.
  */
 export type CollectTrade = TradeBase & { kind: 'collect'; position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
 

@@ -110,8 +110,8 @@ export function buildPositionCall(
         functionName: 'collect',
         args: [{ tokenId: positionId, recipient: trade.wallet, amount0Max: maxUint128, amount1Max: maxUint128 }],
       }),
-      // What it owed when observed, in token1; anything, however little, is a collect.
-      expectedOut: trade.amountIn1,
+      // Whatever it is owed, however little: what it collected is read from its receipt.
+      expectedOut: 0n,
       minOut: 0n,
     };
   }

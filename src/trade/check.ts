@@ -47,7 +47,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { TradeBudgets } from './settings.ts';
-import { type Trade, type TradeRecord, isPositionTrade } from '../model/trade.ts';
+import { type Trade, type TradeRecord, isPositionTrade, spentTokens } from '../model/trade.ts';
 import { checkPosition } from './check-position.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -517,7 +517,9 @@ function checkProposal(trade: Trade, proposal: RoutedProposal): void {
 
 /** The budgets that limit this trade (on its input token), by scope: its strategy's, then its wallet's. */
 function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string; wallet?: Address } }[] {
-  const onTokenIn = (list: readonly Budget[]) => list.filter((budget) => budget.token.toLowerCase() === trade.tokenIn.toLowerCase());
+  // Budgets on any token the trade spends (an add to a V3 position spends two).
+  const spent = spentTokens(trade).map((spend) => spend.token.toLowerCase());
+  const onTokenIn = (list: readonly Budget[]) => list.filter((budget) => spent.includes(budget.token.toLowerCase()));
   return [
     { budgets: onTokenIn(budgets.strategy?.(trade.strategyId) ?? []), scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
     { budgets: onTokenIn(budgets.wallet ?? []), scope: `wallet ${getAddress(trade.wallet)}`, filter: { wallet: trade.wallet } },
@@ -538,6 +540,12 @@ export async function checkBudgets(budgets: TradeBudgets, trade: Trade, committe
   const now = Date.now();
   for (const { budgets: list, scope, filter } of budgetScopes(budgets, trade)) {
     if (list.length === 0) continue;
+    // Spending is counted by the trades' input token: an add's second token is not counted yet, so a budget on it
+    // refuses the add rather than let it pass uncounted.
+    const uncounted = list.find((budget) => budget.token.toLowerCase() !== trade.tokenIn.toLowerCase());
+    if (uncounted) {
+      throw new GuardRefusal('budget', `${scope} has a budget of ${uncounted.symbol}, which an add to a V3 position spends and budgets do not count yet`);
+    }
     const trades = await committed({ ...filter, tokenIn: trade.tokenIn, excludeId: trade.id });
     for (const record of trades) {
       if (!(await proves(record))) {

@@ -4,6 +4,7 @@ import { GuardRefusal } from '../../src/guard/refusal.ts';
 import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned } from '../../src/guard/position.ts';
 import { amountsForLiquidity } from '../../src/pools/uniswap-v3-liquidity.ts';
 import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
+import { budgetsApply, checkBudgets } from '../../src/trade/check.ts';
 
 const wallet: Address = '0x1111111111111111111111111111111111111111';
 const pool: Address = '0x2222222222222222222222222222222222222222';
@@ -71,5 +72,25 @@ describe('the guards of a position trade', () => {
     const { liquidity, amount0Min, amount1Min } = addAtReference(reference, range, { amount0: 1_000n * 10n ** 18n, amount1: 500n * 10n ** 18n }, 50);
     const held = amountsForLiquidity(reference, range, liquidity, 'down');
     expect([amount0Min, amount1Min]).toEqual([(held.amount0 * 9_950n) / 10_000n, (held.amount1 * 9_950n) / 10_000n]);
+  });
+});
+
+describe('budgets and a trade on a V3 position', () => {
+  const position = { positionManager: manager, positionId: 7n };
+  const common = { id: 'lp:s#x', strategyId: 'lp', slot: 's#x', wallet, chainId: 42220, tokenIn: token0, tokenOut: token1, slippageBps: 50, position };
+  const budget = (token: Address) => ({ token, symbol: token === token0 ? 'T0' : 'T1', decimals: 18, perDay: 1_000n });
+  const nothingCommitted = async () => [];
+
+  it('counts nothing a collect spends, and refuses an add whose second token has a budget it cannot count yet', async () => {
+    const collect = { ...common, kind: 'collect' as const, amountIn: 0n, amountIn1: 0n };
+    const add = { ...common, kind: 'add-liquidity' as const, amountIn: 10n, amountIn1: 20n };
+    // A collect spends nothing: no budget applies to it.
+    expect(budgetsApply({ wallet: [budget(token0), budget(token1)] }, collect)).toBe(false);
+    // An add's token0 is counted as any input; its token1 has no count yet, and is refused rather than let through.
+    await expect(checkBudgets({ wallet: [budget(token0)] }, add, nothingCommitted, async () => true)).resolves.toBeUndefined();
+    await expect(checkBudgets({ wallet: [budget(token1)] }, add, nothingCommitted, async () => true)).rejects.toMatchObject({
+      reason: 'budget',
+      shortMessage: expect.stringMatching(/has a budget of T1, which an add to a V3 position spends and budgets do not count yet/),
+    });
   });
 });

@@ -40,11 +40,11 @@ describe('trades on a V3 position', () => {
       position: { positionManager: manager, positionId: tokenId },
     };
   };
-  const collect = (tokenId: bigint, owed: { amount0: bigint; amount1: bigint }, manager?: Address): CollectTrade => ({
+  const collect = (tokenId: bigint, manager?: Address): CollectTrade => ({
     ...base('collect', tokenId, manager),
     kind: 'collect',
-    amountIn: owed.amount0,
-    amountIn1: owed.amount1,
+    amountIn: 0n,
+    amountIn1: 0n,
   });
   const add = (tokenId: bigint, amounts: { amount0: bigint; amount1: bigint }): AddLiquidityTrade => ({
     ...base('add-liquidity', tokenId),
@@ -58,7 +58,7 @@ describe('trades on a V3 position', () => {
     await tradeVolume(fork, pool(), { account: 1, size: 2_000n * e18, rounds: 4 });
     const owed = (await read(opened.tokenId)).uncollected;
     const before = await balances();
-    const collected = await runTrade(executor(), collect(opened.tokenId, owed));
+    const collected = await runTrade(executor(), collect(opened.tokenId));
     expect(collected.status, collected.reason).toBe('confirmed');
     const after = await balances();
     expect([after[0] - before[0], after[1] - before[1]]).toEqual([owed.amount0, owed.amount1]);
@@ -86,10 +86,10 @@ describe('trades on a V3 position', () => {
     await tradeVolume(fork, pool(), { account: 1, size: 1_000n * e18, rounds: 2 });
     const { uncollected: owed, liquidity } = await read(opened.tokenId);
     const before = await balances();
-    const stranger = await runTrade(executor(), collect(opened.tokenId, owed, fork.token('WETH')));
+    const stranger = await runTrade(executor(), collect(opened.tokenId, fork.token('WETH')));
     expect(stranger).toMatchObject({ status: 'refused', refusal: 'contract-not-allowed' });
     const theirs = await openPosition(fork, pool(), { account: 2, halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
-    expect(await runTrade(executor(), collect(theirs.tokenId, { amount0: 0n, amount1: 0n }))).toMatchObject({ status: 'refused', refusal: 'position' });
+    expect(await runTrade(executor(), collect(theirs.tokenId))).toMatchObject({ status: 'refused', refusal: 'position' });
     // The pool pushed 5% or more from the reference: no liquidity added.
     const { wallet, address } = trader(fork, 1);
     await fork.confirm(
