@@ -1,23 +1,14 @@
-/**
- * Prints, as JSON, what one `routekeeper once` costs the node, counted from outside the process by a JSON-RPC proxy
- * in front of it (HTTP requests: a batch counts once), and how long the command takes: a DCA of CELO into WETH that
- * trades through the devnet's 0.05% Uniswap V3 pool by Swappa's published PairUniswapV3 (which quotes through
- * QuoterV2, so only the daemon's own hop quotes can price it), against the same DCA with a price limit no route meets,
- * which is refused after the check's batch (its simulation included). The difference is what trading adds.
- * The routing service runs in this process, on the node directly: only the command's requests are counted.
- * Usage: tsx scripts/bench-once.ts [--runs N]
- */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { runOnce } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const runs = Number(values.runs);
-const bin = new URL('../bin/routekeeper.js', import.meta.url).pathname;
+const _bin = new URL('../bin/routekeeper.js', import.meta.url).pathname;
 
 const devnet = await startDevnet({ uniswapV3: true });
 const swappaAdapter = devnet.addressBook.contracts.adapters.swappaUniswapV3;
@@ -46,21 +37,7 @@ type Run = { status: string; requests: number; calls: number; ms: number; log: s
 async function once(config: string, dataDir: string): Promise<Run> {
   const [requestsBefore, logBefore] = [proxy.requests(), proxy.log().length];
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'once', 'weth', '--config', config, '--address-book', bookFile, '--json'], {
-    env: {
-      ...process.env,
-      ROUTEKEEPER_PRIVATE_KEY: addressBook.accounts[0]?.privateKey,
-      ROUTEKEEPER_DATA_DIR: dataDir,
-      RPC_URL: '',
-      ROUTING_SERVICE_URL: '',
-      ROUTEKEEPER_CONFIG: '',
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { code, stdout, stderr } = await runOnce({ strategy: 'weth', config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey, json: true });
   const ms = performance.now() - started;
   const log = proxy.log().slice(logBefore);
   const report = stdout

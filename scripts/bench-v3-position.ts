@@ -1,15 +1,3 @@
-/**
- * Prints, as JSON, what keeping a Uniswap V3 position costs and earns, measured from outside the process that does
- * it (`routekeeper once`, a JSON-RPC proxy in front of the node counting its requests), on a devnet with the real
- * position manager and our routing service:
- *  - one compound: its three trades' gas (collect, ratio swap, add) and the node's HTTP requests and calls of the
- *    whole `once`, against a `once` that finds the fees not worth it (what compounding adds);
- *  - a simulated week: two equal positions of the same range in the cUSD/CELO pool, one compounded once a day by
- *    `once`, one never; swap volume through the pool every day; each position's value at the end (what it holds and
- *    owes at the reference prices, in cUSD), the fees and the gas that made the difference.
- * Usage: tsx scripts/bench-v3-position.ts [--days N] [--volume CUSD]
- */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,12 +9,13 @@ import { amountsForLiquidity } from '../src/pools/uniswap-v3-liquidity.ts';
 import { createForkClients } from '../test/helpers/devnet.ts';
 import { cusdCeloPool, openPosition, readPosition, tradeVolume } from '../test/helpers/positions.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { runOnce } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { days: { type: 'string', default: '7' }, volume: { type: 'string', default: '20000' } } });
 const days = Number(values.days);
 const e18 = 10n ** 18n;
 const dailyVolume = BigInt(values.volume) * e18;
-const bin = new URL('../bin/routekeeper.js', import.meta.url).pathname;
+const _bin = new URL('../bin/routekeeper.js', import.meta.url).pathname;
 
 const devnet = await startDevnet({ uniswapV3: true });
 const { service, addressBook } = await startDevnetRoutingService(devnet.addressBook);
@@ -51,19 +40,7 @@ async function once(positionId: bigint, minFeesToGas: number) {
   const config = join(dir, `strategies-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(config, yaml(positionId, minFeesToGas));
   const [requestsBefore, logBefore] = [proxy.requests(), proxy.log().length];
-  const child = spawn(process.execPath, [bin, 'once', 'lp', '--config', config, '--address-book', bookFile], {
-    env: {
-      ...process.env,
-      ROUTEKEEPER_PRIVATE_KEY: addressBook.accounts[0]?.privateKey,
-      ROUTEKEEPER_DATA_DIR: dataDir,
-      RPC_URL: '',
-      ROUTING_SERVICE_URL: '',
-      ROUTEKEEPER_CONFIG: '',
-    },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { code, stderr } = await runOnce({ strategy: 'lp', config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey });
   if (code !== 0) throw new Error(`once exited ${code}: ${stderr.trim().split('\n').at(-1)}`);
   const log = proxy.log().slice(logBefore);
   return { httpRequests: proxy.requests() - requestsBefore, calls: log.reduce((sum, request) => sum + request.length, 0) };

@@ -110,3 +110,30 @@ export async function nodeRequestsDuring<T>(proxy: RpcProxy, blockNumber: () => 
 }
 
 type RpcProxy = Awaited<ReturnType<typeof startRpcProxy>>;
+
+/**
+ * `routekeeper once <strategy>` as a user runs it, with the devnet key and its own data directory, and nothing of the
+ * caller's routekeeper environment; asynchronously, so that a proxy in the caller's process keeps answering meanwhile.
+ */
+export async function runOnce(args: { strategy: string; config: string; bookFile: string; dataDir: string; privateKey: string | undefined; json?: boolean }) {
+  const child = spawn(
+    process.execPath,
+    [bin, 'once', args.strategy, '--config', args.config, '--address-book', args.bookFile, ...(args.json ? ['--json'] : [])],
+    {
+      env: {
+        ...process.env,
+        ROUTEKEEPER_PRIVATE_KEY: args.privateKey,
+        ROUTEKEEPER_DATA_DIR: args.dataDir,
+        RPC_URL: '',
+        ROUTING_SERVICE_URL: '',
+        ROUTEKEEPER_CONFIG: '',
+      },
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
