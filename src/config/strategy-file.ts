@@ -198,7 +198,9 @@ const positionIdMessage = "must be the position NFT's id, a positive whole numbe
 
 const uniswapV3Position = closed({
   ...scheduleFields,
-  kind: z.literal('uniswap-v3-position').describe("Keep one of the wallet's Uniswap V3 positions: compound its fees back into it."),
+  kind: z
+    .literal('uniswap-v3-position')
+    .describe("Keep one of the wallet's Uniswap V3 positions: compound its fees, keep its range around the price, exit it."),
   position: z
     .union(
       [z.number().int({ message: positionIdMessage }).positive({ message: positionIdMessage }), z.string().regex(/^[1-9]\d*$/, { message: positionIdMessage })],
@@ -224,6 +226,34 @@ const uniswapV3Position = closed({
   })
     .default({ minFeesToGas: 3 })
     .describe("Collect the fees, sell the surplus token to the range's ratio at the reference price, and add the rest to the position."),
+  keepInRange: closed({
+    outsideFor: duration.describe("Re-range once the pool's own oracle shows the price outside the range, on one side, for this long."),
+    oldPosition: z
+      .enum(['keep', 'burn'], { message: 'must be keep or burn' })
+      .default('keep')
+      .describe('The emptied NFT: kept in the wallet, or burned (then the file must name the pool: a burned NFT no longer says it).'),
+  })
+    .optional()
+    .describe('Off unless given: withdraw a position left out of range, and open one of the same width centred on the reference price.'),
+  pool: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be an address' })
+    .optional()
+    .describe("The position's pool: needed when re-ranges burn the old NFT (checked against the position while it exists)."),
+  exit: closed({
+    at: isoTime.optional().describe('Leave at or after this time (ISO 8601).'),
+    price: closed({
+      of: tokenRef.describe("One of the pool's two tokens."),
+      in: tokenRef.describe('The other.'),
+      below: z.number().positive().optional().describe('Leave once the reference price is at or below this.'),
+      above: z.number().positive().optional().describe('Leave once the reference price is at or above this.'),
+    })
+      .optional()
+      .describe("Leave at a price of the reference (never the pool's own)."),
+    to: tokenRef.optional().describe("Sell what the position paid in the other token for this one (one of the pool's two)."),
+  })
+    .optional()
+    .describe("Remove all the position's liquidity and collect it to the wallet, at a time or a price."),
 });
 
 export const strategyKinds = ['dca', 'rebalance', 'limit', 'compound', 'uniswap-v3-position'] as const;

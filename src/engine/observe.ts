@@ -115,20 +115,21 @@ export const v3CompoundGasUnits = 800_000n;
  * wallet), its fees and a compound's gas valued at the reference, the reference price in the pool's terms, and, when
  * the file keeps the range, where the pool's oracle put the price over the window.
  */
-export async function observeV3Position(strategy: V3PositionStrategy, view: MarketView): Promise<V3PositionObservation> {
+/** The strategy's position `positionId` (the file's, or the one a re-range opened after it: engine/held-position.ts) as the chain holds it. */
+export async function observeV3Position(strategy: V3PositionStrategy, view: MarketView, positionId = strategy.positionId): Promise<V3PositionObservation> {
   const { pool, valueToken } = strategy;
   const blockNumber = await view.client.getBlockNumber();
   const [position, gasPrice, usd0, usd1] = await Promise.all([
-    readV3Position(view.client, strategy.positionManager, strategy.positionId, blockNumber),
+    readV3Position(view.client, strategy.positionManager, positionId, blockNumber),
     view.client.getGasPrice(),
     view.prices.usdPrice(pool.token0.address).catch(noPrice(strategy, pool.token0.symbol)),
     view.prices.usdPrice(pool.token1.address).catch(noPrice(strategy, pool.token1.symbol)),
   ]);
   if (!isAddressEqual(position.owner, view.wallet)) {
-    throw new ValuationError(`${strategy.id}: position ${strategy.positionId} belongs to ${position.owner}, not to the wallet ${view.wallet}`);
+    throw new ValuationError(`${strategy.id}: position ${positionId} belongs to ${position.owner}, not to the wallet ${view.wallet}`);
   }
   if (!isAddressEqual(position.pool, pool.address)) {
-    throw new ValuationError(`${strategy.id}: position ${strategy.positionId} is in pool ${position.pool}, not the strategy's ${pool.address}`);
+    throw new ValuationError(`${strategy.id}: position ${positionId} is in pool ${position.pool}, not the strategy's ${pool.address}`);
   }
   const native = view.nativeToken;
   if (!native) throw new ValuationError(`${strategy.id}: cannot value gas: the chain's native token is not known`);

@@ -1,29 +1,37 @@
 /**
- * One run of a V3 position strategy: observe the position, decide its steps (strategy/v3-position.ts), then run them
+ * One run of a V3 position strategy: find the position it holds now (the file's, or the one its last re-range opened:
+ * engine/held-position.ts), observe it, decide its steps (strategy/v3-position.ts), then run them
  * in order, each its own trade `<strategy>:<slot>#<key>`, stopping at the first that does not complete. Each step
  * moves what the steps before it paid, as their settlement read it from the chain (a collect: the position
  * manager's event, held to the transfers), never more: the wallet's other funds are not the position's.
  */
 import { type Address, isAddressEqual } from 'viem';
-import type { AddLiquidityTrade, CollectTrade, SwapTrade, Trade } from '../model/trade.ts';
+import type { AddLiquidityTrade, CollectTrade, MintTrade, RemoveLiquidityTrade, SwapTrade, Trade } from '../model/trade.ts';
 import { parseTradeSlot, tradeSlot } from '../model/trade-slot.ts';
 import { displayNumber } from '../units.ts';
 import { type TokenAmounts, swapToRangeRatio } from '../pools/uniswap-v3-liquidity.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
+import { heldPosition } from './held-position.ts';
 import { observeV3Position } from './observe.ts';
 import type { RunDeps, RunReport } from './run-types.ts';
 
 export async function runV3Position(strategy: V3PositionStrategy, slot: string, deps: RunDeps): Promise<RunReport> {
-  const observed = await observeV3Position(strategy, deps.view);
+  const held = await heldPosition(strategy, { client: deps.view.client, wallet: deps.executor.wallet, reads: deps.executor.reads });
+  const unfinished = await unfinishedSteps(strategy, deps);
+  const lead = unfinished ? `${unfinished}; ` : '';
+  if ('gone' in held)
+    return { strategyId: strategy.id, slot, note: `${lead}position ${held.gone} no longer exists (burned), and no position followed it`, trades: [] };
+  const positionId = held.positionId;
+  const observed = await observeV3Position(strategy, deps.view, positionId);
   const decision = decideV3Position(strategy, observed);
-  const unfinished = await unfinishedCompound(strategy, deps);
-  const report: RunReport = { strategyId: strategy.id, slot, note: unfinished ? `${unfinished}; ${decision.note}` : decision.note, trades: [] };
+  const which = held.via === 'file' ? '' : `position ${positionId} (opened by the re-range ${held.via.mintTx}): `;
+  const report: RunReport = { strategyId: strategy.id, slot, note: `${lead}${which}${decision.note}`, trades: [] };
   // What this run's steps have put in the wallet for the position, token0 and token1.
-  let held: TokenAmounts = { amount0: 0n, amount1: 0n };
+  let wallet: TokenAmounts = { amount0: 0n, amount1: 0n };
   for (const step of decision.steps) {
-    const next = tradeOfStep(strategy, slot, step, observed, held, deps);
+    const next = tradeOfStep({ strategy, slot, positionId, observed, held: wallet, deps }, step);
     if ('skip' in next) {
       report.note += `; ${step.key}: ${next.skip}`;
       if (next.goOn) continue;
@@ -32,7 +40,7 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
     const executed = await runTrade(deps.executor, next.trade, deps.signal, deps.run?.id);
     report.trades.push(executed);
     if (executed.status !== 'confirmed') break;
-    held = heldAfter(strategy, next.trade, executed.amountOut ?? 0n, executed.moved, held);
+    wallet = heldAfter(strategy, next.trade, executed.amountOut ?? 0n, executed.moved, wallet);
   }
   return report;
 }
@@ -40,34 +48,37 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
 type NextStep = { trade: Trade } | { skip: string; goOn: boolean };
 
 /**
- * The words for a compound that stopped after its collect (a crash, a refused swap, a stop): what it collected stays
- * in the wallet, neither collected again nor added by a later run, which adds only what it collects itself. Read
- * from the ledger for the words only: nothing is moved on a row's say.
+ * The words for a compound or a re-range that stopped after its first step (a crash, a refused swap, a stop): what it
+ * collected or removed stays in the wallet, neither collected again nor put back by a later run, which moves only
+ * what it collects itself. Read from the ledger for the words only: nothing is moved on a row's say.
  */
-async function unfinishedCompound(strategy: V3PositionStrategy, deps: RunDeps): Promise<string | undefined> {
+async function unfinishedSteps(strategy: V3PositionStrategy, deps: RunDeps): Promise<string | undefined> {
   const trades = await deps.executor.reads.trades.ofStrategy(strategy.id);
-  const collects = trades.filter((trade) => trade.kind === 'collect' && trade.status === 'confirmed' && trade.settlement?.position);
-  const last = collects.reduce<(typeof collects)[number] | undefined>(
+  const confirmed = trades.filter((trade) => trade.status === 'confirmed' && trade.settlement?.position);
+  const firstSteps = confirmed.filter(
+    (trade) =>
+      (trade.kind === 'collect' && stepKey(trade.slot).startsWith('compound')) ||
+      (trade.kind === 'remove-liquidity' && stepKey(trade.slot).startsWith('re-range')),
+  );
+  const last = firstSteps.reduce<(typeof firstSteps)[number] | undefined>(
     (latest, trade) => (!latest || trade.createdAt > latest.createdAt ? trade : latest),
     undefined,
   );
   if (!last) return undefined;
   const { runSlot } = parseTradeSlot(last.slot);
-  const added = trades.some((trade) => trade.kind === 'add-liquidity' && trade.status === 'confirmed' && parseTradeSlot(trade.slot).runSlot === runSlot);
-  if (added) return undefined;
+  const finished = confirmed.some((trade) => (trade.kind === 'add-liquidity' || trade.kind === 'mint') && parseTradeSlot(trade.slot).runSlot === runSlot);
+  if (finished) return undefined;
   const moved = last.settlement?.position;
   const { token0, token1 } = strategy.pool;
-  return `the compound of ${runSlot} stopped after its collect: ${displayNumber(moved?.amount0 ?? 0n, token0.decimals)} ${token0.symbol} and ${displayNumber(moved?.amount1 ?? 0n, token1.decimals)} ${token1.symbol} stayed in the wallet`;
+  const what = last.kind === 'collect' ? 'compound' : 're-range';
+  return `the ${what} of ${runSlot} stopped after its ${last.kind === 'collect' ? 'collect' : 'removal'}: ${displayNumber(moved?.amount0 ?? 0n, token0.decimals)} ${token0.symbol} and ${displayNumber(moved?.amount1 ?? 0n, token1.decimals)} ${token1.symbol} stayed in the wallet`;
 }
 
-function tradeOfStep(
-  strategy: V3PositionStrategy,
-  slot: string,
-  step: PositionStep,
-  observed: V3PositionObservation,
-  held: TokenAmounts,
-  deps: RunDeps,
-): NextStep {
+const stepKey = (slot: string) => parseTradeSlot(slot).key ?? '';
+
+type StepContext = { strategy: V3PositionStrategy; slot: string; positionId: bigint; observed: V3PositionObservation; held: TokenAmounts; deps: RunDeps };
+
+function tradeOfStep({ strategy, slot, positionId, observed, held, deps }: StepContext, step: PositionStep): NextStep {
   const { token0, token1 } = strategy.pool;
   const slotOfTrade = tradeSlot(slot, step.key);
   const common = {
@@ -78,7 +89,8 @@ function tradeOfStep(
     chainId: deps.executor.wallet.chainId,
     slippageBps: strategy.slippageBps,
   };
-  const position = { positionManager: strategy.positionManager.address, positionId: strategy.positionId };
+  const position = { positionManager: strategy.positionManager.address, positionId };
+  const pair = { tokenIn: token0.address, tokenOut: token1.address };
   switch (step.kind) {
     case 'collect': {
       // Nothing leaves the wallet: its amounts are zero (budgets count what trades spend); it collects all it is owed.
@@ -114,9 +126,35 @@ function tradeOfStep(
       };
       return { trade };
     }
-    default:
-      // Removing, opening and burning positions are decided but not run yet: the strategy file does not offer them.
-      return { skip: `a ${step.kind} step is not run by this version`, goOn: false };
+    case 'remove-liquidity': {
+      // Nothing leaves the wallet: what it frees and collects is its settlement's.
+      const trade: RemoveLiquidityTrade = {
+        ...common,
+        ...pair,
+        kind: 'remove-liquidity',
+        position,
+        amountIn: 0n,
+        amountIn1: 0n,
+        liquidity: step.liquidity,
+        burn: step.burn,
+      };
+      return { trade };
+    }
+    case 'mint': {
+      if (held.amount0 === 0n && held.amount1 === 0n) return { skip: 'nothing was removed to open a position with', goOn: false };
+      const { fee } = strategy.pool;
+      const trade: MintTrade = { ...common, ...pair, kind: 'mint', position, amountIn: held.amount0, amountIn1: held.amount1, fee, range: step.range };
+      return { trade };
+    }
+    case 'swap-into': {
+      // What the position paid in the other token, sold for the one the file ends in.
+      const intoToken0 = isAddressEqual(step.to, token0.address);
+      const amount = intoToken0 ? held.amount1 : held.amount0;
+      if (amount === 0n) return { skip: `nothing was paid in the other token to sell`, goOn: false };
+      const [sold, bought] = intoToken0 ? [token1.address, token0.address] : [token0.address, token1.address];
+      const trade: SwapTrade = { ...common, kind: 'swap', tokenIn: sold, tokenOut: bought, amountIn: amount };
+      return { trade };
+    }
   }
 }
 
@@ -130,12 +168,14 @@ function heldAfter(
 ): TokenAmounts {
   switch (trade.kind) {
     case 'collect':
+    case 'remove-liquidity':
       return { amount0: held.amount0 + (moved?.amount0 ?? 0n), amount1: held.amount1 + (moved?.amount1 ?? 0n) };
     case 'swap':
       return isAddressEqual(trade.tokenIn, strategy.pool.token0.address)
         ? { amount0: held.amount0 - trade.amountIn, amount1: held.amount1 + amountOut }
         : { amount0: held.amount0 + amountOut, amount1: held.amount1 - trade.amountIn };
     case 'add-liquidity':
+    case 'mint':
       return { amount0: held.amount0 - (moved?.amount0 ?? 0n), amount1: held.amount1 - (moved?.amount1 ?? 0n) };
     default:
       return held;

@@ -7,7 +7,7 @@
 import { type Address, isAddressEqual } from 'viem';
 import type { Strategy } from '../strategy/types.ts';
 import type { StrategyFit } from '../trade/stored.ts';
-import type { Trade } from '../model/trade.ts';
+import { type Trade, isPositionTrade } from '../model/trade.ts';
 
 export function strategyFit(strategies: readonly Strategy[], walletOf: (strategy: Strategy) => Address | undefined): StrategyFit {
   const byId = new Map(strategies.map((strategy) => [strategy.id, strategy]));
@@ -61,10 +61,13 @@ function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
           (same(trade.tokenIn, token1.address) && same(trade.tokenOut, token0.address));
         return pair ? undefined : `${trade.tokenIn} for ${trade.tokenOut}`;
       }
-      if (trade.kind !== 'collect' && trade.kind !== 'add-liquidity') return `a ${trade.kind}`;
+      if (!isPositionTrade(trade)) return `a ${trade.kind}`;
+      // The file's position, or one a re-range opened after it (always a higher id): which one the wallet holds is
+      // the chain's to say, and the checks read it there before anything is signed.
       const ours =
         same(trade.position.positionManager, strategy.positionManager.address) &&
-        trade.position.positionId === strategy.positionId &&
+        trade.position.positionId >= strategy.positionId &&
+        (trade.kind !== 'mint' || trade.fee === strategy.pool.fee) &&
         same(trade.tokenIn, token0.address) &&
         same(trade.tokenOut, token1.address);
       return ours ? undefined : `a ${trade.kind} of position ${trade.position.positionId} of ${trade.position.positionManager}`;

@@ -3,25 +3,35 @@
  * - the position is the wallet's, of the trade's two tokens, in the pool its factory makes for them;
  * - liquidity is added only while the pool's price is within the tolerance of the independent reference, and with
  *   minimums from the reference (less the slippage), never from the pool's own price;
- * - the simulated transaction moves the position's two tokens between the wallet and that pool only (an add: the
- *   wallet pays at most what it asked; a collect: the wallet pays nothing), and moves no NFT at all (guard/flows.ts
- *   refuses a non-fungible Transfer): the position never leaves the wallet.
+ * - the simulated transaction moves the position's two tokens between the wallet and that pool only (an add or a
+ *   mint: the wallet pays at most what it asked; a collect or a removal: the wallet pays nothing), and the only NFT
+ *   it moves is a mint's new one, to the wallet, or the emptied position a removal burns: a position never leaves
+ *   the wallet for anyone.
  */
-import { type Address, type Log, isAddressEqual } from 'viem';
+import { type Address, type Log, getAddress, isAddressEqual, zeroAddress } from 'viem';
 import { type TickRange, amountsForLiquidity, liquidityForAmounts } from '../pools/uniswap-v3-liquidity.ts';
 import type { V3Position } from '../pools/uniswap-v3-position.ts';
 import { flowsOf } from './flows.ts';
 import { GuardRefusal } from './refusal.ts';
 
-type PositionAsked = {
-  kind: 'collect' | 'add-liquidity';
+export type PositionAsked = {
+  kind: 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint';
   wallet: Address;
   tokenIn: Address;
   tokenOut: Address;
   amountIn: bigint;
   amountIn1: bigint;
   positionId: bigint;
+  /** A removal that burns the emptied NFT. */
+  burns: boolean;
 };
+
+/** A range the pool accepts: ticks on its spacing, lower below upper. */
+export function checkRange(range: TickRange, tickSpacing: number): void {
+  if (range.tickLower >= range.tickUpper || range.tickLower % tickSpacing !== 0 || range.tickUpper % tickSpacing !== 0) {
+    throw new GuardRefusal('position', `the range [${range.tickLower}, ${range.tickUpper}) is not one of the pool's (ticks on a spacing of ${tickSpacing})`);
+  }
+}
 
 export function checkPositionOwned(asked: PositionAsked, position: Pick<V3Position, 'owner' | 'token0' | 'token1'>): void {
   if (!isAddressEqual(position.owner, asked.wallet)) {
@@ -41,7 +51,7 @@ export function checkPoolAtReference(poolSqrtPriceX96: bigint, referenceSqrtPric
   const gap = pool > reference ? pool - reference : reference - pool;
   if (gap * 10_000n > reference * BigInt(toleranceBps)) {
     const percent = (Number((gap * 1_000_000n) / reference) / 10_000).toFixed(2);
-    throw new GuardRefusal('price', `the pool's price is ${percent}% from the reference (tolerance ${toleranceBps / 100}%): no liquidity is added`);
+    throw new GuardRefusal('price', `the pool's price is ${percent}% from the reference (tolerance ${toleranceBps / 100}%): no liquidity is moved`);
   }
 }
 
@@ -61,18 +71,60 @@ export function addAtReference(
   return { liquidity, amount0Min: less(held.amount0), amount1Min: less(held.amount1) };
 }
 
+/** What a removal of `liquidity` from `range` holds at the reference price, less the slippage: the least of each token it may pay. */
+export function removeAtReference(
+  referenceSqrtPriceX96: bigint,
+  range: TickRange,
+  liquidity: bigint,
+  slippageBps: number,
+): { liquidity: bigint; amount0Min: bigint; amount1Min: bigint } {
+  const held = amountsForLiquidity(referenceSqrtPriceX96, range, liquidity, 'down');
+  const less = (amount: bigint) => (amount * BigInt(10_000 - slippageBps)) / 10_000n;
+  return { liquidity, amount0Min: less(held.amount0), amount1Min: less(held.amount1) };
+}
+
+const nftTransferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+type LogLike = Pick<Log, 'address' | 'topics' | 'data'>;
+const isNftTransfer = (log: LogLike) => log.topics[0] === nftTransferTopic && log.topics.length === 4;
+const topicAddress = (topic: string | undefined) => getAddress(`0x${(topic ?? '').slice(26)}`);
+
+/**
+ * The NFTs a simulated position trade moves: none, except a mint's new one (the position manager's, from nobody to
+ * the wallet) and a burning removal's emptied position (from the wallet to nobody).
+ */
+function checkNftMoves(asked: PositionAsked, manager: Address, logs: readonly LogLike[]): void {
+  const moves = logs.filter(isNftTransfer);
+  const expected = asked.kind === 'mint' || (asked.kind === 'remove-liquidity' && asked.burns) ? 1 : 0;
+  for (const log of moves) {
+    const [from, to, id] = [topicAddress(log.topics[1]), topicAddress(log.topics[2]), BigInt(log.topics[3] ?? '0x0')];
+    const minted = asked.kind === 'mint' && isAddressEqual(from, zeroAddress) && isAddressEqual(to, asked.wallet);
+    const burned =
+      asked.kind === 'remove-liquidity' && asked.burns && isAddressEqual(from, asked.wallet) && isAddressEqual(to, zeroAddress) && id === asked.positionId;
+    if (!isAddressEqual(log.address, manager) || !(minted || burned)) {
+      throw new GuardRefusal(
+        'token-flow',
+        `the simulated ${asked.kind} moves NFT ${id} of ${log.address} from ${from} to ${to}: a position never leaves the wallet`,
+      );
+    }
+  }
+  if (moves.length !== expected) throw new GuardRefusal('token-flow', `the simulated ${asked.kind} moves ${moves.length} NFTs, not the ${expected} it should`);
+}
+
 /** The simulation's token movements, held to the position's rules; what the wallet paid or got of each token. */
 export function checkPositionFlows(
   asked: PositionAsked,
-  pool: Address,
-  logs: readonly Pick<Log, 'address' | 'topics' | 'data'>[],
+  at: { pool: Address; manager: Address },
+  logs: readonly LogLike[],
 ): { amount0: bigint; amount1: bigint } {
+  checkNftMoves(asked, at.manager, logs);
+  const { pool } = at;
+  const pays = asked.kind === 'add-liquidity' || asked.kind === 'mint';
   const moved = { amount0: 0n, amount1: 0n };
-  for (const flow of flowsOf(logs)) {
+  for (const flow of flowsOf(logs.filter((log) => !isNftTransfer(log)))) {
     const which = isAddressEqual(flow.token, asked.tokenIn) ? 'amount0' : isAddressEqual(flow.token, asked.tokenOut) ? 'amount1' : undefined;
     const paying = isAddressEqual(flow.from, asked.wallet) && isAddressEqual(flow.to, pool);
     const paid = isAddressEqual(flow.from, pool) && isAddressEqual(flow.to, asked.wallet);
-    const allowed = which !== undefined && (asked.kind === 'add-liquidity' ? paying : paid);
+    const allowed = which !== undefined && (pays ? paying : paid);
     if (!allowed || which === undefined) {
       throw new GuardRefusal(
         'token-flow',
@@ -81,10 +133,10 @@ export function checkPositionFlows(
     }
     moved[which] += flow.amount;
   }
-  if (asked.kind === 'add-liquidity' && (moved.amount0 > asked.amountIn || moved.amount1 > asked.amountIn1)) {
+  if (pays && (moved.amount0 > asked.amountIn || moved.amount1 > asked.amountIn1)) {
     throw new GuardRefusal(
       'token-flow',
-      `the simulated add takes ${moved.amount0} and ${moved.amount1}, more than the ${asked.amountIn} and ${asked.amountIn1} asked`,
+      `the simulated ${asked.kind} takes ${moved.amount0} and ${moved.amount1}, more than the ${asked.amountIn} and ${asked.amountIn1} asked`,
     );
   }
   return moved;

@@ -73,6 +73,12 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number,
     moved_0: null,
     moved_1: null,
     moved_liquidity: null,
+    remove_liquidity: trade.kind === 'remove-liquidity' ? trade.liquidity.toString() : null,
+    burn_position: trade.kind === 'remove-liquidity' ? Number(trade.burn) : null,
+    fee_tier: trade.kind === 'mint' ? trade.fee : null,
+    tick_lower: trade.kind === 'mint' ? trade.range.tickLower : null,
+    tick_upper: trade.kind === 'mint' ? trade.range.tickUpper : null,
+    moved_position_id: null,
   };
 }
 
@@ -106,6 +112,7 @@ export function settlementColumns(settlement: Settlement) {
     moved_0: amount(settlement.position?.amount0),
     moved_1: amount(settlement.position?.amount1),
     moved_liquidity: amount(settlement.position?.liquidity),
+    moved_position_id: amount(settlement.position?.positionId),
   };
 }
 
@@ -189,6 +196,7 @@ export function recordFrom(row: IntentRow): TradeRecord {
                 amount0: BigInt(row.moved_0),
                 amount1: BigInt(row.moved_1),
                 ...(row.moved_liquidity !== null && { liquidity: BigInt(row.moved_liquidity) }),
+                ...(row.moved_position_id !== null && { positionId: BigInt(row.moved_position_id) }),
               },
             }),
         }
@@ -225,16 +233,24 @@ function typedTrade(row: IntentRow, trade: Omit<TradeBase, 'kind'>, minAmountOut
     case 'swap':
       return { ...trade, kind: 'swap', ...(minAmountOut !== undefined && { minAmountOut }) };
     case 'collect':
-    case 'add-liquidity': {
+    case 'add-liquidity':
+    case 'remove-liquidity':
+    case 'mint': {
       if (row.position_manager === null || row.position_id === null || row.amount_in_1 === null) {
         throw new Error(`trade ${row.id}: a ${row.kind} row without its position`);
       }
-      return {
-        ...trade,
-        kind: row.kind,
-        position: { positionManager: row.position_manager, positionId: BigInt(row.position_id) },
-        amountIn1: BigInt(row.amount_in_1),
-      };
+      const position = { positionManager: row.position_manager, positionId: BigInt(row.position_id) };
+      const common = { ...trade, position, amountIn1: BigInt(row.amount_in_1) };
+      if (row.kind === 'remove-liquidity') {
+        if (row.remove_liquidity === null || row.burn_position === null) throw new Error(`trade ${row.id}: a removal row without its liquidity`);
+        return { ...common, kind: row.kind, liquidity: BigInt(row.remove_liquidity), burn: row.burn_position === 1 };
+      }
+      if (row.kind === 'mint') {
+        if (row.fee_tier === null || row.tick_lower === null || row.tick_upper === null)
+          throw new Error(`trade ${row.id}: a mint row without its pool and range`);
+        return { ...common, kind: row.kind, fee: row.fee_tier, range: { tickLower: row.tick_lower, tickUpper: row.tick_upper } };
+      }
+      return { ...common, kind: row.kind };
     }
     default:
       return { ...trade, kind: row.kind };

@@ -221,4 +221,15 @@ export const postgresMigrations: string[] = [
   ALTER TABLE intents DROP CONSTRAINT intents_kind_known;
   ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim', 'collect', 'add-liquidity'));
   `,
+  // 9: removing a V3 position's liquidity, and opening a new position (a re-range, an exit).
+  `
+  ALTER TABLE intents ADD COLUMN remove_liquidity TEXT;
+  ALTER TABLE intents ADD COLUMN burn_position INTEGER;
+  ALTER TABLE intents ADD COLUMN fee_tier INTEGER;
+  ALTER TABLE intents ADD COLUMN tick_lower INTEGER;
+  ALTER TABLE intents ADD COLUMN tick_upper INTEGER;
+  ALTER TABLE intents ADD COLUMN moved_position_id TEXT;
+  ALTER TABLE intents DROP CONSTRAINT intents_kind_known;
+  ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim', 'collect', 'add-liquidity', 'remove-liquidity', 'mint'));
+  `,
 ];

@@ -250,4 +250,13 @@ export const migrations: string[] = [
   ALTER TABLE intents ADD COLUMN moved_1 TEXT;             -- token1 likewise
   ALTER TABLE intents ADD COLUMN moved_liquidity TEXT;     -- the liquidity an add bought
   `,
+  // 14: removing a V3 position's liquidity, and opening a new position (a re-range, an exit).
+  `
+  ALTER TABLE intents ADD COLUMN remove_liquidity TEXT;    -- a removal's liquidity taken out
+  ALTER TABLE intents ADD COLUMN burn_position INTEGER;    -- 1: the removal burns the emptied NFT
+  ALTER TABLE intents ADD COLUMN fee_tier INTEGER;         -- a mint's pool fee
+  ALTER TABLE intents ADD COLUMN tick_lower INTEGER;       -- a mint's range
+  ALTER TABLE intents ADD COLUMN tick_upper INTEGER;
+  ALTER TABLE intents ADD COLUMN moved_position_id TEXT;   -- the NFT a mint made, from its receipt
+  `,
 ];

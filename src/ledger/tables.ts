@@ -80,6 +80,15 @@ export type IntentsTable = {
   moved_0: string | null;
   moved_1: string | null;
   moved_liquidity: string | null;
+  /** A removal's liquidity taken out, and whether it burns the emptied NFT (1) or keeps it (0). */
+  remove_liquidity: string | null;
+  burn_position: number | null;
+  /** A mint's pool fee tier and range. */
+  fee_tier: number | null;
+  tick_lower: number | null;
+  tick_upper: number | null;
+  /** The id of the NFT a mint made, as its receipt said. */
+  moved_position_id: string | null;
 };
 
 export type AttemptsTable = {

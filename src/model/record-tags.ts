@@ -44,6 +44,9 @@ function requestFields(scope: TagScope, trade: Trade, claimedAt: number): unknow
     decimal(trade.kind === 'swap' ? trade.minAmountOut : undefined),
     // A position trade's position and token1 amount; other kinds' fields end above, as their tags were always made.
     ...(isPositionTrade(trade) ? [lower(trade.position.positionManager), decimal(trade.position.positionId), decimal(trade.amountIn1)] : []),
+    // A removal's liquidity and burn; a mint's pool fee and range.
+    ...(trade.kind === 'remove-liquidity' ? [decimal(trade.liquidity), trade.burn] : []),
+    ...(trade.kind === 'mint' ? [trade.fee, trade.range.tickLower, trade.range.tickUpper] : []),
   ];
 }
 

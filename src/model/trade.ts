@@ -7,10 +7,10 @@ import type { Address, Hex } from 'viem';
 import type { RefusalReason } from './refusal-reasons.ts';
 import type { FailureClass } from './failure-classes.ts';
 
-export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim' | 'collect' | 'add-liquidity';
+export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim' | 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint';
 
 /** The kinds that act on a Uniswap V3 position (an NFT of a position manager) rather than swap through a router. */
-export const positionKinds = ['collect', 'add-liquidity'] as const satisfies readonly TradeKind[];
+export const positionKinds = ['collect', 'add-liquidity', 'remove-liquidity', 'mint'] as const satisfies readonly TradeKind[];
 
 type TradeBase = {
   /** `<strategy id>:<slot>`: one trade per slot, ever. */
@@ -54,7 +54,40 @@ export type CollectTrade = TradeBase & { kind: 'collect'; position: PositionRef;
 /** Add up to `amountIn` of the position's token0 (`tokenIn`) and `amountIn1` of its token1 (`tokenOut`) to a V3 position. */
 export type AddLiquidityTrade = TradeBase & { kind: 'add-liquidity'; position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
 
-export type PositionTrade = CollectTrade | AddLiquidityTrade;
+/**
+ * Take `liquidity` out of a V3 position and collect everything it then owes to the wallet, in one transaction (the
+ * manager's multicall: nothing is left removed but uncollected), then burn the emptied NFT when `burn`. Nothing
+ * leaves the wallet: `amountIn` and `amountIn1` are 0; what it paid is its settlement's `position`.
+ */
+export type RemoveLiquidityTrade = TradeBase & {
+  kind: 'remove-liquidity';
+  position: PositionRef;
+  tokenIn: Address;
+  tokenOut: Address;
+  amountIn1: bigint;
+  liquidity: bigint;
+  burn: boolean;
+};
+
+/** A tick range of a V3 pool: [tickLower, tickUpper). */
+export type PositionRange = { tickLower: number; tickUpper: number };
+
+/**
+ * Open a new position in the pool of `tokenIn` (token0), `tokenOut` (token1) and `fee`, over `range`, with up to
+ * `amountIn` and `amountIn1`, the NFT minted to the wallet. `position` is the one it replaces (a re-range's old
+ * position): the new NFT's id is read from the receipt, as its settlement's `position.positionId`.
+ */
+export type MintTrade = TradeBase & {
+  kind: 'mint';
+  position: PositionRef;
+  tokenIn: Address;
+  tokenOut: Address;
+  amountIn1: bigint;
+  fee: number;
+  range: PositionRange;
+};
+
+export type PositionTrade = CollectTrade | AddLiquidityTrade | RemoveLiquidityTrade | MintTrade;
 
 export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade | PositionTrade;
 
@@ -65,8 +98,10 @@ export function spentTokens(trade: Trade): { token: Address; amount: bigint }[] 
   switch (trade.kind) {
     case 'claim':
     case 'collect':
+    case 'remove-liquidity':
       return [];
     case 'add-liquidity':
+    case 'mint':
       return [
         { token: trade.tokenIn, amount: trade.amountIn },
         { token: trade.tokenOut, amount: trade.amountIn1 },
@@ -132,8 +167,11 @@ export type Settlement = {
   reportedOut?: bigint;
   /** tokenOut the router paid to others than the wallet (a routing partner's fee), for swaps. */
   partnerFee?: bigint;
-  /** What a position trade moved, as the position manager's event says (and the wallet's transfers agree): token0, token1, and the liquidity an add bought. */
-  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint };
+  /**
+   * What a position trade moved, as the position manager's events say (and the wallet's transfers agree): token0,
+   * token1, the liquidity an add or a mint bought (or a removal took out), and the id of the NFT a mint made.
+   */
+  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint; positionId?: bigint };
 };
 
 /** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */

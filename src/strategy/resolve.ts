@@ -3,18 +3,19 @@
  * else the chain's built-in data in config/chains), human amounts to raw units with each token's on-chain
  * decimals, each wallet with its account (its key read once, by wallet-keys.ts). Every error names the field path.
  */
-import { type Address, isAddress, isAddressEqual, parseAbi } from 'viem';
+import { type Address, isAddress, isAddressEqual, parseAbi, parseUnits } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { ChainClient } from '../chains.ts';
 import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
 import type { TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
-import type { Schedule, Strategy } from './types.ts';
+import type { Schedule, Strategy, V3PositionStrategy } from './types.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { knownContractsFor, tokenDirectory } from '../config/chain-data.ts';
 import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
+import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
 import { ConfigError } from '../errors.ts';
 import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from '../config/strategy-file.ts';
 
@@ -169,15 +170,22 @@ async function resolveStrategy(
       const owner = r.wallets.get(config.wallet)?.account.address;
       if (!owner) throw new ConfigError(`${path}.wallet: no wallet '${config.wallet}'`);
       const positionManager = positionManagerFor(config.positionManager, `${path}.positionManager`, r);
-      const held = await readHeldPosition(positionManager, config.position, owner, path, r);
+      const pool = await positionPool(positionManager, config.position, owner, config.pool as Address | undefined, path, r);
+      if (config.keepInRange?.oldPosition === 'burn' && config.pool === undefined) {
+        throw new ConfigError(`${path}.pool: keepInRange.oldPosition 'burn' needs the pool named: once burned, an NFT no longer says its pool`);
+      }
       return {
         ...common,
         kind: 'uniswap-v3-position',
         positionManager,
         positionId: config.position,
-        pool: held.pool,
+        pool,
         valueToken: await r.token(config.valueToken, `${path}.valueToken`),
         compound: { minFeesToGas: config.compound.minFeesToGas },
+        ...(config.keepInRange && {
+          keepInRange: { outsideMs: parseDuration(config.keepInRange.outsideFor), oldPosition: config.keepInRange.oldPosition },
+        }),
+        ...(config.exit && { exit: await positionExit(config.exit, pool, `${path}.exit`, r) }),
       };
     }
   }
@@ -203,24 +211,99 @@ function positionManagerFor(named: string | undefined, path: string, r: Resolver
 }
 
 /** The position as the chain holds it now: the wallet's, its tokens, and its pool (the factory's, by CREATE2) with its spacing. */
-async function readHeldPosition(manager: PositionManagerOf, positionId: bigint, owner: Address, path: string, r: Resolvers) {
+type PositionPool = V3PositionStrategy['pool'];
+
+/**
+ * The pool of the file's position, read from the chain: the position must be the wallet's. A position that no longer
+ * exists (burned by a re-range) is the file's `pool`'s, which must then be named; one that does is checked against it.
+ * An empty position is fine: the strategy may have exited or moved on, and its runs say so.
+ */
+async function positionPool(
+  manager: PositionManagerOf,
+  positionId: bigint,
+  owner: Address,
+  named: Address | undefined,
+  path: string,
+  r: Resolvers,
+): Promise<PositionPool> {
   const { client } = r.context;
   const at = { address: manager.address, abi: positionManagerAbi } as const;
-  const [holder, position] = await Promise.all([
+  const read = await Promise.all([
     client.readContract({ ...at, functionName: 'ownerOf', args: [positionId] }),
     client.readContract({ ...at, functionName: 'positions', args: [positionId] }),
-  ]).catch(() => {
-    throw new ConfigError(`${path}.position: position ${positionId} does not exist at ${manager.address}`);
-  });
+  ]).catch(() => undefined);
+  if (!read) {
+    if (named === undefined) throw new ConfigError(`${path}.position: position ${positionId} does not exist at ${manager.address}`);
+    return poolNamed(manager, named, `${path}.pool`, r);
+  }
+  const [holder, position] = read;
   if (!isAddressEqual(holder, owner)) throw new ConfigError(`${path}.position: position ${positionId} belongs to ${holder}, not to the wallet ${owner}`);
-  const [, , token0, token1, fee, , , liquidity] = position;
-  if (liquidity === 0n) throw new ConfigError(`${path}.position: position ${positionId} holds no liquidity`);
+  const [, , token0, token1, fee] = position;
   const address = v3PoolAddress(manager.factory, manager.poolInitCodeHash, [token0, token1], fee);
+  if (named !== undefined && !isAddressEqual(named, address)) throw new ConfigError(`${path}.pool: position ${positionId} is in pool ${address}, not ${named}`);
   const tickSpacing = await client.readContract({ address, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' });
+  return { address, token0: await r.token(token0, `${path}.position`), token1: await r.token(token1, `${path}.position`), fee, tickSpacing };
+}
+
+/** A pool the file names: one the position manager's factory made (by CREATE2 from its own tokens and fee). */
+async function poolNamed(manager: PositionManagerOf, address: Address, path: string, r: Resolvers): Promise<PositionPool> {
+  const at = { address, abi: uniswapV3PoolAbi } as const;
+  const { client } = r.context;
+  const read = await Promise.all([
+    client.readContract({ ...at, functionName: 'token0' }),
+    client.readContract({ ...at, functionName: 'token1' }),
+    client.readContract({ ...at, functionName: 'fee' }),
+    client.readContract({ ...at, functionName: 'tickSpacing' }),
+  ]).catch(() => undefined);
+  if (!read || !isAddressEqual(v3PoolAddress(manager.factory, manager.poolInitCodeHash, [read[0], read[1]], read[2]), address)) {
+    throw new ConfigError(`${path}: ${address} is not a pool of the position manager's factory ${manager.factory}`);
+  }
+  const [token0, token1, fee, tickSpacing] = read;
+  return { address, token0: await r.token(token0, path), token1: await r.token(token1, path), fee, tickSpacing };
+}
+
+/** An exit's time, its price levels as the reference's √price × 2⁹⁶ of token0 in token1, and the token to end in. */
+async function positionExit(
+  exit: NonNullable<Extract<StrategyConfig, { kind: 'uniswap-v3-position' }>['exit']>,
+  pool: PositionPool,
+  path: string,
+  r: Resolvers,
+): Promise<NonNullable<V3PositionStrategy['exit']>> {
+  const ofPool = async (value: string, at: string) => {
+    const token = await r.token(value, at);
+    if (!isAddressEqual(token.address, pool.token0.address) && !isAddressEqual(token.address, pool.token1.address)) {
+      throw new ConfigError(`${at}: ${token.symbol} is not one of the pool's tokens (${pool.token0.symbol}, ${pool.token1.symbol})`);
+    }
+    return token;
+  };
+  const levels: { belowSqrtPriceX96?: bigint; aboveSqrtPriceX96?: bigint } = {};
+  if (exit.price) {
+    const of = await ofPool(exit.price.of, `${path}.price.of`);
+    const inToken = await ofPool(exit.price.in, `${path}.price.in`);
+    if (isAddressEqual(of.address, inToken.address)) throw new ConfigError(`${path}.price.in: must be the pool's other token`);
+    if (exit.price.below === undefined && exit.price.above === undefined) throw new ConfigError(`${path}.price: give below, above, or both`);
+    // A price of token1 in token0 is token0's in token1 upside down: its "below" is token0's "above".
+    const ofToken0 = isAddressEqual(of.address, pool.token0.address);
+    const level = (price: number) => {
+      const priceE18 = decimalE18(price);
+      return ofToken0
+        ? sqrtPriceX96FromUsd(priceE18, 10n ** 18n, pool.token0.decimals, pool.token1.decimals)
+        : sqrtPriceX96FromUsd(10n ** 18n, priceE18, pool.token0.decimals, pool.token1.decimals);
+    };
+    const [below, above] = ofToken0 ? [exit.price.below, exit.price.above] : [exit.price.above, exit.price.below];
+    if (below !== undefined) levels.belowSqrtPriceX96 = level(below);
+    if (above !== undefined) levels.aboveSqrtPriceX96 = level(above);
+  }
+  if (exit.at === undefined && !exit.price) throw new ConfigError(`${path}: give at, price, or both`);
   return {
-    pool: { address, token0: await r.token(token0, `${path}.position`), token1: await r.token(token1, `${path}.position`), fee, tickSpacing },
+    ...(exit.at !== undefined && { atMs: Date.parse(exit.at) }),
+    ...levels,
+    ...(exit.to !== undefined && { to: await ofPool(exit.to, `${path}.to`) }),
   };
 }
+
+/** A positive decimal number as an integer of 18 decimals (exact for what a file can write). */
+const decimalE18 = (value: number) => parseUnits(value.toFixed(18).replace(/0+$/, '').replace(/\.$/, ''), 18);
 
 async function distinctToken(r: Resolvers, value: string, path: string, other: TokenInfo): Promise<TokenInfo> {
   const info = await r.token(value, path);

@@ -2,10 +2,11 @@
  * A Uniswap V3 position kept by the daemon (issue 42): decided on plain observations, like every strategy. Three
  * jobs, the first that applies wins:
  *  - exit, at a time or when the position's price crosses a level: remove all its liquidity and collect it to the
- *    wallet, optionally swapped into one token;
+ *    wallet (one transaction), optionally swapped into one token;
  *  - keep in range (off unless the file asks): once the pool's own oracle shows the price outside the range, on one
- *    side, for the whole window the file gives, remove it all and open a range of the same width around the
- *    reference price (the old NFT burned or kept);
+ *    side, for the whole window the file gives, remove it all (collected, the old NFT burned or kept, in one
+ *    transaction), sell the surplus to the new range's ratio, and open a range of the same width around the
+ *    reference price;
  *  - compound: when the uncollected fees are worth more than `minFeesToGas` times the gas of compounding, collect
  *    them, sell the surplus token to the range's ratio at the reference, and add the rest to the position.
  * The steps say what to do; how much each moves is what the step before it paid, read from the chain when it
@@ -41,11 +42,10 @@ export type PositionStep =
   | { key: string; kind: 'ratio-swap'; range: TickRange }
   /** What the steps before paid, into the position. */
   | { key: string; kind: 'add-liquidity' }
-  | { key: string; kind: 'remove-liquidity'; liquidity: bigint }
+  /** `liquidity` out of the position and everything it then owes collected, in one transaction; the emptied NFT burned when `burn`. */
+  | { key: string; kind: 'remove-liquidity'; liquidity: bigint; burn: boolean }
   /** A new position of the same pool in `range`, from what the steps before paid. */
   | { key: string; kind: 'mint'; range: TickRange }
-  /** The emptied NFT, burned. */
-  | { key: string; kind: 'burn' }
   /** What the steps before paid in the other token, sold for `to`. */
   | { key: string; kind: 'swap-into'; to: Address };
 
@@ -66,8 +66,7 @@ export function decideV3Position(strategy: V3PositionStrategy, observed: V3Posit
   if (exit) {
     if (!holds && !owed) return { steps: [], note: `exited: ${exit}; the position holds nothing` };
     const steps: PositionStep[] = [
-      ...(holds ? [{ key: 'exit-remove', kind: 'remove-liquidity' as const, liquidity: position.liquidity }] : []),
-      { key: 'exit-collect', kind: 'collect' },
+      holds ? { key: 'exit-remove', kind: 'remove-liquidity', liquidity: position.liquidity, burn: false } : { key: 'exit-collect', kind: 'collect' },
       ...(strategy.exit?.to ? [{ key: 'exit-swap', kind: 'swap-into' as const, to: strategy.exit.to.address }] : []),
     ];
     return { steps, note: `exit: ${exit}${strategy.exit?.to ? `, into ${strategy.exit.to.symbol}` : ''}` };
@@ -79,11 +78,9 @@ export function decideV3Position(strategy: V3PositionStrategy, observed: V3Posit
       const range = recentredRange(observed.referenceSqrtPriceX96, position.tickUpper - position.tickLower, strategy.pool.tickSpacing);
       return {
         steps: [
-          { key: 're-range-remove', kind: 'remove-liquidity', liquidity: position.liquidity },
-          { key: 're-range-collect', kind: 'collect' },
+          { key: 're-range-remove', kind: 'remove-liquidity', liquidity: position.liquidity, burn: strategy.keepInRange.oldPosition === 'burn' },
           { key: 're-range-swap', kind: 'ratio-swap', range },
           { key: 're-range-mint', kind: 'mint', range },
-          ...(strategy.keepInRange.oldPosition === 'burn' ? [{ key: 're-range-burn', kind: 'burn' as const }] : []),
         ],
         note: `re-range: the price has been ${history.outside} [${position.tickLower}, ${position.tickUpper}) for ${window}; new range [${range.tickLower}, ${range.tickUpper})`,
       };

@@ -121,18 +121,19 @@ function judge(
 }
 
 /**
- * A position trade's two tokens against what its event said moved: a collect's both grew by at least what was
- * collected; an add's both fell by no more than it took (which the outcome held to what was signed).
+ * A position trade's two tokens against what its events said moved: a collect's or a removal's both grew by at
+ * least what was collected; an add's or a mint's both fell by no more than it took (which the outcome held to what
+ * was signed).
  */
 function positionProblems(record: PositionTrade, [change0, change1]: [bigint, bigint], moved: Settlement['position']): string[] {
   const problems: string[] = [];
   const [amount0, amount1] = [moved?.amount0 ?? 0n, moved?.amount1 ?? 0n];
-  if (record.kind === 'collect') {
+  if (record.kind === 'collect' || record.kind === 'remove-liquidity') {
     if (change0 < amount0) problems.push(`the balance of ${record.tokenIn} grew by ${change0}; ${amount0} was collected`);
     if (change1 < amount1) problems.push(`the balance of ${record.tokenOut} grew by ${change1}; ${amount1} was collected`);
   } else {
-    if (-change0 > amount0) problems.push(`${-change0} of ${record.tokenIn} left the wallet; the add took ${amount0}`);
-    if (-change1 > amount1) problems.push(`${-change1} of ${record.tokenOut} left the wallet; the add took ${amount1}`);
+    if (-change0 > amount0) problems.push(`${-change0} of ${record.tokenIn} left the wallet; the ${record.kind} took ${amount0}`);
+    if (-change1 > amount1) problems.push(`${-change1} of ${record.tokenOut} left the wallet; the ${record.kind} took ${amount1}`);
   }
   return problems;
 }

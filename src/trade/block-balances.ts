@@ -86,9 +86,9 @@ function judge(
   for (const { record, tx } of trades) {
     const receipt = receipts.find((candidate) => candidate.transactionHash.toLowerCase() === tx.hash.toLowerCase());
     if (receipt?.status !== 'success') continue;
-    // What arrived (a collect: both of its tokens), less what the trade was signed to spend at most.
+    // What arrived (a collect or a removal: both of its tokens), less what the trade was signed to spend at most.
     add(record.tokenOut, transferredTo(receipt.logs, record.tokenOut, wallet));
-    if (record.kind === 'collect') add(record.tokenIn, transferredTo(receipt.logs, record.tokenIn, wallet));
+    if (record.kind === 'collect' || record.kind === 'remove-liquidity') add(record.tokenIn, transferredTo(receipt.logs, record.tokenIn, wallet));
     for (const spend of spentTokens(record)) {
       add(spend.token, -spend.amount);
       if (nativeToken && isAddressEqual(nativeToken, spend.token)) nativeMost += spend.amount;

@@ -92,53 +92,83 @@ export function buildCall(trade: Trade, proposal: Proposal, floor?: bigint, refe
   }
 }
 
+/** What the reference price says a position trade's liquidity holds: the least of each token it may move, and when. */
+export type PositionMinimums = { liquidity: bigint; amount0Min: bigint; amount1Min: bigint; deadline: bigint; referenceOut: bigint };
+
 /**
- * A position trade's call, to the chain data's position manager only. A collect sends everything owed to the wallet
- * itself (never a recipient anyone else names); an add takes at most the amounts asked, and at least the minimums
- * the reference gives (`minimums`), before `deadline`.
+ * A position trade's call, to the chain data's position manager only, every recipient the wallet itself (never one
+ * anyone else names):
+ *  - a collect sends everything owed;
+ *  - an add takes at most the amounts asked, and at least the minimums the reference gives, before the deadline;
+ *  - a removal takes the liquidity out with the reference's minimums and collects everything owed in the same
+ *    transaction (the manager's multicall), then burns the emptied NFT when asked;
+ *  - a mint opens the range in the trade's pool, with the reference's minimums, the NFT minted to the wallet.
  */
-export function buildPositionCall(
-  trade: PositionTrade,
-  add?: { liquidity: bigint; amount0Min: bigint; amount1Min: bigint; deadline: bigint; referenceOut: bigint },
-): BuiltCall {
+export function buildPositionCall(trade: PositionTrade, minimums?: PositionMinimums): BuiltCall {
   const { positionManager, positionId } = trade.position;
+  const collectAll = { tokenId: positionId, recipient: trade.wallet, amount0Max: maxUint128, amount1Max: maxUint128 };
   if (trade.kind === 'collect') {
     return {
       target: positionManager,
-      data: encodeFunctionData({
-        abi: positionManagerAbi,
-        functionName: 'collect',
-        args: [{ tokenId: positionId, recipient: trade.wallet, amount0Max: maxUint128, amount1Max: maxUint128 }],
-      }),
+      data: encodeFunctionData({ abi: positionManagerAbi, functionName: 'collect', args: [collectAll] }),
       // Whatever it is owed, however little: what it collected is read from its receipt.
       expectedOut: 0n,
       minOut: 0n,
     };
   }
-  if (!add) throw new Error('buildPositionCall: an add needs its minimums from the reference');
-  return {
-    target: positionManager,
-    spender: positionManager,
-    data: encodeFunctionData({
-      abi: positionManagerAbi,
-      functionName: 'increaseLiquidity',
-      args: [
-        {
-          tokenId: positionId,
-          amount0Desired: trade.amountIn,
-          amount1Desired: trade.amountIn1,
-          amount0Min: add.amount0Min,
-          amount1Min: add.amount1Min,
-          deadline: add.deadline,
-        },
-      ],
-    }),
-    expectedOut: add.liquidity,
-    minOut: add.amount0Min,
-    minOut1: add.amount1Min,
-    referenceOut: add.referenceOut,
-    deadline: add.deadline,
-  };
+  if (!minimums) throw new Error(`buildPositionCall: a ${trade.kind} needs its minimums from the reference`);
+  const { amount0Min, amount1Min, deadline } = minimums;
+  const checked = { expectedOut: minimums.liquidity, minOut: amount0Min, minOut1: amount1Min, referenceOut: minimums.referenceOut, deadline };
+  switch (trade.kind) {
+    case 'add-liquidity':
+      return {
+        target: positionManager,
+        spender: positionManager,
+        data: encodeFunctionData({
+          abi: positionManagerAbi,
+          functionName: 'increaseLiquidity',
+          args: [{ tokenId: positionId, amount0Desired: trade.amountIn, amount1Desired: trade.amountIn1, amount0Min, amount1Min, deadline }],
+        }),
+        ...checked,
+      };
+    case 'remove-liquidity': {
+      const steps: Hex[] = [
+        encodeFunctionData({
+          abi: positionManagerAbi,
+          functionName: 'decreaseLiquidity',
+          args: [{ tokenId: positionId, liquidity: trade.liquidity, amount0Min, amount1Min, deadline }],
+        }),
+        encodeFunctionData({ abi: positionManagerAbi, functionName: 'collect', args: [collectAll] }),
+        ...(trade.burn ? [encodeFunctionData({ abi: positionManagerAbi, functionName: 'burn', args: [positionId] })] : []),
+      ];
+      return { target: positionManager, data: encodeFunctionData({ abi: positionManagerAbi, functionName: 'multicall', args: [steps] }), ...checked };
+    }
+    case 'mint':
+      return {
+        target: positionManager,
+        spender: positionManager,
+        data: encodeFunctionData({
+          abi: positionManagerAbi,
+          functionName: 'mint',
+          args: [
+            {
+              token0: trade.tokenIn,
+              token1: trade.tokenOut,
+              fee: trade.fee,
+              tickLower: trade.range.tickLower,
+              tickUpper: trade.range.tickUpper,
+              amount0Desired: trade.amountIn,
+              amount1Desired: trade.amountIn1,
+              amount0Min,
+              amount1Min,
+              recipient: trade.wallet,
+              deadline,
+            },
+          ],
+        }),
+        ...checked,
+      };
+  }
 }
 
 /**
@@ -172,5 +202,13 @@ export function returnedAmount(kind: TradeKind, returned: Hex): bigint {
     case 'add-liquidity':
       // The liquidity it bought.
       return decodeFunctionResult({ abi: positionManagerAbi, functionName: 'increaseLiquidity', data: returned })[0];
+    case 'remove-liquidity': {
+      // The multicall's second answer is the collect's: what it paid in token1.
+      const [, collected] = decodeFunctionResult({ abi: positionManagerAbi, functionName: 'multicall', data: returned });
+      return collected === undefined ? 0n : decodeFunctionResult({ abi: positionManagerAbi, functionName: 'collect', data: collected })[1];
+    }
+    case 'mint':
+      // The liquidity it bought.
+      return decodeFunctionResult({ abi: positionManagerAbi, functionName: 'mint', data: returned })[1];
   }
 }

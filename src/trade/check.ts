@@ -544,7 +544,10 @@ export async function checkBudgets(budgets: TradeBudgets, trade: Trade, committe
     // refuses the add rather than let it pass uncounted.
     const uncounted = list.find((budget) => budget.token.toLowerCase() !== trade.tokenIn.toLowerCase());
     if (uncounted) {
-      throw new GuardRefusal('budget', `${scope} has a budget of ${uncounted.symbol}, which an add to a V3 position spends and budgets do not count yet`);
+      throw new GuardRefusal(
+        'budget',
+        `${scope} has a budget of ${uncounted.symbol}, which an add to (or the opening of) a V3 position spends and budgets do not count yet`,
+      );
     }
     const trades = await committed({ ...filter, tokenIn: trade.tokenIn, excludeId: trade.id });
     for (const record of trades) {

@@ -57,6 +57,10 @@ function asked({ trade }: Described, names: TokenNames): string {
       return `collect a position's ${names.symbol(trade.tokenIn)} and ${out}`;
     case 'add-liquidity':
       return `add ${amountIn} and ${out} to a position`;
+    case 'remove-liquidity':
+      return `remove a position's ${names.symbol(trade.tokenIn)} and ${out}`;
+    case 'mint':
+      return `open a position with ${amountIn} and ${out}`;
   }
 }
 
@@ -77,6 +81,10 @@ function done({ trade, amountOut }: Described, names: TokenNames): string {
       return `collected ${names.symbol(trade.tokenIn)} and ${out} from a position`;
     case 'add-liquidity':
       return `added ${amountIn} and ${names.symbol(trade.tokenOut)} to a position`;
+    case 'remove-liquidity':
+      return `removed ${names.symbol(trade.tokenIn)} and ${out} from a position`;
+    case 'mint':
+      return `opened a position with ${amountIn} and ${names.symbol(trade.tokenOut)}`;
   }
 }
 

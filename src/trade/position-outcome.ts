@@ -1,11 +1,12 @@
 /**
- * What a mined trade on a V3 position did, from its receipt: the position manager's own event for the position
- * (Collect, or IncreaseLiquidity), held to the token transfers beside it. A collect's tokens reach the wallet and
- * no one else; an add takes no more than asked and no less than the minimums signed. Anything else is an anomaly.
+ * What a mined trade on a V3 position did, from its receipt: the position manager's own events for the position
+ * (Collect, IncreaseLiquidity, DecreaseLiquidity, the NFT's Transfer), held to the token transfers beside them. A
+ * collect's or a removal's tokens reach the wallet and no one else; an add or a mint takes no more than asked and
+ * no less than the minimums signed, a mint's NFT goes to the wallet. Anything else is an anomaly.
  */
-import { type Address, type Log, erc20Abi, isAddressEqual, parseEventLogs } from 'viem';
+import { type Address, type Log, erc20Abi, isAddressEqual, parseEventLogs, zeroAddress } from 'viem';
 import { positionManagerAbi } from '../contracts/abi.ts';
-import type { PositionTrade, Settlement, TradeRecord } from '../model/trade.ts';
+import type { AddLiquidityTrade, MintTrade, PositionTrade, RemoveLiquidityTrade, Settlement, TradeRecord } from '../model/trade.ts';
 
 type Moved = NonNullable<Settlement['position']>;
 
@@ -14,42 +15,92 @@ const transfers = (logs: readonly Log[], token: Address, match: (from: Address, 
     .filter((event) => isAddressEqual(event.address, token) && match(event.args.from, event.args.to))
     .reduce((sum, event) => sum + event.args.value, 0n);
 
-export function readPositionOutcome(
-  trade: PositionTrade & Pick<TradeRecord, 'call'>,
-  receipt: { logs: readonly Log[] },
-): { amountOut?: bigint; position?: Moved; anomaly?: string } {
-  const { positionManager, positionId } = trade.position;
-  const ours = parseEventLogs({ abi: positionManagerAbi, logs: receipt.logs as Log[] }).filter(
-    (event) => isAddressEqual(event.address, positionManager) && 'tokenId' in event.args && event.args.tokenId === positionId,
-  );
-  const wallet = trade.wallet;
-  if (trade.kind === 'collect') {
-    const collected = ours.find((event) => event.eventName === 'Collect');
-    if (collected?.eventName !== 'Collect') return { anomaly: `the receipt shows no Collect of position ${positionId} by ${positionManager}` };
-    const { recipient, amount0, amount1 } = collected.args;
-    if (!isAddressEqual(recipient, wallet)) return { anomaly: `position ${positionId} was collected to ${recipient}, not to the wallet` };
-    const [got0, got1] = [
-      transfers(receipt.logs, trade.tokenIn, (_, to) => isAddressEqual(to, wallet)),
-      transfers(receipt.logs, trade.tokenOut, (_, to) => isAddressEqual(to, wallet)),
-    ];
-    const position = { amount0, amount1 };
-    if (got0 !== amount0 || got1 !== amount1) {
-      return {
-        amountOut: got1,
-        position,
-        anomaly: `the Collect event says ${amount0} and ${amount1}, the tokens' transfers to the wallet ${got0} and ${got1}`,
-      };
+type Outcome = { amountOut?: bigint; position?: Moved; anomaly?: string };
+type ManagerEvent = ReturnType<typeof parseEventLogs<typeof positionManagerAbi>>[number];
+
+export function readPositionOutcome(trade: PositionTrade & Pick<TradeRecord, 'call'>, receipt: { logs: readonly Log[] }): Outcome {
+  const { positionManager } = trade.position;
+  const events = parseEventLogs({ abi: positionManagerAbi, logs: receipt.logs as Log[] }).filter((event) => isAddressEqual(event.address, positionManager));
+  switch (trade.kind) {
+    case 'collect':
+      return collectOutcome(trade, events, receipt.logs);
+    case 'add-liquidity':
+      return addOutcome(trade, trade.position.positionId, events, receipt.logs);
+    case 'remove-liquidity':
+      return removeOutcome(trade, events, receipt.logs);
+    case 'mint': {
+      // The one NFT the manager minted to the wallet in this transaction is the new position.
+      const minted = events.find(
+        (event) => event.eventName === 'Transfer' && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, trade.wallet),
+      );
+      if (minted?.eventName !== 'Transfer') return { anomaly: `the receipt shows no position minted to the wallet by ${positionManager}` };
+      const outcome = addOutcome(trade, minted.args.tokenId, events, receipt.logs);
+      return outcome.position ? { ...outcome, position: { ...outcome.position, positionId: minted.args.tokenId } } : outcome;
     }
-    return { amountOut: amount1, position };
   }
-  const increased = ours.find((event) => event.eventName === 'IncreaseLiquidity');
+}
+
+const ofPosition = (events: readonly ManagerEvent[], positionId: bigint) =>
+  events.filter((event) => 'tokenId' in event.args && event.args.tokenId === positionId);
+
+/** The Collect event of the position: to the wallet, and equal to the tokens' transfers to the wallet. */
+function collectOutcome(trade: PositionTrade, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
+  const { positionManager, positionId } = trade.position;
+  const collected = ofPosition(events, positionId).find((event) => event.eventName === 'Collect');
+  if (collected?.eventName !== 'Collect') return { anomaly: `the receipt shows no Collect of position ${positionId} by ${positionManager}` };
+  const { recipient, amount0, amount1 } = collected.args;
+  if (!isAddressEqual(recipient, trade.wallet)) return { anomaly: `position ${positionId} was collected to ${recipient}, not to the wallet` };
+  const [got0, got1] = [
+    transfers(logs, trade.tokenIn, (_, to) => isAddressEqual(to, trade.wallet)),
+    transfers(logs, trade.tokenOut, (_, to) => isAddressEqual(to, trade.wallet)),
+  ];
+  const position = { amount0, amount1 };
+  if (got0 !== amount0 || got1 !== amount1) {
+    return { amountOut: got1, position, anomaly: `the Collect event says ${amount0} and ${amount1}, the tokens' transfers to the wallet ${got0} and ${got1}` };
+  }
+  return { amountOut: amount1, position };
+}
+
+/** A removal: the liquidity signed taken out at no less than the minimums, everything owed collected, the NFT burned if asked. */
+function removeOutcome(trade: RemoveLiquidityTrade & Pick<TradeRecord, 'call'>, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
+  const { positionManager, positionId } = trade.position;
+  const decreased = ofPosition(events, positionId).find((event) => event.eventName === 'DecreaseLiquidity');
+  if (decreased?.eventName !== 'DecreaseLiquidity')
+    return { anomaly: `the receipt shows no DecreaseLiquidity of position ${positionId} by ${positionManager}` };
+  const collected = collectOutcome(trade, events, logs);
+  if (collected.anomaly || !collected.position) return collected;
+  const position = { ...collected.position, liquidity: decreased.args.liquidity };
+  const outcome = { amountOut: collected.amountOut, position };
+  if (decreased.args.liquidity !== trade.liquidity)
+    return { ...outcome, anomaly: `the removal took out ${decreased.args.liquidity} liquidity, not the ${trade.liquidity} signed` };
+  const [min0, min1] = [trade.call?.minOut ?? 0n, trade.call?.minOut1 ?? 0n];
+  if (decreased.args.amount0 < min0 || decreased.args.amount1 < min1) {
+    return {
+      ...outcome,
+      anomaly: `the removal freed ${decreased.args.amount0} and ${decreased.args.amount1}, less than the minimums ${min0} and ${min1} the call enforces`,
+    };
+  }
+  const burned = ofPosition(events, positionId).some((event) => event.eventName === 'Transfer' && isAddressEqual(event.args.to, zeroAddress));
+  if (burned !== trade.burn)
+    return { ...outcome, anomaly: `position ${positionId} was ${burned ? '' : 'not '}burned; the removal signed ${trade.burn ? '' : 'no '}burn` };
+  return outcome;
+}
+
+/** An add or a mint: the IncreaseLiquidity event of `positionId`, equal to the wallet's transfers, within what was signed. */
+function addOutcome(
+  trade: (AddLiquidityTrade | MintTrade) & Pick<TradeRecord, 'call'>,
+  positionId: bigint,
+  events: readonly ManagerEvent[],
+  logs: readonly Log[],
+): Outcome {
+  const increased = ofPosition(events, positionId).find((event) => event.eventName === 'IncreaseLiquidity');
   if (increased?.eventName !== 'IncreaseLiquidity')
-    return { anomaly: `the receipt shows no IncreaseLiquidity of position ${positionId} by ${positionManager}` };
+    return { anomaly: `the receipt shows no IncreaseLiquidity of position ${positionId} by ${trade.position.positionManager}` };
   const { liquidity, amount0, amount1 } = increased.args;
   const position = { amount0, amount1, liquidity };
   const [paid0, paid1] = [
-    transfers(receipt.logs, trade.tokenIn, (from) => isAddressEqual(from, wallet)),
-    transfers(receipt.logs, trade.tokenOut, (from) => isAddressEqual(from, wallet)),
+    transfers(logs, trade.tokenIn, (from) => isAddressEqual(from, trade.wallet)),
+    transfers(logs, trade.tokenOut, (from) => isAddressEqual(from, trade.wallet)),
   ];
   if (paid0 !== amount0 || paid1 !== amount1) {
     return {
@@ -59,11 +110,19 @@ export function readPositionOutcome(
     };
   }
   if (amount0 > trade.amountIn || amount1 > trade.amountIn1) {
-    return { amountOut: liquidity, position, anomaly: `the add took ${amount0} and ${amount1}, more than the ${trade.amountIn} and ${trade.amountIn1} signed` };
+    return {
+      amountOut: liquidity,
+      position,
+      anomaly: `the ${trade.kind} took ${amount0} and ${amount1}, more than the ${trade.amountIn} and ${trade.amountIn1} signed`,
+    };
   }
   const [min0, min1] = [trade.call?.minOut ?? 0n, trade.call?.minOut1 ?? 0n];
   if (amount0 < min0 || amount1 < min1) {
-    return { amountOut: liquidity, position, anomaly: `the add took ${amount0} and ${amount1}, less than the minimums ${min0} and ${min1} the call enforces` };
+    return {
+      amountOut: liquidity,
+      position,
+      anomaly: `the ${trade.kind} took ${amount0} and ${amount1}, less than the minimums ${min0} and ${min1} the call enforces`,
+    };
   }
   return { amountOut: liquidity, position };
 }

@@ -55,6 +55,8 @@ export async function quote(routing: RoutingClient, trade: Trade, signal?: Abort
       return { kind: 'claim' };
     case 'collect':
     case 'add-liquidity':
+    case 'remove-liquidity':
+    case 'mint':
       return { kind: 'position' };
   }
 }

@@ -82,7 +82,7 @@ describe('a V3 position observed', () => {
     await fork.testClient.mine({ blocks: 1 });
     const outside = await observeV3Position(keep, view());
     expect(outside.rangeHistory).toEqual({ outside: 'below' });
-    expect(decideV3Position(keep, outside).steps.map((step) => step.kind)).toEqual(['remove-liquidity', 'collect', 'ratio-swap', 'mint']);
+    expect(decideV3Position(keep, outside).steps.map((step) => step.kind)).toEqual(['remove-liquidity', 'ratio-swap', 'mint']);
     const farBack = await observeV3Position(strategyOf(opened.tokenId, { keepInRange: { outsideMs: 1_000 * 86_400_000, oldPosition: 'keep' } }), view());
     expect(farBack.rangeHistory).toMatchObject({ unknown: expect.stringMatching(/^the pool's oracle does not reach back/) });
   });

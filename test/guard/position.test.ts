@@ -1,7 +1,7 @@
-import { type Address, encodeAbiParameters, pad } from 'viem';
+import { type Address, encodeAbiParameters, pad, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { GuardRefusal } from '../../src/guard/refusal.ts';
-import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned } from '../../src/guard/position.ts';
+import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned, checkRange, removeAtReference } from '../../src/guard/position.ts';
 import { amountsForLiquidity } from '../../src/pools/uniswap-v3-liquidity.ts';
 import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
 import { budgetsApply, checkBudgets } from '../../src/trade/check.ts';
@@ -24,7 +24,17 @@ const nftTransfer = (from: Address, to: Address, id: bigint) => ({
   topics: [transferTopic, pad(from), pad(to), pad(`0x${id.toString(16)}`)] as [`0x${string}`, ...`0x${string}`[]],
   data: '0x' as const,
 });
-const asked = (kind: 'collect' | 'add-liquidity') => ({ kind, wallet, tokenIn: token0, tokenOut: token1, amountIn: 100n, amountIn1: 50n, positionId: 7n });
+const asked = (kind: 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint', burns = false) => ({
+  kind,
+  wallet,
+  tokenIn: token0,
+  tokenOut: token1,
+  amountIn: 100n,
+  amountIn1: 50n,
+  positionId: 7n,
+  burns,
+});
+const at = { pool, manager };
 const refusal = (work: () => unknown) => {
   try {
     work();
@@ -36,25 +46,68 @@ const refusal = (work: () => unknown) => {
 
 describe('the guards of a position trade', () => {
   it('accepts a collect paid by the pool to the wallet, and an add the wallet pays the pool, within what it asked', () => {
-    expect(checkPositionFlows(asked('collect'), pool, [transfer(token0, pool, wallet, 9n), transfer(token1, pool, wallet, 4n)])).toEqual({
+    expect(checkPositionFlows(asked('collect'), at, [transfer(token0, pool, wallet, 9n), transfer(token1, pool, wallet, 4n)])).toEqual({
       amount0: 9n,
       amount1: 4n,
     });
-    expect(checkPositionFlows(asked('add-liquidity'), pool, [transfer(token0, wallet, pool, 100n), transfer(token1, wallet, pool, 49n)])).toEqual({
+    expect(checkPositionFlows(asked('add-liquidity'), at, [transfer(token0, wallet, pool, 100n), transfer(token1, wallet, pool, 49n)])).toEqual({
       amount0: 100n,
       amount1: 49n,
     });
   });
 
   it('refuses fees sent elsewhere, another token, an add taking more than asked, and any NFT moving', () => {
-    expect(refusal(() => checkPositionFlows(asked('collect'), pool, [transfer(token0, pool, stranger, 9n)]))).toMatchObject({ reason: 'token-flow' });
-    expect(refusal(() => checkPositionFlows(asked('collect'), pool, [transfer(stranger, pool, wallet, 9n)]))).toMatchObject({ reason: 'token-flow' });
-    expect(refusal(() => checkPositionFlows(asked('collect'), pool, [transfer(token0, wallet, pool, 1n)]))).toMatchObject({ reason: 'token-flow' });
-    expect(refusal(() => checkPositionFlows(asked('add-liquidity'), pool, [transfer(token1, wallet, pool, 51n)]))).toMatchObject({
+    expect(refusal(() => checkPositionFlows(asked('collect'), at, [transfer(token0, pool, stranger, 9n)]))).toMatchObject({ reason: 'token-flow' });
+    expect(refusal(() => checkPositionFlows(asked('collect'), at, [transfer(stranger, pool, wallet, 9n)]))).toMatchObject({ reason: 'token-flow' });
+    expect(refusal(() => checkPositionFlows(asked('collect'), at, [transfer(token0, wallet, pool, 1n)]))).toMatchObject({ reason: 'token-flow' });
+    expect(refusal(() => checkPositionFlows(asked('add-liquidity'), at, [transfer(token1, wallet, pool, 51n)]))).toMatchObject({
       reason: 'token-flow',
       message: expect.stringMatching(/more than the 100 and 50 asked/),
     });
-    expect(refusal(() => checkPositionFlows(asked('collect'), pool, [nftTransfer(wallet, stranger, 7n)]))).toMatchObject({ reason: 'token-flow' });
+    expect(refusal(() => checkPositionFlows(asked('collect'), at, [nftTransfer(wallet, stranger, 7n)]))).toMatchObject({ reason: 'token-flow' });
+  });
+
+  it("lets a mint's new NFT reach the wallet and a removal burn its own emptied NFT, and no other NFT move", () => {
+    const paid = [transfer(token0, wallet, pool, 100n), transfer(token1, wallet, pool, 50n)];
+    expect(checkPositionFlows(asked('mint'), at, [...paid, nftTransfer(zeroAddress, wallet, 12n)])).toEqual({ amount0: 100n, amount1: 50n });
+    const freed = [transfer(token0, pool, wallet, 30n), transfer(token1, pool, wallet, 20n)];
+    expect(checkPositionFlows(asked('remove-liquidity', true), at, [...freed, nftTransfer(wallet, zeroAddress, 7n)])).toEqual({ amount0: 30n, amount1: 20n });
+    expect(checkPositionFlows(asked('remove-liquidity'), at, freed)).toEqual({ amount0: 30n, amount1: 20n });
+    const refused = (kind: Parameters<typeof asked>[0], logs: Parameters<typeof checkPositionFlows>[2], burns = false) =>
+      refusal(() => checkPositionFlows(asked(kind, burns), at, logs));
+    // A mint to someone else, a mint with no NFT, one minted by another contract.
+    expect(refused('mint', [...paid, nftTransfer(zeroAddress, stranger, 12n)])).toMatchObject({
+      reason: 'token-flow',
+      message: expect.stringMatching(/never leaves the wallet/),
+    });
+    expect(refused('mint', paid)).toMatchObject({ reason: 'token-flow', message: expect.stringMatching(/moves 0 NFTs, not the 1/) });
+    expect(refused('mint', [...paid, { ...nftTransfer(zeroAddress, wallet, 12n), address: stranger }])).toMatchObject({ reason: 'token-flow' });
+    // A removal that burns when not asked, burns another position, or sends the NFT away; or pays anyone but the wallet.
+    expect(refused('remove-liquidity', [...freed, nftTransfer(wallet, zeroAddress, 7n)])).toMatchObject({ reason: 'token-flow' });
+    expect(refused('remove-liquidity', [...freed, nftTransfer(wallet, zeroAddress, 8n)], true)).toMatchObject({ reason: 'token-flow' });
+    expect(refused('remove-liquidity', [...freed, nftTransfer(wallet, stranger, 7n)], true)).toMatchObject({ reason: 'token-flow' });
+    expect(refused('remove-liquidity', [transfer(token0, pool, stranger, 30n)])).toMatchObject({ reason: 'token-flow' });
+    // A mint that takes more than asked.
+    expect(refused('mint', [transfer(token0, wallet, pool, 101n), nftTransfer(zeroAddress, wallet, 12n)])).toMatchObject({
+      reason: 'token-flow',
+      message: expect.stringMatching(/the simulated mint takes 101 and 0, more than the 100 and 50 asked/),
+    });
+  });
+
+  it("takes only ranges on the pool's spacing", () => {
+    expect(checkRange({ tickLower: -120, tickUpper: 60 }, 60)).toBeUndefined();
+    expect(refusal(() => checkRange({ tickLower: -100, tickUpper: 60 }, 60))).toMatchObject({ reason: 'position' });
+    expect(refusal(() => checkRange({ tickLower: 60, tickUpper: 60 }, 60))).toMatchObject({ reason: 'position' });
+  });
+
+  it('removes with minimums from the reference less the slippage: one token only when the reference is outside the range', () => {
+    const range = { tickLower: -600, tickUpper: 600 };
+    const inside = removeAtReference(sqrtRatioAtTick(0), range, 10n ** 21n, 100);
+    const held = amountsForLiquidity(sqrtRatioAtTick(0), range, 10n ** 21n, 'down');
+    expect(inside).toEqual({ liquidity: 10n ** 21n, amount0Min: (held.amount0 * 9_900n) / 10_000n, amount1Min: (held.amount1 * 9_900n) / 10_000n });
+    const below = removeAtReference(sqrtRatioAtTick(-900), range, 10n ** 21n, 100);
+    expect(below.amount1Min).toBe(0n);
+    expect(below.amount0Min).toBeGreaterThan(0n);
   });
 
   it("refuses a position that is not the wallet's or not of the trade's tokens", () => {
@@ -90,7 +143,7 @@ describe('budgets and a trade on a V3 position', () => {
     await expect(checkBudgets({ wallet: [budget(token0)] }, add, nothingCommitted, async () => true)).resolves.toBeUndefined();
     await expect(checkBudgets({ wallet: [budget(token1)] }, add, nothingCommitted, async () => true)).rejects.toMatchObject({
       reason: 'budget',
-      shortMessage: expect.stringMatching(/has a budget of T1, which an add to a V3 position spends and budgets do not count yet/),
+      shortMessage: expect.stringMatching(/has a budget of T1, which an add to \(or the opening of\) a V3 position spends and budgets do not count yet/),
     });
   });
 });

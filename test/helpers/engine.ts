@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, type Hex, createPublicClient, http, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { expect, beforeAll, afterAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { SignedHistory } from '../../src/trade/signed-history.ts';
 import { Wallet, type WalletDeps, type WalletSettings } from '../../src/chain/wallet.ts';
 import { chainChecks } from '../../src/trade/check.ts';
@@ -200,12 +200,15 @@ export async function runThroughQuoteProxy(
 }
 
 /** A test file's executor over its fork: opened before the file's tests, closed after them. */
-export function useTestExecutor(fork: DevnetFork, options: Parameters<typeof testExecutor>[1] = {}): () => TestExecutor {
+export function useTestExecutor(fork: DevnetFork, options: Parameters<typeof testExecutor>[1] & { eachTest?: boolean } = {}): () => TestExecutor {
   let executor: TestExecutor | undefined;
-  beforeAll(async () => {
+  // One per file, unless its tests sign: the chain is reverted between tests, and a wallet's nonces and a ledger's
+  // trades must go back with it, so each test then gets its own.
+  const [open, close] = options.eachTest ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  open(async () => {
     executor = await testExecutor(fork, options);
   });
-  afterAll(() => executor?.close());
+  close(() => executor?.close());
   return () => {
     if (!executor) throw new Error('useTestExecutor: the executor is opened before the tests run');
     return executor;

@@ -35,13 +35,13 @@ async function poolTick(fork: DevnetFork, pool: Address): Promise<number> {
 }
 
 /**
- * Opens a position of account `account` in `pool`, `halfWidthTicks` either side of the price (on the pool's spacing),
- * with up to the amounts given; returns its token id and range.
+ * Opens a position of account `account` in `pool`, `halfWidthTicks` either side of the price moved by `offsetTicks`
+ * (on the pool's spacing), with up to the amounts given; returns its token id and range.
  */
 export async function openPosition(
   fork: DevnetFork,
   pool: V3PoolOfBook,
-  options: { account?: number; halfWidthTicks: number; amount0: bigint; amount1: bigint },
+  options: { account?: number; halfWidthTicks: number; offsetTicks?: number; amount0: bigint; amount1: bigint },
 ): Promise<{ tokenId: bigint; tickLower: number; tickUpper: number; liquidity: bigint; amount0: bigint; amount1: bigint }> {
   const { address, wallet } = trader(fork, options.account ?? 0);
   const manager = positionManagerOf(fork).address;
@@ -49,7 +49,7 @@ export async function openPosition(
   for (const token of [token0, token1]) {
     await fork.confirm(await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [manager, maxUint256] }));
   }
-  const tick = await poolTick(fork, pool.address);
+  const tick = (await poolTick(fork, pool.address)) + (options.offsetTicks ?? 0);
   const spacing = pool.tickSpacing;
   const tickLower = Math.floor((tick - options.halfWidthTicks) / spacing) * spacing;
   const tickUpper = Math.ceil((tick + options.halfWidthTicks) / spacing) * spacing;

@@ -57,10 +57,12 @@ describe('a V3 position decided', () => {
   it('exits at its time, or past its price, removing all, collecting, and selling into one token when asked', () => {
     const at = Date.parse('2026-11-27T11:00:00Z');
     expect(decideV3Position(strategy({ exit: { atMs: at, to: cusd } }), observed()).steps).toEqual([
-      { key: 'exit-remove', kind: 'remove-liquidity', liquidity: 10n ** 21n },
-      { key: 'exit-collect', kind: 'collect' },
+      { key: 'exit-remove', kind: 'remove-liquidity', liquidity: 10n ** 21n, burn: false },
       { key: 'exit-swap', kind: 'swap-into', to: cusd.address },
     ]);
+    // Emptied but still owed fees: only a collect.
+    const owed = observed({}, { liquidity: 0n });
+    expect(decideV3Position(strategy({ exit: { atMs: at } }), owed).steps).toEqual([{ key: 'exit-collect', kind: 'collect' }]);
     // Not yet: compounds instead.
     expect(decideV3Position(strategy({ exit: { atMs: at + 7_200_000 } }), observed()).steps.map((step) => step.kind)).toEqual([
       'collect',
@@ -85,15 +87,13 @@ describe('a V3 position decided', () => {
     const outside = observed({ referenceSqrtPriceX96: sqrtRatioAtTick(8100), rangeHistory: { outside: 'above' } }, { tick: 8100 });
     const decision = decideV3Position(keep, outside);
     expect(decision.steps).toEqual([
-      { key: 're-range-remove', kind: 'remove-liquidity', liquidity: 10n ** 21n },
-      { key: 're-range-collect', kind: 'collect' },
+      { key: 're-range-remove', kind: 'remove-liquidity', liquidity: 10n ** 21n, burn: true },
       { key: 're-range-swap', kind: 'ratio-swap', range: { tickLower: 7500, tickUpper: 8700 } },
       { key: 're-range-mint', kind: 'mint', range: { tickLower: 7500, tickUpper: 8700 } },
-      { key: 're-range-burn', kind: 'burn' },
     ]);
     expect(decision.note).toBe('re-range: the price has been above [6360, 7560) for 60 min; new range [7500, 8700)');
     // Kept: no burn. Not outside the whole window, or not known for how long: compounds (or waits), never re-ranges.
-    expect(decideV3Position(strategy({ keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } }), outside).steps.map((s) => s.kind)).not.toContain('burn');
+    expect(decideV3Position(strategy({ keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } }), outside).steps[0]).toMatchObject({ burn: false });
     expect(decideV3Position(keep, { ...outside, rangeHistory: { outside: false } }).steps.map((s) => s.kind)).toEqual([
       'collect',
       'ratio-swap',

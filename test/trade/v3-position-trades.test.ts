@@ -8,7 +8,7 @@
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import type { AddLiquidityTrade, CollectTrade } from '../../src/model/trade.ts';
+import type { AddLiquidityTrade, CollectTrade, MintTrade, PositionTrade } from '../../src/model/trade.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useTestExecutor } from '../helpers/engine.ts';
@@ -19,14 +19,14 @@ const e18 = 10n ** 18n;
 
 describe('trades on a V3 position', () => {
   const fork = useDevnetFork({ uniswapV3: true });
-  const executor = useTestExecutor(fork);
+  const executor = useTestExecutor(fork, { eachTest: true });
 
   const pool = () => cusdCeloPool(fork);
   const read = (tokenId: bigint) => readPosition(fork, tokenId);
   const balances = () =>
     Promise.all([fork.balanceOf(fork.token(pool().token0), trader(fork).address), fork.balanceOf(fork.token(pool().token1), trader(fork).address)]);
   let slots = 0;
-  const base = (kind: 'collect' | 'add-liquidity', tokenId: bigint, manager: Address = positionManagerOf(fork).address) => {
+  const base = (kind: PositionTrade['kind'], tokenId: bigint, manager: Address = positionManagerOf(fork).address) => {
     const slot = `s${++slots}#${kind}`;
     return {
       id: `lp:${slot}`,
@@ -51,6 +51,55 @@ describe('trades on a V3 position', () => {
     kind: 'add-liquidity',
     amountIn: amounts.amount0,
     amountIn1: amounts.amount1,
+  });
+
+  const mint = (replaces: bigint, range: { tickLower: number; tickUpper: number }, amounts: { amount0: bigint; amount1: bigint }): MintTrade => ({
+    ...base('mint', replaces),
+    kind: 'mint',
+    amountIn: amounts.amount0,
+    amountIn1: amounts.amount1,
+    fee: pool().fee,
+    range,
+  });
+  const pushPool = async () => {
+    const { wallet, address } = trader(fork, 1);
+    await fork.confirm(
+      await wallet.writeContract({
+        address: fork.token(pool().token0),
+        abi: artifacts.TestToken.abi,
+        functionName: 'mint',
+        args: [address, parseUnits('1000000', 18)],
+      }),
+    );
+    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: parseUnits('1000000', 18) });
+  };
+
+  it('opens a position at the reference, its NFT minted to the wallet; refuses a range off the spacing and a pool away from the reference', async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    const range = { tickLower: opened.tickLower, tickUpper: opened.tickUpper };
+    const before = await balances();
+    const offSpacing = await runTrade(
+      executor(),
+      mint(opened.tokenId, { tickLower: range.tickLower + 1, tickUpper: range.tickUpper }, { amount0: e18, amount1: e18 }),
+    );
+    expect(offSpacing).toMatchObject({ status: 'refused', refusal: 'position' });
+    const opening = await runTrade(executor(), mint(opened.tokenId, range, { amount0: 100n * e18, amount1: 100n * e18 }));
+    expect(opening.status).toBe('confirmed');
+    const minted = opening.moved;
+    const newId = minted?.positionId as bigint;
+    expect(newId).toBeGreaterThan(opened.tokenId);
+    const made = await read(newId);
+    expect([made.owner, made.liquidity, made.tickLower, made.tickUpper]).toEqual([trader(fork).address, minted?.liquidity, range.tickLower, range.tickUpper]);
+    const after = await balances();
+    expect([before[0] - after[0], before[1] - after[1]]).toEqual([minted?.amount0, minted?.amount1]);
+    // Pushed 5% and more from the reference: nothing opened, nothing signed.
+    await pushPool();
+    const pushedBefore = await balances();
+    const pushed = await runTrade(executor(), mint(opened.tokenId, range, { amount0: 100n * e18, amount1: 100n * e18 }));
+    expect(pushed.status).toBe('refused');
+    expect(['price', 'manipulated']).toContain(pushed.refusal);
+    expect(await balances()).toEqual(pushedBefore);
+    for (const report of [offSpacing, pushed]) expect(await executor().ledger.attempts.ofTrade(report.intentId)).toEqual([]);
   });
 
   it('collects exactly what the position owed, then adds it back at the reference', async () => {

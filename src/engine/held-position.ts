@@ -1,0 +1,72 @@
+/**
+ * Which NFT a V3 position strategy holds now. The file names the first; a re-range empties it and mints another,
+ * whose id only the mint's receipt knows. Nothing is moved on a row's say, so the successor is taken from the ledger
+ * only as far as the wallet's own word and the chain vouch for it:
+ *  - the file's position, while it holds liquidity;
+ *  - else the strategy's latest confirmed mint whose request and call carry the wallet's tags (a row written or
+ *    changed without its key is not the wallet's), whose transaction the chain shows from the wallet to that call,
+ *    and whose receipt shows the NFT the manager minted to the wallet, still the wallet's;
+ *  - else the file's, emptied (or gone, burned): the strategy holds nothing to keep.
+ * A row deleted makes the strategy fall back to an older, emptied position: it then does nothing, which is safe.
+ */
+import { type Hex, isAddressEqual, parseEventLogs, zeroAddress } from 'viem';
+import type { Wallet } from '../chain/wallet.ts';
+import type { ChainClient } from '../chains.ts';
+import { positionManagerAbi } from '../contracts/abi.ts';
+import type { TradeReads } from '../ledger/views.ts';
+import type { TradeRecord } from '../model/trade.ts';
+import type { V3PositionStrategy } from '../strategy/types.ts';
+
+/** The position a strategy holds now, and how it came to be the one. */
+export type HeldPosition = { positionId: bigint; via: 'file' | { mintTx: Hex } } | { gone: bigint };
+
+export async function heldPosition(
+  strategy: V3PositionStrategy,
+  deps: { client: ChainClient; wallet: Pick<Wallet, 'address' | 'tags'>; reads: Pick<TradeReads, 'trades'> },
+): Promise<HeldPosition> {
+  const liquidity = await liquidityOf(deps.client, strategy, strategy.positionId);
+  if (liquidity !== undefined && liquidity > 0n) return { positionId: strategy.positionId, via: 'file' };
+  const mints = (await deps.reads.trades.ofStrategy(strategy.id))
+    .filter((trade) => trade.kind === 'mint' && trade.status === 'confirmed' && trade.settlement)
+    .sort((a, b) => b.createdAt - a.createdAt);
+  for (const mint of mints) {
+    const minted = await mintedByWallet(strategy, mint, deps);
+    if (minted !== undefined) return { positionId: minted, via: { mintTx: mint.settlement?.txHash as Hex } };
+  }
+  return liquidity === undefined ? { gone: strategy.positionId } : { positionId: strategy.positionId, via: 'file' };
+}
+
+/** The position's liquidity; none for one that no longer exists (burned). */
+async function liquidityOf(client: ChainClient, strategy: V3PositionStrategy, positionId: bigint): Promise<bigint | undefined> {
+  const position = await client
+    .readContract({ address: strategy.positionManager.address, abi: positionManagerAbi, functionName: 'positions', args: [positionId] })
+    .catch(() => undefined);
+  return position?.[7];
+}
+
+/** The NFT a mint row's transaction made, if the wallet's tags and the chain vouch for the row and the wallet still holds it. */
+async function mintedByWallet(
+  strategy: V3PositionStrategy,
+  mint: TradeRecord,
+  deps: { client: ChainClient; wallet: Pick<Wallet, 'address' | 'tags'> },
+): Promise<bigint | undefined> {
+  const { client, wallet } = deps;
+  if (!(await wallet.tags.requestIsTagged(mint, mint.tags?.request)) || !(await wallet.tags.hasTaggedCall(mint))) return undefined;
+  const txHash = mint.settlement?.txHash;
+  if (!txHash || !mint.call) return undefined;
+  const [tx, receipt] = await Promise.all([client.getTransaction({ hash: txHash }), client.getTransactionReceipt({ hash: txHash })]).catch(() => [
+    undefined,
+    undefined,
+  ]);
+  if (!tx || !receipt || receipt.status !== 'success') return undefined;
+  const manager = strategy.positionManager.address;
+  if (!isAddressEqual(tx.from, wallet.address) || !tx.to || !isAddressEqual(tx.to, manager) || tx.input !== mint.call.data) return undefined;
+  const minted = parseEventLogs({ abi: positionManagerAbi, eventName: 'Transfer', logs: receipt.logs }).find(
+    (event) => isAddressEqual(event.address, manager) && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, wallet.address),
+  );
+  if (!minted) return undefined;
+  const owner = await client
+    .readContract({ address: manager, abi: positionManagerAbi, functionName: 'ownerOf', args: [minted.args.tokenId] })
+    .catch(() => undefined);
+  return owner && isAddressEqual(owner, wallet.address) ? minted.args.tokenId : undefined;
+}
