@@ -8,6 +8,9 @@
  *    keeps the new NFT (found from the mint's receipt, vouched for by the wallet's tags), the old one kept or burned;
  *  - a pool pushed off the reference: nothing removed, nothing signed, the position and the wallet unchanged.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isAddressEqual, parseEventLogs } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
@@ -17,7 +20,8 @@ import { runStrategy } from '../../src/engine/runner.ts';
 import { type TradeReport, isPositionTrade } from '../../src/model/trade.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { useTestExecutor } from '../helpers/engine.ts';
+import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
+import { runSql } from '../helpers/ledgers.ts';
 import { cusdCeloPool, openPosition, positionManagerOf, positionStrategy, readPosition, swapInPool, tradeVolume } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -140,6 +144,46 @@ describe('a V3 position left and kept in range by its strategy', () => {
       ['collect', newId],
       ['add-liquidity', newId],
     ]);
+  });
+
+  it("follows no position a ledger row points at that the wallet's tags and the chain do not vouch for", async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
+    const strategy = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } });
+    await anHourLater();
+    const ledgerFile = join(mkdtempSync(join(tmpdir(), 'routekeeper-rerange-')), 'ledger.sqlite');
+    const own = await testExecutor(fork, { ledgerFile });
+    try {
+      const run = await runStrategy(strategy, 'slot-1', { executor: own, view: view() });
+      const mint = run.trades[2] as TradeReport;
+      expect(mint.status).toBe('confirmed');
+      const deps = { client: fork.publicClient, wallet: own.wallet, reads: own.reads };
+      expect(await heldPosition(strategy, deps)).toMatchObject({ positionId: mint.moved?.positionId });
+      // Another position of the wallet's, in range, which the strategy must never touch.
+      const other = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+      const otherMint = (
+        await fork.publicClient.getContractEvents({
+          address: positionManagerOf(fork).address,
+          abi: positionManagerAbi,
+          eventName: 'IncreaseLiquidity',
+          args: { tokenId: other.tokenId },
+        })
+      )[0];
+      const sql = (statement: string, ...params: unknown[]) => runSql({ kind: 'sqlite', file: ledgerFile }, statement, ...params);
+      // The mint row pointed at the other position's transaction: its bytes are not the call the wallet tagged.
+      await sql('UPDATE intents SET tx_hash = ?, moved_position_id = ? WHERE id = ?', otherMint?.transactionHash, other.tokenId.toString(), mint.intentId);
+      expect(await heldPosition(strategy, deps)).toEqual({ positionId: opened.tokenId, via: 'file' });
+      // The row's call changed to match: its tag no longer does.
+      const otherTx = await fork.publicClient.getTransaction({ hash: otherMint?.transactionHash as `0x${string}` });
+      await sql('UPDATE intents SET call_data = ? WHERE id = ?', otherTx.input, mint.intentId);
+      expect(await heldPosition(strategy, deps)).toEqual({ positionId: opened.tokenId, via: 'file' });
+      // So the strategy holds its emptied position, and moves nothing.
+      const { liquidity } = await readPosition(fork, other.tokenId);
+      const next = await runStrategy(strategy, 'slot-2', { executor: own, view: view() });
+      expect(next.trades).toEqual([]);
+      expect((await readPosition(fork, other.tokenId)).liquidity).toBe(liquidity);
+    } finally {
+      await own.close();
+    }
   });
 
   it('burns the old NFT in the removal when the file says so', async () => {
