@@ -1,8 +1,10 @@
 /**
  * `routekeeper once` on a strategy file that keeps a Uniswap V3 position: the position's fees, earned from swap
  * volume on the devnet's real position manager, are compounded in one run (collect, ratio swap, add), each step a
- * trade of the ledger, and `status --json` shows what was collected and added back. A file naming a position that is
- * not the wallet's is refused with one line and exit 2, before anything is read of the market.
+ * trade of the ledger, and `status --json` shows what was collected and added back. A file's exit at its time
+ * empties the position into the one token it names. A file naming a position that is not the wallet's, burning
+ * re-ranged NFTs without naming their pool, or exiting at a price of a token the pool lacks, is refused with one
+ * line and exit 2, before anything is traded.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,12 +22,12 @@ const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
 const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
 
-const positionYaml = (positionId: bigint) => `
+const positionYaml = (positionId: bigint, more = '') => `
 defaults: { confirmations: 1, firstRun: now }
 wallets:
   main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
 strategies:
-  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, compound: { minFeesToGas: 3 } }
+  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, compound: { minFeesToGas: 3 }${more} }
 `;
 
 /** The ledger holds one compound, its three trades confirmed: the collect of `owed`, a swap, and an add of `added` liquidity. */
@@ -122,5 +124,44 @@ describe('once, on a V3 position', () => {
     expect(lines.at(-1)).toMatch(new RegExp(`strategies\\.0\\.position: position ${theirs.tokenId} belongs to 0x[0-9a-fA-F]{40}, not to the wallet ${me}`));
     expect(once.stderr).not.toMatch(/\n\s+at /);
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(before);
+  });
+
+  it('exits at the file’s time into the one token it names: the position emptied, the wallet paid, the NFT still its own', async () => {
+    const home = daemonHome(fork, 'v3-once-exit');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 5_000n * e18, amount1: 5_000n * e18 });
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const other = pool().token0 === 'cUSD' ? fork.token(pool().token1) : fork.token(pool().token0);
+    const [cusdBefore, otherBefore] = [await fork.balanceOf(fork.token('cUSD'), me), await fork.balanceOf(other, me)];
+    const file = home.config(positionYaml(opened.tokenId, ', exit: { at: "2026-01-01T00:00:00Z", to: cUSD }'));
+    const once = await runCli(['once', 'lp', '--config', file, '--address-book', home.book], env(home));
+    expect(once.code, once.stderr).toBe(0);
+    const emptied = await read(opened.tokenId);
+    expect([emptied.liquidity, emptied.owner]).toEqual([0n, me]);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const [removal, sale] = (await ledger.trades.history({})).toReversed();
+      expect([removal?.kind, removal?.status, sale?.kind, sale?.status]).toEqual(['remove-liquidity', 'confirmed', 'swap', 'confirmed']);
+      const freedCusd = pool().token0 === 'cUSD' ? removal?.settlement?.position?.amount0 : removal?.settlement?.position?.amount1;
+      expect((await fork.balanceOf(fork.token('cUSD'), me)) - cusdBefore).toBe((freedCusd ?? 0n) + (sale?.settlement?.amountOut ?? 0n));
+    } finally {
+      await ledger.close();
+    }
+    expect(await fork.balanceOf(other, me)).toBe(otherBefore);
+  });
+
+  it('refuses a file that would burn re-ranged NFTs without naming the pool, or exit at a price of a token not in it: one line, exit 2', async () => {
+    const home = daemonHome(fork, 'v3-once-refused');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    const cases: [string, RegExp][] = [
+      [', keepInRange: { outsideFor: 1h, oldPosition: burn }', /strategies\.0\.pool: keepInRange\.oldPosition 'burn' needs the pool named/],
+      [', exit: { price: { of: WETH, in: cUSD, below: 1500 } }', /strategies\.0\.exit\.price\.of: WETH is not one of the pool's tokens/],
+      [`, pool: "${fork.token('cUSD')}"`, /strategies\.0\.pool: position \d+ is in pool 0x[0-9a-fA-F]{40}, not 0x/],
+    ];
+    for (const [more, message] of cases) {
+      const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(opened.tokenId, more)), '--address-book', home.book], env(home));
+      expect(once.code, once.stderr).toBe(2);
+      expect(once.stderr.trim().split('\n').at(-1)).toMatch(message);
+      expect(once.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });
