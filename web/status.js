@@ -80,6 +80,12 @@ const figuresByKind = {
     ['worth when collected', 'position.collectedValue.text'],
     ['compounds', 'position.compounds'],
     ['fees after gas', 'position.realisedYield.text'],
+    ['time in range %', 'position.timeInRange.percent'],
+    ['worth now', 'position.againstHolding.position.text'],
+    ['holding instead', 'position.againstHolding.holding.text'],
+    ['against holding', 'position.againstHolding.difference.text'],
+    ['re-ranges', 'position.reRanges'],
+    ['removals', 'position.removed.count'],
   ],
   compound: [
     ['compounds', 'compound.compounds'],

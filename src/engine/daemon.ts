@@ -74,6 +74,7 @@ export async function runAndReport(
       executor,
       signal,
       run: { id: runId, gate },
+      positionMarks: execution.ledger.marks,
       view: { client: runtime.client, prices: executor.prices, wallet, nativeToken: runtime.nativeToken, now: Date.now, signal },
     });
   } catch (error) {

@@ -14,8 +14,8 @@ import type { DcaObservation } from '../strategy/dca.ts';
 import type { LimitObservation } from '../strategy/limit.ts';
 import type { RebalanceObservation } from '../strategy/rebalance.ts';
 import type { V3PositionObservation, V3PositionStrategy } from '../strategy/v3-position.ts';
-import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
-import { readRangeHistory, readV3Position } from '../pools/uniswap-v3-position.ts';
+import { amountsForLiquidity, sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
+import { readRangeHistory, readSecondsInside, readV3Position } from '../pools/uniswap-v3-position.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } from '../strategy/types.ts';
 
 export type MarketView = {
@@ -141,7 +141,13 @@ export async function observeV3Position(strategy: V3PositionStrategy, view: Mark
   if (fees0 === undefined || fees1 === undefined)
     throw new ValuationError(`${strategy.id}: cannot value the fees: no price for the pool's tokens in ${valueToken.symbol}`);
   if (compoundGasValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no price for ${native.symbol} or ${valueToken.symbol}`);
-  const rangeHistory = strategy.keepInRange ? await readRangeHistory(view.client, position, Math.round(strategy.keepInRange.outsideMs / 1000)) : undefined;
+  const [rangeHistory, block, secondsInside] = await Promise.all([
+    strategy.keepInRange ? readRangeHistory(view.client, position, Math.round(strategy.keepInRange.outsideMs / 1000)) : undefined,
+    view.client.getBlock({ blockNumber, includeTransactions: false }),
+    readSecondsInside(view.client, position.pool, position, blockNumber),
+  ]);
+  const inLiquidity = amountsForLiquidity(position.sqrtPriceX96, position, position.liquidity, 'down');
+  const holds = { amount0: inLiquidity.amount0 + position.uncollected.amount0, amount1: inLiquidity.amount1 + position.uncollected.amount1 };
   return {
     now: view.now(),
     position,
@@ -149,6 +155,7 @@ export async function observeV3Position(strategy: V3PositionStrategy, view: Mark
     feesValue: fees0 + fees1,
     compoundGasValue,
     ...(rangeHistory && { rangeHistory }),
+    mark: { block: blockNumber, blockTime: Number(block.timestamp), holds, ...(secondsInside !== undefined && { secondsInside }) },
   };
 }
 

@@ -25,6 +25,19 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
     return { strategyId: strategy.id, slot, note: `${lead}position ${held.gone} no longer exists (burned), and no position followed it`, trades: [] };
   const positionId = held.positionId;
   const observed = await observeV3Position(strategy, deps.view, positionId);
+  const { mark, position } = observed;
+  await deps.positionMarks?.recordPosition({
+    at: deps.view.now(),
+    block: mark.block,
+    blockTime: mark.blockTime,
+    strategyId: strategy.id,
+    positionId,
+    tickLower: position.tickLower,
+    tickUpper: position.tickUpper,
+    tick: position.tick,
+    ...mark.holds,
+    ...(mark.secondsInside !== undefined && { secondsInside: mark.secondsInside }),
+  });
   const decision = decideV3Position(strategy, observed);
   const which = held.via === 'file' ? '' : `position ${positionId} (opened by the re-range ${held.via.mintTx}): `;
   const report: RunReport = { strategyId: strategy.id, slot, note: `${lead}${which}${decision.note}`, trades: [] };

@@ -1,5 +1,6 @@
 /** What a strategy's run is given and what it reports: the types of runner.ts and position-runner.ts. */
 import type { RunGate } from '../ledger/ledger.ts';
+import type { MarkStore } from '../ledger/marks.ts';
 import type { TradeReport } from '../model/trade.ts';
 import type { PipelineDeps } from '../trade/pipeline.ts';
 import type { MarketView } from './observe.ts';
@@ -13,6 +14,13 @@ export type RunReport = { strategyId: string; slot: string; note: string; trades
 
 /**
  * `run`: the ledger's run this is (its trades name it), with its gate as read when it started; without one, the
- * gate is read here.
+ * gate is read here. `positionMarks`: where a V3 position's run records what it observed, for the status (none:
+ * not recorded).
  */
-export type RunDeps = { executor: PipelineDeps; view: MarketView; signal?: AbortSignal; run?: { id: number; gate: RunGate } };
+export type RunDeps = {
+  executor: PipelineDeps;
+  view: MarketView;
+  signal?: AbortSignal;
+  run?: { id: number; gate: RunGate };
+  positionMarks?: Pick<MarkStore, 'recordPosition'>;
+};

@@ -36,7 +36,7 @@ export type { RunOutcome } from './tables.ts';
 export type { Pause } from './pauses.ts';
 export type { RunGate, RunRecord } from './runs.ts';
 export { runOutcomeOf } from './runs.ts';
-export type { BalanceMark, PriceMark, TokenName } from './marks.ts';
+export type { BalanceMark, PositionMark, PriceMark, TokenName } from './marks.ts';
 export type { StrategyDescription, StrategyRecord } from './strategies.ts';
 export type { LedgerView, TradeReads } from './views.ts';
 
@@ -61,6 +61,7 @@ const runsFrom = 5;
 const marksFrom = 6;
 const leasesFrom = 8;
 const daemonsFrom = 9;
+const positionMarksFrom = 15;
 
 /** Where a ledger lives: a SQLite file, or a schema of a PostgreSQL database. */
 export type LedgerLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema: string };
@@ -96,7 +97,7 @@ export class Ledger {
     this.attempts = new AttemptStore(database);
     this.runs = new RunStore(database, version >= runsFrom);
     this.pauses = new PauseStore(database);
-    this.marks = new MarkStore(database, { marks: version >= marksFrom, names: version >= runsFrom });
+    this.marks = new MarkStore(database, { marks: version >= marksFrom, names: version >= runsFrom, positions: version >= positionMarksFrom });
     this.strategies = new StrategyStore(database, version >= marksFrom);
     this.events = new EventStore(database);
     this.leases = new LeaseStore(database, version >= leasesFrom);

@@ -12,13 +12,28 @@ export type TokenName = { address: Address; symbol: string; decimals: number };
 export type PriceMark = { at: number; block: bigint; token: string; usdE18: bigint; source: string };
 /** A wallet's balance of a token as observed at a block. */
 export type BalanceMark = { at: number; block: bigint; wallet: Address; token: Address; balance: bigint };
+/** A V3 position as a run of its strategy observed it (ledger/tables.ts PositionMarksTable). */
+export type PositionMark = {
+  at: number;
+  block: bigint;
+  /** The block's timestamp, in seconds. */
+  blockTime: number;
+  strategyId: string;
+  positionId: bigint;
+  tickLower: number;
+  tickUpper: number;
+  tick: number;
+  amount0: bigint;
+  amount1: bigint;
+  secondsInside?: number;
+};
 
 export class MarkStore {
   readonly #ledger: LedgerDatabase;
-  /** False on a ledger from before marks (or, with `names`, token names) were recorded, read without migrating. */
-  readonly #present: { marks: boolean; names: boolean };
+  /** False on a ledger from before marks (or, with `names`, token names; `positions`, position marks) were recorded, read without migrating. */
+  readonly #present: { marks: boolean; names: boolean; positions: boolean };
 
-  constructor(ledger: LedgerDatabase, present: { marks: boolean; names: boolean }) {
+  constructor(ledger: LedgerDatabase, present: { marks: boolean; names: boolean; positions: boolean }) {
     this.#ledger = ledger;
     this.#present = present;
   }
@@ -98,6 +113,47 @@ export class MarkStore {
     if (after !== undefined) query = query.where('at', '>', after);
     const rows = await query.orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
     return rows.map((row) => ({ at: row.at, block: BigInt(row.block), token: row.token, usdE18: BigInt(row.usd_e18), source: row.source }));
+  }
+
+  /** Records a V3 position as a run observed it. */
+  async recordPosition(mark: PositionMark): Promise<void> {
+    await this.#ledger.db
+      .insertInto('position_marks')
+      .values({
+        at: mark.at,
+        block: Number(mark.block),
+        block_time: mark.blockTime,
+        strategy_id: mark.strategyId,
+        position_id: mark.positionId.toString(),
+        tick_lower: mark.tickLower,
+        tick_upper: mark.tickUpper,
+        tick: mark.tick,
+        amount0: mark.amount0.toString(),
+        amount1: mark.amount1.toString(),
+        seconds_inside: mark.secondsInside ?? null,
+      })
+      .execute();
+  }
+
+  /** Every recorded position mark, oldest first; with `after`, those recorded later than that time. */
+  async positionMarks(after?: number): Promise<PositionMark[]> {
+    if (!this.#present.positions) return [];
+    let query = this.#ledger.db.selectFrom('position_marks').selectAll();
+    if (after !== undefined) query = query.where('at', '>', after);
+    const rows = await query.orderBy('at').orderBy(this.#ledger.insertionOrder).execute();
+    return rows.map((row) => ({
+      at: Number(row.at),
+      block: BigInt(row.block),
+      blockTime: Number(row.block_time),
+      strategyId: row.strategy_id,
+      positionId: BigInt(row.position_id),
+      tickLower: row.tick_lower,
+      tickUpper: row.tick_upper,
+      tick: row.tick,
+      amount0: BigInt(row.amount0),
+      amount1: BigInt(row.amount1),
+      ...(row.seconds_inside !== null && { secondsInside: Number(row.seconds_inside) }),
+    }));
   }
 
   /** A wallet's balance of a token as last recorded at or before `at` (ms). */

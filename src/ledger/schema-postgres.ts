@@ -232,4 +232,22 @@ export const postgresMigrations: string[] = [
   ALTER TABLE intents DROP CONSTRAINT intents_kind_known;
   ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim', 'collect', 'add-liquidity', 'remove-liquidity', 'mint'));
   `,
+  // 10: V3 positions as their strategies' runs observed them, for the status's time in range and value against holding.
+  `
+  CREATE TABLE position_marks (
+    seq            BIGSERIAL PRIMARY KEY,
+    at             BIGINT NOT NULL,
+    block          BIGINT NOT NULL,
+    block_time     BIGINT NOT NULL,
+    strategy_id    TEXT NOT NULL,
+    position_id    TEXT NOT NULL,
+    tick_lower     INTEGER NOT NULL,
+    tick_upper     INTEGER NOT NULL,
+    tick           INTEGER NOT NULL,
+    amount0        TEXT NOT NULL,
+    amount1        TEXT NOT NULL,
+    seconds_inside BIGINT
+  );
+  CREATE INDEX position_marks_by_strategy ON position_marks (strategy_id, at);
+  `,
 ];

@@ -259,4 +259,21 @@ export const migrations: string[] = [
   ALTER TABLE intents ADD COLUMN tick_upper INTEGER;
   ALTER TABLE intents ADD COLUMN moved_position_id TEXT;   -- the NFT a mint made, from its receipt
   `,
+  // 15: V3 positions as their strategies' runs observed them, for the status's time in range and value against holding.
+  `
+  CREATE TABLE position_marks (
+    at             INTEGER NOT NULL,
+    block          INTEGER NOT NULL,
+    block_time     INTEGER NOT NULL,                       -- the block's timestamp (s)
+    strategy_id    TEXT NOT NULL,
+    position_id    TEXT NOT NULL,                          -- the NFT's id, decimal
+    tick_lower     INTEGER NOT NULL,
+    tick_upper     INTEGER NOT NULL,
+    tick           INTEGER NOT NULL,                       -- the pool's
+    amount0        TEXT NOT NULL,                          -- raw: its liquidity's token0 at the pool's price, and the fees owed
+    amount1        TEXT NOT NULL,
+    seconds_inside INTEGER                                 -- the pool's counter for the range (uint32); null: not known
+  );
+  CREATE INDEX position_marks_by_strategy ON position_marks (strategy_id, at);
+  `,
 ];

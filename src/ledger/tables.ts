@@ -139,6 +139,25 @@ export type PricesTable = { at: number; block: number; token: string; usd_e18: s
 
 export type BalancesTable = { at: number; block: number; wallet: Address; token: Address; balance: string };
 
+/**
+ * A V3 position as a run of its strategy observed it: its range, the pool's tick, what it holds at the pool's price
+ * (its liquidity's tokens and the fees owed), and the pool's seconds-inside counter for its range (uint32, wrapping;
+ * null when the range's ticks are not initialized), at a block and its chain time.
+ */
+export type PositionMarksTable = {
+  at: number;
+  block: number;
+  block_time: number;
+  strategy_id: string;
+  position_id: string;
+  tick_lower: number;
+  tick_upper: number;
+  tick: number;
+  amount0: string;
+  amount1: string;
+  seconds_inside: number | null;
+};
+
 export type StrategiesTable = { id: string; kind: string; wallet_name: string; wallet: Address; definition: string; first_seen: number; last_seen: number };
 
 export type LedgerMetaTable = { key: string; value: string };
@@ -168,6 +187,7 @@ export type LedgerTables = {
   tokens: TokensTable;
   prices: PricesTable;
   balances: BalancesTable;
+  position_marks: PositionMarksTable;
   strategies: StrategiesTable;
   ledger_meta: LedgerMetaTable;
   wallet_leases: WalletLeasesTable;

@@ -23,7 +23,7 @@ export type LedgerView = {
   readonly attempts: Pick<AttemptStore, 'ofTrade' | 'byHash' | 'gasOf' | 'gasByTrade' | 'signedSince' | 'ofWallet'>;
   readonly runs: Pick<RunStore, 'byIds' | 'existing' | 'list' | 'since'>;
   readonly pauses: Pick<PauseStore, 'all' | 'for'>;
-  readonly marks: Pick<MarkStore, 'balanceAt' | 'balances' | 'prices' | 'tokenNames'>;
+  readonly marks: Pick<MarkStore, 'balanceAt' | 'balances' | 'prices' | 'positionMarks' | 'tokenNames'>;
   readonly strategies: Pick<StrategyStore, 'all' | 'meta' | 'stamp'>;
   readonly leases: Pick<LeaseStore, 'all'>;
   readonly daemons: Pick<DaemonStore, 'all' | 'live'>;

@@ -68,6 +68,18 @@ export async function readV3Position(client: ChainClient, manager: PositionManag
   };
 }
 
+/**
+ * The pool's counter of seconds its price spent inside a range (uint32, wrapping), at a block: the difference of two
+ * readings is the time in range between them, exactly. None while the range's ticks are not initialized (no position
+ * holds them), when the pool refuses to say.
+ */
+export async function readSecondsInside(client: ChainClient, pool: Address, range: TickRange, blockNumber: bigint): Promise<number | undefined> {
+  const snapshot = await client
+    .readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'snapshotCumulativesInside', args: [range.tickLower, range.tickUpper], blockNumber })
+    .catch(() => undefined);
+  return snapshot?.[2];
+}
+
 /** Whether the pool's price is inside the position's range (where it earns fees): the pool's own test, tick in [lower, upper). */
 export const inRange = (position: Pick<V3Position, 'tick' | 'tickLower' | 'tickUpper'>) =>
   position.tick >= position.tickLower && position.tick < position.tickUpper;

@@ -5,6 +5,7 @@
  * amounts.ts writes them for people and scripts.
  */
 import { formatUnits } from 'viem';
+import type { PositionTrack } from './position-track.ts';
 import type { BalanceMark } from '../ledger/ledger.ts';
 import { minimumFromPrice } from '../guard/guards.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy, Strategy } from '../strategy/types.ts';
@@ -112,6 +113,7 @@ export type CompoundAccount = {
 
 /** A V3 position's account: the fees collected (and their value when collected), what went back in, and what is left after gas. */
 export type PositionAccount = {
+  /** The position the strategy holds now (the latest a run observed; the file's before any run). */
   positionId: string;
   collected: { token0: AmountJson; token1: AmountJson };
   collectedValue: AmountJson | null;
@@ -119,6 +121,17 @@ export type PositionAccount = {
   added: { token0: AmountJson; token1: AmountJson; liquidity: string };
   /** The fees' value when collected less all the strategy's gas, in the value token. */
   realisedYield: AmountJson | null;
+  /** What its removals paid (an exit, a re-range: the liquidity's tokens and the fees owed with them), and the positions re-ranges opened. */
+  removed: { count: number; token0: AmountJson; token1: AmountJson };
+  reRanges: number;
+  /** The time the pool's price spent inside the range, of the time observed between runs (the pool's own counter). */
+  timeInRange: { seconds: number; observedSeconds: number; percent: string } | null;
+  /**
+   * What the position holds now (its liquidity's tokens and the fees owed, at the pool's price) against what the
+   * tokens it held at the first run would be worth, both at the latest prices, in the value token; null when it
+   * holds nothing now or a price is missing.
+   */
+  againstHolding: { position: AmountJson; holding: AmountJson; difference: AmountJson } | null;
 };
 
 export type StrategyAccount =
@@ -294,22 +307,51 @@ export function accountFromTally(strategy: Strategy, tally: Tally, open: readonl
     }
     case 'uniswap-v3-position': {
       const gasValue = common.gas.value === null ? undefined : BigInt(common.gas.value.raw);
-      return { kind: 'uniswap-v3-position', common, position: positionAccount(strategy, tally, gasValue), series };
+      return { kind: 'uniswap-v3-position', common, position: positionAccount(strategy, tally, gasValue, books), series };
     }
   }
 }
 
-function positionAccount(strategy: Strategy & { kind: 'uniswap-v3-position' }, tally: Tally, gasValue: bigint | undefined): PositionAccount {
+function positionAccount(strategy: Strategy & { kind: 'uniswap-v3-position' }, tally: Tally, gasValue: bigint | undefined, books: Books): PositionAccount {
   const { token0, token1 } = strategy.pool;
-  const { collected0, collected1, collectedValue, compounds, added0, added1, liquidityAdded } = tally.position;
+  const { collected0, collected1, collectedValue, compounds, added0, added1, liquidityAdded, removals, removed0, removed1, reRanges } = tally.position;
+  const track = books.positionTrack?.(strategy.id);
   return {
-    positionId: strategy.positionId.toString(),
+    positionId: (track?.latest.positionId ?? strategy.positionId).toString(),
     collected: { token0: amountJson(collected0, token0), token1: amountJson(collected1, token1) },
     collectedValue: collectedValue === undefined ? null : amountJson(collectedValue, strategy.valueToken),
     compounds,
     added: { token0: amountJson(added0, token0), token1: amountJson(added1, token1), liquidity: liquidityAdded.toString() },
     realisedYield: collectedValue === undefined || gasValue === undefined ? null : amountJson(collectedValue - gasValue, strategy.valueToken),
+    removed: { count: removals, token0: amountJson(removed0, token0), token1: amountJson(removed1, token1) },
+    reRanges,
+    timeInRange:
+      track && track.observedSeconds > 0
+        ? {
+            seconds: track.insideSeconds,
+            observedSeconds: track.observedSeconds,
+            percent: ((track.insideSeconds * 100) / track.observedSeconds).toFixed(1),
+          }
+        : null,
+    againstHolding: track ? againstHolding(strategy, track, books) : null,
   };
+}
+
+/** The position's holdings now against its first holdings, both at the latest prices. */
+function againstHolding(strategy: Strategy & { kind: 'uniswap-v3-position' }, track: PositionTrack, books: Books): PositionAccount['againstHolding'] {
+  const { token0, token1 } = strategy.pool;
+  const worth = (mark: PositionTrack['latest']) => {
+    const [value0, value1] = [
+      books.prices.convert(mark.amount0, token0, strategy.valueToken, 'latest'),
+      books.prices.convert(mark.amount1, token1, strategy.valueToken, 'latest'),
+    ];
+    return value0 === undefined || value1 === undefined ? undefined : value0 + value1;
+  };
+  if (track.latest.amount0 === 0n && track.latest.amount1 === 0n) return null;
+  const [position, holding] = [worth(track.latest), worth(track.first)];
+  if (position === undefined || holding === undefined) return null;
+  const value = (raw: bigint) => amountJson(raw, strategy.valueToken);
+  return { position: value(position), holding: value(holding), difference: value(position - holding) };
 }
 
 /** The settled trades of a list folded into a tally, with the runs that failed before trading (newest first). */

@@ -7,6 +7,7 @@
  * number of strategies and open trades, not the ledger's history. A daemon keeps one for its status page;
  * `routekeeper status` makes one, refreshes it once and reports.
  */
+import { type PositionTrack, foldPositionMark } from './position-track.ts';
 import type { Address } from 'viem';
 import type { BalanceMark, LedgerView, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
 import type { Lease } from '../ledger/leases.ts';
@@ -46,6 +47,9 @@ export class StatusBook {
   readonly #startBalances = new Map<string, { since: number; marks: BalanceMark[] }>();
   #native: Token = { address: nativePriceKey, symbol: 'native coin', decimals: 18 };
   #markedAt: number | undefined;
+  /** Per V3 position strategy, its marks folded; and when the last one read was recorded. */
+  readonly #positionTracks = new Map<string, PositionTrack>();
+  #lastPositionMarkAt: number | undefined;
 
   readonly #tallies = new Map<string, Tally>();
   /** Trades not settled yet, by strategy, with the gas their mined transactions paid so far. */
@@ -89,6 +93,7 @@ export class StatusBook {
       // A token no strategy named has unknown decimals; position tokens are 18-decimal like the LP tokens they stand for.
       token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
       ...(this.#markedAt !== undefined && { markedAt: this.#markedAt }),
+      positionTrack: (strategyId) => this.#positionTracks.get(strategyId),
     };
   }
 
@@ -177,7 +182,12 @@ export class StatusBook {
       this.#latestBalances.set(wallet, latest);
       this.#lastBalanceAt = Math.max(this.#lastBalanceAt ?? 0, (marks.at(-1) as BalanceMark).at);
     }
-    if (prices.length > 0 || balances.size > 0 || markedAt !== this.#markedAt) this.#marksVersion++;
+    const positionMarks = await this.#ledger.marks.positionMarks(this.#lastPositionMarkAt);
+    for (const mark of positionMarks) {
+      this.#positionTracks.set(mark.strategyId, foldPositionMark(this.#positionTracks.get(mark.strategyId), mark));
+      this.#lastPositionMarkAt = Math.max(this.#lastPositionMarkAt ?? mark.at, mark.at);
+    }
+    if (prices.length > 0 || balances.size > 0 || positionMarks.length > 0 || markedAt !== this.#markedAt) this.#marksVersion++;
     this.#markedAt = markedAt;
     this.pricesAt = markedAt ?? this.#lastPriceAt;
   }

@@ -4,6 +4,7 @@
  * exactly once and the tally is exact however long the history: a status kept up to date holds one tally per
  * strategy instead of every trade.
  */
+import type { PositionTrack } from './position-track.ts';
 import type { Strategy } from '../strategy/types.ts';
 import type { TradeRecord, TradeState } from '../model/trade.ts';
 import type { BalanceMark } from '../ledger/ledger.ts';
@@ -23,6 +24,8 @@ export type Books = {
   token(address: string): Token;
   /** When prices were last observed (unchanged ones write no row): value charts reach this time. */
   markedAt?: number;
+  /** A V3 position strategy's marks, as folded (status/position-track.ts). */
+  positionTrack?(strategyId: string): PositionTrack | undefined;
 };
 
 /** How often a reason came up, and its most recent detail. */
@@ -32,7 +35,11 @@ export type LimitFillRecord = { createdAt: number; slot: string; amountIn: bigin
 
 export type Tally = {
   counts: Partial<Record<TradeState, number>>;
-  /** A V3 position's collects and adds (position-runner.ts): tokens collected and their value when collected, what went back in. */
+  /**
+   * A V3 position's collects and adds (position-runner.ts): tokens collected and their value when collected, what
+   * went back in; its removals (what they paid: the liquidity's tokens and the fees owed with them) and the
+   * positions its re-ranges opened.
+   */
   position: {
     collected0: bigint;
     collected1: bigint;
@@ -41,6 +48,10 @@ export type Tally = {
     added0: bigint;
     added1: bigint;
     liquidityAdded: bigint;
+    removals: number;
+    removed0: bigint;
+    removed1: bigint;
+    reRanges: number;
   };
   firstAt: number | undefined;
   gasWei: bigint;
@@ -91,7 +102,19 @@ export function emptyTally(): Tally {
     deltas: new Map(),
     turnover: 0n,
     limitFills: [],
-    position: { collected0: 0n, collected1: 0n, collectedValue: 0n, compounds: 0, added0: 0n, added1: 0n, liquidityAdded: 0n },
+    position: {
+      collected0: 0n,
+      collected1: 0n,
+      collectedValue: 0n,
+      compounds: 0,
+      added0: 0n,
+      added1: 0n,
+      liquidityAdded: 0n,
+      removals: 0,
+      removed0: 0n,
+      removed1: 0n,
+      reRanges: 0,
+    },
     claimed: 0n,
     claimedValue: 0n,
     deposits: 0,
@@ -156,7 +179,7 @@ export function foldTrade(tally: Tally, strategy: Strategy, trade: TradeRecord, 
   if (strategy.kind === 'uniswap-v3-position') foldPosition(tally, strategy, trade, books);
 }
 
-/** A V3 position's collects (the fees, at their value when collected) and adds (what went back in, and the liquidity). */
+/** A V3 position's collects (the fees, at their value when collected), adds (what went back in, and the liquidity), removals and re-ranges. */
 function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-position' }, trade: TradeRecord, books: Books): void {
   const moved = trade.settlement?.position;
   if (!moved) return;
@@ -175,6 +198,12 @@ function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-pos
     fees.added1 += moved.amount1;
     fees.liquidityAdded += moved.liquidity ?? 0n;
   }
+  if (trade.kind === 'remove-liquidity') {
+    fees.removals++;
+    fees.removed0 += moved.amount0;
+    fees.removed1 += moved.amount1;
+  }
+  if (trade.kind === 'mint') fees.reRanges++;
 }
 
 function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOut: bigint): void {

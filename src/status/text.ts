@@ -1,4 +1,5 @@
 /** `routekeeper status` for people: one screen per strategy, then the wallets, from the same report as --json. */
+import { formatDuration } from '../config/strategy-file.ts';
 import type { AmountJson, PriceJson } from './amounts.ts';
 import type { StatusReport, StrategyStatus, WalletStatus } from './report.ts';
 
@@ -49,6 +50,14 @@ function kindLines(strategy: StrategyStatus): string[] {
     return [
       `position ${position.positionId}: fees collected ${position.collected.token0.text} and ${position.collected.token1.text}, worth ${text(position.collectedValue)} when collected`,
       `${position.compounds} compounds added ${position.added.token0.text} and ${position.added.token1.text} back; fees after gas ${signed(position.realisedYield)}`,
+      `in range ${position.timeInRange ? `${position.timeInRange.percent}% of ${formatDuration(position.timeInRange.observedSeconds * 1000)} observed` : 'not known yet'}; ${
+        position.againstHolding
+          ? `worth ${position.againstHolding.position.text} against ${position.againstHolding.holding.text} holding (${signed(position.againstHolding.difference)})`
+          : 'its value against holding not known'
+      }`,
+      ...(position.removed.count > 0 || position.reRanges > 0
+        ? [`${position.removed.count} removals paid ${position.removed.token0.text} and ${position.removed.token1.text}; ${position.reRanges} re-ranges`]
+        : []),
     ];
   }
   return [];

@@ -33,6 +33,8 @@ export type V3PositionObservation = {
   compoundGasValue: bigint;
   /** Asked only when the file keeps the range. */
   rangeHistory?: RangeHistory;
+  /** What the status keeps of it: the block's time, what it holds at the pool's price, the pool's seconds inside its range. */
+  mark: { block: bigint; blockTime: number; holds: TokenAmounts; secondsInside?: number };
 };
 
 export type PositionStep =

@@ -29,7 +29,7 @@ type Writes = {
   attempts: 'update' | 'settleNonce' | 'correctHash' | 'startSignedFrom' | 'setProvenThrough';
   runs: 'start' | 'missed' | 'finish';
   pauses: 'pause' | 'lift';
-  marks: 'nameTokens' | 'recordMarks';
+  marks: 'nameTokens' | 'recordMarks' | 'recordPosition';
   strategies: 'describe' | 'setMeta';
   leases: 'take' | 'takeOver' | 'release';
   events: 'record';

@@ -4,15 +4,19 @@
  * rest added back, each step a trade of the ledger; the status counts what was collected and added. A lying service
  * for the ratio swap stops the run after the collect, the position untouched and the fees in the wallet, said so.
  */
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { statusReport } from '../../src/status/report.ts';
+import { markOnce } from '../../src/engine/marker.ts';
+import { createLogger } from '../../src/ops/logger.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../helpers/positions.ts';
+import { openPosition, tradeVolume, cusdCeloPool, positionStrategy, readPosition, swapInPool } from '../helpers/positions.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -20,7 +24,7 @@ const e18 = 10n ** 18n;
 
 describe('a V3 position compounded by its strategy', () => {
   const fork = useDevnetFork({ uniswapV3: true, routing: true });
-  const executor = useTestExecutor(fork);
+  const executor = useTestExecutor(fork, { eachTest: true });
 
   const pool = () => cusdCeloPool(fork);
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
@@ -119,5 +123,74 @@ describe('a V3 position compounded by its strategy', () => {
       await lied.close();
       await proxy.close();
     }
+  });
+
+  it("shows the time in range from the pool's own counter, and the position's worth against holding what it started with", async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 60, amount0: 10_000n * e18, amount1: 10_000n * e18 });
+    const ledger = executor().ledger;
+    const strategy = strategyOf(opened.tokenId, { compound: { minFeesToGas: 1_000_000 } });
+    await ledger.strategies.describe([
+      { id: strategy.id, kind: strategy.kind, walletName: 'main', wallet: trader(fork).address, definition: toJson(strategy) },
+    ]);
+    await ledger.strategies.setMeta('native-token', toJson(info('CELO')));
+    const run = (slot: string) => runStrategy(strategy, slot, { executor: executor(), view: view(), positionMarks: ledger.marks });
+    const blockTime = async () => Number((await fork.publicClient.getBlock()).timestamp);
+    const later = async (seconds: number) => {
+      await fork.testClient.increaseTime({ seconds });
+      await fork.testClient.mine({ blocks: 1 });
+    };
+
+    await run('slot-1');
+    const first = await blockTime();
+    await later(1_800);
+    await tradeVolume(fork, pool(), { account: 1, size: 1_000n * e18, rounds: 2 });
+    // Another trader takes the price out of the range, and it stays out.
+    const seller = trader(fork, 1);
+    await fork.confirm(
+      await seller.wallet.writeContract({
+        address: fork.token(pool().token0),
+        abi: artifacts.TestToken.abi,
+        functionName: 'mint',
+        args: [seller.address, 1_000_000n * e18],
+      }),
+    );
+    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: 1_000_000n * e18 });
+    const leftRange = await blockTime();
+    expect((await read(opened.tokenId)).tick).toBeLessThan(opened.tickLower);
+    await later(1_200);
+    await run('slot-2');
+    const last = await blockTime();
+    await markOnce({
+      client: executor().wallet.client,
+      prices: executor().prices,
+      ledger,
+      strategies: [strategy],
+      wallets: new Map([['main', trader(fork).address]]),
+      nativeToken: info('CELO'),
+      logger: createLogger({ destination: new Writable({ write: (_chunk, _encoding, done) => done() }), pretty: false }),
+    });
+
+    const lp = (await statusReport(ledger)).strategies.find((candidate) => candidate.id === 'lp');
+    // Inside from the first run until the price left, of all the time between the runs: to the second.
+    expect(lp?.position?.timeInRange).toEqual({
+      seconds: leftRange - first,
+      observedSeconds: last - first,
+      percent: (((leftRange - first) * 100) / (last - first)).toFixed(1),
+    });
+    // Against holding: the position's tokens now and at the first run, both at the latest reference prices.
+    const marks = await ledger.marks.positionMarks();
+    const [start, now] = [marks[0], marks.at(-1)];
+    const worth = async (amount0: bigint, amount1: bigint) =>
+      (await executor().prices.convert(fork.token(pool().token0), fork.token('cUSD'), amount0)).amountOut +
+      (await executor().prices.convert(fork.token(pool().token1), fork.token('cUSD'), amount1)).amountOut;
+    const [position, holding] = [await worth(now?.amount0 ?? 0n, now?.amount1 ?? 0n), await worth(start?.amount0 ?? 0n, start?.amount1 ?? 0n)];
+    expect(lp?.position?.againstHolding).toMatchObject({
+      position: { raw: position.toString() },
+      holding: { raw: holding.toString() },
+      difference: { raw: (position - holding).toString() },
+    });
+    // The pool's price fell through the range: of token1 the position now holds only the fees it earned.
+    expect(now?.amount1).toBe((await read(opened.tokenId)).uncollected.amount1);
+    expect(start?.amount1).toBeGreaterThan(0n);
   });
 });

@@ -32,6 +32,7 @@ const observed = (overrides: Partial<V3PositionObservation> = {}, position: Part
   referenceSqrtPriceX96: sqrtRatioAtTick(6932),
   feesValue: 10n * e18,
   compoundGasValue: 1n * e18,
+  mark: { block: 1n, blockTime: 1_800_000_000, holds: { amount0: e18, amount1: e18 } },
   ...overrides,
 });
 
