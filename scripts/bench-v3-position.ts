@@ -1,66 +1,22 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/**
+ * The cost and the worth of compounding a V3 position, measured from outside the daemon: the gas of one compound's
+ * three trades and the node requests of a `routekeeper once` that compounds against one that finds it not worth
+ * it; then a simulated week of daily volume, one position compounded daily by `once`, its twin never.
+ */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Ledger } from '../src/ledger/ledger.ts';
-import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
-import { reportWorldPrices } from '../src/devnet/oracle.ts';
-import { amountsForLiquidity } from '../src/pools/uniswap-v3-liquidity.ts';
-import { createForkClients } from '../test/helpers/devnet.ts';
-import { cusdCeloPool, openPosition, readPosition, tradeVolume } from '../test/helpers/positions.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
-import { runOnce } from './serve-process.ts';
+import { openPosition, readPosition, tradeVolume } from '../test/helpers/positions.ts';
+import { startPositionBench } from './v3-position-bench.ts';
 
 const { values } = parseArgs({ options: { days: { type: 'string', default: '7' }, volume: { type: 'string', default: '20000' } } });
 const days = Number(values.days);
 const e18 = 10n ** 18n;
 const dailyVolume = BigInt(values.volume) * e18;
-const _bin = new URL('../bin/routekeeper.js', import.meta.url).pathname;
 
-const devnet = await startDevnet({ uniswapV3: true });
-const { service, addressBook } = await startDevnetRoutingService(devnet.addressBook);
-const fork = { ...createForkClients(addressBook), addressBook };
-const proxy = await startRpcProxy(addressBook.rpcUrl);
-const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-v3-position-'));
-const bookFile = join(dir, 'address-book.json');
-writeFileSync(bookFile, JSON.stringify({ ...addressBook, rpcUrl: proxy.url }));
-const dataDir = join(dir, 'data');
-const pool = cusdCeloPool(fork);
-
-const yaml = (positionId: bigint, minFeesToGas: number) => `
-defaults: { confirmations: 1, firstRun: now }
-wallets:
-  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
-strategies:
-  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, compound: { minFeesToGas: ${minFeesToGas} } }
-`;
-
-/** One `once`, as a user runs it: its exit code, and the node's HTTP requests and calls meanwhile. */
-async function once(positionId: bigint, minFeesToGas: number) {
-  const config = join(dir, `strategies-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(config, yaml(positionId, minFeesToGas));
-  const [requestsBefore, logBefore] = [proxy.requests(), proxy.log().length];
-  const { code, stderr } = await runOnce({ strategy: 'lp', config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey });
-  if (code !== 0) throw new Error(`once exited ${code}: ${stderr.trim().split('\n').at(-1)}`);
-  const log = proxy.log().slice(logBefore);
-  return { httpRequests: proxy.requests() - requestsBefore, calls: log.reduce((sum, request) => sum + request.length, 0) };
-}
-
-/** A position's worth in cUSD at the world prices (the devnet's reference): what its liquidity holds, and what it owes. */
-async function worth(positionId: bigint): Promise<bigint> {
-  const position = await readPosition(fork, positionId);
-  const held = amountsForLiquidity(position.sqrtPriceX96, position, position.liquidity, 'down');
-  const [amount0, amount1] = [held.amount0 + position.uncollected.amount0, held.amount1 + position.uncollected.amount1];
-  // CELO is 0.5 cUSD in the world spec; cUSD is 1.
-  const inCusd = (symbol: string, amount: bigint) => (symbol === 'CELO' ? amount / 2n : amount);
-  return inCusd(pool.token0, amount0) + inCusd(pool.token1, amount1);
-}
-
-const dayLater = async () => {
-  await fork.testClient.increaseTime({ seconds: 86_400 });
-  await fork.testClient.mine({ blocks: 1 });
-  await reportWorldPrices(addressBook.rpcUrl, addressBook);
-};
+const bench = await startPositionBench('v3-position');
+const { fork, pool, dataDir, worth, dayLater } = bench;
+const once = (positionId: bigint, minFeesToGas: number) => bench.once(positionId, `compound: { minFeesToGas: ${minFeesToGas} }`);
 
 try {
   const amounts = { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 };
@@ -123,7 +79,5 @@ try {
     ),
   );
 } finally {
-  await proxy.close();
-  await service.close();
-  await devnet.stop();
+  await bench.close();
 }

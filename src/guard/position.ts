@@ -1,14 +1,16 @@
 /**
  * The guards of a trade on a Uniswap V3 position, as pure functions of what was read and simulated:
  * - the position is the wallet's, of the trade's two tokens, in the pool its factory makes for them;
- * - liquidity is added only while the pool's price is within the tolerance of the independent reference, and with
- *   minimums from the reference (less the slippage), never from the pool's own price;
+ * - liquidity is moved only while the pool's price is within the tolerance of the independent reference, and with
+ *   minimums from the reference (the least taken or paid anywhere in the slippage band around it), never from the
+ *   pool's own price;
  * - the simulated transaction moves the position's two tokens between the wallet and that pool only (an add or a
  *   mint: the wallet pays at most what it asked; a collect or a removal: the wallet pays nothing), and the only NFT
  *   it moves is a mint's new one, to the wallet, or the emptied position a removal burns: a position never leaves
  *   the wallet for anyone.
  */
 import { type Address, type Log, getAddress, isAddressEqual, zeroAddress } from 'viem';
+import { isqrt } from '../bigint-math.ts';
 import { type TickRange, amountsForLiquidity, liquidityForAmounts } from '../pools/uniswap-v3-liquidity.ts';
 import type { V3Position } from '../pools/uniswap-v3-position.ts';
 import { flowsOf } from './flows.ts';
@@ -56,8 +58,20 @@ export function checkPoolAtReference(poolSqrtPriceX96: bigint, referenceSqrtPric
 }
 
 /**
- * What an add of `amounts` to `range` should buy at the reference price, and the least of each token it may take:
- * what that liquidity holds at the reference, less the slippage.
+ * √price × 2⁹⁶ at the reference, and at the edges of a band of `bps` around it (prices × (1 ∓ bps)): where the pool
+ * may be when a transaction signed now is mined, as far as the signer allows.
+ */
+function band(referenceSqrtPriceX96: bigint, bps: number): bigint[] {
+  const scaled = (factorBps: number) => (referenceSqrtPriceX96 * isqrt(BigInt(factorBps) * 10n ** 28n)) / 10n ** 16n;
+  return [scaled(10_000 - bps), referenceSqrtPriceX96, scaled(10_000 + bps)];
+}
+
+const least = (values: readonly bigint[]) => values.reduce((a, b) => (b < a ? b : a));
+
+/**
+ * What an add of `amounts` to `range` buys at the reference price, and the least of each token it may take: the
+ * least it takes anywhere in the slippage band around the reference (as Uniswap's SDK sets a mint's minimums, at
+ * the band's edges), never from the pool's own price. A pool pushed past the band makes the add revert.
  */
 export function addAtReference(
   referenceSqrtPriceX96: bigint,
@@ -65,22 +79,23 @@ export function addAtReference(
   amounts: { amount0: bigint; amount1: bigint },
   slippageBps: number,
 ): { liquidity: bigint; amount0Min: bigint; amount1Min: bigint } {
-  const liquidity = liquidityForAmounts(referenceSqrtPriceX96, range, amounts);
-  const held = amountsForLiquidity(referenceSqrtPriceX96, range, liquidity, 'down');
-  const less = (amount: bigint) => (amount * BigInt(10_000 - slippageBps)) / 10_000n;
-  return { liquidity, amount0Min: less(held.amount0), amount1Min: less(held.amount1) };
+  const taken = band(referenceSqrtPriceX96, slippageBps).map((price) => amountsForLiquidity(price, range, liquidityForAmounts(price, range, amounts), 'down'));
+  return {
+    liquidity: liquidityForAmounts(referenceSqrtPriceX96, range, amounts),
+    amount0Min: least(taken.map((amount) => amount.amount0)),
+    amount1Min: least(taken.map((amount) => amount.amount1)),
+  };
 }
 
-/** What a removal of `liquidity` from `range` holds at the reference price, less the slippage: the least of each token it may pay. */
+/** What a removal of `liquidity` from `range` pays at least anywhere in the slippage band around the reference. */
 export function removeAtReference(
   referenceSqrtPriceX96: bigint,
   range: TickRange,
   liquidity: bigint,
   slippageBps: number,
 ): { liquidity: bigint; amount0Min: bigint; amount1Min: bigint } {
-  const held = amountsForLiquidity(referenceSqrtPriceX96, range, liquidity, 'down');
-  const less = (amount: bigint) => (amount * BigInt(10_000 - slippageBps)) / 10_000n;
-  return { liquidity, amount0Min: less(held.amount0), amount1Min: less(held.amount1) };
+  const paid = band(referenceSqrtPriceX96, slippageBps).map((price) => amountsForLiquidity(price, range, liquidity, 'down'));
+  return { liquidity, amount0Min: least(paid.map((amount) => amount.amount0)), amount1Min: least(paid.map((amount) => amount.amount1)) };
 }
 
 const nftTransferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

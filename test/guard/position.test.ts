@@ -2,7 +2,7 @@ import { type Address, encodeAbiParameters, pad, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { GuardRefusal } from '../../src/guard/refusal.ts';
 import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned, checkRange, removeAtReference } from '../../src/guard/position.ts';
-import { amountsForLiquidity } from '../../src/pools/uniswap-v3-liquidity.ts';
+import { amountsForLiquidity, liquidityForAmounts } from '../../src/pools/uniswap-v3-liquidity.ts';
 import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
 import { budgetsApply, checkBudgets } from '../../src/trade/check.ts';
 
@@ -100,14 +100,21 @@ describe('the guards of a position trade', () => {
     expect(refusal(() => checkRange({ tickLower: 60, tickUpper: 60 }, 60))).toMatchObject({ reason: 'position' });
   });
 
-  it('removes with minimums from the reference less the slippage: one token only when the reference is outside the range', () => {
+  it('removes with minimums any pool price in the slippage band around the reference pays, and one beyond it does not', () => {
     const range = { tickLower: -600, tickUpper: 600 };
-    const inside = removeAtReference(sqrtRatioAtTick(0), range, 10n ** 21n, 100);
-    const held = amountsForLiquidity(sqrtRatioAtTick(0), range, 10n ** 21n, 'down');
-    expect(inside).toEqual({ liquidity: 10n ** 21n, amount0Min: (held.amount0 * 9_900n) / 10_000n, amount1Min: (held.amount1 * 9_900n) / 10_000n });
-    const below = removeAtReference(sqrtRatioAtTick(-900), range, 10n ** 21n, 100);
+    const liquidity = 10n ** 21n;
+    const { amount0Min, amount1Min } = removeAtReference(sqrtRatioAtTick(0), range, liquidity, 100);
+    // 1% of price is about 100 ticks: every tick within the band pays at least both minimums.
+    for (let tick = -99; tick <= 99; tick += 9) {
+      const paid = amountsForLiquidity(sqrtRatioAtTick(tick), range, liquidity, 'down');
+      expect(paid.amount0 >= amount0Min && paid.amount1 >= amount1Min).toBe(true);
+    }
+    expect(amountsForLiquidity(sqrtRatioAtTick(150), range, liquidity, 'down').amount0).toBeLessThan(amount0Min);
+    expect(amountsForLiquidity(sqrtRatioAtTick(-150), range, liquidity, 'down').amount1).toBeLessThan(amount1Min);
+    // A reference below the range: all of it in token0, none in token1 asked.
+    const below = removeAtReference(sqrtRatioAtTick(-900), range, liquidity, 100);
     expect(below.amount1Min).toBe(0n);
-    expect(below.amount0Min).toBeGreaterThan(0n);
+    expect(below.amount0Min).toBe(amountsForLiquidity(sqrtRatioAtTick(-900), range, liquidity, 'down').amount0);
   });
 
   it("refuses a position that is not the wallet's or not of the trade's tokens", () => {
@@ -116,15 +123,27 @@ describe('the guards of a position trade', () => {
     expect(checkPositionOwned(asked('collect'), { owner: wallet, token0, token1 })).toBeUndefined();
   });
 
-  it('adds only with the pool at the reference, and takes its minimums from the reference less the slippage', () => {
+  it('adds only with the pool at the reference, with minimums any pool price in the slippage band around the reference meets', () => {
     const reference = sqrtRatioAtTick(-6932);
     // 1% apart in price is 100 ticks or so: within 2%, not within 0.5%.
     expect(checkPoolAtReference(sqrtRatioAtTick(-6832), reference, 200)).toBeUndefined();
     expect(refusal(() => checkPoolAtReference(sqrtRatioAtTick(-6832), reference, 50))).toMatchObject({ reason: 'price' });
     const range = { tickLower: -8160, tickUpper: -5700 };
-    const { liquidity, amount0Min, amount1Min } = addAtReference(reference, range, { amount0: 1_000n * 10n ** 18n, amount1: 500n * 10n ** 18n }, 50);
-    const held = amountsForLiquidity(reference, range, liquidity, 'down');
-    expect([amount0Min, amount1Min]).toEqual([(held.amount0 * 9_950n) / 10_000n, (held.amount1 * 9_950n) / 10_000n]);
+    const amounts = { amount0: 1_000n * 10n ** 18n, amount1: 500n * 10n ** 18n };
+    const { liquidity, amount0Min, amount1Min } = addAtReference(reference, range, amounts, 50);
+    expect(liquidity).toBe(liquidityForAmounts(reference, range, amounts));
+    // What the position manager takes at a pool price (rounded up, as it does): at least both minimums anywhere in
+    // the 0.5% band (about 50 ticks), less than one of them beyond it.
+    const taken = (tick: number) => {
+      const price = sqrtRatioAtTick(tick);
+      return amountsForLiquidity(price, range, liquidityForAmounts(price, range, amounts), 'up');
+    };
+    for (let tick = -6932 - 49; tick <= -6932 + 49; tick += 7) {
+      const used = taken(tick);
+      expect(used.amount0 >= amount0Min && used.amount1 >= amount1Min).toBe(true);
+    }
+    expect(taken(-6932 + 150).amount0 < amount0Min || taken(-6932 + 150).amount1 < amount1Min).toBe(true);
+    expect(taken(-6932 - 150).amount0 < amount0Min || taken(-6932 - 150).amount1 < amount1Min).toBe(true);
   });
 });
 
