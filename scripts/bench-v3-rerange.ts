@@ -94,7 +94,14 @@ try {
     const steps = trades.filter((trade) => trade.slot.startsWith(`${slot}#re-range`));
     return {
       slot,
-      steps: steps.map((trade) => ({ kind: trade.kind, status: trade.status, gasUsed: trade.settlement?.gasUsed.toString() ?? null })),
+      steps: steps.map((trade) => ({
+        kind: trade.kind,
+        status: trade.status,
+        gasUsed: trade.settlement?.gasUsed.toString() ?? null,
+        amountIn: trade.amountIn.toString(),
+        amountOut: trade.settlement?.amountOut?.toString() ?? null,
+        moved: trade.settlement?.position ? [trade.settlement.position.amount0.toString(), trade.settlement.position.amount1.toString()] : null,
+      })),
       gasUsed: steps.reduce((sum, trade) => sum + (trade.settlement?.gasUsed ?? 0n), 0n).toString(),
       newPosition: steps.find((trade) => trade.kind === 'mint')?.settlement?.position?.positionId?.toString() ?? null,
     };

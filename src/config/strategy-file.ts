@@ -209,7 +209,27 @@ const uniswapV3Position = closed({
       },
     )
     .transform((id) => BigInt(id))
-    .describe("The position's NFT id (the wallet must own it)."),
+    .optional()
+    .describe("The position's NFT id (the wallet must own it). Exactly one of position or open."),
+  open: closed({
+    pool: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be an address' })
+      .describe("The pool to open the position in (one of the position manager's factory's)."),
+    range: closed({
+      of: tokenRef.describe("One of the pool's two tokens."),
+      in: tokenRef.describe('The other.'),
+      low: price.describe('The range\'s lower price ("0.45"), on the pool\'s tick spacing, rounded outwards.'),
+      high: price.describe('Its upper price.'),
+    }).describe('The range, as prices of one token in the other.'),
+    amounts: z
+      .record(tokenRef, humanAmount)
+      .describe(
+        'At most this much of each of the pool\'s tokens, from the wallet ({ CELO: "1000", cUSD: "500" }); sold to the range\'s ratio at the reference first.',
+      ),
+  })
+    .optional()
+    .describe('Open a new position once, when the wallet holds no position of liquidity in the pool, instead of naming one.'),
   positionManager: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be an address' })
@@ -245,8 +265,8 @@ const uniswapV3Position = closed({
     price: closed({
       of: tokenRef.describe("One of the pool's two tokens."),
       in: tokenRef.describe('The other.'),
-      below: z.number().positive().optional().describe('Leave once the reference price is at or below this.'),
-      above: z.number().positive().optional().describe('Leave once the reference price is at or above this.'),
+      below: price.optional().describe('Leave once the reference price is at or below this ("0.45").'),
+      above: price.optional().describe('Leave once the reference price is at or above this.'),
     })
       .optional()
       .describe("Leave at a price of the reference (never the pool's own)."),

@@ -2,7 +2,7 @@
  * Which NFT a V3 position strategy holds now. The file names the first; a re-range empties it and mints another,
  * whose id only the mint's receipt knows. Nothing is moved on a row's say, so the successor is taken from the ledger
  * only as far as the wallet's own word and the chain vouch for it:
- *  - the file's position, while it holds liquidity;
+ *  - the file's position, while it holds liquidity (a strategy that opens its own has none);
  *  - else the strategy's latest confirmed mint whose request and call carry the wallet's tags (a row written or
  *    changed without its key is not the wallet's), whose transaction the chain shows from the wallet to that call,
  *    and whose receipt shows the NFT the manager minted to the wallet, still the wallet's;
@@ -18,14 +18,20 @@ import type { TradeRecord } from '../model/trade.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
 
 /** The position a strategy holds now, and how it came to be the one. */
-export type HeldPosition = { positionId: bigint; via: 'file' | { mintTx: Hex } } | { gone: bigint };
+export type HeldPosition =
+  | { positionId: bigint; via: 'file' | { mintTx: Hex } }
+  /** The file's position no longer exists (burned), and no position followed it. */
+  | { gone: bigint }
+  /** The strategy opens its own position (`open`), and has opened none the wallet's tags and the chain vouch for. */
+  | { notOpened: true };
 
 export async function heldPosition(
   strategy: V3PositionStrategy,
   deps: { client: ChainClient; wallet: Pick<Wallet, 'address' | 'tags'>; reads: Pick<TradeReads, 'trades'> },
 ): Promise<HeldPosition> {
-  const liquidity = await liquidityOf(deps.client, strategy, strategy.positionId);
-  if (liquidity !== undefined && liquidity > 0n) return { positionId: strategy.positionId, via: 'file' };
+  const fromFile = strategy.positionId;
+  const liquidity = fromFile === undefined ? undefined : await liquidityOf(deps.client, strategy, fromFile);
+  if (fromFile !== undefined && liquidity !== undefined && liquidity > 0n) return { positionId: fromFile, via: 'file' };
   const mints = (await deps.reads.trades.ofStrategy(strategy.id))
     .filter((trade) => trade.kind === 'mint' && trade.status === 'confirmed' && trade.settlement)
     .sort((a, b) => b.createdAt - a.createdAt);
@@ -33,7 +39,8 @@ export async function heldPosition(
     const minted = await mintedByWallet(strategy, mint, deps);
     if (minted !== undefined) return { positionId: minted, via: { mintTx: mint.settlement?.txHash as Hex } };
   }
-  return liquidity === undefined ? { gone: strategy.positionId } : { positionId: strategy.positionId, via: 'file' };
+  if (fromFile === undefined) return { notOpened: true };
+  return liquidity === undefined ? { gone: fromFile } : { positionId: fromFile, via: 'file' };
 }
 
 /** The position's liquidity; none for one that no longer exists (burned). */

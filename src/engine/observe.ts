@@ -116,7 +116,7 @@ export const v3CompoundGasUnits = 800_000n;
  * the file keeps the range, where the pool's oracle put the price over the window.
  */
 /** The strategy's position `positionId` (the file's, or the one a re-range opened after it: engine/held-position.ts) as the chain holds it. */
-export async function observeV3Position(strategy: V3PositionStrategy, view: MarketView, positionId = strategy.positionId): Promise<V3PositionObservation> {
+export async function observeV3Position(strategy: V3PositionStrategy, view: MarketView, positionId: bigint): Promise<V3PositionObservation> {
   const { pool, valueToken } = strategy;
   const blockNumber = await view.client.getBlockNumber();
   const [position, gasPrice, usd0, usd1] = await Promise.all([

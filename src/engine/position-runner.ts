@@ -9,7 +9,8 @@ import { type Address, isAddressEqual } from 'viem';
 import type { AddLiquidityTrade, CollectTrade, MintTrade, RemoveLiquidityTrade, SwapTrade, Trade } from '../model/trade.ts';
 import { parseTradeSlot, tradeSlot } from '../model/trade-slot.ts';
 import { displayNumber } from '../units.ts';
-import { type TokenAmounts, swapToRangeRatio } from '../pools/uniswap-v3-liquidity.ts';
+import { type TokenAmounts, sqrtPriceX96FromUsd, swapToRangeRatio } from '../pools/uniswap-v3-liquidity.ts';
+import { livePositionsInPool } from '../pools/uniswap-v3-position.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
@@ -21,10 +22,51 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
   const held = await heldPosition(strategy, { client: deps.view.client, wallet: deps.executor.wallet, reads: deps.executor.reads });
   const unfinished = await unfinishedSteps(strategy, deps);
   const lead = unfinished ? `${unfinished}; ` : '';
-  if ('gone' in held)
-    return { strategyId: strategy.id, slot, note: `${lead}position ${held.gone} no longer exists (burned), and no position followed it`, trades: [] };
+  const report: RunReport = { strategyId: strategy.id, slot, note: lead, trades: [] };
+  if ('gone' in held) return { ...report, note: `${lead}position ${held.gone} no longer exists (burned), and no position followed it` };
+  if ('notOpened' in held) return openOwnPosition(strategy, slot, deps, report);
   const positionId = held.positionId;
   const observed = await observeV3Position(strategy, deps.view, positionId);
+  await recordMark(strategy, positionId, observed, deps);
+  const decision = decideV3Position(strategy, observed);
+  const which = held.via === 'file' ? '' : `position ${positionId} (opened by ${held.via.mintTx}): `;
+  report.note = `${lead}${which}${decision.note}`;
+  return runSteps({ strategy, slot, positionId, referenceSqrtPriceX96: observed.referenceSqrtPriceX96, deps }, decision.steps, report, {
+    amount0: 0n,
+    amount1: 0n,
+  });
+}
+
+/**
+ * A strategy that opens its own position, and has none yet: it sells the file's amounts to the range's ratio at the
+ * reference, then mints the range. Only while the wallet holds no position of liquidity in the pool, as the chain
+ * says: one it holds may be this strategy's own (its mint's row lost), and opening again would put the file's
+ * amounts in twice.
+ */
+async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps: RunDeps, report: RunReport): Promise<RunReport> {
+  const open = strategy.open;
+  if (!open) throw new Error(`${strategy.id}: no position to open`);
+  const { client, prices, wallet } = deps.view;
+  const { pool } = strategy;
+  const live = await livePositionsInPool(client, strategy.positionManager, wallet, pool.address);
+  if (live.length > 0) {
+    report.note += `the wallet holds position ${live.join(', ')} of liquidity in the pool, not known as this strategy's: nothing opened (name it in the file with position:)`;
+    return report;
+  }
+  const [usd0, usd1] = await Promise.all([prices.usdPrice(pool.token0.address), prices.usdPrice(pool.token1.address)]);
+  const referenceSqrtPriceX96 = sqrtPriceX96FromUsd(usd0.usdE18, usd1.usdE18, pool.token0.decimals, pool.token1.decimals);
+  const { tickLower, tickUpper } = open.range;
+  report.note += `open: [${tickLower}, ${tickUpper}) with at most ${displayNumber(open.amounts.amount0, pool.token0.decimals)} ${pool.token0.symbol} and ${displayNumber(open.amounts.amount1, pool.token1.decimals)} ${pool.token1.symbol}`;
+  const steps: PositionStep[] = [
+    { key: 'open-swap', kind: 'ratio-swap', range: open.range },
+    { key: 'open-mint', kind: 'mint', range: open.range },
+  ];
+  // The mint replaces no position: NFT ids start at 1.
+  return runSteps({ strategy, slot, positionId: 0n, referenceSqrtPriceX96, deps }, steps, report, open.amounts);
+}
+
+/** What the status keeps of the run's look at the position (ledger/marks.ts). */
+async function recordMark(strategy: V3PositionStrategy, positionId: bigint, observed: V3PositionObservation, deps: RunDeps): Promise<void> {
   const { mark, position } = observed;
   await deps.positionMarks?.recordPosition({
     at: deps.view.now(),
@@ -38,13 +80,17 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
     ...mark.holds,
     ...(mark.secondsInside !== undefined && { secondsInside: mark.secondsInside }),
   });
-  const decision = decideV3Position(strategy, observed);
-  const which = held.via === 'file' ? '' : `position ${positionId} (opened by the re-range ${held.via.mintTx}): `;
-  const report: RunReport = { strategyId: strategy.id, slot, note: `${lead}${which}${decision.note}`, trades: [] };
-  // What this run's steps have put in the wallet for the position, token0 and token1.
-  let wallet: TokenAmounts = { amount0: 0n, amount1: 0n };
-  for (const step of decision.steps) {
-    const next = tradeOfStep({ strategy, slot, positionId, observed, held: wallet, deps }, step);
+}
+
+/**
+ * The steps in order, each its own trade, stopping at the first that does not complete; `held`: what the steps may
+ * move at first (an opening's file amounts; otherwise nothing until a step pays it).
+ */
+async function runSteps(context: Omit<StepContext, 'held'>, steps: readonly PositionStep[], report: RunReport, held: TokenAmounts): Promise<RunReport> {
+  const { strategy, deps } = context;
+  let inWallet = held;
+  for (const step of steps) {
+    const next = tradeOfStep({ ...context, held: inWallet }, step);
     if ('skip' in next) {
       report.note += `; ${step.key}: ${next.skip}`;
       if (next.goOn) continue;
@@ -53,7 +99,7 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
     const executed = await runTrade(deps.executor, next.trade, deps.signal, deps.run?.id);
     report.trades.push(executed);
     if (executed.status !== 'confirmed') break;
-    wallet = heldAfter(strategy, next.trade, executed.amountOut ?? 0n, executed.moved, wallet);
+    inWallet = heldAfter(strategy, next.trade, executed.amountOut ?? 0n, executed.moved, inWallet);
   }
   return report;
 }
@@ -89,9 +135,10 @@ async function unfinishedSteps(strategy: V3PositionStrategy, deps: RunDeps): Pro
 
 const stepKey = (slot: string) => parseTradeSlot(slot).key ?? '';
 
-type StepContext = { strategy: V3PositionStrategy; slot: string; positionId: bigint; observed: V3PositionObservation; held: TokenAmounts; deps: RunDeps };
+/** What a step's trade is made from: `positionId` (0: none, for an opening), the reference price, what the steps before paid. */
+type StepContext = { strategy: V3PositionStrategy; slot: string; positionId: bigint; referenceSqrtPriceX96: bigint; held: TokenAmounts; deps: RunDeps };
 
-function tradeOfStep({ strategy, slot, positionId, observed, held, deps }: StepContext, step: PositionStep): NextStep {
+function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, deps }: StepContext, step: PositionStep): NextStep {
   const { token0, token1 } = strategy.pool;
   const slotOfTrade = tradeSlot(slot, step.key);
   const common = {
@@ -120,7 +167,7 @@ function tradeOfStep({ strategy, slot, positionId, observed, held, deps }: StepC
     }
     case 'ratio-swap': {
       // The ratio at the reference price, not the pool's: a pool pushed off its price cannot choose what is sold.
-      const swap = swapToRangeRatio(observed.referenceSqrtPriceX96, step.range, held);
+      const swap = swapToRangeRatio(referenceSqrtPriceX96, step.range, held);
       if (!swap || swap.amount === 0n) return { skip: 'what was collected already fits the range', goOn: true };
       const [sold, bought]: [Address, Address] = swap.sell === 'token0' ? [token0.address, token1.address] : [token1.address, token0.address];
       const trade: SwapTrade = { ...common, kind: 'swap', tokenIn: sold, tokenOut: bought, amountIn: swap.amount };

@@ -62,11 +62,12 @@ function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
         return pair ? undefined : `${trade.tokenIn} for ${trade.tokenOut}`;
       }
       if (!isPositionTrade(trade)) return `a ${trade.kind}`;
-      // The file's position, or one a re-range opened after it (always a higher id): which one the wallet holds is
-      // the chain's to say, and the checks read it there before anything is signed.
+      // The file's position, or one a re-range (or the strategy's own opening, which replaces none: id 0) opened
+      // after it, always a higher id: which one the wallet holds is the chain's to say, and the checks read it there
+      // before anything is signed.
       const ours =
         same(trade.position.positionManager, strategy.positionManager.address) &&
-        trade.position.positionId >= strategy.positionId &&
+        trade.position.positionId >= (strategy.positionId ?? 0n) &&
         (trade.kind !== 'mint' || trade.fee === strategy.pool.fee) &&
         same(trade.tokenIn, token0.address) &&
         same(trade.tokenOut, token1.address);

@@ -69,6 +69,23 @@ export async function readV3Position(client: ChainClient, manager: PositionManag
 }
 
 /**
+ * The ids of the positions `owner` holds in `pool` with liquidity, as the position manager enumerates its NFTs
+ * (ERC721Enumerable), at the latest block.
+ */
+export async function livePositionsInPool(client: ChainClient, manager: PositionManagerOf, owner: Address, pool: Address): Promise<bigint[]> {
+  const at = { address: manager.address, abi: positionManagerAbi } as const;
+  const count = await client.readContract({ ...at, functionName: 'balanceOf', args: [owner] });
+  const ids = await Promise.all(
+    Array.from({ length: Number(count) }, (_, index) => client.readContract({ ...at, functionName: 'tokenOfOwnerByIndex', args: [owner, BigInt(index)] })),
+  );
+  const positions = await Promise.all(ids.map((id) => client.readContract({ ...at, functionName: 'positions', args: [id] })));
+  return ids.filter((_, i) => {
+    const [, , token0, token1, fee, , , liquidity] = positions[i] as (typeof positions)[number];
+    return liquidity > 0n && v3PoolAddress(manager.factory, manager.poolInitCodeHash, [token0, token1], fee).toLowerCase() === pool.toLowerCase();
+  });
+}
+
+/**
  * The pool's counter of seconds its price spent inside a range (uint32, wrapping), at a block: the difference of two
  * readings is the time in range between them, exactly. None while the range's ticks are not initialized (no position
  * holds them), when the pool refuses to say.

@@ -113,8 +113,8 @@ export type CompoundAccount = {
 
 /** A V3 position's account: the fees collected (and their value when collected), what went back in, and what is left after gas. */
 export type PositionAccount = {
-  /** The position the strategy holds now (the latest a run observed; the file's before any run). */
-  positionId: string;
+  /** The position the strategy holds now (the latest a run observed; the file's before any run; none before it opens one). */
+  positionId: string | null;
   collected: { token0: AmountJson; token1: AmountJson };
   collectedValue: AmountJson | null;
   compounds: number;
@@ -317,7 +317,7 @@ function positionAccount(strategy: Strategy & { kind: 'uniswap-v3-position' }, t
   const { collected0, collected1, collectedValue, compounds, added0, added1, liquidityAdded, removals, removed0, removed1, reRanges } = tally.position;
   const track = books.positionTrack?.(strategy.id);
   return {
-    positionId: (track?.latest.positionId ?? strategy.positionId).toString(),
+    positionId: (track?.latest.positionId ?? strategy.positionId)?.toString() ?? null,
     collected: { token0: amountJson(collected0, token0), token1: amountJson(collected1, token1) },
     collectedValue: collectedValue === undefined ? null : amountJson(collectedValue, strategy.valueToken),
     compounds,

@@ -30,9 +30,11 @@ export function strategyFromRecord(record: StrategyRecord): Strategy {
       return { ...parsed, minRewardValue: BigInt(parsed.minRewardValue) };
     case 'uniswap-v3-position': {
       const exit = parsed.exit as { atMs?: number; belowSqrtPriceX96?: string; aboveSqrtPriceX96?: string } | undefined;
+      const open = parsed.open as { range: { tickLower: number; tickUpper: number }; amounts: { amount0: string; amount1: string } } | undefined;
       return {
         ...parsed,
-        positionId: BigInt(parsed.positionId),
+        ...(parsed.positionId !== undefined && { positionId: BigInt(parsed.positionId) }),
+        ...(open && { open: { ...open, amounts: { amount0: BigInt(open.amounts.amount0), amount1: BigInt(open.amounts.amount1) } } }),
         ...(exit && { exit: { ...parsed.exit, belowSqrtPriceX96: big(exit.belowSqrtPriceX96), aboveSqrtPriceX96: big(exit.aboveSqrtPriceX96) } }),
       };
     }

@@ -48,7 +48,7 @@ function kindLines(strategy: StrategyStatus): string[] {
   }
   if (position) {
     return [
-      `position ${position.positionId}: fees collected ${position.collected.token0.text} and ${position.collected.token1.text}, worth ${text(position.collectedValue)} when collected`,
+      `position ${position.positionId ?? '(none opened yet)'}: fees collected ${position.collected.token0.text} and ${position.collected.token1.text}, worth ${text(position.collectedValue)} when collected`,
       `${position.compounds} compounds added ${position.added.token0.text} and ${position.added.token1.text} back; fees after gas ${signed(position.realisedYield)}`,
       `in range ${position.timeInRange ? `${position.timeInRange.percent}% of ${formatDuration(position.timeInRange.observedSeconds * 1000)} observed` : 'not known yet'}; ${
         position.againstHolding

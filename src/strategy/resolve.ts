@@ -16,6 +16,7 @@ import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
 import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
+import { MAX_TICK, MIN_TICK, tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
 import { ConfigError } from '../errors.ts';
 import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from '../config/strategy-file.ts';
 
@@ -170,7 +171,17 @@ async function resolveStrategy(
       const owner = r.wallets.get(config.wallet)?.account.address;
       if (!owner) throw new ConfigError(`${path}.wallet: no wallet '${config.wallet}'`);
       const positionManager = positionManagerFor(config.positionManager, `${path}.positionManager`, r);
-      const pool = await positionPool(positionManager, config.position, owner, config.pool as Address | undefined, path, r);
+      if ((config.position === undefined) === (config.open === undefined)) {
+        throw new ConfigError(
+          `${path}: name the position (position: its NFT id) or the one to open (open: pool, range, amounts), not ${config.position === undefined ? 'neither' : 'both'}`,
+        );
+      }
+      const pool = config.open
+        ? await poolNamed(positionManager, config.open.pool as Address, `${path}.open.pool`, r)
+        : await positionPool(positionManager, config.position as bigint, owner, config.pool as Address | undefined, path, r);
+      if (config.open && config.pool !== undefined && !isAddressEqual(config.pool as Address, pool.address)) {
+        throw new ConfigError(`${path}.pool: the position opens in ${pool.address}, not ${config.pool}`);
+      }
       if (config.keepInRange?.oldPosition === 'burn' && config.pool === undefined) {
         throw new ConfigError(`${path}.pool: keepInRange.oldPosition 'burn' needs the pool named: once burned, an NFT no longer says its pool`);
       }
@@ -178,7 +189,8 @@ async function resolveStrategy(
         ...common,
         kind: 'uniswap-v3-position',
         positionManager,
-        positionId: config.position,
+        ...(config.position !== undefined && { positionId: config.position }),
+        ...(config.open && { open: await positionToOpen(config.open, pool, `${path}.open`, r) }),
         pool,
         valueToken: await r.token(config.valueToken, `${path}.valueToken`),
         compound: { minFeesToGas: config.compound.minFeesToGas },
@@ -269,13 +281,7 @@ async function positionExit(
   path: string,
   r: Resolvers,
 ): Promise<NonNullable<V3PositionStrategy['exit']>> {
-  const ofPool = async (value: string, at: string) => {
-    const token = await r.token(value, at);
-    if (!isAddressEqual(token.address, pool.token0.address) && !isAddressEqual(token.address, pool.token1.address)) {
-      throw new ConfigError(`${at}: ${token.symbol} is not one of the pool's tokens (${pool.token0.symbol}, ${pool.token1.symbol})`);
-    }
-    return token;
-  };
+  const ofPool = (value: string, at: string) => tokenOfPool(pool, value, at, r);
   const levels: { belowSqrtPriceX96?: bigint; aboveSqrtPriceX96?: bigint } = {};
   if (exit.price) {
     const of = await ofPool(exit.price.of, `${path}.price.of`);
@@ -284,15 +290,9 @@ async function positionExit(
     if (exit.price.below === undefined && exit.price.above === undefined) throw new ConfigError(`${path}.price: give below, above, or both`);
     // A price of token1 in token0 is token0's in token1 upside down: its "below" is token0's "above".
     const ofToken0 = isAddressEqual(of.address, pool.token0.address);
-    const level = (price: number) => {
-      const priceE18 = decimalE18(price);
-      return ofToken0
-        ? sqrtPriceX96FromUsd(priceE18, 10n ** 18n, pool.token0.decimals, pool.token1.decimals)
-        : sqrtPriceX96FromUsd(10n ** 18n, priceE18, pool.token0.decimals, pool.token1.decimals);
-    };
     const [below, above] = ofToken0 ? [exit.price.below, exit.price.above] : [exit.price.above, exit.price.below];
-    if (below !== undefined) levels.belowSqrtPriceX96 = level(below);
-    if (above !== undefined) levels.aboveSqrtPriceX96 = level(above);
+    if (below !== undefined) levels.belowSqrtPriceX96 = poolSqrtPrice(pool, of, below).sqrtPriceX96;
+    if (above !== undefined) levels.aboveSqrtPriceX96 = poolSqrtPrice(pool, of, above).sqrtPriceX96;
   }
   if (exit.at === undefined && !exit.price) throw new ConfigError(`${path}: give at, price, or both`);
   return {
@@ -302,8 +302,55 @@ async function positionExit(
   };
 }
 
-/** A positive decimal number as an integer of 18 decimals (exact for what a file can write). */
-const decimalE18 = (value: number) => parseUnits(value.toFixed(18).replace(/0+$/, '').replace(/\.$/, ''), 18);
+/** A token the file names, which must be one of the pool's two. */
+async function tokenOfPool(pool: PositionPool, value: string, at: string, r: Resolvers): Promise<TokenInfo> {
+  const token = await r.token(value, at);
+  if (!isAddressEqual(token.address, pool.token0.address) && !isAddressEqual(token.address, pool.token1.address)) {
+    throw new ConfigError(`${at}: ${token.symbol} is not one of the pool's tokens (${pool.token0.symbol}, ${pool.token1.symbol})`);
+  }
+  return token;
+}
+
+/**
+ * A price of one of the pool's tokens in the other as √price × 2⁹⁶ of token0 in token1 (a price of token1 in token0 is
+ * token0's upside down), and whether it was token1's (its order then turns round).
+ */
+function poolSqrtPrice(pool: PositionPool, of: TokenInfo, value: string): { sqrtPriceX96: bigint; inverted: boolean } {
+  const priceE18 = parseUnits(value, 18);
+  if (priceE18 === 0n) throw new RangeError('a price of 0');
+  const inverted = !isAddressEqual(of.address, pool.token0.address);
+  const [usd0, usd1] = inverted ? [10n ** 18n, priceE18] : [priceE18, 10n ** 18n];
+  return { sqrtPriceX96: sqrtPriceX96FromUsd(usd0, usd1, pool.token0.decimals, pool.token1.decimals), inverted };
+}
+
+/** The range and amounts of a position to open: prices turned into ticks on the pool's spacing (rounded outwards), amounts in raw units. */
+async function positionToOpen(
+  open: NonNullable<Extract<StrategyConfig, { kind: 'uniswap-v3-position' }>['open']>,
+  pool: PositionPool,
+  path: string,
+  r: Resolvers,
+): Promise<NonNullable<V3PositionStrategy['open']>> {
+  const of = await tokenOfPool(pool, open.range.of, `${path}.range.of`, r);
+  const inToken = await tokenOfPool(pool, open.range.in, `${path}.range.in`, r);
+  if (isAddressEqual(of.address, inToken.address)) throw new ConfigError(`${path}.range.in: must be the pool's other token`);
+  if (parseUnits(open.range.low, 18) === 0n || parseUnits(open.range.low, 18) >= parseUnits(open.range.high, 18)) {
+    throw new ConfigError(`${path}.range: low must be above 0 and below high`);
+  }
+  const [low, high] = [poolSqrtPrice(pool, of, open.range.low), poolSqrtPrice(pool, of, open.range.high)];
+  const [lowerTick, upperTick] = (low.inverted ? [high, low] : [low, high]).map((price) => tickAtSqrtRatio(price.sqrtPriceX96)) as [number, number];
+  const spacing = pool.tickSpacing;
+  const range = { tickLower: Math.floor(lowerTick / spacing) * spacing, tickUpper: Math.ceil(upperTick / spacing) * spacing };
+  if (range.tickLower >= range.tickUpper || range.tickLower < MIN_TICK || range.tickUpper > MAX_TICK) {
+    throw new ConfigError(`${path}.range: ${open.range.low} to ${open.range.high} is no range of the pool's ticks`);
+  }
+  const amounts = { amount0: 0n, amount1: 0n };
+  for (const [name, value] of Object.entries(open.amounts)) {
+    const token = await tokenOfPool(pool, name, `${path}.amounts.${name}`, r);
+    amounts[isAddressEqual(token.address, pool.token0.address) ? 'amount0' : 'amount1'] = r.amount(value, token, `${path}.amounts.${name}`);
+  }
+  if (amounts.amount0 === 0n && amounts.amount1 === 0n) throw new ConfigError(`${path}.amounts: give an amount of at least one of the pool's tokens`);
+  return { range, amounts };
+}
 
 async function distinctToken(r: Resolvers, value: string, path: string, other: TokenInfo): Promise<TokenInfo> {
   const info = await r.token(value, path);

@@ -73,7 +73,10 @@ export type V3PositionStrategy = Common & {
   kind: 'uniswap-v3-position';
   /** The chain data's position manager, with the factory whose pools it makes and their init code hash. */
   positionManager: PositionManagerOf;
-  positionId: bigint;
+  /** The file's position; none when the strategy opens its own (`open`). */
+  positionId?: bigint;
+  /** A position to open once, when the wallet holds none of liquidity in the pool: its range, and at most these amounts (raw). */
+  open?: { range: { tickLower: number; tickUpper: number }; amounts: { amount0: bigint; amount1: bigint } };
   /** The position's pool, as the chain says (its tokens in the pool's order). */
   pool: { address: Address; token0: TokenInfo; token1: TokenInfo; fee: number; tickSpacing: number };
   /** Fees and gas are valued in this token. */

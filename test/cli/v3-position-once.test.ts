@@ -22,12 +22,12 @@ const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
 const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
 
-const positionYaml = (positionId: bigint, more = '') => `
+const positionYaml = (positionId: bigint | undefined, more = '') => `
 defaults: { confirmations: 1, firstRun: now }
 wallets:
   main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
 strategies:
-  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, compound: { minFeesToGas: 3 }${more} }
+  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, ${positionId === undefined ? '' : `position: ${positionId}, `}valueToken: cUSD, compound: { minFeesToGas: 3 }${more} }
 `;
 
 /** The ledger holds one compound, its three trades confirmed: the collect of `owed`, a swap, and an add of `added` liquidity. */
@@ -153,8 +153,12 @@ describe('once, on a V3 position', () => {
     const home = daemonHome(fork, 'v3-once-refused');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
     const cases: [string, RegExp][] = [
+      [
+        `, open: { pool: "${pool().address}", range: { of: CELO, in: cUSD, low: "0.45", high: "0.55" }, amounts: { CELO: "10" } }`,
+        /strategies\.0: name the position \(position: its NFT id\) or the one to open \(open: pool, range, amounts\), not both/,
+      ],
       [', keepInRange: { outsideFor: 1h, oldPosition: burn }', /strategies\.0\.pool: keepInRange\.oldPosition 'burn' needs the pool named/],
-      [', exit: { price: { of: WETH, in: cUSD, below: 1500 } }', /strategies\.0\.exit\.price\.of: WETH is not one of the pool's tokens/],
+      [', exit: { price: { of: WETH, in: cUSD, below: "1500" } }', /strategies\.0\.exit\.price\.of: WETH is not one of the pool's tokens/],
       [`, pool: "${fork.token('cUSD')}"`, /strategies\.0\.pool: position \d+ is in pool 0x[0-9a-fA-F]{40}, not 0x/],
     ];
     for (const [more, message] of cases) {
@@ -162,6 +166,69 @@ describe('once, on a V3 position', () => {
       expect(once.code, once.stderr).toBe(2);
       expect(once.stderr.trim().split('\n').at(-1)).toMatch(message);
       expect(once.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('opens a position by pool and range: the file’s amounts sold to the range’s ratio and minted, then kept; never opened twice', async () => {
+    const home = daemonHome(fork, 'v3-once-open');
+    const me = fork.addressBook.accounts[0]?.address as Address;
+    const open = `, open: { pool: "${pool().address}", range: { of: CELO, in: cUSD, low: "0.45", high: "0.55" }, amounts: { CELO: "1000", cUSD: "500" } }`;
+    const file = home.config(positionYaml(undefined, open));
+    const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
+    const before = [await fork.balanceOf(celo, me), await fork.balanceOf(cusd, me)] as const;
+    const once = await runCli(['once', 'lp', '--config', file, '--address-book', home.book], env(home));
+    expect(once.code, once.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    let opened: bigint;
+    try {
+      const [swap, mint] = (await ledger.trades.history({})).toReversed();
+      expect([swap?.kind, swap?.status, mint?.kind, mint?.status]).toEqual(['swap', 'confirmed', 'mint', 'confirmed']);
+      opened = mint?.settlement?.position?.positionId as bigint;
+      // The range: CELO at 0.45 to 0.55 cUSD, on the pool's spacing, rounded outwards.
+      const position = await read(opened);
+      expect(position.owner).toBe(me);
+      expect(mint?.kind === 'mint' && [mint.range.tickLower, mint.range.tickUpper]).toEqual([position.tickLower, position.tickUpper]);
+      expect(position.liquidity).toBe(mint?.settlement?.position?.liquidity);
+      // CELO's price in cUSD at the range's edges (1.0001^tick is token0's price in token1): 0.45 and 0.55, each
+      // within one tick spacing outside.
+      const celoPrice = (tick: number) => (pool().token0 === 'CELO' ? 1.0001 ** tick : 1.0001 ** -tick);
+      const [low, high] = [celoPrice(position.tickLower), celoPrice(position.tickUpper)].sort((a, b) => a - b) as [number, number];
+      const spacing = 1.0001 ** pool().tickSpacing;
+      expect(low <= 0.45 && low * spacing > 0.45 && high >= 0.55 && high / spacing < 0.55).toBe(true);
+      // No more left the wallet than the file's amounts.
+      const spent: [bigint, bigint] = [before[0] - (await fork.balanceOf(celo, me)), before[1] - (await fork.balanceOf(cusd, me))];
+      expect(spent[0] <= 1_000n * e18 && spent[1] <= 500n * e18 && spent[0] + spent[1] > 0n).toBe(true);
+    } finally {
+      await ledger.close();
+    }
+    // The next run keeps the position it opened, and opens nothing.
+    const again = await runCli(['once', 'lp', '--config', file, '--address-book', home.book], env(home));
+    expect(again.code, again.stderr).toBe(0);
+    const reread = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      expect((await reread.trades.history({})).filter((trade) => trade.kind === 'mint')).toHaveLength(1);
+      const [latest] = await reread.runs.list({ strategyId: 'lp', limit: 1 });
+      expect(latest?.note).toMatch(new RegExp(`^position ${opened} \\(opened by 0x[0-9a-f]{64}\\): fees worth`));
+    } finally {
+      await reread.close();
+    }
+  });
+
+  it('opens nothing while the wallet holds a position of liquidity in the pool that it cannot tell is the strategy’s', async () => {
+    const home = daemonHome(fork, 'v3-once-open-held');
+    const mine = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    const open = `, open: { pool: "${pool().address}", range: { of: CELO, in: cUSD, low: "0.45", high: "0.55" }, amounts: { CELO: "1000" } }`;
+    const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(undefined, open)), '--address-book', home.book], env(home));
+    expect(once.code, once.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      expect(await ledger.trades.history({})).toEqual([]);
+      const [latest] = await ledger.runs.list({ strategyId: 'lp', limit: 1 });
+      expect(latest?.note).toMatch(
+        new RegExp(`the wallet holds position ${mine.tokenId} of liquidity in the pool, not known as this strategy's: nothing opened`),
+      );
+    } finally {
+      await ledger.close();
     }
   });
 });

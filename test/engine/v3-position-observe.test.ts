@@ -33,12 +33,12 @@ describe('a V3 position observed', () => {
   it('values the uncollected fees and the gas at the reference, and decides to compound once they are worth it', async () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 10_000n * e18, amount1: 10_000n * e18 });
     const strategy = strategyOf(opened.tokenId);
-    const quiet = await observeV3Position(strategy, view());
+    const quiet = await observeV3Position(strategy, view(), opened.tokenId);
     expect(quiet.feesValue).toBe(0n);
     expect(decideV3Position(strategy, quiet).steps).toEqual([]);
 
     await tradeVolume(fork, pool(), { account: 1, size: 2_000n * e18, rounds: 4 });
-    const observed = await observeV3Position(strategy, view());
+    const observed = await observeV3Position(strategy, view(), opened.tokenId);
     const read = await readV3Position(executor().wallet.client, positionManagerOf(fork), opened.tokenId, await executor().wallet.client.getBlockNumber());
     expect(observed.position).toEqual(read);
     const at = (token: `0x${string}`, amount: bigint) =>
@@ -58,14 +58,14 @@ describe('a V3 position observed', () => {
 
   it("refuses to look at a position that is not the wallet's", async () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
-    await expect(observeV3Position(strategyOf(opened.tokenId), view(1))).rejects.toThrow(ValuationError);
-    await expect(observeV3Position(strategyOf(opened.tokenId), view(1))).rejects.toThrow(/belongs to 0x[0-9a-fA-F]{40}, not to the wallet/);
+    await expect(observeV3Position(strategyOf(opened.tokenId), view(1), opened.tokenId)).rejects.toThrow(ValuationError);
+    await expect(observeV3Position(strategyOf(opened.tokenId), view(1), opened.tokenId)).rejects.toThrow(/belongs to 0x[0-9a-fA-F]{40}, not to the wallet/);
   });
 
   it('tells out of range for the window from the pool oracle: outside the whole hour, not long enough, or not known', async () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 60, amount0: 1_000n * e18, amount1: 1_000n * e18 });
     const keep = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } });
-    expect((await observeV3Position(keep, view())).rangeHistory).toEqual({ outside: false });
+    expect((await observeV3Position(keep, view(), opened.tokenId)).rangeHistory).toEqual({ outside: false });
     // A large sale of token0 takes the price below the range (token0 cheaper in token1): the devnet's tokens mint to anyone.
     const seller = trader(fork, 1);
     const token0 = fork.token(pool().token0);
@@ -73,17 +73,21 @@ describe('a V3 position observed', () => {
       await seller.wallet.writeContract({ address: token0, abi: artifacts.TestToken.abi, functionName: 'mint', args: [seller.address, 1_000_000n * e18] }),
     );
     await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: 1_000_000n * e18 });
-    const justOut = await observeV3Position(keep, view());
+    const justOut = await observeV3Position(keep, view(), opened.tokenId);
     expect(justOut.position.tick < justOut.position.tickLower).toBe(true);
     await fork.testClient.increaseTime({ seconds: 600 });
     await fork.testClient.mine({ blocks: 1 });
-    expect((await observeV3Position(keep, view())).rangeHistory).toEqual({ outside: false });
+    expect((await observeV3Position(keep, view(), opened.tokenId)).rangeHistory).toEqual({ outside: false });
     await fork.testClient.increaseTime({ seconds: 3_600 });
     await fork.testClient.mine({ blocks: 1 });
-    const outside = await observeV3Position(keep, view());
+    const outside = await observeV3Position(keep, view(), opened.tokenId);
     expect(outside.rangeHistory).toEqual({ outside: 'below' });
     expect(decideV3Position(keep, outside).steps.map((step) => step.kind)).toEqual(['remove-liquidity', 'ratio-swap', 'mint']);
-    const farBack = await observeV3Position(strategyOf(opened.tokenId, { keepInRange: { outsideMs: 1_000 * 86_400_000, oldPosition: 'keep' } }), view());
+    const farBack = await observeV3Position(
+      strategyOf(opened.tokenId, { keepInRange: { outsideMs: 1_000 * 86_400_000, oldPosition: 'keep' } }),
+      view(),
+      opened.tokenId,
+    );
     expect(farBack.rangeHistory).toMatchObject({ unknown: expect.stringMatching(/^the pool's oracle does not reach back/) });
   });
 });

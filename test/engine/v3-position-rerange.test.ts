@@ -133,7 +133,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
     });
     await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 4 });
     const next = await runStrategy(strategy, 'slot-2', { executor: executor(), view: view() });
-    expect(next.note).toMatch(new RegExp(`^position ${newId} \\(opened by the re-range 0x[0-9a-f]{64}\\): compound: `));
+    expect(next.note).toMatch(new RegExp(`^position ${newId} \\(opened by 0x[0-9a-f]{64}\\): compound: `));
     expect(next.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([
       ['collect', 'confirmed'],
       ['swap', 'confirmed'],
