@@ -51,7 +51,16 @@ export function strategyInWords(strategy: Strategy): string {
       const compound = strategy.compound
         ? `collect its fees, sell the surplus to its range's ratio and add them back when worth more than ${strategy.compound.minFeesToGas} × the gas (valued in ${strategy.valueToken.symbol})`
         : 'watch it';
-      return `keep Uniswap V3 position ${strategy.positionId} (${token0.symbol}/${token1.symbol} ${fee / 10_000}%): ${compound}, ${when}; ${tolerance}`;
+      const which = strategy.positionId === undefined ? 'a Uniswap V3 position it opens' : `Uniswap V3 position ${strategy.positionId}`;
+      const range = strategy.keepInRange
+        ? `; re-range it around the reference once out of range for ${formatDuration(strategy.keepInRange.outsideMs)} (${strategy.keepInRange.oldPosition} the old NFT)`
+        : '';
+      const exit = strategy.exit
+        ? `; leave it${strategy.exit.atMs === undefined ? '' : ` at ${new Date(strategy.exit.atMs).toISOString()}`}${
+            strategy.exit.belowSqrtPriceX96 !== undefined || strategy.exit.aboveSqrtPriceX96 !== undefined ? ' or at its price levels' : ''
+          }${strategy.exit.to ? ` for ${strategy.exit.to.symbol}` : ''}`
+        : '';
+      return `keep ${which} (${token0.symbol}/${token1.symbol} ${fee / 10_000}%): ${compound}${range}${exit}, ${when}; ${tolerance}`;
     }
     case 'compound': {
       const exit = strategy.exit

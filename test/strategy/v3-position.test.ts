@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
+import { strategyInWords } from '../../src/strategy/plan.ts';
 import { type V3PositionObservation, type V3PositionStrategy, decideV3Position, recentredRange } from '../../src/strategy/v3-position.ts';
 
 const token = (symbol: string, address: `0x${string}`) => ({ symbol, address, decimals: 18 });
@@ -110,5 +111,15 @@ describe('a V3 position decided', () => {
   it('centres a range of the old width on the spacing nearest the reference', () => {
     expect(recentredRange(sqrtRatioAtTick(8100), 1200, 60)).toEqual({ tickLower: 7500, tickUpper: 8700 });
     expect(recentredRange(sqrtRatioAtTick(-8131), 600, 10)).toEqual({ tickLower: -8430, tickUpper: -7830 });
+  });
+
+  it('is put in words for `check` and the status: which position, and what keeping it means', () => {
+    expect(
+      strategyInWords(strategy({ keepInRange: { outsideMs: 21_600_000, oldPosition: 'burn' }, exit: { atMs: Date.parse('2027-06-01T00:00:00Z'), to: cusd } })),
+    ).toMatch(
+      /^keep Uniswap V3 position 7 \(cUSD\/CELO 0.3%\): collect its fees, .* when worth more than 3 × the gas \(valued in cUSD\); re-range it around the reference once out of range for 6h \(burn the old NFT\); leave it at 2027-06-01T00:00:00.000Z for cUSD, /,
+    );
+    const opening = strategy({ positionId: undefined, open: { range: { tickLower: 6000, tickUpper: 7800 }, amounts: { amount0: e18, amount1: 0n } } });
+    expect(strategyInWords(opening)).toMatch(/^keep a Uniswap V3 position it opens \(cUSD\/CELO 0.3%\): /);
   });
 });
