@@ -11,12 +11,11 @@ import type { TradeReport } from '../../src/model/trade.ts';
 import { statusReport } from '../../src/status/report.ts';
 import { markOnce } from '../../src/engine/marker.ts';
 import { createLogger } from '../../src/ops/logger.ts';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, tradeVolume, cusdCeloPool, positionStrategy, readPosition, swapInPool } from '../helpers/positions.ts';
+import { openPosition, pushPoolDown, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../helpers/positions.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -145,16 +144,7 @@ describe('a V3 position compounded by its strategy', () => {
     await later(1_800);
     await tradeVolume(fork, pool(), { account: 1, size: 1_000n * e18, rounds: 2 });
     // Another trader takes the price out of the range, and it stays out.
-    const seller = trader(fork, 1);
-    await fork.confirm(
-      await seller.wallet.writeContract({
-        address: fork.token(pool().token0),
-        abi: artifacts.TestToken.abi,
-        functionName: 'mint',
-        args: [seller.address, 1_000_000n * e18],
-      }),
-    );
-    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: 1_000_000n * e18 });
+    await pushPoolDown(fork, pool(), 1_000_000n * e18);
     const leftRange = await blockTime();
     expect((await read(opened.tokenId)).tick).toBeLessThan(opened.tickLower);
     await later(1_200);

@@ -4,13 +4,12 @@
  * told by the pool's own oracle alone.
  */
 import { describe, expect, it } from 'vitest';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { type MarketView, ValuationError, observeV3Position } from '../../src/engine/observe.ts';
 import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
 import { type V3PositionStrategy, decideV3Position } from '../../src/strategy/v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, positionManagerOf, swapInPool, tradeVolume, cusdCeloPool, positionStrategy } from '../helpers/positions.ts';
+import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, positionStrategy } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
@@ -67,12 +66,7 @@ describe('a V3 position observed', () => {
     const keep = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } });
     expect((await observeV3Position(keep, view(), opened.tokenId)).rangeHistory).toEqual({ outside: false });
     // A large sale of token0 takes the price below the range (token0 cheaper in token1): the devnet's tokens mint to anyone.
-    const seller = trader(fork, 1);
-    const token0 = fork.token(pool().token0);
-    await fork.confirm(
-      await seller.wallet.writeContract({ address: token0, abi: artifacts.TestToken.abi, functionName: 'mint', args: [seller.address, 1_000_000n * e18] }),
-    );
-    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: 1_000_000n * e18 });
+    await pushPoolDown(fork, pool(), 1_000_000n * e18);
     const justOut = await observeV3Position(keep, view(), opened.tokenId);
     expect(justOut.position.tick < justOut.position.tickLower).toBe(true);
     await fork.testClient.increaseTime({ seconds: 600 });

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { isAddressEqual, parseEventLogs } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { heldPosition } from '../../src/engine/held-position.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import { type TradeReport, isPositionTrade } from '../../src/model/trade.ts';
@@ -22,7 +21,7 @@ import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
 import { runSql } from '../helpers/ledgers.ts';
-import { cusdCeloPool, openPosition, positionManagerOf, positionStrategy, readPosition, swapInPool, tradeVolume } from '../helpers/positions.ts';
+import { cusdCeloPool, openPosition, pushPoolDown, positionManagerOf, positionStrategy, readPosition, tradeVolume } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
@@ -211,16 +210,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
     const strategy = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'burn' } });
     // Another trader pushes the pool 5% and more below the reference, then an hour passes.
-    const seller = trader(fork, 1);
-    await fork.confirm(
-      await seller.wallet.writeContract({
-        address: fork.token(pool().token0),
-        abi: artifacts.TestToken.abi,
-        functionName: 'mint',
-        args: [seller.address, 1_000_000n * e18],
-      }),
-    );
-    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: 1_000_000n * e18 });
+    await pushPoolDown(fork, pool(), 1_000_000n * e18);
     await anHourLater();
     const { liquidity } = await readPosition(fork, opened.tokenId);
     const before = await balances();

@@ -110,6 +110,18 @@ export async function swapInPool(
 }
 
 /**
+ * Another trader (account 1) pushes the pool's price down: `amount` of token0, minted to it for the purpose (the
+ * devnet's tokens mint to anyone), sold in the pool. A million moves the cUSD/CELO 0.3% pool about 2%.
+ */
+export async function pushPoolDown(fork: DevnetFork, pool: V3PoolOfBook, amount: bigint): Promise<void> {
+  const { address, wallet } = trader(fork, 1);
+  await fork.confirm(
+    await wallet.writeContract({ address: fork.token(pool.token0), abi: artifacts.TestToken.abi, functionName: 'mint', args: [address, amount] }),
+  );
+  await swapInPool(fork, pool, { account: 1, sell: 'token0', amount });
+}
+
+/**
  * Sells `size` of token0 then what came back of token1, `rounds` times, in the pool from account `account`: volume
  * both ways that leaves the price about where it was. Returns the volume.
  */

@@ -7,12 +7,11 @@
  */
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import type { AddLiquidityTrade, CollectTrade, MintTrade, PositionTrade } from '../../src/model/trade.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, positionManagerOf, swapInPool, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
+import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
@@ -61,18 +60,7 @@ describe('trades on a V3 position', () => {
     fee: pool().fee,
     range,
   });
-  const pushPool = async () => {
-    const { wallet, address } = trader(fork, 1);
-    await fork.confirm(
-      await wallet.writeContract({
-        address: fork.token(pool().token0),
-        abi: artifacts.TestToken.abi,
-        functionName: 'mint',
-        args: [address, parseUnits('1000000', 18)],
-      }),
-    );
-    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: parseUnits('1000000', 18) });
-  };
+  const pushPool = () => pushPoolDown(fork, pool(), parseUnits('1000000', 18));
 
   it('opens a position at the reference, its NFT minted to the wallet; refuses a range off the spacing and a pool away from the reference', async () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
@@ -140,16 +128,7 @@ describe('trades on a V3 position', () => {
     const theirs = await openPosition(fork, pool(), { account: 2, halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
     expect(await runTrade(executor(), collect(theirs.tokenId))).toMatchObject({ status: 'refused', refusal: 'position' });
     // The pool pushed 5% or more from the reference: no liquidity added.
-    const { wallet, address } = trader(fork, 1);
-    await fork.confirm(
-      await wallet.writeContract({
-        address: fork.token(pool().token0),
-        abi: artifacts.TestToken.abi,
-        functionName: 'mint',
-        args: [address, parseUnits('1000000', 18)],
-      }),
-    );
-    await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: parseUnits('1000000', 18) });
+    await pushPool();
     const moved = await runTrade(executor(), add(opened.tokenId, { amount0: 10n * e18, amount1: 10n * e18 }));
     expect(moved.status).toBe('refused');
     expect(['price', 'manipulated']).toContain(moved.refusal);
