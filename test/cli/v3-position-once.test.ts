@@ -1,7 +1,8 @@
 /**
  * `routekeeper once` on a strategy file that keeps a Uniswap V3 position: the position's fees, earned from swap
  * volume on the devnet's real position manager, are compounded in one run (collect, ratio swap, add), each step a
- * trade of the ledger, and `status --json` shows what was collected and added back. A file's exit at its time
+ * trade of the ledger, and `status --json` shows what was collected and added back. Killed with an add or a
+ * re-range's mint signed, the next start sends it and goes on (the new NFT kept). A file's exit at its time
  * empties the position into the one token it names. A file naming a position that is not the wallet's, burning
  * re-ranged NFTs without naming their pool, or exiting at a price of a token the pool lacks, is refused with one
  * line and exit 2, before anything is traded.
@@ -21,6 +22,7 @@ import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPositio
 const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
 const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
+const mintSelector = toFunctionSelector('mint((address,address,uint24,int24,int24,uint256,uint256,uint256,uint256,address,uint256))');
 
 const positionYaml = (positionId: bigint | undefined, more = '') => `
 defaults: { confirmations: 1, firstRun: now }
@@ -111,6 +113,56 @@ describe('once, on a V3 position', () => {
     expect(again.code, again.stderr).toBe(0);
     const grown = (await read(opened.tokenId)).liquidity;
     await expectOneCompound(home.ledgerFile, owed, grown - liquidity);
+  });
+
+  it('killed (SIGKILL) in a re-range with its mint signed: the next start sends that mint, and the strategy keeps the new NFT', async () => {
+    const home = daemonHome(fork, 'v3-once-rerange-killed');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
+    await fork.testClient.increaseTime({ seconds: 4_200 });
+    await fork.testClient.mine({ blocks: 1 });
+    const manager = positionManagerOf(fork).address;
+    // A node that takes every transaction but the mint's, which it holds without an answer: the process is killed there.
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    let held = false;
+    node.faults.intercept = (call) => {
+      if (call.method !== 'eth_sendRawTransaction' && call.method !== 'eth_sendRawTransactionSync') return undefined;
+      const tx = parseTransaction((call.params as Hex[])[0] as Hex);
+      if (!tx.to || !isAddressEqual(tx.to, manager) || !tx.data?.startsWith(mintSelector)) return undefined;
+      held = true;
+      return new Promise<never>(() => {});
+    };
+    const book = join(home.dir, 'holding-book.json');
+    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
+    const config = home.config(positionYaml(opened.tokenId, ', keepInRange: { outsideFor: 1h }'));
+    try {
+      const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      await waitFor(() => held, 'the mint sent', 60_000);
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      await node.close();
+    }
+    expect((await read(opened.tokenId)).liquidity).toBe(0n);
+    // The next start, on the node itself: the mint's signed bytes are sent, once; the run after keeps the new NFT.
+    const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
+    expect(again.code, again.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const trades = (await ledger.trades.history({})).toReversed();
+      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
+        ['remove-liquidity', 'confirmed'],
+        ['swap', 'confirmed'],
+        ['mint', 'confirmed'],
+      ]);
+      const newId = trades[2]?.settlement?.position?.positionId as bigint;
+      const opening = await read(newId);
+      expect([opening.owner, opening.liquidity]).toEqual([fork.addressBook.accounts[0]?.address, trades[2]?.settlement?.position?.liquidity]);
+      const [latest] = await ledger.runs.list({ strategyId: 'lp', limit: 1 });
+      expect(latest?.note).toMatch(new RegExp(`^position ${newId} \\(opened by 0x[0-9a-f]{64}\\): `));
+    } finally {
+      await ledger.close();
+    }
   });
 
   it('refuses a position that is not the wallet’s: one line naming it, exit 2, nothing traded', async () => {
