@@ -3,6 +3,7 @@ import { readEnv } from '../config/env.ts';
 import {
   codeFindings,
   factoryFindings,
+  positionManagerFindings,
   feedFindings,
   type Finding,
   mentoFindings,
@@ -66,6 +67,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(await feedFindings(client, sources, symbols)),
       ...(await sortedOraclesFindings(client, sources, symbols)),
       ...(await factoryFindings(client, known)),
+      ...(await positionManagerFindings(client, known)),
       ...(await mentoFindings(client, known)),
       ...(await sequencerFindings(client, sequencer)),
       ...(await strategyFindings(prices, strategies)),

@@ -9,7 +9,7 @@
 import { type Address, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getBlockNumber, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
-import { mentoBrokerAbi, mentoExchangeProviderAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { mentoBrokerAbi, mentoExchangeProviderAbi, positionManagerAbi, sortedOraclesAbi } from '../contracts/abi.ts';
 import { hasValidMedian } from '../pools/mento-math.ts';
 import { discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
 import { poolKinds, sampledFactory } from '../pools/registry.ts';
@@ -59,6 +59,7 @@ export async function codeFindings(client: ChainClient, known: KnownContracts, s
   for (const factory of known.factories) add(factory.address, 'factory');
   for (const farm of known.farms) add(farm.address, 'farm');
   for (const gauge of known.gauges) add(gauge.address, 'gauge');
+  for (const manager of known.positionManagers) add(manager.address, 'position manager');
   for (const mento of known.mento) {
     add(mento.broker, 'Mento Broker');
     for (const provider of mento.exchangeProviders) add(provider, 'Mento exchange provider');
@@ -186,6 +187,25 @@ export async function factoryFindings(client: ChainClient, known: KnownContracts
             };
       } catch (error) {
         return { level: 'fail', message: `factory ${factory.address}: cannot be read (${firstLine(error)})` };
+      }
+    }),
+  );
+}
+
+/**
+ * Each position manager of the chain data makes its positions' pools in the factory the chain data names beside it
+ * (its own `factory()`): otherwise a position's pool, found by CREATE2 from that factory, would not be its pool.
+ */
+export async function positionManagerFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
+  return Promise.all(
+    known.positionManagers.map(async (manager): Promise<Finding> => {
+      try {
+        const factory = await readContract(client, { address: manager.address, abi: positionManagerAbi, functionName: 'factory' });
+        return isAddressEqual(factory, manager.factory)
+          ? { level: 'ok', message: `position manager ${manager.address}: its factory() is the chain data's ${manager.factory}` }
+          : { level: 'fail', message: `position manager ${manager.address}: its factory() is ${factory}, not the chain data's ${manager.factory}` };
+      } catch (error) {
+        return { level: 'fail', message: `position manager ${manager.address}: cannot be read (${firstLine(error)})` };
       }
     }),
   );

@@ -156,6 +156,10 @@ describe.skipIf(!process.env.CELO_RPC_URL)('routekeeper doctor against a fork of
         'ok   factory 0x79a530c8e2fA8748B7B40dd3629C0520c2cCf03f: init code hash 0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f reproduces',
       );
       expect(stdout).toContain('ok   code: all ');
+      // Uniswap's position manager on Celo makes its pools in the V3 factory the chain data names.
+      expect(stdout).toContain(
+        "ok   position manager 0x3d79EdAaBC0EaB6F08ED885C05Fc0B014290D95A: its factory() is the chain data's 0xAfE208a311B21f13EF87E33A90049fC17A7acDEc",
+      );
       expect(stdout).not.toMatch(/^FAIL feed/m);
       expect(stdout).toContain('ok   factory 0x62d5b84bE28a183aBB507E125B384122D2C25fAE: init code hash');
       expect(stdout).toContain(

@@ -10,6 +10,8 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { amountsForLiquidity, liquidityForAmounts, swapToRangeRatio } from '../../src/pools/uniswap-v3-liquidity.ts';
 import { inRange } from '../../src/pools/uniswap-v3-position.ts';
+import { knownContractsFor } from '../../src/config/chain-data.ts';
+import { positionManagerFindings } from '../../src/doctor/chain.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition, swapInPool } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
@@ -27,6 +29,27 @@ describe("the devnet's Uniswap V3 position manager", () => {
     const at = { address: manager, abi: positionManagerAbi } as const;
     expect(await fork.publicClient.readContract({ ...at, functionName: 'factory' })).toBe(fork.addressBook.contracts.uniswapV3Factory);
     expect(await fork.publicClient.readContract({ ...at, functionName: 'WETH9' })).toBe(fork.token('WETH'));
+  });
+
+  it('is confirmed by doctor against the chain data: its factory() the one named beside it, and a wrong pairing failed', async () => {
+    const { address, factory } = positionManagerOf(fork);
+    const known = knownContractsFor(fork.addressBook.chainId, fork.addressBook);
+    expect(known.positionManagers).toEqual([{ address, factory }]);
+    expect(await positionManagerFindings(fork.publicClient, known)).toEqual([
+      { level: 'ok', message: `position manager ${address}: its factory() is the chain data's ${factory}` },
+    ]);
+    const v2Factory = fork.addressBook.contracts.uniswapV2Factory as Address;
+    const wrong = {
+      ...known,
+      positionManagers: [
+        { address, factory: v2Factory },
+        { address: v2Factory, factory },
+      ],
+    };
+    expect(await positionManagerFindings(fork.publicClient, wrong)).toEqual([
+      { level: 'fail', message: `position manager ${address}: its factory() is ${factory}, not the chain data's ${v2Factory}` },
+      { level: 'fail', message: expect.stringMatching(new RegExp(`^position manager ${v2Factory}: cannot be read \\(`)) },
+    ]);
   });
 
   it('opens a position with the liquidity and amounts the arithmetic says, earns fees from volume, and pays them exactly', async () => {
