@@ -79,6 +79,8 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number,
     tick_lower: trade.kind === 'mint' ? trade.range.tickLower : null,
     tick_upper: trade.kind === 'mint' ? trade.range.tickUpper : null,
     moved_position_id: null,
+    moved_freed_0: null,
+    moved_freed_1: null,
   };
 }
 
@@ -113,6 +115,8 @@ export function settlementColumns(settlement: Settlement) {
     moved_1: amount(settlement.position?.amount1),
     moved_liquidity: amount(settlement.position?.liquidity),
     moved_position_id: amount(settlement.position?.positionId),
+    moved_freed_0: amount(settlement.position?.freed0),
+    moved_freed_1: amount(settlement.position?.freed1),
   };
 }
 
@@ -151,7 +155,36 @@ export function attemptRow(attempt: NewAttempt, now: number, lease?: { holder: s
   };
 }
 
-export function recordFrom(row: IntentRow): TradeRecord {
+/**
+ * The columns later migrations added (13 on), which a ledger not yet migrated lacks: a reader opened read-only on
+ * it (`status` before the daemon's start migrates it) gets them as null, as a row written before them holds.
+ */
+const lateColumns = [
+  'position_manager',
+  'position_id',
+  'amount_in_1',
+  'min_out_1',
+  'moved_0',
+  'moved_1',
+  'moved_liquidity',
+  'remove_liquidity',
+  'burn_position',
+  'fee_tier',
+  'tick_lower',
+  'tick_upper',
+  'moved_position_id',
+  'moved_freed_0',
+  'moved_freed_1',
+] as const satisfies readonly (keyof IntentRow)[];
+
+function withLateColumns(row: IntentRow): IntentRow {
+  const filled: Record<string, unknown> = { ...row };
+  for (const column of lateColumns) filled[column] ??= null;
+  return filled as IntentRow;
+}
+
+export function recordFrom(stored: IntentRow): TradeRecord {
+  const row = withLateColumns(stored);
   const trade = {
     id: row.id,
     strategyId: row.strategy_id,
@@ -197,6 +230,8 @@ export function recordFrom(row: IntentRow): TradeRecord {
                 amount1: BigInt(row.moved_1),
                 ...(row.moved_liquidity !== null && { liquidity: BigInt(row.moved_liquidity) }),
                 ...(row.moved_position_id !== null && { positionId: BigInt(row.moved_position_id) }),
+                ...(row.moved_freed_0 !== null && { freed0: BigInt(row.moved_freed_0) }),
+                ...(row.moved_freed_1 !== null && { freed1: BigInt(row.moved_freed_1) }),
               },
             }),
         }

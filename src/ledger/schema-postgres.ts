@@ -250,4 +250,9 @@ export const postgresMigrations: string[] = [
   );
   CREATE INDEX position_marks_by_strategy ON position_marks (strategy_id, at);
   `,
+  // 11: what a removal's liquidity freed, apart from the fees it collected with it.
+  `
+  ALTER TABLE intents ADD COLUMN moved_freed_0 TEXT;
+  ALTER TABLE intents ADD COLUMN moved_freed_1 TEXT;
+  `,
 ];

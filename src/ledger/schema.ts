@@ -276,4 +276,9 @@ export const migrations: string[] = [
   );
   CREATE INDEX position_marks_by_strategy ON position_marks (strategy_id, at);
   `,
+  // 16: what a removal's liquidity freed, apart from the fees it collected with it.
+  `
+  ALTER TABLE intents ADD COLUMN moved_freed_0 TEXT;       -- token0 the DecreaseLiquidity event freed
+  ALTER TABLE intents ADD COLUMN moved_freed_1 TEXT;       -- token1 likewise
+  `,
 ];

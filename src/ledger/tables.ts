@@ -89,6 +89,9 @@ export type IntentsTable = {
   tick_upper: number | null;
   /** The id of the NFT a mint made, as its receipt said. */
   moved_position_id: string | null;
+  /** What a removal's liquidity freed, token0 and token1 (its DecreaseLiquidity event); the rest of its collect is fees. */
+  moved_freed_0: string | null;
+  moved_freed_1: string | null;
 };
 
 export type AttemptsTable = {

@@ -169,9 +169,10 @@ export type Settlement = {
   partnerFee?: bigint;
   /**
    * What a position trade moved, as the position manager's events say (and the wallet's transfers agree): token0,
-   * token1, the liquidity an add or a mint bought (or a removal took out), and the id of the NFT a mint made.
+   * token1, the liquidity an add or a mint bought (or a removal took out), the id of the NFT a mint made, and of a
+   * removal's amounts what its liquidity freed (the rest of what it collected is fees).
    */
-  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint; positionId?: bigint };
+  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint; positionId?: bigint; freed0?: bigint; freed1?: bigint };
 };
 
 /** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */

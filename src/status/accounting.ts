@@ -121,7 +121,7 @@ export type PositionAccount = {
   added: { token0: AmountJson; token1: AmountJson; liquidity: string };
   /** The fees' value when collected less all the strategy's gas, in the value token. */
   realisedYield: AmountJson | null;
-  /** What its removals paid (an exit, a re-range: the liquidity's tokens and the fees owed with them), and the positions re-ranges opened. */
+  /** What its removals' liquidity freed (an exit, a re-range; the fees they collected count as fees), and the positions re-ranges opened. */
   removed: { count: number; token0: AmountJson; token1: AmountJson };
   reRanges: number;
   /** The time the pool's price spent inside the range, of the time observed between runs (the pool's own counter). */

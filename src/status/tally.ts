@@ -37,7 +37,7 @@ export type Tally = {
   counts: Partial<Record<TradeState, number>>;
   /**
    * A V3 position's collects and adds (position-runner.ts): tokens collected and their value when collected, what
-   * went back in; its removals (what they paid: the liquidity's tokens and the fees owed with them) and the
+   * went back in (fees collected with a removal count as fees); its removals (what their liquidity freed) and the
    * positions its re-ranges opened.
    */
   position: {
@@ -185,11 +185,14 @@ function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-pos
   if (!moved) return;
   const { token0, token1 } = strategy.pool;
   const fees = tally.position;
-  if (trade.kind === 'collect') {
-    fees.collected0 += moved.amount0;
-    fees.collected1 += moved.amount1;
-    const value0 = books.prices.convert(moved.amount0, token0, strategy.valueToken, trade.createdAt);
-    const value1 = books.prices.convert(moved.amount1, token1, strategy.valueToken, trade.createdAt);
+  // A collect's amounts are fees; a removal's are what its liquidity freed and the fees collected with it.
+  const freed = trade.kind === 'remove-liquidity' ? { amount0: moved.freed0 ?? 0n, amount1: moved.freed1 ?? 0n } : { amount0: 0n, amount1: 0n };
+  if (trade.kind === 'collect' || trade.kind === 'remove-liquidity') {
+    const [earned0, earned1] = [moved.amount0 - freed.amount0, moved.amount1 - freed.amount1];
+    fees.collected0 += earned0;
+    fees.collected1 += earned1;
+    const value0 = books.prices.convert(earned0, token0, strategy.valueToken, trade.createdAt);
+    const value1 = books.prices.convert(earned1, token1, strategy.valueToken, trade.createdAt);
     fees.collectedValue = value0 === undefined || value1 === undefined || fees.collectedValue === undefined ? undefined : fees.collectedValue + value0 + value1;
   }
   if (trade.kind === 'add-liquidity') {
@@ -200,8 +203,8 @@ function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-pos
   }
   if (trade.kind === 'remove-liquidity') {
     fees.removals++;
-    fees.removed0 += moved.amount0;
-    fees.removed1 += moved.amount1;
+    fees.removed0 += freed.amount0;
+    fees.removed1 += freed.amount1;
   }
   if (trade.kind === 'mint') fees.reRanges++;
 }

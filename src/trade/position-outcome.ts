@@ -69,7 +69,7 @@ function removeOutcome(trade: RemoveLiquidityTrade & Pick<TradeRecord, 'call'>, 
     return { anomaly: `the receipt shows no DecreaseLiquidity of position ${positionId} by ${positionManager}` };
   const collected = collectOutcome(trade, events, logs);
   if (collected.anomaly || !collected.position) return collected;
-  const position = { ...collected.position, liquidity: decreased.args.liquidity };
+  const position = { ...collected.position, liquidity: decreased.args.liquidity, freed0: decreased.args.amount0, freed1: decreased.args.amount1 };
   const outcome = { amountOut: collected.amountOut, position };
   if (decreased.args.liquidity !== trade.liquidity)
     return { ...outcome, anomaly: `the removal took out ${decreased.args.liquidity} liquidity, not the ${trade.liquidity} signed` };

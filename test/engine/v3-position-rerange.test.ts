@@ -16,6 +16,8 @@ import { describe, expect, it } from 'vitest';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { heldPosition } from '../../src/engine/held-position.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
+import { toJson } from '../../src/json.ts';
+import { statusReport } from '../../src/status/report.ts';
 import { type TradeReport, isPositionTrade } from '../../src/model/trade.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -53,6 +55,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
     const into = info('cUSD');
     const intoIs0 = pool().token0 === 'cUSD';
     const strategy = strategyOf(opened.tokenId, { exit: { atMs: Date.now() - 1_000, to: into } });
+    await executor().ledger.strategies.describe([{ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet: me(), definition: toJson(strategy) }]);
 
     const run = await runStrategy(strategy, 'slot-1', { executor: executor(), view: view() });
     expect(run.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([
@@ -66,6 +69,16 @@ describe('a V3 position left and kept in range by its strategy', () => {
     const paid: [bigint, bigint] = [removal.moved?.amount0 ?? 0n, removal.moved?.amount1 ?? 0n];
     expect(paid[0]).toBeGreaterThan(uncollected.amount0);
     expect(paid[1]).toBeGreaterThan(uncollected.amount1);
+    // Of what it collected, all but what the liquidity freed are the fees owed before it: exactly.
+    const freed: [bigint, bigint] = [removal.moved?.freed0 ?? 0n, removal.moved?.freed1 ?? 0n];
+    expect([paid[0] - freed[0], paid[1] - freed[1]]).toEqual([uncollected.amount0, uncollected.amount1]);
+    // The status counts those as fees, and the rest as removed.
+    const lp = (await statusReport(executor().ledger)).strategies.find((candidate) => candidate.id === 'lp');
+    expect(lp?.position).toMatchObject({
+      collected: { token0: { raw: uncollected.amount0.toString() }, token1: { raw: uncollected.amount1.toString() } },
+      removed: { count: 1, token0: { raw: freed[0].toString() }, token1: { raw: freed[1].toString() } },
+      reRanges: 0,
+    });
     // All of the other token was sold, exactly; the wallet gained the rest and what the sale paid.
     expect(sale.trade.amountIn).toBe(intoIs0 ? paid[1] : paid[0]);
     const after = await balances();

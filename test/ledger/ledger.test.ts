@@ -507,6 +507,34 @@ describe('a SQLite ledger file', () => {
     expect(await ledger.runs.failedBeforeTrading()).toEqual(new Map([['dca', ['failed before trading: quote: the node is down']]]));
   });
 
+  it('reads the trades of a ledger from before the V3 position columns, opened read-only (status before the daemon migrates it)', async () => {
+    const file = freshFile();
+    const ledger = await openLedger(file);
+    await ledger.trades.claimSlot(intent('2026-11-27T10:00'));
+    await walk(ledger, 'dca:2026-11-27T10:00', 'confirmed');
+    await ledger.close();
+    // The columns and the table migrations 13 to 16 added, gone again: the ledger as version 12 left it.
+    const older = new Database(file);
+    const added = migrations
+      .slice(12)
+      .join('\n')
+      .matchAll(/ALTER TABLE intents ADD COLUMN (\w+)/g);
+    for (const [, column] of added) older.exec(`ALTER TABLE intents DROP COLUMN ${column}`);
+    older.exec('DROP TABLE position_marks');
+    older.pragma('user_version = 12');
+    older.close();
+    const reader = await Ledger.openReadOnly(file);
+    try {
+      const [trade] = await reader.trades.history({});
+      expect(trade).toMatchObject({ id: 'dca:2026-11-27T10:00', status: 'confirmed', call: { minOut: 99n, expectedOut: 100n }, settlement: { amountOut: 5n } });
+      expect(trade?.call && 'minOut1' in trade.call).toBe(false);
+      expect(trade?.settlement && 'position' in trade.settlement).toBe(false);
+      expect(await reader.marks.positionMarks()).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('records runs and token names; a reader of a ledger from before them sees none rather than failing', async () => {
     const file = freshFile();
     const older = new Database(file);
