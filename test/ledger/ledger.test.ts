@@ -10,7 +10,7 @@ import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
 import { PausedError } from '../../src/ledger/pauses.ts';
 import { migrations } from '../../src/ledger/schema.ts';
-import type { Trade } from '../../src/model/trade.ts';
+import type { Settlement, Trade } from '../../src/model/trade.ts';
 
 const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const;
 const celo = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;
@@ -58,7 +58,7 @@ const call = { target: celo, spender: celo, data: '0x9acc65a9' as const, expecte
 const settlement = { txHash: '0xfeed' as const, blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n, amountOut: 5n, reportedOut: 5n };
 let hashes = 0;
 /** Drives a claimed trade through the legal moves to `to`, as the pipeline would. */
-async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broadcast' | 'confirmed', now?: number) {
+async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broadcast' | 'confirmed', now?: number, settledWith: Settlement = settlement) {
   await ledger.trades.commitChecked(id, { call, status: 'checked' }, now);
   if (to === 'checked') return;
   const [attempt] = await ledger.trades.recordSigned([signedAttempt(id, hashes, `0x${(++hashes).toString(16).padStart(64, '0')}`)], { now });
@@ -66,7 +66,7 @@ async function walk(ledger: Ledger, id: string, to: 'checked' | 'signed' | 'broa
   await ledger.trades.markBroadcast(id, { now });
   if (to === 'broadcast') return;
   await ledger.attempts.settleNonce(attempt?.id as number, { status: 'mined', blockNumber: 9n, gasUsed: 100n, effectiveGasPrice: 7n }, [], now);
-  await ledger.trades.settle(id, settlement, now);
+  await ledger.trades.settle(id, settledWith, now);
 }
 
 /** Makes (or removes) a trigger that fails every insert of a pause, as a crash between an anomaly's steps would. */
@@ -103,6 +103,40 @@ describe.each(backends)('the ledger on %s', (backend) => {
       ['strategy', 'dca', 'dca:odd'],
       ['wallet', wallet.toLowerCase(), 'dca:odd'],
     ]);
+  });
+
+  it('keeps the V3 position trades of every kind, their fields and what their settlement read, exactly', async () => {
+    const ledger = await openLedger(freshLedger(backend));
+    const position = { positionManager: cusd, positionId: 7n };
+    const common = { strategyId: 'lp', wallet, chainId: 42220, tokenIn: celo, tokenOut: cusd, slippageBps: 50, position };
+    const trades: Trade[] = [
+      { ...common, id: 'lp:s#collect', slot: 's#collect', kind: 'collect', amountIn: 0n, amountIn1: 0n },
+      { ...common, id: 'lp:s#add', slot: 's#add', kind: 'add-liquidity', amountIn: 5n, amountIn1: 6n },
+      { ...common, id: 'lp:s#remove', slot: 's#remove', kind: 'remove-liquidity', amountIn: 0n, amountIn1: 0n, liquidity: 10n ** 21n, burn: true },
+      { ...common, id: 'lp:s#mint', slot: 's#mint', kind: 'mint', amountIn: 8n, amountIn1: 9n, fee: 3000, range: { tickLower: -600, tickUpper: 1200 } },
+    ];
+    const settled = {
+      'lp:s#remove': { ...settlement, position: { amount0: 30n, amount1: 40n, liquidity: 10n ** 21n, freed0: 25n, freed1: 38n } },
+      'lp:s#mint': { ...settlement, position: { amount0: 8n, amount1: 7n, liquidity: 123n, positionId: 12n } },
+    } as const;
+    for (const trade of trades) {
+      await ledger.trades.claimSlot(trade);
+      await walk(ledger, trade.id, 'confirmed', undefined, settled[trade.id as keyof typeof settled] ?? settlement);
+    }
+    // Addresses come back in lower case, as the ledger stores them.
+    const lower = (address: string) => address.toLowerCase();
+    for (const trade of trades) {
+      expect(await ledger.trades.get(trade.id)).toMatchObject({
+        ...trade,
+        wallet: lower(trade.wallet),
+        tokenIn: lower(trade.tokenIn),
+        tokenOut: lower(trade.tokenOut),
+        position: { positionManager: lower(position.positionManager), positionId: 7n },
+        status: 'confirmed',
+      });
+    }
+    expect((await ledger.trades.get('lp:s#remove'))?.settlement?.position).toEqual(settled['lp:s#remove'].position);
+    expect((await ledger.trades.get('lp:s#mint'))?.settlement?.position).toEqual(settled['lp:s#mint'].position);
   });
 
   it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
