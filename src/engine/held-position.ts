@@ -37,7 +37,7 @@ export async function heldPosition(
     .sort((a, b) => b.createdAt - a.createdAt);
   for (const mint of mints) {
     const minted = await mintedByWallet(strategy, mint, deps);
-    if (minted !== undefined) return { positionId: minted, via: { mintTx: mint.settlement?.txHash as Hex } };
+    if (minted) return { positionId: minted.positionId, via: { mintTx: minted.txHash } };
   }
   if (fromFile === undefined) return { notOpened: true };
   return liquidity === undefined ? { gone: fromFile } : { positionId: fromFile, via: 'file' };
@@ -56,7 +56,7 @@ async function mintedByWallet(
   strategy: V3PositionStrategy,
   mint: TradeRecord,
   deps: { client: ChainClient; wallet: Pick<Wallet, 'address' | 'tags'> },
-): Promise<bigint | undefined> {
+): Promise<{ positionId: bigint; txHash: Hex } | undefined> {
   const { client, wallet } = deps;
   if (!(await wallet.tags.requestIsTagged(mint, mint.tags?.request)) || !(await wallet.tags.hasTaggedCall(mint))) return undefined;
   const txHash = mint.settlement?.txHash;
@@ -67,7 +67,8 @@ async function mintedByWallet(
   ]);
   if (!tx || !receipt || receipt.status !== 'success') return undefined;
   const manager = strategy.positionManager.address;
-  if (!isAddressEqual(tx.from, wallet.address) || !tx.to || !isAddressEqual(tx.to, manager) || tx.input !== mint.call.data) return undefined;
+  if (!isAddressEqual(tx.from, wallet.address) || !tx.to || !isAddressEqual(tx.to, manager) || tx.input.toLowerCase() !== mint.call.data.toLowerCase())
+    return undefined;
   const minted = parseEventLogs({ abi: positionManagerAbi, eventName: 'Transfer', logs: receipt.logs }).find(
     (event) => isAddressEqual(event.address, manager) && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, wallet.address),
   );
@@ -75,5 +76,5 @@ async function mintedByWallet(
   const owner = await client
     .readContract({ address: manager, abi: positionManagerAbi, functionName: 'ownerOf', args: [minted.args.tokenId] })
     .catch(() => undefined);
-  return owner && isAddressEqual(owner, wallet.address) ? minted.args.tokenId : undefined;
+  return owner && isAddressEqual(owner, wallet.address) ? { positionId: minted.args.tokenId, txHash } : undefined;
 }
