@@ -53,6 +53,15 @@ async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps:
     report.note += `the wallet holds position ${live.join(', ')} of liquidity in the pool, not known as this strategy's: nothing opened (name it in the file with position:)`;
     return report;
   }
+  // An opening whose swap went through and whose mint did not (refused, a crash) is not tried again: each try would
+  // sell the file's amounts once more. The ledger can only stop a trade here, never start one.
+  const swapped = (await deps.executor.reads.trades.ofStrategy(strategy.id)).find(
+    (trade) => trade.kind === 'swap' && trade.status === 'confirmed' && stepKey(trade.slot) === 'open-swap',
+  );
+  if (swapped) {
+    report.note += `the opening of ${parseTradeSlot(swapped.slot).runSlot} stopped after its swap: nothing is sold again; open the position yourself and name it with position:`;
+    return report;
+  }
   const [usd0, usd1] = await Promise.all([prices.usdPrice(pool.token0.address), prices.usdPrice(pool.token1.address)]);
   const referenceSqrtPriceX96 = sqrtPriceX96FromUsd(usd0.usdE18, usd1.usdE18, pool.token0.decimals, pool.token1.decimals);
   const { tickLower, tickUpper } = open.range;

@@ -6,7 +6,8 @@
  *  - keep in range: a position out of range for longer than the file allows is emptied, the proceeds brought to the
  *    new range's ratio at the reference, and a range of the same width opened around the reference; the next run
  *    keeps the new NFT (found from the mint's receipt, vouched for by the wallet's tags), the old one kept or burned;
- *  - a pool pushed off the reference: nothing removed, nothing signed, the position and the wallet unchanged.
+ *  - a pool pushed off the reference: nothing removed, nothing signed, the position and the wallet unchanged;
+ *  - an opening whose mint was refused after its swap is not tried again: nothing is sold twice.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -196,6 +197,24 @@ describe('a V3 position left and kept in range by its strategy', () => {
     } finally {
       await own.close();
     }
+  });
+
+  it('tries an opening whose swap went through and whose mint did not only once: nothing is sold again', async () => {
+    // A range off the pool's spacing (a file's is always rounded onto it): the mint is refused after the swap.
+    const strategy = strategyOf(0n, {
+      positionId: undefined,
+      open: { range: { tickLower: -7801, tickUpper: -6001 }, amounts: { amount0: 1_000n * e18, amount1: 1_000n * e18 } },
+    });
+    const run = await runStrategy(strategy, 'slot-1', { executor: executor(), view: view() });
+    expect(run.trades.map((trade) => [trade.trade.kind, trade.status, trade.refusal])).toEqual([
+      ['swap', 'confirmed', undefined],
+      ['mint', 'refused', 'position'],
+    ]);
+    const before = await balances();
+    const again = await runStrategy(strategy, 'slot-2', { executor: executor(), view: view() });
+    expect(again.trades).toEqual([]);
+    expect(again.note).toBe('the opening of slot-1 stopped after its swap: nothing is sold again; open the position yourself and name it with position:');
+    expect(await balances()).toEqual(before);
   });
 
   it('burns the old NFT in the removal when the file says so', async () => {
