@@ -8,8 +8,8 @@
  *     factory's for them, by CREATE2); a mint's pool is the factory's for its tokens and fee, its range on the
  *     pool's tick spacing.
  *  3. Liquidity moved (an add, a removal, a mint): the pool was not moved within the window (its own oracle), its
- *     price is within the tolerance of the reference, and the minimums signed are what that liquidity holds at the
- *     reference, less the slippage.
+ *     price is within the tolerance of the reference, and the minimums signed are the least that liquidity takes or
+ *     pays anywhere in the slippage band around the reference (guard/position.ts).
  *  4. One batched read: the block, fees, nonce, the allowances an add needs, and a simulation of the exact
  *     transactions after the wallet's transactions in flight.
  *  5. The fee cap; the simulation succeeds; its token movements are the position's tokens between the wallet and
@@ -127,8 +127,9 @@ async function readMintTarget(client: ChainClient, manager: PositionManagerOf, t
 }
 
 /**
- * The pool steady over the window (its own oracle) and at the reference, and what the liquidity moved holds at the
- * reference less the slippage: never the pool's own price, which whoever moves it would choose.
+ * The pool steady over the window (its own oracle) and at the reference, and the least the liquidity moved takes or
+ * pays anywhere in the slippage band around the reference: never the pool's own price, which whoever moves it would
+ * choose.
  */
 async function minimumsAtReference(ctx: CheckContext, trade: Exclude<PositionTrade, { kind: 'collect' }>, target: LiquidityTarget): Promise<PositionMinimums> {
   const [, token0, token1, decimals0, decimals1] = await withPriceRefusals(() =>
