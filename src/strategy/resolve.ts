@@ -16,7 +16,7 @@ import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
 import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
-import { MAX_TICK, MIN_TICK, tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
+import { MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
 import { ConfigError } from '../errors.ts';
 import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from '../config/strategy-file.ts';
 
@@ -291,8 +291,8 @@ async function positionExit(
     // A price of token1 in token0 is token0's in token1 upside down: its "below" is token0's "above".
     const ofToken0 = isAddressEqual(of.address, pool.token0.address);
     const [below, above] = ofToken0 ? [exit.price.below, exit.price.above] : [exit.price.above, exit.price.below];
-    if (below !== undefined) levels.belowSqrtPriceX96 = poolSqrtPrice(pool, of, below).sqrtPriceX96;
-    if (above !== undefined) levels.aboveSqrtPriceX96 = poolSqrtPrice(pool, of, above).sqrtPriceX96;
+    if (below !== undefined) levels.belowSqrtPriceX96 = poolSqrtPrice(pool, of, below, `${path}.price.${ofToken0 ? 'below' : 'above'}`).sqrtPriceX96;
+    if (above !== undefined) levels.aboveSqrtPriceX96 = poolSqrtPrice(pool, of, above, `${path}.price.${ofToken0 ? 'above' : 'below'}`).sqrtPriceX96;
   }
   if (exit.at === undefined && !exit.price) throw new ConfigError(`${path}: give at, price, or both`);
   return {
@@ -315,12 +315,14 @@ async function tokenOfPool(pool: PositionPool, value: string, at: string, r: Res
  * A price of one of the pool's tokens in the other as √price × 2⁹⁶ of token0 in token1 (a price of token1 in token0 is
  * token0's upside down), and whether it was token1's (its order then turns round).
  */
-function poolSqrtPrice(pool: PositionPool, of: TokenInfo, value: string): { sqrtPriceX96: bigint; inverted: boolean } {
+function poolSqrtPrice(pool: PositionPool, of: TokenInfo, value: string, path: string): { sqrtPriceX96: bigint; inverted: boolean } {
   const priceE18 = parseUnits(value, 18);
-  if (priceE18 === 0n) throw new RangeError('a price of 0');
   const inverted = !isAddressEqual(of.address, pool.token0.address);
   const [usd0, usd1] = inverted ? [10n ** 18n, priceE18] : [priceE18, 10n ** 18n];
-  return { sqrtPriceX96: sqrtPriceX96FromUsd(usd0, usd1, pool.token0.decimals, pool.token1.decimals), inverted };
+  const sqrtPriceX96 = priceE18 === 0n ? 0n : sqrtPriceX96FromUsd(usd0, usd1, pool.token0.decimals, pool.token1.decimals);
+  if (sqrtPriceX96 < MIN_SQRT_RATIO || sqrtPriceX96 >= MAX_SQRT_RATIO)
+    throw new ConfigError(`${path}: ${value} is outside the prices a Uniswap V3 pool can hold`);
+  return { sqrtPriceX96, inverted };
 }
 
 /** The range and amounts of a position to open: prices turned into ticks on the pool's spacing (rounded outwards), amounts in raw units. */
@@ -336,7 +338,7 @@ async function positionToOpen(
   if (parseUnits(open.range.low, 18) === 0n || parseUnits(open.range.low, 18) >= parseUnits(open.range.high, 18)) {
     throw new ConfigError(`${path}.range: low must be above 0 and below high`);
   }
-  const [low, high] = [poolSqrtPrice(pool, of, open.range.low), poolSqrtPrice(pool, of, open.range.high)];
+  const [low, high] = [poolSqrtPrice(pool, of, open.range.low, `${path}.range.low`), poolSqrtPrice(pool, of, open.range.high, `${path}.range.high`)];
   const [lowerTick, upperTick] = (low.inverted ? [high, low] : [low, high]).map((price) => tickAtSqrtRatio(price.sqrtPriceX96)) as [number, number];
   const spacing = pool.tickSpacing;
   const range = { tickLower: Math.floor(lowerTick / spacing) * spacing, tickUpper: Math.ceil(upperTick / spacing) * spacing };

@@ -201,24 +201,36 @@ describe('once, on a V3 position', () => {
     expect(await fork.balanceOf(other, me)).toBe(otherBefore);
   });
 
-  it('refuses a file that would burn re-ranged NFTs without naming the pool, or exit at a price of a token not in it: one line, exit 2', async () => {
+  // One `once` each: a case is a process start, several in one test could pass its time limit beside a second suite.
+  it.each<[string, () => string, RegExp]>([
+    [
+      'both a position and one to open',
+      () => `, open: { pool: "${pool().address}", range: { of: CELO, in: cUSD, low: "0.45", high: "0.55" }, amounts: { CELO: "10" } }`,
+      /strategies\.0: name the position \(position: its NFT id\) or the one to open \(open: pool, range, amounts\), not both/,
+    ],
+    [
+      're-ranged NFTs burned without the pool named',
+      () => ', keepInRange: { outsideFor: 1h, oldPosition: burn }',
+      /strategies\.0\.pool: keepInRange\.oldPosition 'burn' needs the pool named/,
+    ],
+    [
+      'an exit at a price of a token not in the pool',
+      () => ', exit: { price: { of: WETH, in: cUSD, below: "1500" } }',
+      /strategies\.0\.exit\.price\.of: WETH is not one of the pool's tokens/,
+    ],
+    ['a pool that is not the position’s', () => `, pool: "${fork.token('cUSD')}"`, /strategies\.0\.pool: position \d+ is in pool 0x[0-9a-fA-F]{40}, not 0x/],
+    [
+      'an exit at a price no pool can hold',
+      () => ', exit: { price: { of: CELO, in: cUSD, below: "0" } }',
+      /strategies\.0\.exit\.price\.(below|above): 0 is outside the prices a Uniswap V3 pool can hold$/,
+    ],
+  ])('refuses a file with %s: one line naming it, exit 2, before anything is traded', async (_, more, message) => {
     const home = daemonHome(fork, 'v3-once-refused');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
-    const cases: [string, RegExp][] = [
-      [
-        `, open: { pool: "${pool().address}", range: { of: CELO, in: cUSD, low: "0.45", high: "0.55" }, amounts: { CELO: "10" } }`,
-        /strategies\.0: name the position \(position: its NFT id\) or the one to open \(open: pool, range, amounts\), not both/,
-      ],
-      [', keepInRange: { outsideFor: 1h, oldPosition: burn }', /strategies\.0\.pool: keepInRange\.oldPosition 'burn' needs the pool named/],
-      [', exit: { price: { of: WETH, in: cUSD, below: "1500" } }', /strategies\.0\.exit\.price\.of: WETH is not one of the pool's tokens/],
-      [`, pool: "${fork.token('cUSD')}"`, /strategies\.0\.pool: position \d+ is in pool 0x[0-9a-fA-F]{40}, not 0x/],
-    ];
-    for (const [more, message] of cases) {
-      const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(opened.tokenId, more)), '--address-book', home.book], env(home));
-      expect(once.code, once.stderr).toBe(2);
-      expect(once.stderr.trim().split('\n').at(-1)).toMatch(message);
-      expect(once.stderr).not.toMatch(/\n\s+at /);
-    }
+    const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(opened.tokenId, more())), '--address-book', home.book], env(home));
+    expect(once.code, once.stderr).toBe(2);
+    expect(once.stderr.trim().split('\n').at(-1)).toMatch(message);
+    expect(once.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('opens a position by pool and range: the file’s amounts sold to the range’s ratio and minted, then kept; never opened twice', async () => {
