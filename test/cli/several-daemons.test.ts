@@ -84,6 +84,14 @@ describe('several daemons on one PostgreSQL', () => {
             const lease = leases.find((entry) => entry.wallet === wallet.address.toLowerCase());
             return `${wallet.name} (held by ${lease?.holder ?? 'nobody'}${lease?.live ? '' : ', lapsed'}): ${mine.map((trade) => `${trade.slot} ${trade.status}`).join(', ') || 'no trade'}`;
           })
+          .concat(
+            // What each holder of a stuck wallet last logged: a trade left signed shows where it waits.
+            [...new Set(stuck.map((wallet) => leases.find((entry) => entry.wallet === wallet.address.toLowerCase())?.holder))].flatMap((holder) => {
+              const daemon = daemons.find((candidate) => holder?.split(':')[1] === String(candidate.child.pid));
+              const recent = daemon?.lines.slice(-12).map((line) => [line.msg, line.error, line.reason].filter(Boolean).join(': '));
+              return recent ? [`${holder} last logged: ${recent.join(' | ')}`] : [];
+            }),
+          )
           .join('; ');
       },
     );
