@@ -37,9 +37,19 @@ export function createForkClients(book: DeploymentAddressBook) {
   };
   const balanceOf = (tokenAddress: Address, owner: Address) =>
     publicClient.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-  /** Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one. */
+  /**
+   * Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one. The
+   * wait is bounded, and says what the node knows of the hash: a test once hung here beside a second suite (the
+   * lead: a byte-identical transaction re-sent after `evm_revert`, never mined).
+   */
   const confirm = async (hash: Hex) => {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 40_000 }).catch(async (error: Error) => {
+      const known = await publicClient.request({ method: 'eth_getTransactionByHash', params: [hash] }).catch((reason: Error) => reason.message);
+      const pool = await publicClient.request({ method: 'txpool_status' as never }).catch((reason: Error) => reason.message);
+      throw new Error(
+        `no receipt for ${hash}: ${error.message.split('\n')[0]}; the node has it as ${JSON.stringify(known)}; its pool: ${JSON.stringify(pool)}`,
+      );
+    });
     if (receipt.status !== 'success') {
       const tx = await publicClient.getTransaction({ hash });
       const reason = await publicClient.call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n }).then(
