@@ -1,7 +1,7 @@
 /**
  * Per-file copy of the shared devnet, with clients, reverted to a clean snapshot after every test.
  */
-import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http } from 'viem';
+import { type Address, type Hex, TransactionReceiptNotFoundError, createPublicClient, createTestClient, createWalletClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -35,21 +35,34 @@ export function createForkClients(book: DeploymentAddressBook) {
     if (!found) throw new Error(`no token ${symbol} in the address book`);
     return found.address;
   };
+  const receiptOf = (hash: Hex) =>
+    publicClient.getTransactionReceipt({ hash }).catch((error: Error) => {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    });
   const balanceOf = (tokenAddress: Address, owner: Address) =>
     publicClient.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
   /**
-   * Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one. The
-   * wait is bounded, and says what the node knows of the hash: a test once hung here beside a second suite (the
-   * lead: a byte-identical transaction re-sent after `evm_revert`, never mined).
+   * Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one.
+   *
+   * It asks the node for the receipt itself rather than through viem's `waitForTransactionReceipt`: that one shares
+   * a block-number watcher among the client's waits and emits only block numbers above the highest it has seen. A
+   * wait still open when the chain is reverted (a test that timed out) keeps that watcher on the old height, and every
+   * later wait of the file whose first look missed then hangs though its receipt is there. The wait is bounded, and
+   * says what the node knows of the hash when it runs out.
    */
   const confirm = async (hash: Hex) => {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 40_000 }).catch(async (error: Error) => {
-      const known = await publicClient.request({ method: 'eth_getTransactionByHash', params: [hash] }).catch((reason: Error) => reason.message);
-      const pool = await publicClient.request({ method: 'txpool_status' as never }).catch((reason: Error) => reason.message);
-      throw new Error(
-        `no receipt for ${hash}: ${error.message.split('\n')[0]}; the node has it as ${JSON.stringify(known)}; its pool: ${JSON.stringify(pool)}`,
-      );
-    });
+    const deadline = Date.now() + 40_000;
+    let receipt = await receiptOf(hash);
+    while (!receipt) {
+      if (Date.now() > deadline) {
+        const known = await publicClient.request({ method: 'eth_getTransactionByHash', params: [hash] }).catch((reason: Error) => reason.message);
+        const pool = await publicClient.request({ method: 'txpool_status' as never }).catch((reason: Error) => reason.message);
+        throw new Error(`no receipt for ${hash} within 40 s; the node has it as ${JSON.stringify(known)}; its pool: ${JSON.stringify(pool)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      receipt = await receiptOf(hash);
+    }
     if (receipt.status !== 'success') {
       const tx = await publicClient.getTransaction({ hash });
       const reason = await publicClient.call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n }).then(
