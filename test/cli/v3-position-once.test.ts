@@ -60,6 +60,34 @@ describe('once, on a V3 position', () => {
   const pool = () => cusdCeloPool(fork);
   const read = (tokenId: bigint) => readPosition(fork, tokenId);
 
+  /**
+   * Runs `once` on a node that takes every transaction but the position manager's call with `selector`, which it
+   * holds without an answer, and kills the process (SIGKILL) there: the call is signed and recorded, never mined.
+   */
+  async function killedWithSendHeld(home: ReturnType<typeof daemonHome>, config: string, selector: Hex): Promise<void> {
+    const manager = positionManagerOf(fork).address;
+    const node = await startRpcProxy(fork.addressBook.rpcUrl);
+    let held = false;
+    node.faults.intercept = (call) => {
+      if (call.method !== 'eth_sendRawTransaction' && call.method !== 'eth_sendRawTransactionSync') return undefined;
+      const tx = parseTransaction((call.params as Hex[])[0] as Hex);
+      if (!tx.to || !isAddressEqual(tx.to, manager) || !tx.data?.startsWith(selector)) return undefined;
+      held = true;
+      return new Promise<never>(() => {});
+    };
+    const book = join(home.dir, 'holding-book.json');
+    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
+    try {
+      const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      await waitFor(() => held, 'the held call sent', 60_000);
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      await node.close();
+    }
+  }
+
   it('compounds the fees of the wallet’s position, three trades recorded, and status shows them', async () => {
     const home = daemonHome(fork, 'v3-once');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
@@ -83,31 +111,9 @@ describe('once, on a V3 position', () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
     await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
     const { uncollected: owed, liquidity } = await read(opened.tokenId);
-    const manager = positionManagerOf(fork).address;
-    // A node that takes every transaction but the add's, which it holds without an answer: the process is killed there.
-    const node = await startRpcProxy(fork.addressBook.rpcUrl);
-    let held = false;
-    node.faults.intercept = (call) => {
-      const sends = call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync';
-      if (!sends) return undefined;
-      const tx = parseTransaction((call.params as Hex[])[0] as Hex);
-      if (!tx.to || !isAddressEqual(tx.to, manager) || !tx.data?.startsWith(increaseLiquiditySelector)) return undefined;
-      held = true;
-      return new Promise<never>(() => {});
-    };
-    const book = join(home.dir, 'holding-book.json');
-    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
     const config = home.config(positionYaml(opened.tokenId));
-    try {
-      const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
-      const exited = new Promise((resolve) => child.on('close', resolve));
-      await waitFor(() => held, 'the add sent', 60_000);
-      child.kill('SIGKILL');
-      await exited;
-      expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
-    } finally {
-      await node.close();
-    }
+    await killedWithSendHeld(home, config, increaseLiquiditySelector);
+    expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
     // The next start, on the node itself: the add's signed bytes are sent, the position grows once.
     const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
     expect(again.code, again.stderr).toBe(0);
@@ -120,29 +126,8 @@ describe('once, on a V3 position', () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
     await fork.testClient.increaseTime({ seconds: 4_200 });
     await fork.testClient.mine({ blocks: 1 });
-    const manager = positionManagerOf(fork).address;
-    // A node that takes every transaction but the mint's, which it holds without an answer: the process is killed there.
-    const node = await startRpcProxy(fork.addressBook.rpcUrl);
-    let held = false;
-    node.faults.intercept = (call) => {
-      if (call.method !== 'eth_sendRawTransaction' && call.method !== 'eth_sendRawTransactionSync') return undefined;
-      const tx = parseTransaction((call.params as Hex[])[0] as Hex);
-      if (!tx.to || !isAddressEqual(tx.to, manager) || !tx.data?.startsWith(mintSelector)) return undefined;
-      held = true;
-      return new Promise<never>(() => {});
-    };
-    const book = join(home.dir, 'holding-book.json');
-    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
     const config = home.config(positionYaml(opened.tokenId, ', keepInRange: { outsideFor: 1h }'));
-    try {
-      const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
-      const exited = new Promise((resolve) => child.on('close', resolve));
-      await waitFor(() => held, 'the mint sent', 60_000);
-      child.kill('SIGKILL');
-      await exited;
-    } finally {
-      await node.close();
-    }
+    await killedWithSendHeld(home, config, mintSelector);
     expect((await read(opened.tokenId)).liquidity).toBe(0n);
     // The next start, on the node itself: the mint's signed bytes are sent, once; the run after keeps the new NFT.
     const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
