@@ -5,7 +5,17 @@
  */
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../model/trade.ts';
+import {
+  type CheckedCall,
+  type Failure,
+  openStates,
+  type Settlement,
+  spentOf,
+  type Trade,
+  type TradeKind,
+  type TradeRecord,
+  type TradeState,
+} from '../model/trade.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { type IntentRow, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { Attempt, NewAttempt, Fence } from '../model/attempt.ts';
@@ -17,8 +27,8 @@ import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
 import { onceRunSlotPattern, parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
 
-/** What a budget reads: the trades of a strategy or a wallet that committed raw `tokenIn` (see `committedTrades`). */
-export type SpendingFilter = { strategyId?: string; wallet?: Address; tokenIn: Address; excludeId?: string };
+/** What a budget reads: the trades of a strategy or a wallet that committed raw `token` (see `committedTrades`). */
+export type SpendingFilter = { strategyId?: string; wallet?: Address; token: Address; excludeId?: string };
 export type Spending = (filter: SpendingFilter) => Promise<TradeRecord[]>;
 
 /** States whose amount is committed: checked or further, and not refused, failed or a dry run. */
@@ -305,10 +315,10 @@ export class TradeStore {
     return rowsToRecords(await query.orderBy('updated_at').orderBy('id').limit(limit).execute());
   }
 
-  /** Raw `tokenIn` committed since a time (claimed at or after `since`; see `commitChecked`). */
+  /** Raw `token` committed since a time (claimed at or after `since`; see `commitChecked`). */
   async spentSince(filter: SpendingFilter & { since: number }): Promise<bigint> {
     const trades = await committedTrades(this.#db, filter);
-    return trades.filter((trade) => trade.createdAt >= filter.since).reduce((sum, trade) => sum + trade.amountIn, 0n);
+    return trades.filter((trade) => trade.createdAt >= filter.since).reduce((sum, trade) => sum + spentOf(trade, filter.token), 0n);
   }
 
   /** Newest first. */
@@ -389,10 +399,14 @@ async function statusOf(q: Queries, id: string): Promise<TradeState | undefined>
   return (await q.selectFrom('intents').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }
 
+/** The kinds that spend their `tokenOut` too (`amountIn1`): an add to a V3 position and a mint. */
+const twoTokenKinds = ['add-liquidity', 'mint'] as const satisfies readonly TradeKind[];
+
 /**
- * The trades that committed their `tokenIn`: checked or further by their state, and any whose trade transaction the
- * wallet signed whatever its state says (a state set back does not give its amount back). Every time, oldest first:
- * the claim time that windows them is read from the trade's tag by the caller, not trusted from this query.
+ * The trades that committed `token`, as their input or as the second token of an add or a mint: checked or further
+ * by their state, and any whose trade transaction the wallet signed whatever its state says (a state set back does
+ * not give its amount back). Every time, oldest first: the claim time that windows them is read from the trade's tag
+ * by the caller, not trusted from this query.
  */
 async function committedTrades(q: Queries, filter: SpendingFilter): Promise<TradeRecord[]> {
   let query = q
@@ -404,7 +418,7 @@ async function committedTrades(q: Queries, filter: SpendingFilter): Promise<Trad
         eb.exists(eb.selectFrom('attempts').select('attempts.id').whereRef('attempts.intent_id', '=', 'intents.id').where('attempts.purpose', '=', 'trade')),
       ]),
     )
-    .where('token_in', '=', stored(filter.tokenIn));
+    .where((eb) => eb.or([eb('token_in', '=', stored(filter.token)), eb.and([eb('token_out', '=', stored(filter.token)), eb('kind', 'in', twoTokenKinds)])]));
   if (filter.strategyId !== undefined) query = query.where('strategy_id', '=', filter.strategyId);
   if (filter.wallet !== undefined) query = query.where('wallet', '=', stored(filter.wallet));
   if (filter.excludeId !== undefined) query = query.where('id', '!=', filter.excludeId);

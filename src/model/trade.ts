@@ -111,6 +111,10 @@ export function spentTokens(trade: Trade): { token: Address; amount: bigint }[] 
   }
 }
 
+/** How much of `token` a trade may take from the wallet (an add or a mint spends two tokens). */
+export const spentOf = (trade: Trade, token: Address): bigint =>
+  spentTokens(trade).reduce((sum, spend) => (spend.token.toLowerCase() === token.toLowerCase() ? sum + spend.amount : sum), 0n);
+
 /**
  * Where a trade is. Before `signed` nothing can have reached the chain; from `signed` on, the stored
  * attempts decide. `confirmed`, `anomaly`, `refused`, `failed` and `dry-run` are final.

@@ -47,7 +47,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { TradeBudgets } from './settings.ts';
-import { type Trade, type TradeRecord, isPositionTrade, spentTokens } from '../model/trade.ts';
+import { type Trade, type TradeRecord, isPositionTrade, spentOf, spentTokens } from '../model/trade.ts';
 import { checkPosition } from './check-position.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -539,26 +539,21 @@ export const budgetsApply = (budgets: TradeBudgets, trade: Trade) => budgetScope
 export async function checkBudgets(budgets: TradeBudgets, trade: Trade, committed: Spending, proves: (record: TradeRecord) => Promise<boolean>): Promise<void> {
   const now = Date.now();
   for (const { budgets: list, scope, filter } of budgetScopes(budgets, trade)) {
-    if (list.length === 0) continue;
-    // Spending is counted by the trades' input token: an add's second token is not counted yet, so a budget on it
-    // refuses the add rather than let it pass uncounted.
-    const uncounted = list.find((budget) => budget.token.toLowerCase() !== trade.tokenIn.toLowerCase());
-    if (uncounted) {
-      throw new GuardRefusal(
-        'budget',
-        `${scope} has a budget of ${uncounted.symbol}, which an add to (or the opening of) a V3 position spends and budgets do not count yet`,
-      );
-    }
-    const trades = await committed({ ...filter, tokenIn: trade.tokenIn, excludeId: trade.id });
-    for (const record of trades) {
-      if (!(await proves(record))) {
-        throw new StoredRecordRefusedError(
-          `trade ${record.id}, counted against the budgets of ${scope}, carries no tag of the wallet (its amount or time written or changed without its key); nothing is signed`,
-        );
+    // Each budgeted token on its own: an add or a mint spends two, and either may have a budget.
+    for (const token of new Set(list.map((budget) => getAddress(budget.token)))) {
+      const trades = await committed({ ...filter, token, excludeId: trade.id });
+      for (const record of trades) {
+        if (!(await proves(record))) {
+          throw new StoredRecordRefusedError(
+            `trade ${record.id}, counted against the budgets of ${scope}, carries no tag of the wallet (its amount or time written or changed without its key); nothing is signed`,
+          );
+        }
+      }
+      const since = (from: number) => trades.filter((record) => record.createdAt >= from).reduce((sum, record) => sum + spentOf(record, token), 0n);
+      const already = { day: since(now - DAY_MS), total: since(0) };
+      for (const budget of list.filter((candidate) => isAddressEqual(candidate.token, token))) {
+        checkBudget(budget, spentOf(trade, token), scope, (window) => already[window]);
       }
     }
-    const since = (from: number) => trades.filter((record) => record.createdAt >= from).reduce((sum, record) => sum + record.amountIn, 0n);
-    const already = { day: since(now - DAY_MS), total: since(0) };
-    for (const budget of list) checkBudget(budget, trade.amountIn, scope, (window) => already[window]);
   }
 }

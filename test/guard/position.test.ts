@@ -150,19 +150,41 @@ describe('the guards of a position trade', () => {
 describe('budgets and a trade on a V3 position', () => {
   const position = { positionManager: manager, positionId: 7n };
   const common = { id: 'lp:s#x', strategyId: 'lp', slot: 's#x', wallet, chainId: 42220, tokenIn: token0, tokenOut: token1, slippageBps: 50, position };
-  const budget = (token: Address) => ({ token, symbol: token === token0 ? 'T0' : 'T1', decimals: 18, perDay: 1_000n });
-  const nothingCommitted = async () => [];
+  const budget = (token: Address) => ({ token, symbol: token === token0 ? 'T0' : 'T1', decimals: 0, perDay: 1_000n });
 
-  it('counts nothing a collect spends, and refuses an add whose second token has a budget it cannot count yet', async () => {
+  it('counts nothing a collect spends, and counts both tokens an add spends against their budgets', async () => {
     const collect = { ...common, kind: 'collect' as const, amountIn: 0n, amountIn1: 0n };
-    const add = { ...common, kind: 'add-liquidity' as const, amountIn: 10n, amountIn1: 20n };
+    const add = (amountIn1: bigint) => ({ ...common, kind: 'add-liquidity' as const, amountIn: 10n, amountIn1 });
     // A collect spends nothing: no budget applies to it.
     expect(budgetsApply({ wallet: [budget(token0), budget(token1)] }, collect)).toBe(false);
-    // An add's token0 is counted as any input; its token1 has no count yet, and is refused rather than let through.
-    await expect(checkBudgets({ wallet: [budget(token0)] }, add, nothingCommitted, async () => true)).resolves.toBeUndefined();
-    await expect(checkBudgets({ wallet: [budget(token1)] }, add, nothingCommitted, async () => true)).rejects.toMatchObject({
+    expect(budgetsApply({ wallet: [budget(token1)] }, add(20n))).toBe(true);
+    // Committed already: an earlier add's second token (970 of T1) and a swap of T1 (10), both within the day. Each
+    // budget reads the trades of its own token.
+    const earlier = [
+      { ...add(970n), id: 'lp:s#a', status: 'confirmed' as const, createdAt: Date.now() - 1_000, updatedAt: Date.now() },
+      {
+        ...common,
+        id: 'lp:s#b',
+        kind: 'swap' as const,
+        tokenIn: token1,
+        tokenOut: token0,
+        amountIn: 10n,
+        status: 'confirmed' as const,
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+      },
+    ];
+    const read: { token: Address }[] = [];
+    const committed = async (filter: { token: Address }) => {
+      read.push(filter);
+      return filter.token === token1 ? earlier : [];
+    };
+    // 970 + 10 + 20 = 1,000: the day's budget of T1 is met, not passed; one more wei of T1 is refused.
+    await expect(checkBudgets({ wallet: [budget(token0), budget(token1)] }, add(20n), committed as never, async () => true)).resolves.toBeUndefined();
+    expect(read.map((filter) => filter.token)).toEqual([token0, token1]);
+    await expect(checkBudgets({ wallet: [budget(token1)] }, add(21n), committed as never, async () => true)).rejects.toMatchObject({
       reason: 'budget',
-      shortMessage: expect.stringMatching(/has a budget of T1, which an add to \(or the opening of\) a V3 position spends and budgets do not count yet/),
+      shortMessage: expect.stringMatching(/^wallet 0x1111111111111111111111111111111111111111 daily budget: 980 T1 spent \+ 21 T1 would pass 1,000 T1$/),
     });
   });
 });

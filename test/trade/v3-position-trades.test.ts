@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { AddLiquidityTrade, CollectTrade, MintTrade, PositionTrade } from '../../src/model/trade.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { useTestExecutor } from '../helpers/engine.ts';
+import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
 import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -116,6 +116,26 @@ describe('trades on a V3 position', () => {
     // The minimums signed came from the reference, and held.
     const call = (await executor().ledger.trades.get(added.intentId))?.call;
     expect((settled?.amount0 ?? 0n) >= (call?.minOut ?? 0n) && (settled?.amount1 ?? 0n) >= (call?.minOut1 ?? 0n)).toBe(true);
+  });
+
+  it('counts the second token an add spends against its budget: the add past the day’s budget is refused, nothing signed', async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    const token1 = fork.token(pool().token1);
+    const budgeted = await testExecutor(fork, { budgets: { wallet: [{ token: token1, perDay: 150n * e18, symbol: pool().token1, decimals: 18 }] } });
+    try {
+      const first = await runTrade(budgeted, add(opened.tokenId, { amount0: 100n * e18, amount1: 100n * e18 }));
+      expect(first.status, first.reason).toBe('confirmed');
+      expect(await budgeted.ledger.trades.spentSince({ wallet: trader(fork).address, token: token1, since: 0 })).toBe(100n * e18);
+      const before = [await balances(), (await read(opened.tokenId)).liquidity];
+      // 100 committed and 60 more would pass 150: refused by the budget of the add's second token.
+      const second = await runTrade(budgeted, add(opened.tokenId, { amount0: 10n * e18, amount1: 60n * e18 }));
+      expect(second).toMatchObject({ status: 'refused', refusal: 'budget' });
+      expect(second.reason).toMatch(new RegExp(`daily budget: 100 ${pool().token1} spent \\+ 60 ${pool().token1} would pass 150 ${pool().token1}`));
+      expect([await balances(), (await read(opened.tokenId)).liquidity]).toEqual(before);
+      expect(await budgeted.ledger.attempts.ofTrade(second.intentId)).toEqual([]);
+    } finally {
+      await budgeted.close();
+    }
   });
 
   it('refuses a position manager the chain data does not name, a position not the wallet’s, and a pool away from the reference', async () => {
