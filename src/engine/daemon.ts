@@ -264,6 +264,8 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
   const marker = markerDeps && startMarker(markerDeps, runtime.config.defaults.valuation.everySeconds * 1000);
   const observers = { ...observersIn, marker };
   let stopping = false;
+  // Missed slots being written: a stop waits for them, so none is lost to the ledger's close.
+  const recordingMissed = new Set<Promise<void>>();
   const scheduler = new Scheduler({
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
@@ -284,9 +286,11 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
       return !leases || !group?.shares || (wallet !== undefined && leases.holds(wallet));
     },
     onMissed: (strategy, slot, why) => {
-      void execution.ledger.runs
+      const recorded = execution.ledger.runs
         .missed(strategy.id, slot, why)
-        .catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'));
+        .catch((error: unknown) => observers.logger.error({ strategy: strategy.id, slot, error: String(error) }, 'could not record a missed slot'))
+        .finally(() => recordingMissed.delete(recorded));
+      recordingMissed.add(recorded);
       observers.metrics.slotsMissed.inc({ strategy: strategy.id });
       observers.logger.warn({ strategy: strategy.id, slot }, `${strategy.id}: slot ${slot} missed: ${why}`);
     },
@@ -335,6 +339,7 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
       stopping = true;
       // Runs see the shutdown signal and stop at their next step; 4 s bounds the wait so a stop takes under 5 s.
       const [unfinished] = await Promise.all([scheduler.stop(4_000), settler.stop(), marker?.stop()]);
+      await Promise.all(recordingMissed);
       await observers.notifier.flush();
       return unfinished;
     },
