@@ -10,12 +10,12 @@ import {
   type Hash,
   createPublicClient,
   createWalletClient,
-  TransactionReceiptNotFoundError,
   getAddress,
   http,
 } from 'viem';
 import { chainFor } from '../chains.ts';
 import { devnetAccount } from './accounts.ts';
+import { devnetReceipt } from './receipt.ts';
 import { roles } from './world-spec.ts';
 
 type Artifact = { abi: Abi; bytecode: `0x${string}` };
@@ -35,26 +35,10 @@ export function createDeployer(rpcUrl: string, chainId: number) {
   const wallet = createWalletClient({ chain, transport, account: deployer.account });
 
   async function confirm(hash: Hash, what: string) {
-    const receipt = await receiptOf(hash);
+    // A node that is gone (stopped by Ctrl-C during start-up) fails this at once, so the stop is not held up.
+    const receipt = await devnetReceipt(publicClient, hash, { timeoutMs: 30_000 });
     if (receipt.status !== 'success') throw new DeploymentError(`devnet deployment failed at: ${what}`);
     return receipt;
-  }
-
-  /**
-   * The receipt, which anvil (mining every transaction at once) has within milliseconds. Unlike viem's
-   * waitForTransactionReceipt, which keeps polling through errors, a node that is gone (stopped by Ctrl-C during
-   * start-up) fails this at once, so the stop is not held up.
-   */
-  async function receiptOf(hash: Hash) {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const receipt = await publicClient.getTransactionReceipt({ hash }).catch((error: unknown) => {
-        if (error instanceof TransactionReceiptNotFoundError && Date.now() < deadline) return undefined;
-        throw error;
-      });
-      if (receipt) return receipt;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
   }
 
   return {

@@ -7,6 +7,7 @@ import { type Address, type Hex, createPublicClient, createWalletClient, http, p
 import { chainFor } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { devnetAccount } from './accounts.ts';
+import { devnetReceipt } from './receipt.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import { feedDecimals, roles, tokenSpecs } from './world-spec.ts';
 
@@ -38,7 +39,7 @@ export async function reportWorldPrices(rpcUrl: string, book: ReportedBook, pric
   const feeds = feedsOf(book);
   for (const [symbol, usd] of Object.entries(prices)) {
     // One reporter account: each report is mined before the next is signed (its nonce follows).
-    const mined = async (sent: Promise<Hex>) => reader.waitForTransactionReceipt({ hash: await sent, pollingInterval: 10 });
+    const mined = async (sent: Promise<Hex>) => devnetReceipt(reader, await sent);
     const feed = feeds.get(symbol);
     if (feed)
       await mined(
@@ -79,7 +80,7 @@ export async function reportRates(rpcUrl: string, chainId: number, sortedOracles
       functionName: 'report',
       args: [id, parseUnits(usd.toFixed(12), 24)],
     });
-    await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    await devnetReceipt(reader, hash);
   }
 }
 
@@ -99,7 +100,7 @@ export async function reportSequencer(rpcUrl: string, book: Pick<AddressBook, 'c
     gas: 150_000n,
   });
   const reader = createPublicClient({ transport: http(rpcUrl) });
-  const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+  const receipt = await devnetReceipt(reader, hash);
   if (receipt.status !== 'success') throw new Error(`the sequencer report (${status}) reverted in ${hash}`);
   // Done when the latest state says so: a receipt alone has been seen before the feed read back its new status
   // (a test reverting the devnet can meet the same transaction, and its receipt, twice).

@@ -1,7 +1,7 @@
 /**
  * Per-file copy of the shared devnet, with clients, reverted to a clean snapshot after every test.
  */
-import { type Address, type Hex, TransactionReceiptNotFoundError, createPublicClient, createTestClient, createWalletClient, erc20Abi, http } from 'viem';
+import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { estimateContractGas } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -9,6 +9,8 @@ import { chainFor } from '../../src/chains.ts';
 import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import type { SwapEventVersion } from '../../src/devnet/deploy.ts';
 import { startDevnet, startDevnetRoutingService } from '../../src/devnet/devnet.ts';
+import { mineWhatThePoolKeeps } from '../../src/devnet/pool-watch.ts';
+import { devnetReceipt } from '../../src/devnet/receipt.ts';
 import { provided } from './provided.ts';
 
 export type DevnetFork = ReturnType<typeof createForkClients> & { addressBook: DeploymentAddressBook };
@@ -35,34 +37,15 @@ export function createForkClients(book: DeploymentAddressBook) {
     if (!found) throw new Error(`no token ${symbol} in the address book`);
     return found.address;
   };
-  const receiptOf = (hash: Hex) =>
-    publicClient.getTransactionReceipt({ hash }).catch((error: Error) => {
-      if (error instanceof TransactionReceiptNotFoundError) return undefined;
-      throw error;
-    });
   const balanceOf = (tokenAddress: Address, owner: Address) =>
     publicClient.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
   /**
-   * Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one.
-   *
-   * It asks the node for the receipt itself rather than through viem's `waitForTransactionReceipt`: that one shares
-   * a block-number watcher among the client's waits and emits only block numbers above the highest it has seen. A
-   * wait still open when the chain is reverted (a test that timed out) keeps that watcher on the old height, and every
-   * later wait of the file whose first look missed then hangs though its receipt is there. The wait is bounded, and
-   * says what the node knows of the hash when it runs out.
+   * Waits for a transaction and fails the test unless it succeeded, with the revert reason when there is one. The
+   * wait is the devnet's own (devnet/receipt.ts): bounded, not held by a wait a timed-out test left open across the
+   * revert, and a transaction anvil left in its pool gets its block.
    */
   const confirm = async (hash: Hex) => {
-    const deadline = Date.now() + 40_000;
-    let receipt = await receiptOf(hash);
-    while (!receipt) {
-      if (Date.now() > deadline) {
-        const known = await publicClient.request({ method: 'eth_getTransactionByHash', params: [hash] }).catch((reason: Error) => reason.message);
-        const pool = await publicClient.request({ method: 'txpool_status' as never }).catch((reason: Error) => reason.message);
-        throw new Error(`no receipt for ${hash} within 40 s; the node has it as ${JSON.stringify(known)}; its pool: ${JSON.stringify(pool)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      receipt = await receiptOf(hash);
-    }
+    const receipt = await devnetReceipt(publicClient, hash, { timeoutMs: 40_000 });
     if (receipt.status !== 'success') {
       const tx = await publicClient.getTransaction({ hash });
       const reason = await publicClient.call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n }).then(
@@ -86,7 +69,11 @@ function useChain(start: () => Promise<{ addressBook: DeploymentAddressBook; sto
   let snapshot: Hex | undefined;
   beforeAll(async () => {
     const started = await start();
-    stop = started.stop;
+    const stopWatch = mineWhatThePoolKeeps(started.addressBook.rpcUrl);
+    stop = async () => {
+      stopWatch();
+      await started.stop();
+    };
     Object.assign(chain, createForkClients(started.addressBook), { addressBook: started.addressBook });
   }, startTimeoutMs);
   beforeEach(async () => {

@@ -7,6 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { isqrt } from '../../src/bigint-math.ts';
 import { pairAddress, v3PoolAddress } from '../../src/contracts/encoding.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { devnetReceipt } from '../../src/devnet/receipt.ts';
 import { seeded } from './chaos.ts';
 
 /** A pool of the graph; a V3 one (`v3`) holds liquidity worth its two reserves around their price, in three positions. */
@@ -49,7 +50,7 @@ export async function deployGraph(
   let nonce = await client.getTransactionCount({ address: account.address });
   const deploy = async (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => {
     const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, chain: null, nonce: nonce++ } as never);
-    const receipt = await client.waitForTransactionReceipt({ hash });
+    const receipt = await devnetReceipt(client, hash);
     return receipt.contractAddress as Address;
   };
   const factory = await deploy(artifacts.UniswapV2Factory, [account.address]);
@@ -82,7 +83,7 @@ export async function deployGraph(
   }
   await testClient.mine({ blocks: 1 });
   await testClient.setAutomine(true);
-  const last = await client.waitForTransactionReceipt({ hash: hashes.at(-1) as Hex });
+  const last = await devnetReceipt(client, hashes.at(-1) as Hex);
   if (last.status !== 'success') throw new Error('the last pool of the generated graph did not mint');
   return {
     factory,
