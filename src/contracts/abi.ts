@@ -128,11 +128,13 @@ export const sortedOraclesAbi = parseAbi([
 /**
  * Mento v2's Broker (Celo: 0x777A8255cA72412f0d706dc03C9D1987306B4CaD; mento-protocol/mento-core
  * `contracts/swap/Broker.sol`): its exchange providers, its quote and swap, the trading limit of a token on an
- * exchange (keyed by `exchangeId ^ token`), and the Reserve it pays collateral from.
+ * exchange (keyed by `exchangeId ^ token`), and the Reserve it pays collateral from: `reserve()` in the v2.2 line
+ * Celo runs, one per exchange provider (`exchangeReserve`) in the v2.6 line, which has no `reserve()`.
  */
 export const mentoBrokerAbi = parseAbi([
   'function getExchangeProviders() view returns (address[])',
   'function reserve() view returns (address)',
+  'function exchangeReserve(address exchangeProvider) view returns (address)',
   'function getAmountOut(address exchangeProvider, bytes32 exchangeId, address tokenIn, address tokenOut, uint256 amountIn) view returns (uint256 amountOut)',
   'function swapIn(address exchangeProvider, bytes32 exchangeId, address tokenIn, address tokenOut, uint256 amountIn, uint256 amountOutMin) returns (uint256 amountOut)',
   'function tradingLimitsConfig(bytes32 limitId) view returns (uint32 timestep0, uint32 timestep1, int48 limit0, int48 limit1, int48 limitGlobal, uint8 flags)',
@@ -153,6 +155,8 @@ export const mentoExchangeProviderAbi = parseAbi([
   'function pricingModules(bytes32 identifier) view returns (address)',
   'function sortedOracles() view returns (address)',
   'function breakerBox() view returns (address)',
+  'event ExchangeCreated(bytes32 indexed exchangeId, address indexed asset0, address indexed asset1, address pricingModule)',
+  'event ExchangeDestroyed(bytes32 indexed exchangeId, address indexed asset0, address indexed asset1, address pricingModule)',
 ]);
 
 /** Mento's BreakerBox (Celo: 0x303ED1df62Fa067659B586EbEe8De0EcE824Ab39): a rate feed's trading mode (0: both ways). */
@@ -225,7 +229,11 @@ export const positionManagerAbi = parseAbi([
  * `contracts/interfaces/IFPMM.sol`, `IFPMMFactory.sol`), in the parts a router reads, and the OracleAdapter they price
  * by (`IOracleAdapter.sol`).
  */
-export const mentoFpmmFactoryAbi = parseAbi(['function deployedFPMMAddresses() view returns (address[])']);
+export const mentoFpmmFactoryAbi = parseAbi([
+  'function deployedFPMMAddresses() view returns (address[])',
+  // The deployed factory's four-field event (IFPMMFactory); an earlier draft of the source had three.
+  'event FPMMDeployed(address indexed token0, address indexed token1, address fpmmProxy, address fpmmImplementation)',
+]);
 export const mentoFpmmAbi = parseAbi([
   'struct LimitConfig { int120 limit0; int120 limit1; uint8 decimals; }',
   'struct LimitState { uint32 lastUpdated0; uint32 lastUpdated1; int96 netflow0; int96 netflow1; }',

@@ -239,8 +239,18 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
       const block = await getBlock(client, { blockTag: 'latest' });
       const exchanges = await discoverMentoExchanges(client, mento.broker, mento.exchangeProviders, block.number);
       const states = await readMentoStates(client, exchanges, block.number);
-      const stale = exchanges.filter((_, i) => !hasValidMedian(states[i] as NonNullable<(typeof states)[number]>, block.timestamp + 1n));
-      const halted = exchanges.filter((_, i) => states[i]?.tradingMode !== 0);
+      const unreadable = exchanges.flatMap((exchange, i) => {
+        const state = states[i];
+        return state && 'unreadable' in state ? [{ exchange, why: state.unreadable }] : [];
+      });
+      const readable = exchanges.flatMap((exchange, i) => {
+        const state = states[i];
+        return state && !('unreadable' in state) ? [{ exchange, state }] : [];
+      });
+      const stale = readable.filter(({ state }) => !hasValidMedian(state, block.timestamp + 1n)).map(({ exchange }) => exchange);
+      const halted = readable.filter(({ state }) => state.tradingMode !== 0).map(({ exchange }) => exchange);
+      for (const { exchange, why } of unreadable)
+        findings.push({ level: 'warn', message: `${name}: exchange ${exchange.exchangeId} cannot be read now (${why}): not routed` });
       findings.push({
         level: exchanges.length === 0 ? 'warn' : 'ok',
         message: `${name}: ${exchanges.length} exchanges of ${mento.exchangeProviders.length} provider${mento.exchangeProviders.length === 1 ? '' : 's'} found`,

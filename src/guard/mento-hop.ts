@@ -15,6 +15,7 @@ import type { MentoBroker } from '../config/chain-data.ts';
 import { FIXED1, type MentoExchangeState, hasValidMedian, mentoSwap } from '../pools/mento-math.ts';
 import { readMentoExtras } from '../pools/mento.ts';
 import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
+import type { Unreadable } from '../pools/kind.ts';
 import type { FpmmState } from '../pools/mento-fpmm-math.ts';
 import { readFpmmStates } from '../pools/mento-fpmm-state.ts';
 import { type FpmmHopFacts, checkFpmmHop, fpmmClosedBecause } from './mento-fpmm-hop.ts';
@@ -83,11 +84,25 @@ export class MentoExchanges {
  * Each hop's state at the latest block, of its own kind: the exchanges in one call, the fixed-price pools in another.
  * Made in the tick of the check's batch, they join it.
  */
-export async function readHopStates(client: PublicClient, hops: readonly MentoHopFacts[]): Promise<MentoHopState[]> {
+export async function readHopStates(client: PublicClient, hops: readonly MentoHopFacts[]): Promise<(MentoHopState | Unreadable)[]> {
   const exchanges = hops.flatMap((hop) => ('exchange' in hop ? [hop.exchange] : []));
   const pools = hops.flatMap((hop) => ('fpmm' in hop ? [hop.fpmm] : []));
   const [exchangeStates, poolStates] = await Promise.all([readMentoStates(client, exchanges, 'latest'), readFpmmStates(client, pools, 'latest')]);
-  return hops.map((hop) => ('exchange' in hop ? exchangeStates.shift() : poolStates.shift()) as MentoHopState);
+  return hops.map((hop) => ('exchange' in hop ? exchangeStates.shift() : poolStates.shift()) as MentoHopState | Unreadable);
+}
+
+/**
+ * The hops' states, each one readable: a hop whose exchange or pool reverts its views at the latest block (destroyed by
+ * governance since it was listed, its feed removed from the BreakerBox, a paused pool) is refused by name, as the
+ * routing service leaves it out.
+ */
+export function readableHopStates(hops: readonly (MentoHopFacts & { field: string })[], states: readonly (MentoHopState | Unreadable)[]): MentoHopState[] {
+  return hops.map((hop, i) => {
+    const state = states[i] as MentoHopState | Unreadable;
+    if (!('unreadable' in state)) return state;
+    const venue = 'exchange' in hop ? `Mento exchange ${hop.exchange.exchangeId}` : `Mento v3 pool ${hop.fpmm.pool}`;
+    throw new GuardRefusal('unknown-pool', `${hop.field}: ${venue} cannot be read at the latest block (${state.unreadable}): it is no venue now`, undefined, hop.field);
+  });
 }
 
 /** A Mento hop with what it swaps: its input (the previous hop's quoted output) and what its adapter quotes it pays. */

@@ -65,15 +65,29 @@ export type IndexDraft = {
   states: Map<string, unknown>;
   /** How far each factory's discovery got (by lower-case address; see `PoolKind.discover`). */
   progress: Map<string, bigint>;
-  /** The factory at an address, when the service finds pools from it. */
+  /**
+   * The factories (lower-case addresses) whose pools a log says changed in a way only a read can tell (a Mento exchange
+   * created): the index asks their kind's `discover` again at the draft's head, before the block's state is read.
+   */
+  rediscover: Set<string>;
+  /** The factory at an address, or whose pools an address announces (`logSources`), when the service finds pools from it. */
   factory(address: Address): FactorySource | undefined;
 };
+
+/** One call's answer in a batch that lets each call fail on its own (a multicall with `allowFailure`). */
+export type CallAnswer = { status: 'success'; result: unknown } | { status: 'failure'; error: Error };
+
+/** Why a pool's state could not be read at a block (a destroyed exchange, a removed feed, a paused pool): it is not routed. */
+export type Unreadable = { unreadable: string };
 
 /** A kind's reads of its pools' states at each block: the contract calls, and the states from their answers. */
 export type EveryBlockRead<State> = {
   calls(pools: readonly IndexedPool[]): readonly unknown[];
-  /** The pools' states (by lower-case address) from the answers to `calls`, in its order, as of `head`. */
-  states(pools: readonly IndexedPool[], answers: readonly unknown[], head: Head): Map<string, State>;
+  /**
+   * The pools' states (by lower-case address) from the answers to `calls`, in its order, as of `head`; a pool one of
+   * whose calls failed is `Unreadable`, with the call that failed, and every other pool is read as usual.
+   */
+  states(pools: readonly IndexedPool[], answers: readonly CallAnswer[], head: Head): Map<string, State | Unreadable>;
 };
 
 /** A pool's token amounts' ratio as a fraction (token out per token in, raw units). */
@@ -120,6 +134,11 @@ export interface PoolKind<State = any> {
 
   /** The events of its factories and pools that each block's one log request carries. */
   readonly events: readonly AbiEvent[];
+  /**
+   * The addresses whose logs announce a factory's pools, when not only the factory's own (a Mento Broker's exchanges
+   * are created and destroyed by its exchange providers): the index gives their logs to this kind with that factory.
+   */
+  logSources?(factory: FactorySource): readonly Address[];
   /**
    * A factory's pools at `head`: those `known` already lists, and those found since its `progress` (a number only this
    * kind reads: how many pools a factory that numbers them had, or the last block whose creation logs were read).

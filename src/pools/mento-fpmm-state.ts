@@ -5,8 +5,9 @@
  * median, its time and expiry, the trading mode), every pool in one call a block.
  */
 import { type Address, type PublicClient, getAddress } from 'viem';
-import { multicall } from 'viem/actions';
 import { mentoBreakerBoxAbi, mentoFpmmAbi, mentoFpmmFactoryAbi, mentoOracleAdapterAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { readAll, readEach, resultsOrWhy } from './batch-read.ts';
+import type { CallAnswer, Unreadable } from './kind.ts';
 import type { FpmmLimit, FpmmState } from './mento-fpmm-math.ts';
 
 /** A pool as its factory lists it, with what never changes for it. */
@@ -26,13 +27,6 @@ export type FpmmPool = {
   lpFee: bigint;
   protocolFee: bigint;
 };
-
-async function readAll(client: PublicClient, contracts: readonly unknown[], at: bigint | 'latest'): Promise<unknown[]> {
-  if (contracts.length === 0) return [];
-  const block = at === 'latest' ? { blockTag: 'latest' as const } : { blockNumber: at };
-  // One eth_call however many calls (viem would split past 1 kB of calldata).
-  return multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, batchSize: 0, ...block });
-}
 
 /** The factory's pools at a block, in three calls: the list, each pool's immutables, each adapter's oracle and breaker box. */
 export async function discoverFpmmPools(client: PublicClient, factory: Address, blockNumber: bigint | 'latest'): Promise<FpmmPool[]> {
@@ -104,10 +98,10 @@ const limitOf = ([config, state]: LimitRead): FpmmLimit | undefined =>
         netflow1: state.netflow1,
       };
 
-/** Every pool's state at a block (or the latest), in one call. */
-export async function readFpmmStates(client: PublicClient, pools: readonly FpmmPool[], at: bigint | 'latest'): Promise<FpmmState[]> {
+/** Every pool's state at a block (or the latest), in one call; a pool one of whose views reverts is `Unreadable`, alone. */
+export async function readFpmmStates(client: PublicClient, pools: readonly FpmmPool[], at: bigint | 'latest'): Promise<(FpmmState | Unreadable)[]> {
   if (pools.length === 0) return [];
-  return fpmmStatesFrom(pools, await readAll(client, fpmmStateCalls(pools), at));
+  return fpmmStatesFrom(pools, await readEach(client, fpmmStateCalls(pools), at));
 }
 
 /** The calls that read one pool's state: the same list, in the same order, that `fpmmStatesFrom` reads back. */
@@ -131,38 +125,41 @@ function stateCalls(pool: FpmmPool): unknown[] {
 /** The calls that read these pools' states, for a multicall of its own or one shared with other kinds. */
 export const fpmmStateCalls = (pools: readonly FpmmPool[]): unknown[] => pools.flatMap(stateCalls);
 
-/** The pools' states from the answers to `fpmmStateCalls`, in its order. */
-export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly unknown[]): FpmmState[] {
-  // Every pool is read by the same number of calls.
-  const width = answers.length / Math.max(pools.length, 1);
+/** The pools' states from the answers to `fpmmStateCalls`, in its order; a pool whose read failed says which call. */
+export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly CallAnswer[]): (FpmmState | Unreadable)[] {
   return pools.map((pool, i) => {
-    const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] =
-      answers.slice(i * width, (i + 1) * width) as [
-        readonly [bigint, bigint, bigint],
-        bigint,
-        bigint,
-        LimitRead,
-        LimitRead,
-        readonly [bigint, bigint],
-        bigint,
-        bigint,
-        number,
-      ];
-    return {
-      decimals0: pool.decimals0,
-      decimals1: pool.decimals1,
-      reserve0,
-      reserve1,
-      lpFee,
-      protocolFee,
-      rateNumerator,
-      rateDenominator,
-      medianTimestamp,
-      reportExpiry,
-      tradingMode: Number(tradingMode),
-      invertRateFeed: pool.invertRateFeed,
-      limit0: limitOf(limit0),
-      limit1: limitOf(limit1),
-    };
+    const calls = stateCalls(pool);
+    const results = resultsOrWhy(calls, answers.slice(i * calls.length, (i + 1) * calls.length));
+    return 'unreadable' in results ? results : stateFrom(pool, results);
   });
+}
+
+function stateFrom(pool: FpmmPool, answers: readonly unknown[]): FpmmState {
+  const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] = answers as [
+    readonly [bigint, bigint, bigint],
+    bigint,
+    bigint,
+    LimitRead,
+    LimitRead,
+    readonly [bigint, bigint],
+    bigint,
+    bigint,
+    number,
+  ];
+  return {
+    decimals0: pool.decimals0,
+    decimals1: pool.decimals1,
+    reserve0,
+    reserve1,
+    lpFee,
+    protocolFee,
+    rateNumerator,
+    rateDenominator,
+    medianTimestamp,
+    reportExpiry,
+    tradingMode: Number(tradingMode),
+    invertRateFeed: pool.invertRateFeed,
+    limit0: limitOf(limit0),
+    limit1: limitOf(limit1),
+  };
 }

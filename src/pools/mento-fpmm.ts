@@ -11,7 +11,8 @@ import { type Address, type Hex, getAddress, size, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
 import { PairMentoFPMM } from '../contracts/solidity-code.ts';
 import { fromCacheJson, toCacheJson } from './cache-json.ts';
-import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
+import { mentoFpmmFactoryAbi } from '../contracts/abi.ts';
+import type { CachedPool, FactorySource, IndexedPool, PoolKind, Unreadable } from './kind.ts';
 import { type FpmmState, fpmmRate, fpmmSwap } from './mento-fpmm-math.ts';
 import { type FpmmPool, discoverFpmmPools, fpmmStateCalls, fpmmStatesFrom, readFpmmStates } from './mento-fpmm-state.ts';
 
@@ -51,25 +52,41 @@ export const mentoFpmm: PoolKind<FpmmIndexState> = {
   extras: (_adapter, pool): Hex => fpmmOf(pool).pool.toLowerCase() as Hex,
 
   // Nothing a pool logs says all that moves it (the clock, the oracle, the breaker): it is read every block instead.
-  events: [],
+  // Its factory logs each pool it deploys.
+  events: mentoFpmmFactoryAbi.filter((item) => item.type === 'event'),
   async discover(client, factory, _known, head) {
     const pools = await discoverFpmmPools(client, factory.address, head.number);
     return { pools: pools.map((pool) => poolOf(factory, pool)), progress: head.number };
   },
   progressAfter: (progress) => progress,
-  /** A state read at a past block is priced as of that block, as its views answer there (`doctor` compares them). */
+  /**
+   * A state read at a past block is priced as of that block, as its views answer there (`doctor` compares them); a
+   * pool whose views revert there throws, saying which.
+   */
   async readState(client, pool, blockNumber) {
     const [block, [state]] = await Promise.all([getBlock(client, { blockNumber }), readFpmmStates(client, [fpmmOf(pool)], blockNumber)]);
+    if (state && 'unreadable' in state) throw new Error(`Mento v3 pool ${pool.address}: ${state.unreadable}`);
     return state && { pool: state, landsAt: block.timestamp };
   },
   readEveryBlock: {
     calls: (pools) => fpmmStateCalls(pools.map(fpmmOf)),
     states(pools, answers, head) {
       const states = fpmmStatesFrom(pools.map(fpmmOf), answers);
-      return new Map(pools.map((pool, i) => [pool.address.toLowerCase(), { pool: states[i] as FpmmState, landsAt: landingAfter(head.timestamp) }]));
+      return new Map(
+        pools.map((pool, i) => {
+          const state = states[i] as FpmmState | Unreadable;
+          return [pool.address.toLowerCase(), 'unreadable' in state ? state : { pool: state, landsAt: landingAfter(head.timestamp) }];
+        }),
+      );
     },
   },
-  follow: () => false,
+  follow(log, draft) {
+    const factory = draft.factory(log.address);
+    if (factory?.kind !== 'mento-fpmm' || log.eventName !== 'FPMMDeployed') return false;
+    // A new pool's immutables and oracle adapter are read by discovery, in the same block.
+    draft.rediscover.add(factory.address.toLowerCase());
+    return true;
+  },
   needsRead: () => false,
   toCache: (pool, state): CachedPool => ({
     kind: 'mento-fpmm',

@@ -7,8 +7,9 @@
  * every exchange in one call.
  */
 import { type Address, type Hex, type PublicClient, erc20Abi, getAddress, isAddressEqual, keccak256, pad, toHex, zeroAddress } from 'viem';
-import { multicall } from 'viem/actions';
 import { mentoBreakerBoxAbi, mentoBrokerAbi, mentoExchangeProviderAbi, mentoReserveAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { readAll, readEach, resultsOrWhy } from './batch-read.ts';
+import type { CallAnswer, Unreadable } from './kind.ts';
 import type { MentoExchangeState, MentoPricing, TradingLimit } from './mento-math.ts';
 
 /** An exchange as found through its Broker, with what never changes for it. */
@@ -44,14 +45,6 @@ export function tradingLimitId(exchangeId: Hex, token: Address): Hex {
   return pad(toHex(BigInt(exchangeId) ^ BigInt(token)), { size: 32 });
 }
 
-/** One multicall at a block (or the latest), each failure thrown (a reverting view here is not an answer to use). */
-async function readAll<T>(client: PublicClient, contracts: readonly unknown[], at: bigint | 'latest'): Promise<T[]> {
-  const block = at === 'latest' ? { blockTag: 'latest' as const } : { blockNumber: at };
-  // One eth_call however many calls (viem would split past 1 kB of calldata): one request per block.
-  const results = await multicall(client, { contracts: contracts as never, deployless: true, allowFailure: false, batchSize: 0, ...block });
-  return results as T[];
-}
-
 /**
  * Every exchange of the Broker's providers among `allowed` (a Broker also serves providers of other kinds, such as
  * GoodDollar's) at a block, in four calls: the providers and the Reserve; each provider's exchanges, oracle, breaker
@@ -64,16 +57,19 @@ export async function discoverMentoExchanges(
   allowed: readonly Address[],
   at: bigint | 'latest',
 ): Promise<MentoExchange[]> {
-  const [listedProviders, reserve] = (await readAll<unknown>(
+  const [listed, reserveAnswer] = await readEach(
     client,
     [
       { address: broker, abi: mentoBrokerAbi, functionName: 'getExchangeProviders' },
       { address: broker, abi: mentoBrokerAbi, functionName: 'reserve' },
     ],
     at,
-  )) as [Address[], Address];
+  );
+  if (listed?.status !== 'success') throw listed?.error ?? new Error(`Broker ${broker} did not list its exchange providers`);
+  const listedProviders = listed.result as Address[];
   const providers = listedProviders.filter((provider) => allowed.some((known) => isAddressEqual(known, provider)));
-  const providerReads = await readAll<unknown>(
+  const reserves = await reservesOf(client, broker, providers, reserveAnswer, at);
+  const providerReads = await readAll(
     client,
     providers.flatMap((provider) => {
       const at = { address: provider, abi: mentoExchangeProviderAbi } as const;
@@ -87,7 +83,7 @@ export async function discoverMentoExchanges(
     }),
     at,
   );
-  const listed = providers.flatMap((provider, i) => {
+  const exchangesListed = providers.flatMap((provider, i) => {
     const [exchanges, sortedOracles, breakerBox, constantProduct, constantSum] = providerReads.slice(i * 5, i * 5 + 5) as [
       { exchangeId: Hex; assets: readonly Address[] }[],
       Address,
@@ -95,18 +91,26 @@ export async function discoverMentoExchanges(
       Address,
       Address,
     ];
-    return exchanges.map((exchange) => ({ provider, exchangeId: exchange.exchangeId, sortedOracles, breakerBox, modules: { constantProduct, constantSum } }));
+    const reserve = reserves[i] as Address;
+    return exchanges.map((exchange) => ({
+      provider,
+      exchangeId: exchange.exchangeId,
+      sortedOracles,
+      breakerBox,
+      reserve,
+      modules: { constantProduct, constantSum },
+    }));
   });
   const perExchange = 7;
-  const exchangeReads = await readAll<unknown>(
+  const exchangeReads = await readAll(
     client,
-    listed.flatMap(({ provider, exchangeId }) => [{ address: provider, abi: mentoExchangeProviderAbi, functionName: 'getPoolExchange', args: [exchangeId] }]),
+    exchangesListed.flatMap(({ provider, exchangeId }) => [{ address: provider, abi: mentoExchangeProviderAbi, functionName: 'getPoolExchange', args: [exchangeId] }]),
     at,
   );
   const configs = exchangeReads as { asset0: Address; asset1: Address; pricingModule: Address; config: { spread: bigint; referenceRateFeedID: Address } }[];
-  const tokenReads = await readAll<unknown>(
+  const tokenReads = await readAll(
     client,
-    listed.flatMap(({ provider }, i) => {
+    exchangesListed.flatMap(({ provider, reserve }, i) => {
       const { asset0, asset1 } = configs[i] as (typeof configs)[number];
       return [
         { address: provider, abi: mentoExchangeProviderAbi, functionName: 'tokenPrecisionMultipliers', args: [asset0] },
@@ -121,7 +125,7 @@ export async function discoverMentoExchanges(
     at,
   );
   const found: MentoExchange[] = [];
-  for (const [i, entry] of listed.entries()) {
+  for (const [i, entry] of exchangesListed.entries()) {
     const config = configs[i] as (typeof configs)[number];
     const [multiplier0, multiplier1, decimals0, decimals1, collateral0, collateral1] = tokenReads.slice(i * perExchange, i * perExchange + perExchange) as [
       bigint,
@@ -148,7 +152,7 @@ export async function discoverMentoExchanges(
       rateFeed: getAddress(config.config.referenceRateFeedID),
       sortedOracles: getAddress(entry.sortedOracles),
       breakerBox: getAddress(entry.breakerBox),
-      reserve: getAddress(reserve),
+      reserve: getAddress(entry.reserve),
       decimals0: Number(decimals0),
       decimals1: Number(decimals1),
       multiplier0,
@@ -159,6 +163,22 @@ export async function discoverMentoExchanges(
     });
   }
   return found;
+}
+
+/**
+ * The Reserve each provider's exchanges pay from: the Broker's one `reserve()` (the v2.2 line Celo runs), or, where it
+ * has none (the v2.6 line), each provider's `exchangeReserve`.
+ */
+async function reservesOf(
+  client: PublicClient,
+  broker: Address,
+  providers: readonly Address[],
+  reserveAnswer: CallAnswer | undefined,
+  at: bigint | 'latest',
+): Promise<Address[]> {
+  if (reserveAnswer?.status === 'success') return providers.map(() => reserveAnswer.result as Address);
+  const perProvider = providers.map((provider) => ({ address: broker, abi: mentoBrokerAbi, functionName: 'exchangeReserve', args: [provider] }));
+  return (await readAll(client, perProvider, at)) as Address[];
 }
 
 type PoolExchangeRead = {
@@ -265,18 +285,27 @@ function stateFrom(exchange: MentoExchange, answers: readonly unknown[]): MentoE
   };
 }
 
-/** Every exchange's state at a block (or the latest), in one call. */
-export async function readMentoStates(client: PublicClient, exchanges: readonly MentoExchange[], at: bigint | 'latest'): Promise<MentoExchangeState[]> {
+/**
+ * Every exchange's state at a block (or the latest), in one call; an exchange one of whose views reverts (destroyed
+ * since it was found: `getPoolExchange` reverts; its feed removed from the BreakerBox) is `Unreadable`, alone.
+ */
+export async function readMentoStates(
+  client: PublicClient,
+  exchanges: readonly MentoExchange[],
+  at: bigint | 'latest',
+): Promise<(MentoExchangeState | Unreadable)[]> {
   if (exchanges.length === 0) return [];
-  return mentoStatesFrom(exchanges, await readAll<unknown>(client, mentoStateCalls(exchanges), at));
+  return mentoStatesFrom(exchanges, await readEach(client, mentoStateCalls(exchanges), at));
 }
 
 /** The calls that read these exchanges' states, for a multicall of its own or one shared with other kinds. */
 export const mentoStateCalls = (exchanges: readonly MentoExchange[]): unknown[] => exchanges.flatMap(stateCalls);
 
-/** The exchanges' states from the answers to `mentoStateCalls`, in its order. */
-export function mentoStatesFrom(exchanges: readonly MentoExchange[], answers: readonly unknown[]): MentoExchangeState[] {
-  // Every exchange is read by the same number of calls.
-  const width = answers.length / Math.max(exchanges.length, 1);
-  return exchanges.map((exchange, i) => stateFrom(exchange, answers.slice(i * width, (i + 1) * width)));
+/** The exchanges' states from the answers to `mentoStateCalls`, in its order; an exchange whose read failed says which call. */
+export function mentoStatesFrom(exchanges: readonly MentoExchange[], answers: readonly CallAnswer[]): (MentoExchangeState | Unreadable)[] {
+  return exchanges.map((exchange, i) => {
+    const calls = stateCalls(exchange);
+    const results = resultsOrWhy(calls, answers.slice(i * calls.length, (i + 1) * calls.length));
+    return 'unreadable' in results ? results : stateFrom(exchange, results);
+  });
 }

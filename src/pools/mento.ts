@@ -10,7 +10,8 @@
  */
 import { type Address, type Hex, concatHex, getAddress, keccak256, size, sliceHex, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
-import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
+import { mentoExchangeProviderAbi } from '../contracts/abi.ts';
+import type { CachedPool, FactorySource, IndexedPool, PoolKind, Unreadable } from './kind.ts';
 import { fromCacheJson, toCacheJson } from './cache-json.ts';
 import { FIXED1, type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
 import { type MentoExchange, discoverMentoExchanges, mentoStateCalls, mentoStatesFrom, readMentoStates } from './mento-state.ts';
@@ -67,16 +68,21 @@ export const mentoV2: PoolKind<MentoState> = {
     return concatHex([exchange.broker, exchange.provider, exchange.exchangeId]).toLowerCase() as Hex;
   },
 
-  // Nothing an exchange logs says all that moves it: it is read every block instead.
-  events: [],
+  // Nothing an exchange logs says all that moves it: it is read every block instead. Its provider logs its creation
+  // and destruction, which change which exchanges there are.
+  events: mentoExchangeProviderAbi.filter((item) => item.type === 'event'),
   async discover(client, factory, _known, head) {
     const exchanges = await discoverMentoExchanges(client, factory.address, providersOf(factory), head.number);
     return { pools: exchanges.map((exchange) => poolOf(factory, exchange)), progress: head.number };
   },
   progressAfter: (progress) => progress,
-  /** A state read at a past block is priced as of that block, as its views answer there (`doctor` compares them). */
+  /**
+   * A state read at a past block is priced as of that block, as its views answer there (`doctor` compares them); an
+   * exchange whose views revert there throws, saying which.
+   */
   async readState(client, pool, blockNumber) {
     const [block, [state]] = await Promise.all([getBlock(client, { blockNumber }), readMentoStates(client, [exchangeOf(pool)], blockNumber)]);
+    if (state && 'unreadable' in state) throw new Error(`Mento exchange ${exchangeOf(pool).exchangeId}: ${state.unreadable}`);
     return state && { exchange: state, landsAt: block.timestamp };
   },
   readEveryBlock: {
@@ -84,11 +90,33 @@ export const mentoV2: PoolKind<MentoState> = {
     states(pools, answers, head) {
       const states = mentoStatesFrom(pools.map(exchangeOf), answers);
       return new Map(
-        pools.map((pool, i) => [pool.address.toLowerCase(), { exchange: states[i] as MentoExchangeState, landsAt: landingAfter(head.timestamp) }]),
+        pools.map((pool, i) => {
+          const state = states[i] as MentoExchangeState | Unreadable;
+          return [pool.address.toLowerCase(), 'unreadable' in state ? state : { exchange: state, landsAt: landingAfter(head.timestamp) }];
+        }),
       );
     },
   },
-  follow: () => false,
+  // An exchange's provider (a BiPoolManager) announces what it creates and destroys, not the Broker.
+  logSources: (factory) => providersOf(factory),
+  follow(log, draft) {
+    const factory = draft.factory(log.address);
+    if (factory?.kind !== 'mento-v2') return false;
+    const { exchangeId } = log.args as { exchangeId?: Hex };
+    if (log.eventName === 'ExchangeDestroyed' && exchangeId) {
+      // Gone at once: never quoted at its last state, even before the Broker's lists are read again.
+      const gone = mentoExchangeKey(getAddress(log.address), exchangeId).toLowerCase();
+      draft.pools.delete(gone);
+      draft.states.delete(gone);
+      return true;
+    }
+    if (log.eventName === 'ExchangeCreated') {
+      // What never changes for it (decimals, collateral, pricing) is read by discovery, in the same block.
+      draft.rediscover.add(factory.address.toLowerCase());
+      return true;
+    }
+    return false;
+  },
   needsRead: () => false,
   toCache: (pool, state): CachedPool => ({
     kind: 'mento-v2',

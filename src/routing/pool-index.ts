@@ -11,8 +11,9 @@
  * missed.
  */
 import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
-import { multicall } from 'viem/actions';
 import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
+import { isContractRevert, reasonOf } from '../contracts/revert.ts';
+import { readEach } from '../pools/batch-read.ts';
 import type { DecodedLog, EveryBlockRead, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter } from '../pools/kind.ts';
 import { poolKindEvents, poolKinds } from '../pools/registry.ts';
 import { readIndexCache, writeIndexCache } from './index-cache.ts';
@@ -27,6 +28,12 @@ export type PoolsAtBlock = {
   progress: ReadonlyMap<string, bigint>;
   /** The last block in which the router's fee settings changed, as far as this index has seen. */
   feesChangedAt: bigint;
+  /**
+   * The pools (by lower-case address) whose state could not be read at this block, and why (a destroyed exchange, a
+   * feed removed from its BreakerBox, a pool whose views revert): they have no state here, so nothing routes through
+   * them, and every other pool is read as usual.
+   */
+  unroutable: ReadonlyMap<string, string>;
 };
 
 export type PoolIndexOptions = {
@@ -65,6 +72,8 @@ export class PoolIndex {
   readonly #client: PublicClient;
   readonly #options: PoolIndexOptions;
   readonly #factories: ReadonlyMap<string, FactorySource>;
+  /** The factory of each address whose logs announce pools: the factories, and what their kinds name (`logSources`). */
+  readonly #announcers: ReadonlyMap<string, FactorySource>;
   #state: PoolsAtBlock | undefined;
   #checkedAt = 0;
   #refreshing: Promise<PoolsAtBlock> | undefined;
@@ -75,6 +84,9 @@ export class PoolIndex {
     this.#client = client;
     this.#options = options;
     this.#factories = new Map(options.factories.map((factory) => [key(factory.address), factory]));
+    this.#announcers = new Map(
+      options.factories.flatMap((factory) => [factory.address, ...(poolKinds[factory.kind].logSources?.(factory) ?? [])].map((at) => [key(at), factory] as const)),
+    );
   }
 
   /** The pools at the latest block (or at the last one read within `headMaxAgeMs`). Concurrent calls share one read. */
@@ -120,7 +132,63 @@ export class PoolIndex {
       head.number === known.head.number + 1n
         ? await this.#client.getLogs({ blockHash: head.hash, events: watchedEvents })
         : await this.#logsBetween(known.head.number + 1n, head.number);
-    return this.#readEveryBlock(await this.#recentered(this.#apply(known, head, logs)));
+    const { state, rediscover } = this.#apply(known, head, logs);
+    return this.#readEveryBlock(await this.#recentered(await this.#rediscovered(state, rediscover)));
+  }
+
+  /**
+   * The state with the pools of each factory a log asked to be read again (a Mento exchange created, a Mento v3 pool
+   * deployed) as its kind's discovery finds them at the head: new ones added, ones no longer listed dropped. Only in
+   * the blocks with such a log; the new pools' states are read with the block's others.
+   */
+  async #rediscovered(state: PoolsAtBlock, factories: ReadonlySet<string>): Promise<PoolsAtBlock> {
+    if (factories.size === 0) return state;
+    const pools = new Map(state.pools);
+    const states = new Map(state.states);
+    const progress = new Map(state.progress);
+    const unroutable = new Map(state.unroutable);
+    for (const factoryKey of factories) {
+      const factory = this.#factories.get(factoryKey);
+      if (!factory) continue;
+      const ofFactory = [...pools.values()].filter((pool) => key(pool.factory) === factoryKey);
+      const found = await poolKinds[factory.kind].discover(this.#client, factory, { pools: ofFactory, progress: progress.get(factoryKey) }, state.head);
+      progress.set(factoryKey, found.progress);
+      const listed = new Set(found.pools.map((pool) => key(pool.address)));
+      for (const pool of ofFactory) {
+        if (listed.has(key(pool.address))) continue;
+        pools.delete(key(pool.address));
+        states.delete(key(pool.address));
+        unroutable.delete(key(pool.address));
+      }
+      for (const pool of found.pools) {
+        if (pools.has(key(pool.address))) continue;
+        pools.set(key(pool.address), this.#routed(pool));
+        if (!pool.kind.readEveryBlock) await this.#readInto(pool, state.head.number, states, unroutable);
+      }
+    }
+    return { ...state, pools, states, progress, unroutable };
+  }
+
+  /**
+   * One pool's state read into `states`; a pool whose views revert is left out with the reason, one with no code
+   * (announced in blocks a reorg dropped) is dropped from `pools` when given. A node that does not answer throws.
+   */
+  async #readInto(pool: IndexedPool, blockNumber: bigint, states: Map<string, unknown>, unroutable: Map<string, string>, pools?: Map<string, IndexedPool>) {
+    const poolKey = key(pool.address);
+    try {
+      const read = await pool.kind.readState(this.#client, pool, blockNumber);
+      if (read === undefined) {
+        pools?.delete(poolKey);
+        states.delete(poolKey);
+        return;
+      }
+      states.set(poolKey, read);
+      unroutable.delete(poolKey);
+    } catch (error) {
+      if (!isContractRevert(error)) throw error;
+      states.delete(poolKey);
+      unroutable.set(poolKey, `${pool.kind.name} pool ${pool.address}: its state reverts: ${reasonOf(error)}`);
+    }
   }
 
   /**
@@ -133,20 +201,28 @@ export class PoolIndex {
       if (pool.kind.readEveryBlock) byKind.set(pool.kind.readEveryBlock, [...(byKind.get(pool.kind.readEveryBlock) ?? []), pool]);
     if (byKind.size === 0) return state;
     const reads = [...byKind].map(([read, pools]) => ({ read, pools, calls: read.calls(pools) }));
-    const answers: readonly unknown[] = await multicall(this.#client, {
-      contracts: reads.flatMap((entry) => entry.calls) as never,
-      deployless: true,
-      allowFailure: false,
-      batchSize: 0,
-      blockNumber: state.head.number,
-    });
+    // Each call answers on its own: one pool's reverting view leaves that pool unroutable, never the block unread.
+    const answers = await readEach(
+      this.#client,
+      reads.flatMap((entry) => entry.calls),
+      state.head.number,
+    );
     const states = new Map(state.states);
+    const unroutable = new Map(state.unroutable);
     let offset = 0;
     for (const { read, pools, calls } of reads) {
-      for (const [poolKey, poolState] of read.states(pools, answers.slice(offset, offset + calls.length), state.head)) states.set(poolKey, poolState);
+      for (const [poolKey, poolState] of read.states(pools, answers.slice(offset, offset + calls.length), state.head)) {
+        if (typeof poolState === 'object' && poolState !== null && 'unreadable' in poolState) {
+          states.delete(poolKey);
+          unroutable.set(poolKey, (poolState as { unreadable: string }).unreadable);
+        } else {
+          states.set(poolKey, poolState);
+          unroutable.delete(poolKey);
+        }
+      }
       offset += calls.length;
     }
-    return { ...state, states };
+    return { ...state, states, unroutable };
   }
 
   /** The state with every pool whose kind says its followed state is not enough (a V3 pool near its ticks' edge) read again. */
@@ -157,13 +233,9 @@ export class PoolIndex {
     });
     if (stale.length === 0) return state;
     const states = new Map(state.states);
-    await Promise.all(
-      stale.map(async (pool) => {
-        const read = await pool.kind.readState(this.#client, pool, state.head.number);
-        if (read !== undefined) states.set(key(pool.address), read);
-      }),
-    );
-    return { ...state, states };
+    const unroutable = new Map(state.unroutable);
+    await Promise.all(stale.map((pool) => this.#readInto(pool, state.head.number, states, unroutable)));
+    return { ...state, states, unroutable };
   }
 
   async #logsBetween(from: bigint, to: bigint): Promise<Log[]> {
@@ -176,12 +248,14 @@ export class PoolIndex {
     return logs;
   }
 
-  #apply(known: PoolsAtBlock, head: Head, logs: readonly Log[]): PoolsAtBlock {
+  /** The state the logs leave, and the factories whose pools only a read can tell (see `IndexDraft.rediscover`). */
+  #apply(known: PoolsAtBlock, head: Head, logs: readonly Log[]): { state: PoolsAtBlock; rediscover: ReadonlySet<string> } {
     const draft: IndexDraft = {
       pools: new Map(known.pools),
       states: new Map(known.states),
       progress: new Map(known.progress),
-      factory: (address) => this.#factories.get(key(address)),
+      rediscover: new Set(),
+      factory: (address) => this.#announcers.get(key(address)),
     };
     let feesChangedAt = known.feesChangedAt;
     const router = this.#options.router;
@@ -205,7 +279,7 @@ export class PoolIndex {
         continue;
       }
       // A pool's own kind, or its factory's, takes the log.
-      const factory = this.#factories.get(key(log.address));
+      const factory = this.#announcers.get(key(log.address));
       const kind = draft.pools.get(key(log.address))?.kind ?? (factory && poolKinds[factory.kind]);
       kind?.follow(log as unknown as DecodedLog, draft);
     }
@@ -215,7 +289,8 @@ export class PoolIndex {
       if (progress !== undefined) draft.progress.set(key(factory.address), progress);
     }
     if (partnerSwaps.length > 0) this.#options.onPartnerSwaps?.(partnerSwaps, head);
-    return { head, pools: draft.pools, states: draft.states, progress: draft.progress, feesChangedAt };
+    const unroutable = new Map([...known.unroutable].filter(([poolKey]) => draft.pools.has(poolKey)));
+    return { state: { head, pools: draft.pools, states: draft.states, progress: draft.progress, feesChangedAt, unroutable }, rediscover: draft.rediscover };
   }
 
   /** A pool with the adapter it is routed through (its factory's, or an override's). */
@@ -248,16 +323,11 @@ export class PoolIndex {
       }),
     );
     const states = new Map<string, unknown>();
+    const unroutable = new Map<string, string>();
     await Promise.all(
-      [...pools.values()]
-        .filter((pool) => !pool.kind.readEveryBlock)
-        .map(async (pool) => {
-          const state = await pool.kind.readState(this.#client, pool, head.number);
-          if (state === undefined) pools.delete(key(pool.address));
-          else states.set(key(pool.address), state);
-        }),
+      [...pools.values()].filter((pool) => !pool.kind.readEveryBlock).map((pool) => this.#readInto(pool, head.number, states, unroutable, pools)),
     );
-    return this.#readEveryBlock({ head, pools, states, progress, feesChangedAt: head.number });
+    return this.#readEveryBlock({ head, pools, states, progress, feesChangedAt: head.number, unroutable });
   }
 
   /** The cached index, when its block is still the chain's (else a reorg passed it: nothing is taken from it). */
@@ -277,7 +347,7 @@ export class PoolIndex {
       pools.set(key(pool.address), this.#routed(pool));
       states.set(key(pool.address), state);
     }
-    return { head: cached.head, pools, states, progress: cached.progress, feesChangedAt: cached.head.number };
+    return { head: cached.head, pools, states, progress: cached.progress, feesChangedAt: cached.head.number, unroutable: new Map() };
   }
 
   #maybeSaveCache(state: PoolsAtBlock) {

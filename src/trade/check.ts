@@ -27,7 +27,7 @@ import {
 } from '../guard/guards.ts';
 import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
-import { type MentoHopFacts, type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates } from '../guard/mento-hop.ts';
+import { type MentoHopFacts, type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates, readableHopStates } from '../guard/mento-hop.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Spending } from '../ledger/trades.ts';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
@@ -137,14 +137,11 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
     ctx.signal,
   );
   if (steady.status === 'rejected') throw steady.reason;
-  // A Mento hop that takes no swap now (a v3 pool while the FX market is closed) says so, before its quote's revert.
-  if (mentoRead.status === 'fulfilled' && mentoRead.value && preflighted.status === 'fulfilled') {
-    checkMentoHopsOpen(
-      mentoHops.map(({ hop, index }) => ({ ...(hop.mento as MentoHopFacts), field: `details.pairs[${index}]` })),
-      mentoRead.value,
-      preflighted.value.block.timestamp,
-    );
-  }
+  // A Mento hop that is no venue now (destroyed, its views reverting) or takes no swap now (a v3 pool while the FX
+  // market is closed) says so, before its quote's revert.
+  const mentoFields = mentoHops.map(({ hop, index }) => ({ ...(hop.mento as MentoHopFacts), field: `details.pairs[${index}]` }));
+  const mentoStatesRead = mentoRead.status === 'fulfilled' && mentoRead.value ? readableHopStates(mentoFields, mentoRead.value) : undefined;
+  if (mentoStatesRead && preflighted.status === 'fulfilled') checkMentoHopsOpen(mentoFields, mentoStatesRead, preflighted.value.block.timestamp);
   if (referenced.status === 'rejected') throw referenced.reason;
   if (preflighted.status === 'rejected') throw preflighted.reason;
   if (mentoRead.status === 'rejected') throw mentoRead.reason;
@@ -152,7 +149,7 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
   const reads = preflighted.value;
   //    A hop through Mento, first: the Broker would take it now (its breaker, its trading limits, the Reserve), and it
   //    pays within the tolerance of its rate feed's median less its spread (guard/mento-hop.ts).
-  if (mentoRead.value && reference?.hopOuts) {
+  if (mentoStatesRead && reference?.hopOuts) {
     const hopOuts = reference.hopOuts;
     const trades = mentoHops.map(({ hop, index }) => ({
       ...(hop.mento as MentoHopFacts),
@@ -161,7 +158,7 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
       quotedOut: hopOuts[index] as bigint,
       field: `details.pairs[${index}]`,
     }));
-    checkMentoHops(trades, mentoRead.value, reads.block.timestamp, ctx.priceToleranceBps);
+    checkMentoHops(trades, mentoStatesRead, reads.block.timestamp, ctx.priceToleranceBps);
   }
   if (reference && proposal.kind !== 'claim') {
     if (reference.oracleOut !== undefined) checkMarket(reference.amountOut, reference.oracleOut, ctx.priceToleranceBps);
@@ -199,7 +196,7 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
   // 12. Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades
   //     and gets at least our minimum, and nobody else gains but pools of known factories making one swap each,
   //     listed venues and our partner within its fee. Then the hops through unlisted adapters are those pools.
-  const swaps = await abortable(accountForFlows(ctx, trade, proposal, call, reads, withFeesRead(verified, mentoRead.value)), ctx.signal);
+  const swaps = await abortable(accountForFlows(ctx, trade, proposal, call, reads, withFeesRead(verified, mentoStatesRead)), ctx.signal);
   if (proposal.kind === 'swap' && reference?.hopOuts) {
     const delivered = deliveredToRouter(reads, call.target, trade.tokenOut);
     if (delivered !== undefined) checkDelivered(reference.hopOuts, delivered, swaps);

@@ -30,7 +30,9 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
   /** The exchanges' states and the chain's time at the latest block. */
   async function latest(found: readonly MentoExchange[]): Promise<{ states: MentoExchangeState[]; now: bigint; blockNumber: bigint }> {
     const block = await fork.publicClient.getBlock({ blockTag: 'latest' });
-    return { states: await readMentoStates(fork.publicClient, found, block.number), now: block.timestamp, blockNumber: block.number };
+    const states = await readMentoStates(fork.publicClient, found, block.number);
+    for (const state of states) if ('unreadable' in state) throw new Error(state.unreadable);
+    return { states: states as MentoExchangeState[], now: block.timestamp, blockNumber: block.number };
   }
 
   const named = (found: readonly MentoExchange[], asset0: string, asset1: string) => {

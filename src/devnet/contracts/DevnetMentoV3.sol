@@ -238,13 +238,15 @@ contract DevnetFPMM {
     }
 }
 
-/// Mento v3's FPMMFactory in the part routers read: the pools it deployed.
+/// Mento v3's FPMMFactory in the part routers read: the pools it deployed, each announced by the deployed factory's
+/// four-field `FPMMDeployed`. The real factory deploys a proxy in front of an implementation; ours deploys the pool
+/// itself, so both fields name it.
 contract DevnetFPMMFactory {
     address public immutable owner;
     address public immutable oracleAdapter;
     address[] private _pools;
 
-    event FPMMDeployed(address indexed token0, address indexed token1, address fpmm);
+    event FPMMDeployed(address indexed token0, address indexed token1, address fpmmProxy, address fpmmImplementation);
 
     constructor(address oracleAdapter_) {
         owner = msg.sender;
@@ -255,7 +257,7 @@ contract DevnetFPMMFactory {
         require(msg.sender == owner, "DevnetFPMMFactory: not the owner");
         fpmm = address(new DevnetFPMM(owner, token0, token1, oracleAdapter, rateFeed, invert, lpFee, protocolFee, feeRecipient));
         _pools.push(fpmm);
-        emit FPMMDeployed(token0, token1, fpmm);
+        emit FPMMDeployed(token0, token1, fpmm, fpmm);
     }
 
     function deployedFPMMAddresses() external view returns (address[] memory) {
