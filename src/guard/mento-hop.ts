@@ -101,7 +101,12 @@ export function readableHopStates(hops: readonly (MentoHopFacts & { field: strin
     const state = states[i] as MentoHopState | Unreadable;
     if (!('unreadable' in state)) return state;
     const venue = 'exchange' in hop ? `Mento exchange ${hop.exchange.exchangeId}` : `Mento v3 pool ${hop.fpmm.pool}`;
-    throw new GuardRefusal('unknown-pool', `${hop.field}: ${venue} cannot be read at the latest block (${state.unreadable}): it is no venue now`, undefined, hop.field);
+    throw new GuardRefusal(
+      'unknown-pool',
+      `${hop.field}: ${venue} cannot be read at the latest block (${state.unreadable}): it is no venue now`,
+      undefined,
+      hop.field,
+    );
   });
 }
 

@@ -104,7 +104,9 @@ export async function discoverMentoExchanges(
   const perExchange = 7;
   const exchangeReads = await readAll(
     client,
-    exchangesListed.flatMap(({ provider, exchangeId }) => [{ address: provider, abi: mentoExchangeProviderAbi, functionName: 'getPoolExchange', args: [exchangeId] }]),
+    exchangesListed.flatMap(({ provider, exchangeId }) => [
+      { address: provider, abi: mentoExchangeProviderAbi, functionName: 'getPoolExchange', args: [exchangeId] },
+    ]),
     at,
   );
   const configs = exchangeReads as { asset0: Address; asset1: Address; pricingModule: Address; config: { spread: bigint; referenceRateFeedID: Address } }[];

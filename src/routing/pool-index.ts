@@ -85,7 +85,9 @@ export class PoolIndex {
     this.#options = options;
     this.#factories = new Map(options.factories.map((factory) => [key(factory.address), factory]));
     this.#announcers = new Map(
-      options.factories.flatMap((factory) => [factory.address, ...(poolKinds[factory.kind].logSources?.(factory) ?? [])].map((at) => [key(at), factory] as const)),
+      options.factories.flatMap((factory) =>
+        [factory.address, ...(poolKinds[factory.kind].logSources?.(factory) ?? [])].map((at) => [key(at), factory] as const),
+      ),
     );
   }
 

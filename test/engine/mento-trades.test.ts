@@ -13,6 +13,7 @@ import type { RefusalReason } from '../../src/guard/refusal.ts';
 import { readMentoExtras } from '../../src/pools/mento.ts';
 import type { SwapTrade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { destroyExchange, exchangeIdOf, removeRateFeed } from '../helpers/mento-governance.ts';
 import { expectThreeTradeRequests, runThroughQuoteProxy, swapTrade, warmTradeRequests } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
@@ -167,5 +168,26 @@ describe('Mento hops refused before anything is signed', () => {
     const fresh = await run(trade('cUSD', 'CELO', '500'));
     expect(mentoHops(fresh.route)).toBe(0);
     await expectRefused(trade('cUSD', 'CELO', '500'), 'no-price', throughMentoOnly(['cUSD', 'CELO'], extras), /no valid median/);
+  });
+  it('an exchange governance destroyed after the daemon first traded through it: refused by name, whichever list the daemon holds', async () => {
+    const { route } = await run(trade('cUSD', 'CELO', '500'));
+    const extras = route?.extras[route.pairs.findIndex((pair) => pair.toLowerCase() === mentoAdapter())] as Hex;
+    await destroyExchange(fork, exchangeIdOf(fork, 'cUSD/CELO'));
+    // The service no longer offers it; a lying one still routes through it.
+    expect(mentoHops((await run(trade('cUSD', 'CELO', '500'))).route)).toBe(0);
+    await expectRefused(trade('cUSD', 'CELO', '500'), 'unknown-pool', throughMentoOnly(['cUSD', 'CELO'], extras), /does not list|cannot be read/);
+  });
+
+  it('an exchange whose rate feed was taken off the BreakerBox: its views revert, and a route through it is refused naming it', async () => {
+    const { route } = await run(trade('cUSD', 'CELO', '500'));
+    const extras = route?.extras[route.pairs.findIndex((pair) => pair.toLowerCase() === mentoAdapter())] as Hex;
+    await removeRateFeed(fork, fork.token('cUSD'));
+    expect(mentoHops((await run(trade('cUSD', 'CELO', '500'))).route)).toBe(0);
+    await expectRefused(
+      trade('cUSD', 'CELO', '500'),
+      'unknown-pool',
+      throughMentoOnly(['cUSD', 'CELO'], extras),
+      new RegExp(`Mento exchange ${exchangeIdOf(fork, 'cUSD/CELO')} cannot be read .*getRateFeedTradingMode`),
+    );
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * The routing service while Mento's governance changes the venues under it, as it does on Celo (MGP-14 destroyed
+ * exchanges; new exchanges and fixed-price pools are created): a venue whose views revert (its rate feed taken off the
+ * BreakerBox) is that venue's alone, every other venue quoted and kept fresh in the same block; a destroyed exchange is
+ * never proposed; an exchange or a fixed-price pool created while the service runs is routed as soon as it can trade,
+ * without a reload. Every route taken is executed and pays exactly `expectedOut`: the service priced the chain as it is.
+ */
+import { type Address, type Hex, parseUnits } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { readMentoExtras } from '../../src/pools/mento.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { onAWeekday } from '../helpers/fx-clock.ts';
+import { createExchange, deployFixedPricePool, destroyExchange, exchangeIdOf, removeRateFeed } from '../helpers/mento-governance.ts';
+import { executeRoute, quoteRoute } from '../helpers/routing.ts';
+
+const fork = useDevnetFork({ routing: true, mento: true });
+type Route = Awaited<ReturnType<typeof quoteRoute>>;
+
+const adapter = (name: 'mentoV2' | 'mentoFpmm') => (fork.addressBook.contracts.adapters[name] as Address).toLowerCase();
+/** The exchange ids of a route's hops through Mento v2. */
+const exchangesOf = (route: Route): Hex[] =>
+  route.details.pairs.flatMap((pair, i) => {
+    if (pair.toLowerCase() !== adapter('mentoV2')) return [];
+    const hop = readMentoExtras(route.details.extras[i] as Hex);
+    return typeof hop === 'string' ? [] : [hop.exchangeId.toLowerCase() as Hex];
+  });
+const rateFeed = (name: string) => fork.addressBook.mento?.rateFeeds.find((feed) => feed.name === name)?.id as Address;
+
+/** A quote that the router then pays to the wei: the service priced the chain as it is at the quote's block. */
+async function quotedAndPaid(tokenIn: string, tokenOut: string, amountIn: bigint): Promise<Route> {
+  const route = await quoteRoute(fork, tokenIn, tokenOut, amountIn);
+  expect(await executeRoute(fork, route)).toBe(route.expectedOut);
+  return route;
+}
+
+describe('a venue that changes stops no other', () => {
+  it('a rate feed taken off the BreakerBox: its exchange is left out, every other venue quoted and fresh in the next blocks', async () => {
+    const celoExchange = exchangeIdOf(fork, 'cUSD/CELO').toLowerCase();
+    const usdcExchange = exchangeIdOf(fork, 'cUSD/USDC').toLowerCase();
+    expect(exchangesOf(await quoteRoute(fork, 'cUSD', 'CELO', parseUnits('1000', 18)))).toEqual([celoExchange]);
+    // CELO's feed id is the dollar stable's address (as on Celo): its trading mode now reverts for the exchange.
+    await removeRateFeed(fork, fork.token('cUSD'));
+    const withoutMento = await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18));
+    expect(exchangesOf(withoutMento)).toEqual([]);
+    // The other feed's exchange is still quoted, and the pools the swap above moved are priced as they are now.
+    expect(exchangesOf(await quotedAndPaid('cUSD', 'USDC', parseUnits('20000', 18)))).toEqual([usdcExchange]);
+    const again = await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18));
+    expect(again.expectedOut).toBeLessThan(withoutMento.expectedOut);
+  });
+
+  it('an exchange destroyed by governance: never proposed again, the other exchanges and the pools quoted exactly', async () => {
+    const celoExchange = exchangeIdOf(fork, 'cUSD/CELO').toLowerCase();
+    expect(exchangesOf(await quoteRoute(fork, 'cUSD', 'CELO', parseUnits('1000', 18)))).toEqual([celoExchange]);
+    await destroyExchange(fork, celoExchange as Hex);
+    expect(exchangesOf(await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18)))).toEqual([]);
+    expect(exchangesOf(await quotedAndPaid('cUSD', 'USDC', parseUnits('20000', 18)))).toEqual([exchangeIdOf(fork, 'cUSD/USDC').toLowerCase()]);
+  });
+});
+
+describe('venues created while the service runs', () => {
+  it('a Mento exchange created: routed in the block it was created in, paid exactly', async () => {
+    // Warm: the service has followed the chain up to here, so the exchange can only come from the block's own logs.
+    expect(exchangesOf(await quoteRoute(fork, 'cUSD', 'USDC', parseUnits('100', 18)))).toEqual([exchangeIdOf(fork, 'cUSD/USDC').toLowerCase()]);
+    const created = await createExchange(fork, {
+      asset0: fork.token('cUSD'),
+      asset1: fork.token('USDC'),
+      rateFeed: rateFeed('USDCUSD'),
+      stablePoolResetSize: '50000000',
+    });
+    expect(await fork.publicClient.getBlockNumber()).toBe(created.blockNumber);
+    const route = await quotedAndPaid('cUSD', 'USDC', parseUnits('100', 18));
+    expect(exchangesOf(route)).toEqual([created.id.toLowerCase()]);
+  });
+
+  it('a Mento v3 fixed-price pool deployed: routed in the block it can first trade in (funded), paid exactly', async () => {
+    await onAWeekday(fork);
+    expect(await quoteRoute(fork, 'cUSD', 'USDC', parseUnits('100', 18))).toBeDefined();
+    const [cUSD, USDC] = [fork.token('cUSD'), fork.token('USDC')];
+    const [token0, token1] = BigInt(cUSD) < BigInt(USDC) ? [cUSD, USDC] : [USDC, cUSD];
+    // The feed prices USDC in dollars: token1 per token0 only when USDC is token0.
+    const pool = await deployFixedPricePool(fork, {
+      token0,
+      token1,
+      rateFeed: rateFeed('USDCUSD'),
+      invert: token0 !== USDC,
+      lpFeeBps: 1,
+      reserve: '1000000',
+      decimals: token0 === USDC ? [6, 18] : [18, 6],
+    });
+    expect(await fork.publicClient.getBlockNumber()).toBe(pool.fundedAt);
+    const route = await quotedAndPaid('cUSD', 'USDC', parseUnits('100', 18));
+    expect(route.details.pairs.map((pair) => pair.toLowerCase())).toEqual([adapter('mentoFpmm')]);
+    expect(route.details.extras).toEqual([pool.address.toLowerCase()]);
+  });
+});
