@@ -109,8 +109,15 @@ export const addressBookSchema = z.object({
           pricing: z.enum(['ConstantProduct', 'ConstantSum']),
         }),
       ),
-      /** Mento v3: its oracle adapter, pool factory and fixed-price pools (ours, with their interface). */
+      /**
+       * Mento v3: its two oracle adapters (the FX one, the factory's default, keeping the FX market's hours; the
+       * collateral one, whose toggleable market-hours breaker has its checks off), pool factory and fixed-price pools
+       * (ours, with their interface).
+       */
       oracleAdapter: address,
+      oracleAdapterCollateral: address,
+      marketHoursBreaker: address,
+      marketHoursBreakerToggleable: address,
       fpmmFactory: address,
       fixedPricePools: z.array(z.object({ name: z.string(), address })),
     })

@@ -251,4 +251,14 @@ export const mentoFpmmAbi = parseAbi([
   'function getAmountOut(uint256 amountIn, address tokenIn) view returns (uint256)',
   'function getTradingLimits(address token) view returns (LimitConfig config, LimitState state)',
 ]);
-export const mentoOracleAdapterAbi = parseAbi(['function sortedOracles() view returns (address)', 'function breakerBox() view returns (address)']);
+export const mentoOracleAdapterAbi = parseAbi([
+  'function sortedOracles() view returns (address)',
+  'function breakerBox() view returns (address)',
+  'function marketHoursBreaker() view returns (address)',
+]);
+
+/**
+ * A market-hours breaker an OracleAdapter asks (mento-core `MarketHoursBreaker.sol`; deployments-v2
+ * `MarketHoursBreakerToggleable.sol`, whose checks its owner turns on and off): whether the FX market is open at a time.
+ */
+export const mentoMarketHoursBreakerAbi = parseAbi(['function isFXMarketOpen(uint256 timestamp) view returns (bool)']);

@@ -31,6 +31,8 @@ const deployable = [
   'DevnetPriceFeed',
   'DevnetSequencerUptimeFeed',
   'DevnetSortedOracles',
+  'DevnetMarketHoursBreaker',
+  'DevnetMarketHoursBreakerToggleable',
   'DevnetOracleAdapter',
   'DevnetFPMM',
   'DevnetFPMMFactory',

@@ -149,8 +149,24 @@ export async function deployMento(
   await call(sortedOracles, artifacts.DevnetSortedOracles.abi, 'setBreakerBox', [breakerBox]);
   const adapter = await deploy('PairMentoV2 (Swappa)', swappa.PairMentoV2);
 
-  // Mento v3: its oracle adapter over the same SortedOracles and BreakerBox, the pool factory, and its pools.
-  const oracleAdapter = await deploy('Mento v3 OracleAdapter (ours)', artifacts.DevnetOracleAdapter, [sortedOracles, breakerBox]);
+  // Mento v3: two oracle adapters over the same SortedOracles and BreakerBox, as Celo has them: the FX one keeps the FX
+  // market's hours, the collateral one's toggleable breaker has its checks off; the pool factory, and its pools.
+  const marketHoursBreaker = await deploy('Mento MarketHoursBreaker (ours)', artifacts.DevnetMarketHoursBreaker);
+  const marketHoursBreakerToggleable = await deploy('Mento MarketHoursBreakerToggleable (ours)', artifacts.DevnetMarketHoursBreakerToggleable, [
+    deployer.address,
+  ]);
+  const oracleAdapter = await deploy('Mento v3 OracleAdapter (ours)', artifacts.DevnetOracleAdapter, [
+    deployer.address,
+    sortedOracles,
+    breakerBox,
+    marketHoursBreaker,
+  ]);
+  const oracleAdapterCollateral = await deploy('Mento v3 OracleAdapterCollateral (ours)', artifacts.DevnetOracleAdapter, [
+    deployer.address,
+    sortedOracles,
+    breakerBox,
+    marketHoursBreakerToggleable,
+  ]);
   const fpmmFactory = await deploy('Mento v3 FPMMFactory (ours)', artifacts.DevnetFPMMFactory, [oracleAdapter]);
   const fixedPricePools: MentoWorld['fixedPricePools'] = [];
   for (const spec of mentoSpec.fixedPricePools) {
@@ -170,6 +186,8 @@ export async function deployMento(
     ]);
     const pools = await publicClient.readContract({ address: fpmmFactory, abi: artifacts.DevnetFPMMFactory.abi, functionName: 'deployedFPMMAddresses' });
     const pool = pools.at(-1) as Address;
+    // Deployed on the factory's (FX) adapter, then moved by its owner, as Celo's USD pools were.
+    if (spec.oracleAdapter === 'collateral') await call(pool, artifacts.DevnetFPMM.abi, 'setOracleAdapter', [oracleAdapterCollateral]);
     for (const symbol of [spec.token0, spec.token1]) await call(tokens[symbol].address, artifacts.TestToken.abi, 'mint', [pool, human(symbol, spec.reserve)]);
     await call(pool, artifacts.DevnetFPMM.abi, 'sync', []);
     const scaled = (whole: number) => BigInt(whole) * 10n ** 15n;
@@ -194,6 +212,9 @@ export async function deployMento(
       rateFeeds: rateFeeds.map((feed) => ({ name: feed.name, id: feed.id, base: feed.base })),
       exchanges,
       oracleAdapter,
+      oracleAdapterCollateral,
+      marketHoursBreaker,
+      marketHoursBreakerToggleable,
       fpmmFactory,
       fixedPricePools,
     },

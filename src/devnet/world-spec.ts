@@ -233,17 +233,43 @@ export const mentoSpec = {
    */
   medianDeltaBreaker: { rateFeed: 'CELO', thresholdBps: 400, cooldownSeconds: 900 },
   /**
-   * Mento v3's fixed-price pools (our contracts with their interface: no build is published), as Celo has USDm/USDC:
-   * at the rate feed's rate less `lpFeeBps + protocolFeeBps`, seeded with `reserve` of each token, its trading
-   * limits in whole tokens (L0 over 5 minutes, L1 over a day) on the second token. Celo's charges 5 bps, as v2's
-   * cUSD/USDC exchange does; ours 8, so that the two never tie: v2 takes what it can, the pool what v2's limits stop.
+   * Mento v3's fixed-price pools (our contracts with their interface: no build is published), as Celo has them: at the
+   * rate feed's rate less `lpFeeBps + protocolFeeBps`, seeded with `reserve` of each token, its trading limits in whole
+   * tokens (L0 over 5 minutes, L1 over a day) on the second token. A collateral pool (USDm/USDC on Celo) prices through
+   * the adapter whose market-hours breaker has its checks off, as Celo's USD pools have since 2026-03-14: it trades at
+   * weekends; an FX pool (GBPm/USDm, EURm on Celo) through the adapter that keeps the FX market's hours: it closes.
+   * Celo's USDm/USDC charges 5 bps, as v2's cUSD/USDC exchange does; ours 8, so that the two never tie: v2 takes what
+   * it can, the pool what v2's limits stop. The FX pool charges GBPm/USDm's 20 + 10 bps, more than v2's cUSD/cEUR.
    */
   fixedPricePools: [
-    { token0: 'cUSD', token1: 'USDC', rateFeed: 'USDCUSD', lpFeeBps: 5, protocolFeeBps: 3, reserve: '1000000', limit0: 300_000, limit1: 1_500_000 },
+    {
+      token0: 'cUSD',
+      token1: 'USDC',
+      rateFeed: 'USDCUSD',
+      oracleAdapter: 'collateral',
+      lpFeeBps: 5,
+      protocolFeeBps: 3,
+      reserve: '1000000',
+      limit0: 300_000,
+      limit1: 1_500_000,
+    },
+    {
+      token0: 'cUSD',
+      token1: 'cEUR',
+      rateFeed: 'EURUSD',
+      oracleAdapter: 'fx',
+      lpFeeBps: 20,
+      protocolFeeBps: 10,
+      reserve: '500000',
+      limit0: 300_000,
+      limit1: 1_500_000,
+    },
   ] as const satisfies readonly {
     token0: TokenSymbol;
     token1: TokenSymbol;
     rateFeed: string;
+    /** Which of the two adapters it prices through: `collateral` (open at weekends) or `fx` (the FX market's hours). */
+    oracleAdapter: 'collateral' | 'fx';
     lpFeeBps: number;
     protocolFeeBps: number;
     reserve: string;

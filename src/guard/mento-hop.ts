@@ -17,7 +17,7 @@ import { readMentoExtras } from '../pools/mento.ts';
 import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
 import type { Unreadable } from '../pools/kind.ts';
 import type { FpmmState } from '../pools/mento-fpmm-math.ts';
-import { readFpmmStates } from '../pools/mento-fpmm-state.ts';
+import { type FpmmPool, discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm-state.ts';
 import { type FpmmHopFacts, checkFpmmHop, fpmmClosedBecause } from './mento-fpmm-hop.ts';
 import { GuardRefusal } from './refusal.ts';
 
@@ -87,8 +87,35 @@ export class MentoExchanges {
 export async function readHopStates(client: PublicClient, hops: readonly MentoHopFacts[]): Promise<(MentoHopState | Unreadable)[]> {
   const exchanges = hops.flatMap((hop) => ('exchange' in hop ? [hop.exchange] : []));
   const pools = hops.flatMap((hop) => ('fpmm' in hop ? [hop.fpmm] : []));
-  const [exchangeStates, poolStates] = await Promise.all([readMentoStates(client, exchanges, 'latest'), readFpmmStates(client, pools, 'latest')]);
+  const [exchangeStates, poolStates] = await Promise.all([
+    readMentoStates(client, exchanges, 'latest'),
+    readFpmmStates(client, pools, 'latest').then((states) => withSettingsAsNow(client, pools, states)),
+  ]);
   return hops.map((hop) => ('exchange' in hop ? exchangeStates.shift() : poolStates.shift()) as MentoHopState | Unreadable);
+}
+
+/**
+ * The states of fixed-price pools whose settings moved since this process read them (an owner set another oracle
+ * adapter or rate feed) read again with their settings as the factory's pools are now: never checked at the old ones.
+ * Only when one moved: one more discovery and one more state read.
+ */
+async function withSettingsAsNow(client: PublicClient, pools: readonly FpmmPool[], states: (FpmmState | Unreadable)[]): Promise<(FpmmState | Unreadable)[]> {
+  const moved = pools.flatMap((pool, i) => {
+    const state = states[i];
+    return state && 'unreadable' in state && state.rediscover ? [{ pool, i }] : [];
+  });
+  if (moved.length === 0) return states;
+  const now = await Promise.all(
+    moved.map(async ({ pool }) => (await discoverFpmmPools(client, pool.factory, 'latest')).find((entry) => isAddressEqual(entry.pool, pool.pool))),
+  );
+  const found = now.filter((pool): pool is FpmmPool => pool !== undefined);
+  const reread = await readFpmmStates(client, found, 'latest');
+  const next = [...states];
+  for (const [j, { i }] of moved.entries()) {
+    const pool = now[j];
+    if (pool) next[i] = reread[found.indexOf(pool)] as FpmmState | Unreadable;
+  }
+  return next;
 }
 
 /**

@@ -77,8 +77,12 @@ export type IndexDraft = {
 /** One call's answer in a batch that lets each call fail on its own (a multicall with `allowFailure`). */
 export type CallAnswer = { status: 'success'; result: unknown } | { status: 'failure'; error: Error };
 
-/** Why a pool's state could not be read at a block (a destroyed exchange, a removed feed, a paused pool): it is not routed. */
-export type Unreadable = { unreadable: string };
+/**
+ * Why a pool's state could not be read at a block (a destroyed exchange, a removed feed, a paused pool): it is not
+ * routed. `rediscover`: what was read of the pool once (its oracle adapter, rate feed) has moved since: its factory's
+ * pools are read again before it is quoted, never at the old settings.
+ */
+export type Unreadable = { unreadable: string; rediscover?: true };
 
 /** A kind's reads of its pools' states at each block: the contract calls, and the states from their answers. */
 export type EveryBlockRead<State> = {

@@ -40,6 +40,11 @@ export type FpmmState = {
   reportExpiry: bigint;
   tradingMode: number;
   invertRateFeed: boolean;
+  /**
+   * Whether the pool's oracle adapter's market-hours breaker keeps the FX market's hours (an FX pool), or has its
+   * checks off (Celo's USD pools since 2026-03-14): then the pool trades at weekends and on holidays.
+   */
+  marketHoursChecked: boolean;
   limit0?: FpmmLimit;
   limit1?: FpmmLimit;
 };
@@ -54,7 +59,7 @@ export type FpmmRefusal =
 
 /** The pool's rate (token1 per token0, 1e18 denominators) as `getFXRateIfValid` gives it at `now`, or why not. */
 export function fpmmRate(state: FpmmState, now: bigint): { numerator: bigint; denominator: bigint } | FpmmRefusal {
-  if (!isFXMarketOpen(now)) return { kind: 'market-closed' };
+  if (state.marketHoursChecked && !isFXMarketOpen(now)) return { kind: 'market-closed' };
   if (state.tradingMode !== 0) return { kind: 'halted', tradingMode: state.tradingMode };
   if (state.medianTimestamp < now - state.reportExpiry) return { kind: 'no-median' };
   const [numerator, denominator] = [state.rateNumerator / 1_000_000n, state.rateDenominator / 1_000_000n];

@@ -1,11 +1,20 @@
 /**
- * Reading Mento v3's fixed-price pools from the chain: which pools a factory deployed, with what never changes for
- * one (its tokens and their decimals, its rate feed and whether it is inverted, the oracle adapter's SortedOracles
- * and BreakerBox), and the state a swap in the next block depends on (reserves, fees, trading limits, the feed's
- * median, its time and expiry, the trading mode), every pool in one call a block.
+ * Reading Mento v3's fixed-price pools from the chain: which pools a factory deployed, with what was read of each
+ * once (its tokens and their decimals, never changing; its oracle adapter, rate feed and inversion, and the adapter's
+ * SortedOracles, BreakerBox and market-hours breaker, which their owners may change), and the state a swap in the next
+ * block depends on (reserves, fees, trading limits, the feed's median, its time and expiry, the trading mode, whether
+ * the breaker keeps the FX market's hours), every pool in one call a block. The same call reads the settings read
+ * once: a pool whose settings moved is not priced at the old ones, but read again (`rediscover`).
  */
-import { type Address, type PublicClient, getAddress } from 'viem';
-import { mentoBreakerBoxAbi, mentoFpmmAbi, mentoFpmmFactoryAbi, mentoOracleAdapterAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { type Address, type PublicClient, getAddress, isAddressEqual } from 'viem';
+import {
+  mentoBreakerBoxAbi,
+  mentoFpmmAbi,
+  mentoFpmmFactoryAbi,
+  mentoMarketHoursBreakerAbi,
+  mentoOracleAdapterAbi,
+  sortedOraclesAbi,
+} from '../contracts/abi.ts';
 import { readAll, readEach, resultsOrWhy } from './batch-read.ts';
 import type { CallAnswer, Unreadable } from './kind.ts';
 import type { FpmmLimit, FpmmState } from './mento-fpmm-math.ts';
@@ -20,6 +29,9 @@ export type FpmmPool = {
   decimals1: bigint;
   rateFeed: Address;
   invertRateFeed: boolean;
+  /** The pool's oracle adapter, and the adapter's market-hours breaker, oracle and BreakerBox, as read when found. */
+  oracleAdapter: Address;
+  marketHoursBreaker: Address;
   sortedOracles: Address;
   breakerBox: Address;
   protocolFeeRecipient: Address;
@@ -28,7 +40,7 @@ export type FpmmPool = {
   protocolFee: bigint;
 };
 
-/** The factory's pools at a block, in three calls: the list, each pool's immutables, each adapter's oracle and breaker box. */
+/** The factory's pools at a block, in three calls: the list, each pool's settings, each adapter's oracle, BreakerBox and market-hours breaker. */
 export async function discoverFpmmPools(client: PublicClient, factory: Address, blockNumber: bigint | 'latest'): Promise<FpmmPool[]> {
   const [pools] = (await readAll(client, [{ address: factory, abi: mentoFpmmFactoryAbi, functionName: 'deployedFPMMAddresses' }], blockNumber)) as [Address[]];
   const names = [
@@ -54,11 +66,12 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
     adapters.flatMap((adapter) => [
       { address: adapter, abi: mentoOracleAdapterAbi, functionName: 'sortedOracles' },
       { address: adapter, abi: mentoOracleAdapterAbi, functionName: 'breakerBox' },
+      { address: adapter, abi: mentoOracleAdapterAbi, functionName: 'marketHoursBreaker' },
     ]),
     blockNumber,
   );
   return pools.map((pool, i) => {
-    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, , protocolFeeRecipient, lpFee, protocolFee] = reads.slice(
+    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, oracleAdapter, protocolFeeRecipient, lpFee, protocolFee] = reads.slice(
       i * names.length,
       (i + 1) * names.length,
     ) as [Address, Address, bigint, bigint, Address, boolean, Address, Address, bigint, bigint];
@@ -71,8 +84,10 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
       decimals1,
       rateFeed: getAddress(rateFeed),
       invertRateFeed,
-      sortedOracles: getAddress(oracles[i * 2] as Address),
-      breakerBox: getAddress(oracles[i * 2 + 1] as Address),
+      oracleAdapter: getAddress(oracleAdapter),
+      sortedOracles: getAddress(oracles[i * 3] as Address),
+      breakerBox: getAddress(oracles[i * 3 + 1] as Address),
+      marketHoursBreaker: getAddress(oracles[i * 3 + 2] as Address),
       protocolFeeRecipient: getAddress(protocolFeeRecipient),
       lpFee,
       protocolFee,
@@ -104,12 +119,28 @@ export async function readFpmmStates(client: PublicClient, pools: readonly FpmmP
   return fpmmStatesFrom(pools, await readEach(client, fpmmStateCalls(pools), at));
 }
 
+/**
+ * A time the FX market is closed (Saturday 2026-01-03, noon UTC): a breaker that says it is open then has its checks
+ * off (a toggleable one, as Celo's USD pools' adapter has), and the pool trades at any hour; one that says closed keeps
+ * the FX market's hours, which the model computes for the block a swap lands in.
+ */
+const FX_MARKET_CLOSED_AT = 1_767_441_600n;
+
 /** The calls that read one pool's state: the same list, in the same order, that `fpmmStatesFrom` reads back. */
 function stateCalls(pool: FpmmPool): unknown[] {
   const at = { address: pool.pool, abi: mentoFpmmAbi } as const;
   const oracle = { address: pool.sortedOracles, abi: sortedOraclesAbi } as const;
+  const adapter = { address: pool.oracleAdapter, abi: mentoOracleAdapterAbi } as const;
   const feed = [pool.rateFeed] as const;
   return [
+    // The settings read once, as they are now: the oracle calls below are made with those.
+    { ...at, functionName: 'oracleAdapter' },
+    { ...at, functionName: 'referenceRateFeedID' },
+    { ...at, functionName: 'invertRateFeed' },
+    { ...adapter, functionName: 'sortedOracles' },
+    { ...adapter, functionName: 'breakerBox' },
+    { ...adapter, functionName: 'marketHoursBreaker' },
+    { address: pool.marketHoursBreaker, abi: mentoMarketHoursBreakerAbi, functionName: 'isFXMarketOpen', args: [FX_MARKET_CLOSED_AT] },
     { ...at, functionName: 'getReserves' },
     { ...at, functionName: 'lpFee' },
     { ...at, functionName: 'protocolFee' },
@@ -134,18 +165,29 @@ export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly Cal
   });
 }
 
-function stateFrom(pool: FpmmPool, answers: readonly unknown[]): FpmmState {
-  const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] = answers as [
-    readonly [bigint, bigint, bigint],
-    bigint,
-    bigint,
-    LimitRead,
-    LimitRead,
-    readonly [bigint, bigint],
-    bigint,
-    bigint,
-    number,
-  ];
+/** What moved of the settings read once, in words; nothing when all are as read. */
+function settingsMoved(pool: FpmmPool, [adapter, rateFeed, invert, sortedOracles, breakerBox, breaker]: readonly unknown[]): string | undefined {
+  const moved = [
+    !isAddressEqual(adapter as Address, pool.oracleAdapter) && `its oracle adapter is ${adapter as Address}, not ${pool.oracleAdapter}`,
+    !isAddressEqual(rateFeed as Address, pool.rateFeed) && `its rate feed is ${rateFeed as Address}, not ${pool.rateFeed}`,
+    invert !== pool.invertRateFeed && `its rate feed is ${invert ? '' : 'no longer '}inverted`,
+    !isAddressEqual(sortedOracles as Address, pool.sortedOracles) && `its adapter's oracle is ${sortedOracles as Address}, not ${pool.sortedOracles}`,
+    !isAddressEqual(breakerBox as Address, pool.breakerBox) && `its adapter's BreakerBox is ${breakerBox as Address}, not ${pool.breakerBox}`,
+    !isAddressEqual(breaker as Address, pool.marketHoursBreaker) &&
+      `its adapter's market-hours breaker is ${breaker as Address}, not ${pool.marketHoursBreaker}`,
+  ].filter((entry): entry is string => typeof entry === 'string');
+  return moved.length > 0 ? moved.join('; ') : undefined;
+}
+
+/** The settings a pool's state is read with take 6 answers, then whether its breaker keeps the FX market's hours. */
+const SETTINGS = 6;
+
+function stateFrom(pool: FpmmPool, answers: readonly unknown[]): FpmmState | Unreadable {
+  const moved = settingsMoved(pool, answers.slice(0, SETTINGS));
+  if (moved) return { unreadable: `Mento v3 pool ${pool.pool}'s settings moved since they were read (${moved}): read again`, rediscover: true };
+  const openWhenClosed = answers[SETTINGS] as boolean;
+  const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] =
+    answers.slice(SETTINGS + 1) as [readonly [bigint, bigint, bigint], bigint, bigint, LimitRead, LimitRead, readonly [bigint, bigint], bigint, bigint, number];
   return {
     decimals0: pool.decimals0,
     decimals1: pool.decimals1,
@@ -159,6 +201,7 @@ function stateFrom(pool: FpmmPool, answers: readonly unknown[]): FpmmState {
     reportExpiry,
     tradingMode: Number(tradingMode),
     invertRateFeed: pool.invertRateFeed,
+    marketHoursChecked: !openWhenClosed,
     limit0: limitOf(limit0),
     limit1: limitOf(limit1),
   };

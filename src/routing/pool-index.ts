@@ -13,7 +13,7 @@
 import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
 import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
 import { isContractRevert, reasonOf } from '../contracts/revert.ts';
-import { readEach } from '../pools/batch-read.ts';
+import { isUnreadable, readEach } from '../pools/batch-read.ts';
 import type { DecodedLog, EveryBlockRead, FactorySource, Head, IndexDraft, IndexedPool, PairAdapter } from '../pools/kind.ts';
 import { poolKindEvents, poolKinds } from '../pools/registry.ts';
 import { readIndexCache, writeIndexCache } from './index-cache.ts';
@@ -163,9 +163,10 @@ export class PoolIndex {
         unroutable.delete(key(pool.address));
       }
       for (const pool of found.pools) {
-        if (pools.has(key(pool.address))) continue;
+        const isNew = !pools.has(key(pool.address));
+        // A known pool is taken as found now too: what was read of it once (a Mento v3 pool's adapter) may have moved.
         pools.set(key(pool.address), this.#routed(pool));
-        if (!pool.kind.readEveryBlock) await this.#readInto(pool, state.head.number, states, unroutable);
+        if (isNew && !pool.kind.readEveryBlock) await this.#readInto(pool, state.head.number, states, unroutable);
       }
     }
     return { ...state, pools, states, progress, unroutable };
@@ -195,13 +196,22 @@ export class PoolIndex {
 
   /**
    * The state with the pools of each kind whose state moves with more than its logs (a Mento exchange) read at its
-   * head: one request for all of them, however many kinds and pools.
+   * head: one request for all of them, however many kinds and pools. A pool whose settings moved since they were read
+   * (a Mento v3 pool's oracle adapter) has its factory's pools read again and the block read once more: never
+   * quoted at the old settings, and only in the block they moved.
    */
-  async #readEveryBlock(state: PoolsAtBlock): Promise<PoolsAtBlock> {
+  async #readEveryBlock(state: PoolsAtBlock, again = true): Promise<PoolsAtBlock> {
+    const read = await this.#readEveryBlockOnce(state);
+    if (read.rediscover.size === 0 || !again) return read.state;
+    return this.#readEveryBlock(await this.#rediscovered(read.state, read.rediscover), false);
+  }
+
+  async #readEveryBlockOnce(state: PoolsAtBlock): Promise<{ state: PoolsAtBlock; rediscover: ReadonlySet<string> }> {
+    const rediscover = new Set<string>();
     const byKind = new Map<EveryBlockRead<unknown>, IndexedPool[]>();
     for (const pool of state.pools.values())
       if (pool.kind.readEveryBlock) byKind.set(pool.kind.readEveryBlock, [...(byKind.get(pool.kind.readEveryBlock) ?? []), pool]);
-    if (byKind.size === 0) return state;
+    if (byKind.size === 0) return { state, rediscover };
     const reads = [...byKind].map(([read, pools]) => ({ read, pools, calls: read.calls(pools) }));
     // Each call answers on its own: one pool's reverting view leaves that pool unroutable, never the block unread.
     const answers = await readEach(
@@ -214,9 +224,11 @@ export class PoolIndex {
     let offset = 0;
     for (const { read, pools, calls } of reads) {
       for (const [poolKey, poolState] of read.states(pools, answers.slice(offset, offset + calls.length), state.head)) {
-        if (typeof poolState === 'object' && poolState !== null && 'unreadable' in poolState) {
+        if (isUnreadable(poolState)) {
           states.delete(poolKey);
-          unroutable.set(poolKey, (poolState as { unreadable: string }).unreadable);
+          unroutable.set(poolKey, poolState.unreadable);
+          const factory = state.pools.get(poolKey)?.factory;
+          if (poolState.rediscover && factory) rediscover.add(key(factory));
         } else {
           states.set(poolKey, poolState);
           unroutable.delete(poolKey);
@@ -224,7 +236,7 @@ export class PoolIndex {
       }
       offset += calls.length;
     }
-    return { ...state, states, unroutable };
+    return { state: { ...state, states, unroutable }, rediscover };
   }
 
   /** The state with every pool whose kind says its followed state is not enough (a V3 pool near its ticks' edge) read again. */

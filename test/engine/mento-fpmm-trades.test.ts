@@ -2,8 +2,10 @@
  * The daemon's trades through Mento v3's fixed-price pool on the devnet (our pool with its interface, our adapter): a
  * rebalance past v2's trading limit goes through the pool, confirmed, paid exactly `expectedOut`, its flows proven
  * (the protocol fee recipient took exactly its fee); and the hops the pool would refuse or that name what the chain data
- * does not (the FX market closed, past the pool's trading limit, a pool no factory of the chain data lists), refused before anything is signed, the wallet unchanged. The chain's
- * clock is set to the day each case needs.
+ * does not (an FX pool while the FX market is closed, past the pool's trading limit, a pool no factory of the chain data
+ * lists), refused before anything is signed, the wallet unchanged. A collateral pool trades at weekends, as Celo's USD
+ * pools do; one its owner moves to the FX adapter is checked at its settings as they are now. The chain's clock is set
+ * to the day each case needs.
  */
 import { type Address, type Hex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
@@ -13,13 +15,15 @@ import type { SwapTrade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectThreeTradeRequests, runThroughQuoteProxy, swapTrade, warmTradeRequests } from '../helpers/engine.ts';
 import { onAWeekday, onAWeekend } from '../helpers/fx-clock.ts';
+import { setOracleAdapter } from '../helpers/mento-governance.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
 const proxy = useQuoteProxy(fork);
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 const fpmmAdapter = () => fork.addressBook.contracts.adapters.mentoFpmm as Address;
-const pool = () => fork.addressBook.mento?.fixedPricePools[0]?.address as Address;
+const pool = () => fork.addressBook.mento?.fixedPricePools.find((entry) => entry.name === 'cUSD/USDC')?.address as Address;
+const fxPool = () => fork.addressBook.mento?.fixedPricePools.find((entry) => entry.name === 'cUSD/cEUR')?.address as Address;
 const trade = (tokenIn: string, tokenOut: string, human: string, decimals = 18): SwapTrade =>
   swapTrade(fork, 'mento-v3', `slot-${Math.random()}`, {
     tokenIn: fork.token(tokenIn),
@@ -104,9 +108,27 @@ describe('round trips to the node for a trade through Mento v3', () => {
 });
 
 describe('Mento v3 hops refused before anything is signed', () => {
-  it('while the FX market is closed (a lying service routes through the pool on a Saturday)', async () => {
+  it('through an FX pool while the FX market is closed (a lying service routes through it on a Saturday)', async () => {
     await onAWeekend(fork);
-    await expectRefused(trade('cUSD', 'USDC', '1000'), 'halted', throughPool(['cUSD', 'USDC']), /FX market is closed/);
+    await expectRefused(trade('cUSD', 'cEUR', '1000'), 'halted', throughPool(['cUSD', 'cEUR'], fxPool()), /FX market is closed/);
+  });
+
+  it('a collateral pool on a Saturday (its breaker has its checks off, as on Celo): confirmed, paid exactly', async () => {
+    await onAWeekend(fork);
+    await mint('USDC', parseUnits('260000', 6));
+    const { report, route } = await run(trade('USDC', 'cUSD', '260000', 6));
+    expect(report.status, report.reason).toBe('confirmed');
+    expect(route?.extras).toEqual([pool().toLowerCase()]);
+    expect(report.amountOut).toBe((parseUnits('260000', 18) * 9_992n) / 10_000n);
+  });
+
+  it('a pool whose owner moved it to the FX adapter after the daemon read it: checked at its settings now, refused on a Saturday', async () => {
+    await onAWeekend(fork);
+    await mint('USDC', parseUnits('1000', 6));
+    // The daemon reads the pool's settings (the collateral adapter) in a first trade.
+    expect((await run(trade('USDC', 'cUSD', '1000', 6), throughPool(['USDC', 'cUSD']))).report.status).toBe('confirmed');
+    await setOracleAdapter(fork, pool(), fork.addressBook.mento?.oracleAdapter as Address);
+    await expectRefused(trade('USDC', 'cUSD', '1000', 6), 'halted', throughPool(['USDC', 'cUSD']), /FX market is closed/);
   });
 
   it("past the pool's trading limit: which limit, and the room left", async () => {

@@ -1,7 +1,8 @@
 /**
  * What Mento's governance does to a running chain, done on a test's devnet by the account that owns Mento's contracts
  * there (the deployer): an exchange destroyed or created, a rate feed taken off the BreakerBox, a fixed-price pool
- * deployed and funded. Each returns once its transaction is mined.
+ * deployed and funded or moved to another oracle adapter, a market-hours breaker's checks turned on or off. Each returns
+ * once its transaction is mined.
  */
 import { type Address, type Hex, parseUnits } from 'viem';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
@@ -115,4 +116,22 @@ export async function deployFixedPricePool(
   }
   const synced = await fork.confirm(await owner.writeContract({ address, abi: artifacts.DevnetFPMM.abi, functionName: 'sync', args: [] }));
   return { address, deployedAt: deployed.blockNumber, fundedAt: synced.blockNumber };
+}
+
+/** `FPMM.setOracleAdapter` by the pool's owner, as Celo's USD pools were moved on 2026-03-14. */
+export async function setOracleAdapter(fork: DevnetFork, pool: Address, adapter: Address): Promise<void> {
+  await fork.confirm(await governance(fork).writeContract({ address: pool, abi: artifacts.DevnetFPMM.abi, functionName: 'setOracleAdapter', args: [adapter] }));
+}
+
+/** `MarketHoursBreakerToggleable.setChecksEnabled` by its owner: the FX market's hours kept again, or not. */
+export async function setMarketHoursChecks(fork: DevnetFork, enabled: boolean): Promise<void> {
+  const breaker = mentoOf(fork).marketHoursBreakerToggleable;
+  await fork.confirm(
+    await governance(fork).writeContract({
+      address: breaker,
+      abi: artifacts.DevnetMarketHoursBreakerToggleable.abi,
+      functionName: 'setChecksEnabled',
+      args: [enabled],
+    }),
+  );
 }

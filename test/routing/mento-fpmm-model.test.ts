@@ -20,6 +20,7 @@ const state = (overrides: Partial<FpmmState> = {}): FpmmState => ({
   reportExpiry: 300n,
   tradingMode: 0,
   invertRateFeed: false,
+  marketHoursChecked: true,
   ...overrides,
 });
 
@@ -51,6 +52,10 @@ describe('Mento v3 fixed-price pools, by hand', () => {
   it('refuses the market closed, a halted feed, a stale median, a reserve too small and a limit passed', () => {
     const now = at('2026-11-26T12:01:00Z');
     expect(fpmmSwap(state(), true, 10n ** 6n, at('2026-11-28T12:00:00Z'))).toEqual({ refused: { kind: 'market-closed' } });
+    // A pool whose breaker has its checks off (Celo's USD pools) trades on the same Saturday, its median fresh.
+    const saturday = at('2026-11-28T12:00:00Z');
+    const unchecked = fpmmSwap(state({ marketHoursChecked: false, medianTimestamp: saturday - 60n }), true, 1_000n * 10n ** 6n, saturday);
+    expect('amountOut' in unchecked && unchecked.amountOut).toBe(999_500_000_000_000_000_000n);
     expect(fpmmSwap(state({ tradingMode: 3 }), true, 10n ** 6n, now)).toEqual({ refused: { kind: 'halted', tradingMode: 3 } });
     expect(fpmmSwap(state(), true, 10n ** 6n, at('2026-11-26T12:05:01Z'))).toEqual({ refused: { kind: 'no-median' } });
     expect(fpmmSwap(state(), true, 1_001_000n * 10n ** 6n, now)).toEqual({ refused: { kind: 'liquidity', reserve: 1_000_000n * 10n ** 18n } });

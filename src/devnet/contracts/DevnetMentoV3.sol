@@ -15,48 +15,23 @@ interface IDevnetTradingMode {
     function getRateFeedTradingMode(address rateFeedId) external view returns (uint8);
 }
 
-/// Mento v3's OracleAdapter in the part its fixed-price pools use, `getFXRateIfValid`: SortedOracles' median scaled
-/// to 1e18, refused (reverting) while the FX market is closed (Friday 21:00 to Sunday 23:00 UTC, 24 and 31 December
-/// from 22:00, 25 December and 1 January), while the BreakerBox halts the feed, or when the median is older than the
-/// feed's report expiry. No published build of it exists: this is ours, with its interface and behaviour.
-contract DevnetOracleAdapter {
-    IDevnetRateSource public immutable sortedOracles;
-    IDevnetTradingMode public immutable breakerBox;
-
-    error FXMarketClosed();
-    error TradingSuspended();
-    error NoRecentRate();
-    error InvalidRate();
-
-    constructor(address sortedOracles_, address breakerBox_) {
-        sortedOracles = IDevnetRateSource(sortedOracles_);
-        breakerBox = IDevnetTradingMode(breakerBox_);
-    }
-
-    function getFXRateIfValid(address rateFeedId) external view returns (uint256 numerator, uint256 denominator) {
-        if (!isFXMarketOpen(block.timestamp)) revert FXMarketClosed();
-        if (breakerBox.getRateFeedTradingMode(rateFeedId) != 0) revert TradingSuspended();
-        if (sortedOracles.medianTimestamp(rateFeedId) < block.timestamp - sortedOracles.getTokenReportExpirySeconds(rateFeedId)) revert NoRecentRate();
-        (numerator, denominator) = sortedOracles.medianRate(rateFeedId);
-        numerator = numerator / 1e6;
-        denominator = denominator / 1e6;
-        if (numerator == 0 || denominator == 0) revert InvalidRate();
-    }
-
-    function isFXMarketOpen(uint256 timestamp) public pure returns (bool) {
+/// The FX market's hours as Mento's market-hours breakers keep them: closed Friday 21:00 to Sunday 23:00 UTC, 24 and
+/// 31 December from 22:00, 25 December and 1 January.
+library DevnetFXMarketHours {
+    function isOpen(uint256 timestamp) internal pure returns (bool) {
         uint256 day = timestamp / 1 days;
         uint256 hour = (timestamp % 1 days) / 1 hours;
         // 1970-01-01 was a Thursday: Monday is 1, Sunday 7.
         uint256 dayOfWeek = ((day + 3) % 7) + 1;
         if ((dayOfWeek == 5 && hour >= 21) || dayOfWeek == 6 || (dayOfWeek == 7 && hour < 23)) return false;
-        (, uint256 month, uint256 dayOfMonth) = _civil(day);
+        (uint256 month, uint256 dayOfMonth) = _civil(day);
         if (month == 12 && (dayOfMonth == 24 || dayOfMonth == 31)) return hour < 22;
         if (month == 12 && dayOfMonth == 25) return false;
         return !(month == 1 && dayOfMonth == 1);
     }
 
-    /// The calendar date of a day since 1970-01-01 (proleptic Gregorian).
-    function _civil(uint256 day) private pure returns (uint256 year, uint256 month, uint256 dayOfMonth) {
+    /// The month and day of a day since 1970-01-01 (proleptic Gregorian).
+    function _civil(uint256 day) private pure returns (uint256 month, uint256 dayOfMonth) {
         int256 z = int256(day) + 719468;
         int256 era = z / 146097;
         int256 dayOfEra = z - era * 146097;
@@ -65,7 +40,83 @@ contract DevnetOracleAdapter {
         int256 monthIndex = (5 * dayOfYear + 2) / 153;
         dayOfMonth = uint256(dayOfYear - (153 * monthIndex + 2) / 5 + 1);
         month = uint256(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9);
-        year = uint256(yearOfEra + era * 400 + (month <= 2 ? int256(1) : int256(0)));
+    }
+}
+
+/// Mento's MarketHoursBreaker in the part an oracle adapter asks, `isFXMarketOpen(timestamp)`: the FX market's hours.
+/// No build of it is on npm: this is ours, with its interface and behaviour.
+contract DevnetMarketHoursBreaker {
+    function isFXMarketOpen(uint256 timestamp) external pure returns (bool) {
+        return DevnetFXMarketHours.isOpen(timestamp);
+    }
+}
+
+/// Mento's MarketHoursBreakerToggleable (deployments-v2), which Celo's USD pools' adapter has used since 2026-03-14:
+/// the same hours, asked only while its owner has the checks on; off (as deployed), the market is always open.
+contract DevnetMarketHoursBreakerToggleable {
+    address public immutable owner;
+    bool public checksEnabled;
+
+    event ChecksToggled(bool enabled);
+
+    constructor(address owner_) {
+        owner = owner_;
+    }
+
+    function setChecksEnabled(bool enabled) external {
+        require(msg.sender == owner, "DevnetMarketHoursBreakerToggleable: not the owner");
+        checksEnabled = enabled;
+        emit ChecksToggled(enabled);
+    }
+
+    function isFXMarketOpen(uint256 timestamp) external view returns (bool) {
+        return !checksEnabled || DevnetFXMarketHours.isOpen(timestamp);
+    }
+}
+
+interface IDevnetMarketHours {
+    function isFXMarketOpen(uint256 timestamp) external view returns (bool);
+}
+
+/// Mento v3's OracleAdapter in the part its fixed-price pools use, `getFXRateIfValid`: SortedOracles' median scaled
+/// to 1e18, refused (reverting) while its market-hours breaker says the FX market is closed, while the BreakerBox
+/// halts the feed, or when the median is older than the feed's report expiry. Its owner sets its breaker, as Mento's
+/// can. No published build of it exists on npm: this is ours, with its interface and behaviour.
+contract DevnetOracleAdapter {
+    address public immutable owner;
+    IDevnetRateSource public immutable sortedOracles;
+    IDevnetTradingMode public immutable breakerBox;
+    IDevnetMarketHours public marketHoursBreaker;
+
+    error FXMarketClosed();
+    error TradingSuspended();
+    error NoRecentRate();
+    error InvalidRate();
+
+    constructor(address owner_, address sortedOracles_, address breakerBox_, address marketHoursBreaker_) {
+        owner = owner_;
+        sortedOracles = IDevnetRateSource(sortedOracles_);
+        breakerBox = IDevnetTradingMode(breakerBox_);
+        marketHoursBreaker = IDevnetMarketHours(marketHoursBreaker_);
+    }
+
+    function setMarketHoursBreaker(address marketHoursBreaker_) external {
+        require(msg.sender == owner, "DevnetOracleAdapter: not the owner");
+        marketHoursBreaker = IDevnetMarketHours(marketHoursBreaker_);
+    }
+
+    function isFXMarketOpen() external view returns (bool) {
+        return marketHoursBreaker.isFXMarketOpen(block.timestamp);
+    }
+
+    function getFXRateIfValid(address rateFeedId) external view returns (uint256 numerator, uint256 denominator) {
+        if (!marketHoursBreaker.isFXMarketOpen(block.timestamp)) revert FXMarketClosed();
+        if (breakerBox.getRateFeedTradingMode(rateFeedId) != 0) revert TradingSuspended();
+        if (sortedOracles.medianTimestamp(rateFeedId) < block.timestamp - sortedOracles.getTokenReportExpirySeconds(rateFeedId)) revert NoRecentRate();
+        (numerator, denominator) = sortedOracles.medianRate(rateFeedId);
+        numerator = numerator / 1e6;
+        denominator = denominator / 1e6;
+        if (numerator == 0 || denominator == 0) revert InvalidRate();
     }
 }
 
@@ -100,9 +151,10 @@ contract DevnetFPMM {
     address public immutable token1;
     uint256 public immutable decimals0;
     uint256 public immutable decimals1;
-    DevnetOracleAdapter public immutable oracleAdapter;
-    address public immutable referenceRateFeedID;
-    bool public immutable invertRateFeed;
+    // The owner's to change, as a real pool's are (Celo moved its USD pools to another adapter on 2026-03-14).
+    DevnetOracleAdapter public oracleAdapter;
+    address public referenceRateFeedID;
+    bool public invertRateFeed;
     uint256 public lpFee;
     uint256 public protocolFee;
     address public protocolFeeRecipient;
@@ -155,6 +207,21 @@ contract DevnetFPMM {
         if (token != token0 && token != token1) revert InvalidToken();
         _limitConfig[token] = LimitConfig(limit0, limit1, IERC20Metadata(token).decimals());
         _limitState[token] = LimitState(0, 0, 0, 0);
+    }
+
+    function setOracleAdapter(address oracleAdapter_) external {
+        require(msg.sender == owner, "DevnetFPMM: not the owner");
+        oracleAdapter = DevnetOracleAdapter(oracleAdapter_);
+    }
+
+    function setReferenceRateFeedID(address rateFeed) external {
+        require(msg.sender == owner, "DevnetFPMM: not the owner");
+        referenceRateFeedID = rateFeed;
+    }
+
+    function setInvertRateFeed(bool invert) external {
+        require(msg.sender == owner, "DevnetFPMM: not the owner");
+        invertRateFeed = invert;
     }
 
     /// The reserves become the balances (the devnet seeds a pool by sending it tokens).
