@@ -10,6 +10,9 @@ import { type Address, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getBlockNumber, getCode, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
 import { mentoBrokerAbi, mentoExchangeProviderAbi, positionManagerAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import type { Unreadable } from '../pools/kind.ts';
+import { type FpmmState, fpmmRate } from '../pools/mento-fpmm-math.ts';
+import { discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm-state.ts';
 import { hasValidMedian } from '../pools/mento-math.ts';
 import { discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
 import { poolKinds, sampledFactory } from '../pools/registry.ts';
@@ -266,6 +269,7 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
       findings.push({ level: 'fail', message: `${name}: cannot be read (${firstLine(error)})` });
     }
   }
+  for (const factory of known.mentoFpmmFactories) findings.push(...(await fixedPricePoolFindings(client, factory)));
   // Mento v3's pools need an adapter no one publishes: routed only once the user deployed routekeeper's own.
   if (known.mentoFpmmFactories.length > 0 && !known.adapters.some((adapter) => adapter.kind === 'mento-fpmm')) {
     findings.push({
@@ -274,6 +278,32 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
     });
   }
   return findings;
+}
+
+/**
+ * Each Mento v3 pool of a factory, one line each, as the chain has it now: its oracle adapter and that adapter's
+ * market-hours breaker, whether the breaker keeps the FX market's hours (an FX pool: closed at weekends) or has its
+ * checks off (Celo's USD pools: open at any hour), and whether it would take a swap in the next block and why not.
+ */
+async function fixedPricePoolFindings(client: ChainClient, factory: Address): Promise<Finding[]> {
+  const name = `Mento v3 pool factory ${factory}`;
+  try {
+    const block = await getBlock(client, { blockTag: 'latest' });
+    const pools = await discoverFpmmPools(client, factory, block.number);
+    const states = await readFpmmStates(client, pools, block.number);
+    if (pools.length === 0) return [{ level: 'warn', message: `${name}: lists no pool` }];
+    return pools.map((pool, i): Finding => {
+      const state = states[i] as FpmmState | Unreadable;
+      const where = `Mento v3 pool ${pool.pool} of factory ${factory}: oracle adapter ${pool.oracleAdapter}, market-hours breaker ${pool.marketHoursBreaker}`;
+      if ('unreadable' in state) return { level: 'warn', message: `${where}: cannot be read now (${state.unreadable}): not routed` };
+      const hours = state.marketHoursChecked ? "keeps the FX market's hours (closed at weekends and on holidays)" : 'has its checks off (open at any hour)';
+      const rate = fpmmRate(state, block.timestamp + 1n);
+      const now = 'kind' in rate ? `takes no swap in the next block (${rate.kind})` : 'open now';
+      return { level: 'ok', message: `${where} ${hours}; ${now}` };
+    });
+  } catch (error) {
+    return [{ level: 'fail', message: `${name}: cannot be read (${firstLine(error)})` }];
+  }
 }
 
 /** Every token a strategy trades has a price now; a strategy without one cannot trade. */

@@ -99,6 +99,8 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
   const pools = await kind.samplePools(client, factory, tokens, blockNumber, POOLS_CHECKED);
   if (pools.length === 0) return { level: 'warn', message: `${name}: factory ${factory.address} has no pool to check it against` };
   let quotes = 0;
+  /** Sizes the model quotes 0 (a pool it holds closed, halted or past a limit) that the chain's adapter quotes more. */
+  const unmodelled: string[] = [];
   for (const pool of pools) {
     const state = await kind.readState(client, pool, blockNumber);
     if (state === undefined) continue;
@@ -112,8 +114,8 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
         : await readContract(client, { address: tokenIn, abi: erc20Abi, functionName: 'balanceOf', args: [pool.address], blockNumber });
       for (const divisor of CHECK_DIVISORS) {
         const amountIn = balance / divisor;
-        const expected = amountIn > 0n ? kind.quote(state, pool, inIs0, amountIn) : 0n;
-        if (expected === 0n) continue;
+        if (amountIn === 0n) continue;
+        const expected = kind.quote(state, pool, inIs0, amountIn);
         const args = [tokenIn, tokenOut, amountIn, kind.extras(factory.adapter, pool)] as const;
         const quoted = await client
           .simulateContract({ address: factory.adapter.address, abi: adapterAbi, functionName: 'getOutputAmount', args, blockNumber })
@@ -121,6 +123,11 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
             ({ result }) => ({ value: result }),
             (error: unknown) => ({ error: reasonOf(error) }),
           );
+        // What the model will not quote is not routed: the chain answering more there is a finding, not a size to skip.
+        if (expected === 0n) {
+          if ('value' in quoted && quoted.value > 0n) unmodelled.push(`${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool.address}`);
+          continue;
+        }
         if ('error' in quoted)
           return {
             level: 'fail',
@@ -140,6 +147,12 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
     .sort((a, b) => a - b)
     .map((bps) => `${bps / 100}%`)
     .join(', ');
+  if (unmodelled.length > 0) {
+    return {
+      level: 'warn',
+      message: `${name}: the model quotes nothing where the chain's adapter quotes ${unmodelled.join('; ')}: those sizes are not routed (the model holds the pool closed, halted or past a limit that the chain does not)`,
+    };
+  }
   if (quotes === 0) return { level: 'warn', message: `${name}: no size of ${pools.length} pools could be quoted to check it against` };
   return {
     level: 'ok',

@@ -131,11 +131,15 @@ const LG = 4;
 /** Why a limit stops a flow: which limit, and how much flow (whole tokens) it still allows in that direction. */
 export type LimitBreach = { limit: 'L0' | 'L1' | 'LG'; headroom: bigint };
 
-/** TradingLimits.update then verify: the limit's state after `flow` (raw units; into the Reserve positive), or the limit it breaks. */
+/**
+ * TradingLimits.update then verify, as the Broker Celo runs (v2.2.0) has them: the limit's state after `flow` (raw
+ * units; into the Reserve positive), or the limit it breaks. Whole tokens are counted, truncated toward zero, and a
+ * flow of less than one whole token either way, or none at all, counts as **+1** (`_deltaFlowUnits == 0 ? 1 : …`): an
+ * outflow of dust adds to the inflow. Later sources count it with its sign; the deployed Broker does not.
+ */
 export function afterFlow(limit: TradingLimit, flow: bigint, now: bigint): { state: TradingLimit } | { breach: LimitBreach } {
-  if (flow === 0n) return { state: limit };
   let units = flow / 10n ** BigInt(limit.decimals);
-  if (units === 0n) units = flow > 0n ? 1n : -1n;
+  if (units === 0n) units = 1n;
   if (units > MAX_INT48 || units < -MAX_INT48 - 1n) return { breach: { limit: 'LG', headroom: 0n } };
   const next = { ...limit };
   if (limit.flags & L0) {

@@ -1,7 +1,8 @@
 /**
  * `routekeeper doctor` against the devnet with Mento: the Broker lists the providers the address book names, their
- * exchanges are found, and Swappa's PairMentoV2 prices them as their state says; a provider the Broker does not list
- * is named on its own line, with exit 1.
+ * exchanges are found, and Swappa's PairMentoV2 prices them as their state says; each Mento v3 pool is named with its
+ * oracle adapter and market-hours breaker, as the chain has them; a provider the Broker does not list is named on its
+ * own line, with exit 1.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { onAWeekend } from '../helpers/fx-clock.ts';
 
 const fork = useDevnetFork({ mento: true });
 
@@ -43,6 +45,22 @@ describe('routekeeper doctor with Mento', () => {
         `^ok {3}adapter ${fork.addressBook.contracts.adapters.mentoV2} \\(Mento v2, extras: broker \\(20\\), exchange provider \\(20\\), exchange id \\(32\\)\\) for mento: quotes 3 pools \\(0\\.05%, 0\\.15%, 0\\.25%\\) as their state says, both ways at (1\\d|2[0-4]) sizes`,
         'm',
       ),
+    );
+  });
+
+  it("names each Mento v3 pool's adapter and breaker: on a Saturday the collateral pool open, the FX pool closed", async () => {
+    await onAWeekend(fork);
+    const { args, env } = files(fork.addressBook);
+    const { code, stdout, stderr } = await runCli(args, env);
+    expect(code, stdout + stderr).toBe(0);
+    const world = fork.addressBook.mento;
+    const pool = (name: string) => world?.fixedPricePools.find((entry) => entry.name === name)?.address;
+    const factory = world?.fpmmFactory;
+    expect(stdout).toContain(
+      `ok   Mento v3 pool ${pool('cUSD/USDC')} of factory ${factory}: oracle adapter ${world?.oracleAdapterCollateral}, market-hours breaker ${world?.marketHoursBreakerToggleable} has its checks off (open at any hour); open now`,
+    );
+    expect(stdout).toContain(
+      `ok   Mento v3 pool ${pool('cUSD/cEUR')} of factory ${factory}: oracle adapter ${world?.oracleAdapter}, market-hours breaker ${world?.marketHoursBreaker} keeps the FX market's hours (closed at weekends and on holidays); takes no swap in the next block (market-closed)`,
     );
   });
 

@@ -16,7 +16,6 @@ import { setMarketHoursChecks, setOracleAdapter } from '../helpers/mento-governa
 import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
-const adapterOf = (name: 'mentoV2' | 'mentoFpmm') => (fork.addressBook.contracts.adapters[name] as Address).toLowerCase();
 const poolNamed = (name: string) => fork.addressBook.mento?.fixedPricePools.find((entry) => entry.name === name)?.address as Address;
 const fixedPricePool = () => poolNamed('cUSD/USDC');
 const fxPool = () => poolNamed('cUSD/cEUR');

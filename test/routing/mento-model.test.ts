@@ -78,9 +78,17 @@ describe('Mento arithmetic, by hand', () => {
     // Past the window (timestep0 after its start) L0 counts from 0 again; L1 keeps the day's 600.
     const later = afterFlow(spent.state, 600n * e18, 2_301n);
     expect('state' in later && [later.state.netflow0, later.state.netflow1]).toEqual([600n, 1_200n]);
-    // Less than a whole token still counts as one.
+    // Less than a whole token still counts as one, and as the deployed Broker (v2.2.0) counts it, as +1 whichever way
+    // it goes and when it is none: an outflow of dust adds to the inflow.
     const dust = afterFlow(limit(), 1n, 2_000n);
     expect('state' in dust && dust.state.netflow0).toBe(1n);
+    const dustOut = afterFlow(limit(), -(e18 - 1n), 2_000n);
+    expect('state' in dustOut && dustOut.state.netflow0).toBe(1n);
+    const none = afterFlow(limit(), 0n, 2_000n);
+    expect('state' in none && [none.state.netflow0, none.state.netflow1]).toEqual([1n, 1n]);
+    // A whole token out still counts with its sign.
+    const out = afterFlow(limit(), -(2n * e18 + 1n), 2_000n);
+    expect('state' in out && out.state.netflow0).toBe(-2n);
   });
 
   it('refuses a halted rate feed and too little collateral in the Reserve; else moves the buckets by the full input', () => {
