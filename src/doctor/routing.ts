@@ -123,9 +123,12 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
             ({ result }) => ({ value: result }),
             (error: unknown) => ({ error: reasonOf(error) }),
           );
-        // What the model will not quote is not routed: the chain answering more there is a finding, not a size to skip.
+        // What the model will not quote is not routed. At the smallest size that can only be the whole pool (held
+        // closed, halted, without a price): the chain answering more there is a finding, not a size to skip. Larger
+        // sizes may pass a trading limit, which the venues' quotes do not check and their swaps do.
         if (expected === 0n) {
-          if ('value' in quoted && quoted.value > 0n) unmodelled.push(`${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool.address}`);
+          if (divisor === CHECK_DIVISORS[0] && 'value' in quoted && quoted.value > 0n)
+            unmodelled.push(`${quoted.value} for ${amountIn} of ${tokenIn} in pool ${pool.address}`);
           continue;
         }
         if ('error' in quoted)
@@ -150,7 +153,7 @@ async function quoteFinding(client: ChainClient, factory: FactorySource, setup: 
   if (unmodelled.length > 0) {
     return {
       level: 'warn',
-      message: `${name}: the model quotes nothing where the chain's adapter quotes ${unmodelled.join('; ')}: those sizes are not routed (the model holds the pool closed, halted or past a limit that the chain does not)`,
+      message: `${name}: the model quotes nothing where the chain's adapter quotes ${unmodelled.join('; ')}: the pool is not routed (the model holds it closed, halted or without a price, and the chain does not)`,
     };
   }
   if (quotes === 0) return { level: 'warn', message: `${name}: no size of ${pools.length} pools could be quoted to check it against` };

@@ -74,7 +74,7 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
     const checked = await runCli(doctor, env);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(adapterLine(deployed));
-    expect(checked.stdout.match(adapterLine(deployed))?.[0]).toMatch(/^ok {3}.*quotes 1 pools \(0\.08%\) as their state says/);
+    expect(checked.stdout.match(adapterLine(deployed))?.[0]).toMatch(/^ok {3}.*quotes 2 pools \(0\.08%, 0\.3%\) as their state says/);
   });
 
   it("creates a book that only adds the adapter to the chain's built-in data when the file does not exist", async () => {
