@@ -40,6 +40,8 @@ const deployable = [
   'LyingToken',
   'SkimmingAdapter',
   'OverQuotingAdapter',
+  // A Mento Broker of the v2.6 line's shape (no `reserve()`), deployed by tests only.
+  'DevnetBrokerV26',
 ] as const;
 
 /** The contracts of `contracts-v3`, compiled with solc 0.7.6. */

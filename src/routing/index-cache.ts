@@ -17,8 +17,9 @@ export type CachedPoolsAtBlock = {
   progress: ReadonlyMap<string, bigint>;
 };
 
-// Format 3: every pool in one list, each with its kind and its kind's own fields.
-const FORMAT = 3;
+// Format 4: every pool in one list, each with its kind and its kind's own fields; a Mento v3 pool with its oracle
+// adapter and market-hours breaker (a file of format 3 lacks them: it is not used, and the index is read afresh).
+const FORMAT = 4;
 const integer = z.string().regex(/^\d+$/).transform(BigInt);
 const kindIds = Object.keys(poolKinds) as [PoolKindId, ...PoolKindId[]];
 

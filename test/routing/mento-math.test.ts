@@ -3,11 +3,13 @@
  * published build on the devnet: quotes equal to the wei to `Broker.getAmountOut` over sizes, both ways, on both
  * pricing modules, before and after a bucket reset; a real `swapIn` paying what `mentoSwap` says and leaving the
  * buckets and trading-limit state it predicts; and the swaps the Broker refuses (a trading limit, a halted rate
- * feed, a stale median) refused by the model with the same reason.
+ * feed, a stale median) refused by the model with the same reason. Exchanges are found alike through a Broker of the
+ * v2.2 line Celo runs and through one of the v2.6 line's shape (no `reserve()`).
  */
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { mentoBrokerAbi } from '../../src/contracts/abi.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { type MentoExchangeState, bucketsAt, mentoAmountOut, mentoSwap } from '../../src/pools/mento-math.ts';
 import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../../src/pools/mento-state.ts';
@@ -81,6 +83,26 @@ describe('Mento arithmetic against the published Broker and BiPoolManager', () =
     expect([usdc.decimals1, usdc.multiplier1]).toEqual([6, 10n ** 12n]);
     // Mento derives the USDC/USD feed's id from its name, as on Celo (../shared/reference/celo-mainnet.md).
     expect(usdc.rateFeed).toBe('0xA1A8003936862E7a15092A91898D69fa8bCE290c');
+  });
+
+  it("finds the same exchanges through a Broker of the v2.6 line, which has no reserve() but each provider's exchangeReserve", async () => {
+    const { wallet } = trader(fork);
+    const hash = await wallet.deployContract({ abi: artifacts.DevnetBrokerV26.abi, bytecode: artifacts.DevnetBrokerV26.bytecode, args: [broker()] });
+    const v26 = (await fork.confirm(hash)).contractAddress as Address;
+    const noReserve = await fork.publicClient.readContract({ address: v26, abi: mentoBrokerAbi, functionName: 'reserve' }).then(
+      () => 'answers',
+      () => 'reverts',
+    );
+    expect(noReserve).toBe('reverts');
+    const through = await discoverMentoExchanges(
+      fork.publicClient,
+      v26,
+      fork.addressBook.contracts.mento?.exchangeProviders ?? [],
+      await fork.publicClient.getBlockNumber(),
+    );
+    // The same exchanges, Reserve and all; only the Broker they were found through differs.
+    expect(through.map((exchange) => ({ ...exchange, broker: broker() }))).toEqual(await exchanges());
+    expect(through.map((exchange) => exchange.reserve)).toEqual(through.map(() => fork.addressBook.mento?.reserve));
   });
 
   it('quotes both pricing modules, both ways, to the wei, before and after a bucket reset', async () => {
