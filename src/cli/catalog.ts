@@ -123,7 +123,7 @@ allowances to the known router and OneClickFarm. Signs nothing. Exit 0 when all 
   {
     name: 'doctor',
     summary: "check the chain data against the node: code, feeds, factories, sequencer, a price for every strategy's tokens",
-    help: `Usage: routekeeper doctor [--config <file>] [--address-book <file>] [--hosted-service <url>]
+    help: `Usage: routekeeper doctor [--config <file>] [--address-book <file>] [--hosted-service <url>] [--fork]
 
 Checks, against the node the configuration names (RPC_URL, or the embedded devnet), what the daemon relies on
 before money does: whether the node answers eth_simulateV1 (routes verified by their token flows) and
@@ -135,8 +135,14 @@ in 2023); that each pair adapter the self-hosted service routes through has code
 as the pool's own arithmetic does; and the router's fee settings. One line per finding (ok, warn, FAIL). Signs
 nothing. Exit 1 when a finding fails, such as a strategy that cannot trade.
 
+With --fork, the checks run on a local anvil fork of RPC_URL, and one small swap is made there through each venue
+the self-hosted service routes (a pool of each factory, through its adapter and the router, from a wallet of the
+strategy file that holds the input): what it paid is held to what routekeeper's model of the pool says, to the
+wei. Nothing reaches the real chain, and no key signs.
+
 Options:
-  --hosted-service <url>  the hosted service to ask (default ${productionServiceUrl})`,
+  --hosted-service <url>  the hosted service to ask (default ${productionServiceUrl})
+  --fork                  also swap through each venue on a local fork of RPC_URL, against the model`,
     load: () => import('./doctor.ts'),
   },
   {

@@ -14,6 +14,7 @@ import {
 } from '../doctor/chain.ts';
 import { ConfigError } from '../errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
+import { forkSwapFindings } from '../doctor/fork-swaps.ts';
 import { adapterFindings, hostedServiceFindings, serviceFindings } from '../doctor/routing.ts';
 import { type RoutingSetup, routingSetupFor } from '../routing/setup.ts';
 import { productionServiceUrl } from '../routing-api/endpoints.ts';
@@ -23,16 +24,26 @@ import { tokensTraded } from '../strategy/plan.ts';
 import { chainChecks } from '../trade/check.ts';
 import { commonOptions, parseCommandArgs } from './command.ts';
 
-/** The adapters and router fees of the chain's self-hosted routing, or why there are none to check. */
-async function routingAdapterFindings(client: Runtime['client'], chainId: number, rpcUrl: string, book: Runtime['book']): Promise<Finding[]> {
-  let setup: RoutingSetup;
+/** The chain's self-hosted routing, or why there is none to check. */
+function routingSetupOrWhy(chainId: number, rpcUrl: string, book: Runtime['book']): RoutingSetup | Finding {
   try {
-    setup = routingSetupFor(chainId, rpcUrl, book);
+    return routingSetupFor(chainId, rpcUrl, book);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return [{ level: 'warn', message: `self-hosted routing: ${error.message}` }];
+    return { level: 'warn', message: `self-hosted routing: ${error.message}` };
   }
-  return adapterFindings(client, setup);
+}
+
+/** The adapters and router fees of the chain's self-hosted routing, or why there are none to check. */
+async function routingAdapterFindings(client: Runtime['client'], setup: RoutingSetup | Finding): Promise<Finding[]> {
+  return 'level' in setup ? [setup] : adapterFindings(client, setup);
+}
+
+/** `--fork`: a swap through each venue on the fork, from the strategy file's wallets. */
+async function forkFindings(runtime: Runtime, setup: RoutingSetup | Finding): Promise<Finding[]> {
+  if ('level' in setup) return [];
+  const wallets = [...runtime.config.wallets.values()].map((wallet) => wallet.account.address);
+  return forkSwapFindings(runtime.client, setup, wallets);
 }
 
 function hostedServiceOption(given: string | undefined): string {
@@ -49,9 +60,16 @@ export async function run(argv: string[]): Promise<number> {
     config: commonOptions.config,
     'address-book': commonOptions['address-book'],
     'hosted-service': { type: 'string' },
+    fork: { type: 'boolean' },
   });
   const hostedUrl = hostedServiceOption(values['hosted-service']);
-  const runtime = await openRuntime({ env: readEnv(), configFile: values.config, addressBookFile: values['address-book'], inspectOnly: true });
+  const runtime = await openRuntime({
+    env: readEnv(),
+    configFile: values.config,
+    addressBookFile: values['address-book'],
+    inspectOnly: true,
+    fork: values.fork,
+  });
   try {
     const { client, chainId, book, config } = runtime;
     console.log(`doctor: chain ${chainId} (${runtime.mode}) at ${runtime.rpcUrls.map(redactUrl).join(', ')}`);
@@ -61,6 +79,7 @@ export async function run(argv: string[]): Promise<number> {
     const symbols = new Map(Object.entries(tokenDirectory(chainId, book).tokens).map(([symbol, token]) => [token.address.toLowerCase(), symbol]));
     const { prices } = chainChecks(client, chainId, book, runtime.partnerId);
     const strategies = config.strategies.map((strategy) => ({ id: strategy.id, tokens: tokensTraded(strategy) }));
+    const setup = routingSetupOrWhy(chainId, runtime.rpcUrls[0] as string, book);
     const findings = [
       ...(await nodeFindings(client)),
       ...(await codeFindings(client, known, sources, sequencer)),
@@ -73,7 +92,8 @@ export async function run(argv: string[]): Promise<number> {
       ...(await strategyFindings(prices, strategies)),
       ...(await serviceFindings(runtime.routing, runtime.serviceUrl, runtime.serviceKind)),
       ...(await hostedServiceFindings(hostedUrl, new URL(runtime.serviceUrl).origin === new URL(hostedUrl).origin)),
-      ...(await routingAdapterFindings(client, chainId, runtime.rpcUrls[0] as string, book)),
+      ...(await routingAdapterFindings(client, setup)),
+      ...(values.fork ? await forkFindings(runtime, setup) : []),
     ];
     for (const finding of findings) console.log(`${marks[finding.level]} ${finding.message}`);
     const failed = findings.filter((finding) => finding.level === 'fail').length;
