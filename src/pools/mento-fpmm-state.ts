@@ -6,7 +6,7 @@
  * the breaker keeps the FX market's hours), every pool in one call a block. The same call reads the settings read
  * once: a pool whose settings moved is not priced at the old ones, but read again (`rediscover`).
  */
-import { type Address, type PublicClient, getAddress, isAddressEqual } from 'viem';
+import { type Address, type PublicClient, getAddress, isAddressEqual, zeroAddress } from 'viem';
 import {
   mentoBreakerBoxAbi,
   mentoFpmmAbi,
@@ -40,9 +40,15 @@ export type FpmmPool = {
   protocolFee: bigint;
 };
 
-/** The factory's pools at a block, in three calls: the list, each pool's settings, each adapter's oracle, BreakerBox and market-hours breaker. */
+/**
+ * The factory's pools at a block, in three calls: the list, each pool's settings, each adapter's oracle, BreakerBox and
+ * market-hours breaker. A pool one of whose views reverts (paused, upgraded to another interface, set an adapter that
+ * reverts) is kept with what could be read, the rest empty: the every-block read leaves it unroutable with the reason,
+ * and reads the factory's pools again once its own settings answer otherwise; its factory's other pools are found as
+ * usual.
+ */
 export async function discoverFpmmPools(client: PublicClient, factory: Address, blockNumber: bigint | 'latest'): Promise<FpmmPool[]> {
-  const [pools] = (await readAll(client, [{ address: factory, abi: mentoFpmmFactoryAbi, functionName: 'deployedFPMMAddresses' }], blockNumber)) as [Address[]];
+  const [listed] = (await readAll(client, [{ address: factory, abi: mentoFpmmFactoryAbi, functionName: 'deployedFPMMAddresses' }], blockNumber)) as [Address[]];
   const names = [
     'token0',
     'token1',
@@ -55,26 +61,36 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
     'lpFee',
     'protocolFee',
   ] as const;
-  const reads = await readAll(
-    client,
-    pools.flatMap((pool) => names.map((functionName) => ({ address: pool, abi: mentoFpmmAbi, functionName }))),
-    blockNumber,
-  );
-  const adapters = pools.map((_, i) => reads[i * names.length + 6] as Address);
-  const oracles = await readAll(
-    client,
-    adapters.flatMap((adapter) => [
-      { address: adapter, abi: mentoOracleAdapterAbi, functionName: 'sortedOracles' },
-      { address: adapter, abi: mentoOracleAdapterAbi, functionName: 'breakerBox' },
-      { address: adapter, abi: mentoOracleAdapterAbi, functionName: 'marketHoursBreaker' },
-    ]),
-    blockNumber,
-  );
-  return pools.map((pool, i) => {
-    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, oracleAdapter, protocolFeeRecipient, lpFee, protocolFee] = reads.slice(
-      i * names.length,
-      (i + 1) * names.length,
-    ) as [Address, Address, bigint, bigint, Address, boolean, Address, Address, bigint, bigint];
+  const settingsCalls = (pool: Address) => names.map((functionName) => ({ address: pool, abi: mentoFpmmAbi, functionName }));
+  const settingsAnswers = await readEach(client, listed.flatMap(settingsCalls), blockNumber);
+  const settled = listed.map((pool, i) => {
+    const results = resultsOrWhy(settingsCalls(pool), settingsAnswers.slice(i * names.length, (i + 1) * names.length));
+    return { pool, settings: 'unreadable' in results ? undefined : results };
+  });
+  const adapterCalls = (adapter: Address) =>
+    (['sortedOracles', 'breakerBox', 'marketHoursBreaker'] as const).map((functionName) => ({ address: adapter, abi: mentoOracleAdapterAbi, functionName }));
+  const readable = settled.flatMap(({ settings }) => (settings ? [settings[6] as Address] : []));
+  const adapterAnswers = await readEach(client, readable.flatMap(adapterCalls), blockNumber);
+  let adapterIndex = 0;
+  return settled.map(({ pool, settings }) => {
+    if (!settings) return unreadPool(factory, pool);
+    const adapter = settings[6] as Address;
+    const oracles = resultsOrWhy(adapterCalls(adapter), adapterAnswers.slice(adapterIndex * 3, (adapterIndex + 1) * 3));
+    adapterIndex++;
+    const [token0, token1, decimals0, decimals1, rateFeed, invertRateFeed, oracleAdapter, protocolFeeRecipient, lpFee, protocolFee] = settings as [
+      Address,
+      Address,
+      bigint,
+      bigint,
+      Address,
+      boolean,
+      Address,
+      Address,
+      bigint,
+      bigint,
+    ];
+    const [sortedOracles, breakerBox, marketHoursBreaker] =
+      'unreadable' in oracles ? [zeroAddress, zeroAddress, zeroAddress] : (oracles as [Address, Address, Address]);
     return {
       factory: getAddress(factory),
       pool: getAddress(pool),
@@ -85,14 +101,38 @@ export async function discoverFpmmPools(client: PublicClient, factory: Address, 
       rateFeed: getAddress(rateFeed),
       invertRateFeed,
       oracleAdapter: getAddress(oracleAdapter),
-      sortedOracles: getAddress(oracles[i * 3] as Address),
-      breakerBox: getAddress(oracles[i * 3 + 1] as Address),
-      marketHoursBreaker: getAddress(oracles[i * 3 + 2] as Address),
+      sortedOracles: getAddress(sortedOracles),
+      breakerBox: getAddress(breakerBox),
+      marketHoursBreaker: getAddress(marketHoursBreaker),
       protocolFeeRecipient: getAddress(protocolFeeRecipient),
       lpFee,
       protocolFee,
     };
   });
+}
+
+/**
+ * A listed pool whose own views revert (paused, or upgraded to another interface): kept with no settings, so that the
+ * every-block read leaves it unroutable, with the reason, and reads the factory's pools again once it answers.
+ */
+function unreadPool(factory: Address, pool: Address): FpmmPool {
+  return {
+    factory: getAddress(factory),
+    pool: getAddress(pool),
+    token0: zeroAddress,
+    token1: zeroAddress,
+    decimals0: 1n,
+    decimals1: 1n,
+    rateFeed: zeroAddress,
+    invertRateFeed: false,
+    oracleAdapter: zeroAddress,
+    sortedOracles: zeroAddress,
+    breakerBox: zeroAddress,
+    marketHoursBreaker: zeroAddress,
+    protocolFeeRecipient: zeroAddress,
+    lpFee: 0n,
+    protocolFee: 0n,
+  };
 }
 
 type LimitRead = readonly [
@@ -160,31 +200,50 @@ export const fpmmStateCalls = (pools: readonly FpmmPool[]): unknown[] => pools.f
 export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly CallAnswer[]): (FpmmState | Unreadable)[] {
   return pools.map((pool, i) => {
     const calls = stateCalls(pool);
-    const results = resultsOrWhy(calls, answers.slice(i * calls.length, (i + 1) * calls.length));
+    const own = answers.slice(i * calls.length, (i + 1) * calls.length);
+    // The pool's own settings first: when they moved, the calls made with the old ones (its old adapter's) say nothing.
+    const ownSettings = own.slice(0, POOL_SETTINGS);
+    const ownMoved = ownSettings.every((answer) => answer.status === 'success')
+      ? settingsMoved(
+          pool,
+          ownSettings.map((answer) => (answer as { result: unknown }).result),
+        )
+      : undefined;
+    if (ownMoved) return movedState(pool, ownMoved);
+    const results = resultsOrWhy(calls, own);
     return 'unreadable' in results ? results : stateFrom(pool, results);
   });
 }
 
-/** What moved of the settings read once, in words; nothing when all are as read. */
-function settingsMoved(pool: FpmmPool, [adapter, rateFeed, invert, sortedOracles, breakerBox, breaker]: readonly unknown[]): string | undefined {
+const movedState = (pool: FpmmPool, moved: string): Unreadable => ({
+  unreadable: `Mento v3 pool ${pool.pool}'s settings moved since they were read (${moved}): read again`,
+  rediscover: true,
+});
+
+/** What moved of the settings read once, in words (as many as `answers` has, in `stateCalls`' order); nothing when all are as read. */
+function settingsMoved(pool: FpmmPool, answers: readonly unknown[]): string | undefined {
+  const [adapter, rateFeed, invert, sortedOracles, breakerBox, breaker] = answers;
+  const differs = (answer: unknown, known: Address) => answer !== undefined && !isAddressEqual(answer as Address, known);
   const moved = [
-    !isAddressEqual(adapter as Address, pool.oracleAdapter) && `its oracle adapter is ${adapter as Address}, not ${pool.oracleAdapter}`,
-    !isAddressEqual(rateFeed as Address, pool.rateFeed) && `its rate feed is ${rateFeed as Address}, not ${pool.rateFeed}`,
-    invert !== pool.invertRateFeed && `its rate feed is ${invert ? '' : 'no longer '}inverted`,
-    !isAddressEqual(sortedOracles as Address, pool.sortedOracles) && `its adapter's oracle is ${sortedOracles as Address}, not ${pool.sortedOracles}`,
-    !isAddressEqual(breakerBox as Address, pool.breakerBox) && `its adapter's BreakerBox is ${breakerBox as Address}, not ${pool.breakerBox}`,
-    !isAddressEqual(breaker as Address, pool.marketHoursBreaker) &&
-      `its adapter's market-hours breaker is ${breaker as Address}, not ${pool.marketHoursBreaker}`,
+    differs(adapter, pool.oracleAdapter) && `its oracle adapter is ${adapter as Address}, not ${pool.oracleAdapter}`,
+    differs(rateFeed, pool.rateFeed) && `its rate feed is ${rateFeed as Address}, not ${pool.rateFeed}`,
+    invert !== undefined && invert !== pool.invertRateFeed && `its rate feed is ${invert ? '' : 'no longer '}inverted`,
+    differs(sortedOracles, pool.sortedOracles) && `its adapter's oracle is ${sortedOracles as Address}, not ${pool.sortedOracles}`,
+    differs(breakerBox, pool.breakerBox) && `its adapter's BreakerBox is ${breakerBox as Address}, not ${pool.breakerBox}`,
+    differs(breaker, pool.marketHoursBreaker) && `its adapter's market-hours breaker is ${breaker as Address}, not ${pool.marketHoursBreaker}`,
   ].filter((entry): entry is string => typeof entry === 'string');
   return moved.length > 0 ? moved.join('; ') : undefined;
 }
+
+/** The pool's own settings (its adapter, feed and inversion) take the first 3 answers. */
+const POOL_SETTINGS = 3;
 
 /** The settings a pool's state is read with take 6 answers, then whether its breaker keeps the FX market's hours. */
 const SETTINGS = 6;
 
 function stateFrom(pool: FpmmPool, answers: readonly unknown[]): FpmmState | Unreadable {
   const moved = settingsMoved(pool, answers.slice(0, SETTINGS));
-  if (moved) return { unreadable: `Mento v3 pool ${pool.pool}'s settings moved since they were read (${moved}): read again`, rediscover: true };
+  if (moved) return movedState(pool, moved);
   const openWhenClosed = answers[SETTINGS] as boolean;
   const [[reserve0, reserve1], lpFee, protocolFee, limit0, limit1, [rateNumerator, rateDenominator], medianTimestamp, reportExpiry, tradingMode] =
     answers.slice(SETTINGS + 1) as [readonly [bigint, bigint, bigint], bigint, bigint, LimitRead, LimitRead, readonly [bigint, bigint], bigint, bigint, number];

@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { readMentoExtras } from '../../src/pools/mento.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';
-import { createExchange, deployFixedPricePool, destroyExchange, exchangeIdOf, removeRateFeed } from '../helpers/mento-governance.ts';
-import { executeRoute, quoteRoute } from '../helpers/routing.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { createExchange, deployFixedPricePool, destroyExchange, exchangeIdOf, removeRateFeed, setOracleAdapter } from '../helpers/mento-governance.ts';
+import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
 type Route = Awaited<ReturnType<typeof quoteRoute>>;
@@ -25,6 +26,13 @@ const exchangesOf = (route: Route): Hex[] =>
     return typeof hop === 'string' ? [] : [hop.exchangeId.toLowerCase() as Hex];
   });
 const rateFeed = (name: string) => fork.addressBook.mento?.rateFeeds.find((feed) => feed.name === name)?.id as Address;
+
+async function mint(symbol: string, amount: bigint) {
+  const me = trader(fork);
+  await fork.confirm(
+    await me.wallet.writeContract({ address: fork.token(symbol), abi: artifacts.TestToken.abi, functionName: 'mint', args: [me.address, amount] }),
+  );
+}
 
 /** A quote that the router then pays to the wei: the service priced the chain as it is at the quote's block. */
 async function quotedAndPaid(tokenIn: string, tokenOut: string, amountIn: bigint): Promise<Route> {
@@ -54,6 +62,23 @@ describe('a venue that changes stops no other', () => {
     await destroyExchange(fork, celoExchange as Hex);
     expect(exchangesOf(await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18)))).toEqual([]);
     expect(exchangesOf(await quotedAndPaid('cUSD', 'USDC', parseUnits('20000', 18)))).toEqual([exchangeIdOf(fork, 'cUSD/USDC').toLowerCase()]);
+  });
+});
+
+describe("a pool's settings that break it", () => {
+  it('an owner sets a pool an oracle adapter whose views revert: that pool is left out, every other venue quoted; set back, it is routed again', async () => {
+    await onAWeekday(fork);
+    const usdPool = fork.addressBook.mento?.fixedPricePools.find((entry) => entry.name === 'cUSD/USDC')?.address as Address;
+    const large = parseUnits('260000', 6);
+    await mint('USDC', large * 3n);
+    const throughPool = (route: Route) => route.details.extras.some((extras) => extras === usdPool.toLowerCase());
+    expect(throughPool(await quoteRoute(fork, 'USDC', 'cUSD', large))).toBe(true);
+    // The router has none of an oracle adapter's views: every one of them reverts.
+    await setOracleAdapter(fork, usdPool, fork.addressBook.contracts.router);
+    expect(exchangesOf(await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18)))).toEqual([exchangeIdOf(fork, 'cUSD/CELO').toLowerCase()]);
+    expect(throughPool(await quotedAndPaid('USDC', 'cUSD', large))).toBe(false);
+    await setOracleAdapter(fork, usdPool, fork.addressBook.mento?.oracleAdapterCollateral as Address);
+    expect(throughPool(await quotedAndPaid('USDC', 'cUSD', large))).toBe(true);
   });
 });
 
