@@ -74,6 +74,12 @@ export class PoolIndex {
   readonly #factories: ReadonlyMap<string, FactorySource>;
   /** The factory of each address whose logs announce pools: the factories, and what their kinds name (`logSources`). */
   readonly #announcers: ReadonlyMap<string, FactorySource>;
+  /**
+   * Factories whose pools are read again in the first block followed after a start from the index file: the file keeps
+   * only pools that had a state, so a venue unroutable when it was written (a destroyed feed, a pool whose views
+   * reverted) is found again this way, for the one discovery it costs.
+   */
+  #rediscoverAfterCache = new Set<string>();
   #state: PoolsAtBlock | undefined;
   #checkedAt = 0;
   #refreshing: Promise<PoolsAtBlock> | undefined;
@@ -135,7 +141,9 @@ export class PoolIndex {
         ? await this.#client.getLogs({ blockHash: head.hash, events: watchedEvents })
         : await this.#logsBetween(known.head.number + 1n, head.number);
     const { state, rediscover } = this.#apply(known, head, logs);
-    return this.#readEveryBlock(await this.#recentered(await this.#rediscovered(state, rediscover)));
+    const again = new Set([...rediscover, ...this.#rediscoverAfterCache]);
+    this.#rediscoverAfterCache = new Set();
+    return this.#readEveryBlock(await this.#recentered(await this.#rediscovered(state, again)));
   }
 
   /**
@@ -320,6 +328,8 @@ export class PoolIndex {
    * dropped) is left out, not the whole index.
    */
   async #reload(head: Head, known: PoolsAtBlock | undefined): Promise<PoolsAtBlock> {
+    // Every factory is discovered afresh here: nothing is left to read again after a start from the file.
+    this.#rediscoverAfterCache = new Set();
     const pools = new Map<string, IndexedPool>();
     const progress = new Map<string, bigint>();
     const knownPools = [...(known?.pools.values() ?? [])];
@@ -361,6 +371,9 @@ export class PoolIndex {
       pools.set(key(pool.address), this.#routed(pool));
       states.set(key(pool.address), state);
     }
+    this.#rediscoverAfterCache = new Set(
+      this.#options.factories.filter((factory) => poolKinds[factory.kind].readEveryBlock).map((factory) => key(factory.address)),
+    );
     return { head: cached.head, pools, states, progress: cached.progress, feesChangedAt: cached.head.number, unroutable: new Map() };
   }
 

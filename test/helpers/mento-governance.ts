@@ -135,3 +135,9 @@ export async function setMarketHoursChecks(fork: DevnetFork, enabled: boolean): 
     }),
   );
 }
+
+/** `BreakerBox.addRateFeed`: a feed taken off is back, its trading mode readable again. */
+export async function addRateFeed(fork: DevnetFork, rateFeed: Address): Promise<void> {
+  const { breakerBox } = mentoOf(fork);
+  await fork.confirm(await governance(fork).writeContract({ address: breakerBox, abi: mento.BreakerBox.abi, functionName: 'addRateFeed', args: [rateFeed] }));
+}
