@@ -129,7 +129,9 @@ Checks, against the node the configuration names (RPC_URL, or the embedded devne
 before money does: whether the node answers eth_simulateV1 (routes verified by their token flows) and
 eth_sendRawTransactionSync; that every address of the chain data has code; that each price feed answers with
 the decimals the chain data expects and is fresh; that each factory's init code hash reproduces one of its
-real pairs; that the L2 sequencer is up past its grace period; that every token a strategy trades has a
+real pairs; how many oracle observations Uniswap V3 pools keep; Mento's Broker, its exchanges, each Mento v3 pool
+with its oracle adapter and market-hours breaker, and what each Mento proxy runs (against the implementation the
+chain data expects, where it lists one); that the L2 sequencer is up past its grace period; that every token a strategy trades has a
 price now; that the routing service in use answers, and whether the hosted one answers at all (it went offline
 in 2023); that each pair adapter the self-hosted service routes through has code and prices a real pool exactly
 as the pool's own arithmetic does; and the router's fee settings. One line per finding (ok, warn, FAIL). Signs

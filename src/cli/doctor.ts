@@ -11,6 +11,7 @@ import {
   sequencerFindings,
   sortedOraclesFindings,
   strategyFindings,
+  v3OracleFindings,
 } from '../doctor/chain.ts';
 import { ConfigError } from '../errors.ts';
 import { type Runtime, openRuntime } from '../engine/runtime.ts';
@@ -87,6 +88,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(await sortedOraclesFindings(client, sources, symbols)),
       ...(await factoryFindings(client, known)),
       ...(await positionManagerFindings(client, known)),
+      ...(await v3OracleFindings(client, known)),
       ...(await mentoFindings(client, known)),
       ...(await sequencerFindings(client, sequencer)),
       ...(await strategyFindings(prices, strategies)),

@@ -65,9 +65,17 @@ export const addressBookSchema = z.object({
     uniswapV3PositionManager: address.optional(),
     /**
      * Mento's Broker and the exchange providers of it whose exchanges a route may swap through; Mento v3's pool
-     * factory, whose listed pools a route may swap in.
+     * factory, whose listed pools a route may swap in; the implementation each of Mento's proxies is expected to run
+     * (by the proxy's address), which `doctor` names what they run against.
      */
-    mento: z.object({ broker: address, exchangeProviders: z.array(address).min(1), fpmmFactory: address.optional() }).optional(),
+    mento: z
+      .object({
+        broker: address,
+        exchangeProviders: z.array(address).min(1),
+        fpmmFactory: address.optional(),
+        implementations: z.record(address, address).optional(),
+      })
+      .optional(),
     adapters: z.record(z.string(), address).default({}),
     farms: z.record(z.string(), address).default({}),
     gauges: z.record(z.string(), gauge).default({}),

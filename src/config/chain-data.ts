@@ -33,7 +33,17 @@ export const feePpmOfPerMille = (feePerMille: number): FeePpm => feePerMille * 1
  * A Mento Broker and the exchange providers of it whose exchanges a route may use (each must be listed on chain too);
  * the breaker box those providers must use and Mento v3's pool factory, where the chain data names them (`doctor`).
  */
-export type MentoBroker = { broker: Address; exchangeProviders: readonly Address[]; breakerBox?: Address; fpmmFactory?: Address };
+export type MentoBroker = {
+  broker: Address;
+  exchangeProviders: readonly Address[];
+  breakerBox?: Address;
+  fpmmFactory?: Address;
+  /**
+   * The implementation each of Mento's upgradeable proxies (by its address) is expected to run: `doctor` names what
+   * each runs (its EIP-1967 slot) against it. Governance upgrades them; none listed: named, not compared.
+   */
+  implementations?: Readonly<Record<string, Address>>;
+};
 
 /** A factory whose pools a route may use, and how its pools are proven and charge. */
 export type KnownFactory =
@@ -177,6 +187,7 @@ const chainFileSchema = z.object({
         exchangeProviders: z.array(addressSchema).min(1),
         breakerBox: addressSchema.optional(),
         fpmmFactory: addressSchema.optional(),
+        implementations: z.record(addressSchema, addressSchema).optional(),
       })
       .optional(),
   }),

@@ -2,14 +2,16 @@
  * What `routekeeper doctor` checks against a node, before any money relies on it: the node's support for the
  * methods the checks and the sender prefer, code at every address of the chain data, feeds that answer with
  * their decimals, are fresh and are allowed no more than twice their measured heartbeat, SortedOracles rate feeds
- * read as the daemon reads them, factories whose init code hash reproduces one of their real pools, Mento's Broker
- * with its providers and their exchanges, the sequencer (on an L2), and a price for every token a strategy trades.
+ * read as the daemon reads them, factories whose init code hash reproduces one of their real pools, how many oracle
+ * observations Uniswap V3 pools keep, Mento's Broker with its providers and their exchanges, Mento v3's pools with
+ * their adapters and breakers, what each Mento proxy runs, the sequencer (on an L2), and a price for every token a
+ * strategy trades.
  * Each check is one finding.
  */
-import { type Address, isAddressEqual, zeroAddress } from 'viem';
-import { getBlock, getBlockNumber, getCode, readContract, simulateBlocks } from 'viem/actions';
+import { type Address, getAddress, isAddressEqual, zeroAddress } from 'viem';
+import { getBlock, getBlockNumber, getCode, getStorageAt, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
-import { mentoBrokerAbi, mentoExchangeProviderAbi, positionManagerAbi, sortedOraclesAbi } from '../contracts/abi.ts';
+import { mentoBrokerAbi, mentoExchangeProviderAbi, positionManagerAbi, sortedOraclesAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import type { Unreadable } from '../pools/kind.ts';
 import { type FpmmState, fpmmRate } from '../pools/mento-fpmm-math.ts';
 import { discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm-state.ts';
@@ -270,6 +272,7 @@ export async function mentoFindings(client: ChainClient, known: KnownContracts):
     }
   }
   for (const factory of known.mentoFpmmFactories) findings.push(...(await fixedPricePoolFindings(client, factory)));
+  for (const mento of known.mento) findings.push(...(await implementationFindings(client, mento)));
   // Mento v3's pools need an adapter no one publishes: routed only once the user deployed routekeeper's own.
   if (known.mentoFpmmFactories.length > 0 && !known.adapters.some((adapter) => adapter.kind === 'mento-fpmm')) {
     findings.push({
@@ -304,6 +307,93 @@ async function fixedPricePoolFindings(client: ChainClient, factory: Address): Pr
   } catch (error) {
     return [{ level: 'fail', message: `${name}: cannot be read (${firstLine(error)})` }];
   }
+}
+
+/** The V3 pools of each V3 factory looked at for their oracle, at most. */
+const V3_POOLS_LOOKED_AT = 8;
+
+/**
+ * How many oracle observations each of a Uniswap V3 factory's pools among the chain's tokens keeps (`slot0`): a pool
+ * with one (Uniswap's default, kept until someone pays to grow it) answers its own 10-minute average only while it has
+ * not traded within those 10 minutes, so the daemon cannot hold a hop through it to its own history while it is busy.
+ */
+export async function v3OracleFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const factory of known.factories.filter((entry) => entry.kind === 'uniswap-v3')) {
+    try {
+      const kind = poolKinds[factory.kind];
+      const pools = await kind.samplePools(client, sampledFactory(factory), known.tokens, await getBlockNumber(client), V3_POOLS_LOOKED_AT);
+      if (pools.length === 0) findings.push({ level: 'warn', message: `Uniswap V3 factory ${factory.address}: no pool among the chain's tokens to look at` });
+      for (const pool of pools) {
+        const [, , , cardinality, cardinalityNext] = await readContract(client, { address: pool.address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
+        const where = `Uniswap V3 pool ${pool.address} (${pool.feeBps / 100}%)`;
+        const observations = `${cardinality} oracle observation${cardinality === 1 ? '' : 's'}`;
+        findings.push(
+          cardinalityNext <= 1
+            ? {
+                level: 'warn',
+                message: `${where}: keeps ${observations}, and will not grow: its own 10-minute average is there only while it has not traded for 10 minutes`,
+              }
+            : {
+                level: 'ok',
+                message: `${where}: keeps ${observations}${cardinality < cardinalityNext ? `, growing to ${cardinalityNext} as it trades` : ''}`,
+              },
+        );
+      }
+    } catch (error) {
+      findings.push({ level: 'fail', message: `Uniswap V3 factory ${factory.address}: its pools' oracles cannot be read (${firstLine(error)})` });
+    }
+  }
+  return findings;
+}
+
+/** EIP-1967's implementation slot: `bytes32(uint256(keccak256('eip1967.proxy.implementation')) - 1)`. */
+const IMPLEMENTATION_SLOT = '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc';
+
+/**
+ * What each of Mento's contracts runs, as its EIP-1967 implementation slot says: the Broker, its exchange providers,
+ * the BreakerBox, the v3 pool factory, each of its pools (upgradeable proxies) and their oracle adapters; named
+ * against the implementation the chain data expects, where it lists one (governance upgrades them: a contract that
+ * runs another than the one the model was written for fails).
+ */
+async function implementationFindings(client: ChainClient, mento: KnownContracts['mento'][number]): Promise<Finding[]> {
+  const named = new Map<string, { address: Address; name: string }>();
+  const add = (address: Address | undefined, name: string) => {
+    if (address && !named.has(address.toLowerCase())) named.set(address.toLowerCase(), { address, name });
+  };
+  add(mento.broker, 'Mento Broker');
+  for (const provider of mento.exchangeProviders) add(provider, 'Mento exchange provider');
+  add(mento.breakerBox, 'Mento BreakerBox');
+  add(mento.fpmmFactory, 'Mento v3 pool factory');
+  if (mento.fpmmFactory) {
+    for (const pool of await discoverFpmmPools(client, mento.fpmmFactory, 'latest').catch(() => [])) {
+      add(pool.pool, 'Mento v3 pool');
+      if (!isAddressEqual(pool.oracleAdapter, zeroAddress)) add(pool.oracleAdapter, 'Mento v3 oracle adapter');
+    }
+  }
+  const expected = new Map(Object.entries(mento.implementations ?? {}).map(([proxy, implementation]) => [proxy.toLowerCase(), implementation]));
+  return Promise.all(
+    [...named.values()].map(async ({ address, name }): Promise<Finding> => {
+      const where = `${name} ${address}`;
+      try {
+        const slot = await getStorageAt(client, { address, slot: IMPLEMENTATION_SLOT });
+        const runs = slot && BigInt(slot) !== 0n ? getAddress(`0x${slot.slice(-40)}`) : undefined;
+        const wanted = expected.get(address.toLowerCase());
+        if (wanted === undefined)
+          return {
+            level: 'ok',
+            message: `${where}: ${runs ? `an EIP-1967 proxy running ${runs}` : 'not an EIP-1967 proxy'} (the chain data expects no implementation: not compared)`,
+          };
+        if (runs && isAddressEqual(runs, wanted)) return { level: 'ok', message: `${where}: an EIP-1967 proxy running ${runs}, as the chain data expects` };
+        return {
+          level: 'fail',
+          message: `${where}: ${runs ? `runs ${runs}` : 'is not an EIP-1967 proxy'}, not the implementation ${wanted} the chain data expects: upgraded since; what routekeeper models of it may no longer hold`,
+        };
+      } catch (error) {
+        return { level: 'warn', message: `${where}: its implementation cannot be read (${firstLine(error)})` };
+      }
+    }),
+  );
 }
 
 /** Every token a strategy trades has a price now; a strategy without one cannot trade. */

@@ -1,16 +1,19 @@
 /**
  * `routekeeper doctor` against the devnet with Mento: the Broker lists the providers the address book names, their
  * exchanges are found, and Swappa's PairMentoV2 prices them as their state says; each Mento v3 pool is named with its
- * oracle adapter and market-hours breaker, as the chain has them; a provider the Broker does not list is named on its
- * own line, with exit 1.
+ * oracle adapter and market-hours breaker, as the chain has them; a provider the Broker does not list, and a contract
+ * that runs another implementation than the chain data expects, are each named on a line of their own, with exit 1.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Address, pad } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekend } from '../helpers/fx-clock.ts';
+import { trader } from '../helpers/routing.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 
 const fork = useDevnetFork({ mento: true });
 
@@ -36,9 +39,32 @@ function files(book: object) {
 describe('routekeeper doctor with Mento', () => {
   it("finds the Broker's exchanges, holds Swappa's PairMentoV2 to their state, and names each Mento v3 pool's adapter and breaker (on a Saturday: the collateral pool open, the FX pool closed)", async () => {
     await onAWeekend(fork);
+    // A V3 pool left at Uniswap's default oracle (one observation), as most of Celo's are.
+    const factory3 = fork.addressBook.contracts.uniswapV3Factory as Address;
+    const { wallet } = trader(fork);
+    await fork.confirm(
+      await wallet.writeContract({
+        address: factory3,
+        abi: artifacts.UniswapV3Factory.abi,
+        functionName: 'createPool',
+        args: [fork.token('cUSD'), fork.token('CELO'), 10_000],
+      }),
+    );
+    const young = await fork.publicClient.readContract({
+      address: factory3,
+      abi: artifacts.UniswapV3Factory.abi,
+      functionName: 'getPool',
+      args: [fork.token('cUSD'), fork.token('CELO'), 10_000],
+    });
+    await fork.confirm(await wallet.writeContract({ address: young, abi: artifacts.UniswapV3Pool.abi, functionName: 'initialize', args: [2n ** 96n] }));
     const { args, env } = files(fork.addressBook);
     const { code, stdout, stderr } = await runCli(args, env);
     expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toContain(
+      `warn Uniswap V3 pool ${young} (1%): keeps 1 oracle observation, and will not grow: its own 10-minute average is there only while it has not traded for 10 minutes`,
+    );
+    // The devnet's own V3 pools were given room for 200, which they take as they trade.
+    expect(stdout).toMatch(/^ok {3}Uniswap V3 pool 0x[0-9a-fA-F]{40} \(0\.3%\): keeps \d+ oracle observations?, growing to 200 as it trades$/m);
     const world = fork.addressBook.mento;
     const pool = (name: string) => world?.fixedPricePools.find((entry) => entry.name === name)?.address;
     const factory = world?.fpmmFactory;
@@ -58,13 +84,23 @@ describe('routekeeper doctor with Mento', () => {
     );
   });
 
-  it('names an exchange provider the Broker does not list, and exits 1', async () => {
+  it('names an exchange provider the Broker does not list, and a contract that runs another implementation than the chain data expects; exits 1', async () => {
     const book = structuredClone(fork.addressBook);
     const stranger = book.contracts.router;
-    book.contracts.mento = { broker: book.contracts.mento?.broker as `0x${string}`, exchangeProviders: [stranger] };
+    const broker = book.contracts.mento?.broker as `0x${string}`;
+    // The Broker's EIP-1967 slot names an implementation (the devnet deploys no proxies: the slot is set here).
+    const implementation = book.contracts.mento?.exchangeProviders[0] as `0x${string}`;
+    await fork.testClient.setStorageAt({
+      address: broker,
+      index: '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc',
+      value: pad(implementation),
+    });
+    book.contracts.mento = { broker, exchangeProviders: [stranger], implementations: { [broker]: implementation, [stranger]: broker } };
     const { args, env } = files(book);
     const { code, stdout } = await runCli(args, env);
     expect(code).toBe(1);
-    expect(stdout).toContain(`FAIL Mento Broker ${book.contracts.mento.broker}: does not list the exchange provider ${stranger} the chain data names`);
+    expect(stdout).toContain(`FAIL Mento Broker ${broker}: does not list the exchange provider ${stranger} the chain data names`);
+    expect(stdout).toContain(`ok   Mento Broker ${broker}: an EIP-1967 proxy running ${implementation}, as the chain data expects`);
+    expect(stdout).toContain(`FAIL Mento exchange provider ${stranger}: is not an EIP-1967 proxy, not the implementation ${broker} the chain data expects`);
   });
 });
