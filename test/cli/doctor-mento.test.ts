@@ -11,6 +11,9 @@ import { type Address, pad } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { adapterFindings } from '../../src/doctor/routing.ts';
+import { mentoExchangeKey } from '../../src/pools/mento.ts';
+import { routingSetupFor } from '../../src/routing/setup.ts';
 import { onAWeekend } from '../helpers/fx-clock.ts';
 import { trader } from '../helpers/routing.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
@@ -102,5 +105,26 @@ describe('routekeeper doctor with Mento', () => {
     expect(stdout).toContain(`FAIL Mento Broker ${broker}: does not list the exchange provider ${stranger} the chain data names`);
     expect(stdout).toContain(`ok   Mento Broker ${broker}: an EIP-1967 proxy running ${implementation}, as the chain data expects`);
     expect(stdout).toContain(`FAIL Mento exchange provider ${stranger}: is not an EIP-1967 proxy, not the implementation ${broker} the chain data expects`);
+  });
+
+  it("names a venue the model quotes nothing for while the chain's adapter quotes it: Mento's constant-product exchange once its median is stale", async () => {
+    // Six minutes without a report: the model no longer routes the exchange (its buckets have no valid median to
+    // vouch for them), while the Broker's own quote, which Swappa's adapter asks, still prices it.
+    await fork.testClient.increaseTime({ seconds: 360 });
+    await fork.testClient.mine({ blocks: 1 });
+    const setup = routingSetupFor(fork.addressBook.chainId, fork.addressBook.rpcUrl, fork.addressBook);
+    const findings = await adapterFindings(fork.publicClient as never, {
+      ...setup,
+      factories: setup.factories.filter((factory) => factory.kind === 'mento-v2'),
+    });
+    const line = findings.find((finding) => finding.message.startsWith(`adapter ${fork.addressBook.contracts.adapters.mentoV2}`));
+    const celoExchange = mentoExchangeKey(
+      fork.addressBook.mento?.biPoolManager as Address,
+      fork.addressBook.mento?.exchanges.find((entry) => entry.name === 'cUSD/CELO')?.id as `0x${string}`,
+    );
+    expect(line?.level).toBe('warn');
+    expect(line?.message).toMatch(
+      new RegExp(`the model quotes nothing where the chain's adapter quotes \\d+ for \\d+ of 0x[0-9a-fA-F]{40} in pool ${celoExchange}`),
+    );
   });
 });
