@@ -14,7 +14,7 @@ import { loadAddressBook } from '../../src/config/address-book.ts';
 import { PairMentoFPMM } from '../../src/contracts/solidity-code.ts';
 import { forkChain } from '../../src/devnet/devnet.ts';
 import { isFXMarketOpen } from '../../src/pools/mento-fpmm-math.ts';
-import { runCli } from '../helpers/cli.ts';
+import { bookFiles, runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';
 
@@ -22,26 +22,10 @@ const fork = useDevnetFork({ mento: true });
 
 /** The devnet's address book without its Mento v3 adapter (or with `adapter` in its place), a strategy file and the environment. */
 function files(adapter?: Address) {
-  const dir = mkdtempSync(join(tmpdir(), 'routekeeper-deploy-adapter-'));
   const book = structuredClone(fork.addressBook);
   const { mentoFpmm: _ours, ...others } = book.contracts.adapters;
   book.contracts.adapters = adapter ? { ...others, mentoFpmm: adapter } : others;
-  const bookFile = join(dir, 'book.json');
-  writeFileSync(bookFile, JSON.stringify(book));
-  const config = join(dir, 'strategies.yaml');
-  writeFileSync(
-    config,
-    'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n',
-  );
-  const env = {
-    RPC_URL: '',
-    ROUTING_SERVICE_URL: '',
-    ROUTEKEEPER_CONFIG: '',
-    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
-    ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
-  };
-  const doctor = ['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'];
-  return { bookFile, config, env, doctor, book };
+  return { ...bookFiles(book, fork.addressBook.accounts[0]?.privateKey as string, 'deploy-adapter'), book };
 }
 
 const adapterLine = (address: string) =>

@@ -4,36 +4,19 @@
  * each paid exactly what routekeeper's model says; an adapter that quotes honestly but keeps a wei of each swap's
  * output is reported on its venue's line, with exit 1. The forked chain itself is untouched.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Address, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
-import { runCli } from '../helpers/cli.ts';
+import { bookFiles, runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ mento: true });
 
 function doctorWith(book: DeploymentAddressBook) {
-  const dir = mkdtempSync(join(tmpdir(), 'routekeeper-doctor-fork-'));
-  const bookFile = join(dir, 'book.json');
-  writeFileSync(bookFile, JSON.stringify(book));
-  const config = join(dir, 'strategies.yaml');
-  writeFileSync(
-    config,
-    'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n',
-  );
-  const env = {
-    RPC_URL: '',
-    ROUTING_SERVICE_URL: '',
-    ROUTEKEEPER_CONFIG: '',
-    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
-    ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
-  };
-  return runCli(['doctor', '--fork', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env);
+  const { doctor, env } = bookFiles(book, fork.addressBook.accounts[0]?.privateKey as string, 'doctor-fork');
+  return runCli([...doctor, '--fork'], env);
 }
 
 const forkLines = (stdout: string) => stdout.split('\n').filter((line) => line.includes('fork: '));

@@ -4,12 +4,9 @@
  * oracle adapter and market-hours breaker, as the chain has them; a provider the Broker does not list, and a contract
  * that runs another implementation than the chain data expects, are each named on a line of their own, with exit 1.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Address, pad } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { bookFiles, runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { adapterFindings } from '../../src/doctor/routing.ts';
 import { mentoExchangeKey } from '../../src/pools/mento.ts';
@@ -21,22 +18,8 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 const fork = useDevnetFork({ mento: true });
 
 function files(book: object) {
-  const dir = mkdtempSync(join(tmpdir(), 'routekeeper-doctor-mento-'));
-  const bookFile = join(dir, 'book.json');
-  writeFileSync(bookFile, JSON.stringify(book));
-  const config = join(dir, 'strategies.yaml');
-  writeFileSync(
-    config,
-    'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n',
-  );
-  const env = {
-    RPC_URL: '',
-    ROUTING_SERVICE_URL: '',
-    ROUTEKEEPER_CONFIG: '',
-    ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string,
-    ROUTEKEEPER_DATA_DIR: join(dir, 'data'),
-  };
-  return { args: ['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'], env };
+  const { doctor, env } = bookFiles(book, fork.addressBook.accounts[0]?.privateKey as string, 'doctor-mento');
+  return { args: doctor, env };
 }
 
 describe('routekeeper doctor with Mento', () => {

@@ -1,5 +1,8 @@
 /** Runs the real `routekeeper` binary as a child process. */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
@@ -65,4 +68,23 @@ export function firstStdoutLine(child: ChildProcessWithoutNullStreams, timeoutMs
     });
     child.on('exit', (code) => reject(new Error(`exited with ${code} before writing a line`)));
   });
+}
+
+/**
+ * What a command run against an address book needs: the book as a file, a strategy file of one DCA from a wallet of
+ * `privateKey`, the environment naming them (no RPC_URL, no ROUTING_SERVICE_URL: the book's node), and `doctor`'s
+ * arguments over them (the hosted service at a closed port).
+ */
+export function bookFiles(book: object, privateKey: string, prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), `routekeeper-${prefix}-`));
+  const bookFile = join(dir, 'book.json');
+  writeFileSync(bookFile, JSON.stringify(book));
+  const config = join(dir, 'strategies.yaml');
+  writeFileSync(
+    config,
+    'wallets:\n  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }\nstrategies:\n  - { id: dca, kind: dca, wallet: main, every: 1h, sell: { token: cUSD, amount: "5" }, buy: USDC }\n',
+  );
+  const env = { RPC_URL: '', ROUTING_SERVICE_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: privateKey, ROUTEKEEPER_DATA_DIR: join(dir, 'data') };
+  const doctor = ['doctor', '--config', config, '--address-book', bookFile, '--hosted-service', 'http://127.0.0.1:9'];
+  return { bookFile, config, env, doctor };
 }
