@@ -7,7 +7,16 @@
 import type { PublicClient } from 'viem';
 import { multicall } from 'viem/actions';
 import { reasonOf } from '../contracts/revert.ts';
-import type { CallAnswer, Unreadable } from './kind.ts';
+
+/** One call's answer in a batch that lets each call fail on its own (a multicall with `allowFailure`). */
+export type CallAnswer = { status: 'success'; result: unknown } | { status: 'failure'; error: Error };
+
+/**
+ * Why a pool's state could not be read at a block (a destroyed exchange, a removed feed, a paused pool): it is not
+ * routed. `rediscover`: what was read of the pool once (its oracle adapter, rate feed) has moved since: its factory's
+ * pools are read again before it is quoted, never at the old settings.
+ */
+export type Unreadable = { unreadable: string; rediscover?: true };
 
 type At = bigint | 'latest';
 const blockOf = (at: At) => (at === 'latest' ? { blockTag: 'latest' as const } : { blockNumber: at });

@@ -13,6 +13,9 @@
  */
 import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
 import type { FeePpm, KnownFactory, RoutingFactory } from '../config/chain-data.ts';
+import type { CallAnswer, Unreadable } from './batch-read.ts';
+
+export type { CallAnswer, Unreadable };
 import type { FpmmPool } from './mento-fpmm-state.ts';
 import type { MentoExchange } from './mento-state.ts';
 import type { PoolPrices } from './prices.ts';
@@ -73,16 +76,6 @@ export type IndexDraft = {
   /** The factory at an address, or whose pools an address announces (`logSources`), when the service finds pools from it. */
   factory(address: Address): FactorySource | undefined;
 };
-
-/** One call's answer in a batch that lets each call fail on its own (a multicall with `allowFailure`). */
-export type CallAnswer = { status: 'success'; result: unknown } | { status: 'failure'; error: Error };
-
-/**
- * Why a pool's state could not be read at a block (a destroyed exchange, a removed feed, a paused pool): it is not
- * routed. `rediscover`: what was read of the pool once (its oracle adapter, rate feed) has moved since: its factory's
- * pools are read again before it is quoted, never at the old settings.
- */
-export type Unreadable = { unreadable: string; rediscover?: true };
 
 /** A kind's reads of its pools' states at each block: the contract calls, and the states from their answers. */
 export type EveryBlockRead<State> = {

@@ -15,8 +15,7 @@ import {
   mentoOracleAdapterAbi,
   sortedOraclesAbi,
 } from '../contracts/abi.ts';
-import { readAll, readEach, resultsOrWhy } from './batch-read.ts';
-import type { CallAnswer, Unreadable } from './kind.ts';
+import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from './batch-read.ts';
 import type { FpmmLimit, FpmmState } from './mento-fpmm-math.ts';
 
 /** A pool as its factory lists it, with what never changes for it. */

@@ -8,8 +8,7 @@
  */
 import { type Address, type Hex, type PublicClient, erc20Abi, getAddress, isAddressEqual, keccak256, pad, toHex, zeroAddress } from 'viem';
 import { mentoBreakerBoxAbi, mentoBrokerAbi, mentoExchangeProviderAbi, mentoReserveAbi, sortedOraclesAbi } from '../contracts/abi.ts';
-import { readAll, readEach, resultsOrWhy } from './batch-read.ts';
-import type { CallAnswer, Unreadable } from './kind.ts';
+import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from './batch-read.ts';
 import type { MentoExchangeState, MentoPricing, TradingLimit } from './mento-math.ts';
 
 /** An exchange as found through its Broker, with what never changes for it. */
