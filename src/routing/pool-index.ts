@@ -9,6 +9,12 @@
  * devnet's revert) reads the pools again, and a pool whose kind says following is not enough (a V3 pool near the
  * edge of the ticks read) is read again. What was indexed is kept in a file, so a restart reads only the blocks it
  * missed.
+ *
+ * Venues change under it as governance changes them, and one venue's change is that venue's alone: the same log
+ * request carries the events that create and destroy pools a factory's own reads only list (a Mento exchange's
+ * provider's, a Mento v3 factory's), and such a log has the factory's pools read again in that block; each pool's
+ * every-block read answers on its own, so a pool whose views revert is left unroutable with the reason (and one whose
+ * settings moved is read again) while every other pool is read, quoted and kept fresh in the same block.
  */
 import { type Address, type Hex, type Log, type PublicClient, parseEventLogs } from 'viem';
 import { routerFeeAbi, routerTenantSwapEventAbi } from '../contracts/abi.ts';
