@@ -9,7 +9,10 @@
  *  - exactness: every route with Mento executed through the router on a snapshot of the chain (reverted after): how
  *    many paid exactly `expectedOut`;
  *  - nodeRequestsPerBlock: JSON-RPC calls and HTTP requests the node saw per block while a block came every second,
- *    each carrying a Mento swap and an oracle report, under quote load (a proxy in front of the node counts them).
+ *    each carrying a Mento swap and an oracle report, under quote load (a proxy in front of the node counts them);
+ *  - venueChanges: while two clients keep asking, the cUSD/CELO exchange destroyed and a cUSD/USDC exchange created
+ *    by Mento's owner on the devnet: answers other than 200 after the destruction, quotes of the destruction's block
+ *    or later that still went through it, and the block and time of the first route through the new exchange.
  * Usage: tsx scripts/bench-mento.ts [--seconds N] [--concurrency N]
  */
 import { parseArgs } from 'node:util';
@@ -18,9 +21,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor } from '../src/chains.ts';
 import { mentoBrokerAbi, routerAbi } from '../src/contracts/abi.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
+import { devnetAccount } from '../src/devnet/accounts.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import * as mento from '../src/devnet/artifacts/mento-published.ts';
 import { toNextWeekday, wednesday } from '../src/devnet/fx-clock.ts';
 import { reportWorldPrices } from '../src/devnet/oracle.ts';
+import { roles } from '../src/devnet/world-spec.ts';
 import { swapRouteSchema } from '../src/routing-api/schemas.ts';
 import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 
@@ -156,6 +162,93 @@ try {
   await testClient.setIntervalMining({ interval: 0 });
   await testClient.setAutomine(true);
 
+  // Governance while quotes come: the cUSD/CELO exchange destroyed (as MGP-14 did), then a cUSD/USDC exchange created,
+  // each by the account that owns Mento's contracts on the devnet; what the service answered meanwhile.
+  const governor = createWalletClient({ chain, transport: http(book.rpcUrl), account: devnetAccount(roles.deployer).account });
+  const celoExchange = book.mento?.exchanges.find((entry) => entry.name === 'cUSD/CELO');
+  if (!celoExchange) throw new Error('no cUSD/CELO exchange');
+  const exchangeIdsOf = (route: Awaited<ReturnType<typeof quote>>['route']) =>
+    (route?.details.pairs ?? []).flatMap((pair, i) =>
+      venueOf(pair) === 'mento-v2' ? [`0x${(route?.details.extras[i] as string).slice(-64)}`.toLowerCase()] : [],
+    );
+  const answers: { at: number; status: number; through: string[]; blockNumber?: bigint }[] = [];
+  let quoting = true;
+  const asking = Promise.all(
+    [
+      ['cUSD', 'CELO', parseUnits('1000', 18)],
+      ['cUSD', 'USDC', parseUnits('100', 18)],
+    ].map(async ([tokenIn, tokenOut, amountIn]) => {
+      while (quoting) {
+        const answer = await quote(tokenIn as string, tokenOut as string, amountIn as bigint);
+        answers.push({
+          at: performance.now(),
+          status: answer.status,
+          through: exchangeIdsOf(answer.route),
+          blockNumber: answer.route ? BigInt(answer.route.blockNumber ?? 0) : undefined,
+        });
+      }
+    }),
+  );
+  const ids = await client.readContract({ address: book.mento?.biPoolManager as Address, abi: mento.BiPoolManager.abi, functionName: 'getExchangeIds' });
+  const destroyed = await confirm(
+    await governor.writeContract({
+      address: book.mento?.biPoolManager as Address,
+      abi: mento.BiPoolManager.abi,
+      functionName: 'destroyExchange',
+      args: [celoExchange.id, BigInt(ids.findIndex((id) => id.toLowerCase() === celoExchange.id.toLowerCase()))],
+    }),
+  );
+  const destroyedAt = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const rateFeed = book.mento?.rateFeeds.find((feed) => feed.name === 'USDCUSD')?.id as Address;
+  const created = await confirm(
+    await governor.writeContract({
+      address: book.mento?.biPoolManager as Address,
+      abi: mento.BiPoolManager.abi,
+      functionName: 'createExchange',
+      args: [
+        {
+          asset0: token('cUSD'),
+          asset1: token('USDC'),
+          pricingModule: book.mento?.pricingModules.constantProduct as Address,
+          bucket0: 0n,
+          bucket1: 0n,
+          lastBucketUpdate: 0n,
+          config: {
+            spread: { value: 0n },
+            referenceRateFeedID: rateFeed,
+            referenceRateResetFrequency: 300n,
+            minimumReports: 1n,
+            stablePoolResetSize: parseUnits('50000000', 18),
+          },
+        },
+      ],
+    }),
+  );
+  const createdAt = performance.now();
+  const newId = (created.logs.find((log) => log.address.toLowerCase() === (book.mento?.biPoolManager as string).toLowerCase())?.topics[1] ?? '').toLowerCase();
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  quoting = false;
+  await asking;
+  const afterDestroy = answers.filter((answer) => answer.at > destroyedAt);
+  const firstThroughNew = answers.find((answer) => answer.at > createdAt && answer.through.includes(newId));
+  const venueChanges = {
+    quotesAfterDestroy: afterDestroy.length,
+    non200AfterDestroy: afterDestroy.filter((answer) => answer.status !== 200).length,
+    // Quotes of blocks from the destruction on that still routed through the destroyed exchange.
+    throughDestroyedAfterItsBlock: afterDestroy.filter(
+      (answer) => (answer.blockNumber ?? 0n) >= destroyed.blockNumber && answer.through.includes(celoExchange.id.toLowerCase()),
+    ).length,
+    createdInBlock: created.blockNumber.toString(),
+    firstRouteThroughNew: firstThroughNew
+      ? {
+          blockNumber: firstThroughNew.blockNumber?.toString(),
+          blocksAfterCreation: Number((firstThroughNew.blockNumber ?? 0n) - created.blockNumber),
+          msAfterReceipt: Math.round(firstThroughNew.at - createdAt),
+        }
+      : 'never',
+  };
+
   console.log(
     JSON.stringify(
       {
@@ -172,6 +265,7 @@ try {
           quotesPerSecond: Math.round(load.samples.length / load.tookSeconds),
         },
         nodeRequestsPerBlock: requests,
+        venueChanges,
       },
       null,
       2,
