@@ -167,10 +167,11 @@ try {
   const governor = createWalletClient({ chain, transport: http(book.rpcUrl), account: devnetAccount(roles.deployer).account });
   const celoExchange = book.mento?.exchanges.find((entry) => entry.name === 'cUSD/CELO');
   if (!celoExchange) throw new Error('no cUSD/CELO exchange');
-  const exchangeIdsOf = (route: Awaited<ReturnType<typeof quote>>['route']) =>
-    (route?.details.pairs ?? []).flatMap((pair, i) =>
-      venueOf(pair) === 'mento-v2' ? [`0x${(route?.details.extras[i] as string).slice(-64)}`.toLowerCase()] : [],
-    );
+  const exchangeIdsOf = (route: Awaited<ReturnType<typeof quote>>['route']) => {
+    if (!route) return [];
+    const { pairs, extras } = route.details;
+    return pairs.flatMap((pair, i) => (venueOf(pair) === 'mento-v2' ? [`0x${(extras[i] ?? '').slice(-64)}`.toLowerCase()] : []));
+  };
   const answers: { at: number; status: number; through: string[]; blockNumber?: bigint }[] = [];
   let quoting = true;
   const asking = Promise.all(
@@ -226,7 +227,8 @@ try {
     }),
   );
   const createdAt = performance.now();
-  const newId = (created.logs.find((log) => log.address.toLowerCase() === (book.mento?.biPoolManager as string).toLowerCase())?.topics[1] ?? '').toLowerCase();
+  const provider = (book.mento?.biPoolManager ?? '').toLowerCase();
+  const newId = (created.logs.find((log) => log.address.toLowerCase() === provider)?.topics[1] ?? '').toLowerCase();
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   quoting = false;
   await asking;
