@@ -124,8 +124,10 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
       case '/': {
         try {
           // The index's own head read: no more than one a block time, shared with the quotes.
-          await index.current();
-          return { status: 200, body: { alive: true, state: 'ready' } };
+          const pools = await index.current();
+          // What is left out of routes because its views revert, and why: for an operator, not a failure of the service.
+          const unroutable = [...pools.unroutable].map(([pool, reason]) => ({ pool: pools.pools.get(pool)?.address ?? pool, reason }));
+          return { status: 200, body: { alive: true, state: 'ready', ...(unroutable.length > 0 && { unroutable }) } };
         } catch {
           return { status: 503, body: { alive: true, state: 'restarting' } };
         }

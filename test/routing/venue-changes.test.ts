@@ -7,12 +7,12 @@
  */
 import { type Address, type Hex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { readMentoExtras } from '../../src/pools/mento.ts';
+import { mentoExchangeKey, readMentoExtras } from '../../src/pools/mento.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { createExchange, deployFixedPricePool, destroyExchange, exchangeIdOf, removeRateFeed, setOracleAdapter } from '../helpers/mento-governance.ts';
-import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
+import { executeRoute, getJson, quoteRoute, trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, mento: true });
 type Route = Awaited<ReturnType<typeof quoteRoute>>;
@@ -50,6 +50,14 @@ describe('a venue that changes stops no other', () => {
     await removeRateFeed(fork, fork.token('cUSD'));
     const withoutMento = await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18));
     expect(exchangesOf(withoutMento)).toEqual([]);
+    // The service's health names what it leaves out, and why; it stays ready.
+    const provider = fork.addressBook.mento?.biPoolManager as Address;
+    const health = await getJson(fork, '/');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ alive: true, state: 'ready' });
+    expect(health.body.unroutable).toEqual([
+      { pool: mentoExchangeKey(provider, celoExchange as Hex), reason: expect.stringMatching(/^getRateFeedTradingMode on 0x[0-9a-fA-F]{40} reverted/) },
+    ]);
     // The other feed's exchange is still quoted, and the pools the swap above moved are priced as they are now.
     expect(exchangesOf(await quotedAndPaid('cUSD', 'USDC', parseUnits('20000', 18)))).toEqual([usdcExchange]);
     const again = await quotedAndPaid('cUSD', 'CELO', parseUnits('1000', 18));
