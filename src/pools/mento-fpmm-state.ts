@@ -18,7 +18,7 @@ import {
 import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from './batch-read.ts';
 import type { FpmmLimit, FpmmState } from './mento-fpmm-math.ts';
 
-/** A pool as its factory lists it, with what never changes for it. */
+/** A pool as its factory lists it, with what was read of it once (its settings; the every-block read says when they move). */
 export type FpmmPool = {
   factory: Address;
   pool: Address;
@@ -200,7 +200,10 @@ export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly Cal
   return pools.map((pool, i) => {
     const calls = stateCalls(pool);
     const own = answers.slice(i * calls.length, (i + 1) * calls.length);
-    // The pool's own settings first: when they moved, the calls made with the old ones (its old adapter's) say nothing.
+    const results = resultsOrWhy(calls, own);
+    if (!('unreadable' in results)) return stateFrom(pool, results);
+    // A call failed; the pool's own settings may have moved, and the calls made with the old ones (its old adapter's)
+    // then say nothing: read again rather than left unroutable.
     const ownSettings = own.slice(0, POOL_SETTINGS);
     const ownMoved = ownSettings.every((answer) => answer.status === 'success')
       ? settingsMoved(
@@ -208,9 +211,7 @@ export function fpmmStatesFrom(pools: readonly FpmmPool[], answers: readonly Cal
           ownSettings.map((answer) => (answer as { result: unknown }).result),
         )
       : undefined;
-    if (ownMoved) return movedState(pool, ownMoved);
-    const results = resultsOrWhy(calls, own);
-    return 'unreadable' in results ? results : stateFrom(pool, results);
+    return ownMoved ? movedState(pool, ownMoved) : results;
   });
 }
 
