@@ -1,3 +1,4 @@
+import type { Address } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
 
 import type { RefusalReason } from '../model/refusal-reasons.ts';
@@ -13,6 +14,11 @@ export class GuardRefusal extends RoutekeeperError {
     details?: string,
     /** The part of the service's answer that was refused, e.g. `details.pairs[1]`. */
     readonly field?: string,
+    /**
+     * The pool whose state now refused the hop (closed, past a limit, moved, unpriced), when the route's other pools
+     * were not at fault: another route may avoid it (src/trade/pipeline.ts asks for one).
+     */
+    readonly venue?: Address,
   ) {
     super(shortMessage, { details });
   }

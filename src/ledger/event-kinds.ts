@@ -4,6 +4,7 @@
  */
 export const eventKinds = {
   resumed: 'resumed from the ledger after a restart',
+  'route-refused': "a route refused because of one pool's state now: another route asked for without it",
   rebroadcast: 'sent again, byte for byte: the node had lost it',
   replace: 'replaced on its nonce with higher fees: it was stuck',
   cancel: 'cancelled on its nonce by a transfer of nothing to the wallet itself',

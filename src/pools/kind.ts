@@ -18,7 +18,7 @@ import type { CallAnswer, Unreadable } from './batch-read.ts';
 export type { CallAnswer, Unreadable };
 import type { FpmmPool } from './mento-fpmm-state.ts';
 import type { MentoExchange } from './mento-state.ts';
-import type { PoolPrices } from './prices.ts';
+import type { PoolPrices, ShortHistory } from './prices.ts';
 
 /** The kinds of pool, by the id routes and chain data name them with. */
 export type PoolKindId = 'uniswap-v2' | 'uniswap-v3' | 'mento-v2' | 'mento-fpmm';
@@ -106,7 +106,16 @@ export type PoolFacts = {
 export type SteadyPriceSource =
   /** A kind whose hops are held to an oracle, not to a pool's history (a Mento exchange): why it is no pool source. */
   | { notAPool: string }
-  | { ownAverage(client: PublicClient, pool: Address, windowSeconds: number): Promise<Omit<PoolPrices, 'token0' | 'token1'>> }
+  | {
+      /** The mean over the window, or, when the pool's oracle does not reach that far back, its price now and why. */
+      ownAverage(
+        client: PublicClient,
+        pool: Address,
+        windowSeconds: number,
+      ): Promise<Omit<PoolPrices, 'token0' | 'token1'> | Omit<ShortHistory, 'token0' | 'token1'>>;
+      /** Its price (token0 in token1, raw units × 2^112) at the end of a block. */
+      spotAt(client: PublicClient, pool: Address, blockNumber: bigint): Promise<bigint>;
+    }
   | { cumulativesAt(client: PublicClient, pool: Address, at: { blockNumber: bigint } | { blockTag: 'latest' }): Promise<StoredCumulatives> };
 
 /** A pool's cumulative prices (× 2^112 × seconds) as last stored, its reserves and the time it stored them. */

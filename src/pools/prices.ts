@@ -18,6 +18,13 @@ export type PoolPrices = {
   spanSeconds: bigint;
 };
 
+/**
+ * A pool whose own oracle does not reach a window back (a Uniswap V3 pool that keeps one observation and traded within
+ * the window): its price now, and why it has no average. Such a pool is no price source; a trade through it is held to
+ * the independent reference instead (src/price/reference.ts).
+ */
+export type ShortHistory = { pool: Address; token0: Address; token1: Address; spot0: bigint; short: string };
+
 /** No average for a pool: younger than the window, or its history cannot be read. */
 export class NoAverageError extends RoutekeeperError {
   override name = 'NoAverageError';

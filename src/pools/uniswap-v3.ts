@@ -44,6 +44,13 @@ function poolOf(factory: FactorySource, pool: Address, token0: Address, token1: 
 const integer = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? BigInt(value) : 0n);
 const spacingOf = (pool: { v3?: { tickSpacing: number } }) => pool.v3?.tickSpacing ?? 1;
 
+/** A √price × 2^96 as a V2 pair's prices are kept: raw token1 per raw token0, × 2^112. */
+function spotOf(pool: Address, sqrtPriceX96: bigint): bigint {
+  const price = (sqrtPriceX96 * sqrtPriceX96) >> 80n;
+  if (price === 0n) throw new NoAverageError(`pool ${pool}'s price is below what a Q112 price can hold`);
+  return price;
+}
+
 /** The highest fee tier Uniswap V3 factories enable (1%): what a pool of an unknown tier is assumed to charge. */
 const HIGHEST_FEE_PPM = 10_000;
 
@@ -225,7 +232,8 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     /**
      * Its price now (slot0) and its time-weighted mean over the window from `observe([window, 0])`, both at the latest
      * block; the mean tick rounded toward negative infinity, as Uniswap's OracleLibrary does. A pool whose oracle does
-     * not reach a window back is no price source.
+     * not reach a window back (one observation, as Uniswap creates pools, and a trade within the window) has no mean:
+     * its price now, and why.
      */
     async ownAverage(client, pool, window) {
       // One call (a deployless multicall), so that the price and the oracle come from one state, not from both sides
@@ -241,23 +249,24 @@ export const uniswapV3: PoolKind<V3PoolState> = {
       });
       if (slot0Read.status === 'failure') throw slot0Read.error;
       const [sqrtPriceX96, , , cardinality] = slot0Read.result;
+      if (sqrtPriceX96 === 0n) throw new NoAverageError(`pool ${pool} has no price (not initialized)`);
+      const spot0 = spotOf(pool, sqrtPriceX96);
       if (observedRead.status === 'failure') {
         if (!isContractRevert(observedRead.error)) throw observedRead.error;
-        throw new NoAverageError(
-          `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${cardinality} observation${cardinality === 1 ? '' : 's'}): it is not a price source, and a trade through it has no steady price to be held to`,
-        );
+        const observations = `${cardinality} observation${cardinality === 1 ? '' : 's'}`;
+        return { pool, spot0, short: `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${observations}, and it traded since)` };
       }
       const [[then, now]] = observedRead.result;
       const elapsed = BigInt(window);
       const delta = (now as bigint) - (then as bigint);
       const meanTick = Number(delta / elapsed - (delta < 0n && delta % elapsed !== 0n ? 1n : 0n));
-      if (sqrtPriceX96 === 0n) throw new NoAverageError(`pool ${pool} has no price (not initialized)`);
-      // Prices as a V2 pair's average gives them: raw token1 per raw token0 (and the reverse), × 2^112.
-      const toQ112 = (sqrt: bigint) => (sqrt * sqrt) >> 80n;
-      const spot0 = toQ112(sqrtPriceX96);
-      const average0 = toQ112(sqrtRatioAtTick(meanTick));
-      if (spot0 === 0n || average0 === 0n) throw new NoAverageError(`pool ${pool}'s price is below what a Q112 price can hold`);
+      const average0 = spotOf(pool, sqrtRatioAtTick(meanTick));
       return { pool, spot0, spot1: (Q112 * Q112) / spot0, average0, average1: (Q112 * Q112) / average0, spanSeconds: elapsed };
+    },
+    async spotAt(client, pool, blockNumber) {
+      const [sqrtPriceX96] = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'slot0', blockNumber });
+      if (sqrtPriceX96 === 0n) throw new NoAverageError(`pool ${pool} had no price at block ${blockNumber} (not initialized)`);
+      return spotOf(pool, sqrtPriceX96);
     },
   },
   /** A V2 pair has no tickSpacing(): only a V3 pool answers it. */

@@ -16,11 +16,11 @@ import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chains.ts';
 import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
 import type { PoolKind, PoolKindId, SteadyPriceSource } from '../pools/kind.ts';
-import { NoAverageError, type PoolPrices, Q112 } from '../pools/prices.ts';
+import { NoAverageError, type PoolPrices, Q112, type ShortHistory } from '../pools/prices.ts';
 import { poolKinds } from '../pools/registry.ts';
 import { ChainTooYoungError, blockAt } from './block-at.ts';
 
-export { NoAverageError, type PoolPrices, Q112 } from '../pools/prices.ts';
+export { NoAverageError, type PoolPrices, Q112, type ShortHistory } from '../pools/prices.ts';
 
 /** The cumulative-prices source of a kind whose pools store them. */
 type CumulativeSource = Extract<SteadyPriceSource, { cumulativesAt: unknown }>;
@@ -59,10 +59,11 @@ export class PoolAverages {
   /**
    * The pool's spot and average prices now, from where its kind says its steady price comes from: its own oracle, or
    * its cumulative prices, read at the latest block at once, in the same batch as `head`, the latest block as the
-   * caller reads it (for its time and the average's start). Without `kind`, the pool is asked once what it is.
+   * caller reads it (for its time and the average's start). Without `kind`, the pool is asked once what it is. A pool
+   * whose own oracle does not reach the window answers its price now and why it has no average (`short`).
    */
-  async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKindId): Promise<PoolPrices> {
-    const source = (kind ? poolKinds[kind] : await this.#kindOf(pool)).steadyPrice;
+  async read(pool: Address, head: Head | Promise<Head>, kind?: PoolKindId): Promise<PoolPrices | ShortHistory> {
+    const source = await this.#sourceOf(pool, kind);
     if ('notAPool' in source) throw new NoAverageError(`${pool} is no pool with a price history: ${source.notAPool}`);
     if ('ownAverage' in source) {
       // Asked together: the pool's tokens (read once) and its oracle, in the same batch as the caller's other reads.
@@ -116,6 +117,17 @@ export class PoolAverages {
       average1: (now.cumulative1 - then.cumulative1) / span,
       spanSeconds: span,
     };
+  }
+
+  /** A pool's price (token0 in token1, raw units × 2^112) at the end of a block, for a kind whose pools keep their own oracle. */
+  async spotAt(pool: Address, blockNumber: bigint, kind?: PoolKindId): Promise<bigint> {
+    const source = await this.#sourceOf(pool, kind);
+    if (!('spotAt' in source)) throw new NoAverageError(`${pool} keeps no oracle of its own`);
+    return source.spotAt(this.#client, pool, blockNumber);
+  }
+
+  async #sourceOf(pool: Address, kind?: PoolKindId): Promise<SteadyPriceSource> {
+    return (kind ? poolKinds[kind] : await this.#kindOf(pool)).steadyPrice;
   }
 
   /** The kind of a pool only a simulation's flows showed: the one whose pools it answers as. */

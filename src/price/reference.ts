@@ -18,7 +18,7 @@ import { sortedOraclesAbi } from '../contracts/abi.ts';
 import { RoutekeeperError } from '../errors.ts';
 import { aggregatorV3Abi, readFeed } from './feed.ts';
 import type { PoolKind } from '../guard/route.ts';
-import { NoAverageError, type PoolAverageOptions, PoolAverages, type PoolPrices, Q112 } from './pool-average.ts';
+import { NoAverageError, type PoolAverageOptions, PoolAverages, Q112, type ShortHistory } from './pool-average.ts';
 
 /** A token's USD price with 18 decimals per whole token, and where it came from. */
 export type UsdPrice = { token: Address; usdE18: bigint; source: string };
@@ -98,23 +98,68 @@ export class PriceReference {
 
   /**
    * A pool the trade swaps in is steady: its spot price within `toleranceBps` of its time-weighted average (`kind`,
-   * when its factory told it, saves asking the pool).
-   * Throws ManipulatedPoolError with both prices (token0 in token1, in whole units) when it is not.
+   * when its factory told it, saves asking the pool). A pool whose own oracle does not reach the window (one
+   * observation, and a trade within the window) is held to the independent reference instead (`#steadyAtReference`).
+   * Throws ManipulatedPoolError with both prices (token0 in token1, in whole units) when it is not; NoPriceError when
+   * nothing prices it.
    */
-  async checkSteady(pool: Address, toleranceBps: number, kind?: PoolKind): Promise<PoolPrices> {
-    const prices = await this.averages.read(pool, this.#now().head, kind);
-    const gap = prices.spot0 > prices.average0 ? prices.spot0 - prices.average0 : prices.average0 - prices.spot0;
+  async checkSteady(pool: Address, toleranceBps: number, kind?: PoolKind): Promise<void> {
+    const head = this.#now().head;
+    const prices = await this.averages.read(pool, head, kind);
+    if ('short' in prices) return this.#steadyAtReference(prices, await head, toleranceBps, kind);
+    const gap = distance(prices.spot0, prices.average0);
     if (gap * 10_000n > prices.average0 * BigInt(toleranceBps)) {
-      const [decimals0, decimals1] = await Promise.all([this.decimals(prices.token0), this.decimals(prices.token1)]);
-      const whole = (price: bigint) => (Number(price) / Number(Q112)) * 10 ** (decimals0 - decimals1);
+      const whole = await this.#wholeUnits(prices);
       const minutes = Number(prices.spanSeconds) / 60;
       throw new ManipulatedPoolError(
-        `pool ${pool} prices ${prices.token0} at ${whole(prices.spot0).toPrecision(6)} of ${prices.token1} now, ` +
-          `${((Number(gap) / Number(prices.average0)) * 100).toFixed(2)}% from its ${minutes.toFixed(1)}-minute average ${whole(prices.average0).toPrecision(6)} ` +
+        `pool ${pool} prices ${prices.token0} at ${whole(prices.spot0)} of ${prices.token1} now, ` +
+          `${percent(gap, prices.average0)} from its ${minutes.toFixed(1)}-minute average ${whole(prices.average0)} ` +
           `(tolerance ${toleranceBps / 100}%): moved within the window, not traded into`,
       );
     }
-    return prices;
+  }
+
+  /**
+   * A pool with no history of its own to hold it to (docs/safety.md, "Pools whose oracle does not reach the window"):
+   * its price at the latest block must be within the tolerance of the reference's price of its two tokens (each from
+   * sources that are not this pool: a pool with no average prices nothing), and it must not have moved by more than
+   * the tolerance in that block, the one before ours. Nothing independent prices a token: no price, and no trade.
+   */
+  async #steadyAtReference(prices: ShortHistory, head: Head, toleranceBps: number, kind?: PoolKind): Promise<void> {
+    const { pool, token0, token1 } = prices;
+    const [price0, price1, decimals0, decimals1, [now, before]] = await Promise.all([
+      this.#priceNow(token0),
+      this.#priceNow(token1),
+      this.decimals(token0),
+      this.decimals(token1),
+      // At the block the reference is read at, and the one before: what that block moved it by.
+      Promise.all([head.number, head.number - 1n].map((block) => this.averages.spotAt(pool, block, kind))),
+    ]).catch((error: unknown) => {
+      if (error instanceof NoPriceError) throw new NoPriceError(`${prices.short}, and nothing independent prices it: ${error.shortMessage}`);
+      throw error;
+    });
+    const reference = (price0.usdE18 * 10n ** BigInt(decimals1) * Q112) / (price1.usdE18 * 10n ** BigInt(decimals0));
+    const whole = await this.#wholeUnits(prices);
+    const offReference = distance(now as bigint, reference);
+    if (offReference * 10_000n > reference * BigInt(toleranceBps)) {
+      throw new ManipulatedPoolError(
+        `pool ${pool} prices ${token0} at ${whole(now as bigint)} of ${token1} at block ${head.number}, ${percent(offReference, reference)} from the reference ` +
+          `${whole(reference)} (${price0.source}; ${price1.source}; tolerance ${toleranceBps / 100}%), and ${prices.short}: not traded into`,
+      );
+    }
+    const moved = distance(now as bigint, before as bigint);
+    if (moved * 10_000n > (before as bigint) * BigInt(toleranceBps)) {
+      throw new ManipulatedPoolError(
+        `pool ${pool} moved ${percent(moved, before as bigint)} in block ${head.number}, the block before ours (from ${whole(before as bigint)} to ` +
+          `${whole(now as bigint)} ${token1} per ${token0}; tolerance ${toleranceBps / 100}%), and ${prices.short}: not traded into`,
+      );
+    }
+  }
+
+  /** Formats a pool's token0-in-token1 price (raw units × 2^112) in whole units, to six significant digits. */
+  async #wholeUnits(prices: { token0: Address; token1: Address }): Promise<(price: bigint) => string> {
+    const [decimals0, decimals1] = await Promise.all([this.decimals(prices.token0), this.decimals(prices.token1)]);
+    return (price) => ((Number(price) / Number(Q112)) * 10 ** (decimals0 - decimals1)).toPrecision(6);
   }
 
   /** What `amountIn` of tokenIn is worth in tokenOut at the reference prices (rounded down). */
@@ -215,6 +260,8 @@ export class PriceReference {
         this.decimals(token),
         this.decimals(source.quote),
       ]);
+      // A pool whose own oracle does not reach the window prices nothing.
+      if ('short' in pool) return { ok: false, why: `${pool.short}: it is no price source`, stale: false };
       // The average price of the token in the quote token (raw units × 2^112).
       const average = isAddressEqual(pool.token0, token) ? pool.average0 : pool.average1;
       const usdE18 = (quotePrice.usdE18 * average * 10n ** BigInt(decimalsToken)) / (Q112 * 10n ** BigInt(decimalsQuote));
@@ -296,6 +343,9 @@ function agreedPrice(token: Address, readings: readonly Reading[], maxDisagreeme
   }
   return first;
 }
+
+const distance = (a: bigint, b: bigint) => (a > b ? a - b : b - a);
+const percent = (part: bigint, whole: bigint) => `${((Number(part) / Number(whole)) * 100).toFixed(2)}%`;
 
 /** A USD price for people: six significant digits, trailing zeros cut. */
 const usd = (usdE18: bigint) => `$${Number(Number(formatUnits(usdE18, 18)).toPrecision(6))}`;

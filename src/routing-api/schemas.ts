@@ -35,6 +35,20 @@ const protocolList = z.string().transform((value) =>
 );
 
 /**
+ * `excludePools=0x…,0x…`: pools (by address) that routes must not use: those a client's own checks refused (an extension
+ * of this service's; a service that does not know it may ignore it, and the client then meets the same route again).
+ */
+const poolList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((address) => address.trim())
+      .filter((address) => address.length > 0),
+  )
+  .pipe(z.array(addressSchema).max(16, { message: 'names more than 16 pools' }));
+
+/**
  * `deadlineMs`: the spec calls it milliseconds yet describes it as Unix seconds, and leaves open whether it
  * is a time or a duration. Read it by size, which is unambiguous for any date after 2001:
  * below 1e9 it is a duration in milliseconds (300000 = 5 minutes); from 1e9 to below 1e12 it is an absolute
@@ -62,6 +76,7 @@ const common = {
   chainId: queryInteger(1, 2 ** 53 - 1).default(defaultChainId),
   maxHops: queryInteger(1, 4).default(defaultMaxHops),
   exclude: protocolList.optional(),
+  excludePools: poolList.optional(),
 };
 
 const distinctTokens = <T extends { tokenIn: string; tokenOut: string }>(query: T, ctx: z.RefinementCtx) => {

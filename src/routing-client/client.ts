@@ -32,6 +32,8 @@ type CommonParams = {
   maxHops?: number;
   /** Protocol ids the route must not use. */
   exclude?: readonly string[];
+  /** Pools the route must not use (this project's service's extension: another may ignore it). */
+  excludePools?: readonly Address[];
   signal?: AbortSignal;
 };
 
@@ -91,6 +93,7 @@ export function createRoutingClient(config: RoutingClientConfig = {}) {
     chainId: String(params.chainId ?? chainId),
     maxHops: params.maxHops?.toString(),
     exclude: params.exclude?.join(','),
+    excludePools: params.excludePools && params.excludePools.length > 0 ? params.excludePools.join(',') : undefined,
   });
 
   return {

@@ -230,7 +230,15 @@ export class QuoteEngine {
   /** The swap's search, shared with identical requests on the same block while it runs. */
   #search(snapshot: MarketAtBlock, query: SwapRouteQuery): Promise<SearchOutcome> {
     const route: RouteSearch = { ...searchOf(query), hopCost: this.#hopCost(snapshot, query.tokenOut) };
-    const id = [snapshot.blockHash, query.tokenIn, query.tokenOut, query.amountIn, route.maxHops, [...(route.exclude ?? [])].sort().join(',')]
+    const id = [
+      snapshot.blockHash,
+      query.tokenIn,
+      query.tokenOut,
+      query.amountIn,
+      route.maxHops,
+      [...(route.exclude ?? [])].sort().join(','),
+      [...(route.excludePools ?? [])].sort().join(','),
+    ]
       .join(':')
       .toLowerCase();
     let search = this.#searches.get(id);
@@ -301,16 +309,18 @@ export class QuoteEngine {
   }
 }
 
-function searchOf(query: { maxHops: number; exclude?: string[] | undefined }): RouteSearch {
-  return { maxHops: query.maxHops, exclude: query.exclude ?? [] };
+type SearchQuery = { maxHops: number; exclude?: string[] | undefined; excludePools?: Address[] | undefined };
+
+function searchOf(query: SearchQuery): RouteSearch {
+  return { maxHops: query.maxHops, exclude: query.exclude ?? [], excludePools: query.excludePools ?? [] };
 }
 
 /**
  * A deposit's or withdraw's legs: never through Mento, whose hops the daemon holds to per-hop quotes that a farm's
  * legs do not carry (it refuses such a leg).
  */
-function legSearchOf(query: { maxHops: number; exclude?: string[] | undefined }): RouteSearch {
-  return { maxHops: query.maxHops, exclude: [...(query.exclude ?? []), mentoProtocol] };
+function legSearchOf(query: SearchQuery): RouteSearch {
+  return { ...searchOf(query), exclude: [...(query.exclude ?? []), mentoProtocol] };
 }
 
 /** Runs one leg on `market` and returns what reaches its recipient: an empty leg is the token itself. */

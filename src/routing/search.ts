@@ -9,11 +9,14 @@
  * request stalls the others) and stop at a time budget with the best path found so far.
  */
 import { type Address, isAddressEqual } from 'viem';
-import type { Hop, Market } from './market.ts';
+import type { Hop, Market, Neighbor } from './market.ts';
 
 export type RouteSearch = {
   maxHops: number;
+  /** Protocol ids no hop may use. */
   exclude?: readonly string[];
+  /** Pools (by address) no hop may use. */
+  excludePools?: readonly Address[];
   /** What one hop costs in gas, in tokenOut's raw units (0: rank by output alone). */
   hopCost?: bigint;
 };
@@ -32,15 +35,26 @@ const key = (address: Address) => address.toLowerCase();
 /** Hops priced between two pauses. */
 const HOPS_PER_STEP = 256;
 
+/** Whether a search may not use a pool: its protocol or its address excluded. */
+type Excluded = (neighbor: Neighbor) => boolean;
+
+function excludedBy(search: RouteSearch): Excluded | undefined {
+  const protocols = new Set(search.exclude ?? []);
+  const pools = new Set((search.excludePools ?? []).map(key));
+  if (protocols.size === 0 && pools.size === 0) return undefined;
+  return (neighbor) => protocols.has(neighbor.pool.protocol) || pools.has(neighbor.poolKey);
+}
+
 /** How many hops each token is from `tokenOut`, up to `maxHops`, over the pools not excluded. */
-function distancesTo(market: Market, tokenOut: Address, maxHops: number, excluded: ReadonlySet<string>): Map<string, number> {
+function distancesTo(market: Market, tokenOut: Address, maxHops: number, excluded: Excluded | undefined): Map<string, number> {
   const distance = new Map<string, number>([[key(tokenOut), 0]]);
   let frontier: Address[] = [tokenOut];
   for (let depth = 1; depth <= maxHops && frontier.length > 0; depth++) {
     const next: Address[] = [];
     for (const token of frontier) {
-      for (const { pool, other, otherKey } of market.neighbors(token)) {
-        if (excluded.has(pool.protocol) || distance.has(otherKey)) continue;
+      for (const neighbor of market.neighbors(token)) {
+        const { other, otherKey } = neighbor;
+        if (excluded?.(neighbor) || distance.has(otherKey)) continue;
         distance.set(otherKey, depth);
         next.push(other);
       }
@@ -69,19 +83,18 @@ export function* searchPaths(
   search: RouteSearch,
   progress: { best?: FoundPath; priced: number },
 ): Generator<void, void> {
-  const excluded = new Set(search.exclude ?? []);
+  const excluded = excludedBy(search);
   const hopCost = search.hopCost ?? 0n;
   const distance = distancesTo(market, tokenOut, search.maxHops, excluded);
   if (!distance.has(key(tokenIn)) || isAddressEqual(tokenIn, tokenOut)) return;
   const visited = new Set<string>([key(tokenIn)]);
   const hops: Hop[] = [];
-  const anyExcluded = excluded.size > 0;
 
   function* visit(token: Address, amount: bigint): Generator<void, void> {
     const left = search.maxHops - hops.length - 1;
     for (const neighbor of market.neighbors(token)) {
       const away = distance.get(neighbor.otherKey);
-      if (away === undefined || away > left || visited.has(neighbor.otherKey) || (anyExcluded && excluded.has(neighbor.pool.protocol))) continue;
+      if (away === undefined || away > left || visited.has(neighbor.otherKey) || excluded?.(neighbor)) continue;
       const out = market.neighborOutput(neighbor, amount);
       if (++progress.priced % HOPS_PER_STEP === 0) yield;
       if (out === 0n) continue;

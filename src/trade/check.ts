@@ -91,7 +91,25 @@ async function checkRouted(ctx: CheckContext, trade: Trade, proposal: RoutedProp
 
   // 3. Every adapter, pool and token the route runs through is known, and a farm names exactly our position.
   const verified = await abortable(verify(ctx.routes, trade, proposal), ctx.signal);
+  return checkVerified(ctx, trade, proposal, verified).catch((error: unknown) => {
+    throw namingVenue(error, verified);
+  });
+}
 
+/**
+ * A refusal about one verified hop (its field), naming the hop's pool as the venue at fault, so that another route may
+ * be asked for without it; a refusal that names one already, or no hop, is left as it is.
+ */
+function namingVenue(error: unknown, verified: Verified): unknown {
+  if (!(error instanceof GuardRefusal) || error.venue || !error.field || !verified) return error;
+  const hops = 'hops' in verified ? verified.hops.map((hop, i) => ({ hop, field: `details.pairs[${i}]` })) : [];
+  const named = hops.find((candidate) => candidate.field === error.field && !isUnlisted(candidate.hop));
+  if (!named || isUnlisted(named.hop)) return error;
+  return new GuardRefusal(error.reason, error.shortMessage, error.details, error.field, named.hop.pool);
+}
+
+/** Steps 4 to 13, once the route's every contract is known. */
+async function checkVerified(ctx: CheckContext, trade: Trade, proposal: RoutedProposal, verified: Verified): Promise<Checked> {
   // 4. One batched read of the chain for the rest (steps 4 to 11): the route's pools, the prices, the block, fees,
   //    nonce, allowance, and a simulation of the exact transactions, after the wallet's transactions in flight. The simulated call is ours with the minimum
   //    the quote and our slippage give; the minimum we sign (step 5) may only be higher, once the reference is
@@ -353,18 +371,28 @@ function deliveredToRouter(reads: Preflight, router: Address, tokenOut: Address)
 /** Every hop of a swap's route, or of a deposit's or withdraw's legs. */
 const hopsOf = (verified: NonNullable<Verified>): RouteHop[] => ('hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops));
 
-/** A pool a trade swaps in, with its kind when its factory told it. */
-type SwapPool = { address: Address; kind?: PoolKind };
+/** A pool a trade swaps in, with its kind when its factory told it, and the route's field that names it. */
+type SwapPool = { address: Address; kind?: PoolKind; field?: string };
 
 /** The pools of a route's verified hops (a node that cannot simulate shows no others). */
 function poolsOf(verified: Verified): SwapPool[] {
+  if (!verified) return [];
+  const fieldsOf =
+    'hops' in verified ? [{ hops: verified.hops, at: 'details' }] : verified.legs.map((leg, i) => ({ hops: leg.hops, at: `underlyingRoutes[${i}]` }));
   // A Mento exchange is no pool with a history: it is held to its rate feed instead (guard/mento-hop.ts).
-  return verified ? hopsOf(verified).flatMap((hop) => (isUnlisted(hop) || hop.mento ? [] : [{ address: hop.pool, kind: hop.kind }])) : [];
+  return fieldsOf.flatMap(({ hops, at }) =>
+    hops.flatMap((hop, i) => (isUnlisted(hop) || hop.mento ? [] : [{ address: hop.pool, kind: hop.kind, field: `${at}.pairs[${i}]` }])),
+  );
 }
 
+/** Each pool steady (or at the reference, when it has no history of its own); a refusal names the pool's hop. */
 async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): Promise<void> {
   const unique = [...new Map(pools.map((pool) => [pool.address.toLowerCase(), pool])).values()];
-  await withPriceRefusals(() => Promise.all(unique.map((pool) => ctx.prices.checkSteady(pool.address, ctx.priceToleranceBps, pool.kind))));
+  await Promise.all(
+    unique.map((pool) =>
+      withPriceRefusals(() => ctx.prices.checkSteady(pool.address, ctx.priceToleranceBps, pool.kind), { field: pool.field, venue: pool.address }),
+    ),
+  );
 }
 
 /** A route's hops with each unlisted one replaced by the proven swap of its two tokens; refused if there is none. */

@@ -8,7 +8,7 @@
  * it quotes and checks anew; from `signed` on it only ever broadcasts the stored bytes and follows them, so
  * nothing new is signed for a slot whose fate is not known. Every run returns a typed report, failures included.
  */
-import type { Address, Hex, TransactionReceipt } from 'viem';
+import { type Address, type Hex, type TransactionReceipt, isAddressEqual } from 'viem';
 import { getBlock, getTransactionReceipt } from 'viem/actions';
 import { broadcast } from '../chain/broadcast.ts';
 import { follow } from '../chain/follower.ts';
@@ -27,7 +27,7 @@ import type { Spending } from '../ledger/trades.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../routing-client/client.ts';
 import { type CheckContext, type Checked, budgetsApply, check, checkBudgets, recheck } from './check.ts';
-import { type SharedQuotes, quote } from './quote.ts';
+import { type Proposal, type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
@@ -65,6 +65,9 @@ export type PipelineDeps = {
    */
   stillAsked?: (trade: TradeRecord) => Promise<string | undefined>;
 };
+
+/** How many other routes a trade asks for, each without the pools refused before it, once its first is refused for a pool's state. */
+const otherRoutesAsked = 2;
 
 export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:${slot}`;
 
@@ -167,9 +170,9 @@ async function advance(
         const why = await stage('decide again', () => stillAsked(record));
         if (why !== undefined) throw new GuardRefusal('strategy-file', `trade ${record.id}: ${why}; it is not resumed`);
       }
-      const proposal = await stage('quote', () =>
-        deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal) : quote(deps.routing, record, signal),
-      );
+      const quoteAvoiding = (avoid: readonly Address[]) =>
+        stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal, avoid) : quote(deps.routing, record, signal, avoid)));
+      let proposal = await quoteAvoiding([]);
       const context: CheckContext = {
         wallet,
         routes: deps.routes,
@@ -201,7 +204,14 @@ async function advance(
         }
       };
       const signingsAtCheck = wallet.signings;
-      let checked = await stage('check', () => check(context, record, proposal));
+      let checked: Checked;
+      ({ checked, proposal } = await checkAvoidingRefusedPools(
+        deps,
+        record,
+        proposal,
+        (current) => stage('check', () => check(context, record, current)),
+        quoteAvoiding,
+      ));
       await recordChecked(checked, deps.settings.dryRun ? 'dry-run' : 'checked');
       if (deps.settings.dryRun) return { ...report, status: 'dry-run' };
       const signed = await wallet.exclusive(async () => {
@@ -239,6 +249,36 @@ async function advance(
 }
 
 type Stage = <T>(name: string, work: () => Promise<T> | T, stopOn?: AbortSignal) => Promise<T>;
+
+/**
+ * The proposal checked; a route refused because of one pool's state now (closed, past a limit, moved, with nothing to
+ * price it) is asked for again without that pool, a few times: the next best route, checked as fully, rather than
+ * nothing. Each refused route is an event of the trade; the last refusal stands when no route passes or none is given.
+ */
+async function checkAvoidingRefusedPools(
+  { recorder }: PipelineDeps,
+  record: TradeRecord,
+  first: Proposal,
+  checkProposal: (proposal: Proposal) => Promise<Checked>,
+  quoteAvoiding: (avoid: readonly Address[]) => Promise<Proposal>,
+): Promise<{ checked: Checked; proposal: Proposal }> {
+  const avoided: Address[] = [];
+  for (let proposal = first; ; ) {
+    try {
+      return { checked: await checkProposal(proposal), proposal };
+    } catch (error) {
+      const venue = error instanceof GuardRefusal ? error.venue : undefined;
+      if (!venue || avoided.length >= otherRoutesAsked || avoided.some((pool) => isAddressEqual(pool, venue))) throw error;
+      const refusal = error as GuardRefusal;
+      await recorder.routeRefused(record.id, { reason: refusal.reason, venue, field: refusal.field, why: refusal.shortMessage });
+      avoided.push(venue);
+      proposal = await quoteAvoiding(avoided).catch((quoteError: unknown) => {
+        if (isAbort(quoteError)) throw quoteError;
+        throw error;
+      });
+    }
+  }
+}
 
 /** broadcast → follow → settle, for freshly signed attempts or for those a previous run left open. */
 async function finish(

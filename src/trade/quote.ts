@@ -1,4 +1,5 @@
 /** The quote stage: what the routing service proposes for a trade. A proposal is untrusted until checked. */
+import type { Address } from 'viem';
 import type { RoutingClient } from '../routing-client/client.ts';
 import type { EarnRoute, SwapRoute } from '../routing-api/schemas.ts';
 import type { Trade } from '../model/trade.ts';
@@ -25,16 +26,18 @@ export class SharedQuotes {
     this.#currentBlock = currentBlock;
   }
 
-  async quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal): Promise<Proposal> {
+  async quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal, avoid: readonly Address[] = []): Promise<Proposal> {
     const block = await this.#currentBlock();
     if (block !== this.#block) {
       this.#block = block;
       this.#byRequest.clear();
     }
-    const request = [trade.kind, trade.chainId, trade.tokenIn, trade.tokenOut, trade.amountIn, trade.slippageBps, trade.wallet].join('|').toLowerCase();
+    const request = [trade.kind, trade.chainId, trade.tokenIn, trade.tokenOut, trade.amountIn, trade.slippageBps, trade.wallet, ...avoid]
+      .join('|')
+      .toLowerCase();
     let shared = this.#byRequest.get(request);
     if (!shared) {
-      shared = quote(routing, trade, signal);
+      shared = quote(routing, trade, signal, avoid);
       this.#byRequest.set(request, shared);
       shared.catch(() => this.#byRequest.get(request) === shared && this.#byRequest.delete(request));
     }
@@ -42,8 +45,9 @@ export class SharedQuotes {
   }
 }
 
-export async function quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal): Promise<Proposal> {
-  const common = { tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, chainId: trade.chainId, signal };
+/** `avoid`: pools the route must not use (those this trade's checks refused a route for). */
+export async function quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal, avoid: readonly Address[] = []): Promise<Proposal> {
+  const common = { tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, chainId: trade.chainId, excludePools: avoid, signal };
   switch (trade.kind) {
     case 'swap':
       return { kind: 'swap', route: await routing.getSwapRoute({ ...common, amountIn: trade.amountIn, slippageBps: trade.slippageBps, from: trade.wallet }) };

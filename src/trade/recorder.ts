@@ -75,6 +75,11 @@ export class TradeRecorder {
     return this.#ledger.events.record('adopted', { hash, status }, id);
   }
 
+  /** A route refused for one pool's state (`venue`): another is asked for without it, nothing signed. */
+  routeRefused(id: string, refusal: { reason: string; venue: string; field?: string; why: string }): Promise<void> {
+    return this.#ledger.events.record('route-refused', refusal, id);
+  }
+
   /** A guard said no; nothing was signed (or only an approval). */
   refused(id: string, failure: Failure): Promise<void> {
     return this.#ledger.trades.refuse(id, failure);
