@@ -73,6 +73,11 @@ export type IndexDraft = {
    * created): the index asks their kind's `discover` again at the draft's head, before the block's state is read.
    */
   rediscover: Set<string>;
+  /**
+   * The time of the block whose logs are applied (in a catch-up over several blocks, the last one's: what a log dates
+   * by it looks later than it was, never earlier).
+   */
+  time: bigint;
   /** The factory at an address, or whose pools an address announces (`logSources`), when the service finds pools from it. */
   factory(address: Address): FactorySource | undefined;
 };
@@ -176,6 +181,12 @@ export interface PoolKind<State = any> {
 
   /** Whether a pool is worth routing through: its state holds at least `minReserve` (its own unit) on each side. */
   routable(state: State, minReserve: bigint): boolean;
+  /**
+   * Why the daemon would find no mean of the pool's own over `windowSeconds` at time `now`, when its state says so for
+   * certain (a V3 pool whose one oracle observation was written within the window): such a pool is routed only where
+   * the independent reference prices both its tokens (src/routing/chain-state.ts).
+   */
+  historyShort?(state: State, now: bigint, windowSeconds: number): string | undefined;
   /** What the pool pays for `amountIn` (the search's hot path); 0 when it cannot take it. */
   quote(state: State, pool: PoolInfo, inIs0: boolean, amountIn: bigint): bigint;
   /** What the pool pays and the state it leaves; undefined when it cannot take it. */

@@ -2,6 +2,9 @@
 import type { Address } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
 
+/** The window a pool's mean price is taken over, unless told otherwise: ten minutes. */
+export const defaultAverageWindowSeconds = 600;
+
 /** Prices in UQ112x112, as a Uniswap V2 pair stores them: raw units of one token per raw unit of the other, × 2^112. */
 export const Q112 = 2n ** 112n;
 

@@ -121,7 +121,15 @@ export type V3PoolState = {
   liquidity: bigint;
   ticks: readonly InitializedTick[];
   words: { low: number; high: number };
+  /** Its own oracle as far as the service follows it (uniswap-v3-oracle.ts); none: not known. */
+  oracle?: V3Oracle;
 };
+
+/**
+ * A pool's oracle (v3-core `Oracle.sol`): how many observations it keeps and will keep, which it wrote last, and
+ * when (a block's time, in seconds).
+ */
+export type V3Oracle = { index: number; cardinality: number; cardinalityNext: number; lastWrite: bigint };
 
 export type V3Swap = { amountOut: bigint; sqrtPriceX96: bigint; tick: number; liquidity: bigint };
 

@@ -12,7 +12,8 @@ import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
 import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
 import { NoAverageError, Q112 } from './prices.ts';
-import { type InitializedTick, type V3PoolState, quoteExactIn, sqrtRatioAtTick, swapExactIn, withPositionChange } from './uniswap-v3-math.ts';
+import { oracleInitialized, oracleShortOfWindow, oracleWritten } from './uniswap-v3-oracle.ts';
+import { type InitializedTick, type V3Oracle, type V3PoolState, quoteExactIn, sqrtRatioAtTick, swapExactIn, withPositionChange } from './uniswap-v3-math.ts';
 import { readV3PoolState } from './uniswap-v3-state.ts';
 
 /** A V3 pool whose price is within this many bitmap words of the edge of those read is read again around it. */
@@ -39,6 +40,14 @@ function poolOf(factory: FactorySource, pool: Address, token0: Address, token1: 
     factory: factory.address,
     index: -1,
   };
+}
+
+/** An oracle as the index file keeps it; anything else is not known. */
+function oracleFromCache(entry: unknown): V3Oracle | undefined {
+  const oracle = entry as { index?: unknown; cardinality?: unknown; cardinalityNext?: unknown; lastWrite?: unknown } | undefined;
+  const { index, cardinality, cardinalityNext } = oracle ?? {};
+  if (typeof index !== 'number' || typeof cardinality !== 'number' || typeof cardinalityNext !== 'number') return undefined;
+  return { index, cardinality, cardinalityNext, lastWrite: integer(oracle?.lastWrite) };
 }
 
 const integer = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? BigInt(value) : 0n);
@@ -121,13 +130,29 @@ export const uniswapV3: PoolKind<V3PoolState> = {
       // Both carry the pool's price and tick after them; a swap also its liquidity in range.
       const { sqrtPriceX96, tick, liquidity } = log.args as { sqrtPriceX96?: bigint; tick?: number; liquidity?: bigint };
       if (sqrtPriceX96 === undefined || tick === undefined) return false;
-      draft.states.set(key, { ...state, sqrtPriceX96, tick, liquidity: liquidity ?? state.liquidity });
+      // Initializing writes the first observation; a swap writes one when it moves the tick.
+      const oracle =
+        log.eventName === 'Initialize'
+          ? oracleInitialized(draft.time)
+          : state.oracle && tick !== state.tick
+            ? oracleWritten(state.oracle, draft.time)
+            : state.oracle;
+      draft.states.set(key, { ...state, sqrtPriceX96, tick, liquidity: liquidity ?? state.liquidity, oracle });
       return true;
     }
     if (log.eventName === 'Mint' || log.eventName === 'Burn') {
       const { tickLower, tickUpper, amount } = log.args as { tickLower?: number; tickUpper?: number; amount?: bigint };
       if (tickLower === undefined || tickUpper === undefined || amount === undefined || amount === 0n) return false;
-      draft.states.set(key, withPositionChange(state, tickLower, tickUpper, log.eventName === 'Mint' ? amount : -amount));
+      // A position changed in range writes an observation first (its liquidity in range changes).
+      const inRange = tickLower <= state.tick && state.tick < tickUpper;
+      const moved = withPositionChange(state, tickLower, tickUpper, log.eventName === 'Mint' ? amount : -amount);
+      draft.states.set(key, inRange && state.oracle ? { ...moved, oracle: oracleWritten(state.oracle, draft.time) } : moved);
+      return true;
+    }
+    if (log.eventName === 'IncreaseObservationCardinalityNext') {
+      const { observationCardinalityNextNew } = log.args as { observationCardinalityNextNew?: number };
+      if (observationCardinalityNextNew === undefined || !state.oracle) return false;
+      draft.states.set(key, { ...state, oracle: { ...state.oracle, cardinalityNext: observationCardinalityNextNew } });
       return true;
     }
     return false;
@@ -151,6 +176,7 @@ export const uniswapV3: PoolKind<V3PoolState> = {
     liquidity: state.liquidity.toString(),
     words: state.words,
     ticks: state.ticks.map((tick) => [tick.tick, tick.liquidityNet.toString(), tick.liquidityGross.toString()]),
+    oracle: state.oracle && { ...state.oracle, lastWrite: state.oracle.lastWrite.toString() },
   }),
   fromCache(entry, factory) {
     const ticks = (entry.ticks as [number, string, string][]).map(
@@ -164,10 +190,12 @@ export const uniswapV3: PoolKind<V3PoolState> = {
         liquidity: integer(entry.liquidity),
         words: entry.words as V3PoolState['words'],
         ticks,
+        oracle: oracleFromCache(entry.oracle),
       },
     };
   },
 
+  historyShort: (state, now, windowSeconds) => oracleShortOfWindow(state.oracle, now, windowSeconds),
   // Initialized, with at least the floor's liquidity in range (its own unit, √(x·y)).
   routable: (state, minReserve) => state.sqrtPriceX96 > 0n && state.liquidity >= minReserve,
   quote: (state, pool, inIs0, amountIn) => (pool.v3 && quoteExactIn(state, pool.v3, inIs0, amountIn)) || 0n,

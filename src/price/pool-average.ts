@@ -16,7 +16,7 @@ import { getBlock, readContract } from 'viem/actions';
 import type { ChainClient } from '../chains.ts';
 import { uniswapV2PairAbi as pairAbi } from '../contracts/abi.ts';
 import type { PoolKind, PoolKindId, SteadyPriceSource } from '../pools/kind.ts';
-import { NoAverageError, type PoolPrices, Q112, type ShortHistory } from '../pools/prices.ts';
+import { NoAverageError, type PoolPrices, Q112, type ShortHistory, defaultAverageWindowSeconds } from '../pools/prices.ts';
 import { poolKinds } from '../pools/registry.ts';
 import { ChainTooYoungError, blockAt } from './block-at.ts';
 
@@ -36,7 +36,7 @@ export type PoolAverageOptions = {
   blockTimeSeconds: number;
 };
 
-export const defaultPoolAverageOptions: PoolAverageOptions = { windowSeconds: 600, blockTimeSeconds: 1 };
+export const defaultPoolAverageOptions: PoolAverageOptions = { windowSeconds: defaultAverageWindowSeconds, blockTimeSeconds: 1 };
 
 export class PoolAverages {
   readonly #client: ChainClient;

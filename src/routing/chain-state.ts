@@ -5,7 +5,8 @@
  */
 import type { Address, PublicClient } from 'viem';
 import { routerFeeAbi, uniswapV2IndexAbi } from '../contracts/abi.ts';
-import { Market, type PoolState } from './market.ts';
+import { Market, type PoolInfo, type PoolState } from './market.ts';
+import { defaultAverageWindowSeconds } from '../pools/prices.ts';
 import type { PoolIndex, PoolsAtBlock } from './pool-index.ts';
 
 /** The market the search walks, made from the index's PoolsAtBlock, with what quoting needs of the same block. */
@@ -16,6 +17,8 @@ export type MarketAtBlock = {
   /** The block's base fee: what a hop's gas costs, about. */
   gasPrice: bigint;
   market: Market;
+  /** Pools (by lower-case address) left out because nothing the daemon holds a hop to prices them now, and why. */
+  unpriced: ReadonlyMap<string, string>;
   /** Fee numerator (over 1e10) the router charges for each partner id; why not, when the router would not say. */
   partnerFees: ReadonlyMap<number, bigint> | { unreadable: string };
 };
@@ -25,6 +28,15 @@ export type ChainStateOptions = {
   partnerIds: readonly number[];
   /** A pool with either reserve below this many raw units is left out of routes (dust and abandoned pools). */
   minReserve: bigint;
+  /**
+   * The tokens (lower-case) the daemon's independent reference prices. A pool whose own mean over the daemon's window
+   * cannot be read now (a V3 pool with one oracle observation, written within the window) is held by the daemon to the
+   * reference of its two tokens: between two of these it is routed, else left out (a hop the daemon would refuse
+   * `no-price`). None: every such pool is routed.
+   */
+  pricedTokens?: ReadonlySet<string>;
+  /** The daemon's price-average window (default 600 s, its own default). */
+  windowSeconds?: number;
 };
 
 export class ChainState {
@@ -76,10 +88,14 @@ export class ChainState {
   async #build(pools: PoolsAtBlock): Promise<MarketAtBlock> {
     const { minReserve } = this.#options;
     const states = new Map<string, PoolState>();
+    const unpriced = new Map<string, string>();
     for (const pool of pools.pools.values()) {
       const key = pool.address.toLowerCase();
       const state = pools.states.get(key);
-      if (state !== undefined && pool.kind.routable(state, minReserve)) states.set(key, state);
+      if (state === undefined || !pool.kind.routable(state, minReserve)) continue;
+      const why = this.#unpricedBecause(pool, state, pools.head.timestamp);
+      if (why) unpriced.set(key, why);
+      else states.set(key, state);
     }
     const routable = [...pools.pools.values()].filter((pool) => states.has(pool.address.toLowerCase()));
     return {
@@ -88,9 +104,20 @@ export class ChainState {
       blockTimestamp: pools.head.timestamp,
       gasPrice: pools.head.baseFeePerGas,
       market: new Market(routable, states),
+      unpriced,
       // A router that will not tell its fees stops only the quotes that carry a partner.
       partnerFees: await this.#partnerFees(pools).catch((error: unknown) => ({ unreadable: (error as Error).message.split('\n')[0] ?? 'unreadable' })),
     };
+  }
+
+  /** Why the daemon could not hold a hop through `pool` to anything now, when the state says so: no mean of its own, and a token it does not price. */
+  #unpricedBecause(pool: PoolInfo, state: PoolState, now: bigint): string | undefined {
+    const priced = this.#options.pricedTokens;
+    if (!priced || !pool.kind.historyShort) return undefined;
+    const unpricedToken = [pool.token0, pool.token1].find((token) => !priced.has(token.toLowerCase()));
+    if (!unpricedToken) return undefined;
+    const short = pool.kind.historyShort(state, now, this.#options.windowSeconds ?? defaultAverageWindowSeconds);
+    return short && `${pool.kind.name} pool ${pool.address} ${short}, and nothing independent prices ${unpricedToken}`;
   }
 
   /** Read again when the router logged a change since the last read, or the chain is not the one read. */

@@ -17,9 +17,10 @@ export type CachedPoolsAtBlock = {
   progress: ReadonlyMap<string, bigint>;
 };
 
-// Format 4: every pool in one list, each with its kind and its kind's own fields; a Mento v3 pool with its oracle
-// adapter and market-hours breaker (a file of format 3 lacks them: it is not used, and the index is read afresh).
-const FORMAT = 4;
+// Format 5: every pool in one list, each with its kind and its kind's own fields; a Mento v3 pool with its oracle
+// adapter and market-hours breaker, a Uniswap V3 pool with its own oracle's ring and last write (a file of an older
+// format lacks them: it is not used, and the index is read afresh).
+const FORMAT = 5;
 const integer = z.string().regex(/^\d+$/).transform(BigInt);
 const kindIds = Object.keys(poolKinds) as [PoolKindId, ...PoolKindId[]];
 

@@ -283,6 +283,7 @@ export class PoolIndex {
       states: new Map(known.states),
       progress: new Map(known.progress),
       rediscover: new Set(),
+      time: head.timestamp,
       factory: (address) => this.#announcers.get(key(address)),
     };
     let feesChangedAt = known.feesChangedAt;

@@ -35,6 +35,12 @@ export type RoutingServiceOptions = {
   tokens?: Readonly<Record<string, { address: Address; decimals: number }>>;
   /** A pool with either reserve below this many raw units is left out of routes (default 1,000,000). */
   minReserve?: bigint;
+  /**
+   * The tokens (lower-case) the daemon's independent reference has sources for, from the same chain data: a pool with
+   * no mean of its own now is routed only between two of them (see ChainStateOptions.pricedTokens). None: every such
+   * pool is routed.
+   */
+  pricedTokens?: ReadonlySet<string>;
   /** See PoolIndexOptions.headMaxAgeMs (default 0: every request reads the head). */
   headMaxAgeMs?: number;
   /** Where the pool index is kept between runs. */
@@ -94,6 +100,7 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
     router: options.router,
     partnerIds: partners.partnerIds,
     minReserve: options.minReserve ?? defaultMinReserve,
+    pricedTokens: options.pricedTokens,
   });
   const engine = new QuoteEngine({ router: options.router, earn: options.earn, searchBudgetMs: options.searchBudgetMs, gasToken: options.gasToken });
   const onError = options.onError ?? ((error) => console.error('routing service: unexpected failure', error));
@@ -125,9 +132,16 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
         try {
           // The index's own head read: no more than one a block time, shared with the quotes.
           const pools = await index.current();
-          // What is left out of routes because its views revert, and why: for an operator, not a failure of the service.
-          const unroutable = [...pools.unroutable].map(([pool, reason]) => ({ pool: pools.pools.get(pool)?.address ?? pool, reason }));
-          return { status: 200, body: { alive: true, state: 'ready', ...(unroutable.length > 0 && { unroutable }) } };
+          // What is left out of routes because its views revert, or because nothing the daemon holds a hop to prices
+          // it now, and why: for an operator, not a failure of the service.
+          const named = (reasons: ReadonlyMap<string, string>) =>
+            [...reasons].map(([pool, reason]) => ({ pool: pools.pools.get(pool)?.address ?? pool, reason }));
+          const unroutable = named(pools.unroutable);
+          const unpriced = named((await chainState.current()).unpriced);
+          return {
+            status: 200,
+            body: { alive: true, state: 'ready', ...(unroutable.length > 0 && { unroutable }), ...(unpriced.length > 0 && { unpriced }) },
+          };
         } catch {
           return { status: 503, body: { alive: true, state: 'restarting' } };
         }

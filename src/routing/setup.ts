@@ -4,7 +4,7 @@
  */
 import { type Address, isAddressEqual } from 'viem';
 import type { AddressBook } from '../config/address-book.ts';
-import { addressBookAdapterName, chainTimingFor, routingDataFor, tokenDirectory } from '../config/chain-data.ts';
+import { addressBookAdapterName, chainTimingFor, priceSourcesFor, routingDataFor, tokenDirectory } from '../config/chain-data.ts';
 import { ConfigError } from '../errors.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import type { EarnConfig } from './quotes.ts';
@@ -12,7 +12,7 @@ import type { RoutingServiceOptions } from './server.ts';
 
 export type RoutingSetup = Pick<
   RoutingServiceOptions,
-  'chainId' | 'rpcUrl' | 'router' | 'factories' | 'adapterOverride' | 'earn' | 'tokens' | 'headMaxAgeMs' | 'gasToken'
+  'chainId' | 'rpcUrl' | 'router' | 'factories' | 'adapterOverride' | 'earn' | 'tokens' | 'headMaxAgeMs' | 'gasToken' | 'pricedTokens'
 >;
 
 export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressBook): RoutingSetup {
@@ -40,6 +40,8 @@ export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressB
     adapterOverride: own ? secondAdapterOf(own) : undefined,
     earn: own ? earnOf(own) : undefined,
     tokens,
+    // What the daemon prices on its own, from the same chain data: the service proposes no hop it could not hold to it.
+    pricedTokens: new Set([...priceSourcesFor(chainId, book)].flatMap(([token, sources]) => (sources.length > 0 ? [token.toLowerCase()] : []))),
     // Celo's gas is paid in CELO, which is also an ERC-20 that trades in the pools.
     gasToken: tokens.CELO?.address,
     // One head read per block on a chain with a block time; on demand where blocks come on demand (the devnet).

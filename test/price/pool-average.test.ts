@@ -67,7 +67,7 @@ describe("a pool's price read while a block is mined", () => {
       const client = createPublicClient({ chain: fork.chain, transport: http(proxy.url, { batch: true }), cacheTime: 0 });
       const block = await fork.publicClient.getBlock({ blockTag: 'latest' });
       const prices = await new PoolAverages(client).read(pool, { number: block.number, timestamp: block.timestamp }, 'uniswap-v2');
-      expect("average0" in prices && prices.average0).toBeGreaterThan(0n);
+      expect('average0' in prices && prices.average0).toBeGreaterThan(0n);
       // Two reads (now, and the average's start): each asks all three of the pool at once.
       expect(stateReads).toHaveLength(2);
       for (const data of stateReads)
@@ -115,7 +115,7 @@ describe("a pool's price read while a block is mined", () => {
     await fork.testClient.mine({ blocks: 1 });
     const averages = (client: typeof fork.publicClient) => new PoolAverages(client, { windowSeconds: 60 });
     const honest = await averages(fork.publicClient).read(pool, await head());
-    expect("average0" in honest && honest.average0).toBeGreaterThan(0n);
+    expect('average0' in honest && honest.average0).toBeGreaterThan(0n);
     // The first cumulative as it stood before the pool's first update (0): below the average's start.
     const stale = (times: number) =>
       rewritingNode(times, ([, cumulative1, reserves]) => [

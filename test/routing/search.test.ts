@@ -195,6 +195,7 @@ describe('route search', () => {
       gasPrice: 0n,
       market: counting,
       partnerFees: new Map<number, bigint>(),
+      unpriced: new Map<string, string>(),
     };
     const engine = new QuoteEngine({ router: adapter.address });
     const query = swapRouteQuerySchema.parse({ tokenIn: tokens[7], tokenOut: tokens[30], amountIn: parseUnits('250', 18).toString() });
