@@ -1,5 +1,6 @@
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { produceBlocksLikeCelo } from '../devnet/celo-blocks.ts';
+import { tradeInBusyPools } from '../devnet/busy-pools.ts';
 import { describeDevnet } from '../devnet/describe.ts';
 import { initialWorldPrices, reportEvery, reportWorldPrices, type WorldPrices } from '../devnet/oracle.ts';
 import { priceSourceSpecs, type TokenSymbol } from '../devnet/world-spec.ts';
@@ -30,6 +31,8 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
   const stopMining = values['celo-blocks'] ? await produceBlocksLikeCelo(devnet.node.rpcUrl) : mineEvery(devnet.node.rpcUrl, 5_000);
   // The oracle reports the world's prices again every minute, as real feeds do on a heartbeat (they never go stale).
   const stopReporting = reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000, () => prices);
+  // Its one-observation pools see swap volume every few blocks, as Celo's busy pools do.
+  const stopTrading = tradeInBusyPools(devnet.node.rpcUrl, devnet.addressBook);
   let routing: Awaited<ReturnType<typeof startDevnetRoutingService>> | undefined;
   try {
     routing = await startDevnetRoutingService(devnet.addressBook, { port: servicePort, host, allowedHosts: readEnv().ROUTING_ALLOWED_HOSTS });
@@ -41,6 +44,7 @@ export async function run(argv: string[], { shutdown }: CommandContext): Promise
     }
     await shutdown.requested;
   } finally {
+    stopTrading();
     stopReporting();
     stopMining();
     await routing?.service.close();

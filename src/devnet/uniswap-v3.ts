@@ -14,7 +14,7 @@ import { MIN_TICK } from '../pools/uniswap-v3-math.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import * as swappa from './artifacts/swappa-published.ts';
 import { type Deployer, DeploymentError } from './deployer.ts';
-import { type TokenSymbol, tokenSpecs, uniswapV3ObservationCardinality, uniswapV3PoolSpecs } from './world-spec.ts';
+import { type TokenSymbol, tokenSpecs, uniswapV3PoolSpecs } from './world-spec.ts';
 
 const Q96 = 2n ** 96n;
 
@@ -79,7 +79,7 @@ export async function deployUniswapV3(
     // The pool's own order: token0 is the lower address.
     const [token0, token1] = BigInt(a) < BigInt(b) ? [poolSpec.token0, poolSpec.token1] : [poolSpec.token1, poolSpec.token0];
     await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [worldSqrtPriceX96(token0, token1)]);
-    await call(pool, artifacts.UniswapV3Pool.abi, 'increaseObservationCardinalityNext', [uniswapV3ObservationCardinality]);
+    if (poolSpec.observations) await call(pool, artifacts.UniswapV3Pool.abi, 'increaseObservationCardinalityNext', [poolSpec.observations]);
     // The provider pays the pool from its own balance: more than the positions take.
     for (const symbol of [token0, token1]) {
       const budget = poolSpec.positions.reduce((sum, position) => sum + position.usd, 0) / spec(symbol).usdPrice;

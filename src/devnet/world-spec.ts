@@ -74,6 +74,8 @@ export const roles = {
   users: [3, 4, 5, 6, 7],
   /** Reports the world's prices into the price feeds, as an oracle network does. */
   oracleReporter: 8,
+  /** Swaps in the busy pools (`busyPoolTrading`). */
+  trader: 9,
 } as const;
 
 /**
@@ -125,8 +127,13 @@ export const userBalances: Record<TokenSymbol, string> = {
 
 /**
  * Uniswap V3 pools, as on Celo where CELO's liquidity is mostly in V3: CELO/WETH in two fee tiers (the 0.05% one far
- * deeper) and cUSD/CELO at 0.3%. Each holds positions of several widths around the world price, so that swaps of a
- * few percent of a pool cross several initialized ticks. `usd` is what a position holds at the world price.
+ * deeper), cUSD/CELO at 0.3%, and a deep cUSD/WETH at 0.05%, the best route for stable-to-ETH trades. Each holds
+ * positions of several widths around the world price, so that swaps of a few percent of a pool cross several
+ * initialized ticks. `usd` is what a position holds at the world price.
+ *
+ * Each keeps Uniswap's default oracle, one observation (v3-core `Oracle.initialize`), as most of Celo's pools do, unless
+ * `observations` says it was grown: CELO/WETH 0.05% (a pool someone pays to keep as an oracle) and cUSD/CELO 0.3%
+ * (the position tests' pool, whose steps still read its own average).
  */
 export const uniswapV3PoolSpecs: readonly {
   token0: TokenSymbol;
@@ -134,6 +141,8 @@ export const uniswapV3PoolSpecs: readonly {
   /** In hundredths of a basis point (500 = 0.05%), as the factory's fee tiers are. */
   fee: 500 | 3000 | 10000;
   positions: readonly { widthPercent: number; usd: number }[];
+  /** The oracle observations it keeps (`increaseObservationCardinalityNext`); none: Uniswap's default, one. */
+  observations?: number;
 }[] = [
   {
     token0: 'CELO',
@@ -148,6 +157,7 @@ export const uniswapV3PoolSpecs: readonly {
       { widthPercent: 2, usd: 200_000 },
       { widthPercent: 1, usd: 150_000 },
     ],
+    observations: 200,
   },
   {
     token0: 'CELO',
@@ -170,11 +180,29 @@ export const uniswapV3PoolSpecs: readonly {
       { widthPercent: 4, usd: 300_000 },
       { widthPercent: 2, usd: 300_000 },
     ],
+    observations: 200,
+  },
+  {
+    token0: 'cUSD',
+    token1: 'WETH',
+    fee: 500,
+    positions: [
+      { widthPercent: 100, usd: 500_000 },
+      { widthPercent: 30, usd: 1_000_000 },
+      { widthPercent: 10, usd: 1_500_000 },
+      { widthPercent: 4, usd: 1_500_000 },
+      { widthPercent: 2, usd: 1_000_000 },
+      { widthPercent: 1, usd: 500_000 },
+    ],
   },
 ];
 
-/** Each V3 pool keeps this many oracle observations (one per block with a swap or a position change), as pools that serve as oracles are set up to. */
-export const uniswapV3ObservationCardinality = 200;
+/**
+ * Swap volume in the pools that keep one observation, as Celo's busy pools see it: on the embedded devnet and
+ * `routekeeper devnet`, a trader swaps `usd` worth in each, one way then the other, every `everyMs`, so that their own
+ * oracle never reaches a window back while it runs.
+ */
+export const busyPoolTrading = { everyMs: 8_000, usd: 2_000 };
 
 /**
  * Mento v2 (`deployWorld(…, { mento: true })`), as on Celo since its reserve pairs were streamlined: every exchange

@@ -26,6 +26,7 @@ import { tokenDirectory } from '../config/chain-data.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { reportEvery } from '../devnet/oracle.ts';
+import { tradeInBusyPools } from '../devnet/busy-pools.ts';
 import { devnetKeyVariable } from '../devnet/world-spec.ts';
 import { toJson } from '../json.ts';
 import { Ledger, type LedgerLocation } from '../ledger/ledger.ts';
@@ -284,6 +285,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
       // The oracle reports the world's prices again every minute, as real feeds do on a heartbeat.
       cleanups.push(reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000));
+      // Its one-observation pools see swap volume every few blocks, as Celo's busy pools do.
+      cleanups.push(tradeInBusyPools(devnet.node.rpcUrl, devnet.addressBook));
       const routing = await startDevnetRoutingService(devnet.addressBook);
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;

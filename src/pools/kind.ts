@@ -160,6 +160,11 @@ export interface PoolKind<State = any> {
     known: { pools: readonly IndexedPool[]; progress?: bigint },
     head: Head,
   ): Promise<{ pools: IndexedPool[]; progress: bigint }>;
+  /**
+   * How far a factory's discovery got, taken back `blocks` blocks: where to look again from after a reorg (or a devnet's
+   * revert) whose depth is not known, for a kind whose progress is a block (none: its progress holds across reorgs).
+   */
+  progressBefore?(progress: bigint, blocks: bigint): bigint;
   /** How far a factory's discovery got once every log up to `head` is followed. */
   progressAfter(progress: bigint | undefined, head: Head): bigint | undefined;
   /** A pool's state at a block; undefined when it has no code there (announced in blocks a reorg dropped). */

@@ -100,6 +100,8 @@ export const uniswapV3: PoolKind<V3PoolState> = {
   },
   // The one log request per block carries `PoolCreated`: every block followed is a block scanned.
   progressAfter: (_progress, head) => head.number,
+  // PoolCreated logs of blocks a reorg replaced may be elsewhere in the new chain: looked for again.
+  progressBefore: (progress, blocks) => (progress > blocks ? progress - blocks : 0n),
   async readState(client, pool, blockNumber) {
     return readV3PoolState(client, pool.address, spacingOf(pool), blockNumber).catch(async (error: unknown) => {
       if ((await client.getCode({ address: pool.address, blockNumber })) === undefined) return undefined;
@@ -282,7 +284,7 @@ export const uniswapV3: PoolKind<V3PoolState> = {
       if (observedRead.status === 'failure') {
         if (!isContractRevert(observedRead.error)) throw observedRead.error;
         const observations = `${cardinality} observation${cardinality === 1 ? '' : 's'}`;
-        return { pool, spot0, short: `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${observations}, and it traded since)` };
+        return { pool, spot0, short: `pool ${pool}'s own oracle does not reach ${window} s back (it keeps ${observations}, none older than that)` };
       }
       const [[then, now]] = observedRead.result;
       const elapsed = BigInt(window);

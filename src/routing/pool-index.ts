@@ -112,6 +112,10 @@ export class PoolIndex {
     return this.#refreshing;
   }
 
+  get #maxCatchUpBlocks(): bigint {
+    return this.#options.maxCatchUpBlocks ?? 2_000n;
+  }
+
   /** Writes the cache one last time. */
   async close(): Promise<void> {
     await this.#cacheWriting;
@@ -123,7 +127,7 @@ export class PoolIndex {
     const head: Head = { number: block.number, hash: block.hash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
     const known = this.#state ?? (await this.#fromCache());
     let next: PoolsAtBlock;
-    const followable = known && head.number > known.head.number && head.number - known.head.number <= (this.#options.maxCatchUpBlocks ?? 2_000n);
+    const followable = known && head.number > known.head.number && head.number - known.head.number <= this.#maxCatchUpBlocks;
     if (known && known.head.hash === head.hash) next = known;
     else if (known && followable && (await this.#continues(known.head, head, block.parentHash))) next = await this.#follow(known, head);
     else next = await this.#reload(head, known);
@@ -343,12 +347,12 @@ export class PoolIndex {
     await Promise.all(
       this.#options.factories.map(async (factory) => {
         const ofFactory = knownPools.filter((pool) => key(pool.factory) === key(factory.address));
-        const found = await poolKinds[factory.kind].discover(
-          this.#client,
-          factory,
-          { pools: ofFactory, progress: known?.progress.get(key(factory.address)) },
-          head,
-        );
+        const kind = poolKinds[factory.kind];
+        // Reloaded from a known state (a reorg, a revert, a long stop): what was found in the blocks just before may
+        // have moved, so a kind whose progress is a block looks again from a catch-up's depth back.
+        const reached = known?.progress.get(key(factory.address));
+        const from = reached !== undefined && kind.progressBefore ? kind.progressBefore(reached, this.#maxCatchUpBlocks) : reached;
+        const found = await kind.discover(this.#client, factory, { pools: ofFactory, progress: from }, head);
         progress.set(key(factory.address), found.progress);
         for (const pool of found.pools) pools.set(key(pool.address), this.#routed(pool));
       }),

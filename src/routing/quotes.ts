@@ -46,6 +46,11 @@ export type QuoteEngineConfig = {
   searchBudgetMs?: number;
   /** The token gas is paid in, as it trades in the pools (CELO on Celo): it prices a hop's gas in tokenOut. */
   gasToken?: Address;
+  /**
+   * The tokens (lower-case) a route may pass through between its ends: the chain data's token list, which the daemon
+   * holds a route's middle tokens to. None: any.
+   */
+  through?: ReadonlySet<string>;
 };
 
 /** About what one more hop costs a swap in gas: the adapter, the pool's swap and a token transfer. */
@@ -124,7 +129,7 @@ export class QuoteEngine {
 
     const legs = [pool.token0, pool.token1].map((underlying) => {
       if (isAddressEqual(underlying, query.tokenIn)) return [];
-      const path = bestPathNow(snapshot.market, query.tokenIn, underlying, total / 2n, legSearchOf(query));
+      const path = bestPathNow(snapshot.market, query.tokenIn, underlying, total / 2n, this.#legSearch(query));
       if (!path) throw noRoute(`nothing reaches ${underlying}`);
       return path.hops;
     }) as [Hop[], Hop[]];
@@ -177,7 +182,7 @@ export class QuoteEngine {
       if (amount === 0n) continue;
       let hops: Hop[] = [];
       if (!isAddressEqual(underlying, query.tokenOut)) {
-        const path = bestPathNow(market, underlying, query.tokenOut, amount, legSearchOf(query));
+        const path = bestPathNow(market, underlying, query.tokenOut, amount, this.#legSearch(query));
         if (!path) throw noRoute(`nothing takes ${underlying} to ${query.tokenOut}`);
         hops = path.hops;
       }
@@ -229,7 +234,7 @@ export class QuoteEngine {
 
   /** The swap's search, shared with identical requests on the same block while it runs. */
   #search(snapshot: MarketAtBlock, query: SwapRouteQuery): Promise<SearchOutcome> {
-    const route: RouteSearch = { ...searchOf(query), hopCost: this.#hopCost(snapshot, query.tokenOut) };
+    const route: RouteSearch = { ...searchOf(query), through: this.config.through, hopCost: this.#hopCost(snapshot, query.tokenOut) };
     const id = [
       snapshot.blockHash,
       query.tokenIn,
@@ -252,6 +257,10 @@ export class QuoteEngine {
   }
 
   /** A hop's gas at the block's base fee, in tokenOut: the gas token's worth through the pools (0 where none prices it). */
+  #legSearch(query: SearchQuery): RouteSearch {
+    return { ...legSearchOf(query), through: this.config.through };
+  }
+
   #hopCost(snapshot: MarketAtBlock, tokenOut: Address): bigint {
     const gasToken = this.config.gasToken;
     const wei = gasPerHop * snapshot.gasPrice;

@@ -17,6 +17,8 @@ export type RouteSearch = {
   exclude?: readonly string[];
   /** Pools (by address) no hop may use. */
   excludePools?: readonly Address[];
+  /** The tokens (lower-case) a path may pass through between its ends; none: any. */
+  through?: ReadonlySet<string>;
   /** What one hop costs in gas, in tokenOut's raw units (0: rank by output alone). */
   hopCost?: bigint;
 };
@@ -45,8 +47,17 @@ function excludedBy(search: RouteSearch): Excluded | undefined {
   return (neighbor) => protocols.has(neighbor.pool.protocol) || pools.has(neighbor.poolKey);
 }
 
-/** How many hops each token is from `tokenOut`, up to `maxHops`, over the pools not excluded. */
-function distancesTo(market: Market, tokenOut: Address, maxHops: number, excluded: Excluded | undefined): Map<string, number> {
+/**
+ * How many hops each token is from `tokenOut`, up to `maxHops`, over the pools not excluded and, between the ends,
+ * through the tokens allowed (`through`).
+ */
+function distancesTo(
+  market: Market,
+  tokenOut: Address,
+  maxHops: number,
+  excluded: Excluded | undefined,
+  through: ReadonlySet<string> | undefined,
+): Map<string, number> {
   const distance = new Map<string, number>([[key(tokenOut), 0]]);
   let frontier: Address[] = [tokenOut];
   for (let depth = 1; depth <= maxHops && frontier.length > 0; depth++) {
@@ -56,7 +67,8 @@ function distancesTo(market: Market, tokenOut: Address, maxHops: number, exclude
         const { other, otherKey } = neighbor;
         if (excluded?.(neighbor) || distance.has(otherKey)) continue;
         distance.set(otherKey, depth);
-        next.push(other);
+        // A token no path may pass through can still start one.
+        if (!through || through.has(otherKey)) next.push(other);
       }
     }
     frontier = next;
@@ -85,7 +97,8 @@ export function* searchPaths(
 ): Generator<void, void> {
   const excluded = excludedBy(search);
   const hopCost = search.hopCost ?? 0n;
-  const distance = distancesTo(market, tokenOut, search.maxHops, excluded);
+  const through = search.through;
+  const distance = distancesTo(market, tokenOut, search.maxHops, excluded, through);
   if (!distance.has(key(tokenIn)) || isAddressEqual(tokenIn, tokenOut)) return;
   const visited = new Set<string>([key(tokenIn)]);
   const hops: Hop[] = [];
@@ -95,6 +108,7 @@ export function* searchPaths(
     for (const neighbor of market.neighbors(token)) {
       const away = distance.get(neighbor.otherKey);
       if (away === undefined || away > left || visited.has(neighbor.otherKey) || excluded?.(neighbor)) continue;
+      if (away > 0 && through && !through.has(neighbor.otherKey)) continue;
       const out = market.neighborOutput(neighbor, amount);
       if (++progress.priced % HOPS_PER_STEP === 0) yield;
       if (out === 0n) continue;

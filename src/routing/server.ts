@@ -41,6 +41,8 @@ export type RoutingServiceOptions = {
    * pool is routed.
    */
   pricedTokens?: ReadonlySet<string>;
+  /** The tokens (lower-case) a route may pass through between its ends (see QuoteEngineConfig.through). None: any. */
+  through?: ReadonlySet<string>;
   /** See PoolIndexOptions.headMaxAgeMs (default 0: every request reads the head). */
   headMaxAgeMs?: number;
   /** Where the pool index is kept between runs. */
@@ -102,7 +104,13 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
     minReserve: options.minReserve ?? defaultMinReserve,
     pricedTokens: options.pricedTokens,
   });
-  const engine = new QuoteEngine({ router: options.router, earn: options.earn, searchBudgetMs: options.searchBudgetMs, gasToken: options.gasToken });
+  const engine = new QuoteEngine({
+    router: options.router,
+    earn: options.earn,
+    searchBudgetMs: options.searchBudgetMs,
+    gasToken: options.gasToken,
+    through: options.through,
+  });
   const onError = options.onError ?? ((error) => console.error('routing service: unexpected failure', error));
 
   const chainRead = async <T>(read: () => Promise<T>): Promise<T> => {

@@ -12,7 +12,7 @@ import type { RoutingServiceOptions } from './server.ts';
 
 export type RoutingSetup = Pick<
   RoutingServiceOptions,
-  'chainId' | 'rpcUrl' | 'router' | 'factories' | 'adapterOverride' | 'earn' | 'tokens' | 'headMaxAgeMs' | 'gasToken' | 'pricedTokens'
+  'chainId' | 'rpcUrl' | 'router' | 'factories' | 'adapterOverride' | 'earn' | 'tokens' | 'headMaxAgeMs' | 'gasToken' | 'pricedTokens' | 'through'
 >;
 
 export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressBook): RoutingSetup {
@@ -42,6 +42,8 @@ export function routingSetupFor(chainId: number, rpcUrl: string, book?: AddressB
     tokens,
     // What the daemon prices on its own, from the same chain data: the service proposes no hop it could not hold to it.
     pricedTokens: new Set([...priceSourcesFor(chainId, book)].flatMap(([token, sources]) => (sources.length > 0 ? [token.toLowerCase()] : []))),
+    // A route's middle tokens are those the daemon's token list holds them to.
+    through: new Set(Object.values(tokens).map((token) => token.address.toLowerCase())),
     // Celo's gas is paid in CELO, which is also an ERC-20 that trades in the pools.
     gasToken: tokens.CELO?.address,
     // One head read per block on a chain with a block time; on demand where blocks come on demand (the devnet).

@@ -76,7 +76,7 @@ async function call(address: Address, abi: readonly unknown[], functionName: str
  * A CELO/WETH V3 pool of `factory` at `fee`, initialized at the 0.05% pool's price and given deep liquidity around
  * it by the attacker's own liquidity provider.
  */
-async function attackerPool(factory: Address, fee: number, liquidity: bigint): Promise<Address> {
+async function attackerPool(factory: Address, fee: number, liquidity: bigint, options: { priceScale?: number } = {}): Promise<Address> {
   const [celo, weth] = [fork.token('CELO'), fork.token('WETH')];
   await call(factory, artifacts.UniswapV3Factory.abi, 'createPool', [celo, weth, fee]);
   const pool = getAddress(
@@ -87,11 +87,14 @@ async function attackerPool(factory: Address, fee: number, liquidity: bigint): P
     abi: uniswapV3PoolAbi,
     functionName: 'slot0',
   });
-  await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [sqrtPriceX96]);
+  // `priceScale` sets its price that many times the 0.05% pool's (its square root scales √price).
+  const scaledSqrt = options.priceScale ? (sqrtPriceX96 * BigInt(Math.round(Math.sqrt(options.priceScale) * 1e9))) / 10n ** 9n : sqrtPriceX96;
+  await call(pool, artifacts.UniswapV3Pool.abi, 'initialize', [scaledSqrt]);
   const provider = await deploy(artifacts.V3LiquidityProvider);
   for (const token of [celo, weth]) await call(token, artifacts.TestToken.abi, 'mint', [provider, parseUnits('100000000', 18)]);
   const spacing = await fork.publicClient.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: 'tickSpacing' });
-  const center = Math.floor(tick / spacing) * spacing;
+  const scaledTick = options.priceScale ? tick + Math.round(Math.log(options.priceScale) / Math.log(1.0001)) : tick;
+  const center = Math.floor(scaledTick / spacing) * spacing;
   await call(provider, artifacts.V3LiquidityProvider.abi, 'mint', [pool, center - 20 * spacing, center + 20 * spacing, liquidity]);
   return pool;
 }
@@ -151,7 +154,12 @@ describe('a swap through a Uniswap V3 route', () => {
     const pool = v3Pool('CELO/WETH 0.05%');
     await call(fork.token('WETH'), artifacts.TestToken.abi, 'mint', [v3Adapter(), parseUnits('120', 18)]);
     await call(v3Adapter(), artifacts.UniswapV3Adapter.abi, 'swap', [fork.token('WETH'), fork.token('CELO'), attacker.address, pool.address]);
-    const report = await expectRefused(undefined, 'manipulated', [`pool ${pool.address} prices`, 'from its 10.0-minute average', 'moved within the window']);
+    // A service that offers only this pool: asked again without it, it offers it again, and the refusal stands.
+    const report = await expectRefused(throughPool(pool.address), 'manipulated', [
+      `pool ${pool.address} prices`,
+      'from its 10.0-minute average',
+      'moved within the window',
+    ]);
     expect(report.reason).toMatch(/prices 0x[0-9a-fA-F]{40} at [\d.e-]+ of 0x[0-9a-fA-F]{40} now, [\d.]+% from its 10\.0-minute average [\d.e-]+/);
   });
 
@@ -193,9 +201,17 @@ describe('a swap through a Uniswap V3 route', () => {
     await expectRefused(throughPool(stranger), 'unknown-pool', ['details.extras[0]', `names pool ${stranger}, which no known Uniswap V3 factory made`]);
   });
 
-  it("is refused when its V3 pool's own oracle does not reach a window back: such a pool is no price source", async () => {
-    const young = await attackerPool(fork.addressBook.contracts.uniswapV3Factory as Address, 10_000, 10n ** 24n);
-    await expectRefused(throughPool(young), 'no-price', [`pool ${young}'s own oracle does not reach 600 s back`, 'not a price source']);
+  it("is held to the reference when its V3 pool's own oracle does not reach a window back: a young pool 3% off it is refused", async () => {
+    // The factory's pool, made a moment ago (one observation, younger than the window) with CELO 3% dearer than the
+    // oracle says: no history of its own to hold a trade to, so the reference decides.
+    const young = await attackerPool(fork.addressBook.contracts.uniswapV3Factory as Address, 10_000, 10n ** 24n, { priceScale: 1.03 });
+    const report = await expectRefused(throughPool(young), 'manipulated', [
+      `pool ${young} prices ${fork.token('CELO')} at`,
+      'from the reference',
+      `pool ${young}'s own oracle does not reach 600 s back (it keeps 1 observation`,
+      'not traded into',
+    ]);
+    expect(report.reason).toMatch(/at block \d+, 3\.00% from the reference 0\.000166667 \(feed 0x[0-9a-fA-F]{40}; feed 0x[0-9a-fA-F]{40}; tolerance 1%\)/);
   });
 });
 
@@ -397,7 +413,7 @@ describe('routekeeper doctor: the V3 adapter, read as the daemon reads it', () =
   }
   const passed = (adapter: Address) =>
     new RegExp(
-      `ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes 3 pools \\(0\\.05%, 0\\.3%\\) as their state says, both ways at ([1-9]\\d*) sizes`,
+      `ok {3}adapter ${adapter} \\(Uniswap V3, extras: the pool\\) for uniswap-v3: quotes ${fork.addressBook.uniswapV3?.pools.length} pools \\(0\\.05%, 0\\.3%\\) as their state says, both ways at ([1-9]\\d*) sizes`,
     );
 
   it('checks the devnet adapter by its own quote against our V3 arithmetic: several pools, tiers, sizes, both ways', async () => {
