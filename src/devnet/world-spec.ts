@@ -127,7 +127,8 @@ export const userBalances: Record<TokenSymbol, string> = {
 
 /**
  * Uniswap V3 pools, as on Celo where CELO's liquidity is mostly in V3: CELO/WETH in two fee tiers (the 0.05% one far
- * deeper), cUSD/CELO at 0.3%, and a deep cUSD/WETH at 0.05%, the best route for stable-to-ETH trades. Each holds
+ * deeper), cUSD/CELO at 0.3%, and a deep cUSD/WETH at 0.3%, the best route for stable-to-ETH trades (at 0.05% it would
+ * also undercut Mento's 0.25% for the dollar stable to CELO, through CELO/WETH). Each holds
  * positions of several widths around the world price, so that swaps of a few percent of a pool cross several
  * initialized ticks. `usd` is what a position holds at the world price.
  *
@@ -185,7 +186,7 @@ export const uniswapV3PoolSpecs: readonly {
   {
     token0: 'cUSD',
     token1: 'WETH',
-    fee: 500,
+    fee: 3000,
     positions: [
       { widthPercent: 100, usd: 500_000 },
       { widthPercent: 30, usd: 1_000_000 },

@@ -125,7 +125,17 @@ describe('routekeeper serve', () => {
     const { factory, tokens } = await deployGraph(fork.addressBook.rpcUrl, fork.addressBook.accounts[1]?.privateKey as `0x${string}`, graph);
     const graphBook = join(served.home.dir, 'hub-graph.json');
     const { routingServiceUrl: _url, routingService: _second, ...book } = fork.addressBook;
-    writeFileSync(graphBook, JSON.stringify({ ...book, pools: [], contracts: { ...book.contracts, uniswapV2Factory: factory, gauges: {}, farms: {} } }));
+    // Its tokens on the book's token list: a route's middle tokens are held to it, by the daemon and so by the service.
+    const graphTokens = Object.fromEntries(tokens.map((address, i) => [`G${i}`, { address, decimals: 18 }]));
+    writeFileSync(
+      graphBook,
+      JSON.stringify({
+        ...book,
+        tokens: { ...book.tokens, ...graphTokens },
+        pools: [],
+        contracts: { ...book.contracts, uniswapV2Factory: factory, gauges: {}, farms: {} },
+      }),
+    );
     const child = spawnCli(
       [
         'serve',

@@ -3,7 +3,7 @@
  * window leaves no mean of their own over it. The daemon holds a hop through such a pool to the independent reference
  * (docs/safety.md), and its routing service proposes none it would refuse for a reason the service can know; a route
  * refused for one pool's state is asked for again without that pool. Real V3 bytecode; the devnet's deep cUSD/WETH
- * 0.05% pool keeps one observation, as the world spec deploys it.
+ * 0.3% pool keeps one observation, as the world spec deploys it.
  */
 import { type Address, type Hex, getAddress, parseEventLogs, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ const getJson = async (url: string) => ({ body: (await (await fetch(url, { heade
 /** Checksummed, one address at a time (`map(getAddress)` would pass the index as a chain id). */
 const checksummed = (address: Address) => getAddress(address);
 
-const busyPool = () => v3Pool(fork, ['cUSD', 'WETH'], 500);
+const busyPool = () => v3Pool(fork, ['cUSD', 'WETH'], 3000);
 const me = () => fork.addressBook.accounts[0]?.address as Address;
 /** WETH per cUSD at the world's prices (the feeds report them): $1 / $3,000. */
 const referenceWethPerCusd = 1 / 3000;
@@ -127,10 +127,10 @@ describe('a busy Uniswap V3 pool that keeps one oracle observation', () => {
       expect(report.referenceOut).toBe(paidByPool);
       expect(report.minOut).toBe((paidByPool * 9_950n) / 10_000n);
       expect(await walletState()).toEqual({ nonce: before.nonce + 2, cusd: before.cusd - parseUnits('1000', 18), weth: before.weth + paidByPool });
-      // At the reference: within the pool's fee and the trade's impact of $1,000 / $3,000.
+      // At the reference: within the pool's 0.3% fee and the trade's impact of $1,000 / $3,000.
       const oracleOut = parseUnits((1000 * referenceWethPerCusd).toFixed(18), 18);
       expect(paidByPool).toBeLessThan(oracleOut);
-      expect(paidByPool).toBeGreaterThan((oracleOut * 9_990n) / 10_000n);
+      expect(paidByPool).toBeGreaterThan((oracleOut * 9_960n) / 10_000n);
       expect((await executor.ledger.events.list(report.intentId)).filter((event) => event.kind === 'route-refused')).toEqual([]);
     } finally {
       await executor.close();
