@@ -115,10 +115,19 @@ type RpcProxy = Awaited<ReturnType<typeof startRpcProxy>>;
  * `routekeeper once <strategy>` as a user runs it, with the devnet key and its own data directory, and nothing of the
  * caller's routekeeper environment; asynchronously, so that a proxy in the caller's process keeps answering meanwhile.
  */
-export async function runOnce(args: { strategy: string; config: string; bookFile: string; dataDir: string; privateKey: string | undefined; json?: boolean }) {
+export async function runOnce(args: {
+  strategy: string;
+  config: string;
+  bookFile: string;
+  dataDir: string;
+  privateKey: string | undefined;
+  json?: boolean;
+  /** Another build's `bin/routekeeper.js` (a comparison with an earlier commit); default this one's. */
+  bin?: string;
+}) {
   const child = spawn(
     process.execPath,
-    [bin, 'once', args.strategy, '--config', args.config, '--address-book', args.bookFile, ...(args.json ? ['--json'] : [])],
+    [args.bin ?? bin, 'once', args.strategy, '--config', args.config, '--address-book', args.bookFile, ...(args.json ? ['--json'] : [])],
     {
       env: {
         ...process.env,

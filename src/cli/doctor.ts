@@ -88,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(await sortedOraclesFindings(client, sources, symbols)),
       ...(await factoryFindings(client, known)),
       ...(await positionManagerFindings(client, known)),
-      ...(await v3OracleFindings(client, known)),
+      ...(await v3OracleFindings(client, known, sources)),
       ...(await mentoFindings(client, known)),
       ...(await sequencerFindings(client, sequencer)),
       ...(await strategyFindings(prices, strategies)),

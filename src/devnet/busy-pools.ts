@@ -1,6 +1,6 @@
 /**
  * Swap volume in the devnet's Uniswap V3 pools that keep Uniswap's default oracle (one observation), as Celo's busy
- * pools see it: a trader (its own account) sells a few thousand dollars' worth into each, one way then the other, so
+ * pools see it: a trader (its own account) sells its spec's dollars' worth into each, one way then the other, so
  * that prices stay about the world's while each pool's one observation keeps being rewritten and its own oracle never
  * reaches a window back. Runs beside the embedded devnet and `routekeeper devnet`; tests make their pools busy
  * themselves, at the blocks they choose.
@@ -13,7 +13,7 @@ import * as artifacts from './artifacts/contracts.ts';
 import { devnetReceipt } from './receipt.ts';
 import { type TokenSymbol, busyPoolTrading, roles, tokenSpecs, uniswapV3PoolSpecs } from './world-spec.ts';
 
-type BusyPool = { address: Address; token0: TokenSymbol; token1: TokenSymbol };
+type BusyPool = { address: Address; token0: TokenSymbol; token1: TokenSymbol; tradeUsd: number };
 
 /** The book's V3 pools that world-spec leaves at one observation. */
 export function busyPoolsOf(book: Pick<DeploymentAddressBook, 'uniswapV3'>): BusyPool[] {
@@ -21,7 +21,8 @@ export function busyPoolsOf(book: Pick<DeploymentAddressBook, 'uniswapV3'>): Bus
     const spec = uniswapV3PoolSpecs.find(
       (candidate) => candidate.fee === pool.fee && [candidate.token0, candidate.token1].sort().join('/') === [pool.token0, pool.token1].sort().join('/'),
     );
-    return spec && !spec.observations ? [{ address: pool.address, token0: pool.token0 as TokenSymbol, token1: pool.token1 as TokenSymbol }] : [];
+    if (!spec || spec.observations) return [];
+    return [{ address: pool.address, token0: pool.token0 as TokenSymbol, token1: pool.token1 as TokenSymbol, tradeUsd: spec.busyTradeUsd ?? 2_000 }];
   });
 }
 
@@ -40,7 +41,7 @@ export function tradeInBusyPools(rpcUrl: string, book: DeploymentAddressBook, op
     for (const pool of pools) {
       const [sold, bought] = sellToken0 ? [pool.token0, pool.token1] : [pool.token1, pool.token0];
       const usdPrice = tokenSpecs.find((spec) => spec.symbol === sold)?.usdPrice ?? 1;
-      const amount = parseUnits((options.usd / usdPrice).toFixed(6), token(sold).decimals);
+      const amount = parseUnits((pool.tradeUsd / usdPrice).toFixed(6), token(sold).decimals);
       // The devnet's tokens mint to anyone: the trader mints what it sells into the adapter, which swaps it.
       for (const hash of [
         await wallet.writeContract({

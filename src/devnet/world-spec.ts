@@ -144,6 +144,8 @@ export const uniswapV3PoolSpecs: readonly {
   positions: readonly { widthPercent: number; usd: number }[];
   /** The oracle observations it keeps (`increaseObservationCardinalityNext`); none: Uniswap's default, one. */
   observations?: number;
+  /** For a pool that keeps one: the dollars a swap of its busy trading moves (enough to cross ticks, see `busyPoolTrading`). */
+  busyTradeUsd?: number;
 }[] = [
   {
     token0: 'CELO',
@@ -168,6 +170,7 @@ export const uniswapV3PoolSpecs: readonly {
       { widthPercent: 100, usd: 50_000 },
       { widthPercent: 10, usd: 100_000 },
     ],
+    busyTradeUsd: 2_000,
   },
   {
     token0: 'cUSD',
@@ -195,15 +198,16 @@ export const uniswapV3PoolSpecs: readonly {
       { widthPercent: 2, usd: 1_000_000 },
       { widthPercent: 1, usd: 500_000 },
     ],
+    busyTradeUsd: 40_000,
   },
 ];
 
 /**
  * Swap volume in the pools that keep one observation, as Celo's busy pools see it: on the embedded devnet and
- * `routekeeper devnet`, a trader swaps `usd` worth in each, one way then the other, every `everyMs`, so that their own
- * oracle never reaches a window back while it runs.
+ * `routekeeper devnet`, a trader swaps each pool's `busyTradeUsd` worth in it, one way then the other, every `everyMs`,
+ * so that their own oracle never reaches a window back while it runs.
  */
-export const busyPoolTrading = { everyMs: 8_000, usd: 2_000 };
+export const busyPoolTrading = { everyMs: 8_000 };
 
 /**
  * Mento v2 (`deployWorld(…, { mento: true })`), as on Celo since its reserve pairs were streamlined: every exchange

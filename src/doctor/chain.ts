@@ -317,8 +317,9 @@ const V3_POOLS_LOOKED_AT = 8;
  * with one (Uniswap's default, kept until someone pays to grow it) answers its own 10-minute average only while it has
  * not traded within those 10 minutes, so the daemon cannot hold a hop through it to its own history while it is busy.
  */
-export async function v3OracleFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
+export async function v3OracleFindings(client: ChainClient, known: KnownContracts, sources: PriceSources): Promise<Finding[]> {
   const findings: Finding[] = [];
+  const unpriced = (token: Address) => (sources.get(token.toLowerCase())?.length ?? 0) === 0;
   for (const factory of known.factories.filter((entry) => entry.kind === 'uniswap-v3')) {
     try {
       const kind = poolKinds[factory.kind];
@@ -328,15 +329,25 @@ export async function v3OracleFindings(client: ChainClient, known: KnownContract
         const [, , , cardinality, cardinalityNext] = await readContract(client, { address: pool.address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
         const where = `Uniswap V3 pool ${pool.address} (${pool.feeBps / 100}%)`;
         const observations = `${cardinality} oracle observation${cardinality === 1 ? '' : 's'}`;
+        if (cardinalityNext > 1) {
+          findings.push({
+            level: 'ok',
+            message: `${where}: keeps ${observations}${cardinality < cardinalityNext ? `, growing to ${cardinalityNext} as it trades` : ''}`,
+          });
+          continue;
+        }
+        // One observation: no mean of its own while it trades. The daemon then holds a hop to the reference of its
+        // two tokens, which needs both priced (docs/safety.md, "Pools whose own oracle does not reach the window").
+        const withoutPrice = [pool.token0, pool.token1].find(unpriced);
         findings.push(
-          cardinalityNext <= 1
+          withoutPrice
             ? {
                 level: 'warn',
-                message: `${where}: keeps ${observations}, and will not grow: its own 10-minute average is there only while it has not traded for 10 minutes`,
+                message: `${where}: keeps ${observations}, and will not grow: while it trades (within 10 minutes) a hop through it is refused, as nothing independent prices ${withoutPrice}`,
               }
             : {
                 level: 'ok',
-                message: `${where}: keeps ${observations}${cardinality < cardinalityNext ? `, growing to ${cardinalityNext} as it trades` : ''}`,
+                message: `${where}: keeps ${observations}: while it trades, a hop through it is held to the reference of its two tokens`,
               },
         );
       }

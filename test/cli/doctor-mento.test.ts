@@ -46,8 +46,17 @@ describe('routekeeper doctor with Mento', () => {
     const { args, env } = files(fork.addressBook);
     const { code, stdout, stderr } = await runCli(args, env);
     expect(code, stdout + stderr).toBe(0);
+    // Both its tokens have feeds: while it trades, a hop through it is held to them.
     expect(stdout).toContain(
-      `warn Uniswap V3 pool ${young} (1%): keeps 1 oracle observation, and will not grow: its own 10-minute average is there only while it has not traded for 10 minutes`,
+      `ok   Uniswap V3 pool ${young} (1%): keeps 1 oracle observation: while it trades, a hop through it is held to the reference of its two tokens`,
+    );
+    // Without a price source for CELO, it is a pool the daemon cannot trade through while it trades.
+    const { routingServiceUrl: _url, ...rest } = fork.addressBook;
+    const unpricedCelo = { ...rest, priceSources: Object.fromEntries(Object.entries(rest.priceSources ?? {}).filter(([symbol]) => symbol !== 'CELO')) };
+    const withoutCelo = files({ ...unpricedCelo, routingServiceUrl: _url });
+    const second = await runCli(withoutCelo.args, withoutCelo.env);
+    expect(second.stdout).toContain(
+      `warn Uniswap V3 pool ${young} (1%): keeps 1 oracle observation, and will not grow: while it trades (within 10 minutes) a hop through it is refused, as nothing independent prices ${fork.token('CELO')}`,
     );
     // The devnet's own V3 pools were given room for 200, which they take as they trade.
     expect(stdout).toMatch(/^ok {3}Uniswap V3 pool 0x[0-9a-fA-F]{40} \(0\.3%\): keeps \d+ oracle observations?, growing to 200 as it trades$/m);
