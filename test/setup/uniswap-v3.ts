@@ -6,6 +6,7 @@
 import type { TestProject } from 'vitest/node';
 import type { DeploymentAddressBook } from '../../src/config/address-book.ts';
 import { savedWorld } from './saved-world.ts';
+import { startEarlyForWholeRun } from './whole-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,6 +16,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  startEarlyForWholeRun(project);
   const world = await savedWorld('uniswap-v3', { uniswapV3: true });
   project.provide('devnetWithUniswapV3', world.value.addressBook);
   project.provide('devnetWithUniswapV3StateFile', world.value.stateFile);
