@@ -127,9 +127,11 @@ export class PriceReference {
    */
   async #steadyAtReference(prices: ShortHistory, head: Head, toleranceBps: number, kind?: PoolKind): Promise<void> {
     const { pool, token0, token1 } = prices;
+    // The prices beside the head the check read (no second head read).
+    const at = Promise.resolve(head);
     const [price0, price1, decimals0, decimals1, [now, before]] = await Promise.all([
-      this.#priceNow(token0),
-      this.#priceNow(token1),
+      this.#price(token0, at, 0),
+      this.#price(token1, at, 0),
       this.decimals(token0),
       this.decimals(token1),
       // At the block the reference is read at, and the one before: what that block moved it by.
