@@ -113,6 +113,31 @@ describe('route search', () => {
     );
   });
 
+  it('excludes pools by address, and passes only through the tokens allowed: each equal to the exhaustive best of the market without them', () => {
+    const { market, tokens } = hubGraph(13, 30, 120, 3);
+    const [tokenIn, tokenOut] = [tokens[5] as Address, tokens[20] as Address];
+    const amountIn = parseUnits('100', 18);
+    const reservesOf = (pools: readonly PoolInfo[]) => new Map(pools.map((pool) => [pool.address.toLowerCase(), market.reserves(pool)]));
+    const best = bestPathNow(market, tokenIn, tokenOut, amountIn, { maxHops: 3 });
+    const used = (best?.hops ?? []).map((hop) => hop.pool.address);
+    expect(used.length).toBeGreaterThan(0);
+    // Without the best path's pools.
+    const avoiding = bestPathNow(market, tokenIn, tokenOut, amountIn, { maxHops: 3, excludePools: used });
+    expect(avoiding?.hops.some((hop) => used.includes(hop.pool.address))).toBe(false);
+    const rest = market.pools.filter((pool) => !used.includes(pool.address));
+    expect(avoiding?.amountOut).toBe(bruteForce(new Market(rest, reservesOf(rest)), tokenIn, tokenOut, amountIn, 3)?.amountOut);
+    // Through the hubs only: a middle token that is not one is never on the path, and the answer is the best of
+    // the pools whose tokens are hubs or an end.
+    const hubs = tokens.slice(0, 3);
+    const through = new Set(hubs.map((token) => token.toLowerCase()));
+    const viaHubs = bestPathNow(market, tokenIn, tokenOut, amountIn, { maxHops: 3, through });
+    expect(viaHubs?.hops.slice(1).every((hop) => through.has(hop.tokenIn.toLowerCase()))).toBe(true);
+    const allowed = (token: Address) => through.has(token.toLowerCase()) || token === tokenIn || token === tokenOut;
+    const hubPools = market.pools.filter((pool) => allowed(pool.token0) && allowed(pool.token1));
+    const expected = bruteForce(new Market(hubPools, reservesOf(hubPools)), tokenIn, tokenOut, amountIn, 3);
+    expect(viaHubs?.amountOut).toBe(expected?.amountOut);
+  });
+
   it('takes an extra hop only when it pays more than its gas', () => {
     const [a, b, c] = [1, 2, 3].map((i) => getAddress(`0x${i.toString(16).padStart(40, '0')}`)) as [Address, Address, Address];
     const pool = (n: number, token0: Address, token1: Address): PoolInfo => ({
