@@ -120,7 +120,7 @@ export class PriceReference {
   }
 
   /**
-   * A pool with no history of its own to hold it to (docs/safety.md, "Pools whose oracle does not reach the window"):
+   * A pool with no history of its own to hold it to (docs/safety.md, "Pools whose own oracle does not reach the window"):
    * its price at the latest block must be within the tolerance of the reference's price of its two tokens (each from
    * sources that are not this pool: a pool with no average prices nothing), and it must not have moved by more than
    * the tolerance in that block, the one before ours. Nothing independent prices a token: no price, and no trade.
