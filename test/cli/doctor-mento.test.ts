@@ -58,8 +58,12 @@ describe('routekeeper doctor with Mento', () => {
     expect(second.stdout).toContain(
       `warn Uniswap V3 pool ${young} (1%): keeps 1 oracle observation, and will not grow: while it trades (within 10 minutes) a hop through it is refused, as nothing independent prices ${fork.token('CELO')}`,
     );
-    // The devnet's own V3 pools were given room for 200, which they take as they trade.
-    expect(stdout).toMatch(/^ok {3}Uniswap V3 pool 0x[0-9a-fA-F]{40} \(0\.3%\): keeps \d+ oracle observations?, growing to 200 as it trades$/m);
+    // The devnet's cUSD/CELO pool was given room for 200: it keeps them from its first write after (Oracle.write grows
+    // the ring at once from one slot), which its deployment's positions make unless they share the second it was
+    // initialized in.
+    expect(stdout).toMatch(
+      /^ok {3}Uniswap V3 pool 0x[0-9a-fA-F]{40} \(0\.3%\): keeps (200 oracle observations|\d+ oracle observations?, growing to 200 as it trades)$/m,
+    );
     const world = fork.addressBook.mento;
     const pool = (name: string) => world?.fixedPricePools.find((entry) => entry.name === name)?.address;
     const factory = world?.fpmmFactory;
