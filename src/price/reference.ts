@@ -129,31 +129,32 @@ export class PriceReference {
     const { pool, token0, token1 } = prices;
     // The prices beside the head the check read (no second head read).
     const at = Promise.resolve(head);
-    const [price0, price1, decimals0, decimals1, [now, before]] = await Promise.all([
+    const [price0, price1, decimals0, decimals1, now, before] = await Promise.all([
       this.#price(token0, at, 0),
       this.#price(token1, at, 0),
       this.decimals(token0),
       this.decimals(token1),
       // At the block the reference is read at, and the one before: what that block moved it by.
-      Promise.all([head.number, head.number - 1n].map((block) => this.averages.spotAt(pool, block, kind))),
+      this.averages.spotAt(pool, head.number, kind),
+      this.averages.spotAt(pool, head.number - 1n, kind),
     ]).catch((error: unknown) => {
       if (error instanceof NoPriceError) throw new NoPriceError(`${prices.short}, and nothing independent prices it: ${error.shortMessage}`);
       throw error;
     });
     const reference = (price0.usdE18 * 10n ** BigInt(decimals1) * Q112) / (price1.usdE18 * 10n ** BigInt(decimals0));
     const whole = await this.#wholeUnits(prices);
-    const offReference = distance(now as bigint, reference);
+    const offReference = distance(now, reference);
     if (offReference * 10_000n > reference * BigInt(toleranceBps)) {
       throw new ManipulatedPoolError(
-        `pool ${pool} prices ${token0} at ${whole(now as bigint)} of ${token1} at block ${head.number}, ${percent(offReference, reference)} from the reference ` +
+        `pool ${pool} prices ${token0} at ${whole(now)} of ${token1} at block ${head.number}, ${percent(offReference, reference)} from the reference ` +
           `${whole(reference)} (${price0.source}; ${price1.source}; tolerance ${toleranceBps / 100}%), and ${prices.short}: not traded into`,
       );
     }
-    const moved = distance(now as bigint, before as bigint);
-    if (moved * 10_000n > (before as bigint) * BigInt(toleranceBps)) {
+    const moved = distance(now, before);
+    if (moved * 10_000n > before * BigInt(toleranceBps)) {
       throw new ManipulatedPoolError(
-        `pool ${pool} moved ${percent(moved, before as bigint)} in block ${head.number}, the block before ours (from ${whole(before as bigint)} to ` +
-          `${whole(now as bigint)} ${token1} per ${token0}; tolerance ${toleranceBps / 100}%), and ${prices.short}: not traded into`,
+        `pool ${pool} moved ${percent(moved, before)} in block ${head.number}, the block before ours (from ${whole(before)} to ` +
+          `${whole(now)} ${token1} per ${token0}; tolerance ${toleranceBps / 100}%), and ${prices.short}: not traded into`,
       );
     }
   }
