@@ -183,17 +183,15 @@ export class Wallet {
           maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas,
         };
         const { rawTx, hash } = this.impersonated ? impersonatedTransaction(serializable, this.address) : await this.#signed(serializable);
+        const identity = { intentId, purpose: tx.purpose, wallet: this.address, chainId: this.chainId, nonce: tx.nonce, hash };
         return {
-          intentId,
-          purpose: tx.purpose,
-          wallet: this.address,
-          chainId: this.chainId,
-          nonce: tx.nonce,
+          ...identity,
           maxFeePerGas: tx.fees.maxFeePerGas,
           maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas,
           gasLimit: tx.gas,
           rawTx,
-          hash,
+          // Binds the row to its trade: identical bytes (an exact approval, a collect, a cancellation) filed under another trade are not its.
+          tag: await this.tags.attempt(identity),
         };
       }),
     );

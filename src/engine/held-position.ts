@@ -1,21 +1,21 @@
 /**
  * Which NFT a V3 position strategy holds now. The file names the first; a re-range empties it and mints another,
- * whose id only the mint's receipt knows. Nothing is moved on a row's say, so the successor is taken from the ledger
- * only as far as the wallet's own word and the chain vouch for it:
+ * whose id only the mint's receipt knows. Nothing is moved on a row's say, so the successor is taken from the wallet's
+ * history (trade/wallet-history.ts: its rows proven by its tags) only as far as the chain vouches for it:
  *  - the file's position, while it holds liquidity (a strategy that opens its own has none);
- *  - else the strategy's latest confirmed mint whose request and call carry the wallet's tags (a row written or
- *    changed without its key is not the wallet's), whose transaction the chain shows from the wallet to that call,
- *    and whose receipt shows the NFT the manager minted to the wallet, still the wallet's;
+ *  - else the strategy's latest mint the wallet signed (whatever its state column says) whose transaction the chain
+ *    shows from the wallet to the mint's tagged call, and whose receipt shows the NFT the manager minted to the
+ *    wallet, still the wallet's;
  *  - else the file's, emptied (or gone, burned): the strategy holds nothing to keep.
- * A row deleted makes the strategy fall back to an older, emptied position: it then does nothing, which is safe.
+ * A signed row cannot be deleted unseen (the proof before each signature refuses the hole).
  */
 import { type Hex, isAddressEqual, parseEventLogs, zeroAddress } from 'viem';
 import type { Wallet } from '../chain/wallet.ts';
 import type { ChainClient } from '../chains.ts';
 import { positionManagerAbi } from '../contracts/abi.ts';
-import type { TradeReads } from '../ledger/views.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
+import type { WalletHistory } from '../trade/wallet-history.ts';
 
 /** The position a strategy holds now, and how it came to be the one. */
 export type HeldPosition =
@@ -27,17 +27,20 @@ export type HeldPosition =
 
 export async function heldPosition(
   strategy: V3PositionStrategy,
-  deps: { client: ChainClient; wallet: Pick<Wallet, 'address' | 'tags'>; reads: Pick<TradeReads, 'trades'> },
+  deps: { client: ChainClient; wallet: Pick<Wallet, 'address'>; history: WalletHistory },
 ): Promise<HeldPosition> {
   const fromFile = strategy.positionId;
   const liquidity = fromFile === undefined ? undefined : await liquidityOf(deps.client, strategy, fromFile);
   if (fromFile !== undefined && liquidity !== undefined && liquidity > 0n) return { positionId: fromFile, via: 'file' };
-  const mints = (await deps.reads.trades.ofStrategy(strategy.id))
-    .filter((trade) => trade.kind === 'mint' && trade.status === 'confirmed' && trade.settlement)
-    .sort((a, b) => b.createdAt - a.createdAt);
+  const mints = deps.history
+    .ofStrategy(strategy.id)
+    .filter((past) => past.record.kind === 'mint')
+    .sort((a, b) => b.record.createdAt - a.record.createdAt);
   for (const mint of mints) {
-    const minted = await mintedByWallet(strategy, mint, deps);
-    if (minted) return { positionId: minted.positionId, via: { mintTx: minted.txHash } };
+    for (const attempt of mint.attempts.filter((signed) => signed.purpose === 'trade').reverse()) {
+      const minted = await mintedByWallet(strategy, mint.record, attempt.hash, deps);
+      if (minted) return { positionId: minted.positionId, via: { mintTx: attempt.hash } };
+    }
   }
   if (fromFile === undefined) return { notOpened: true };
   return liquidity === undefined ? { gone: fromFile } : { positionId: fromFile, via: 'file' };
@@ -51,16 +54,15 @@ async function liquidityOf(client: ChainClient, strategy: V3PositionStrategy, po
   return position?.[7];
 }
 
-/** The NFT a mint row's transaction made, if the wallet's tags and the chain vouch for the row and the wallet still holds it. */
+/** The NFT a mint's transaction made, if the chain shows it from the wallet to the mint's call and the wallet still holds it. */
 async function mintedByWallet(
   strategy: V3PositionStrategy,
   mint: TradeRecord,
-  deps: { client: ChainClient; wallet: Pick<Wallet, 'address' | 'tags'> },
+  txHash: Hex,
+  deps: { client: ChainClient; wallet: Pick<Wallet, 'address'> },
 ): Promise<{ positionId: bigint; txHash: Hex } | undefined> {
   const { client, wallet } = deps;
-  if (!(await wallet.tags.requestIsTagged(mint, mint.tags?.request)) || !(await wallet.tags.hasTaggedCall(mint))) return undefined;
-  const txHash = mint.settlement?.txHash;
-  if (!txHash || !mint.call) return undefined;
+  if (!mint.call) return undefined;
   const [tx, receipt] = await Promise.all([client.getTransaction({ hash: txHash }), client.getTransactionReceipt({ hash: txHash })]).catch(() => [
     undefined,
     undefined,

@@ -15,16 +15,20 @@ import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { heldPosition } from './held-position.ts';
+import { filledStates, historyOf, signedAndMayHaveTraded } from '../trade/fills.ts';
+import type { WalletHistory } from '../trade/wallet-history.ts';
 import { observeV3Position } from './observe.ts';
 import type { RunDeps, RunReport } from './run-types.ts';
 
 export async function runV3Position(strategy: V3PositionStrategy, slot: string, deps: RunDeps): Promise<RunReport> {
-  const held = await heldPosition(strategy, { client: deps.view.client, wallet: deps.executor.wallet, reads: deps.executor.reads });
-  const unfinished = await unfinishedSteps(strategy, deps);
+  // What the strategy did before is the wallet's history's to say (its rows proven by its tags), never a column's.
+  const history = await historyOf(deps.executor);
+  const held = await heldPosition(strategy, { client: deps.view.client, wallet: deps.executor.wallet, history });
+  const unfinished = unfinishedSteps(strategy, history);
   const lead = unfinished ? `${unfinished}; ` : '';
   const report: RunReport = { strategyId: strategy.id, slot, note: lead, trades: [] };
   if ('gone' in held) return { ...report, note: `${lead}position ${held.gone} no longer exists (burned), and no position followed it` };
-  if ('notOpened' in held) return openOwnPosition(strategy, slot, deps, report);
+  if ('notOpened' in held) return openOwnPosition(strategy, slot, deps, history, report);
   const positionId = held.positionId;
   const observed = await observeV3Position(strategy, deps.view, positionId);
   await recordMark(strategy, positionId, observed, deps);
@@ -39,11 +43,11 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
 
 /**
  * A strategy that opens its own position, and has none yet: it sells the file's amounts to the range's ratio at the
- * reference, then mints the range. Only while the wallet holds no position of liquidity in the pool, as the chain
- * says: one it holds may be this strategy's own (its mint's row lost), and opening again would put the file's
- * amounts in twice.
+ * reference, then mints the range. Once only: never after the wallet signed a step of an opening of it that may have
+ * traded (whatever its state column says), and only while the wallet holds no position of liquidity in the pool, as
+ * the chain says: one it holds may be this strategy's own, and opening again would put the file's amounts in twice.
  */
-async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps: RunDeps, report: RunReport): Promise<RunReport> {
+async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps: RunDeps, history: WalletHistory, report: RunReport): Promise<RunReport> {
   const open = strategy.open;
   if (!open) throw new Error(`${strategy.id}: no position to open`);
   const { client, prices, wallet } = deps.view;
@@ -53,14 +57,14 @@ async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps:
     report.note += `the wallet holds position ${live.join(', ')} of liquidity in the pool, not known as this strategy's: nothing opened (name it in the file with position:)`;
     return report;
   }
-  // An opening whose swap went through and whose mint did not (refused, a crash) is not tried again: each try would
-  // sell the file's amounts once more. The ledger can only stop a trade here, never start one.
-  const swapped = (await deps.executor.reads.trades.ofStrategy(strategy.id)).find(
-    (trade) => trade.kind === 'swap' && trade.status === 'confirmed' && stepKey(trade.slot) === 'open-swap',
-  );
-  if (swapped) {
-    report.note += `the opening of ${parseTradeSlot(swapped.slot).runSlot} stopped after its swap: nothing is sold again; open the position yourself and name it with position:`;
-    return report;
+  // An opening that went through, or stopped after its swap (its mint refused, a crash), or whose position was exited
+  // since, is not tried again: each try would sell or put in the file's amounts once more.
+  const opening = history.ofStrategy(strategy.id).filter((past) => ['open-swap', 'open-mint'].includes(stepKey(past.record.slot)));
+  for (const past of opening) {
+    if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps.executor, past))) {
+      report.note += `the opening of ${parseTradeSlot(past.record.slot).runSlot} was signed (${stepKey(past.record.slot)}, ${past.record.id}): nothing is opened again; open a position yourself and name it with position:`;
+      return report;
+    }
   }
   const [usd0, usd1] = await Promise.all([prices.usdPrice(pool.token0.address), prices.usdPrice(pool.token1.address)]);
   const referenceSqrtPriceX96 = sqrtPriceX96FromUsd(usd0.usdE18, usd1.usdE18, pool.token0.decimals, pool.token1.decimals);
@@ -120,8 +124,8 @@ type NextStep = { trade: Trade } | { skip: string; goOn: boolean };
  * collected or removed stays in the wallet, neither collected again nor put back by a later run, which moves only
  * what it collects itself. Read from the ledger for the words only: nothing is moved on a row's say.
  */
-async function unfinishedSteps(strategy: V3PositionStrategy, deps: RunDeps): Promise<string | undefined> {
-  const trades = await deps.executor.reads.trades.ofStrategy(strategy.id);
+function unfinishedSteps(strategy: V3PositionStrategy, history: WalletHistory): string | undefined {
+  const trades = history.ofStrategy(strategy.id).map((past) => past.record);
   const confirmed = trades.filter((trade) => trade.status === 'confirmed' && trade.settlement?.position);
   const firstSteps = confirmed.filter(
     (trade) =>

@@ -10,6 +10,7 @@ import type { Decision, PlannedTrade, Strategy } from '../strategy/types.ts';
 import { type PipelineDeps, intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { fillsOf } from '../trade/fills.ts';
 import type { Trade } from '../model/trade.ts';
+import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 import { tradeSlot } from '../model/trade-slot.ts';
 import { runV3Position } from './position-runner.ts';
@@ -71,6 +72,18 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
       heldBy: 'unknown-outcome',
     };
   }
+  try {
+    return await runDecided(strategy, slot, deps);
+  } catch (error) {
+    // What the strategy already did could not be read: a row of the wallet failed its proof. Nothing was claimed;
+    // the strategy and the wallet stop until a person looks.
+    if (!(error instanceof StoredRecordRefusedError)) throw error;
+    await deps.executor.recorder.historyRefused(strategy.id, deps.executor.wallet.address, error.shortMessage);
+    return { strategyId: strategy.id, slot, note: `anomaly: ${error.shortMessage}; strategy and wallet paused`, trades: [], heldBy: 'pause' };
+  }
+}
+
+async function runDecided(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
   if (strategy.kind === 'uniswap-v3-position') return runV3Position(strategy, slot, deps);
   const decision = await decide(strategy, deps);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };

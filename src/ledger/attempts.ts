@@ -191,6 +191,14 @@ export class AttemptStore {
       .execute();
   }
 
+  /**
+   * The last attempt id signed before each transaction was tagged as it was signed (migration 17): rows above it
+   * carry a tag, or are refused. Written once by the migration; none (0) on a ledger that never had untagged rows.
+   */
+  async taggedAfter(): Promise<number> {
+    return Number((await this.#meta('attempts-tagged-after')) ?? 0);
+  }
+
   async #meta(key: string): Promise<string | undefined> {
     return (await this.#ledger.db.selectFrom('ledger_meta').select('value').where('key', '=', key).executeTakeFirst())?.value;
   }

@@ -145,6 +145,7 @@ export function attemptRow(attempt: NewAttempt, now: number, lease?: { holder: s
     gas_limit: attempt.gasLimit.toString(),
     raw_tx: attempt.rawTx,
     hash: stored(attempt.hash),
+    tag: attempt.tag ?? null,
     status: 'signed',
     block_number: null,
     gas_used: null,
@@ -313,5 +314,6 @@ export function attemptFrom(row: AttemptRow): Attempt {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.lease_holder !== null && row.lease_epoch !== null && { lease: { holder: row.lease_holder, epoch: Number(row.lease_epoch) } }),
+    ...(row.tag && { tag: row.tag }),
   };
 }

@@ -255,4 +255,13 @@ export const postgresMigrations: string[] = [
   ALTER TABLE intents ADD COLUMN moved_freed_0 TEXT;
   ALTER TABLE intents ADD COLUMN moved_freed_1 TEXT;
   `,
+  // 12: each signed transaction tagged by the wallet as it is signed; the ledger id, where each wallet's record starts
+  // and the tags' mark written once. The trigger is the owner's: a daemons' role (\`migrate --grant\`) cannot drop it.
+  `
+  ALTER TABLE attempts ADD COLUMN tag TEXT;
+  INSERT INTO ledger_meta (key, value) SELECT 'attempts-tagged-after', COALESCE(MAX(id), 0)::text FROM attempts;
+  -- One line: the migrations are split into statements at a semicolon that ends a line.
+  CREATE FUNCTION ledger_meta_written_once() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.key IN ('ledger-id', 'attempts-tagged-after') OR OLD.key LIKE 'signed-from:%' THEN RAISE EXCEPTION 'written once: the ledger id, where a wallet''s record starts and the tags'' mark are never changed or deleted (%)', OLD.key; END IF; RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;
+  CREATE TRIGGER ledger_meta_written_once BEFORE UPDATE OR DELETE ON ledger_meta FOR EACH ROW EXECUTE FUNCTION ledger_meta_written_once();
+  `,
 ];

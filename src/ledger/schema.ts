@@ -281,4 +281,17 @@ export const migrations: string[] = [
   ALTER TABLE intents ADD COLUMN moved_freed_0 TEXT;       -- token0 the DecreaseLiquidity event freed
   ALTER TABLE intents ADD COLUMN moved_freed_1 TEXT;       -- token1 likewise
   `,
+  // 17: each signed transaction tagged by the wallet as it is signed, binding it to its trade (model/record-tags.ts);
+  // rows signed before are the ones up to \`attempts-tagged-after\`. That mark, where each wallet's record starts and
+  // the ledger's id are written once: no writer of rows changes or deletes them (trade/signed-history.ts).
+  `
+  ALTER TABLE attempts ADD COLUMN tag TEXT;                -- the wallet's tag of it: trade, wallet, chain, nonce, hash, purpose
+  INSERT INTO ledger_meta (key, value) SELECT 'attempts-tagged-after', CAST(COALESCE(MAX(id), 0) AS TEXT) FROM attempts;
+  CREATE TRIGGER ledger_meta_written_once_update BEFORE UPDATE ON ledger_meta
+    WHEN OLD.key IN ('ledger-id', 'attempts-tagged-after') OR OLD.key LIKE 'signed-from:%'
+    BEGIN SELECT RAISE(ABORT, 'written once: the ledger id, where a wallet''s record starts and the tags'' mark are never changed'); END;
+  CREATE TRIGGER ledger_meta_written_once_delete BEFORE DELETE ON ledger_meta
+    WHEN OLD.key IN ('ledger-id', 'attempts-tagged-after') OR OLD.key LIKE 'signed-from:%'
+    BEGIN SELECT RAISE(ABORT, 'written once: the ledger id, where a wallet''s record starts and the tags'' mark are never deleted'); END;
+  `,
 ];

@@ -116,6 +116,8 @@ export type AttemptsTable = {
   /** The daemon that signed it and its lease's epoch (null: signed before leases, or without one). */
   lease_holder: string | null;
   lease_epoch: number | null;
+  /** The wallet's tag of it (migration 17; absent on a ledger not yet migrated). */
+  tag?: Hex | null;
 };
 
 export type EventsTable = { id: Generated<number>; at: number; kind: string; intent_id: string | null; details: string };

@@ -27,12 +27,12 @@ import { PausedError, insertPause, pausesFor, pausesOf } from './pauses.ts';
 import { IllegalTransitionError, statesBefore } from './transitions.ts';
 import { onceRunSlotPattern, parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
 
-/** What a budget reads: the trades of a strategy or a wallet that committed raw `token` (see `committedTrades`). */
-export type SpendingFilter = { strategyId?: string; wallet?: Address; token: Address; excludeId?: string };
-export type Spending = (filter: SpendingFilter) => Promise<TradeRecord[]>;
-
-/** States whose amount is committed: checked or further, and not refused, failed or a dry run. */
-const committedStates: readonly TradeState[] = ['checked', 'signed', 'broadcast', 'unknown', 'confirmed', 'anomaly'];
+/**
+ * A wallet's rows as the one reading of what it did takes them (trade/wallet-history.ts): every trade whose `wallet`
+ * column names it on the chain, and every trade one of its transactions names, with all its transactions. Which of
+ * them count, and for what, is not this query's to say: the reading proves each row by the wallet's tags.
+ */
+export type WalletRows = { trades: TradeRecord[]; attempts: Attempt[] };
 
 type Columns = Partial<Omit<IntentsTable, 'id' | 'status'>>;
 
@@ -80,7 +80,7 @@ export class TradeStore {
    */
   async commitChecked(
     id: string,
-    checked: { call: CheckedCall; callTag?: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> },
+    checked: { call: CheckedCall; callTag?: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (rows: WalletRows) => Promise<void> },
     now = Date.now(),
   ): Promise<void> {
     const columns = {
@@ -91,9 +91,9 @@ export class TradeStore {
     if (!verify) return this.#move(this.#db, id, checked.status, columns, now, { unlessPaused: true });
     await this.#ledger.transaction(async (q) => {
       // Budgets are per strategy and per wallet, and a strategy trades from one wallet: commits of one wallet take turns.
-      const wallet = (await q.selectFrom('intents').select('wallet').where('id', '=', id).executeTakeFirst())?.wallet;
-      if (wallet) await this.#ledger.serialize(q, `budget:${wallet}`);
-      await verify((filter) => committedTrades(q, filter));
+      const trade = await q.selectFrom('intents').select(['wallet', 'chain_id']).where('id', '=', id).executeTakeFirst();
+      if (trade) await this.#ledger.serialize(q, `budget:${trade.wallet}`);
+      await verify(trade ? await walletRowsOf(q, trade.wallet as Address, trade.chain_id, this.#ledger.insertionOrder) : { trades: [], attempts: [] });
       await this.#move(q, id, checked.status, columns, now, { unlessPaused: true });
     });
   }
@@ -297,6 +297,11 @@ export class TradeStore {
     return rowsToRecords(await query.orderBy('created_at').orderBy(this.#ledger.insertionOrder).execute());
   }
 
+  /** The wallet's rows on the chain, for the one reading of what it did (see WalletRows). */
+  walletRows(wallet: Address, chainId: number): Promise<WalletRows> {
+    return walletRowsOf(this.#db, wallet, chainId, this.#ledger.insertionOrder);
+  }
+
   /** A strategy's trades in one of these states, oldest first. */
   async ofStrategy(strategyId: string, states?: readonly TradeState[]): Promise<TradeRecord[]> {
     let query = this.#db.selectFrom('intents').selectAll().where('strategy_id', '=', strategyId);
@@ -313,12 +318,6 @@ export class TradeStore {
     // A row comparison, so the (updated_at, id) index serves every page without sorting the rest.
     query = after ? query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(after.updatedAt, after.id))) : query.where('updated_at', '>=', since);
     return rowsToRecords(await query.orderBy('updated_at').orderBy('id').limit(limit).execute());
-  }
-
-  /** Raw `token` committed since a time (claimed at or after `since`; see `commitChecked`). */
-  async spentSince(filter: SpendingFilter & { since: number }): Promise<bigint> {
-    const trades = await committedTrades(this.#db, filter);
-    return trades.filter((trade) => trade.createdAt >= filter.since).reduce((sum, trade) => sum + spentOf(trade, filter.token), 0n);
   }
 
   /** Newest first. */
@@ -399,30 +398,29 @@ async function statusOf(q: Queries, id: string): Promise<TradeState | undefined>
   return (await q.selectFrom('intents').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }
 
-/** The kinds that spend their `tokenOut` too (`amountIn1`): an add to a V3 position and a mint. */
-const twoTokenKinds = ['add-liquidity', 'mint'] as const satisfies readonly TradeKind[];
-
-/**
- * The trades that committed `token`, as their input or as the second token of an add or a mint: checked or further
- * by their state, and any whose trade transaction the wallet signed whatever its state says (a state set back does
- * not give its amount back). Every time, oldest first: the claim time that windows them is read from the trade's tag
- * by the caller, not trusted from this query.
- */
-async function committedTrades(q: Queries, filter: SpendingFilter): Promise<TradeRecord[]> {
-  let query = q
-    .selectFrom('intents')
+/** See WalletRows: the trades oldest first, the transactions by nonce, then as signed. */
+async function walletRowsOf(q: Queries, wallet: Address, chainId: number, insertionOrder: LedgerDatabase['insertionOrder']): Promise<WalletRows> {
+  const attemptRows = await q
+    .selectFrom('attempts')
     .selectAll()
-    .where((eb) =>
-      eb.or([
-        eb('status', 'in', committedStates),
-        eb.exists(eb.selectFrom('attempts').select('attempts.id').whereRef('attempts.intent_id', '=', 'intents.id').where('attempts.purpose', '=', 'trade')),
-      ]),
-    )
-    .where((eb) => eb.or([eb('token_in', '=', stored(filter.token)), eb.and([eb('token_out', '=', stored(filter.token)), eb('kind', 'in', twoTokenKinds)])]));
-  if (filter.strategyId !== undefined) query = query.where('strategy_id', '=', filter.strategyId);
-  if (filter.wallet !== undefined) query = query.where('wallet', '=', stored(filter.wallet));
-  if (filter.excludeId !== undefined) query = query.where('id', '!=', filter.excludeId);
-  return rowsToRecords(await query.orderBy('created_at').execute());
+    .where('wallet', '=', stored(wallet))
+    .where('chain_id', '=', chainId)
+    .orderBy('nonce')
+    .orderBy('id')
+    .execute();
+  const signedIds = [...new Set(attemptRows.map((row) => row.intent_id))];
+  const named = (
+    await q.selectFrom('intents').selectAll().where('wallet', '=', stored(wallet)).where('chain_id', '=', chainId).orderBy('created_at').orderBy(insertionOrder).execute()
+  ).map(recordFrom);
+  const known = new Set(named.map((trade) => trade.id));
+  const others: TradeRecord[] = [];
+  const missing = signedIds.filter((id) => !known.has(id));
+  for (let start = 0; start < missing.length; start += 500) {
+    others.push(...(await q.selectFrom('intents').selectAll().where('id', 'in', missing.slice(start, start + 500)).execute()).map(recordFrom));
+  }
+  // Oldest first; of one time, as inserted (the sort is stable).
+  const trades = [...named, ...others].sort((a, b) => a.createdAt - b.createdAt);
+  return { trades, attempts: attemptRows.map(attemptFrom) };
 }
 
 const rowsToRecords = (rows: IntentRow[]) => rows.map(recordFrom);

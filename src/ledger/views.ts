@@ -38,7 +38,7 @@ export type LedgerView = {
  */
 export type TradeReads = {
   readonly runs: Pick<RunStore, 'gate'>;
-  readonly trades: Pick<TradeStore, 'get' | 'unfinished' | 'ofStrategy'>;
+  readonly trades: Pick<TradeStore, 'get' | 'unfinished' | 'walletRows'>;
   readonly attempts: Pick<AttemptStore, 'ofTrade' | 'byHash'>;
   readonly pauses: Pick<PauseStore, 'for'>;
 };

@@ -20,6 +20,8 @@ export type NewAttempt = {
   gasLimit: bigint;
   rawTx: Hex;
   hash: Hex;
+  /** The wallet's tag binding it to its trade, made as it was signed (model/record-tags.ts); none on rows signed before tags. */
+  tag?: Hex;
 };
 
 export type Attempt = NewAttempt & {

@@ -13,6 +13,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
+import type { NewAttempt } from './attempt.ts';
 import { type CheckedCall, type Trade, isPositionTrade } from './trade.ts';
 
 /** The text whose signature the tag key is derived from: plain words, so no wallet could mistake it for a transaction. */
@@ -81,6 +82,24 @@ function signedFromFields(scope: TagScope, wallet: string, chainId: number, nonc
   return ['routekeeper signed from v1', scope.ledgerId, scope.paper, wallet.toLowerCase(), chainId, nonce];
 }
 
+/** One signed transaction of a trade, made as it is signed: which trade, and which of its transactions (trade/signed-history.ts). */
+function attemptFields(scope: TagScope, attempt: AttemptIdentity): unknown[] {
+  return [
+    'routekeeper attempt v1',
+    scope.ledgerId,
+    scope.paper,
+    attempt.intentId,
+    attempt.wallet.toLowerCase(),
+    attempt.chainId,
+    attempt.nonce,
+    attempt.hash.toLowerCase(),
+    attempt.purpose,
+  ];
+}
+
+/** What an attempt's tag covers. */
+export type AttemptIdentity = Pick<NewAttempt, 'intentId' | 'wallet' | 'chainId' | 'nonce' | 'hash' | 'purpose'>;
+
 /** A wallet's rows proven through an attempt id, by their digest (trade/signed-history.ts). */
 function provenThroughFields(scope: TagScope, wallet: string, chainId: number, throughId: number, digest: string): unknown[] {
   return ['routekeeper proven through v1', scope.ledgerId, scope.paper, wallet.toLowerCase(), chainId, throughId, digest];
@@ -133,6 +152,16 @@ export class RecordTags {
   /** The tag of the wallet's rows proven through an attempt id, with their digest. */
   provenThrough(wallet: string, chainId: number, throughId: number, digest: Hex): Promise<Hex> {
     return this.#tag((scope) => provenThroughFields(scope, wallet, chainId, throughId, digest));
+  }
+
+  /** The tag of one signed transaction of a trade. */
+  attempt(attempt: AttemptIdentity): Promise<Hex> {
+    return this.#tag((scope) => attemptFields(scope, attempt));
+  }
+
+  /** Whether the attempt carries this wallet's tag of it. */
+  async attemptIsTagged(attempt: AttemptIdentity & { tag?: Hex }): Promise<boolean> {
+    return attempt.tag !== undefined && same(await this.attempt(attempt), attempt.tag);
   }
 
   /** Whether `tag` is this wallet's tag of those proven rows. */

@@ -29,8 +29,6 @@ import { GuardRefusal } from '../guard/refusal.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
 import { type MentoHopFacts, type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates, readableHopStates } from '../guard/mento-hop.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
-import type { Spending } from '../ledger/trades.ts';
-import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { abortable } from '../ops/abort.ts';
 import { PriceReference } from '../price/reference.ts';
 import { approvalsOf, neededApprovals } from './approvals.ts';
@@ -49,6 +47,7 @@ import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleS
 import type { TradeBudgets } from './settings.ts';
 import { type Trade, type TradeRecord, isPositionTrade, spentOf, spentTokens } from '../model/trade.ts';
 import { checkPosition } from './check-position.ts';
+import type { WalletHistory } from './wallet-history.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -541,13 +540,13 @@ function checkProposal(trade: Trade, proposal: RoutedProposal): void {
 }
 
 /** The budgets that limit this trade (on its input token), by scope: its strategy's, then its wallet's. */
-function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string; wallet?: Address } }[] {
+function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly Budget[]; scope: string; filter: { strategyId?: string } }[] {
   // Budgets on any token the trade spends (an add to a V3 position spends two).
   const spent = spentTokens(trade).map((spend) => spend.token.toLowerCase());
   const onTokenIn = (list: readonly Budget[]) => list.filter((budget) => spent.includes(budget.token.toLowerCase()));
   return [
     { budgets: onTokenIn(budgets.strategy?.(trade.strategyId) ?? []), scope: `strategy ${trade.strategyId}`, filter: { strategyId: trade.strategyId } },
-    { budgets: onTokenIn(budgets.wallet ?? []), scope: `wallet ${getAddress(trade.wallet)}`, filter: { wallet: trade.wallet } },
+    { budgets: onTokenIn(budgets.wallet ?? []), scope: `wallet ${getAddress(trade.wallet)}`, filter: {} },
   ];
 }
 
@@ -555,25 +554,19 @@ function budgetScopes(budgets: TradeBudgets, trade: Trade): { budgets: readonly 
 export const budgetsApply = (budgets: TradeBudgets, trade: Trade) => budgetScopes(budgets, trade).some((scope) => scope.budgets.length > 0);
 
 /**
- * Budgets: what this strategy and this wallet already committed, read through `committed`. The ledger runs this inside
+ * Budgets: what this strategy and this wallet already committed, as the wallet's history reads it (wallet-history.ts:
+ * every row of the wallet proven by its tags first, then sorted by what the tags say). The ledger runs this inside
  * the database transaction that records the trade as checked (`commitChecked`): runs of one wallet check side by
  * side, and each sees every trade committed before it, never one half-checked. Trades still being quoted or checked
- * commit nothing. Each committed trade's amount and claim time count only on the wallet's tag (`proves`): a row edited
- * (its amount lowered, its time moved out of the day) is refused by name, never counted as it says.
+ * commit nothing. A row edited (its amount lowered, its time moved out of the day, its strategy or wallet moved) is
+ * refused by name, never counted as it says.
  */
-export async function checkBudgets(budgets: TradeBudgets, trade: Trade, committed: Spending, proves: (record: TradeRecord) => Promise<boolean>): Promise<void> {
+export function checkBudgets(budgets: TradeBudgets, trade: Trade, history: Pick<WalletHistory, 'committed'>): void {
   const now = Date.now();
   for (const { budgets: list, scope, filter } of budgetScopes(budgets, trade)) {
     // Each budgeted token on its own: an add or a mint spends two, and either may have a budget.
     for (const token of new Set(list.map((budget) => getAddress(budget.token)))) {
-      const trades = await committed({ ...filter, token, excludeId: trade.id });
-      for (const record of trades) {
-        if (!(await proves(record))) {
-          throw new StoredRecordRefusedError(
-            `trade ${record.id}, counted against the budgets of ${scope}, carries no tag of the wallet (its amount or time written or changed without its key); nothing is signed`,
-          );
-        }
-      }
+      const trades = history.committed(token, { strategyId: filter.strategyId, excludeId: trade.id }).map((past) => past.record);
       const since = (from: number) => trades.filter((record) => record.createdAt >= from).reduce((sum, record) => sum + spentOf(record, token), 0n);
       const already = { day: since(now - DAY_MS), total: since(0) };
       for (const budget of list.filter((candidate) => isAddressEqual(candidate.token, token))) {

@@ -1,43 +1,54 @@
 /**
- * How many times a one-shot order has filled, or may have: read from what the wallet signed and from the chain, not
- * from a state column alone. A writer who sets a filled order's trade back to `failed` must not make it sell again.
+ * How many times a one-shot order has filled, or may have: read from the wallet's history (wallet-history.ts: every
+ * row of the wallet proven by its tags, sorted by what they say) and from the chain, not from a column. A writer who
+ * sets a filled order's trade back to `failed`, or moves it to another strategy or wallet, must not make it sell again.
  */
 import type { Hex } from 'viem';
 import type { Wallet } from '../chain/wallet.ts';
-import type { TradeReads } from '../ledger/ledger.ts';
 import type { ApprovalMode } from './settings.ts';
+import type { SignedHistory } from './signed-history.ts';
 import { authorizedCall } from './stored.ts';
-import { StoredRecordRefusedError } from '../chain/errors.ts';
-import { type TradeRecord, type TradeState, maybeTradedStates } from '../model/trade.ts';
+import { type TradeState, maybeTradedStates } from '../model/trade.ts';
+import { type PastTrade, WalletHistory } from './wallet-history.ts';
 
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
 export const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
 
-export type FillReads = { reads: TradeReads; wallet: Wallet; settings: { approvals: ApprovalMode } };
+export type FillReads = { wallet: Wallet; settings: { approvals: ApprovalMode }; history: SignedHistory };
+
+/**
+ * The wallet's history, read now from its proven rows: every transaction it signed, from where its record starts, is
+ * proven first (signed-history.ts), then every trade by its tags (StoredRecordRefusedError names a row that fails).
+ */
+export async function historyOf(deps: Pick<FillReads, 'wallet' | 'history'>): Promise<WalletHistory> {
+  const { wallet } = deps;
+  const pending = await wallet.client.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
+  const { rows } = await deps.history.prove(pending);
+  return WalletHistory.read(rows, wallet);
+}
 
 /**
  * The strategy's trades that filled or may have: those whose state says so (a writer can only stop an order that
  * way), and those whose own transaction the wallet signed whatever their state says, unless the chain shows that
- * transaction did not trade (it reverted, or its nonce went to another of the trade's transactions). Their bytes
- * are proven first (StoredRecordRefusedError names a row that is not the wallet's or not its trade's).
+ * transaction did not trade.
  */
-export async function fillsOf(deps: FillReads, strategyId: string): Promise<number> {
+export async function fillsOf(deps: FillReads, strategyId: string, history?: WalletHistory): Promise<number> {
   let fills = 0;
-  for (const record of await deps.reads.trades.ofStrategy(strategyId)) {
-    if (filledStates.includes(record.status) || (await signedAndMayHaveTraded(deps, record))) fills++;
+  for (const past of (history ?? (await historyOf(deps))).ofStrategy(strategyId)) {
+    if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps, past))) fills++;
   }
   return fills;
 }
 
-async function signedAndMayHaveTraded({ reads: ledger, wallet, settings }: FillReads, record: TradeRecord): Promise<boolean> {
-  const signed = (await ledger.attempts.ofTrade(record.id)).filter((attempt) => attempt.purpose === 'trade');
+/**
+ * Whether the wallet signed the trade's own transaction and the chain does not show it failed to trade: it reverted,
+ * or its nonce went to another of the trade's transactions. Its bytes are proven first (StoredRecordRefusedError names
+ * a row that is not the wallet's, or not its trade's).
+ */
+export async function signedAndMayHaveTraded({ wallet, settings }: Pick<FillReads, 'wallet' | 'settings'>, past: PastTrade): Promise<boolean> {
+  const signed = past.attempts.filter((attempt) => attempt.purpose === 'trade');
   if (signed.length === 0) return false;
-  if (!(await wallet.tags.hasTaggedCall(record))) {
-    throw new StoredRecordRefusedError(
-      `trade ${record.id}: the wallet's transactions of it are stored, but not a checked call of the wallet's tag; its order is not run again`,
-    );
-  }
-  for (const attempt of signed) await authorizedCall(wallet, record, attempt, settings.approvals);
+  for (const attempt of signed) await authorizedCall(wallet, past.record, attempt, settings.approvals);
   const receipts = await Promise.all(signed.map((attempt) => wallet.client.request({ method: 'eth_getTransactionReceipt', params: [attempt.hash as Hex] })));
   if (receipts.some((receipt) => receipt?.status === '0x1')) return true;
   // Not traded only once every nonce it was signed at has gone to a transaction that did not trade.

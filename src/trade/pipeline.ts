@@ -23,7 +23,7 @@ import { LeaseLostError } from '../ledger/leases.ts';
 import type { Pause, TradeReads } from '../ledger/ledger.ts';
 import type { Attempt } from '../model/attempt.ts';
 import { PausedError } from '../ledger/pauses.ts';
-import type { Spending } from '../ledger/trades.ts';
+import type { WalletRows } from '../ledger/trades.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../routing-client/client.ts';
 import { type CheckContext, type Checked, budgetsApply, check, checkBudgets, recheck } from './check.ts';
@@ -33,10 +33,11 @@ import { type SettlementReads, settle } from './settle.ts';
 import { readBalances } from './balances.ts';
 import { approvalTxs, signTrade } from './sign.ts';
 import type { SignedHistory } from './signed-history.ts';
+import { WalletHistory, pastTradesOf } from './wallet-history.ts';
 import { type StrategyFit, authorizeStoredTrade, authorizedCall } from './stored.ts';
 import { failureClassOf } from './classify-failure.ts';
 import type { TradeRecorder } from './recorder.ts';
-import { type Trade, type TradeRecord, type TradeReport, presignStates } from '../model/trade.ts';
+import { type Trade, type TradeRecord, type TradeReport, openStates, presignStates } from '../model/trade.ts';
 
 export type PipelineDeps = {
   /** What the pipeline reads back of the ledger. */
@@ -90,10 +91,17 @@ export function resumeTrade(deps: PipelineDeps, record: TradeRecord, signal?: Ab
   return advance(deps, record, signal, options.followForMs);
 }
 
-/** Resumes every unfinished trade of the deps' wallet on its chain: those with transactions out by nonce, then the rest oldest first. */
+/**
+ * Resumes every unfinished trade of the deps' wallet on its chain: those with transactions out by nonce, then the rest
+ * oldest first. The wallet's rows are read as its history reads them (its `wallet` column, or a transaction of the
+ * wallet naming the trade: a row moved to another wallet is still found), and each is authorized by its tags before
+ * anything is done for it. A state moved to a final one only stops a trade: what it signed stays counted.
+ */
 export async function resumeOpenTrades(deps: PipelineDeps, signal?: AbortSignal): Promise<TradeReport[]> {
   const reports: TradeReport[] = [];
-  const mine = await inNonceOrder(deps.reads, await deps.reads.trades.unfinished({ wallet: deps.wallet.address, chainId: deps.wallet.chainId }));
+  const rows = pastTradesOf(await deps.reads.trades.walletRows(deps.wallet.address, deps.wallet.chainId));
+  const unfinished = rows.filter(({ record }) => openStates.includes(record.status)).map(({ record }) => record);
+  const mine = await inNonceOrder(deps.reads, unfinished);
   for (const record of mine) {
     throwIfAborted(signal);
     await deps.recorder.resumed(record);
@@ -187,7 +195,7 @@ async function advance(
        * as the move to `checked`, which commits the amount: no other trade commits in between.
        */
       const verify = budgetsApply(context.budgets, record)
-        ? (committed: Spending) => checkBudgets(context.budgets, record, committed, (counted) => wallet.tags.requestWasTagged(counted))
+        ? async (rows: WalletRows) => checkBudgets(context.budgets, record, await WalletHistory.read(rows, wallet))
         : undefined;
       const recordChecked = async (checked: Checked, status: 'checked' | 'dry-run') => {
         Object.assign(report, {

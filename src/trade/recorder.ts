@@ -3,11 +3,11 @@
  * method is one step of the pipeline, written in one database transaction by the ledger's stores; the chain layer
  * reports its facts here through `journal` (chain/journal.ts) and holds no ledger. Everything else reads.
  */
-import type { Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import type { ChainFact, TxJournal } from '../chain/journal.ts';
 import type { Fence } from '../model/attempt.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import type { Spending, TradePause } from '../ledger/trades.ts';
+import type { TradePause, WalletRows } from '../ledger/trades.ts';
 import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../model/trade.ts';
 
 export class TradeRecorder {
@@ -50,7 +50,7 @@ export class TradeRecorder {
   /** The call that passed every check (and its tag), committing the amount to budgets (checked by `verify`). */
   checked(
     id: string,
-    checked: { call: CheckedCall; callTag: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (spent: Spending) => Promise<void> },
+    checked: { call: CheckedCall; callTag: Hex; simulatedOut?: bigint; status: 'checked' | 'dry-run'; verify?: (rows: WalletRows) => Promise<void> },
   ): Promise<void> {
     return this.#ledger.trades.commitChecked(id, checked);
   }
@@ -108,6 +108,16 @@ export class TradeRecorder {
   /** What cannot be trusted about it, with its event and the pauses of its strategy and wallet, all at once. */
   anomaly(trade: Pick<Trade, 'id' | 'strategyId' | 'wallet'>, anomaly: Parameters<Ledger['trades']['markAnomaly']>[1]): Promise<void> {
     return this.#ledger.trades.markAnomaly(trade, anomaly);
+  }
+
+  /**
+   * A row of the wallet's history failed its proof as a strategy read what it already did: the strategy and the wallet
+   * are paused with the row named, before anything was claimed.
+   */
+  async historyRefused(strategyId: string, wallet: Address, reason: string): Promise<void> {
+    const why = `anomaly in the wallet's history: ${reason}`;
+    await this.#ledger.pauses.pause({ scope: 'strategy', key: strategyId, reason: why });
+    await this.#ledger.pauses.pause({ scope: 'wallet', key: wallet, reason: why });
   }
 
   /** The balances after it could not be read for its block alone. */

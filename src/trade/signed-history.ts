@@ -2,23 +2,33 @@
  * Whether a trade already happened is decided by what the wallet signed and by the chain, never by a status column.
  *
  * Signed bytes prove themselves (chain/stored-tx.ts), and each belongs to one trade: its checked call, which the
- * wallet tagged with the trade's id (stored.ts). So before anything new is signed, the ledger's record of every
- * transaction the wallet signed is proven, from the nonce where this ledger's record starts (`signed-from`, tagged
- * by the wallet) up to the newest:
- * - every attempt row is the wallet's own bytes, one of its trade's own calls, its purpose the bytes';
+ * wallet tagged with the trade's id (stored.ts), and the row's own tag, made as it was signed, which covers its
+ * trade, nonce, hash and purpose. So before anything new is signed, the ledger's record of every transaction the
+ * wallet signed is proven, from the nonce where this ledger's record starts (`signed-from`, tagged by the wallet,
+ * written once) up to the newest:
+ * - every attempt row is the wallet's own bytes, one of its trade's own calls, its purpose the bytes', and carries
+ *   the wallet's tag binding it to that trade (identical bytes, an exact approval or a collect, filed under another
+ *   trade are not its; rows signed before tags, up to `attempts-tagged-after`, are proven without one);
  * - every nonce from the start to the newest has such bytes: a row deleted (a trade erased, its slot freed) leaves
  *   a hole, which the chain's count of the wallet's transactions makes impossible to explain otherwise;
  * - the trade about to be signed has no bytes of its own call or of a cancellation yet: one with them was signed
  *   before, and its state was rolled back.
  * Above the newest proven nonce the chain must count nothing more (chain/nonces.ts: otherwise the key is used
- * elsewhere, or the newest rows were deleted; the wallet stops either way). A row that fails is refused by name
+ * elsewhere, or the newest rows were deleted; the wallet stops either way). Where the record starts is never taken
+ * from a missing row: a wallet without one whose nonce on the chain is above 0 was used before this ledger knew it
+ * (or its record was deleted), and signs nothing until a person adopts it (`routekeeper adopt`). A row that fails is refused by name
  * (StoredRecordRefusedError): the trade is an anomaly, its strategy and wallet paused, nothing signed.
  *
  * A row is proven once per process (kept with what was proven); each signature reads the wallet's rows again and
  * proves only those that are new or changed. What was proven is also written down, tagged by the wallet: the rows
- * through an attempt id and the digest of what decides in them (`proven-through`). A process starting (or taking
- * the wallet over) proves again only the rows that digest does not vouch for: a row changed, moved or inserted
- * among them changes the digest, and then every row is proven again.
+ * through an attempt id and the digest of what decides in them, their trade's call tag included (`proven-through`).
+ * A process starting (or taking the wallet over) proves again only the rows that digest does not vouch for: a row
+ * changed, moved or inserted among them changes the digest (each row's fields are hashed as one JSON array: no two
+ * different sets of rows read the same), and then every row is proven again. A vouched row still has its tags
+ * checked: the digest spares only the recovery of its signature.
+ *
+ * A `dropped` row counts as dropped only if the node does not know its transaction: the column alone would make the
+ * next signature take its nonce, and replace the wallet's own transaction in flight.
  */
 import { createHash } from 'node:crypto';
 import type { Hex } from 'viem';
@@ -26,36 +36,55 @@ import { StoredRecordRefusedError } from '../chain/errors.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { Wallet } from '../chain/wallet.ts';
 import type { AttemptStore } from '../ledger/attempts.ts';
-import type { TradeReads } from '../ledger/ledger.ts';
+import type { TradeStore, WalletRows } from '../ledger/trades.ts';
 import type { Attempt } from '../model/attempt.ts';
+import type { TradeRecord } from '../model/trade.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 
-/** What was proven of a row: the columns that decide, and the bytes. */
-const fingerprint = (attempt: Attempt) =>
-  `${attempt.intentId}|${attempt.nonce}|${attempt.purpose}|${attempt.hash}|${attempt.rawTx}|${attempt.maxFeePerGas}|${attempt.maxPriorityFeePerGas}|${attempt.gasLimit}`;
+/** What was proven of a row: the columns that decide, its tag, its bytes and its trade's call tag, as one JSON array. */
+const fingerprint = (attempt: Attempt, callTag: Hex | undefined) =>
+  JSON.stringify([
+    attempt.id,
+    attempt.intentId,
+    attempt.wallet.toLowerCase(),
+    attempt.chainId,
+    attempt.nonce,
+    attempt.purpose,
+    attempt.hash,
+    attempt.rawTx,
+    attempt.maxFeePerGas.toString(),
+    attempt.maxPriorityFeePerGas.toString(),
+    attempt.gasLimit.toString(),
+    attempt.tag ?? null,
+    callTag ?? null,
+  ]);
 
-/** The digest of rows as proven: each row's id and fingerprint, in id order. */
-export function digestOf(attempts: readonly Attempt[]): Hex {
-  const hash = createHash('sha256');
-  for (const attempt of [...attempts].sort((a, b) => a.id - b.id)) hash.update(`${attempt.id}|${fingerprint(attempt)}\n`);
+/** The digest of rows as proven: each row's fingerprint (with its trade's call tag), in id order, the count first. */
+export function digestOf(attempts: readonly Attempt[], callTags: ReadonlyMap<string, Hex | undefined>): Hex {
+  const sorted = [...attempts].sort((a, b) => a.id - b.id);
+  const hash = createHash('sha256').update(`routekeeper proven rows v2 ${sorted.length}\n`);
+  for (const attempt of sorted) hash.update(`${fingerprint(attempt, callTags.get(attempt.intentId))}\n`);
   return `0x${hash.digest('hex')}`;
 }
 
 /**
- * The ledger as the proof needs it: the wallet's attempts and the trades they belong to, and the record of what was
- * proven and where the record of signatures starts (the only rows the proof writes).
+ * The ledger as the proof needs it: the wallet's rows (its trades and transactions), and the record of what was proven
+ * and where the record of signatures starts (the only rows the proof writes).
  */
 export type SignedHistoryLedger = {
-  readonly trades: TradeReads['trades'];
-  readonly attempts: Pick<AttemptStore, 'ofWallet' | 'provenThrough' | 'setProvenThrough' | 'signedFrom' | 'startSignedFrom'>;
+  readonly trades: Pick<TradeStore, 'walletRows'>;
+  readonly attempts: Pick<AttemptStore, 'provenThrough' | 'setProvenThrough' | 'signedFrom' | 'startSignedFrom' | 'taggedAfter'>;
 };
+
+/** The wallet's rows once proven, with the nonces the next signature is allocated from. */
+export type ProvenHistory = { rows: WalletRows; nonces: ProvenNonces };
 
 export class SignedHistory {
   readonly #ledger: SignedHistoryLedger;
   readonly #wallet: Wallet;
   readonly #approvals: ApprovalMode;
-  /** Rows proven in this process (or vouched for by its record of earlier proofs), by id. */
+  /** Rows proven in this process (or vouched for by its record of earlier proofs), by id, with what was proven of them. */
   readonly #proven = new Map<number, string>();
   /** The attempt id through which the record of proofs was last written by this process. */
   #writtenThrough = 0;
@@ -71,11 +100,31 @@ export class SignedHistory {
    * transactions; returns the nonces the next signature is allocated from. StoredRecordRefusedError names the row.
    */
   async beforeSigning(intentId: string, pendingOnChain: number): Promise<ProvenNonces> {
+    const { rows, nonces } = await this.prove(pendingOnChain);
+    const rolledBack = rows.attempts.find((attempt) => attempt.intentId === intentId && attempt.purpose !== 'approve');
+    if (rolledBack) {
+      throw new StoredRecordRefusedError(
+        `trade ${intentId}: the wallet signed its ${rolledBack.purpose} already (attempt ${rolledBack.id}, ${rolledBack.hash}, nonce ${rolledBack.nonce}), yet the ledger has it unsigned: its state was rolled back; nothing is signed again`,
+      );
+    }
+    return nonces;
+  }
+
+  /**
+   * Proves every transaction of the wallet the ledger holds, from where its record starts, the chain counting
+   * `pendingOnChain`: each the wallet's, tagged to its trade, no nonce missing. The rows it read are returned for the
+   * wallet's history to be read from (wallet-history.ts).
+   */
+  async prove(pendingOnChain: number): Promise<ProvenHistory> {
     const wallet = this.#wallet;
-    const start = await this.#start(pendingOnChain);
-    const attempts = await this.#ledger.attempts.ofWallet(wallet.address, wallet.chainId, start);
-    if (this.#proven.size === 0) await this.#vouched(attempts);
-    for (const attempt of attempts) await this.#prove(attempt);
+    const rows = await this.#ledger.trades.walletRows(wallet.address, wallet.chainId);
+    const start = await this.#start(pendingOnChain, rows);
+    const attempts = rows.attempts.filter((attempt) => attempt.nonce >= start);
+    const records = new Map(rows.trades.map((record) => [record.id, record]));
+    const callTags = new Map(rows.trades.map((record) => [record.id, record.tags?.call]));
+    const taggedAfter = await this.#ledger.attempts.taggedAfter();
+    if (this.#proven.size === 0) await this.#vouched(attempts, callTags);
+    for (const attempt of attempts) await this.#prove(attempt, records.get(attempt.intentId), taggedAfter);
     const nonces = new Set(attempts.map((attempt) => attempt.nonce));
     const newest = attempts.at(-1)?.nonce;
     if (newest !== undefined) {
@@ -87,60 +136,61 @@ export class SignedHistory {
         }
       }
     }
-    const rolledBack = attempts.find((attempt) => attempt.intentId === intentId && attempt.purpose !== 'approve');
-    if (rolledBack) {
-      throw new StoredRecordRefusedError(
-        `trade ${intentId}: the wallet signed its ${rolledBack.purpose} already (attempt ${rolledBack.id}, ${rolledBack.hash}, nonce ${rolledBack.nonce}), yet the ledger has it unsigned: its state was rolled back; nothing is signed again`,
-      );
-    }
-    await this.#writeProven(attempts);
-    const kept = attempts.filter((attempt) => attempt.status !== 'dropped');
-    return { highestSigned: newest, highestKept: kept.at(-1)?.nonce };
+    await this.#writeProven(attempts, callTags);
+    return { rows, nonces: { highestSigned: newest, highestKept: await this.#highestKept(attempts) } };
   }
 
-  /** The rows a tagged record of earlier proofs vouches for, taken as proven: their digest is the one it was written with. */
-  async #vouched(attempts: readonly Attempt[]): Promise<void> {
+  /**
+   * The newest nonce the node took: a row's `dropped` counts only when the node does not know its transaction (the
+   * column alone would hand its nonce to the next signature, replacing the wallet's own transaction in flight).
+   */
+  async #highestKept(attempts: readonly Attempt[]): Promise<number | undefined> {
+    for (const attempt of [...attempts].reverse()) {
+      if (attempt.status !== 'dropped') return attempt.nonce;
+      const known = await this.#wallet.client.request({ method: 'eth_getTransactionByHash', params: [attempt.hash] }).catch(() => null);
+      if (known) return attempt.nonce;
+    }
+    return undefined;
+  }
+
+  /**
+   * The rows a tagged record of earlier proofs vouches for, taken as proven: their digest (their trades' call tags
+   * included) is the one it was written with. Their signatures are not recovered again; their tags are checked in #prove.
+   */
+  async #vouched(attempts: readonly Attempt[], callTags: ReadonlyMap<string, Hex | undefined>): Promise<void> {
     const { address, chainId, tags } = this.#wallet;
     const proven = await this.#ledger.attempts.provenThrough(address, chainId);
     if (!proven || !(await tags.provenThroughIsTagged(address, chainId, proven.throughId, proven.digest, proven.tag))) return;
     const covered = attempts.filter((attempt) => attempt.id <= proven.throughId);
-    if (digestOf(covered) !== proven.digest) return;
-    for (const attempt of covered) this.#proven.set(attempt.id, fingerprint(attempt));
+    if (digestOf(covered, callTags) !== proven.digest) return;
+    for (const attempt of covered) this.#proven.set(attempt.id, fingerprint(attempt, callTags.get(attempt.intentId)));
   }
 
   /** Writes down what is proven now, when rows were added since it last was. */
-  async #writeProven(attempts: readonly Attempt[]): Promise<void> {
+  async #writeProven(attempts: readonly Attempt[], callTags: ReadonlyMap<string, Hex | undefined>): Promise<void> {
     const throughId = attempts.reduce((highest, attempt) => Math.max(highest, attempt.id), 0);
     if (throughId === 0 || throughId === this.#writtenThrough) return;
     const { address, chainId, tags } = this.#wallet;
-    const digest = digestOf(attempts);
+    const digest = digestOf(attempts, callTags);
     await this.#ledger.attempts.setProvenThrough(address, chainId, { throughId, digest, tag: await tags.provenThrough(address, chainId, throughId, digest) });
     this.#writtenThrough = throughId;
   }
 
   /**
-   * The nonce this ledger's record of the wallet starts at, written (tagged) at its first signature. One missing
-   * while trades of this ledger's tags exist was deleted: refused, since it would let every row below go unproven.
+   * The nonce this ledger's record of the wallet starts at, written (tagged, once) at its first signature. None is
+   * taken from a missing row: a wallet the chain shows used is adopted by a person first (`routekeeper adopt`).
    */
-  async #start(pendingOnChain: number): Promise<number> {
+  async #start(pendingOnChain: number, rows: WalletRows): Promise<number> {
     const { address, chainId, tags } = this.#wallet;
     let start = await this.#ledger.attempts.signedFrom(address, chainId);
     if (!start) {
-      // None yet: a ledger that never signed for the wallet, or one of a version before this record. Any signed trade
-      // of this ledger's own tags says it was deleted.
-      const signedTrades = new Set((await this.#ledger.attempts.ofWallet(address, chainId, 0)).map((attempt) => attempt.intentId));
-      for (const id of signedTrades) {
-        const record = await this.#ledger.trades.get(id);
-        if (record && (await tags.requestIsTagged(record, record.tags?.request))) {
-          throw new StoredRecordRefusedError(
-            `the ledger has signed trades of ${address} (${record.id} among them) but not the nonce its record of the wallet's transactions starts at: that row was deleted; nothing more is signed`,
-          );
-        }
+      if (pendingOnChain > 0 || rows.attempts.length > 0) {
+        const signed = rows.attempts[0];
+        throw new StoredRecordRefusedError(
+          `the ledger holds no record of where the transactions of ${address} start, and ${signed ? `it has signed trades of it (${signed.intentId} among them)` : `the chain counts ${pendingOnChain} of them`}: the wallet was used before this ledger knew it, or its record was deleted; nothing is signed until a person adopts it (\`routekeeper adopt --wallet <name>\`, which shows the chain's count first)`,
+        );
       }
-      start = await this.#ledger.attempts.startSignedFrom(address, chainId, {
-        nonce: pendingOnChain,
-        tag: await tags.signedFrom(address, chainId, pendingOnChain),
-      });
+      start = await this.#ledger.attempts.startSignedFrom(address, chainId, { nonce: 0, tag: await tags.signedFrom(address, chainId, 0) });
     }
     if (!(await tags.signedFromIsTagged(address, chainId, start.nonce, start.tag))) {
       throw new StoredRecordRefusedError(
@@ -150,19 +200,28 @@ export class SignedHistory {
     return start.nonce;
   }
 
-  /** One row: the wallet's bytes, one of its trade's own calls (the call tagged by the wallet), its purpose theirs. */
-  async #prove(attempt: Attempt): Promise<void> {
-    const seen = fingerprint(attempt);
-    if (this.#proven.get(attempt.id) === seen) return;
+  /**
+   * One row: the wallet's bytes, one of its trade's own calls (the call tagged by the wallet), its purpose theirs, and
+   * the row's own tag binding it to that trade (rows signed before tags, up to `taggedAfter`, have none).
+   */
+  async #prove(attempt: Attempt, record: TradeRecord | undefined, taggedAfter: number): Promise<void> {
     const row = `attempt ${attempt.id} (${attempt.hash}, nonce ${attempt.nonce})`;
-    const record = await this.#ledger.trades.get(attempt.intentId);
     if (!record) throw new StoredRecordRefusedError(`${row} names trade ${attempt.intentId}, which the ledger does not have; nothing more is signed`);
-    if (attempt.purpose !== 'cancel' && !(await this.#wallet.tags.hasTaggedCall(record))) {
+    const tags = this.#wallet.tags;
+    if (attempt.purpose !== 'cancel' && !(await tags.hasTaggedCall(record))) {
       throw new StoredRecordRefusedError(
         `${row}: its trade ${record.id} has no checked call of the wallet's tag to be the ${attempt.purpose} of; nothing more is signed`,
       );
     }
-    await authorizedCall(this.#wallet, record, attempt, this.#approvals);
+    const seen = fingerprint(attempt, record.tags?.call);
+    if (this.#proven.get(attempt.id) !== seen) {
+      await authorizedCall(this.#wallet, record, attempt, this.#approvals);
+    }
+    if (!(await tags.attemptIsTagged(attempt)) && !(attempt.tag === undefined && attempt.id <= taggedAfter)) {
+      throw new StoredRecordRefusedError(
+        `${row} of trade ${record.id}: it carries no tag of the wallet binding it to that trade (filed under it, or changed, without its key); nothing more is signed`,
+      );
+    }
     this.#proven.set(attempt.id, seen);
   }
 }

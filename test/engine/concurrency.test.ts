@@ -4,6 +4,7 @@
  */
 import { type Address, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spentSince } from '../helpers/ledgers.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { SharedQuotes } from '../../src/trade/quote.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -55,7 +56,7 @@ describe('concurrent runs of one wallet', () => {
       expect(report.reason).toMatch(/^wallet 0x[0-9a-fA-F]{40} daily budget: 9 cUSD spent \+ 3 cUSD would pass 10 cUSD$/);
     }
     expect(await fork.balanceOf(cUSD, me())).toBe(usdBefore - parseUnits('9', 18));
-    expect(await executor.ledger.trades.spentSince({ wallet: me(), token: cUSD, since: 0 })).toBe(parseUnits('9', 18));
+    expect(await spentSince(executor.ledger, { wallet: me(), token: cUSD, since: 0 })).toBe(parseUnits('9', 18));
     // Nothing refused was signed: an approval and a swap for each confirmed trade, on consecutive nonces.
     const attempts = (await Promise.all(confirmed.map((r) => executor.ledger.attempts.ofTrade(r.intentId)))).flat();
     expect(attempts.map((a) => a.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 6 }, (_, i) => nonceBefore + i));

@@ -1,6 +1,7 @@
 import { createHook } from 'node:async_hooks';
 import { type Address, encodeAbiParameters, erc20Abi, keccak256, maxUint256, parseUnits } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spentSince } from '../helpers/ledgers.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -218,7 +219,7 @@ describe('the sender', () => {
     expect(report.reason).toBe(`the wallet ${account().address.toLowerCase()} is paused (a person looks); lift it with \`routekeeper resume\``);
     expect(report.stages.map((stage) => stage.stage)).toEqual(['quote', 'check']);
     expect(await executor.ledger.trades.get('sender-test:paused-meanwhile')).toMatchObject({ status: 'refused', failure: { refusal: 'paused' } });
-    expect(await executor.ledger.trades.spentSince({ wallet: account().address, token: fork.token('cUSD'), since: 0 })).toBe(0n);
+    expect(await spentSince(executor.ledger, { wallet: account().address, token: fork.token('cUSD'), since: 0 })).toBe(0n);
     expect(await executor.ledger.attempts.ofTrade('sender-test:paused-meanwhile')).toEqual([]);
     expect(await fork.publicClient.getTransactionCount({ address: account().address })).toBe(nonce);
     expect(await fork.balanceOf(fork.token('cUSD'), account().address)).toBe(usdBefore);

@@ -16,6 +16,7 @@ import { isAddressEqual, parseEventLogs } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { heldPosition } from '../../src/engine/held-position.ts';
+import { historyOf } from '../../src/trade/fills.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import { toJson } from '../../src/json.ts';
 import { statusReport } from '../../src/status/report.ts';
@@ -140,7 +141,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
     expect((await readPosition(fork, opened.tokenId)).liquidity).toBe(0n);
 
     // From then on the strategy keeps the new NFT: fees it earns are compounded into it.
-    expect(await heldPosition(strategy, { client: fork.publicClient, wallet: executor().wallet, reads: executor().reads })).toEqual({
+    expect(await heldPosition(strategy, { client: fork.publicClient, wallet: executor().wallet, history: await historyOf(executor()) })).toEqual({
       positionId: newId,
       via: { mintTx: mint.txHash },
     });
@@ -152,14 +153,17 @@ describe('a V3 position left and kept in range by its strategy', () => {
       ['swap', 'confirmed'],
       ['add-liquidity', 'confirmed'],
     ]);
-    const slot2 = (await executor().reads.trades.ofStrategy('lp')).filter((trade) => trade.slot.startsWith('slot-2#'));
+    const slot2 = (await historyOf(executor()))
+      .ofStrategy('lp')
+      .map((past) => past.record)
+      .filter((trade) => trade.slot.startsWith('slot-2#'));
     expect(slot2.flatMap((trade) => (isPositionTrade(trade) ? [[trade.kind, trade.position.positionId]] : []))).toEqual([
       ['collect', newId],
       ['add-liquidity', newId],
     ]);
   });
 
-  it("follows no position a ledger row points at that the wallet's tags and the chain do not vouch for", async () => {
+  it("follows no position a ledger row points at: a mint's columns move nothing, and a call the wallet did not tag pauses", async () => {
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
     const strategy = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } });
     await anHourLater();
@@ -169,8 +173,8 @@ describe('a V3 position left and kept in range by its strategy', () => {
       const run = await runStrategy(strategy, 'slot-1', { executor: own, view: view() });
       const mint = run.trades[2] as TradeReport;
       expect(mint.status).toBe('confirmed');
-      const deps = { client: fork.publicClient, wallet: own.wallet, reads: own.reads };
-      expect(await heldPosition(strategy, deps)).toMatchObject({ positionId: mint.moved?.positionId });
+      const held = async () => heldPosition(strategy, { client: fork.publicClient, wallet: own.wallet, history: await historyOf(own) });
+      expect(await held()).toMatchObject({ positionId: mint.moved?.positionId });
       // Another position of the wallet's, in range, which the strategy must never touch.
       const other = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
       const otherMint = (
@@ -182,17 +186,20 @@ describe('a V3 position left and kept in range by its strategy', () => {
         })
       )[0];
       const sql = (statement: string, ...params: unknown[]) => runSql({ kind: 'sqlite', file: ledgerFile }, statement, ...params);
-      // The mint row pointed at the other position's transaction: its bytes are not the call the wallet tagged.
+      // The mint row pointed at the other position's transaction: the held position is read from the transaction the
+      // wallet signed, not from the row's columns.
       await sql('UPDATE intents SET tx_hash = ?, moved_position_id = ? WHERE id = ?', otherMint?.transactionHash, other.tokenId.toString(), mint.intentId);
-      expect(await heldPosition(strategy, deps)).toEqual({ positionId: opened.tokenId, via: 'file' });
-      // The row's call changed to match: its tag no longer does.
+      expect(await held()).toEqual({ positionId: mint.moved?.positionId, via: { mintTx: mint.txHash } });
+      // The row's call changed to match the other position's: its tag no longer holds, and nothing is decided on it.
       const otherTx = await fork.publicClient.getTransaction({ hash: otherMint?.transactionHash as `0x${string}` });
       await sql('UPDATE intents SET call_data = ? WHERE id = ?', otherTx.input, mint.intentId);
-      expect(await heldPosition(strategy, deps)).toEqual({ positionId: opened.tokenId, via: 'file' });
-      // So the strategy holds its emptied position, and moves nothing.
+      await expect(held()).rejects.toThrow(new RegExp(`^trade ${mint.intentId}, signed by wallet ${me()}, has no checked call of the wallet's tag`));
+      // So the strategy is paused by name, and moves nothing.
       const { liquidity } = await readPosition(fork, other.tokenId);
       const next = await runStrategy(strategy, 'slot-2', { executor: own, view: view() });
-      expect(next.trades).toEqual([]);
+      expect(next).toMatchObject({ trades: [], heldBy: 'pause' });
+      expect(next.note).toMatch(new RegExp(`^anomaly: trade ${mint.intentId}, signed by wallet`));
+      expect((await own.ledger.pauses.for('lp', me())).map((pause) => pause.scope).sort()).toEqual(['strategy', 'wallet']);
       expect((await readPosition(fork, other.tokenId)).liquidity).toBe(liquidity);
     } finally {
       await own.close();

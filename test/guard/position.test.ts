@@ -5,6 +5,7 @@ import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPosition
 import { amountsForLiquidity, liquidityForAmounts } from '../../src/pools/uniswap-v3-liquidity.ts';
 import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
 import { budgetsApply, checkBudgets } from '../../src/trade/check.ts';
+import { committedTrades } from '../../src/trade/wallet-history.ts';
 
 const wallet: Address = '0x1111111111111111111111111111111111111111';
 const pool: Address = '0x2222222222222222222222222222222222222222';
@@ -174,15 +175,28 @@ describe('budgets and a trade on a V3 position', () => {
         updatedAt: Date.now(),
       },
     ];
-    const read: { token: Address }[] = [];
-    const committed = async (filter: { token: Address }) => {
-      read.push(filter);
-      return filter.token === token1 ? earlier : [];
+    const read: Address[] = [];
+    const history = {
+      committed: (token: Address, scope: { strategyId?: string; excludeId?: string }) => {
+        read.push(token);
+        return committedTrades(
+          earlier.map((record) => ({ record, attempts: [] })),
+          token,
+          scope,
+        );
+      },
     };
     // 970 + 10 + 20 = 1,000: the day's budget of T1 is met, not passed; one more wei of T1 is refused.
-    await expect(checkBudgets({ wallet: [budget(token0), budget(token1)] }, add(20n), committed as never, async () => true)).resolves.toBeUndefined();
-    expect(read.map((filter) => filter.token)).toEqual([token0, token1]);
-    await expect(checkBudgets({ wallet: [budget(token1)] }, add(21n), committed as never, async () => true)).rejects.toMatchObject({
+    expect(() => checkBudgets({ wallet: [budget(token0), budget(token1)] }, add(20n), history)).not.toThrow();
+    expect(read).toEqual([token0, token1]);
+    const refused = (() => {
+      try {
+        checkBudgets({ wallet: [budget(token1)] }, add(21n), history);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toMatchObject({
       reason: 'budget',
       shortMessage: expect.stringMatching(/^wallet 0x1111111111111111111111111111111111111111 daily budget: 980 T1 spent \+ 21 T1 would pass 1,000 T1$/),
     });

@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { Address } from 'viem';
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
+import type { TradeStore } from '../../src/ledger/trades.ts';
+import { spentOf } from '../../src/model/trade.ts';
+import { committedTrades, pastTradesOf } from '../../src/trade/wallet-history.ts';
 import { provided } from './provided.ts';
 
 export const backends = ['sqlite', 'postgres'] as const;
@@ -62,4 +66,18 @@ export async function runSql(location: LedgerLocation, statement: string, ...par
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Raw `token` a wallet's trades committed since `since` (claimed at or after it), as the budgets count it
+ * (trade/wallet-history.ts): from the wallet's rows, sorted by what they say, without their tags proven.
+ */
+export async function spentSince(
+  ledger: { trades: Pick<TradeStore, 'walletRows'> },
+  filter: { wallet: Address; chainId?: number; token: Address; since: number; strategyId?: string; excludeId?: string },
+): Promise<bigint> {
+  const rows = await ledger.trades.walletRows(filter.wallet, filter.chainId ?? 42220);
+  return committedTrades(pastTradesOf(rows), filter.token, filter)
+    .filter(({ record }) => record.createdAt >= filter.since)
+    .reduce((sum, { record }) => sum + spentOf(record, filter.token), 0n);
 }

@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultLedgerFile, removeStaleThrowawayLedgers, throwawayLedgerFile } from '../../src/ledger/files.ts';
 import { Ledger, LedgerChainMismatchError, type LedgerLocation, describeLocation, LedgerLockedError, lockStaleAfterMs } from '../../src/ledger/ledger.ts';
-import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
+import { backends, freshLedger, runSql, spentSince } from '../helpers/ledgers.ts';
+import { committedTrades, pastTradesOf } from '../../src/trade/wallet-history.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
 import { PausedError } from '../../src/ledger/pauses.ts';
 import { migrations } from '../../src/ledger/schema.ts';
@@ -139,9 +140,9 @@ describe.each(backends)('the ledger on %s', (backend) => {
     expect((await ledger.trades.get('lp:s#mint'))?.settlement?.position).toEqual(settled['lp:s#mint'].position);
     // What they spent, token by token, for the budgets: an add and a mint spend both tokens, a collect and a removal
     // none (a swap of the second token, as its input, counts as any swap).
-    expect(await ledger.trades.spentSince({ strategyId: 'lp', token: celo, since: 0 })).toBe(5n + 8n);
-    expect(await ledger.trades.spentSince({ strategyId: 'lp', token: cusd, since: 0 })).toBe(6n + 9n);
-    expect(await ledger.trades.spentSince({ strategyId: 'lp', token: cusd, since: 0, excludeId: 'lp:s#mint' })).toBe(6n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'lp', token: celo, since: 0 })).toBe(5n + 8n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'lp', token: cusd, since: 0 })).toBe(6n + 9n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'lp', token: cusd, since: 0, excludeId: 'lp:s#mint' })).toBe(6n);
   });
 
   it('records one trade per slot: a second run of the slot gets nothing to do', async () => {
@@ -254,22 +255,22 @@ describe.each(backends)('the ledger on %s', (backend) => {
     await ledger.trades.fail('dca:d', { reason: 'the service failed', retryable: false });
     await walk(ledger, 'dca:e', 'checked');
     // a and f are claimed (being checked): neither has passed its budget yet, so neither commits anything.
-    expect(await ledger.trades.spentSince({ strategyId: 'dca', token: celo, since: 0 })).toBe(1_800n);
-    expect(await ledger.trades.spentSince({ wallet, token: celo, since: 4_500 })).toBe(1_600n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'dca', token: celo, since: 0 })).toBe(1_800n);
+    expect(await spentSince(ledger, { wallet, token: celo, since: 4_500 })).toBe(1_600n);
     expect(
-      await ledger.trades.spentSince({
+      await spentSince(ledger, {
         wallet: wallet.toLowerCase() as typeof wallet,
         token: celo.toUpperCase().replace('0X', '0x') as typeof celo,
         since: 0,
         excludeId: 'dca:e',
       }),
     ).toBe(200n);
-    expect(await ledger.trades.spentSince({ strategyId: 'other', token: celo, since: 0 })).toBe(0n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'other', token: celo, since: 0 })).toBe(0n);
     // A trade whose transaction was signed counts whatever its state says: a state set back gives nothing back.
     await walk(ledger, 'dca:a', 'signed');
     await runSql(location, "UPDATE intents SET status = 'failed' WHERE id = ?", 'dca:a');
     expect((await ledger.trades.get('dca:a'))?.status).toBe('failed');
-    expect(await ledger.trades.spentSince({ strategyId: 'dca', token: celo, since: 0 })).toBe(1_900n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'dca', token: celo, since: 0 })).toBe(1_900n);
   });
 
   it('checks a budget and commits the amount in one step: of two trades racing for the last of a budget, one commits', async () => {
@@ -281,8 +282,8 @@ describe.each(backends)('the ledger on %s', (backend) => {
       ledger.trades.commitChecked(id, {
         call,
         status: 'checked',
-        verify: async (spent) => {
-          const already = (await spent({ strategyId: 'dca', token: celo, excludeId: id })).reduce((sum, trade) => sum + trade.amountIn, 0n);
+        verify: async (rows) => {
+          const already = committedTrades(pastTradesOf(rows), celo, { strategyId: 'dca', excludeId: id }).reduce((sum, { record }) => sum + record.amountIn, 0n);
           // Each looks while the other may be looking: only the transaction keeps them apart.
           await new Promise((resolve) => setTimeout(resolve, 20));
           if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
@@ -291,7 +292,7 @@ describe.each(backends)('the ledger on %s', (backend) => {
     const results = await Promise.allSettled([commit('dca:x'), commit('dca:y')]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).message).toBe('budget: 600 spent');
-    expect(await ledger.trades.spentSince({ strategyId: 'dca', token: celo, since: 0 })).toBe(600n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'dca', token: celo, since: 0 })).toBe(600n);
     // The refused one is still claimed: nothing of it was written.
     expect((await Promise.all(['dca:x', 'dca:y'].map((id) => ledger.trades.get(id)))).map((t) => t?.status).sort()).toEqual(['checked', 'claimed']);
   });
@@ -338,7 +339,7 @@ describe.each(backends)('the ledger on %s', (backend) => {
       await ledger.pauses.lift(scope, key);
     }
     await ledger.trades.commitChecked('dca:p1', { call, status: 'checked' });
-    expect(await ledger.trades.spentSince({ strategyId: 'dca', token: celo, since: 0 })).toBe(100n);
+    expect(await spentSince(ledger, { wallet, strategyId: 'dca', token: celo, since: 0 })).toBe(100n);
   });
 
   it("knows each strategy's latest scheduled slot that decided to trade nothing, for every strategy or those asked", async () => {

@@ -119,8 +119,10 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     expect(record?.throughId).toBe(first.attempts.at(-1)?.id);
     const { ledger } = await executor(location);
     const start = (await ledger.attempts.signedFrom(me(), fork.addressBook.chainId))?.nonce as number;
-    const covered = (await ledger.attempts.ofWallet(me(), fork.addressBook.chainId, start)).filter((attempt) => attempt.id <= (record?.throughId as number));
-    await runSql(location, "UPDATE ledger_meta SET value = ? WHERE key LIKE 'proven-through:%'", `${record?.throughId}:${digestOf(covered)}:${record?.tag}`);
+    const rows = await ledger.trades.walletRows(me(), fork.addressBook.chainId);
+    const covered = rows.attempts.filter((attempt) => attempt.nonce >= start && attempt.id <= (record?.throughId as number));
+    const callTags = new Map(rows.trades.map((trade) => [trade.id, trade.tags?.call]));
+    await runSql(location, "UPDATE ledger_meta SET value = ? WHERE key LIKE 'proven-through:%'", `${record?.throughId}:${digestOf(covered, callTags)}:${record?.tag}`);
     const before = await walletState();
     // Another process (its own executor): it has proven nothing itself, and reads the record.
     const restarted = await executor(location, { budget: parseUnits('1000000', 18) });

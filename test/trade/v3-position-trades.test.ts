@@ -7,6 +7,7 @@
  */
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { spentSince } from '../helpers/ledgers.ts';
 import type { AddLiquidityTrade, CollectTrade, MintTrade, PositionTrade } from '../../src/model/trade.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -125,7 +126,7 @@ describe('trades on a V3 position', () => {
     try {
       const first = await runTrade(budgeted, add(opened.tokenId, { amount0: 100n * e18, amount1: 100n * e18 }));
       expect(first.status, first.reason).toBe('confirmed');
-      expect(await budgeted.ledger.trades.spentSince({ wallet: trader(fork).address, token: token1, since: 0 })).toBe(100n * e18);
+      expect(await spentSince(budgeted.ledger, { wallet: trader(fork).address, token: token1, since: 0 })).toBe(100n * e18);
       const before = [await balances(), (await read(opened.tokenId)).liquidity];
       // 100 committed and 60 more would pass 150: refused by the budget of the add's second token.
       const second = await runTrade(budgeted, add(opened.tokenId, { amount0: 10n * e18, amount1: 60n * e18 }));
