@@ -81,3 +81,16 @@ export async function spentSince(
     .filter(({ record }) => record.createdAt >= filter.since)
     .reduce((sum, { record }) => sum + spentOf(record, filter.token), 0n);
 }
+
+/**
+ * What the owner of the ledger's schema (or whoever writes a SQLite file) can do and a daemons' role cannot: lift the
+ * rule that keeps the ledger's id, where each wallet's record starts and the tags' mark written once.
+ */
+export async function liftWrittenOnce(location: LedgerLocation): Promise<void> {
+  if (location.kind === 'sqlite') {
+    await runSql(location, 'DROP TRIGGER ledger_meta_written_once_update');
+    await runSql(location, 'DROP TRIGGER ledger_meta_written_once_delete');
+    return;
+  }
+  await runSql(location, 'ALTER TABLE ledger_meta DISABLE TRIGGER ledger_meta_written_once');
+}

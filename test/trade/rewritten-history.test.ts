@@ -18,7 +18,7 @@ import { digestOf } from '../../src/trade/signed-history.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, limitStrategy, swapTrade, testExecutor, walletState as walletStateOf } from '../helpers/engine.ts';
-import { backends, freshLedger, runSql } from '../helpers/ledgers.ts';
+import { backends, freshLedger, liftWrittenOnce, runSql } from '../helpers/ledgers.ts';
 
 const fork = useDevnetFork({ routing: true });
 const me = () => fork.addressBook.accounts[0]?.address as Address;
@@ -99,11 +99,14 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await runSql(location, 'UPDATE attempts SET intent_id = ? WHERE intent_id = ?', second.id, first.id);
     const before = await walletState();
     const [report] = await resume(location);
-    const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
+    // Its approval's bytes are the same as the second trade's own (an exact approval of the same amount): only the
+    // row's tag, which names the trade it was signed for, tells them apart.
+    const moved = first.attempts[0];
+    expect(moved?.purpose).toBe('approve');
     await expectAnomaly(
       location,
       report,
-      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`),
+      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}, nonce ${moved?.nonce}\\) of trade ${second.id}: it carries no tag of the wallet binding it to that trade`),
       before,
     );
   });
@@ -127,11 +130,14 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     // Another process (its own executor): it has proven nothing itself, and reads the record.
     const restarted = await executor(location, { budget: parseUnits('1000000', 18) });
     const [report] = await resumeOpenTrades(restarted);
-    const moved = first.attempts.find((attempt) => attempt.purpose === 'trade');
+    // Its approval's bytes are the same as the second trade's own (an exact approval of the same amount): only the
+    // row's tag, which names the trade it was signed for, tells them apart.
+    const moved = first.attempts[0];
+    expect(moved?.purpose).toBe('approve');
     await expectAnomaly(
       location,
       report,
-      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}\\) of trade ${second.id}: its bytes call .*, none of the trade's own calls`),
+      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}, nonce ${moved?.nonce}\\) of trade ${second.id}: it carries no tag of the wallet binding it to that trade`),
       before,
     );
   });
@@ -165,30 +171,47 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(location, again, new RegExp(`^the ledger holds no transaction of ${me()} at nonce \\d+`), before);
   });
 
-  it("the row where the wallet's record starts deleted while a signed trade remains: refused, naming a trade left", async () => {
+  it("where the wallet's record starts is written once: deleted by whoever may lift that, the wallet pauses until adopted", async () => {
     const location = freshLedger(backend);
     await twoTrades(location);
-    await runSql(location, "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'");
+    const start = "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'";
+    await expect(runSql(location, start)).rejects.toThrow(/written once/);
+    await liftWrittenOnce(location);
+    await runSql(location, start);
     const before = await walletState();
     const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'once-third#buy'));
     await expectAnomaly(
       location,
       report,
       new RegExp(
-        `^the ledger has signed trades of ${me()} \\(dca:once-(first|second)#buy among them\\) but not the nonce its record of the wallet's transactions starts at`,
+        `^the ledger holds no record of where the transactions of ${me()} start, and it has signed trades of it \\(dca:once-first#buy among them\\): .* nothing is signed until a person adopts it`,
       ),
       before,
     );
   });
 
-  it("the wallet's whole record deleted (every trade and the row where it starts): a new ledger for it, as a new install", async () => {
+  it("the wallet's whole record deleted (every trade and the row where it starts): not a new wallet, it pauses until a person adopts it", async () => {
     const location = freshLedger(backend);
     await twoTrades(location);
+    await liftWrittenOnce(location);
     for (const statement of ['DELETE FROM attempts', 'DELETE FROM intents', "DELETE FROM ledger_meta WHERE key LIKE 'signed-from:%'"])
       await runSql(location, statement);
-    const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
+    const before = await walletState();
     const report = await runTrade(await executor(location), swapTrade(fork, 'dca', 'once-first#buy'));
-    expect(report.status, report.reason).toBe('confirmed');
+    await expectAnomaly(
+      location,
+      report,
+      new RegExp(`^the ledger holds no record of where the transactions of ${me()} start, and the chain counts ${before.nonce} of them: the wallet was used before`),
+      before,
+    );
+    // A person adopts it at the chain's count (what \`routekeeper adopt --nonce N\` writes), and lifts the pauses.
+    const deps = await executor(location);
+    const chainId = fork.addressBook.chainId;
+    await deps.ledger.attempts.startSignedFrom(me(), chainId, { nonce: before.nonce, tag: await deps.wallet.tags.signedFrom(me(), chainId, before.nonce) });
+    await runSql(location, 'DELETE FROM pauses');
+    const usdBefore = await fork.balanceOf(fork.token('cUSD'), me());
+    const adopted = await runTrade(deps, swapTrade(fork, 'dca', 'once-again#buy'));
+    expect(adopted.status, adopted.reason).toBe('confirmed');
     expect(await fork.balanceOf(fork.token('cUSD'), me())).toBe(usdBefore - parseUnits('100', 18));
   });
 
@@ -267,7 +290,7 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(
       location,
       fourth,
-      new RegExp(`^trade (${done.intentId}|${failed.intentId}), counted against the budgets of wallet ${me()}, carries no tag of the wallet`),
+      new RegExp(`^trade (${done.intentId}|${failed.intentId}), a row of wallet ${me()}, carries no tag of the wallet: its strategy, wallet, tokens, amounts or claim time`),
       before,
     );
   });
@@ -341,7 +364,10 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const open = swapTrade(fork, 'dca', 'once-open#buy');
     const now = Date.now();
     await ledger.trades.claimSlot(open, { now, requestTag: await wallet.tags.request(open, now) });
-    await runSql(location, "UPDATE ledger_meta SET value = 'another-ledger' WHERE key = 'ledger-id'");
+    const rewrite = "UPDATE ledger_meta SET value = 'another-ledger' WHERE key = 'ledger-id'";
+    await expect(runSql(location, rewrite)).rejects.toThrow(/written once/);
+    await liftWrittenOnce(location);
+    await runSql(location, rewrite);
     const before = await walletState();
     // The next process reads the id as it finds it.
     const [report] = await resumeOpenTrades(await executor(location, { budget: parseUnits('1000000', 18) }));
