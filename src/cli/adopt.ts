@@ -31,7 +31,8 @@ export async function run(argv: string[]): Promise<number> {
     paper: { type: 'boolean' },
     ...ledgerOptions,
   });
-  if (values.nonce !== undefined && !/^\d+$/.test(values.nonce)) throw new UsageError(`adopt: --nonce must be the chain's count of the wallet's transactions, got '${values.nonce}'`);
+  if (values.nonce !== undefined && !/^\d+$/.test(values.nonce))
+    throw new UsageError(`adopt: --nonce must be the chain's count of the wallet's transactions, got '${values.nonce}'`);
   const env = readEnv();
   const rpcUrl = env.RPC_URL?.[0];
   if (!rpcUrl) throw new ConfigError('RPC_URL is not set: it names the chain whose count of the wallet is shown');
@@ -73,8 +74,14 @@ export async function run(argv: string[]): Promise<number> {
       console.log(`--nonce ${values.nonce} is not the chain's count (${count}): nothing written; look again`);
       return 1;
     }
-    const tags = new RecordTags(account, ledger.id().then((ledgerId) => ({ ledgerId, paper: values.paper === true })));
-    const written = await ledger.attempts.startSignedFrom(account.address, chainId, { nonce: count, tag: await tags.signedFrom(account.address, chainId, count) });
+    const tags = new RecordTags(
+      account,
+      ledger.id().then((ledgerId) => ({ ledgerId, paper: values.paper === true })),
+    );
+    const written = await ledger.attempts.startSignedFrom(account.address, chainId, {
+      nonce: count,
+      tag: await tags.signedFrom(account.address, chainId, count),
+    });
     console.log(`adopted: this ledger's record of ${account.address} starts at nonce ${written.nonce}; lift its pause with 'routekeeper resume ${walletName}'`);
     return 0;
   } finally {

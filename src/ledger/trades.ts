@@ -5,17 +5,7 @@
  */
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import {
-  type CheckedCall,
-  type Failure,
-  openStates,
-  type Settlement,
-  spentOf,
-  type Trade,
-  type TradeKind,
-  type TradeRecord,
-  type TradeState,
-} from '../model/trade.ts';
+import { type CheckedCall, type Failure, openStates, type Settlement, type Trade, type TradeRecord, type TradeState } from '../model/trade.ts';
 import { type LedgerDatabase, type Queries, existsAnswer } from './database.ts';
 import { type IntentRow, attemptFrom, attemptRow, callColumns, claimedRow, failureColumns, recordFrom, settlementColumns, stored } from './rows.ts';
 import type { Attempt, NewAttempt, Fence } from '../model/attempt.ts';
@@ -410,13 +400,28 @@ async function walletRowsOf(q: Queries, wallet: Address, chainId: number, insert
     .execute();
   const signedIds = [...new Set(attemptRows.map((row) => row.intent_id))];
   const named = (
-    await q.selectFrom('intents').selectAll().where('wallet', '=', stored(wallet)).where('chain_id', '=', chainId).orderBy('created_at').orderBy(insertionOrder).execute()
+    await q
+      .selectFrom('intents')
+      .selectAll()
+      .where('wallet', '=', stored(wallet))
+      .where('chain_id', '=', chainId)
+      .orderBy('created_at')
+      .orderBy(insertionOrder)
+      .execute()
   ).map(recordFrom);
   const known = new Set(named.map((trade) => trade.id));
   const others: TradeRecord[] = [];
   const missing = signedIds.filter((id) => !known.has(id));
   for (let start = 0; start < missing.length; start += 500) {
-    others.push(...(await q.selectFrom('intents').selectAll().where('id', 'in', missing.slice(start, start + 500)).execute()).map(recordFrom));
+    others.push(
+      ...(
+        await q
+          .selectFrom('intents')
+          .selectAll()
+          .where('id', 'in', missing.slice(start, start + 500))
+          .execute()
+      ).map(recordFrom),
+    );
   }
   // Oldest first; of one time, as inserted (the sort is stable).
   const trades = [...named, ...others].sort((a, b) => a.createdAt - b.createdAt);

@@ -45,7 +45,7 @@ import { type BuiltCall, buildCall, returnedAmount } from './call.ts';
 import type { Proposal } from './quote.ts';
 import { type HopFee, type Reference, depositReference, oracleAfterFees, oracleSwapValue, swapReference, withdrawReference } from './reference.ts';
 import type { TradeBudgets } from './settings.ts';
-import { type Trade, type TradeRecord, isPositionTrade, spentOf, spentTokens } from '../model/trade.ts';
+import { type Trade, isPositionTrade, spentOf, spentTokens } from '../model/trade.ts';
 import { checkPosition } from './check-position.ts';
 import type { WalletHistory } from './wallet-history.ts';
 

@@ -283,7 +283,10 @@ describe.each(backends)('the ledger on %s', (backend) => {
         call,
         status: 'checked',
         verify: async (rows) => {
-          const already = committedTrades(pastTradesOf(rows), celo, { strategyId: 'dca', excludeId: id }).reduce((sum, { record }) => sum + record.amountIn, 0n);
+          const already = committedTrades(pastTradesOf(rows), celo, { strategyId: 'dca', excludeId: id }).reduce(
+            (sum, { record }) => sum + record.amountIn,
+            0n,
+          );
           // Each looks while the other may be looking: only the transaction keeps them apart.
           await new Promise((resolve) => setTimeout(resolve, 20));
           if (already + 600n > limit) throw new Error(`budget: ${already} spent`);

@@ -106,7 +106,9 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(
       location,
       report,
-      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}, nonce ${moved?.nonce}\\) of trade ${second.id}: it carries no tag of the wallet binding it to that trade`),
+      new RegExp(
+        `^attempt ${moved?.id} \\(${moved?.hash}, nonce ${moved?.nonce}\\) of trade ${second.id}: it carries no tag of the wallet binding it to that trade`,
+      ),
       before,
     );
   });
@@ -125,7 +127,11 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const rows = await ledger.trades.walletRows(me(), fork.addressBook.chainId);
     const covered = rows.attempts.filter((attempt) => attempt.nonce >= start && attempt.id <= (record?.throughId as number));
     const callTags = new Map(rows.trades.map((trade) => [trade.id, trade.tags?.call]));
-    await runSql(location, "UPDATE ledger_meta SET value = ? WHERE key LIKE 'proven-through:%'", `${record?.throughId}:${digestOf(covered, callTags)}:${record?.tag}`);
+    await runSql(
+      location,
+      "UPDATE ledger_meta SET value = ? WHERE key LIKE 'proven-through:%'",
+      `${record?.throughId}:${digestOf(covered, callTags)}:${record?.tag}`,
+    );
     const before = await walletState();
     // Another process (its own executor): it has proven nothing itself, and reads the record.
     const restarted = await executor(location, { budget: parseUnits('1000000', 18) });
@@ -137,7 +143,9 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(
       location,
       report,
-      new RegExp(`^attempt ${moved?.id} \\(${moved?.hash}, nonce ${moved?.nonce}\\) of trade ${second.id}: it carries no tag of the wallet binding it to that trade`),
+      new RegExp(
+        `^attempt ${moved?.id} \\(${moved?.hash}, nonce ${moved?.nonce}\\) of trade ${second.id}: it carries no tag of the wallet binding it to that trade`,
+      ),
       before,
     );
   });
@@ -201,7 +209,9 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(
       location,
       report,
-      new RegExp(`^the ledger holds no record of where the transactions of ${me()} start, and the chain counts ${before.nonce} of them: the wallet was used before`),
+      new RegExp(
+        `^the ledger holds no record of where the transactions of ${me()} start, and the chain counts ${before.nonce} of them: the wallet was used before`,
+      ),
       before,
     );
     // A person adopts it at the chain's count (what \`routekeeper adopt --nonce N\` writes), and lifts the pauses.
@@ -290,7 +300,9 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     await expectAnomaly(
       location,
       fourth,
-      new RegExp(`^trade (${done.intentId}|${failed.intentId}), a row of wallet ${me()}, carries no tag of the wallet: its strategy, wallet, tokens, amounts or claim time`),
+      new RegExp(
+        `^trade (${done.intentId}|${failed.intentId}), a row of wallet ${me()}, carries no tag of the wallet: its strategy, wallet, tokens, amounts or claim time`,
+      ),
       before,
     );
   });
