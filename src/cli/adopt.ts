@@ -7,9 +7,11 @@
  * this ledger's to know: one-shot orders, budgets and positions start afresh. So the command shows the count first,
  * and writes only when given it back (`--nonce N`): a count that moved meanwhile is refused.
  */
-import { createPublicClient, http } from 'viem';
+import { existsSync } from 'node:fs';
+import { type Hex, createPublicClient, http } from 'viem';
 import { getBlock, getTransactionCount } from 'viem/actions';
 import { chainFor } from '../chains.ts';
+import { loadAddressBook } from '../config/address-book.ts';
 import { readEnv } from '../config/env.ts';
 import { loadStrategyFile } from '../config/strategy-file.ts';
 import { walletAccount } from '../config/wallet-keys.ts';
@@ -29,13 +31,15 @@ export async function run(argv: string[]): Promise<number> {
     wallet: { type: 'string' },
     nonce: { type: 'string' },
     paper: { type: 'boolean' },
+    'address-book': { type: 'string' },
     ...ledgerOptions,
   });
   if (values.nonce !== undefined && !/^\d+$/.test(values.nonce))
     throw new UsageError(`adopt: --nonce must be the chain's count of the wallet's transactions, got '${values.nonce}'`);
   const env = readEnv();
-  const rpcUrl = env.RPC_URL?.[0];
-  if (!rpcUrl) throw new ConfigError('RPC_URL is not set: it names the chain whose count of the wallet is shown');
+  const bookFile = values['address-book'];
+  const rpcUrl = env.RPC_URL?.[0] ?? (bookFile === undefined ? undefined : loadAddressBook(bookFile).rpcUrl);
+  if (!rpcUrl) throw new ConfigError('RPC_URL is not set (nor an --address-book naming a node): it names the chain whose count of the wallet is shown');
   const configFile = values.config ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
   const strategyFile = loadStrategyFile(configFile);
   const names = Object.keys(strategyFile.wallets);
@@ -52,7 +56,13 @@ export async function run(argv: string[]): Promise<number> {
     getTransactionCount(client, { address: account.address, blockTag: 'pending' }),
     getBlock(client, { blockNumber: 0n }),
   ]);
-  const ledger = await Ledger.openForPauses(await ledgerLocationFor(values));
+  const location = await ledgerLocationFor(values);
+  // A ledger that does not exist yet (a new install on a used wallet) is made, bound to this chain; one that exists is
+  // opened beside a daemon that may hold it (its one write is serialized by the database).
+  const ledger =
+    location.kind === 'sqlite' && !existsSync(location.file)
+      ? await Ledger.open(location, { chain: { chainId, genesisHash: genesis.hash as Hex } })
+      : await Ledger.openForPauses(location);
   try {
     const bound = await ledger.chain();
     if (bound && (bound.chainId !== chainId || bound.genesisHash.toLowerCase() !== genesis.hash?.toLowerCase()))

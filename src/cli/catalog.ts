@@ -284,20 +284,21 @@ Options:
   {
     name: 'adopt',
     summary: "start this ledger's record of a wallet used before it knew it, after showing the chain's count",
-    help: `Usage: routekeeper adopt [--wallet <name>] [--nonce N] [--paper] [-c <file>] [--ledger <file> | --database <url>]
+    help: `Usage: routekeeper adopt [--wallet <name>] [--nonce N] [--paper] [-c <file>] [--address-book <file>] [--ledger <file> | --database <url>]
 
 A ledger keeps every transaction a wallet signs from where its record of the wallet starts. It never takes that
 start from a missing row: a wallet the chain shows used (its nonce above 0) with no record here pauses, and signs
 nothing, until a person adopts it. Without --nonce, shows the chain's count of the wallet's transactions and what
 adopting means (trades signed before are not known to this ledger: one-shot orders, budgets and positions start
 afresh), and exits 1. With --nonce N, the count it showed, writes the start there; a count that moved is refused.
-Then lift the wallet's pause with 'routekeeper resume'. Reads RPC_URL.
+Then lift the wallet's pause with 'routekeeper resume'. Reads RPC_URL, else the address book's node.
 
 Options:
   --wallet <name>      the strategy file's wallet (default: its only one)
   --nonce N            the chain's count, as shown: write the start there
   --paper              the ledger is a paper-trading one (a fork of RPC_URL)
   -c, --config <file>  the strategy file (default: ROUTEKEEPER_CONFIG, else config/strategies.yaml)
+  --address-book <file>  the node to ask, when RPC_URL is not set
   --ledger <file>      the ledger (default: ROUTEKEEPER_DATA_DIR (default ./data)/ledger.sqlite, else the devnet's)
   --database <url>     the ledger in this PostgreSQL database (default: DATABASE_URL): its network schema, else
                        its newest devnet or fork schema`,

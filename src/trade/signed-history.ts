@@ -137,7 +137,10 @@ export class SignedHistory {
       }
     }
     await this.#writeProven(attempts, callTags);
-    return { rows, nonces: { highestSigned: newest, highestKept: await this.#highestKept(attempts) } };
+    // None signed since the start: the chain must count no more than the start either (chain/nonces.ts), or the key
+    // was used elsewhere since the wallet was adopted.
+    const highestSigned = newest ?? (start > 0 ? start - 1 : undefined);
+    return { rows, nonces: { highestSigned, highestKept: (await this.#highestKept(attempts)) ?? highestSigned } };
   }
 
   /**

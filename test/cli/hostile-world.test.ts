@@ -13,7 +13,7 @@ import { type Address, erc20Abi, maxUint256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli } from '../helpers/cli.ts';
-import { daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
+import { adoptWallet, daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork, useOwnDevnet } from '../helpers/devnet.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 
@@ -120,6 +120,7 @@ async function runScenario(scenario: Scenario) {
       .writeContract({ address: fork.token('cUSD'), abi: erc20Abi, functionName: 'approve', args: [fork.addressBook.contracts.router, maxUint256] }),
   );
   const home = daemonHome(fork, `fault-${scenario.account}`);
+  await adoptWallet(fork, home.ledgerFile, account.privateKey);
   const proxy = await startRpcProxy(fork.addressBook.rpcUrl);
   const env = { ROUTEKEEPER_PRIVATE_KEY: account.privateKey, RPC_URL: proxy.url };
   const fromBlock = (await fork.publicClient.getBlockNumber()) + 1n;

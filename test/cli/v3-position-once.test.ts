@@ -15,7 +15,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { daemonHome } from '../helpers/daemon-process.ts';
+import { adoptWallet, daemonHome } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
 
@@ -91,6 +91,7 @@ describe('once, on a V3 position', () => {
   it('compounds the fees of the wallet’s position, three trades recorded, and status shows them', async () => {
     const home = daemonHome(fork, 'v3-once');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
     const { uncollected: owed, liquidity } = await read(opened.tokenId);
 
@@ -109,6 +110,7 @@ describe('once, on a V3 position', () => {
   it('killed (SIGKILL) with its add signed and not yet mined: the next start sends that add and completes, collecting nothing twice', async () => {
     const home = daemonHome(fork, 'v3-once-killed');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
     const { uncollected: owed, liquidity } = await read(opened.tokenId);
     const config = home.config(positionYaml(opened.tokenId));
@@ -124,6 +126,7 @@ describe('once, on a V3 position', () => {
   it('killed (SIGKILL) in a re-range with its mint signed: the next start sends that mint, and the strategy keeps the new NFT', async () => {
     const home = daemonHome(fork, 'v3-once-rerange-killed');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     await fork.testClient.increaseTime({ seconds: 4_200 });
     await fork.testClient.mine({ blocks: 1 });
     const config = home.config(positionYaml(opened.tokenId, ', keepInRange: { outsideFor: 1h }'));
@@ -166,6 +169,7 @@ describe('once, on a V3 position', () => {
   it('exits at the file’s time into the one token it names: the position emptied, the wallet paid, the NFT still its own', async () => {
     const home = daemonHome(fork, 'v3-once-exit');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 5_000n * e18, amount1: 5_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     const me = fork.addressBook.accounts[0]?.address as Address;
     const other = pool().token0 === 'cUSD' ? fork.token(pool().token1) : fork.token(pool().token0);
     const [cusdBefore, otherBefore] = [await fork.balanceOf(fork.token('cUSD'), me), await fork.balanceOf(other, me)];
@@ -212,6 +216,7 @@ describe('once, on a V3 position', () => {
   ])('refuses a file with %s: one line naming it, exit 2, before anything is traded', async (_, more, message) => {
     const home = daemonHome(fork, 'v3-once-refused');
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(opened.tokenId, more())), '--address-book', home.book], env(home));
     expect(once.code, once.stderr).toBe(2);
     expect(once.stderr.trim().split('\n').at(-1)).toMatch(message);
@@ -266,6 +271,7 @@ describe('once, on a V3 position', () => {
   it('opens nothing while the wallet holds a position of liquidity in the pool that it cannot tell is the strategy’s', async () => {
     const home = daemonHome(fork, 'v3-once-open-held');
     const mine = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     const open = `, open: { pool: "${pool().address}", range: { of: CELO, in: cUSD, low: "0.45", high: "0.55" }, amounts: { CELO: "1000" } }`;
     const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(undefined, open)), '--address-book', home.book], env(home));
     expect(once.code, once.stderr).toBe(0);

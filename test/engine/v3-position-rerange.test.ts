@@ -220,7 +220,9 @@ describe('a V3 position left and kept in range by its strategy', () => {
     const before = await balances();
     const again = await runStrategy(strategy, 'slot-2', { executor: executor(), view: view() });
     expect(again.trades).toEqual([]);
-    expect(again.note).toBe('the opening of slot-1 stopped after its swap: nothing is sold again; open the position yourself and name it with position:');
+    expect(again.note).toBe(
+      'the opening of slot-1 was signed (open-swap, lp:slot-1#open-swap): nothing is opened again; open a position yourself and name it with position:',
+    );
     expect(await balances()).toEqual(before);
   });
 

@@ -10,6 +10,8 @@ import { type Address, type Hex, parseAbiItem } from 'viem';
 import { expect } from 'vitest';
 import { Ledger, type LedgerLocation, type LedgerView } from '../../src/ledger/ledger.ts';
 import { openStates } from '../../src/model/trade.ts';
+import { RecordTags } from '../../src/model/record-tags.ts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { spawnCli } from './cli.ts';
 import type { DevnetFork } from './devnet.ts';
 
@@ -162,6 +164,26 @@ export async function expectLedgerEqualsChain(fork: DevnetFork, where: string | 
       expect(mined.length, intent.id).toBeLessThanOrEqual(1);
     }
     return swaps.length;
+  } finally {
+    await ledger.close();
+  }
+}
+
+/**
+ * What `routekeeper adopt --nonce N` writes (test/cli/adopt.test.ts runs the command itself), for a test world that
+ * used its wallet before the daemon: the ledger's record of the wallet starts at the chain's count now.
+ */
+export async function adoptWallet(fork: DevnetFork, where: string | LedgerLocation, privateKey: Hex): Promise<void> {
+  const account = privateKeyToAccount(privateKey);
+  const count = await fork.publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const ledger = await Ledger.open(where);
+  try {
+    const tags = new RecordTags(
+      account,
+      ledger.id().then((ledgerId) => ({ ledgerId, paper: false })),
+    );
+    const chainId = fork.addressBook.chainId;
+    await ledger.attempts.startSignedFrom(account.address, chainId, { nonce: count, tag: await tags.signedFrom(account.address, chainId, count) });
   } finally {
     await ledger.close();
   }

@@ -38,6 +38,7 @@ async function executor(location: LedgerLocation, options: Options = {}) {
   const strategies = options.strategies ?? [dcaStrategy(fork)];
   const made = await testExecutor(fork, {
     location,
+    adoptsWallet: false,
     fits: strategyFit(strategies, () => me()),
     ...(options.budget !== undefined && { budgets: { wallet: [{ ...cUSD, perDay: options.budget }] } }),
     wallet: options.wallet,
