@@ -5,9 +5,9 @@
  * only adds to the chain's built-in data if the file does not exist. Once only: a book that already names an adapter
  * with this build's code sends nothing.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { type Address, type Hex, createPublicClient, createWalletClient, formatEther, getAddress, http } from 'viem';
-import { deployContract, getCode, waitForTransactionReceipt } from 'viem/actions';
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { type Address, type Hex, createPublicClient, createWalletClient, formatEther, getContractAddress, http, isAddressEqual } from 'viem';
+import { deployContract, getCode, getTransactionCount, waitForTransactionReceipt } from 'viem/actions';
 import { chainFor } from '../chains.ts';
 import { type AddressBook, loadAddressBook } from '../config/address-book.ts';
 import { knownContractsFor } from '../config/chain-data.ts';
@@ -80,10 +80,17 @@ export async function run(argv: string[]): Promise<number> {
 
   const wallet = createWalletClient({ chain, transport: http(rpcUrl), account });
   console.error(`deploying routekeeper's adapter for ${adapter.what} from wallet ${walletName} (${account.address}) on chain ${chainId}…`);
-  const hash = await deployContract(wallet, { abi: adapter.contract.abi, bytecode: adapter.contract.bytecode as Hex, account, chain });
+  // The address is the wallet's and the nonce it signs at, not what a node's receipt names: a node could name any
+  // contract holding the same code.
+  const nonce = await getTransactionCount(client, { address: account.address, blockTag: 'pending' });
+  const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) });
+  const hash = await deployContract(wallet, { abi: adapter.contract.abi, bytecode: adapter.contract.bytecode as Hex, account, chain, nonce });
   const receipt = await waitForTransactionReceipt(client, { hash });
-  const address = receipt.contractAddress ? getAddress(receipt.contractAddress) : undefined;
-  if (receipt.status !== 'success' || !address) throw new Error(`the deployment ${hash} reverted: nothing is written to ${bookFile}`);
+  if (receipt.status !== 'success') throw new Error(`the deployment ${hash} reverted: nothing is written to ${bookFile}`);
+  if (!receipt.contractAddress || !isAddressEqual(receipt.contractAddress, address))
+    throw new Error(
+      `the receipt of ${hash} names ${receipt.contractAddress ?? 'no contract'}, not ${address} (the wallet's at nonce ${nonce}): nothing is written to ${bookFile}`,
+    );
   // What the chain holds is what doctor will hold it to: this build's code, exactly.
   if (!sameCode(await getCode(client, { address, blockNumber: receipt.blockNumber }), adapter.contract.runtimeCode)) {
     throw new Error(`the code at ${address} (transaction ${hash}) is not this build's: nothing is written to ${bookFile}`);
@@ -97,15 +104,18 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /**
- * The address written into the book, everything else in it kept as it was; a new book names only its chain and the
- * adapter (the chain's built-in data does the rest). Written beside and renamed over, so a crash leaves one or the other.
+ * The address written into the book, everything else in it kept as it was, its file mode too (a book may hold a node's
+ * URL with its key); a new book names only its chain and the adapter (the chain's built-in data does the rest).
+ * Written beside and renamed over, so a crash leaves one or the other.
  */
 function writeAdapter(file: string, chainId: number, bookName: string, address: Address): void {
   type Written = { chainId?: number; contracts?: { adapters?: Record<string, string> } };
   const book: Written = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Written) : { chainId };
   const contracts = (book.contracts ??= {});
   contracts.adapters = { ...contracts.adapters, [bookName]: address };
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
   const draft = `${file}.${process.pid}.tmp`;
-  writeFileSync(draft, `${JSON.stringify(book, null, 2)}\n`);
+  writeFileSync(draft, `${JSON.stringify(book, null, 2)}\n`, { mode });
+  chmodSync(draft, mode);
   renameSync(draft, file);
 }

@@ -4,10 +4,10 @@
  * second time, and `doctor` then holds it to the pool; an adapter of other code named in its place fails doctor, and
  * bad arguments get one line and exit 2. The chain's clock is on a weekday (the FX market open).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Address, createPublicClient, createTestClient, http, parseUnits } from 'viem';
+import { type Address, createPublicClient, createTestClient, getContractAddress, http, parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { loadAddressBook } from '../../src/config/address-book.ts';
@@ -37,11 +37,16 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
     const { bookFile, config, env, doctor, book } = files();
     const payer = fork.addressBook.accounts[0]?.address as Address;
     const nonce = await fork.publicClient.getTransactionCount({ address: payer });
+    // A book that may hold a node's URL with its key is kept private by its owner: rewritten, it stays so.
+    chmodSync(bookFile, 0o600);
 
     const first = await runCli(['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config], env);
     expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(statSync(bookFile).mode & 0o777).toBe(0o600);
     const written = JSON.parse(readFileSync(bookFile, 'utf8'));
     const deployed = written.contracts.adapters.mentoFpmm as Address;
+    // The wallet's address at the nonce it signed the deployment with, not whatever a receipt names.
+    expect(deployed).toBe(getContractAddress({ from: payer, nonce: BigInt(nonce) }));
     expect(first.stdout).toContain(`deployed mentoFpmm at ${deployed}`);
     expect((await fork.publicClient.getCode({ address: deployed }))?.toLowerCase()).toBe(PairMentoFPMM.runtimeCode.toLowerCase());
     expect(await fork.publicClient.getTransactionCount({ address: payer })).toBe(nonce + 1);
