@@ -4,8 +4,10 @@
  *
  * A web page can point a name of its own at 127.0.0.1 (DNS rebinding) and have a browser on this machine send it
  * requests: the `Host` it sends is the page's name, so only loopback names and those configured are answered. One
- * client (an address) asking without pause gets 429 with a Retry-After, and the others are answered meanwhile.
+ * client (an address) asking without pause gets 429 with a Retry-After, and the others are answered meanwhile; every
+ * connection is held to a time and a size (ConnectionLimits).
  */
+import type { Server, ServerOptions } from 'node:http';
 import { isLoopbackHost } from './loopback.ts';
 
 /** The host name a `Host` header names (its port, and an IPv6 address's brackets, taken off), lower-cased. */
@@ -58,4 +60,47 @@ export class ClientLimit {
       if (bucket.tokens + ((now - bucket.at) * requestsPerSecond) / 1000 >= burst) this.#buckets.delete(client);
     }
   }
+}
+
+/**
+ * How long and how much one connection may hold a server: a client that opens many sockets, or sends its headers a
+ * byte at a time (slowloris), is cut off instead of holding the port.
+ */
+export type ConnectionLimits = {
+  maxConnections: number;
+  /** All the request's headers within this (ms), else 408 and the socket closed. */
+  headersTimeoutMs: number;
+  /** The whole request within this (ms). */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** A socket silent this long (ms) is closed. */
+  idleTimeoutMs: number;
+  maxHeaderSize: number;
+  maxHeadersCount: number;
+};
+
+/** Far above what the daemon, a page and a few scripts use; far below what exhausts a process. */
+export const defaultConnectionLimits: ConnectionLimits = {
+  maxConnections: 256,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxHeaderSize: 16 * 1024,
+  maxHeadersCount: 64,
+};
+
+/** The options `http.createServer` takes for `limits` (the header size, and how often timeouts are looked at). */
+export function serverOptionsFor(limits: ConnectionLimits): ServerOptions {
+  return { maxHeaderSize: limits.maxHeaderSize, connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))) };
+}
+
+/** Applies `limits` to a server made with `serverOptionsFor(limits)`. */
+export function limitConnections(server: Server, limits: ConnectionLimits): void {
+  server.maxConnections = limits.maxConnections;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxHeadersCount = limits.maxHeadersCount;
+  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
 }

@@ -144,10 +144,11 @@ export async function forkDevnet(base: Pick<Devnet, 'addressBook'>): Promise<{ n
  */
 export async function startDevnetRoutingService(
   addressBook: DeploymentAddressBook,
-  options: { port?: number; host?: string; allowedHosts?: readonly string[] } = {},
+  options: { port?: number; host?: string; allowedHosts?: readonly string[]; ownClientToken?: string } = {},
 ): Promise<{ service: RoutingService; addressBook: DeploymentAddressBook }> {
   const service = await startRoutingService({
     ...routingSetupFor(addressBook.chainId, addressBook.rpcUrl, addressBook),
+    ownClientToken: options.ownClientToken,
     port: options.port ?? 0,
     host: options.host,
     allowedHosts: options.allowedHosts,

@@ -3,7 +3,7 @@
  * a fork of RPC_URL for paper trading, or RPC_URL itself), the routing service, the strategy file resolved
  * against the chain, the ledger, and one sender and executor per wallet. `close()` undoes it in reverse.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPublicClient, createTestClient, http, parseGwei } from 'viem';
@@ -259,6 +259,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
         'RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet',
       );
     }
+    // The secret the routing service this process starts knows its daemon by (routing/server.ts: ownClientToken).
+    const ownClientToken = randomBytes(32).toString('hex');
     // Wallet keys are read once, before any chain starts; on the embedded devnet the default wallet's is a test key.
     const accounts = new Map<string, LocalAccount>();
     const devnetWallets: string[] = [];
@@ -287,7 +289,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       cleanups.push(reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000));
       // Its one-observation pools see swap volume every few blocks, as Celo's busy pools do.
       cleanups.push(tradeInBusyPools(devnet.node.rpcUrl, devnet.addressBook));
-      const routing = await startDevnetRoutingService(devnet.addressBook);
+      const routing = await startDevnetRoutingService(devnet.addressBook, { ownClientToken });
       cleanups.push(() => routing.service.close());
       book = routing.addressBook;
       rpcUrls = [routing.addressBook.rpcUrl];
@@ -329,7 +331,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!serviceUrl) {
       const cacheFile = mode === 'network' ? join(dataDir, `routing-index-${chainId}.json`) : undefined;
       if (cacheFile) mkdirSync(dataDir, { recursive: true });
-      const service = await startRoutingService({ ...routingSetupFor(chainId, rpcUrl, book), cacheFile });
+      const service = await startRoutingService({ ...routingSetupFor(chainId, rpcUrl, book), cacheFile, ownClientToken });
       cleanups.push(() => service.close());
       serviceUrl = service.url;
     }
@@ -339,7 +341,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT },
       strategyFile.defaults.routing,
     );
-    const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, chainId, rateLimit });
+    // A service this process started (the embedded devnet's, or its own) counts its requests apart from any other client's.
+    const clientToken = serviceKind === 'remote' ? undefined : ownClientToken;
+    const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, clientToken, chainId, rateLimit });
     throwIfAborted(signal);
     // The demo trades within seconds of `npm start`; a real chain (or its paper-trading fork) waits for the slot.
     const config = await resolveConfig(strategyFile, { client, chainId, book, accounts, firstRun: mode === 'embedded devnet' ? 'now' : 'slot' });

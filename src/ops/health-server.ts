@@ -6,7 +6,8 @@
  * Whatever reaches the port is untrusted: any request target gets an answer (400 when malformed) and a failing
  * handler a 500, never the process's end; a `Host` that is not a loopback name or one of the configured names is
  * refused (a web page that rebinds its own name to 127.0.0.1 cannot read the status); a bind beyond loopback
- * needs the token or an explicit word that the port is open; every answer forbids sniffing and foreign content.
+ * needs the token or an explicit word that the port is open; every answer forbids sniffing and foreign content; one
+ * client asking without pause gets 429, and a connection is held to a time and a size (src/http-guards.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -16,7 +17,15 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
-import { servesHost } from '../http-guards.ts';
+import {
+  type ClientRate,
+  ClientLimit,
+  type ConnectionLimits,
+  defaultConnectionLimits,
+  limitConnections,
+  serverOptionsFor,
+  servesHost,
+} from '../http-guards.ts';
 import { toJson } from '../json.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -93,7 +102,14 @@ export type HealthServerOptions = {
   open?: boolean;
   /** A handler's failure, for the log (the answer says only that it failed). */
   onError?: (error: unknown) => void;
+  /** How much one client (an address) may ask (default: statusPerClient). */
+  perClient?: ClientRate;
+  /** See ConnectionLimits (default: defaultConnectionLimits). */
+  connections?: ConnectionLimits;
 };
+
+/** One client's share of the status port: the page polls every few seconds, a scraper every few; a flood is slowed. */
+export const statusPerClient: ClientRate = { requestsPerSecond: 20, burst: 60 };
 
 export async function startHealthServer(options: HealthServerOptions) {
   const host = options.host ?? '127.0.0.1';
@@ -148,13 +164,21 @@ export async function startHealthServer(options: HealthServerOptions) {
     return json(response, 200, toJson(detail));
   }
 
-  const server = createServer((request, response) => {
+  const perClient = new ClientLimit(options.perClient ?? statusPerClient);
+  const limits = options.connections ?? defaultConnectionLimits;
+  const server = createServer(serverOptionsFor(limits), (request, response) => {
+    const turn = perClient.take(request.socket.remoteAddress ?? 'unknown');
+    if (!turn.ok) {
+      response.setHeader('retry-after', String(Math.ceil(turn.retryAfterMs / 1000)));
+      return json(response, 429, { error: 'too many requests from this client; try again after Retry-After' });
+    }
     handle(request, response).catch((error: unknown) => {
       options.onError?.(error);
       if (!response.headersSent) json(response, 500, { error: 'the request failed inside routekeeper; the log says why' });
       else response.destroy();
     });
   });
+  limitConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, resolve);

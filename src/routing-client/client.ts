@@ -16,6 +16,8 @@ import { productionServiceUrl } from '../routing-api/endpoints.ts';
 export type RoutingClientConfig = {
   baseUrl?: string;
   apiKey?: string;
+  /** The secret a service started by this process knows its own daemon by (sent as X-Routekeeper-Client). */
+  clientToken?: string;
   chainId?: number;
   timeoutMs?: number;
   rateLimit?: RateLimit;
@@ -57,7 +59,12 @@ export function createRoutingClient(config: RoutingClientConfig = {}) {
   const timeoutMs = config.timeoutMs ?? 10_000;
   const retry = config.retry ?? defaultRetryPolicy;
   const limiter = limiterFor(baseUrl, config.apiKey, config.rateLimit ?? defaultRateLimitFor(baseUrl));
-  const headers: Record<string, string> = { accept: 'application/json', ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}),
+    // The service started by this process knows its own daemon by this secret (routing/server.ts: ownClientToken).
+    ...(config.clientToken ? { 'x-routekeeper-client': config.clientToken } : {}),
+  };
   const inFlight = new Map<string, Promise<unknown>>();
 
   /** GET `endpoint` with `query`, validated by `schema`; shared with identical calls already in flight. */

@@ -9,7 +9,16 @@ import { type Address, type Hex, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { chainFor } from '../chains.ts';
-import { type ClientRate, ClientLimit, servesHost } from '../http-guards.ts';
+import {
+  type ClientRate,
+  ClientLimit,
+  type ConnectionLimits,
+  defaultConnectionLimits,
+  limitConnections,
+  serverOptionsFor,
+  servesHost,
+} from '../http-guards.ts';
+import { timingSafeEqual } from 'node:crypto';
 import { earnRouteQuerySchema, swapRouteQuerySchema } from '../routing-api/schemas.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import { ChainState } from './chain-state.ts';
@@ -58,6 +67,15 @@ export type RoutingServiceOptions = {
   allowedHosts?: readonly string[];
   /** How much one client (an address) may ask; false: no limit (a benchmark's own service). Default 200/s, 400 at once. */
   perClient?: ClientRate | false;
+  /**
+   * The secret of this service's own daemon (the process that started it): its requests, which send it as
+   * `X-Routekeeper-Client`, are never counted with any other client's. A request with an issued API key is counted
+   * under that key; the rest under their address, so a flood from another local process or page never slows the
+   * daemon's quotes.
+   */
+  ownClientToken?: string;
+  /** See ConnectionLimits (default: defaultConnectionLimits). */
+  connections?: ConnectionLimits;
   /** Keys added to the store at start (a file's, the devnet's demo key); the store's own stay valid too. */
   apiKeys?: readonly ApiKeyConfig[];
   /** Where keys and each partner's volume are kept (SQLite); none: in memory, gone at stop. */
@@ -194,13 +212,24 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   // The status port's guards (src/http-guards.ts): a rebinding page's Host is refused, a flooding client slowed down.
   const hostAllowed = servesHost(options.allowedHosts);
   const perClient = options.perClient === false ? undefined : new ClientLimit(options.perClient ?? defaultPerClient);
-  const server = createServer((request, response) => {
+  const ownToken = options.ownClientToken === undefined ? undefined : Buffer.from(options.ownClientToken);
+  const isOwnClient = (request: IncomingMessage) => {
+    const given = headerValue(request.headers['x-routekeeper-client']);
+    return ownToken !== undefined && given !== undefined && given.length === ownToken.length && timingSafeEqual(Buffer.from(given), ownToken);
+  };
+  /** A request's bucket: its issued API key's, else its address's. */
+  const clientOf = (request: IncomingMessage) => {
+    const apiKey = headerValue(request.headers['x-api-key']);
+    return apiKey !== undefined && store.keyOf(apiKey) ? `key:${apiKey}` : `address:${request.socket.remoteAddress ?? 'unknown'}`;
+  };
+  const limits = options.connections ?? defaultConnectionLimits;
+  const server = createServer(serverOptionsFor(limits), (request, response) => {
     if (!hostAllowed(request.headers.host)) {
       return send(response, 403, {
         error: `Host '${request.headers.host ?? ''}' is not served here (a loopback name, or one of ROUTING_ALLOWED_HOSTS)`,
       } satisfies ErrorBody);
     }
-    const turn = perClient?.take(request.socket.remoteAddress ?? 'unknown');
+    const turn = isOwnClient(request) ? undefined : perClient?.take(clientOf(request));
     if (turn && !turn.ok) {
       return send(response, 429, { error: 'Too many requests from this client; try again after Retry-After' } satisfies ErrorBody, {
         'retry-after': String(Math.ceil(turn.retryAfterMs / 1000)),
@@ -215,7 +244,7 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
       },
     );
   });
-  server.keepAliveTimeout = 5_000;
+  limitConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);

@@ -3,8 +3,10 @@
  * rebinds its own name to 127.0.0.1), a request larger than any the page sends, a handler that fails. Each gets an
  * answer, and the server goes on answering. Requests are written by hand on a socket: fetch would correct them.
  */
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostName } from '../../src/http-guards.ts';
+import { defaultConnectionLimits, hostName } from '../../src/http-guards.ts';
 import { startHealthServer } from '../../src/ops/health-server.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { rawGet, rawRequest, statusLine } from '../helpers/raw-http.ts';
@@ -76,6 +78,33 @@ describe('the status port, given what no page sends', () => {
     expect(body(failed)).toEqual({ error: 'the request failed inside routekeeper; the log says why' });
     expect(failures.map((error) => (error as Error).message)).toEqual(['the ledger is gone']);
     expect(statusLine(await rawRequest(server.port, get('/')))).toBe('HTTP/1.1 200 OK');
+  });
+});
+
+describe('the status port, asked too much', () => {
+  it('slows a client that asks without pause (429 with Retry-After), and closes a connection whose headers never end', async () => {
+    const busy = await startHealthServer({
+      port: 0,
+      metrics: createMetrics(),
+      health: () => ({ ok: true, details: {} }),
+      perClient: { requestsPerSecond: 0.001, burst: 3 },
+      connections: { ...defaultConnectionLimits, headersTimeoutMs: 300, requestTimeoutMs: 600 },
+    });
+    try {
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await rawRequest(busy.port, get('/healthz')));
+      expect(answers.map(statusLine)).toEqual([...Array(3).fill('HTTP/1.1 200 OK'), 'HTTP/1.1 429 Too Many Requests']);
+      expect(answers[3]).toMatch(/\r\nretry-after: \d+\r\n/i);
+      // Half a request, then nothing: answered 408 and closed, not held.
+      const socket = connect(busy.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+      await once(socket, 'close');
+      expect(statusLine(answer)).toBe('HTTP/1.1 408 Request Timeout');
+    } finally {
+      await busy.close();
+    }
   });
 });
 

@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { get as httpGet } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startRoutingService } from '../../src/routing/server.ts';
 import { routingSetupFor } from '../../src/routing/setup.ts';
+import { createRoutingClient } from '../../src/routing-client/client.ts';
+import { defaultConnectionLimits } from '../../src/http-guards.ts';
 import { errorBodySchema } from '../../src/routing-api/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { getJson } from '../helpers/routing.ts';
@@ -134,6 +139,62 @@ describe('the routing service guards its port as the status port does', () => {
       for (let i = 0; i < 3; i++) answers.push(await getWithHost(`${service.url}/`, 'routing:8080'));
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
       expect(answers[2]).toEqual({ status: 429, body: { error: 'Too many requests from this client; try again after Retry-After' }, retryAfter: '1' });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("keeps the daemon's own quotes coming while another local client floods it: the daemon's bucket is its own", async () => {
+    const book = fork.addressBook;
+    const ownClientToken = randomBytes(32).toString('hex');
+    const service = await startRoutingService({
+      ...routingSetupFor(book.chainId, book.rpcUrl, book),
+      perClient: { requestsPerSecond: 1, burst: 20 },
+      ownClientToken,
+    });
+    try {
+      // A stranger on this machine (the same address as the daemon) asks 400 times, 200 at once (the port takes 256
+      // connections): it empties its bucket.
+      const wave = () => Promise.all(Array.from({ length: 200 }, () => fetch(`${service.url}/`).then((response) => response.status)));
+      const flood = [...(await wave()), ...(await wave())];
+      expect(flood.filter((status) => status === 200)).toHaveLength(20);
+      expect(flood.filter((status) => status === 429)).toHaveLength(380);
+      // The daemon, through its own client, still gets every quote it asks for.
+      const daemon = createRoutingClient({
+        baseUrl: service.url,
+        chainId: book.chainId,
+        clientToken: ownClientToken,
+        retry: { maxRetries: 0, maxTotalMs: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      });
+      const quotes = await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          daemon.getSwapRoute({ tokenIn: fork.token('CELO'), tokenOut: fork.token('cUSD'), amountIn: 10n ** 18n + BigInt(i) }),
+        ),
+      );
+      expect(quotes.every((quote) => quote.expectedOut > 0n)).toBe(true);
+      // A wrong secret is a stranger like any other.
+      const guessed = await fetch(`${service.url}/`, { headers: { 'x-routekeeper-client': 'f'.repeat(64) } });
+      expect(guessed.status).toBe(429);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('closes a connection whose headers do not arrive in time (a slow client cannot hold the port)', async () => {
+    const book = fork.addressBook;
+    const service = await startRoutingService({
+      ...routingSetupFor(book.chainId, book.rpcUrl, book),
+      connections: { ...defaultConnectionLimits, headersTimeoutMs: 300, requestTimeoutMs: 600 },
+    });
+    try {
+      const { port } = new URL(service.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      // Half a request, then nothing: the server answers 408 and closes the socket.
+      socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+      await once(socket, 'close');
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     } finally {
       await service.close();
     }
