@@ -430,7 +430,13 @@ async function approveFirst(
 
 /** The trade's transaction mined before a previous process could record its outcome: adopt it. */
 async function adoptSettled({ wallet, reads: ledger, recorder }: PipelineDeps, record: TradeRecord): Promise<Mined | undefined> {
-  const settled = (await ledger.attempts.ofTrade(record.id)).filter((a) => a.status === 'mined' || a.status === 'reverted');
+  const attempts = await ledger.attempts.ofTrade(record.id);
+  const settled = attempts.filter((a) => a.status === 'mined' || a.status === 'reverted');
+  // A row's `dropped` is not the chain's word: one the chain holds a receipt of was mined, whatever the row says.
+  for (const attempt of attempts.filter((a) => a.status === 'dropped')) {
+    const receipt = await getTransactionReceipt(wallet.client, { hash: attempt.hash }).catch(() => undefined);
+    if (receipt) settled.push(attempt);
+  }
   const last = settled.find((a) => a.purpose !== 'approve') ?? settled.at(-1);
   if (!last) return undefined;
   const receipt = await getTransactionReceipt(wallet.client, { hash: last.hash });
