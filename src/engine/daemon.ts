@@ -121,6 +121,12 @@ export function outcomeOf(report: RunReport): RunOutcome {
 const stillOpen = (status: TradeState | 'skipped') => (openStates as readonly string[]).includes(status);
 
 function recordRun(report: RunReport, { logger, metrics, notifier, notes }: Observers, names: TokenNames): void {
+  if (report.anomaly !== undefined) {
+    metrics.anomalies.inc({ strategy: report.strategyId });
+    logger.error({ strategy: report.strategyId, slot: report.slot }, `${report.strategyId}: ${report.note} until \`routekeeper resume\``);
+    notifier.notify('anomaly', { strategy: report.strategyId, reason: report.anomaly, summary: report.note });
+    return;
+  }
   if (report.trades.length === 0) {
     // A note the strategy keeps repeating ("already filled once", "waiting: worth …") is news once.
     const repeated = notes?.get(report.strategyId) === report.note;

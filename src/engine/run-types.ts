@@ -8,9 +8,10 @@ import type { MarketView } from './observe.ts';
 /**
  * What one run of a strategy did: its trades, and the words for people (`note`). `heldBy`: the run did not look
  * at all, held by a pause, or by a trade of the strategy whose outcome is not known yet (decided here, never read
- * back from the words).
+ * back from the words). `anomaly`: a row of the wallet's history failed its proof as the run read what was done
+ * (trade/wallet-history.ts): the strategy and the wallet were paused, the row named here.
  */
-export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[]; heldBy?: 'pause' | 'unknown-outcome' };
+export type RunReport = { strategyId: string; slot: string; note: string; trades: TradeReport[]; heldBy?: 'pause' | 'unknown-outcome'; anomaly?: string };
 
 /**
  * `run`: the ledger's run this is (its trades name it), with its gate as read when it started; without one, the

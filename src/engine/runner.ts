@@ -79,7 +79,14 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
     // the strategy and the wallet stop until a person looks.
     if (!(error instanceof StoredRecordRefusedError)) throw error;
     await deps.executor.recorder.historyRefused(strategy.id, deps.executor.wallet.address, error.shortMessage);
-    return { strategyId: strategy.id, slot, note: `anomaly: ${error.shortMessage}; strategy and wallet paused`, trades: [], heldBy: 'pause' };
+    return {
+      strategyId: strategy.id,
+      slot,
+      note: `anomaly: ${error.shortMessage}; strategy and wallet paused`,
+      trades: [],
+      heldBy: 'pause',
+      anomaly: error.shortMessage,
+    };
   }
 }
 

@@ -20,7 +20,7 @@ export type LedgerView = {
   /** Where this ledger lives, as people read it. */
   readonly location: string;
   readonly trades: Pick<TradeStore, 'get' | 'all' | 'changedSince' | 'history' | 'ofRuns' | 'ofStrategy' | 'unfinished'>;
-  readonly attempts: Pick<AttemptStore, 'ofTrade' | 'byHash' | 'gasOf' | 'gasByTrade' | 'signedSince' | 'ofWallet'>;
+  readonly attempts: Pick<AttemptStore, 'ofTrade' | 'byHash' | 'gasOf' | 'gasByTrade' | 'signedSince' | 'ofWallet' | 'signedFrom'>;
   readonly runs: Pick<RunStore, 'byIds' | 'existing' | 'list' | 'since'>;
   readonly pauses: Pick<PauseStore, 'all' | 'for'>;
   readonly marks: Pick<MarkStore, 'balanceAt' | 'balances' | 'prices' | 'positionMarks' | 'tokenNames'>;

@@ -103,4 +103,41 @@ describe('a finished trade rolled back, with no restart', () => {
       await daemon.exited;
     }
   });
+
+  it('reached by a running daemon: a filled one-shot order moved to another strategy is never sold again, its row named', async () => {
+    const home = daemonHome(fork, 'moved-order');
+    const config = home.config(`
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: take, kind: limit, wallet: main, every: 1s, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "0.01", repeat: false }
+`);
+    const daemon = spawnDaemon(home, config, env());
+    try {
+      const trades = () => tradesOf(home.ledgerFile).catch(() => []);
+      await daemon.waitFor(async () => (await trades()).some((trade) => trade.status === 'confirmed'), 'the order filled', 60_000, 200);
+      // Filled: the next looks say so. Then a writer moves the row out of the strategy's way, without a restart.
+      await daemon.waitFor(() => daemon.lines.some((line) => String(line.msg).includes('already filled once')), 'a look after the fill', 30_000);
+      const [filled] = await trades();
+      await runSql({ kind: 'sqlite', file: home.ledgerFile }, "UPDATE intents SET strategy_id = 'x' WHERE strategy_id = 'take'");
+      const before = await walletState();
+      await daemon.waitFor(
+        () => daemon.lines.some((line) => String(line.msg).includes(`anomaly: trade ${filled?.id}, a row of wallet ${me()}, carries no tag`)),
+        'the moved row named',
+        30_000,
+      );
+      const ledger = await Ledger.openReadOnly(home.ledgerFile);
+      try {
+        expect((await ledger.pauses.all()).map((pause) => pause.scope).sort()).toEqual(['strategy', 'wallet']);
+        expect((await ledger.trades.all()).map((trade) => trade.id)).toEqual([filled?.id]);
+      } finally {
+        await ledger.close();
+      }
+      expect(await walletState()).toEqual(before);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+    }
+  });
 });

@@ -225,6 +225,17 @@ describe('a V3 position left and kept in range by its strategy', () => {
       'the opening of slot-1 was signed (open-swap, lp:slot-1#open-swap): nothing is opened again; open a position yourself and name it with position:',
     );
     expect(await balances()).toEqual(before);
+    // Its rows edited as a database writer would: the swap set to failed is still signed, so still nothing opened; the
+    // swap moved to another strategy is a row whose tag fails, and the strategy and the wallet pause by name.
+    const sql = (statement: string) => runSql({ kind: 'sqlite', file: executor().ledgerFile }, statement, 'lp:slot-1#open-swap');
+    await sql("UPDATE intents SET status = 'failed' WHERE id = ?");
+    const failed = await runStrategy(strategy, 'slot-3', { executor: executor(), view: view() });
+    expect([failed.trades, failed.note]).toEqual([[], again.note]);
+    await sql("UPDATE intents SET strategy_id = 'elsewhere' WHERE id = ?");
+    const moved = await runStrategy(strategy, 'slot-4', { executor: executor(), view: view() });
+    expect(moved).toMatchObject({ trades: [], heldBy: 'pause' });
+    expect(moved.note).toMatch(/^anomaly: trade lp:slot-1#open-swap, a row of wallet 0x[0-9a-fA-F]{40}, carries no tag of the wallet/);
+    expect(await balances()).toEqual(before);
   });
 
   it('burns the old NFT in the removal when the file says so', async () => {
