@@ -190,7 +190,8 @@ export async function openExecution(
       nativeToken: runtime.nativeToken?.address,
       sharedQuotes,
       fits,
-      history: new SignedHistory({ ledger, wallet, approvals: settings.approvals }),
+      // A devnet's or a fork's ledger is this start's own: its wallets start where the chain is.
+      history: new SignedHistory({ ledger, wallet, approvals: settings.approvals, startsAtTheChain: runtime.mode !== 'network' }),
     };
     const view = { client, prices: executor.prices, wallet: wallet.address, nativeToken: runtime.nativeToken, now: Date.now };
     executor.stillAsked = stillAskedBy(config.strategies, (strategy) => decide(strategy, { executor, view }));

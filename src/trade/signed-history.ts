@@ -89,10 +89,18 @@ export class SignedHistory {
   /** The attempt id through which the record of proofs was last written by this process. */
   #writtenThrough = 0;
 
-  constructor(deps: { ledger: SignedHistoryLedger; wallet: Wallet; approvals: ApprovalMode }) {
+  readonly #startsAtTheChain: boolean;
+
+  /**
+   * `startsAtTheChain`: the ledger was made by this process for a chain it started (the embedded devnet, a paper-trading
+   * fork): nothing before it is the ledger's to know, so a wallet it holds nothing of starts at the chain's count, as
+   * if a person had adopted it. Never for a real network's ledger.
+   */
+  constructor(deps: { ledger: SignedHistoryLedger; wallet: Wallet; approvals: ApprovalMode; startsAtTheChain?: boolean }) {
     this.#ledger = deps.ledger;
     this.#wallet = deps.wallet;
     this.#approvals = deps.approvals;
+    this.#startsAtTheChain = deps.startsAtTheChain ?? false;
   }
 
   /**
@@ -186,6 +194,12 @@ export class SignedHistory {
   async #start(pendingOnChain: number, rows: WalletRows): Promise<number> {
     const { address, chainId, tags } = this.#wallet;
     let start = await this.#ledger.attempts.signedFrom(address, chainId);
+    if (!start && this.#startsAtTheChain && rows.attempts.length === 0) {
+      start = await this.#ledger.attempts.startSignedFrom(address, chainId, {
+        nonce: pendingOnChain,
+        tag: await tags.signedFrom(address, chainId, pendingOnChain),
+      });
+    }
     if (!start) {
       if (pendingOnChain > 0 || rows.attempts.length > 0) {
         const signed = rows.attempts[0];

@@ -10,6 +10,9 @@
  * fails is StoredRecordRefusedError, named: the strategy and the wallet pause, nothing is decided on it. Only then
  * are the trades sorted by what their tags vouch for: which strategy, which tokens, which slot.
  *
+ * A trade never signed that ended refused, failed or as a dry run counts for nothing in any decision: it is left out
+ * of the reading unproven (rows of versions before the tags among them).
+ *
  * What a writer can still do to this reading: delete rows (a trade not yet signed stops; a signed one leaves a hole
  * the proof refuses), and set a state column (it can make a trade count as done, never as not done: what was signed
  * counts whatever its state says).
@@ -27,8 +30,11 @@ export type PastTrade = { readonly record: TradeRecord; readonly attempts: reado
 /** States whose amount is committed: checked or further, and not refused, failed or a dry run. */
 const committedStates: readonly TradeState[] = ['checked', 'signed', 'broadcast', 'unknown', 'confirmed', 'anomaly'];
 
-/** Whether the wallet signed the trade's own call (or its cancellation), not only an approval for it. */
-export const signedItself = (past: PastTrade) => past.attempts.some((attempt) => attempt.purpose !== 'approve');
+/** States in which a trade never signed ended without counting for anything. */
+const endedUnsigned: readonly TradeState[] = ['refused', 'failed', 'dry-run'];
+
+/** Whether a trade can count in a decision: one the wallet signed anything for, or one whose state is not an unsigned end. */
+const counts = (past: PastTrade) => past.attempts.length > 0 || !endedUnsigned.includes(past.record.status);
 
 export class WalletHistory {
   readonly trades: readonly PastTrade[];
@@ -42,7 +48,7 @@ export class WalletHistory {
    * first row that is not the wallet's word.
    */
   static async read(rows: WalletRows, owner: { address: Address; chainId: number; tags: RecordTags }): Promise<WalletHistory> {
-    const trades = pastTradesOf(rows);
+    const trades = pastTradesOf(rows).filter(counts);
     for (const { record, attempts } of trades) {
       if (!(await owner.tags.requestWasTagged(record))) {
         throw new StoredRecordRefusedError(

@@ -79,32 +79,6 @@ export function swapTrade(fork: DevnetFork, strategyId: string, slot: string, ov
   };
 }
 
-/**
- * The wallet's signed history as a person who ran `routekeeper adopt` before the daemon would have it: test worlds use
- * their wallets before a ledger knows them (approvals, positions opened by hand), so a ledger that holds nothing of
- * the wallet yet starts its record at the chain's count the first time it proves it. Tests of that rule itself
- * (trade/rewritten-history.test.ts) use SignedHistory as the daemon does.
- */
-class AdoptedHistory extends SignedHistory {
-  readonly #deps: ConstructorParameters<typeof SignedHistory>[0];
-
-  constructor(deps: ConstructorParameters<typeof SignedHistory>[0]) {
-    super(deps);
-    this.#deps = deps;
-  }
-
-  override async prove(pendingOnChain: number) {
-    const { ledger, wallet } = this.#deps;
-    const known = await ledger.attempts.signedFrom(wallet.address, wallet.chainId);
-    const rows = known ? undefined : await ledger.trades.walletRows(wallet.address, wallet.chainId);
-    if (rows && rows.attempts.length === 0) {
-      const tag = await wallet.tags.signedFrom(wallet.address, wallet.chainId, pendingOnChain);
-      await ledger.attempts.startSignedFrom(wallet.address, wallet.chainId, { nonce: pendingOnChain, tag });
-    }
-    return super.prove(pendingOnChain);
-  }
-}
-
 export async function testExecutor(
   fork: DevnetFork,
   options: {
@@ -124,7 +98,10 @@ export async function testExecutor(
     location?: LedgerLocation;
     /** Whether a trade read back from the ledger fits a strategy (none: not checked). */
     fits?: PipelineDeps['fits'];
-    /** false: the wallet is not adopted at the ledger's first proof (see AdoptedHistory). */
+    /**
+     * false: a wallet the chain shows used is not started where the chain is at the ledger's first proof, as a real
+     * network's ledger does not (test worlds use their wallets before a ledger knows them: approvals, positions).
+     */
     adoptsWallet?: boolean;
   } = {},
 ): Promise<TestExecutor> {
@@ -161,10 +138,11 @@ export async function testExecutor(
     settings: { ...defaultExecutionSettings, ...options.settings },
     budgets: options.budgets,
     fits: options.fits,
-    history: new (options.adoptsWallet === false ? SignedHistory : AdoptedHistory)({
+    history: new SignedHistory({
       ledger,
       wallet,
       approvals: options.settings?.approvals ?? defaultExecutionSettings.approvals,
+      startsAtTheChain: options.adoptsWallet !== false,
     }),
     ledgerFile,
     close: () => ledger.close(),
