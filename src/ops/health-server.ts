@@ -108,8 +108,8 @@ export type HealthServerOptions = {
   connections?: ConnectionLimits;
 };
 
-/** One client's share of the status port: the page polls every few seconds, a scraper every few; a flood is slowed. */
-export const statusPerClient: ClientRate = { requestsPerSecond: 20, burst: 60 };
+/** One client's share of the status port: far above a page's or a scraper's polls, far below a flood. */
+export const statusPerClient: ClientRate = { requestsPerSecond: 100, burst: 200 };
 
 export async function startHealthServer(options: HealthServerOptions) {
   const host = options.host ?? '127.0.0.1';

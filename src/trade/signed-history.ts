@@ -16,8 +16,8 @@
  * Above the newest proven nonce the chain must count nothing more (chain/nonces.ts: otherwise the key is used
  * elsewhere, or the newest rows were deleted; the wallet stops either way). Where the record starts is never taken
  * from a missing row: a wallet without one whose nonce on the chain is above 0 was used before this ledger knew it
- * (or its record was deleted), and signs nothing until a person adopts it (`routekeeper adopt`). A row that fails is refused by name
- * (StoredRecordRefusedError): the trade is an anomaly, its strategy and wallet paused, nothing signed.
+ * (or its record was deleted), and signs nothing until a person adopts it (`routekeeper adopt`). A row that fails is
+ * refused by name (StoredRecordRefusedError): the trade is an anomaly, its strategy and wallet paused, nothing signed.
  *
  * A row is proven once per process (kept with what was proven); each signature reads the wallet's rows again and
  * proves only those that are new or changed. What was proven is also written down, tagged by the wallet: the rows
@@ -42,8 +42,17 @@ import type { TradeRecord } from '../model/trade.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 
-/** What was proven of a row: the columns that decide, its tag, its bytes and its trade's call tag, as one JSON array. */
-const fingerprint = (attempt: Attempt, callTag: Hex | undefined) =>
+/** What a row was proven against of its trade: the checked call (its target, spender and data) and the call's tag. */
+export const callKeyOf = (record: Pick<TradeRecord, 'call' | 'tags'>): string =>
+  JSON.stringify([
+    record.tags?.call ?? null,
+    record.call?.target.toLowerCase() ?? null,
+    record.call?.spender?.toLowerCase() ?? null,
+    record.call?.data.toLowerCase() ?? null,
+  ]);
+
+/** What was proven of a row: the columns that decide, its tag, its bytes and its trade's call, as one JSON array. */
+const fingerprint = (attempt: Attempt, callKey: string | undefined) =>
   JSON.stringify([
     attempt.id,
     attempt.intentId,
@@ -57,14 +66,14 @@ const fingerprint = (attempt: Attempt, callTag: Hex | undefined) =>
     attempt.maxPriorityFeePerGas.toString(),
     attempt.gasLimit.toString(),
     attempt.tag ?? null,
-    callTag ?? null,
+    callKey ?? null,
   ]);
 
-/** The digest of rows as proven: each row's fingerprint (with its trade's call tag), in id order, the count first. */
-export function digestOf(attempts: readonly Attempt[], callTags: ReadonlyMap<string, Hex | undefined>): Hex {
+/** The digest of rows as proven: each row's fingerprint (with its trade's call key, by trade id), in id order, the count first. */
+export function digestOf(attempts: readonly Attempt[], callKeys: ReadonlyMap<string, string>): Hex {
   const sorted = [...attempts].sort((a, b) => a.id - b.id);
   const hash = createHash('sha256').update(`routekeeper proven rows v2 ${sorted.length}\n`);
-  for (const attempt of sorted) hash.update(`${fingerprint(attempt, callTags.get(attempt.intentId))}\n`);
+  for (const attempt of sorted) hash.update(`${fingerprint(attempt, callKeys.get(attempt.intentId))}\n`);
   return `0x${hash.digest('hex')}`;
 }
 
@@ -84,11 +93,12 @@ export class SignedHistory {
   readonly #ledger: SignedHistoryLedger;
   readonly #wallet: Wallet;
   readonly #approvals: ApprovalMode;
-  /** Rows proven in this process (or vouched for by its record of earlier proofs), by id, with what was proven of them. */
+  /** Rows proven in this process, by id, with what was proven of them. */
   readonly #proven = new Map<number, string>();
+  /** Rows its tagged record of earlier proofs vouches for, by id, as vouched: their tags are still to be checked once. */
+  readonly #vouchedFor = new Map<number, string>();
   /** The attempt id through which the record of proofs was last written by this process. */
   #writtenThrough = 0;
-
   readonly #startsAtTheChain: boolean;
 
   /**
@@ -129,9 +139,9 @@ export class SignedHistory {
     const start = await this.#start(pendingOnChain, rows);
     const attempts = rows.attempts.filter((attempt) => attempt.nonce >= start);
     const records = new Map(rows.trades.map((record) => [record.id, record]));
-    const callTags = new Map(rows.trades.map((record) => [record.id, record.tags?.call]));
+    const callKeys = new Map(rows.trades.map((record) => [record.id, callKeyOf(record)]));
     const taggedAfter = await this.#ledger.attempts.taggedAfter();
-    if (this.#proven.size === 0) await this.#vouched(attempts, callTags);
+    if (this.#proven.size === 0 && this.#vouchedFor.size === 0) await this.#vouched(attempts, callKeys);
     for (const attempt of attempts) await this.#prove(attempt, records.get(attempt.intentId), taggedAfter);
     const nonces = new Set(attempts.map((attempt) => attempt.nonce));
     const newest = attempts.at(-1)?.nonce;
@@ -144,7 +154,7 @@ export class SignedHistory {
         }
       }
     }
-    await this.#writeProven(attempts, callTags);
+    await this.#writeProven(attempts, callKeys);
     // None signed since the start: the chain must count no more than the start either (chain/nonces.ts), or the key
     // was used elsewhere since the wallet was adopted.
     const highestSigned = newest ?? (start > 0 ? start - 1 : undefined);
@@ -168,21 +178,21 @@ export class SignedHistory {
    * The rows a tagged record of earlier proofs vouches for, taken as proven: their digest (their trades' call tags
    * included) is the one it was written with. Their signatures are not recovered again; their tags are checked in #prove.
    */
-  async #vouched(attempts: readonly Attempt[], callTags: ReadonlyMap<string, Hex | undefined>): Promise<void> {
+  async #vouched(attempts: readonly Attempt[], callKeys: ReadonlyMap<string, string>): Promise<void> {
     const { address, chainId, tags } = this.#wallet;
     const proven = await this.#ledger.attempts.provenThrough(address, chainId);
     if (!proven || !(await tags.provenThroughIsTagged(address, chainId, proven.throughId, proven.digest, proven.tag))) return;
     const covered = attempts.filter((attempt) => attempt.id <= proven.throughId);
-    if (digestOf(covered, callTags) !== proven.digest) return;
-    for (const attempt of covered) this.#proven.set(attempt.id, fingerprint(attempt, callTags.get(attempt.intentId)));
+    if (digestOf(covered, callKeys) !== proven.digest) return;
+    for (const attempt of covered) this.#vouchedFor.set(attempt.id, fingerprint(attempt, callKeys.get(attempt.intentId)));
   }
 
   /** Writes down what is proven now, when rows were added since it last was. */
-  async #writeProven(attempts: readonly Attempt[], callTags: ReadonlyMap<string, Hex | undefined>): Promise<void> {
+  async #writeProven(attempts: readonly Attempt[], callKeys: ReadonlyMap<string, string>): Promise<void> {
     const throughId = attempts.reduce((highest, attempt) => Math.max(highest, attempt.id), 0);
     if (throughId === 0 || throughId === this.#writtenThrough) return;
     const { address, chainId, tags } = this.#wallet;
-    const digest = digestOf(attempts, callTags);
+    const digest = digestOf(attempts, callKeys);
     await this.#ledger.attempts.setProvenThrough(address, chainId, { throughId, digest, tag: await tags.provenThrough(address, chainId, throughId, digest) });
     this.#writtenThrough = throughId;
   }
@@ -224,16 +234,17 @@ export class SignedHistory {
   async #prove(attempt: Attempt, record: TradeRecord | undefined, taggedAfter: number): Promise<void> {
     const row = `attempt ${attempt.id} (${attempt.hash}, nonce ${attempt.nonce})`;
     if (!record) throw new StoredRecordRefusedError(`${row} names trade ${attempt.intentId}, which the ledger does not have; nothing more is signed`);
+    const seen = fingerprint(attempt, callKeyOf(record));
+    // Proven in this process as it is now: its bytes, its trade's call and both tags unchanged since.
+    if (this.#proven.get(attempt.id) === seen) return;
     const tags = this.#wallet.tags;
     if (attempt.purpose !== 'cancel' && !(await tags.hasTaggedCall(record))) {
       throw new StoredRecordRefusedError(
         `${row}: its trade ${record.id} has no checked call of the wallet's tag to be the ${attempt.purpose} of; nothing more is signed`,
       );
     }
-    const seen = fingerprint(attempt, record.tags?.call);
-    if (this.#proven.get(attempt.id) !== seen) {
-      await authorizedCall(this.#wallet, record, attempt, this.#approvals);
-    }
+    // A row the record of earlier proofs vouches for has its signature taken as recovered; its tags are checked here.
+    if (this.#vouchedFor.get(attempt.id) !== seen) await authorizedCall(this.#wallet, record, attempt, this.#approvals);
     if (!(await tags.attemptIsTagged(attempt)) && !(attempt.tag === undefined && attempt.id <= taggedAfter)) {
       throw new StoredRecordRefusedError(
         `${row} of trade ${record.id}: it carries no tag of the wallet binding it to that trade (filed under it, or changed, without its key); nothing more is signed`,

@@ -7,7 +7,7 @@
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../src/model/attempt.ts';
-import { digestOf } from '../../src/trade/signed-history.ts';
+import { callKeyOf, digestOf } from '../../src/trade/signed-history.ts';
 
 const row = (id: number, intentId: string, nonce: number): Attempt => ({
   id,
@@ -31,7 +31,20 @@ const row = (id: number, intentId: string, nonce: number): Attempt => ({
   tag: `0x${'ab'.repeat(32)}`,
 });
 
-const tags = (ids: string[], tag: Hex = `0x${'cd'.repeat(32)}`) => new Map(ids.map((id) => [id, tag] as const));
+/** Each trade's call as the proof keys it: its tag and its call (target, spender, data). */
+const tags = (ids: string[], tag: Hex = `0x${'cd'.repeat(32)}`) =>
+  new Map(
+    ids.map(
+      (id) =>
+        [
+          id,
+          callKeyOf({
+            tags: { call: tag },
+            call: { target: '0x0000000000000000000000000000000000000aaa', data: '0x1234', expectedOut: 1n, minOut: 1n, deadline: 1n },
+          }),
+        ] as const,
+    ),
+  );
 
 describe('the digest of proven rows', () => {
   it('tells a signed row apart from a ghost row whose free-text trade id carries the signed row’s fields', () => {
@@ -47,10 +60,15 @@ describe('the digest of proven rows', () => {
     }
   });
 
-  it("covers each row's trade's call tag: a call tag changed or removed changes it", () => {
+  it("covers each row's trade's call and its tag: either changed, or the call removed, changes it", () => {
     const signed = [row(1, 'dca:a', 0)];
     const before = digestOf(signed, tags(['dca:a']));
     expect(digestOf(signed, tags(['dca:a'], `0x${'ee'.repeat(32)}`))).not.toBe(before);
+    const otherCall = callKeyOf({
+      tags: { call: `0x${'cd'.repeat(32)}` },
+      call: { target: '0x0000000000000000000000000000000000000aaa', data: '0x1235', expectedOut: 1n, minOut: 1n, deadline: 1n },
+    });
+    expect(digestOf(signed, new Map([['dca:a', otherCall]]))).not.toBe(before);
     expect(digestOf(signed, new Map())).not.toBe(before);
   });
 });

@@ -14,7 +14,7 @@ import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
 import type { LimitStrategy, Strategy } from '../../src/strategy/types.ts';
 import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import { RecordTags } from '../../src/model/record-tags.ts';
-import { digestOf } from '../../src/trade/signed-history.ts';
+import { callKeyOf, digestOf } from '../../src/trade/signed-history.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, limitStrategy, swapTrade, testExecutor, walletState as walletStateOf } from '../helpers/engine.ts';
@@ -127,11 +127,11 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const start = (await ledger.attempts.signedFrom(me(), fork.addressBook.chainId))?.nonce as number;
     const rows = await ledger.trades.walletRows(me(), fork.addressBook.chainId);
     const covered = rows.attempts.filter((attempt) => attempt.nonce >= start && attempt.id <= (record?.throughId as number));
-    const callTags = new Map(rows.trades.map((trade) => [trade.id, trade.tags?.call]));
+    const callKeys = new Map(rows.trades.map((trade) => [trade.id, callKeyOf(trade)]));
     await runSql(
       location,
       "UPDATE ledger_meta SET value = ? WHERE key LIKE 'proven-through:%'",
-      `${record?.throughId}:${digestOf(covered, callTags)}:${record?.tag}`,
+      `${record?.throughId}:${digestOf(covered, callKeys)}:${record?.tag}`,
     );
     const before = await walletState();
     // Another process (its own executor): it has proven nothing itself, and reads the record.
