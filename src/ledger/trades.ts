@@ -273,6 +273,23 @@ export class TradeStore {
     return row && recordFrom(row);
   }
 
+  /** The trades of these ids that the ledger has. */
+  async byIds(ids: readonly string[]): Promise<TradeRecord[]> {
+    const records: TradeRecord[] = [];
+    for (let start = 0; start < ids.length; start += 500) {
+      records.push(
+        ...rowsToRecords(
+          await this.#db
+            .selectFrom('intents')
+            .selectAll()
+            .where('id', 'in', ids.slice(start, start + 500))
+            .execute(),
+        ),
+      );
+    }
+    return records;
+  }
+
   /**
    * Trades whose fate is not settled: they are resumed (or settled with the chain) before anything new runs.
    * `states`: only those open states.

@@ -5,6 +5,7 @@
  */
 import type { Hex } from 'viem';
 import type { Wallet } from '../chain/wallet.ts';
+import type { TradeReads } from '../ledger/views.ts';
 import type { ApprovalMode } from './settings.ts';
 import type { SignedHistory } from './signed-history.ts';
 import { authorizedCall } from './stored.ts';
@@ -14,17 +15,17 @@ import { type PastTrade, WalletHistory } from './wallet-history.ts';
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
 export const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
 
-export type FillReads = { wallet: Wallet; settings: { approvals: ApprovalMode }; history: SignedHistory };
+export type FillReads = { reads: Pick<TradeReads, 'trades'>; wallet: Wallet; settings: { approvals: ApprovalMode }; history: SignedHistory };
 
 /**
  * The wallet's history, read now from its proven rows: every transaction it signed, from where its record starts, is
  * proven first (signed-history.ts), then every trade by its tags (StoredRecordRefusedError names a row that fails).
  */
-export async function historyOf(deps: Pick<FillReads, 'wallet' | 'history'>): Promise<WalletHistory> {
+export async function historyOf(deps: Pick<FillReads, 'reads' | 'wallet' | 'history'>): Promise<WalletHistory> {
   const { wallet } = deps;
   const pending = await wallet.client.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
-  const { rows } = await deps.history.prove(pending);
-  return WalletHistory.read(rows, wallet);
+  await deps.history.prove(pending);
+  return WalletHistory.read(await deps.reads.trades.walletRows(wallet.address, wallet.chainId), wallet);
 }
 
 /**

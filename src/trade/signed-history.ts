@@ -36,7 +36,7 @@ import { StoredRecordRefusedError } from '../chain/errors.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { Wallet } from '../chain/wallet.ts';
 import type { AttemptStore } from '../ledger/attempts.ts';
-import type { TradeStore, WalletRows } from '../ledger/trades.ts';
+import type { TradeStore } from '../ledger/trades.ts';
 import type { Attempt } from '../model/attempt.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import type { ApprovalMode } from './settings.ts';
@@ -50,6 +50,9 @@ export const callKeyOf = (record: Pick<TradeRecord, 'call' | 'tags'>): string =>
     record.call?.spender?.toLowerCase() ?? null,
     record.call?.data.toLowerCase() ?? null,
   ]);
+
+/** A row's own columns that decide, its tag and its bytes, as one JSON array. */
+const rowPrint = (attempt: Attempt) => fingerprint(attempt, undefined);
 
 /** What was proven of a row: the columns that decide, its tag, its bytes and its trade's call, as one JSON array. */
 const fingerprint = (attempt: Attempt, callKey: string | undefined) =>
@@ -82,19 +85,25 @@ export function digestOf(attempts: readonly Attempt[], callKeys: ReadonlyMap<str
  * and where the record of signatures starts (the only rows the proof writes).
  */
 export type SignedHistoryLedger = {
-  readonly trades: Pick<TradeStore, 'walletRows'>;
-  readonly attempts: Pick<AttemptStore, 'provenThrough' | 'setProvenThrough' | 'signedFrom' | 'startSignedFrom' | 'taggedAfter'>;
+  readonly trades: Pick<TradeStore, 'byIds'>;
+  readonly attempts: Pick<AttemptStore, 'ofWallet' | 'provenThrough' | 'setProvenThrough' | 'signedFrom' | 'startSignedFrom' | 'taggedAfter'>;
 };
 
-/** The wallet's rows once proven, with the nonces the next signature is allocated from. */
-export type ProvenHistory = { rows: WalletRows; nonces: ProvenNonces };
+/** The wallet's transactions once proven (every one the ledger holds), with the nonces the next signature is allocated from. */
+export type ProvenHistory = { attempts: readonly Attempt[]; nonces: ProvenNonces };
 
 export class SignedHistory {
   readonly #ledger: SignedHistoryLedger;
   readonly #wallet: Wallet;
   readonly #approvals: ApprovalMode;
-  /** Rows proven in this process, by id, with what was proven of them. */
-  readonly #proven = new Map<number, string>();
+  /**
+   * Rows proven in this process, by id: the row as it was proven (its own columns: a row changed since is proven
+   * again) and with its trade's call (for the record of proofs). A trade's call cannot change unseen: its tag covers it,
+   * and every reader of a call checks the tag.
+   */
+  readonly #proven = new Map<number, { row: string; withCall: string }>();
+  /** The call key of each trade whose rows were read by this process. */
+  readonly #callKeys = new Map<string, string>();
   /** Rows its tagged record of earlier proofs vouches for, by id, as vouched: their tags are still to be checked once. */
   readonly #vouchedFor = new Map<number, string>();
   /** The attempt id through which the record of proofs was last written by this process. */
@@ -118,8 +127,8 @@ export class SignedHistory {
    * transactions; returns the nonces the next signature is allocated from. StoredRecordRefusedError names the row.
    */
   async beforeSigning(intentId: string, pendingOnChain: number): Promise<ProvenNonces> {
-    const { rows, nonces } = await this.prove(pendingOnChain);
-    const rolledBack = rows.attempts.find((attempt) => attempt.intentId === intentId && attempt.purpose !== 'approve');
+    const { attempts, nonces } = await this.prove(pendingOnChain);
+    const rolledBack = attempts.find((attempt) => attempt.intentId === intentId && attempt.purpose !== 'approve');
     if (rolledBack) {
       throw new StoredRecordRefusedError(
         `trade ${intentId}: the wallet signed its ${rolledBack.purpose} already (attempt ${rolledBack.id}, ${rolledBack.hash}, nonce ${rolledBack.nonce}), yet the ledger has it unsigned: its state was rolled back; nothing is signed again`,
@@ -130,19 +139,21 @@ export class SignedHistory {
 
   /**
    * Proves every transaction of the wallet the ledger holds, from where its record starts, the chain counting
-   * `pendingOnChain`: each the wallet's, tagged to its trade, no nonce missing. The rows it read are returned for the
-   * wallet's history to be read from (wallet-history.ts).
+   * `pendingOnChain`: each the wallet's, tagged to its trade, no nonce missing. Only the trades of rows not proven in
+   * this process are read.
    */
   async prove(pendingOnChain: number): Promise<ProvenHistory> {
     const wallet = this.#wallet;
-    const rows = await this.#ledger.trades.walletRows(wallet.address, wallet.chainId);
-    const start = await this.#start(pendingOnChain, rows);
-    const attempts = rows.attempts.filter((attempt) => attempt.nonce >= start);
-    const records = new Map(rows.trades.map((record) => [record.id, record]));
-    const callKeys = new Map(rows.trades.map((record) => [record.id, callKeyOf(record)]));
+    const all = await this.#ledger.attempts.ofWallet(wallet.address, wallet.chainId, 0);
+    const start = await this.#start(pendingOnChain, all);
+    const attempts = all.filter((attempt) => attempt.nonce >= start);
+    const firstOfProcess = this.#proven.size === 0 && this.#vouchedFor.size === 0;
+    const unread = attempts.filter((attempt) => firstOfProcess || this.#proven.get(attempt.id)?.row !== rowPrint(attempt));
+    const records = new Map((await this.#ledger.trades.byIds([...new Set(unread.map((attempt) => attempt.intentId))])).map((record) => [record.id, record]));
+    for (const record of records.values()) this.#callKeys.set(record.id, callKeyOf(record));
+    if (firstOfProcess) await this.#vouched(attempts);
     const taggedAfter = await this.#ledger.attempts.taggedAfter();
-    if (this.#proven.size === 0 && this.#vouchedFor.size === 0) await this.#vouched(attempts, callKeys);
-    for (const attempt of attempts) await this.#prove(attempt, records.get(attempt.intentId), taggedAfter);
+    for (const attempt of unread) await this.#prove(attempt, records.get(attempt.intentId), taggedAfter);
     const nonces = new Set(attempts.map((attempt) => attempt.nonce));
     const newest = attempts.at(-1)?.nonce;
     if (newest !== undefined) {
@@ -154,11 +165,11 @@ export class SignedHistory {
         }
       }
     }
-    await this.#writeProven(attempts, callKeys);
+    await this.#writeProven(attempts);
     // None signed since the start: the chain must count no more than the start either (chain/nonces.ts), or the key
     // was used elsewhere since the wallet was adopted.
     const highestSigned = newest ?? (start > 0 ? start - 1 : undefined);
-    return { rows, nonces: { highestSigned, highestKept: (await this.#highestKept(attempts)) ?? highestSigned } };
+    return { attempts: all, nonces: { highestSigned, highestKept: (await this.#highestKept(attempts)) ?? highestSigned } };
   }
 
   /**
@@ -178,21 +189,21 @@ export class SignedHistory {
    * The rows a tagged record of earlier proofs vouches for, taken as proven: their digest (their trades' call tags
    * included) is the one it was written with. Their signatures are not recovered again; their tags are checked in #prove.
    */
-  async #vouched(attempts: readonly Attempt[], callKeys: ReadonlyMap<string, string>): Promise<void> {
+  async #vouched(attempts: readonly Attempt[]): Promise<void> {
     const { address, chainId, tags } = this.#wallet;
     const proven = await this.#ledger.attempts.provenThrough(address, chainId);
     if (!proven || !(await tags.provenThroughIsTagged(address, chainId, proven.throughId, proven.digest, proven.tag))) return;
     const covered = attempts.filter((attempt) => attempt.id <= proven.throughId);
-    if (digestOf(covered, callKeys) !== proven.digest) return;
-    for (const attempt of covered) this.#vouchedFor.set(attempt.id, fingerprint(attempt, callKeys.get(attempt.intentId)));
+    if (digestOf(covered, this.#callKeys) !== proven.digest) return;
+    for (const attempt of covered) this.#vouchedFor.set(attempt.id, fingerprint(attempt, this.#callKeys.get(attempt.intentId)));
   }
 
   /** Writes down what is proven now, when rows were added since it last was. */
-  async #writeProven(attempts: readonly Attempt[], callKeys: ReadonlyMap<string, string>): Promise<void> {
+  async #writeProven(attempts: readonly Attempt[]): Promise<void> {
     const throughId = attempts.reduce((highest, attempt) => Math.max(highest, attempt.id), 0);
     if (throughId === 0 || throughId === this.#writtenThrough) return;
     const { address, chainId, tags } = this.#wallet;
-    const digest = digestOf(attempts, callKeys);
+    const digest = digestOf(attempts, this.#callKeys);
     await this.#ledger.attempts.setProvenThrough(address, chainId, { throughId, digest, tag: await tags.provenThrough(address, chainId, throughId, digest) });
     this.#writtenThrough = throughId;
   }
@@ -201,20 +212,20 @@ export class SignedHistory {
    * The nonce this ledger's record of the wallet starts at, written (tagged, once) at its first signature. None is
    * taken from a missing row: a wallet the chain shows used is adopted by a person first (`routekeeper adopt`).
    */
-  async #start(pendingOnChain: number, rows: WalletRows): Promise<number> {
+  async #start(pendingOnChain: number, signed: readonly Attempt[]): Promise<number> {
     const { address, chainId, tags } = this.#wallet;
     let start = await this.#ledger.attempts.signedFrom(address, chainId);
-    if (!start && this.#startsAtTheChain && rows.attempts.length === 0) {
+    if (!start && this.#startsAtTheChain && signed.length === 0) {
       start = await this.#ledger.attempts.startSignedFrom(address, chainId, {
         nonce: pendingOnChain,
         tag: await tags.signedFrom(address, chainId, pendingOnChain),
       });
     }
     if (!start) {
-      if (pendingOnChain > 0 || rows.attempts.length > 0) {
-        const signed = rows.attempts[0];
+      if (pendingOnChain > 0 || signed.length > 0) {
+        const first = signed[0];
         throw new StoredRecordRefusedError(
-          `the ledger holds no record of where the transactions of ${address} start, and ${signed ? `it has signed trades of it (${signed.intentId} among them)` : `the chain counts ${pendingOnChain} of them`}: the wallet was used before this ledger knew it, or its record was deleted; nothing is signed until a person adopts it (\`routekeeper adopt --wallet <name>\`, which shows the chain's count first)`,
+          `the ledger holds no record of where the transactions of ${address} start, and ${first ? `it has signed trades of it (${first.intentId} among them)` : `the chain counts ${pendingOnChain} of them`}: the wallet was used before this ledger knew it, or its record was deleted; nothing is signed until a person adopts it (\`routekeeper adopt --wallet <name>\`, which shows the chain's count first)`,
         );
       }
       start = await this.#ledger.attempts.startSignedFrom(address, chainId, { nonce: 0, tag: await tags.signedFrom(address, chainId, 0) });
@@ -235,8 +246,6 @@ export class SignedHistory {
     const row = `attempt ${attempt.id} (${attempt.hash}, nonce ${attempt.nonce})`;
     if (!record) throw new StoredRecordRefusedError(`${row} names trade ${attempt.intentId}, which the ledger does not have; nothing more is signed`);
     const seen = fingerprint(attempt, callKeyOf(record));
-    // Proven in this process as it is now: its bytes, its trade's call and both tags unchanged since.
-    if (this.#proven.get(attempt.id) === seen) return;
     const tags = this.#wallet.tags;
     if (attempt.purpose !== 'cancel' && !(await tags.hasTaggedCall(record))) {
       throw new StoredRecordRefusedError(
@@ -250,6 +259,6 @@ export class SignedHistory {
         `${row} of trade ${record.id}: it carries no tag of the wallet binding it to that trade (filed under it, or changed, without its key); nothing more is signed`,
       );
     }
-    this.#proven.set(attempt.id, seen);
+    this.#proven.set(attempt.id, { row: rowPrint(attempt), withCall: seen });
   }
 }

@@ -193,7 +193,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
       // The row's call changed to match the other position's: its tag no longer holds, and nothing is decided on it.
       const otherTx = await fork.publicClient.getTransaction({ hash: otherMint?.transactionHash as `0x${string}` });
       await sql('UPDATE intents SET call_data = ? WHERE id = ?', otherTx.input, mint.intentId);
-      const untagged = `attempt \\d+ \\(0x[0-9a-f]{64}, nonce \\d+\\): its trade ${mint.intentId} has no checked call of the wallet's tag`;
+      const untagged = `trade ${mint.intentId}, signed by wallet ${me()}, has no checked call of the wallet's tag`;
       await expect(held()).rejects.toThrow(new RegExp(`^${untagged}`));
       // So the strategy is paused by name, and moves nothing.
       const { liquidity } = await readPosition(fork, other.tokenId);
