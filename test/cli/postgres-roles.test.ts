@@ -73,6 +73,19 @@ describe('PostgreSQL roles', () => {
     expect(once.code, once.stderr).toBe(0);
     expect(await fork.balanceOf(fork.token('cUSD'), me)).toBe(usdBefore - parseUnits('2', 18));
 
+    // The ledger's id and where the wallet's record starts are written once: the daemons' role can neither change nor
+    // delete them, nor lift the rule (the trigger is the owner's).
+    for (const statement of [
+      "UPDATE routekeeper.ledger_meta SET value = 'another-ledger' WHERE key = 'ledger-id'",
+      "DELETE FROM routekeeper.ledger_meta WHERE key LIKE 'signed-from:%'",
+    ])
+      await expect(asAdmin(url, [statement])).rejects.toThrow(/^written once: /);
+    for (const statement of [
+      'ALTER TABLE routekeeper.ledger_meta DISABLE TRIGGER ledger_meta_written_once',
+      'DROP TRIGGER ledger_meta_written_once ON routekeeper.ledger_meta',
+    ])
+      await expect(asAdmin(url, [statement])).rejects.toMatchObject({ code: '42501' });
+
     // A schema behind this version: the role cannot bring it up to date, and says who can.
     await asAdmin(adminUrl, ['DELETE FROM routekeeper.ledger_migrations WHERE version = (SELECT MAX(version) FROM routekeeper.ledger_migrations)']);
     const pause = await runCli(['pause', 'dca', '--reason', 'look', '--database', url], { DATABASE_URL: '' });
