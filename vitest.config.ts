@@ -71,9 +71,11 @@ export default defineConfig({
     },
     projects: [...projects].map(([name, { needs, files }]) => ({
       extends: true,
-      // The fast tier is pure logic: its files share one module cache (each loads in about half the time); every
-      // other file gets its own, as it starts chains, processes and services.
-      test: { name, include: files, globalSetup: needs.map((need) => setups[need]), ...(name === 'unit' && { isolate: false }) },
+      // A worker's files share one module cache: each loads in a fraction of the time (the suite's import total went from
+      // 45 s to 16 s). Every file starts its own chain, ledger and services and keeps its state in itself; what the
+      // code keeps per process is keyed by what it describes (a block by its hash, a service by its address). The
+      // files that start routekeeper as processes (`standalone`) load little of it and keep their own.
+      test: { name, include: files, globalSetup: needs.map((need) => setups[need]), ...(name !== 'standalone' && { isolate: false }) },
     })),
   },
 });

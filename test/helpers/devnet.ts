@@ -59,6 +59,10 @@ export function createForkClients(book: DeploymentAddressBook) {
   return { chain, publicClient, testClient, wallet, token, balanceOf, confirm };
 }
 
+/** anvil's `anvil_dropAllTransactions`, which viem's test actions do not name. */
+const dropAllTransactions = (client: DevnetFork['testClient']) =>
+  (client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method: 'anvil_dropAllTransactions', params: [] });
+
 /**
  * A chain for this test file: `start` brings it up once (before all tests) and says how to stop it;
  * every test starts from the same state (an evm_snapshot taken before it, reverted after it).
@@ -80,6 +84,9 @@ function useChain(start: () => Promise<{ addressBook: DeploymentAddressBook; sto
     snapshot = await chain.testClient.snapshot();
   });
   afterEach(async () => {
+    // A test that stopped mining leaves its transactions in the node's pool, which a revert keeps: dropped first, or
+    // they would mine in the next test and count in its wallet's nonce.
+    await dropAllTransactions(chain.testClient);
     if (snapshot) await chain.testClient.revert({ id: snapshot });
   });
   afterAll(async () => {
