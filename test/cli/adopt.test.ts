@@ -8,7 +8,7 @@ import { type Address, erc20Abi, maxUint256, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli } from '../helpers/cli.ts';
-import { daemonHome, dcaYaml } from '../helpers/daemon-process.ts';
+import { daemonHome, dcaYaml, homeEnv, takeProfitYaml } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { walletState } from '../helpers/engine.ts';
 import { runSql } from '../helpers/ledgers.ts';
@@ -26,13 +26,7 @@ describe('adopt', () => {
     );
     const home = daemonHome(fork, 'adopt');
     const config = home.config(dcaYaml([{ id: 'dca', sell: 'cUSD', buy: 'CELO', amount: '2', every: '1h' }]));
-    const env = {
-      RPC_URL: '',
-      ROUTING_SERVICE_URL: '',
-      ROUTEKEEPER_CONFIG: '',
-      ROUTEKEEPER_DATA_DIR: home.dataDir,
-      ROUTEKEEPER_PRIVATE_KEY: account.privateKey,
-    };
+    const env = homeEnv(home, account.privateKey);
     const before = await walletState(fork, account.address);
 
     const refused = await runCli(['once', 'dca', '--config', config, '--address-book', home.book], env);
@@ -79,20 +73,8 @@ describe('adopt', () => {
   it('a filled one-shot order whose row a writer moved to another strategy: once sells nothing again, and names the row', async () => {
     const account = fork.addressBook.accounts[2] as { address: Address; privateKey: `0x${string}` };
     const home = daemonHome(fork, 'adopt-moved');
-    const config = home.config(`
-defaults: { confirmations: 1, firstRun: now }
-wallets:
-  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
-strategies:
-  - { id: take, kind: limit, wallet: main, every: 1m, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "0.01", repeat: false }
-`);
-    const env = {
-      RPC_URL: '',
-      ROUTING_SERVICE_URL: '',
-      ROUTEKEEPER_CONFIG: '',
-      ROUTEKEEPER_DATA_DIR: home.dataDir,
-      ROUTEKEEPER_PRIVATE_KEY: account.privateKey,
-    };
+    const config = home.config(takeProfitYaml('1m'));
+    const env = homeEnv(home, account.privateKey);
     const filled = await runCli(['once', 'take', '--config', config, '--address-book', home.book], env);
     expect(filled.code, filled.stderr).toBe(0);
     await runSql({ kind: 'sqlite', file: home.ledgerFile }, "UPDATE intents SET strategy_id = 'x' WHERE strategy_id = 'take'");

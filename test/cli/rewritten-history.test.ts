@@ -8,7 +8,7 @@ import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli } from '../helpers/cli.ts';
-import { daemonHome, dcaYaml, spawnDaemon } from '../helpers/daemon-process.ts';
+import { daemonHome, dcaYaml, spawnDaemon, takeProfitYaml } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { walletState as walletStateOf } from '../helpers/engine.ts';
 import { runSql } from '../helpers/ledgers.ts';
@@ -106,13 +106,7 @@ describe('a finished trade rolled back, with no restart', () => {
 
   it('reached by a running daemon: a filled one-shot order moved to another strategy is never sold again, its row named', async () => {
     const home = daemonHome(fork, 'moved-order');
-    const config = home.config(`
-defaults: { confirmations: 1, firstRun: now }
-wallets:
-  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
-strategies:
-  - { id: take, kind: limit, wallet: main, every: 1s, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "0.01", repeat: false }
-`);
+    const config = home.config(takeProfitYaml('1s'));
     const daemon = spawnDaemon(home, config, env());
     try {
       const trades = () => tradesOf(home.ledgerFile).catch(() => []);

@@ -58,6 +58,26 @@ ${strategies.map((s) => `  - { id: ${s.id}, kind: dca, wallet: main, every: ${s.
 `;
 }
 
+/** A one-shot take-profit of one wallet selling 1 CELO for cUSD whatever the price, looked at every `every`. */
+export function takeProfitYaml(every: string) {
+  return `
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: take, kind: limit, wallet: main, every: ${every}, sell: { token: CELO, amount: "1" }, buy: cUSD, takeProfit: "0.01", repeat: false }
+`;
+}
+
+/** The environment of a command run in `home` on its address book alone, trading from the wallet of `privateKey`. */
+export const homeEnv = (home: { dataDir: string }, privateKey: string) => ({
+  RPC_URL: '',
+  ROUTING_SERVICE_URL: '',
+  ROUTEKEEPER_CONFIG: '',
+  ROUTEKEEPER_DATA_DIR: home.dataDir,
+  ROUTEKEEPER_PRIVATE_KEY: privateKey,
+});
+
 export function spawnDaemon(home: { book: string; dataDir: string }, config: string, env: Record<string, string>): DaemonProcess {
   const child = spawnCli(['run', '--config', config, '--address-book', home.book], {
     RPC_URL: '',
