@@ -15,14 +15,14 @@ import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { heldPosition } from './held-position.ts';
-import { filledStates, historyOf, signedAndMayHaveTraded } from '../trade/fills.ts';
-import type { WalletHistory } from '../trade/wallet-history.ts';
+import { filledStates, signedAndMayHaveTraded } from '../trade/fills.ts';
+import { type WalletHistory, readWalletHistory } from '../trade/wallet-history.ts';
 import { observeV3Position } from './observe.ts';
 import type { RunDeps, RunReport } from './run-types.ts';
 
 export async function runV3Position(strategy: V3PositionStrategy, slot: string, deps: RunDeps): Promise<RunReport> {
   // What the strategy did before is the wallet's history's to say (its rows proven by its tags), never a column's.
-  const history = await historyOf(deps.executor);
+  const history = await readWalletHistory(deps.executor);
   const held = await heldPosition(strategy, { client: deps.view.client, wallet: deps.executor.wallet, history });
   const unfinished = unfinishedSteps(strategy, history);
   const lead = unfinished ? `${unfinished}; ` : '';

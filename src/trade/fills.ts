@@ -5,37 +5,24 @@
  */
 import type { Hex } from 'viem';
 import type { Wallet } from '../chain/wallet.ts';
-import type { TradeReads } from '../ledger/views.ts';
 import type { ApprovalMode } from './settings.ts';
-import type { SignedHistory } from './signed-history.ts';
 import { authorizedCall } from './stored.ts';
 import { type TradeState, maybeTradedStates } from '../model/trade.ts';
-import { type PastTrade, WalletHistory } from './wallet-history.ts';
+import { type HistoryReads, type PastTrade, readWalletHistory } from './wallet-history.ts';
 
 /** States in which a one-shot order counts as filled (or may have filled: never sell twice). */
 export const filledStates: readonly TradeState[] = ['confirmed', 'anomaly', ...maybeTradedStates];
 
-export type FillReads = { reads: Pick<TradeReads, 'trades'>; wallet: Wallet; settings: { approvals: ApprovalMode }; history: SignedHistory };
-
-/**
- * The wallet's history, read now from its proven rows: every transaction it signed, from where its record starts, is
- * proven first (signed-history.ts), then every trade by its tags (StoredRecordRefusedError names a row that fails).
- */
-export async function historyOf(deps: Pick<FillReads, 'reads' | 'wallet' | 'history'>): Promise<WalletHistory> {
-  const { wallet } = deps;
-  const pending = await wallet.client.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
-  await deps.history.prove(pending);
-  return WalletHistory.read(await deps.reads.trades.walletRows(wallet.address, wallet.chainId), wallet);
-}
+export type FillReads = HistoryReads & { settings: { approvals: ApprovalMode } };
 
 /**
  * The strategy's trades that filled or may have: those whose state says so (a writer can only stop an order that
  * way), and those whose own transaction the wallet signed whatever their state says, unless the chain shows that
  * transaction did not trade.
  */
-export async function fillsOf(deps: FillReads, strategyId: string, history?: WalletHistory): Promise<number> {
+export async function fillsOf(deps: FillReads, strategyId: string): Promise<number> {
   let fills = 0;
-  for (const past of (history ?? (await historyOf(deps))).ofStrategy(strategyId)) {
+  for (const past of (await readWalletHistory(deps)).ofStrategy(strategyId)) {
     if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps, past))) fills++;
   }
   return fills;

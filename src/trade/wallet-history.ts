@@ -19,10 +19,13 @@
  */
 import type { Address } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
+import type { Wallet } from '../chain/wallet.ts';
 import type { WalletRows } from '../ledger/trades.ts';
+import type { TradeReads } from '../ledger/views.ts';
 import type { Attempt } from '../model/attempt.ts';
 import type { RecordTags } from '../model/record-tags.ts';
 import { type TradeRecord, type TradeState, spentOf } from '../model/trade.ts';
+import type { SignedHistory } from './signed-history.ts';
 
 /** One trade of the wallet, proven by its tags, with every transaction the wallet signed for it. */
 export type PastTrade = { readonly record: TradeRecord; readonly attempts: readonly Attempt[] };
@@ -35,6 +38,20 @@ const endedUnsigned: readonly TradeState[] = ['refused', 'failed', 'dry-run'];
 
 /** Whether a trade can count in a decision: one the wallet signed anything for, or one whose state is not an unsigned end. */
 const counts = (past: PastTrade) => past.attempts.length > 0 || !endedUnsigned.includes(past.record.status);
+
+/** What reading the wallet's history takes: its rows, the wallet (its tags), and the proof of its transactions. */
+export type HistoryReads = { reads: Pick<TradeReads, 'trades'>; wallet: Wallet; history: SignedHistory };
+
+/**
+ * The wallet's history, read now: every transaction it signed, from where its record starts, is proven first, as before
+ * a signature (signed-history.ts), then every trade by its tags (StoredRecordRefusedError names a row that fails).
+ */
+export async function readWalletHistory(deps: HistoryReads): Promise<WalletHistory> {
+  const { wallet } = deps;
+  const pending = await wallet.client.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
+  await deps.history.prove(pending);
+  return WalletHistory.read(await deps.reads.trades.walletRows(wallet.address, wallet.chainId), wallet);
+}
 
 export class WalletHistory {
   readonly trades: readonly PastTrade[];

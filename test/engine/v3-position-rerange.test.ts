@@ -16,7 +16,7 @@ import { isAddressEqual, parseEventLogs } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { heldPosition } from '../../src/engine/held-position.ts';
-import { historyOf } from '../../src/trade/fills.ts';
+import { readWalletHistory } from '../../src/trade/wallet-history.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import { toJson } from '../../src/json.ts';
 import { statusReport } from '../../src/status/report.ts';
@@ -141,7 +141,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
     expect((await readPosition(fork, opened.tokenId)).liquidity).toBe(0n);
 
     // From then on the strategy keeps the new NFT: fees it earns are compounded into it.
-    expect(await heldPosition(strategy, { client: fork.publicClient, wallet: executor().wallet, history: await historyOf(executor()) })).toEqual({
+    expect(await heldPosition(strategy, { client: fork.publicClient, wallet: executor().wallet, history: await readWalletHistory(executor()) })).toEqual({
       positionId: newId,
       via: { mintTx: mint.txHash },
     });
@@ -153,7 +153,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
       ['swap', 'confirmed'],
       ['add-liquidity', 'confirmed'],
     ]);
-    const slot2 = (await historyOf(executor()))
+    const slot2 = (await readWalletHistory(executor()))
       .ofStrategy('lp')
       .map((past) => past.record)
       .filter((trade) => trade.slot.startsWith('slot-2#'));
@@ -173,7 +173,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
       const run = await runStrategy(strategy, 'slot-1', { executor: own, view: view() });
       const mint = run.trades[2] as TradeReport;
       expect(mint.status).toBe('confirmed');
-      const held = async () => heldPosition(strategy, { client: fork.publicClient, wallet: own.wallet, history: await historyOf(own) });
+      const held = async () => heldPosition(strategy, { client: fork.publicClient, wallet: own.wallet, history: await readWalletHistory(own) });
       expect(await held()).toMatchObject({ positionId: mint.moved?.positionId });
       // Another position of the wallet's, in range, which the strategy must never touch.
       const other = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
