@@ -4,7 +4,6 @@
  * sets a filled order's trade back to `failed`, or moves it to another strategy or wallet, must not make it sell again.
  */
 import type { Hex } from 'viem';
-import type { Wallet } from '../chain/wallet.ts';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
 import { type TradeState, maybeTradedStates } from '../model/trade.ts';
