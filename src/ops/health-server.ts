@@ -167,7 +167,9 @@ export async function startHealthServer(options: HealthServerOptions) {
   const perClient = new ClientLimit(options.perClient ?? statusPerClient);
   const limits = options.connections ?? defaultConnectionLimits;
   const server = createServer(serverOptionsFor(limits), (request, response) => {
-    const turn = perClient.take(request.socket.remoteAddress ?? 'unknown');
+    // A socket already gone has no address to count it under, and no one to answer.
+    if (request.socket.remoteAddress === undefined) return void request.socket.destroy();
+    const turn = perClient.take(request.socket.remoteAddress);
     if (!turn.ok) {
       response.setHeader('retry-after', String(Math.ceil(turn.retryAfterMs / 1000)));
       return json(response, 429, { error: 'too many requests from this client; try again after Retry-After' });

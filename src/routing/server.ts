@@ -220,7 +220,7 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
   /** A request's bucket: its issued API key's, else its address's. */
   const clientOf = (request: IncomingMessage) => {
     const apiKey = headerValue(request.headers['x-api-key']);
-    return apiKey !== undefined && store.keyOf(apiKey) ? `key:${apiKey}` : `address:${request.socket.remoteAddress ?? 'unknown'}`;
+    return apiKey !== undefined && store.keyOf(apiKey) ? `key:${apiKey}` : `address:${request.socket.remoteAddress}`;
   };
   const limits = options.connections ?? defaultConnectionLimits;
   const server = createServer(serverOptionsFor(limits), (request, response) => {
@@ -229,6 +229,8 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
         error: `Host '${request.headers.host ?? ''}' is not served here (a loopback name, or one of ROUTING_ALLOWED_HOSTS)`,
       } satisfies ErrorBody);
     }
+    // A socket already gone has no address to count it under, and no one to answer.
+    if (request.socket.remoteAddress === undefined) return void request.socket.destroy();
     const turn = isOwnClient(request) ? undefined : perClient?.take(clientOf(request));
     if (turn && !turn.ok) {
       return send(response, 429, { error: 'Too many requests from this client; try again after Retry-After' } satisfies ErrorBody, {
