@@ -274,20 +274,8 @@ export class TradeStore {
   }
 
   /** The trades of these ids that the ledger has. */
-  async byIds(ids: readonly string[]): Promise<TradeRecord[]> {
-    const records: TradeRecord[] = [];
-    for (let start = 0; start < ids.length; start += 500) {
-      records.push(
-        ...rowsToRecords(
-          await this.#db
-            .selectFrom('intents')
-            .selectAll()
-            .where('id', 'in', ids.slice(start, start + 500))
-            .execute(),
-        ),
-      );
-    }
-    return records;
+  byIds(ids: readonly string[]): Promise<TradeRecord[]> {
+    return recordsByIds(this.#db, ids);
   }
 
   /**
@@ -427,22 +415,30 @@ async function walletRowsOf(q: Queries, wallet: Address, chainId: number, insert
       .execute()
   ).map(recordFrom);
   const known = new Set(named.map((trade) => trade.id));
-  const others: TradeRecord[] = [];
-  const missing = signedIds.filter((id) => !known.has(id));
-  for (let start = 0; start < missing.length; start += 500) {
-    others.push(
-      ...(
-        await q
-          .selectFrom('intents')
-          .selectAll()
-          .where('id', 'in', missing.slice(start, start + 500))
-          .execute()
-      ).map(recordFrom),
-    );
-  }
+  const others = await recordsByIds(
+    q,
+    signedIds.filter((id) => !known.has(id)),
+  );
   // Oldest first; of one time, as inserted (the sort is stable).
   const trades = [...named, ...others].sort((a, b) => a.createdAt - b.createdAt);
   return { trades, attempts: attemptRows.map(attemptFrom) };
 }
 
 const rowsToRecords = (rows: IntentRow[]) => rows.map(recordFrom);
+
+/** The trades of these ids that the ledger has, read 500 ids at a time. */
+async function recordsByIds(q: Queries, ids: readonly string[]): Promise<TradeRecord[]> {
+  const records: TradeRecord[] = [];
+  for (let start = 0; start < ids.length; start += 500) {
+    records.push(
+      ...rowsToRecords(
+        await q
+          .selectFrom('intents')
+          .selectAll()
+          .where('id', 'in', ids.slice(start, start + 500))
+          .execute(),
+      ),
+    );
+  }
+  return records;
+}
