@@ -212,6 +212,10 @@ export type TradeReport = {
   status: TradeState | 'skipped';
   reason?: string;
   refusal?: RefusalReason;
+  /** The checks it passed, by name, in the order they ran (src/trade/check-runner.ts). */
+  checks?: string[];
+  /** The check that refused it, by name. */
+  refusedBy?: string;
   /** The class of the error that ended or interrupted it. */
   errorClass?: FailureClass;
   expectedOut?: bigint;

@@ -2,35 +2,23 @@
  * What the balance checks share (balances.ts for a trade, block-balances.ts for a block's trades together): the tokens
  * a trade's call can move, the wallet's balances of them around a block, and what a check concludes.
  */
-import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual } from 'viem';
+import { type Address, type Hex, erc20Abi, isAddressEqual } from 'viem';
 import type { ChainClient } from '../chains.ts';
-import { oneClickFarmAbi, oneClickWithdrawAbi, routerAbi } from '../contracts/abi.ts';
 import type { TradeRecord, WalletBalances } from '../model/trade.ts';
+import { kindOf } from './kinds/registry.ts';
 
 export type BalanceCheck = ({ ok: true } | { ok: false; anomaly: string } | { ok: 'skipped'; why: string }) & { after?: WalletBalances };
 
-/** The tokens a call can move: the trade's own, and every token on its routes. */
+/** The tokens a call can move: the trade's own, and those its kind's call names (every token on its routes). */
 export function tokensOfCall(record: Pick<TradeRecord, 'kind' | 'tokenIn' | 'tokenOut'>, data: Hex | undefined): Address[] {
   const tokens: Address[] = [record.tokenIn, record.tokenOut];
-  const add = (token: Address) => {
-    if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
-  };
-  if (data) {
-    try {
-      if (record.kind === 'swap') {
-        const decoded = decodeFunctionData({ abi: routerAbi, data });
-        if (decoded.functionName === 'swapExactInputForOutput') for (const token of decoded.args[0].path) add(token);
-      } else if (record.kind === 'deposit') {
-        const { args } = decodeFunctionData({ abi: oneClickFarmAbi, data });
-        for (const leg of args[0]) for (const token of leg.path) add(token);
-      } else if (record.kind === 'withdraw') {
-        const { args } = decodeFunctionData({ abi: oneClickWithdrawAbi, data });
-        for (const leg of args[4]) for (const token of leg.path) add(token);
-      }
-    } catch {
-      // A call we cannot decode is our own encoding gone wrong; the trade's own tokens are still checked.
-    }
+  let named: readonly Address[] = [];
+  try {
+    named = data ? kindOf(record).callTokens(data) : [];
+  } catch {
+    // A call we cannot decode is our own encoding gone wrong; the trade's own tokens are still checked.
   }
+  for (const token of named) if (!tokens.some((known) => isAddressEqual(known, token))) tokens.push(token);
   return tokens;
 }
 

@@ -5,7 +5,7 @@ import type { Wallet } from '../chain/wallet.ts';
 import type { RouteVerifier } from '../guard/route.ts';
 import type { PriceReference } from '../price/reference.ts';
 import type { NeededApproval } from './approvals.ts';
-import type { BuiltCall } from './call.ts';
+import type { BuiltCall } from './call-types.ts';
 import type { Reference } from './reference.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 
@@ -34,4 +34,6 @@ export type Checked = {
   /** The trade's gas, from the simulation (undefined: simulate again once its approvals are mined). */
   gas: { trade?: bigint };
   simulatedOut?: bigint;
+  /** The names of the checks it passed, in the order they ran (check-runner.ts). */
+  passed: string[];
 };

@@ -26,7 +26,11 @@ import { PausedError } from '../ledger/pauses.ts';
 import type { WalletRows } from '../ledger/trades.ts';
 import { afterGrace, isAbort, stopGraceMs, throwIfAborted } from '../ops/abort.ts';
 import type { RoutingClient } from '../routing-client/client.ts';
-import { type CheckContext, type Checked, budgetsApply, check, checkBudgets, recheck } from './check.ts';
+import type { CheckContext, Checked } from './check-types.ts';
+import { budgetsApply, checkBudgets } from './budgets.ts';
+import { checkTrade } from './check-trade.ts';
+import type { RefusedBy } from './check-runner.ts';
+import { recheck } from './recheck.ts';
 import { type Proposal, type SharedQuotes, quote } from './quote.ts';
 import type { ExecutionSettings, TradeBudgets } from './settings.ts';
 import { type SettlementReads, settle } from './settle.ts';
@@ -203,6 +207,7 @@ async function advance(
           referenceOut: checked.call.referenceOut,
           minOut: checked.call.minOut,
           simulatedOut: checked.simulatedOut,
+          checks: checked.passed,
         });
         try {
           const callTag = await wallet.tags.call(record.id, checked.call);
@@ -217,7 +222,7 @@ async function advance(
         deps,
         record,
         proposal,
-        (current) => stage('check', () => check(context, record, current)),
+        (current) => stage('check', () => checkTrade(context, record, current)),
         quoteAvoiding,
       ));
       await recordChecked(checked, deps.settings.dryRun ? 'dry-run' : 'checked');
@@ -227,14 +232,14 @@ async function advance(
         // another of its trades was signed meanwhile, the chain this one was checked on is not the one it will meet:
         // check again, after every transaction signed so far. (Only signing waits here: sending and following do not.)
         if (wallet.signings !== signingsAtCheck) {
-          checked = await stage('check', () => check(context, record, proposal));
+          checked = await stage('check', () => checkTrade(context, record, proposal));
           await recordChecked(checked, 'checked');
         }
         if (checked.gas.trade === undefined) {
           // A node without eth_simulateV1 cannot simulate the trade before its approval exists: approve first,
           // then check again (the simulation included) before the trade is signed.
           await stage('approve', () => approveFirst(deps, { ...record, call: checked.call }, checked, signal));
-          checked = await stage('check', () => check(context, record, proposal));
+          checked = await stage('check', () => checkTrade(context, record, proposal));
           report.simulatedOut = checked.simulatedOut;
           if (checked.simulatedOut !== undefined) await recorder.simulated(record.id, checked.simulatedOut);
         }
@@ -463,7 +468,8 @@ async function recordFailure({ reads: ledger, recorder }: PipelineDeps, record: 
   }
   if (error instanceof GuardRefusal) {
     await recorder.refused(record.id, { reason: `${error.reason}: ${message}`, refusal: error.reason, errorClass, retryable: false });
-    return { status: 'refused', refusal: error.reason, reason: message, errorClass };
+    const refusedBy = (error as RefusedBy).check;
+    return { status: 'refused', refusal: error.reason, reason: message, errorClass, ...(refusedBy && { refusedBy }) };
   }
   // Sent and not known to have failed, or mined with its outcome not yet read: only the chain can settle it.
   const unsettled = (await ledger.attempts.ofTrade(record.id)).some(

@@ -1,16 +1,11 @@
-/** The quote stage: what the routing service proposes for a trade. A proposal is untrusted until checked. */
+/** The quote stage: what the trade's kind proposes (the routing service's answer, or none). A proposal is untrusted until checked. */
 import type { Address } from 'viem';
 import type { RoutingClient } from '../routing-client/client.ts';
-import type { EarnRoute, SwapRoute } from '../routing-api/schemas.ts';
 import type { Trade } from '../model/trade.ts';
+import { kindOf } from './kinds/registry.ts';
+import type { Proposal } from './proposal.ts';
 
-export type Proposal =
-  | { kind: 'swap'; route: SwapRoute }
-  | { kind: 'deposit' | 'withdraw'; route: EarnRoute }
-  /** A claim needs no quote: the gauge pays what has accrued. */
-  | { kind: 'claim' }
-  /** Nor does a trade on a V3 position: the position manager and the pool are read from the chain, never asked. */
-  | { kind: 'position' };
+export type { Proposal } from './proposal.ts';
 
 /**
  * Quotes asked identically in one block are asked once: a thousand DCA strategies selling the same amount of the
@@ -46,21 +41,6 @@ export class SharedQuotes {
 }
 
 /** `avoid`: pools the route must not use (those this trade's checks refused a route for). */
-export async function quote(routing: RoutingClient, trade: Trade, signal?: AbortSignal, avoid: readonly Address[] = []): Promise<Proposal> {
-  const common = { tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, chainId: trade.chainId, excludePools: avoid, signal };
-  switch (trade.kind) {
-    case 'swap':
-      return { kind: 'swap', route: await routing.getSwapRoute({ ...common, amountIn: trade.amountIn, slippageBps: trade.slippageBps, from: trade.wallet }) };
-    case 'deposit':
-      return { kind: 'deposit', route: await routing.getDepositRoute({ ...common, inputAmount: trade.amountIn }) };
-    case 'withdraw':
-      return { kind: 'withdraw', route: await routing.getWithdrawRoute({ ...common, inputAmount: trade.amountIn }) };
-    case 'claim':
-      return { kind: 'claim' };
-    case 'collect':
-    case 'add-liquidity':
-    case 'remove-liquidity':
-    case 'mint':
-      return { kind: 'position' };
-  }
-}
+export const quote = (routing: RoutingClient, trade: Trade, signal?: AbortSignal, avoid: readonly Address[] = []): Promise<Proposal> =>
+  kindOf(trade).quote(trade, { routing, signal, avoid });
+

@@ -8,37 +8,13 @@
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import type { ReceiptBlocks } from '../chain/evidence.ts';
 import { getTransaction } from 'viem/actions';
-import { swapEventOutput, transferredTo, transferredToOthers } from '../chain/outcome.ts';
 import { revertReason } from '../contracts/revert.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import type { TradeReads } from '../ledger/ledger.ts';
 import type { TradeRecorder } from './recorder.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
-import { type Failure, type Settlement, type TradeRecord, type TradeReport, type WalletBalances, isPositionTrade } from '../model/trade.ts';
-import { readPositionOutcome } from './position-outcome.ts';
-
-/** What the receipt shows the wallet received, and why it cannot be trusted, if it cannot. */
-export function readOutcome(
-  trade: Pick<TradeRecord, 'kind' | 'tokenOut' | 'wallet' | 'call'>,
-  receipt: Pick<TransactionReceipt, 'logs'>,
-): { amountOut?: bigint; reportedOut?: bigint; partnerFee?: bigint; anomaly?: string } {
-  const amountOut = transferredTo(receipt.logs, trade.tokenOut, trade.wallet);
-  const router = trade.kind === 'swap' ? trade.call?.router : undefined;
-  const reportedOut = router ? swapEventOutput(receipt.logs, router, trade.wallet) : undefined;
-  // The router pays a routing partner's fee out of the output before the wallet's share (docs/spec/onchain-interfaces.md).
-  const partnerFee = router ? transferredToOthers(receipt.logs, trade.tokenOut, router, trade.wallet) : undefined;
-  if (amountOut === 0n) {
-    const said = reportedOut === undefined ? '' : ` (the router's Swap event says ${reportedOut})`;
-    return { reportedOut, anomaly: `the receipt shows no transfer of ${trade.tokenOut} to the wallet${said}` };
-  }
-  if (reportedOut !== undefined && reportedOut !== amountOut) {
-    return { amountOut, reportedOut, partnerFee, anomaly: `the router's Swap event says ${reportedOut}, the token's Transfer logs say ${amountOut}` };
-  }
-  if (trade.call && amountOut < trade.call.minOut) {
-    return { amountOut, reportedOut, partnerFee, anomaly: `the wallet received ${amountOut}, less than the minimum ${trade.call.minOut} the call enforces` };
-  }
-  return { amountOut, reportedOut, partnerFee };
-}
+import { type Failure, type Settlement, type TradeRecord, type TradeReport, type WalletBalances } from '../model/trade.ts';
+import { kindOf } from './kinds/registry.ts';
 
 /** Gas paid by every mined transaction of the trade (an approval included), in wei. */
 async function gasCostOf(ledger: TradeReads, intentId: string): Promise<bigint> {
@@ -85,12 +61,12 @@ export async function settle(
   }
   if (attempt.purpose === 'approve') return fail('only the approval was mined; the trade was not');
 
-  const outcome = isPositionTrade(record) ? readPositionOutcome(record, receipt) : readOutcome(record, receipt);
+  const outcome = kindOf(record).outcome(record, receipt);
   const settled: Settlement = {
     ...settlement,
     amountOut: outcome.amountOut,
     ...('reportedOut' in outcome && { reportedOut: outcome.reportedOut, partnerFee: outcome.partnerFee }),
-    ...('position' in outcome && outcome.position && { position: outcome.position }),
+    ...(outcome.position && { position: outcome.position }),
   };
   let anomaly = outcome.anomaly;
   let balancesAfter: WalletBalances | undefined;

@@ -7,7 +7,7 @@ import { gasWithHeadroom } from '../chain/fees.ts';
 import type { ProvenNonces } from '../chain/nonces.ts';
 import type { UnsignedTx, Wallet } from '../chain/wallet.ts';
 import type { Attempt } from '../model/attempt.ts';
-import type { Checked } from './check.ts';
+import type { Checked } from './check-types.ts';
 import type { Trade } from '../model/trade.ts';
 
 /** The approval transactions to sign before the trade, from `first` on, one per allowance the check found short. */

@@ -4,7 +4,7 @@ import { GuardRefusal } from '../../src/guard/refusal.ts';
 import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned, checkRange, removeAtReference } from '../../src/guard/position.ts';
 import { amountsForLiquidity, liquidityForAmounts } from '../../src/pools/uniswap-v3-liquidity.ts';
 import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
-import { budgetsApply, checkBudgets } from '../../src/trade/check.ts';
+import { budgetsApply, checkBudgets } from '../../src/trade/budgets.ts';
 import { committedTrades } from '../../src/trade/wallet-history.ts';
 
 const wallet: Address = '0x1111111111111111111111111111111111111111';

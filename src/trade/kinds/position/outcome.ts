@@ -5,8 +5,8 @@
  * no less than the minimums signed, a mint's NFT goes to the wallet. Anything else is an anomaly.
  */
 import { type Address, type Log, erc20Abi, isAddressEqual, parseEventLogs, zeroAddress } from 'viem';
-import { positionManagerAbi } from '../contracts/abi.ts';
-import type { AddLiquidityTrade, MintTrade, PositionTrade, RemoveLiquidityTrade, Settlement, TradeRecord } from '../model/trade.ts';
+import { positionManagerAbi } from '../../../contracts/abi.ts';
+import type { AddLiquidityTrade, MintTrade, PositionTrade, RemoveLiquidityTrade, Settlement, TradeRecord } from '../../../model/trade.ts';
 
 type Moved = NonNullable<Settlement['position']>;
 
@@ -15,36 +15,31 @@ const transfers = (logs: readonly Log[], token: Address, match: (from: Address, 
     .filter((event) => isAddressEqual(event.address, token) && match(event.args.from, event.args.to))
     .reduce((sum, event) => sum + event.args.value, 0n);
 
-type Outcome = { amountOut?: bigint; position?: Moved; anomaly?: string };
-type ManagerEvent = ReturnType<typeof parseEventLogs<typeof positionManagerAbi>>[number];
+import type { Outcome } from '../kind.ts';
 
-export function readPositionOutcome(trade: PositionTrade & Pick<TradeRecord, 'call'>, receipt: { logs: readonly Log[] }): Outcome {
+export type ManagerEvent = ReturnType<typeof parseEventLogs<typeof positionManagerAbi>>[number];
+
+/** The position manager's own events in a receipt (only the trade's manager's). */
+export function managerEventsOf(trade: PositionTrade, receipt: { logs: readonly Log[] }): ManagerEvent[] {
   const { positionManager } = trade.position;
-  const events = parseEventLogs({ abi: positionManagerAbi, logs: receipt.logs as Log[] }).filter((event) => isAddressEqual(event.address, positionManager));
-  switch (trade.kind) {
-    case 'collect':
-      return collectOutcome(trade, events, receipt.logs);
-    case 'add-liquidity':
-      return addOutcome(trade, trade.position.positionId, events, receipt.logs);
-    case 'remove-liquidity':
-      return removeOutcome(trade, events, receipt.logs);
-    case 'mint': {
-      // The one NFT the manager minted to the wallet in this transaction is the new position.
-      const minted = events.find(
-        (event) => event.eventName === 'Transfer' && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, trade.wallet),
-      );
-      if (minted?.eventName !== 'Transfer') return { anomaly: `the receipt shows no position minted to the wallet by ${positionManager}` };
-      const outcome = addOutcome(trade, minted.args.tokenId, events, receipt.logs);
-      return outcome.position ? { ...outcome, position: { ...outcome.position, positionId: minted.args.tokenId } } : outcome;
-    }
-  }
+  return parseEventLogs({ abi: positionManagerAbi, logs: receipt.logs as Log[] }).filter((event) => isAddressEqual(event.address, positionManager));
+}
+
+/** A mint: the one NFT the manager minted to the wallet in this transaction is the new position, added to as an add is. */
+export function mintOutcome(trade: MintTrade & Pick<TradeRecord, 'call'>, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
+  const minted = events.find(
+    (event) => event.eventName === 'Transfer' && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, trade.wallet),
+  );
+  if (minted?.eventName !== 'Transfer') return { anomaly: `the receipt shows no position minted to the wallet by ${trade.position.positionManager}` };
+  const outcome = addOutcome(trade, minted.args.tokenId, events, logs);
+  return outcome.position ? { ...outcome, position: { ...outcome.position, positionId: minted.args.tokenId } } : outcome;
 }
 
 const ofPosition = (events: readonly ManagerEvent[], positionId: bigint) =>
   events.filter((event) => 'tokenId' in event.args && event.args.tokenId === positionId);
 
 /** The Collect event of the position: to the wallet, and equal to the tokens' transfers to the wallet. */
-function collectOutcome(trade: PositionTrade, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
+export function collectOutcome(trade: PositionTrade, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
   const { positionManager, positionId } = trade.position;
   const collected = ofPosition(events, positionId).find((event) => event.eventName === 'Collect');
   if (collected?.eventName !== 'Collect') return { anomaly: `the receipt shows no Collect of position ${positionId} by ${positionManager}` };
@@ -62,7 +57,7 @@ function collectOutcome(trade: PositionTrade, events: readonly ManagerEvent[], l
 }
 
 /** A removal: the liquidity signed taken out at no less than the minimums, everything owed collected, the NFT burned if asked. */
-function removeOutcome(trade: RemoveLiquidityTrade & Pick<TradeRecord, 'call'>, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
+export function removeOutcome(trade: RemoveLiquidityTrade & Pick<TradeRecord, 'call'>, events: readonly ManagerEvent[], logs: readonly Log[]): Outcome {
   const { positionManager, positionId } = trade.position;
   const decreased = ofPosition(events, positionId).find((event) => event.eventName === 'DecreaseLiquidity');
   if (decreased?.eventName !== 'DecreaseLiquidity')
@@ -87,7 +82,7 @@ function removeOutcome(trade: RemoveLiquidityTrade & Pick<TradeRecord, 'call'>, 
 }
 
 /** An add or a mint: the IncreaseLiquidity event of `positionId`, equal to the wallet's transfers, within what was signed. */
-function addOutcome(
+export function addOutcome(
   trade: (AddLiquidityTrade | MintTrade) & Pick<TradeRecord, 'call'>,
   positionId: bigint,
   events: readonly ManagerEvent[],
