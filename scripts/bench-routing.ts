@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Hex, createPublicClient, createTestClient, http, parseUnits } from 'viem';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { swapOutput } from '../src/pools/uniswap-v2-math.ts';
+import { swapOutput } from '../src/pools/uniswap-v2/math.ts';
 import { seeded } from '../test/helpers/chaos.ts';
 import { type PoolGraph, deployGraph, generateGraph } from '../test/helpers/pool-graph.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';

@@ -19,7 +19,7 @@ import { routerAbi, uniswapV3PoolAbi } from '../src/contracts/abi.ts';
 import { decodeHopQuotes, hopQuoteRead } from '../src/contracts/hop-quoter.ts';
 import { swapPayloadFrom } from '../src/contracts/payload.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
-import { readV3PoolState } from '../src/pools/uniswap-v3-state.ts';
+import { readV3PoolState } from '../src/pools/uniswap-v3/state.ts';
 import { swapRouteSchema } from '../src/routing-api/schemas.ts';
 import { nodeRequestsDuring, percentiles, quoteLoad, serveOverDevnet } from './serve-process.ts';
 

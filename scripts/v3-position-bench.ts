@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { type WorldPrices, initialWorldPrices, reportWorldPrices } from '../src/devnet/oracle.ts';
-import { amountsForLiquidity } from '../src/pools/uniswap-v3-liquidity.ts';
+import { amountsForLiquidity } from '../src/pools/uniswap-v3/liquidity.ts';
 import { createForkClients } from '../test/helpers/devnet.ts';
 import { cusdCeloPool, readPosition } from '../test/helpers/positions.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';

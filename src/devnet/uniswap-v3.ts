@@ -10,7 +10,7 @@ import { type Address, getAddress, isAddressEqual, keccak256, zeroAddress } from
 import { isqrt } from '../bigint-math.ts';
 import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
-import { MIN_TICK } from '../pools/uniswap-v3-math.ts';
+import { MIN_TICK } from '../pools/uniswap-v3/math.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import * as swappa from './artifacts/swappa-published.ts';
 import { type Deployer, DeploymentError } from './deployer.ts';

@@ -13,10 +13,10 @@ import { getBlock, getBlockNumber, getCode, getStorageAt, readContract, simulate
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
 import { mentoBrokerAbi, mentoExchangeProviderAbi, positionManagerAbi, sortedOraclesAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import type { Unreadable } from '../pools/kind.ts';
-import { type FpmmState, fpmmRate } from '../pools/mento-fpmm-math.ts';
-import { discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm-state.ts';
-import { hasValidMedian } from '../pools/mento-math.ts';
-import { discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
+import { type FpmmState, fpmmRate } from '../pools/mento-fpmm/math.ts';
+import { discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm/state.ts';
+import { hasValidMedian } from '../pools/mento/math.ts';
+import { discoverMentoExchanges, readMentoStates } from '../pools/mento/state.ts';
 import { poolKinds, sampledFactory } from '../pools/registry.ts';
 import { aggregatorV3Abi } from '../price/feed.ts';
 import { type Heartbeat, measureHeartbeat } from '../price/heartbeat.ts';

@@ -14,8 +14,8 @@ import type { DcaObservation } from '../strategy/dca.ts';
 import type { LimitObservation } from '../strategy/limit.ts';
 import type { RebalanceObservation } from '../strategy/rebalance.ts';
 import type { V3PositionObservation, V3PositionStrategy } from '../strategy/v3-position.ts';
-import { amountsForLiquidity, sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
-import { readRangeHistory, readSecondsInside, readV3Position } from '../pools/uniswap-v3-position.ts';
+import { amountsForLiquidity, sqrtPriceX96FromUsd } from '../pools/uniswap-v3/liquidity.ts';
+import { readRangeHistory, readSecondsInside, readV3Position } from '../pools/uniswap-v3/position.ts';
 import type { CompoundStrategy, DcaStrategy, LimitStrategy, RebalanceStrategy } from '../strategy/types.ts';
 
 export type MarketView = {

@@ -16,7 +16,7 @@
  * naming the holder, the token and the amount. Adapters need not be listed: their effect is what is checked.
  */
 import { type Address, type Log, getAddress, isAddressEqual, size, zeroAddress } from 'viem';
-import { GuardRefusal } from './refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /** The pseudo-token under which eth_simulateV1's `traceTransfers` reports native-coin movements. */
 export const nativeTokenPseudoAddress: Address = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';

@@ -9,7 +9,7 @@ import type { SwapPayload } from '../contracts/payload.ts';
 import type { KnownContracts } from '../config/chain-data.ts';
 import type { EarnRoute, SwapRoute } from '../routing-api/schemas.ts';
 import { displayNumber } from '../units.ts';
-import { GuardRefusal } from './refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /** Whether `address` is in `list` (addresses compared without regard to case). */
 export const listed = (list: readonly Address[], address: Address) => list.some((entry) => isAddressEqual(entry, address));

@@ -11,13 +11,14 @@
  */
 import { type Address, type Log, getAddress, isAddressEqual, zeroAddress } from 'viem';
 import { isqrt } from '../bigint-math.ts';
-import { type TickRange, amountsForLiquidity, liquidityForAmounts } from '../pools/uniswap-v3-liquidity.ts';
-import type { V3Position } from '../pools/uniswap-v3-position.ts';
+import { type TickRange, amountsForLiquidity, liquidityForAmounts } from '../pools/uniswap-v3/liquidity.ts';
+import type { V3Position } from '../pools/uniswap-v3/position.ts';
 import { flowsOf } from './flows.ts';
-import { GuardRefusal } from './refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 export type PositionAsked = {
-  kind: 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint';
+  /** The step's name, for refusals. */
+  kind: string;
   wallet: Address;
   tokenIn: Address;
   tokenOut: Address;
@@ -26,6 +27,10 @@ export type PositionAsked = {
   positionId: bigint;
   /** A removal that burns the emptied NFT. */
   burns: boolean;
+  /** A mint, whose new NFT comes to the wallet. */
+  mints: boolean;
+  /** An add or a mint, which pays the pool (the others are paid by it). */
+  pays: boolean;
 };
 
 /** A range the pool accepts: ticks on its spacing, lower below upper. */
@@ -109,12 +114,11 @@ const topicAddress = (topic: string | undefined) => getAddress(`0x${(topic ?? ''
  */
 function checkNftMoves(asked: PositionAsked, manager: Address, logs: readonly LogLike[]): void {
   const moves = logs.filter(isNftTransfer);
-  const expected = asked.kind === 'mint' || (asked.kind === 'remove-liquidity' && asked.burns) ? 1 : 0;
+  const expected = asked.mints || asked.burns ? 1 : 0;
   for (const log of moves) {
     const [from, to, id] = [topicAddress(log.topics[1]), topicAddress(log.topics[2]), BigInt(log.topics[3] ?? '0x0')];
-    const minted = asked.kind === 'mint' && isAddressEqual(from, zeroAddress) && isAddressEqual(to, asked.wallet);
-    const burned =
-      asked.kind === 'remove-liquidity' && asked.burns && isAddressEqual(from, asked.wallet) && isAddressEqual(to, zeroAddress) && id === asked.positionId;
+    const minted = asked.mints && isAddressEqual(from, zeroAddress) && isAddressEqual(to, asked.wallet);
+    const burned = asked.burns && isAddressEqual(from, asked.wallet) && isAddressEqual(to, zeroAddress) && id === asked.positionId;
     if (!isAddressEqual(log.address, manager) || !(minted || burned)) {
       throw new GuardRefusal(
         'token-flow',
@@ -133,7 +137,7 @@ export function checkPositionFlows(
 ): { amount0: bigint; amount1: bigint } {
   checkNftMoves(asked, at.manager, logs);
   const { pool } = at;
-  const pays = asked.kind === 'add-liquidity' || asked.kind === 'mint';
+  const { pays } = asked;
   const moved = { amount0: 0n, amount1: 0n };
   for (const flow of flowsOf(logs.filter((log) => !isNftTransfer(log)))) {
     const which = isAddressEqual(flow.token, asked.tokenIn) ? 'amount0' : isAddressEqual(flow.token, asked.tokenOut) ? 'amount1' : undefined;

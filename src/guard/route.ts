@@ -13,12 +13,12 @@ import { isContractRevert } from '../contracts/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
 import { pairAddress } from '../contracts/encoding.ts';
 import type { PoolFacts, PoolKindId } from '../pools/kind.ts';
-import { mentoExchangeKey } from '../pools/mento.ts';
+import { mentoExchangeKey } from '../pools/mento/kind.ts';
 import { poolKinds } from '../pools/registry.ts';
 import { listed } from './guards.ts';
-import { FpmmPools } from './mento-fpmm-hop.ts';
-import { type MentoHopFacts, MentoExchanges } from './mento-hop.ts';
-import { GuardRefusal } from './refusal.ts';
+import { FpmmPools } from '../pools/mento-fpmm/hop.ts';
+import { type MentoHopFacts, MentoExchanges } from '../pools/mento/hop.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /** The kinds of pool a route may swap in (src/pools/). */
 export type PoolKind = PoolKindId;

@@ -5,9 +5,9 @@
 import type { Selectable } from 'kysely';
 import type { Address, Hex } from 'viem';
 import { scrub } from '../ops/secrets.ts';
-import { type CheckedCall, type Failure, type Settlement, type Trade, type TradeRecord, isPositionTrade } from '../model/trade.ts';
-
-type TradeBase = Omit<Trade, 'kind' | 'minAmountOut' | 'position' | 'amountIn1'>;
+import type { CheckedCall, Failure, Settlement, Trade, TradeRecord } from '../model/trade.ts';
+import { termsOf } from '../model/kinds/registry.ts';
+import type { CommonTerms, KindTerms } from '../model/kinds/terms.ts';
 import { failureClassStored } from '../model/failure-classes.ts';
 import type { AttemptsTable, IntentsTable } from './tables.ts';
 import type { Attempt, NewAttempt } from '../model/attempt.ts';
@@ -38,7 +38,6 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number,
     token_out: stored(trade.tokenOut),
     amount_in: trade.amountIn.toString(),
     slippage_bps: trade.slippageBps,
-    min_amount_out: trade.kind === 'swap' ? amount(trade.minAmountOut) : null,
     status: 'claimed',
     target: null,
     spender: null,
@@ -66,21 +65,48 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number,
     updated_at: now,
     request_tag: requestTag ?? null,
     call_tag: null,
-    position_manager: isPositionTrade(trade) ? stored(trade.position.positionManager) : null,
-    position_id: isPositionTrade(trade) ? trade.position.positionId.toString() : null,
-    amount_in_1: isPositionTrade(trade) ? trade.amountIn1.toString() : null,
     min_out_1: null,
     moved_0: null,
     moved_1: null,
     moved_liquidity: null,
-    remove_liquidity: trade.kind === 'remove-liquidity' ? trade.liquidity.toString() : null,
-    burn_position: trade.kind === 'remove-liquidity' ? Number(trade.burn) : null,
-    fee_tier: trade.kind === 'mint' ? trade.fee : null,
-    tick_lower: trade.kind === 'mint' ? trade.range.tickLower : null,
-    tick_upper: trade.kind === 'mint' ? trade.range.tickUpper : null,
     moved_position_id: null,
     moved_freed_0: null,
     moved_freed_1: null,
+    ...termColumns(termsOf(trade.kind).terms(trade)),
+  };
+}
+
+/**
+ * A kind's terms (model/kinds/) in their columns, every column named here once: a term no kind of the trade has is
+ * null. A new term is a column here, and a migration.
+ */
+function termColumns(terms: KindTerms) {
+  return {
+    min_amount_out: amount(terms.minAmountOut),
+    position_manager: storedOrNull(terms.positionManager),
+    position_id: amount(terms.positionId),
+    amount_in_1: amount(terms.amountIn1),
+    remove_liquidity: amount(terms.liquidity),
+    burn_position: terms.burn === undefined ? null : Number(terms.burn),
+    fee_tier: terms.fee ?? null,
+    tick_lower: terms.tickLower ?? null,
+    tick_upper: terms.tickUpper ?? null,
+  };
+}
+
+/** A row's terms, as termColumns stored them. */
+function termsOfRow(row: IntentRow): KindTerms {
+  const defined = <T>(value: T | null) => (value === null ? undefined : value);
+  return {
+    minAmountOut: bigOrUndefined(row.min_amount_out),
+    positionManager: defined(row.position_manager),
+    positionId: bigOrUndefined(row.position_id),
+    amountIn1: bigOrUndefined(row.amount_in_1),
+    liquidity: bigOrUndefined(row.remove_liquidity),
+    burn: row.burn_position === null ? undefined : row.burn_position === 1,
+    fee: defined(row.fee_tier),
+    tickLower: defined(row.tick_lower),
+    tickUpper: defined(row.tick_upper),
   };
 }
 
@@ -197,8 +223,7 @@ export function recordFrom(stored: IntentRow): TradeRecord {
     amountIn: BigInt(row.amount_in),
     slippageBps: row.slippage_bps,
   };
-  const minAmountOut = bigOrUndefined(row.min_amount_out);
-  const typed = typedTrade(row, trade, minAmountOut);
+  const typed = typedTrade(row, trade);
   const call: CheckedCall | undefined =
     row.target && row.call_data && row.expected_out !== null && row.min_out !== null
       ? {
@@ -261,36 +286,14 @@ export function recordFrom(stored: IntentRow): TradeRecord {
 }
 
 /**
- * A trade of its kind from a row: a swap with its floor, a position trade with its position and token1 amount (a row
- * of a position kind without them is no trade this code made, and reads as refused-to-read rather than guessed).
+ * A trade of its kind from a row, its terms asked of its kind (a row of a kind without the terms it needs is no trade
+ * this code made, and reads as refused-to-read rather than guessed).
  */
-function typedTrade(row: IntentRow, trade: Omit<TradeBase, 'kind'>, minAmountOut: bigint | undefined): Trade {
-  switch (row.kind) {
-    case 'swap':
-      return { ...trade, kind: 'swap', ...(minAmountOut !== undefined && { minAmountOut }) };
-    case 'collect':
-    case 'add-liquidity':
-    case 'remove-liquidity':
-    case 'mint': {
-      if (row.position_manager === null || row.position_id === null || row.amount_in_1 === null) {
-        throw new Error(`trade ${row.id}: a ${row.kind} row without its position`);
-      }
-      const position = { positionManager: row.position_manager, positionId: BigInt(row.position_id) };
-      const common = { ...trade, position, amountIn1: BigInt(row.amount_in_1) };
-      if (row.kind === 'remove-liquidity') {
-        if (row.remove_liquidity === null || row.burn_position === null) throw new Error(`trade ${row.id}: a removal row without its liquidity`);
-        return { ...common, kind: row.kind, liquidity: BigInt(row.remove_liquidity), burn: row.burn_position === 1 };
-      }
-      if (row.kind === 'mint') {
-        if (row.fee_tier === null || row.tick_lower === null || row.tick_upper === null)
-          throw new Error(`trade ${row.id}: a mint row without its pool and range`);
-        return { ...common, kind: row.kind, fee: row.fee_tier, range: { tickLower: row.tick_lower, tickUpper: row.tick_upper } };
-      }
-      return { ...common, kind: row.kind };
-    }
-    default:
-      return { ...trade, kind: row.kind };
-  }
+function typedTrade(row: IntentRow, common: CommonTerms): Trade {
+  const missing = (what: string): never => {
+    throw new Error(`trade ${row.id}: a ${row.kind} row without ${what}`);
+  };
+  return termsOf(row.kind).fromTerms(common, termsOfRow(row), missing);
 }
 
 export function attemptFrom(row: AttemptRow): Attempt {

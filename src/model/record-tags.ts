@@ -14,7 +14,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { NewAttempt } from './attempt.ts';
-import { type CheckedCall, type Trade, isPositionTrade } from './trade.ts';
+import type { CheckedCall, Trade } from './trade.ts';
+import { termsOf } from './kinds/registry.ts';
 
 /** The text whose signature the tag key is derived from: plain words, so no wallet could mistake it for a transaction. */
 export const tagKeyMessage = 'routekeeper: the key of the ledger authentication tags of this wallet (v1). Not a transaction, not a login.';
@@ -42,12 +43,8 @@ function requestFields(scope: TagScope, trade: Trade, claimedAt: number): unknow
     lower(trade.tokenOut),
     decimal(trade.amountIn),
     trade.slippageBps,
-    decimal(trade.kind === 'swap' ? trade.minAmountOut : undefined),
-    // A position trade's position and token1 amount; other kinds' fields end above, as their tags were always made.
-    ...(isPositionTrade(trade) ? [lower(trade.position.positionManager), decimal(trade.position.positionId), decimal(trade.amountIn1)] : []),
-    // A removal's liquidity and burn; a mint's pool fee and range.
-    ...(trade.kind === 'remove-liquidity' ? [decimal(trade.liquidity), trade.burn] : []),
-    ...(trade.kind === 'mint' ? [trade.fee, trade.range.tickLower, trade.range.tickUpper] : []),
+    // The kind's own terms (model/kinds/): a swap's floor's place first, then a position step's position and amounts.
+    ...termsOf(trade.kind).tagged(trade),
   ];
 }
 

@@ -93,28 +93,6 @@ export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade | Posi
 
 export const isPositionTrade = (trade: Pick<Trade, 'kind'>): trade is PositionTrade => (positionKinds as readonly TradeKind[]).includes(trade.kind);
 
-/** What a trade may take from the wallet, token by token: at most these amounts, and nothing else. */
-export function spentTokens(trade: Trade): { token: Address; amount: bigint }[] {
-  switch (trade.kind) {
-    case 'claim':
-    case 'collect':
-    case 'remove-liquidity':
-      return [];
-    case 'add-liquidity':
-    case 'mint':
-      return [
-        { token: trade.tokenIn, amount: trade.amountIn },
-        { token: trade.tokenOut, amount: trade.amountIn1 },
-      ];
-    default:
-      return [{ token: trade.tokenIn, amount: trade.amountIn }];
-  }
-}
-
-/** How much of `token` a trade may take from the wallet (an add or a mint spends two tokens). */
-export const spentOf = (trade: Trade, token: Address): bigint =>
-  spentTokens(trade).reduce((sum, spend) => (spend.token.toLowerCase() === token.toLowerCase() ? sum + spend.amount : sum), 0n);
-
 /**
  * Where a trade is. Before `signed` nothing can have reached the chain; from `signed` on, the stored
  * attempts decide. `confirmed`, `anomaly`, `refused`, `failed` and `dry-run` are final.

@@ -16,8 +16,8 @@ import type { FeePpm, KnownFactory, RoutingFactory } from '../config/chain-data.
 import type { CallAnswer, Unreadable } from './batch-read.ts';
 
 export type { CallAnswer, Unreadable };
-import type { FpmmPool } from './mento-fpmm-state.ts';
-import type { MentoExchange } from './mento-state.ts';
+import type { FpmmPool } from './mento-fpmm/state.ts';
+import type { MentoExchange } from './mento/state.ts';
 import type { PoolPrices, ShortHistory } from './prices.ts';
 
 /** The kinds of pool, by the id routes and chain data name them with. */

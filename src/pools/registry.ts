@@ -2,10 +2,10 @@
 import { zeroAddress } from 'viem';
 import type { KnownFactory } from '../config/chain-data.ts';
 import type { FactorySource, PoolKind, PoolKindId } from './kind.ts';
-import { mentoFpmm } from './mento-fpmm.ts';
-import { mentoV2 } from './mento.ts';
-import { uniswapV2 } from './uniswap-v2.ts';
-import { uniswapV3 } from './uniswap-v3.ts';
+import { mentoFpmm } from './mento-fpmm/kind.ts';
+import { mentoV2 } from './mento/kind.ts';
+import { uniswapV2 } from './uniswap-v2/kind.ts';
+import { uniswapV3 } from './uniswap-v3/kind.ts';
 
 export const poolKinds: Readonly<Record<PoolKindId, PoolKind>> = {
   'uniswap-v2': uniswapV2,

@@ -7,10 +7,10 @@
  */
 import type { Address } from 'viem';
 import type { PoolInfo } from '../pools/kind.ts';
-import type { PoolReserves } from '../pools/uniswap-v2.ts';
+import type { PoolReserves } from '../pools/uniswap-v2/kind.ts';
 
 export type { PoolInfo } from '../pools/kind.ts';
-export type { PoolReserves } from '../pools/uniswap-v2.ts';
+export type { PoolReserves } from '../pools/uniswap-v2/kind.ts';
 
 /** What a pool's swaps depend on, as its kind keeps it (a V2 pool's reserves, a V3 pool's price, liquidity, ticks). */
 export type PoolState = unknown;

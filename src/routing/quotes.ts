@@ -15,7 +15,7 @@ import {
   interpretDeadline,
 } from '../routing-api/schemas.ts';
 import { mentoProtocol } from '../config/chain-data.ts';
-import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2-math.ts';
+import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2/math.ts';
 import type { MarketAtBlock } from './chain-state.ts';
 import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
 import type { Hop, Market, PoolInfo } from './market.ts';

@@ -14,9 +14,9 @@ import type { AddressBook } from '../config/address-book.ts';
 import { knownContractsFor, tokenDirectory } from '../config/chain-data.ts';
 import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
-import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
-import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3-liquidity.ts';
-import { MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
+import type { PositionManagerOf } from '../pools/uniswap-v3/position.ts';
+import { sqrtPriceX96FromUsd } from '../pools/uniswap-v3/liquidity.ts';
+import { MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, tickAtSqrtRatio } from '../pools/uniswap-v3/math.ts';
 import { ConfigError } from '../errors.ts';
 import { type StrategyConfig, type StrategyFile, parseDuration, shortestIntervalMs } from '../config/strategy-file.ts';
 

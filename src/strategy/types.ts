@@ -1,7 +1,7 @@
 /** Strategies as the engine runs them: tokens resolved to addresses and decimals, amounts in raw units. */
 import type { Address } from 'viem';
 import type { TokenInfo } from '../units.ts';
-import type { PositionManagerOf } from '../pools/uniswap-v3-position.ts';
+import type { PositionManagerOf } from '../pools/uniswap-v3/position.ts';
 
 export type Schedule = {
   everyMs?: number;

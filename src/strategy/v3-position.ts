@@ -14,8 +14,8 @@
  */
 import { displayNumber } from '../units.ts';
 import type { Address } from 'viem';
-import type { TickRange, TokenAmounts } from '../pools/uniswap-v3-liquidity.ts';
-import { tickAtSqrtRatio } from '../pools/uniswap-v3-math.ts';
+import type { TickRange, TokenAmounts } from '../pools/uniswap-v3/liquidity.ts';
+import { tickAtSqrtRatio } from '../pools/uniswap-v3/math.ts';
 import type { V3PositionStrategy } from './types.ts';
 
 export type { V3PositionStrategy } from './types.ts';

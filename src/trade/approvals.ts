@@ -1,8 +1,9 @@
 /** The approvals a trade needs: one per token it spends, to the call's spender, and which of them the chain finds short. */
 import { type Address, maxUint256 } from 'viem';
 import type { Approval, Preflight } from '../chain/preflight.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
-import { type Trade, spentTokens } from '../model/trade.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
+import type { Trade } from '../model/trade.ts';
+import { spentTokens } from '../model/kinds/registry.ts';
 import type { ExecutionSettings } from './settings.ts';
 
 /** An approval the trade needs first (its allowance is short), with the gas its simulation used (none: not simulated). */

@@ -9,7 +9,9 @@ import type { ChainClient } from '../chains.ts';
 import { isStateUnavailable } from '../chain/node-errors.ts';
 import { type BlockCheckOptions, checkBlockTogether } from './block-balances.ts';
 import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
-import { type PositionTrade, type Settlement, type TradeRecord, type WalletBalances, isPositionTrade, spentTokens } from '../model/trade.ts';
+import type { Settlement, TradeRecord, WalletBalances } from '../model/trade.ts';
+import { kindOf } from './kinds/registry.ts';
+import { spentTokens } from '../model/kinds/registry.ts';
 
 export type { BalanceCheck, BalanceReads } from './call-tokens.ts';
 
@@ -99,17 +101,7 @@ function judge(
   const after = afterOf(tokens, mined.blockNumber, read);
   const problems: string[] = [];
   const change = (i: number) => (tokensAfter[i] as bigint) - (tokensBefore[i] as bigint);
-  if (isPositionTrade(record)) problems.push(...positionProblems(record, [change(0), change(1)], mined.position));
-  else {
-    const spent = -change(0);
-    if (record.kind !== 'claim' && spent > record.amountIn) problems.push(`${spent} of ${record.tokenIn} left the wallet; ${record.amountIn} was signed`);
-    const received = change(1);
-    const minOut = record.call?.minOut ?? 1n;
-    if (received < minOut) problems.push(`the balance of ${record.tokenOut} grew by ${received}, less than the minimum ${minOut}`);
-    else if (mined.amountOut !== undefined && received < mined.amountOut) {
-      problems.push(`the receipt's logs say ${mined.amountOut} of ${record.tokenOut} arrived; the balance grew by ${received}`);
-    }
-  }
+  problems.push(...kindOf(record).balanceProblems(record, [change(0), change(1)], mined));
   for (let i = 2; i < tokens.length; i++) {
     if (change(i) < 0n) problems.push(`${-change(i)} of ${tokens[i]}, a token the route only passes through, left the wallet`);
   }
@@ -118,24 +110,6 @@ function judge(
   const nativeSpent = nativeBefore - nativeAfter;
   if (nativeSpent > gas + nativeAsInput) problems.push(`${nativeSpent} wei of the native coin left the wallet; gas was ${gas}`);
   return problems.length === 0 ? { ok: true, after } : { ok: false, anomaly: `balances after block ${mined.blockNumber}: ${problems.join('; ')}`, after };
-}
-
-/**
- * A position trade's two tokens against what its events said moved: a collect's or a removal's both grew by at
- * least what was collected; an add's or a mint's both fell by no more than it took (which the outcome held to what
- * was signed).
- */
-function positionProblems(record: PositionTrade, [change0, change1]: [bigint, bigint], moved: Settlement['position']): string[] {
-  const problems: string[] = [];
-  const [amount0, amount1] = [moved?.amount0 ?? 0n, moved?.amount1 ?? 0n];
-  if (record.kind === 'collect' || record.kind === 'remove-liquidity') {
-    if (change0 < amount0) problems.push(`the balance of ${record.tokenIn} grew by ${change0}; ${amount0} was collected`);
-    if (change1 < amount1) problems.push(`the balance of ${record.tokenOut} grew by ${change1}; ${amount1} was collected`);
-  } else {
-    if (-change0 > amount0) problems.push(`${-change0} of ${record.tokenIn} left the wallet; the ${record.kind} took ${amount0}`);
-    if (-change1 > amount1) problems.push(`${-change1} of ${record.tokenOut} left the wallet; the ${record.kind} took ${amount1}`);
-  }
-  return problems;
 }
 
 /**

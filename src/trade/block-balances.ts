@@ -11,7 +11,9 @@ import type { ChainClient } from '../chains.ts';
 import { transferredTo } from '../chain/outcome.ts';
 import type { AttemptPurpose } from '../model/attempt.ts';
 import { type BalanceCheck, type BalanceReads, anomalyReadTwice, readWalletAround, readsOfBlock, tokensOfCall } from './call-tokens.ts';
-import { type TradeRecord, type WalletBalances, spentTokens } from '../model/trade.ts';
+import type { TradeRecord, WalletBalances } from '../model/trade.ts';
+import { spentTokens } from '../model/kinds/registry.ts';
+import { kindOf } from './kinds/registry.ts';
 
 /** What the ledger knows of one of the wallet's transactions: its purpose, and for a trade's call, the trade. */
 export type OwnTransaction = { purpose: AttemptPurpose; record?: TradeRecord };
@@ -87,8 +89,7 @@ function judge(
     const receipt = receipts.find((candidate) => candidate.transactionHash.toLowerCase() === tx.hash.toLowerCase());
     if (receipt?.status !== 'success') continue;
     // What arrived (a collect or a removal: both of its tokens), less what the trade was signed to spend at most.
-    add(record.tokenOut, transferredTo(receipt.logs, record.tokenOut, wallet));
-    if (record.kind === 'collect' || record.kind === 'remove-liquidity') add(record.tokenIn, transferredTo(receipt.logs, record.tokenIn, wallet));
+    for (const token of kindOf(record).receives(record)) add(token, transferredTo(receipt.logs, token, wallet));
     for (const spend of spentTokens(record)) {
       add(spend.token, -spend.amount);
       if (nativeToken && isAddressEqual(nativeToken, spend.token)) nativeMost += spend.amount;

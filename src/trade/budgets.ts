@@ -5,7 +5,8 @@
  */
 import { getAddress, isAddressEqual } from 'viem';
 import { type Budget, checkBudget } from '../guard/guards.ts';
-import { type Trade, spentOf, spentTokens } from '../model/trade.ts';
+import type { Trade } from '../model/trade.ts';
+import { spentOf, spentTokens } from '../model/kinds/registry.ts';
 import type { TradeBudgets } from './settings.ts';
 import type { WalletHistory } from './wallet-history.ts';
 

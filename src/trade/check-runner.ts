@@ -4,7 +4,7 @@
  * sends them as one request), then verifies in the declared order, so that a refusal is always the first check's
  * that fails, whatever read answered first. A check's name is what `docs/safety.md` cites and the report lists.
  */
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /** One check over a state `S` that the checks before it filled in. */
 export type NamedCheck<S> = {

@@ -20,8 +20,8 @@ import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/ch
 import type { HopQuoteRead } from '../contracts/hop-quoter.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
 import { checkContractsAllowed, checkDeadline, checkFeeCap, checkMarket, checkPrice, checkSimulation } from '../guard/guards.ts';
-import { type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates, readableHopStates } from '../guard/mento-hop.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates, readableHopStates } from '../pools/mento/hop.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Trade } from '../model/trade.ts';
 import { abortable } from '../ops/abort.ts';
@@ -70,7 +70,13 @@ export type RoutedKind = {
   /** Every adapter, pool and token the route runs through is known (a claim has no route). */
   verify(routes: RouteVerifier, trade: Trade, proposal: RoutedProposal): Promise<Verified>;
   /** What the trade should pay without the service (`quoted`: the hop quotes read beside the simulation). */
-  reference(ctx: CheckContext, trade: Trade, proposal: RoutedProposal, verified: Verified, quoted: () => Promise<CallResult | undefined>): Promise<Reference | undefined>;
+  reference(
+    ctx: CheckContext,
+    trade: Trade,
+    proposal: RoutedProposal,
+    verified: Verified,
+    quoted: () => Promise<CallResult | undefined>,
+  ): Promise<Reference | undefined>;
   /** Our call: `floor` is what our minimum may not go below, `referenceOut` what the reference said. */
   call(trade: Trade, proposal: RoutedProposal, floor?: bigint, referenceOut?: bigint): BuiltCall;
   /** The call's return value as the amount it pays. */
@@ -123,14 +129,17 @@ export class RoutedCheck {
     });
   });
   readonly referenceRead = new SharedRead(() =>
-    withPriceRefusals(() =>
-      this.kind.reference(this.ctx, this.trade, this.proposal, this.verified, () => this.chain.start().then((reads) => reads.quote)),
-    ),
+    withPriceRefusals(() => this.kind.reference(this.ctx, this.trade, this.proposal, this.verified, () => this.chain.start().then((reads) => reads.quote))),
   );
   readonly steadiness = new SharedRead(() => checkPoolsSteady(this.ctx, poolsOf(this.verified)));
   readonly venues = new SharedRead<(MentoHopState | Unreadable)[] | undefined>(async () => {
     const hops = this.venueHops();
-    return hops.length > 0 ? readHopStates(this.ctx.wallet.client, hops.map(({ hop }) => hop.mento)) : undefined;
+    return hops.length > 0
+      ? readHopStates(
+          this.ctx.wallet.client,
+          hops.map(({ hop }) => hop.mento),
+        )
+      : undefined;
   });
 
   constructor(ctx: CheckContext, trade: Trade, proposal: RoutedProposal, kind: RoutedKind) {

@@ -5,7 +5,7 @@
 import { BaseError } from 'viem';
 import { KeyUsedElsewhereError, OutcomeUnknownError, StoredRecordRefusedError, TransactionRevertedError } from '../chain/errors.ts';
 import { NodeUnavailableError, NonceTooLowError, TransactionKnownError, TransactionRejectedError } from '../chain/node-errors.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
 import { isAbort } from '../ops/abort.ts';
 import { NoRouteError, ServiceError } from '../routing-client/errors.ts';

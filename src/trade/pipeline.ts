@@ -18,7 +18,7 @@ import { KeyUsedElsewhereError, StoredRecordRefusedError, TransactionRevertedErr
 import { TransactionRejectedError } from '../chain/node-errors.ts';
 import type { Mined, Wallet } from '../chain/wallet.ts';
 import { RoutekeeperError } from '../errors.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 import { LeaseLostError } from '../ledger/leases.ts';
 import type { Pause, TradeReads } from '../ledger/ledger.ts';
 import type { Attempt } from '../model/attempt.ts';

@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { ManipulatedPoolError, NoPriceError, SequencerDownError } from '../price/reference.ts';
 import { NoAverageError } from '../price/pool-average.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /**
  * Price failures as the refusals they are: no price, a pool moved within the window, the sequencer down. `hop`: the

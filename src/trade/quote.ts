@@ -43,4 +43,3 @@ export class SharedQuotes {
 /** `avoid`: pools the route must not use (those this trade's checks refused a route for). */
 export const quote = (routing: RoutingClient, trade: Trade, signal?: AbortSignal, avoid: readonly Address[] = []): Promise<Proposal> =>
   kindOf(trade).quote(trade, { routing, signal, avoid });
-

@@ -5,7 +5,7 @@
  */
 import { preflight } from '../chain/preflight.ts';
 import { checkDeadline, checkSimulation } from '../guard/guards.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 import type { Trade } from '../model/trade.ts';
 import type { BuiltCall } from './call-types.ts';
 import type { RecheckContext } from './kinds/kind.ts';

@@ -16,7 +16,7 @@ import { isqrt } from '../bigint-math.ts';
 import { decodeHopQuotes, failedHopOf } from '../contracts/hop-quoter.ts';
 import type { ChainClient } from '../chains.ts';
 import type { CallResult } from '../chain/preflight.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 import { type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { PriceReference, UsdPrice } from '../price/reference.ts';
 import type { Trade } from '../model/trade.ts';

@@ -13,7 +13,7 @@ import type { Mined, Wallet } from '../chain/wallet.ts';
 import type { TradeReads } from '../ledger/ledger.ts';
 import type { TradeRecorder } from './recorder.ts';
 import { type BalanceReads, checkBalanceChanges } from './balances.ts';
-import { type Failure, type Settlement, type TradeRecord, type TradeReport, type WalletBalances } from '../model/trade.ts';
+import type { Failure, Settlement, TradeRecord, TradeReport, WalletBalances } from '../model/trade.ts';
 import { kindOf } from './kinds/registry.ts';
 
 /** Gas paid by every mined transaction of the trade (an approval included), in wei. */

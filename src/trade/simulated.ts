@@ -1,7 +1,7 @@
 /** What the preflight's simulation of the exact call says: its gas and what it returns, or the refusal of a revert. */
 import type { Hex } from 'viem';
 import type { Preflight } from '../chain/preflight.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /**
  * Nothing when the call was not simulated (its approval not mined yet, on a node that cannot simulate both).

@@ -12,12 +12,13 @@
 import { type Address, type Hex, decodeFunctionData, erc20Abi, isAddressEqual, maxUint256 } from 'viem';
 import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { isOpenAttempt } from '../chain/journal.ts';
-import { GuardRefusal } from '../guard/refusal.ts';
+import { GuardRefusal } from '../model/guard-refusal.ts';
 import { type ProvenCall, provenCall } from '../chain/stored-tx.ts';
 import type { TxRequest, Wallet } from '../chain/wallet.ts';
 import type { Attempt, AttemptPurpose } from '../model/attempt.ts';
 import type { ApprovalMode } from './settings.ts';
-import { type Trade, type TradeRecord, presignStates, spentTokens } from '../model/trade.ts';
+import { type Trade, type TradeRecord, presignStates } from '../model/trade.ts';
+import { spentTokens } from '../model/kinds/registry.ts';
 
 /** Why a trade does not fit any strategy of the current file (undefined: it fits). */
 export type StrategyFit = (trade: Trade) => string | undefined;

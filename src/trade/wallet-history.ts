@@ -24,7 +24,8 @@ import type { WalletRows } from '../ledger/trades.ts';
 import type { TradeReads } from '../ledger/views.ts';
 import type { Attempt } from '../model/attempt.ts';
 import type { RecordTags } from '../model/record-tags.ts';
-import { type TradeRecord, type TradeState, spentOf } from '../model/trade.ts';
+import type { TradeRecord, TradeState } from '../model/trade.ts';
+import { spentOf } from '../model/kinds/registry.ts';
 import type { SignedHistory } from './signed-history.ts';
 
 /** One trade of the wallet, proven by its tags, with every transaction the wallet signed for it. */

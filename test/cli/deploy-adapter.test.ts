@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAddressBook } from '../../src/config/address-book.ts';
 import { PairMentoFPMM } from '../../src/contracts/solidity-code.ts';
 import { forkChain } from '../../src/devnet/devnet.ts';
-import { isFXMarketOpen } from '../../src/pools/mento-fpmm-math.ts';
+import { isFXMarketOpen } from '../../src/pools/mento-fpmm/math.ts';
 import { bookFiles, runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';

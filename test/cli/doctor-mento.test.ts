@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { bookFiles, runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { adapterFindings } from '../../src/doctor/routing.ts';
-import { mentoExchangeKey } from '../../src/pools/mento.ts';
+import { mentoExchangeKey } from '../../src/pools/mento/kind.ts';
 import { routingSetupFor } from '../../src/routing/setup.ts';
 import { onAWeekend } from '../helpers/fx-clock.ts';
 import { trader } from '../helpers/routing.ts';

@@ -4,7 +4,7 @@ import { runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeBudgets } from '../../src/trade/settings.ts';
 import type { SwapTrade } from '../../src/model/trade.ts';
 import { minimumFromPrice } from '../../src/guard/guards.ts';
-import type { RefusalReason } from '../../src/guard/refusal.ts';
+import type { RefusalReason } from '../../src/model/guard-refusal.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';

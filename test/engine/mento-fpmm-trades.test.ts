@@ -10,7 +10,7 @@
 import { type Address, type Hex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import type { RefusalReason } from '../../src/guard/refusal.ts';
+import type { RefusalReason } from '../../src/model/guard-refusal.ts';
 import type { SwapTrade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectThreeTradeRequests, runThroughQuoteProxy, swapTrade, warmTradeRequests } from '../helpers/engine.ts';

@@ -9,8 +9,8 @@ import { type Address, type Hex, concatHex, keccak256, parseUnits, toHex } from 
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
-import type { RefusalReason } from '../../src/guard/refusal.ts';
-import { readMentoExtras } from '../../src/pools/mento.ts';
+import type { RefusalReason } from '../../src/model/guard-refusal.ts';
+import { readMentoExtras } from '../../src/pools/mento/kind.ts';
 import type { SwapTrade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { destroyExchange, exchangeIdOf, removeRateFeed } from '../helpers/mento-governance.ts';

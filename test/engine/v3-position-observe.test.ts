@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type MarketView, ValuationError, observeV3Position } from '../../src/engine/observe.ts';
-import { readV3Position } from '../../src/pools/uniswap-v3-position.ts';
+import { readV3Position } from '../../src/pools/uniswap-v3/position.ts';
 import { type V3PositionStrategy, decideV3Position } from '../../src/strategy/v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useTestExecutor } from '../helpers/engine.ts';

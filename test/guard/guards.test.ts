@@ -13,7 +13,7 @@ import {
   minimumFromPrice,
   minimumOutput,
 } from '../../src/guard/guards.ts';
-import { GuardRefusal } from '../../src/guard/refusal.ts';
+import { GuardRefusal } from '../../src/model/guard-refusal.ts';
 import type { SwapRoute } from '../../src/routing-api/schemas.ts';
 
 const A = '0x00000000000000000000000000000000000000aa' as Address;

@@ -1,9 +1,9 @@
 import { type Address, encodeAbiParameters, pad, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { GuardRefusal } from '../../src/guard/refusal.ts';
+import { GuardRefusal } from '../../src/model/guard-refusal.ts';
 import { addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned, checkRange, removeAtReference } from '../../src/guard/position.ts';
-import { amountsForLiquidity, liquidityForAmounts } from '../../src/pools/uniswap-v3-liquidity.ts';
-import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
+import { amountsForLiquidity, liquidityForAmounts } from '../../src/pools/uniswap-v3/liquidity.ts';
+import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3/math.ts';
 import { budgetsApply, checkBudgets } from '../../src/trade/budgets.ts';
 import { committedTrades } from '../../src/trade/wallet-history.ts';
 
@@ -34,6 +34,8 @@ const asked = (kind: 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint', 
   amountIn1: 50n,
   positionId: 7n,
   burns,
+  mints: kind === 'mint',
+  pays: kind === 'add-liquidity' || kind === 'mint',
 });
 const at = { pool, manager };
 const refusal = (work: () => unknown) => {

@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { Address } from 'viem';
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
 import type { TradeStore } from '../../src/ledger/trades.ts';
-import { spentOf } from '../../src/model/trade.ts';
+import { spentOf } from '../../src/model/kinds/registry.ts';
 import { committedTrades, pastTradesOf } from '../../src/trade/wallet-history.ts';
 import { provided } from './provided.ts';
 

@@ -5,8 +5,8 @@
 import { type Address, encodePacked, erc20Abi, maxUint256, parseEventLogs } from 'viem';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { positionManagerAbi } from '../../src/contracts/abi.ts';
-import { tickAtSqrtRatio } from '../../src/pools/uniswap-v3-math.ts';
-import { type PositionManagerOf, type V3Position, readV3Position } from '../../src/pools/uniswap-v3-position.ts';
+import { tickAtSqrtRatio } from '../../src/pools/uniswap-v3/math.ts';
+import { type PositionManagerOf, type V3Position, readV3Position } from '../../src/pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import type { DevnetFork } from './devnet.ts';
 import { trader } from './routing.ts';

@@ -3,8 +3,8 @@
  * position manager's answers): what amounts buy and hold, and the swap that brings two amounts to a range's ratio.
  */
 import { describe, expect, it } from 'vitest';
-import { amountsForLiquidity, liquidityForAmounts, swapToRangeRatio, token0InToken1 } from '../../src/pools/uniswap-v3-liquidity.ts';
-import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
+import { amountsForLiquidity, liquidityForAmounts, swapToRangeRatio, token0InToken1 } from '../../src/pools/uniswap-v3/liquidity.ts';
+import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3/math.ts';
 
 // CELO (18 decimals) at about 0.5 cUSD (18 decimals): tick ≈ -6932; a range 10% either side, on a 60-tick spacing.
 const tick = -6932;

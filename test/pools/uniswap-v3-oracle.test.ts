@@ -4,7 +4,7 @@
  * observation short of a window exactly while that observation is younger than the window.
  */
 import { describe, expect, it } from 'vitest';
-import { oracleInitialized, oracleShortOfWindow, oracleWritten } from '../../src/pools/uniswap-v3-oracle.ts';
+import { oracleInitialized, oracleShortOfWindow, oracleWritten } from '../../src/pools/uniswap-v3/oracle.ts';
 
 describe("a V3 pool's oracle followed from its logs", () => {
   it('writes once per block time, and grows to cardinalityNext only when its last slot was written', () => {

@@ -7,8 +7,8 @@
 import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { mentoFpmmAbi } from '../../src/contracts/abi.ts';
-import { type FpmmState, fpmmAmountOut, fpmmRate, fpmmSwap } from '../../src/pools/mento-fpmm-math.ts';
-import { discoverFpmmPools, readFpmmStates } from '../../src/pools/mento-fpmm-state.ts';
+import { type FpmmState, fpmmAmountOut, fpmmRate, fpmmSwap } from '../../src/pools/mento-fpmm/math.ts';
+import { discoverFpmmPools, readFpmmStates } from '../../src/pools/mento-fpmm/state.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';
 import { trader } from '../helpers/routing.ts';

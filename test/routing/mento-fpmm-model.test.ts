@@ -3,7 +3,7 @@
  * rate less the fees, the reserves and the trading limits.
  */
 import { describe, expect, it } from 'vitest';
-import { type FpmmState, fpmmSwap, isFXMarketOpen } from '../../src/pools/mento-fpmm-math.ts';
+import { type FpmmState, fpmmSwap, isFXMarketOpen } from '../../src/pools/mento-fpmm/math.ts';
 
 const at = (iso: string) => BigInt(Date.parse(iso) / 1000);
 const state = (overrides: Partial<FpmmState> = {}): FpmmState => ({

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { mentoBrokerAbi } from '../../src/contracts/abi.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
-import { type MentoExchangeState, bucketsAt, mentoAmountOut, mentoSwap } from '../../src/pools/mento-math.ts';
-import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../../src/pools/mento-state.ts';
+import { type MentoExchangeState, bucketsAt, mentoAmountOut, mentoSwap } from '../../src/pools/mento/math.ts';
+import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../../src/pools/mento/state.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { approve, trader } from '../helpers/routing.ts';
 

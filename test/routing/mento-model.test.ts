@@ -13,9 +13,9 @@ import {
   hasValidMedian,
   mentoAmountOut,
   mentoSwap,
-} from '../../src/pools/mento-math.ts';
-import { mentoV2 } from '../../src/pools/mento.ts';
-import type { MentoExchange } from '../../src/pools/mento-state.ts';
+} from '../../src/pools/mento/math.ts';
+import { mentoV2 } from '../../src/pools/mento/kind.ts';
+import type { MentoExchange } from '../../src/pools/mento/state.ts';
 
 const e18 = 10n ** 18n;
 const limit = (overrides: Partial<TradingLimit> = {}): TradingLimit => ({

@@ -7,7 +7,7 @@ import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
-import { readMentoExtras } from '../../src/pools/mento.ts';
+import { readMentoExtras } from '../../src/pools/mento/kind.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { executeRoute, quoteRoute, trader } from '../helpers/routing.ts';
 

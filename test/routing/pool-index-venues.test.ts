@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mentoExchangeKey } from '../../src/pools/mento.ts';
+import { mentoExchangeKey } from '../../src/pools/mento/kind.ts';
 import { PoolIndex } from '../../src/routing/pool-index.ts';
 import { routingSetupFor } from '../../src/routing/setup.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { seeded } from '../helpers/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { MAX_TICK, MIN_TICK, sqrtRatioAtTick, swapExactIn } from '../../src/pools/uniswap-v3-math.ts';
-import { readV3PoolState } from '../../src/pools/uniswap-v3-state.ts';
+import { MAX_TICK, MIN_TICK, sqrtRatioAtTick, swapExactIn } from '../../src/pools/uniswap-v3/math.ts';
+import { readV3PoolState } from '../../src/pools/uniswap-v3/state.ts';
 import { trader } from '../helpers/routing.ts';
 
 describe('Uniswap V3 arithmetic against the pool bytecode', () => {

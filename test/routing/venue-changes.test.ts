@@ -7,7 +7,7 @@
  */
 import { type Address, type Hex, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { mentoExchangeKey, readMentoExtras } from '../../src/pools/mento.ts';
+import { mentoExchangeKey, readMentoExtras } from '../../src/pools/mento/kind.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { onAWeekday } from '../helpers/fx-clock.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';

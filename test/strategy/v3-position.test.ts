@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3-math.ts';
+import { sqrtRatioAtTick } from '../../src/pools/uniswap-v3/math.ts';
 import { strategyInWords } from '../../src/strategy/plan.ts';
 import { type V3PositionObservation, type V3PositionStrategy, decideV3Position, recentredRange } from '../../src/strategy/v3-position.ts';
 

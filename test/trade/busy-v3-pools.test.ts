@@ -9,8 +9,8 @@ import { type Address, type Hex, getAddress, parseEventLogs, parseUnits } from '
 import { describe, expect, it } from 'vitest';
 import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { readV3PoolState } from '../../src/pools/uniswap-v3-state.ts';
-import { swapExactIn } from '../../src/pools/uniswap-v3-math.ts';
+import { readV3PoolState } from '../../src/pools/uniswap-v3/state.ts';
+import { swapExactIn } from '../../src/pools/uniswap-v3/math.ts';
 import { startDevnetRoutingService } from '../../src/devnet/devnet.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeReport } from '../../src/model/trade.ts';

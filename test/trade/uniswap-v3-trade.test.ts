@@ -16,7 +16,7 @@ import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
 import { adapterFindings } from '../../src/doctor/routing.ts';
-import type { RefusalReason } from '../../src/guard/refusal.ts';
+import type { RefusalReason } from '../../src/model/guard-refusal.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/model/trade.ts';
 import { runCli } from '../helpers/cli.ts';

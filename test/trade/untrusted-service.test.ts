@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { devnetAccount } from '../../src/devnet/accounts.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { reportWorldPrices } from '../../src/devnet/oracle.ts';
-import type { RefusalReason } from '../../src/guard/refusal.ts';
+import type { RefusalReason } from '../../src/model/guard-refusal.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
 import type { LimitStrategy } from '../../src/strategy/types.ts';
 import { runTrade } from '../../src/trade/pipeline.ts';

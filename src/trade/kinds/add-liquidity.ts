@@ -4,7 +4,7 @@ import { positionManagerAbi } from '../../contracts/abi.ts';
 import type { AddLiquidityTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { type PositionStep, addedAtReference, checkPosition, liquidityChecks, readOwnedPosition, minimumsOf } from './position/check.ts';
-import { noOtherTokens, positionProposal } from './position/common.ts';
+import { noOtherTokens, positionProposal, receivesToken1, tookBalanceProblems } from './position/common.ts';
 import { addOutcome, managerEventsOf } from './position/outcome.ts';
 
 // The liquidity it bought.
@@ -27,6 +27,7 @@ const step: PositionStep<AddLiquidityTrade> = {
     };
   },
   paid,
+  pays: true,
   checks: liquidityChecks,
 };
 
@@ -37,6 +38,8 @@ export const addLiquidity: TradeKindModule<AddLiquidityTrade> = {
   paid,
   outcome: (record, receipt) => addOutcome(record, record.position.positionId, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,
+  balanceProblems: tookBalanceProblems,
+  receives: receivesToken1,
   asked: (trade, names) => `add ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)} to a position`,
   done: (trade, _amountOut, names) => `added ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)} to a position`,
 };

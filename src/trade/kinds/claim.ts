@@ -8,7 +8,7 @@ import type { ClaimTrade } from '../../model/trade.ts';
 import { type RoutedKind, checkRouted, routedChecks } from '../check.ts';
 import { proposalOf } from '../proposal.ts';
 import type { TradeKindModule } from './kind.ts';
-import { paidToWallet } from './paid-to-wallet.ts';
+import { paidBalanceProblems, paidToWallet, receivesOutput } from './paid-to-wallet.ts';
 
 const paid = (returned: `0x${string}`) => decodeFunctionResult({ abi: stakingGaugeAbi, functionName: 'claim', data: returned });
 
@@ -19,7 +19,12 @@ const routed: RoutedKind = {
   verify: async () => undefined,
   reference: async () => undefined,
   // The gauge pays at least what was observed; the minimum is "something".
-  call: (trade) => ({ target: trade.tokenIn, data: encodeFunctionData({ abi: stakingGaugeAbi, functionName: 'claim' }), expectedOut: trade.amountIn, minOut: 1n }),
+  call: (trade) => ({
+    target: trade.tokenIn,
+    data: encodeFunctionData({ abi: stakingGaugeAbi, functionName: 'claim' }),
+    expectedOut: trade.amountIn,
+    minOut: 1n,
+  }),
   paid,
   // A known gauge paying its own rewards: no route, no price, no flows to account for.
   checks: [routedChecks.contractsKnown, routedChecks.chainRead, routedChecks.callIsOurs, routedChecks.allowance, routedChecks.feeCap, routedChecks.simulation],
@@ -31,6 +36,9 @@ export const claim: TradeKindModule<ClaimTrade> = {
   check: (ctx, trade, proposal) => checkRouted(ctx, trade, proposal, routed),
   paid,
   outcome: (record, receipt) => paidToWallet(record, receipt),
+  // Its `tokenIn` is the gauge: nothing of it is spent.
+  balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined, false),
+  receives: receivesOutput,
   callTokens: () => [],
   asked: (trade, names) => `claim ${names.symbol(trade.tokenOut)} rewards`,
   done: (trade, amountOut, names) => `claimed ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)}`,

@@ -5,7 +5,7 @@ import type { CollectTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { checkPosition, positionChecks, readOwnedPosition } from './position/check.ts';
 import type { PositionStep } from './position/check.ts';
-import { collectAll, noOtherTokens, pair, positionProposal } from './position/common.ts';
+import { collectAll, collectedBalanceProblems, noOtherTokens, pair, positionProposal, receivesBoth } from './position/common.ts';
 import { collectOutcome, managerEventsOf } from './position/outcome.ts';
 
 const paid = (returned: `0x${string}`) =>
@@ -42,6 +42,8 @@ export const collect: TradeKindModule<CollectTrade> = {
   paid,
   outcome: (record, receipt) => collectOutcome(record, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,
+  balanceProblems: collectedBalanceProblems,
+  receives: receivesBoth,
   asked: (trade, names) => `collect a position's ${pair(trade, names)}`,
   done: (trade, amountOut, names) =>
     `collected ${names.symbol(trade.tokenIn)} and ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)} from a position`,

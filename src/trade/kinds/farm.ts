@@ -8,7 +8,7 @@ import { oneClickFarmAbi, oneClickWithdrawAbi } from '../../contracts/abi.ts';
 import { encodeDepositCall, encodeWithdrawCall } from '../../contracts/calldata.ts';
 import { swapPayloadFrom, type SwapPayload } from '../../contracts/payload.ts';
 import { checkDepositQuote, checkWithdrawQuote, minimumOutput } from '../../guard/guards.ts';
-import { GuardRefusal } from '../../guard/refusal.ts';
+import { GuardRefusal } from '../../model/guard-refusal.ts';
 import { type VerifiedFarm, isUnlisted } from '../../guard/route.ts';
 import type { DepositTrade, Trade, WithdrawTrade } from '../../model/trade.ts';
 import { abortable } from '../../ops/abort.ts';
@@ -21,12 +21,18 @@ import { type FarmProposal, proposalOf } from '../proposal.ts';
 import { withPriceRefusals } from '../price-refusals.ts';
 import { type HopFee, type Reference, depositReference, withdrawReference } from '../reference.ts';
 import type { TradeKindModule } from './kind.ts';
-import { paidToWallet } from './paid-to-wallet.ts';
+import { paidBalanceProblems, paidToWallet, receivesOutput } from './paid-to-wallet.ts';
 
 type FarmKind = FarmProposal['kind'];
 
 /** The farm's reference for a deposit or a withdrawal, from its legs' fees. */
-function farmReference(ctx: CheckContext, trade: Trade, kind: FarmKind, farm: VerifiedFarm, legs: { inputAmount: bigint; hops: HopFee[] }[]): Promise<Reference> {
+function farmReference(
+  ctx: CheckContext,
+  trade: Trade,
+  kind: FarmKind,
+  farm: VerifiedFarm,
+  legs: { inputAmount: bigint; hops: HopFee[] }[],
+): Promise<Reference> {
   const client = ctx.wallet.client;
   return kind === 'deposit' ? depositReference(client, ctx.prices, trade, farm, legs) : withdrawReference(client, ctx.prices, trade, farm, legs);
 }
@@ -214,6 +220,8 @@ export function farmKind<T extends DepositTrade | WithdrawTrade>(
     check: (ctx, trade, proposal) => checkRouted(ctx, trade, proposal, routed),
     paid,
     outcome: (record, receipt) => paidToWallet(record, receipt),
+    balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined),
+    receives: receivesOutput,
     callTokens: (data) => {
       // Every token on the legs' routes.
       if (kind === 'deposit') return decodeFunctionData({ abi: oneClickFarmAbi, data }).args[0].flatMap((leg) => leg.path);

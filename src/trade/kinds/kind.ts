@@ -41,6 +41,13 @@ export interface TradeKindModule<T extends Trade = Trade> {
   recheck?(ctx: RecheckContext, trade: T, call: Pick<BuiltCall, 'target' | 'data' | 'minOut'>, reads: Preflight, paysNow: bigint): Promise<void>;
   /** What its mined receipt shows. */
   outcome(record: T & Pick<TradeRecord, 'call'>, receipt: { logs: readonly Log[] }): Outcome;
+  /**
+   * What the wallet's balances of the trade's two tokens must show after it (their changes, in tokenIn and tokenOut
+   * order), against what its receipt said it moved: each problem in words, none when they agree.
+   */
+  balanceProblems(record: T & Pick<TradeRecord, 'call'>, changes: readonly [bigint, bigint], mined: Pick<Outcome, 'amountOut' | 'position'>): string[];
+  /** The tokens it brings to the wallet (what a block's balances must grow by at least what its receipt shows). */
+  receives(record: T): readonly Address[];
   /** The tokens its call can move besides its own two (a route's intermediate tokens). */
   callTokens(data: Hex): readonly Address[];
   /** What was asked, as a verb phrase: "sell 10 cUSD for CELO". */

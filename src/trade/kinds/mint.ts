@@ -7,7 +7,7 @@ import { positionManagerAbi } from '../../contracts/abi.ts';
 import type { MintTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { type PositionStep, addedAtReference, checkPosition, liquidityChecks, minimumsOf, readMintTarget } from './position/check.ts';
-import { noOtherTokens, positionProposal } from './position/common.ts';
+import { noOtherTokens, positionProposal, receivesToken1, tookBalanceProblems } from './position/common.ts';
 import { managerEventsOf, mintOutcome } from './position/outcome.ts';
 
 // The liquidity it bought.
@@ -44,6 +44,8 @@ const step: PositionStep<MintTrade> = {
     };
   },
   paid,
+  mints: true,
+  pays: true,
   checks: liquidityChecks,
 };
 
@@ -54,6 +56,8 @@ export const mint: TradeKindModule<MintTrade> = {
   paid,
   outcome: (record, receipt) => mintOutcome(record, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,
+  balanceProblems: tookBalanceProblems,
+  receives: receivesToken1,
   asked: (trade, names) => `open a position with ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`,
   done: (trade, _amountOut, names) => `opened a position with ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`,
 };

@@ -26,3 +26,27 @@ export function paidToWallet(trade: Pick<TradeRecord, 'tokenOut' | 'wallet' | 'c
   }
   return { amountOut, reportedOut, partnerFee };
 }
+
+/**
+ * A routed trade's balances: no more than signed left the wallet (`spends`: none for a claim, whose `tokenIn` is the
+ * gauge), and the output grew by at least the minimum and what the receipt's logs say arrived.
+ */
+export function paidBalanceProblems(
+  record: Pick<TradeRecord, 'tokenIn' | 'tokenOut' | 'amountIn' | 'call'>,
+  [change0, change1]: readonly [bigint, bigint],
+  mined: Pick<Outcome, 'amountOut'>,
+  spends = true,
+): string[] {
+  const problems: string[] = [];
+  const spent = -change0;
+  if (spends && spent > record.amountIn) problems.push(`${spent} of ${record.tokenIn} left the wallet; ${record.amountIn} was signed`);
+  const minOut = record.call?.minOut ?? 1n;
+  if (change1 < minOut) problems.push(`the balance of ${record.tokenOut} grew by ${change1}, less than the minimum ${minOut}`);
+  else if (mined.amountOut !== undefined && change1 < mined.amountOut) {
+    problems.push(`the receipt's logs say ${mined.amountOut} of ${record.tokenOut} arrived; the balance grew by ${change1}`);
+  }
+  return problems;
+}
+
+/** What a routed trade brings to the wallet: its output. */
+export const receivesOutput = (record: Pick<TradeRecord, 'tokenOut'>) => [record.tokenOut];

@@ -4,12 +4,12 @@
  */
 import { type Hex, decodeFunctionResult, encodeFunctionData } from 'viem';
 import { positionManagerAbi } from '../../contracts/abi.ts';
-import { GuardRefusal } from '../../guard/refusal.ts';
+import { GuardRefusal } from '../../model/guard-refusal.ts';
 import { removeAtReference } from '../../guard/position.ts';
 import type { RemoveLiquidityTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { type PositionStep, checkPosition, liquidityChecks, minimumsOf, readOwnedPosition } from './position/check.ts';
-import { collectAll, noOtherTokens, pair, positionProposal } from './position/common.ts';
+import { collectAll, collectedBalanceProblems, noOtherTokens, pair, positionProposal, receivesBoth } from './position/common.ts';
 import { managerEventsOf, removeOutcome } from './position/outcome.ts';
 
 /** The multicall's second answer is the collect's: what it paid in token1. */
@@ -22,7 +22,10 @@ const step: PositionStep<RemoveLiquidityTrade> = {
   target: async (client, manager, trade, blockNumber) => {
     const position = await readOwnedPosition(client, manager, trade, blockNumber);
     if (trade.liquidity > position.liquidity) {
-      throw new GuardRefusal('position', `position ${trade.position.positionId} holds ${position.liquidity} liquidity, less than the ${trade.liquidity} to remove`);
+      throw new GuardRefusal(
+        'position',
+        `position ${trade.position.positionId} holds ${position.liquidity} liquidity, less than the ${trade.liquidity} to remove`,
+      );
     }
     return position;
   },
@@ -39,7 +42,11 @@ const step: PositionStep<RemoveLiquidityTrade> = {
       encodeFunctionData({ abi: positionManagerAbi, functionName: 'collect', args: [collectAll(trade)] }),
       ...(trade.burn ? [encodeFunctionData({ abi: positionManagerAbi, functionName: 'burn', args: [positionId] })] : []),
     ];
-    return { target: trade.position.positionManager, data: encodeFunctionData({ abi: positionManagerAbi, functionName: 'multicall', args: [steps] }), ...checked };
+    return {
+      target: trade.position.positionManager,
+      data: encodeFunctionData({ abi: positionManagerAbi, functionName: 'multicall', args: [steps] }),
+      ...checked,
+    };
   },
   paid,
   burns: (trade) => trade.burn,
@@ -53,6 +60,8 @@ export const removeLiquidity: TradeKindModule<RemoveLiquidityTrade> = {
   paid,
   outcome: (record, receipt) => removeOutcome(record, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,
+  balanceProblems: collectedBalanceProblems,
+  receives: receivesBoth,
   asked: (trade, names) => `remove a position's ${pair(trade, names)}`,
   done: (trade, amountOut, names) =>
     `removed ${names.symbol(trade.tokenIn)} and ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)} from a position`,

@@ -14,7 +14,7 @@ import { proposalOf } from '../proposal.ts';
 import { withPriceRefusals } from '../price-refusals.ts';
 import { oracleAfterFees, oracleSwapValue, swapReference } from '../reference.ts';
 import type { TradeKindModule } from './kind.ts';
-import { paidToWallet } from './paid-to-wallet.ts';
+import { paidBalanceProblems, paidToWallet, receivesOutput } from './paid-to-wallet.ts';
 
 const paid = (returned: Hex) => decodeFunctionResult({ abi: routerAbi, functionName: 'swapExactInputForOutput', data: returned });
 
@@ -151,6 +151,8 @@ export const swap: TradeKindModule<SwapTrade> = {
     );
   },
   outcome: (record, receipt) => paidToWallet(record, receipt, record.call?.router),
+  balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined),
+  receives: receivesOutput,
   callTokens: (data) => {
     const decoded = decodeFunctionData({ abi: routerAbi, data });
     return decoded.functionName === 'swapExactInputForOutput' ? decoded.args[0].path : [];
@@ -159,4 +161,3 @@ export const swap: TradeKindModule<SwapTrade> = {
   done: (trade, amountOut, names) =>
     `sold ${names.amount(trade.amountIn, trade.tokenIn)} for ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)}`,
 };
-

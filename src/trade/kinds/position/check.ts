@@ -19,15 +19,8 @@
 import { type Address, isAddressEqual } from 'viem';
 import { preflight } from '../../../chain/preflight.ts';
 import { checkFeeCap } from '../../../guard/guards.ts';
-import {
-  type PositionAsked,
-  addAtReference,
-  checkPoolAtReference,
-  checkPositionFlows,
-  checkPositionOwned,
-  checkRange,
-} from '../../../guard/position.ts';
-import { GuardRefusal } from '../../../guard/refusal.ts';
+import { type PositionAsked, addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned, checkRange } from '../../../guard/position.ts';
+import { GuardRefusal } from '../../../model/guard-refusal.ts';
 import type { ChainClient } from '../../../chains.ts';
 import { uniswapV3PoolAbi } from '../../../contracts/abi.ts';
 import { v3PoolAddress } from '../../../contracts/encoding.ts';
@@ -38,8 +31,8 @@ import type { Approval, Preflight } from '../../../chain/preflight.ts';
 
 import type { Hex } from 'viem';
 import { abortable } from '../../../ops/abort.ts';
-import { type TickRange, sqrtPriceX96FromUsd } from '../../../pools/uniswap-v3-liquidity.ts';
-import { type PositionManagerOf, readV3Position } from '../../../pools/uniswap-v3-position.ts';
+import { type TickRange, sqrtPriceX96FromUsd } from '../../../pools/uniswap-v3/liquidity.ts';
+import { type PositionManagerOf, readV3Position } from '../../../pools/uniswap-v3/position.ts';
 import { simulatedCall } from '../../simulated.ts';
 import { approvalsOf, neededApprovals } from '../../approvals.ts';
 import type { CheckContext, Checked } from '../../check-types.ts';
@@ -59,6 +52,10 @@ export type PositionStep<T extends PositionTrade> = {
   paid(returned: Hex): bigint;
   /** Whether the call burns the emptied NFT (the one NFT that may then leave the wallet, to nowhere). */
   burns?(trade: T): boolean;
+  /** A mint: its new NFT comes to the wallet. */
+  readonly mints?: boolean;
+  /** An add or a mint: the wallet pays the pool. */
+  readonly pays?: boolean;
   readonly checks: readonly NamedCheck<PositionCheck>[];
 };
 
@@ -140,7 +137,13 @@ export const positionChecks = {
     verify: async (s) => {
       const call = s.filled('call');
       s.reads = await abortable(
-        preflight(s.ctx.wallet.client, { from: s.trade.wallet, to: call.target, data: call.data, approvals: s.approvals, before: s.ctx.wallet.inFlightCalls() }),
+        preflight(s.ctx.wallet.client, {
+          from: s.trade.wallet,
+          to: call.target,
+          data: call.data,
+          approvals: s.approvals,
+          before: s.ctx.wallet.inFlightCalls(),
+        }),
         s.ctx.signal,
       );
     },
@@ -183,9 +186,21 @@ export const positionChecks = {
 } satisfies Record<string, NamedCheck<PositionCheck>>;
 
 /** What the guards hold a position trade to. */
-function askedOf(trade: PositionTrade, step: Pick<PositionStep<PositionTrade>, 'burns'>): PositionAsked {
+function askedOf(trade: PositionTrade, step: Pick<PositionStep<PositionTrade>, 'burns' | 'mints' | 'pays'>): PositionAsked {
   const { kind, wallet, tokenIn, tokenOut, amountIn, amountIn1 } = trade;
-  return { kind, wallet, tokenIn, tokenOut, amountIn, amountIn1, positionId: trade.position.positionId, burns: step.burns?.(trade) ?? false };
+  const { positionId } = trade.position;
+  return {
+    kind,
+    wallet,
+    tokenIn,
+    tokenOut,
+    amountIn,
+    amountIn1,
+    positionId,
+    burns: step.burns?.(trade) ?? false,
+    mints: step.mints ?? false,
+    pays: step.pays ?? false,
+  };
 }
 
 /** The pool and price a trade's liquidity moves in, and the range it moves in. */

@@ -4,7 +4,7 @@
  * and the tokens a call moves are the position's two.
  */
 import { type Address, maxUint128 } from 'viem';
-import type { PositionTrade } from '../../../model/trade.ts';
+import type { PositionTrade, Settlement } from '../../../model/trade.ts';
 import type { Asked } from '../kind.ts';
 import type { TokenNames } from '../../token-names.ts';
 
@@ -24,3 +24,33 @@ export const noOtherTokens = (): readonly Address[] => [];
 
 /** "CELO and cUSD": the position's two tokens. */
 export const pair = (trade: Asked, names: TokenNames) => `${names.symbol(trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`;
+
+/** A collect's or a removal's two tokens both grew by at least what was collected. */
+export function collectedBalanceProblems(
+  record: PositionTrade,
+  [change0, change1]: readonly [bigint, bigint],
+  mined: { position?: Settlement['position'] },
+): string[] {
+  const [amount0, amount1] = [mined.position?.amount0 ?? 0n, mined.position?.amount1 ?? 0n];
+  return [
+    ...(change0 < amount0 ? [`the balance of ${record.tokenIn} grew by ${change0}; ${amount0} was collected`] : []),
+    ...(change1 < amount1 ? [`the balance of ${record.tokenOut} grew by ${change1}; ${amount1} was collected`] : []),
+  ];
+}
+
+/** An add's or a mint's two tokens both fell by no more than it took (which its outcome held to what was signed). */
+export function tookBalanceProblems(
+  record: PositionTrade,
+  [change0, change1]: readonly [bigint, bigint],
+  mined: { position?: Settlement['position'] },
+): string[] {
+  const [amount0, amount1] = [mined.position?.amount0 ?? 0n, mined.position?.amount1 ?? 0n];
+  return [
+    ...(-change0 > amount0 ? [`${-change0} of ${record.tokenIn} left the wallet; the ${record.kind} took ${amount0}`] : []),
+    ...(-change1 > amount1 ? [`${-change1} of ${record.tokenOut} left the wallet; the ${record.kind} took ${amount1}`] : []),
+  ];
+}
+
+/** A collect or a removal brings both tokens; an add or a mint may return some of its output token only. */
+export const receivesBoth = (record: PositionTrade) => [record.tokenIn, record.tokenOut];
+export const receivesToken1 = (record: PositionTrade) => [record.tokenOut];

@@ -6,9 +6,7 @@
  */
 import { type Address, type Log, erc20Abi, isAddressEqual, parseEventLogs, zeroAddress } from 'viem';
 import { positionManagerAbi } from '../../../contracts/abi.ts';
-import type { AddLiquidityTrade, MintTrade, PositionTrade, RemoveLiquidityTrade, Settlement, TradeRecord } from '../../../model/trade.ts';
-
-type Moved = NonNullable<Settlement['position']>;
+import type { AddLiquidityTrade, MintTrade, PositionTrade, RemoveLiquidityTrade, TradeRecord } from '../../../model/trade.ts';
 
 const transfers = (logs: readonly Log[], token: Address, match: (from: Address, to: Address) => boolean) =>
   parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: logs as Log[] })

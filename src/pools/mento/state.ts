@@ -7,9 +7,9 @@
  * every exchange in one call.
  */
 import { type Address, type Hex, type PublicClient, erc20Abi, getAddress, isAddressEqual, keccak256, pad, toHex, zeroAddress } from 'viem';
-import { mentoBreakerBoxAbi, mentoBrokerAbi, mentoExchangeProviderAbi, mentoReserveAbi, sortedOraclesAbi } from '../contracts/abi.ts';
-import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from './batch-read.ts';
-import type { MentoExchangeState, MentoPricing, TradingLimit } from './mento-math.ts';
+import { mentoBreakerBoxAbi, mentoBrokerAbi, mentoExchangeProviderAbi, mentoReserveAbi, sortedOraclesAbi } from '../../contracts/abi.ts';
+import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from '../batch-read.ts';
+import type { MentoExchangeState, MentoPricing, TradingLimit } from './math.ts';
 
 /** An exchange as found through its Broker, with what never changes for it. */
 export type MentoExchange = {

@@ -6,7 +6,7 @@
  * reverts `OLD`); with more, it depends on how far the oldest reaches, which only a read says, so such a pool is
  * taken to reach (the daemon's check reads it, and refuses a route that does not: src/price/reference.ts).
  */
-import type { V3Oracle } from './uniswap-v3-math.ts';
+import type { V3Oracle } from './math.ts';
 
 /** The oracle after a write at `time` (a no-op within the same second, as `Oracle.write` is). */
 export function oracleWritten(oracle: V3Oracle, time: bigint): V3Oracle {

@@ -7,14 +7,14 @@
  */
 import { type Address, type Hex, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
 import { multicall } from 'viem/actions';
-import { answers, isContractRevert } from '../contracts/revert.ts';
-import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
-import { v3PoolAddress } from '../contracts/encoding.ts';
-import type { CachedPool, FactorySource, IndexedPool, PoolKind } from './kind.ts';
-import { NoAverageError, Q112 } from './prices.ts';
-import { oracleInitialized, oracleShortOfWindow, oracleWritten } from './uniswap-v3-oracle.ts';
-import { type InitializedTick, type V3Oracle, type V3PoolState, quoteExactIn, sqrtRatioAtTick, swapExactIn, withPositionChange } from './uniswap-v3-math.ts';
-import { readV3PoolState } from './uniswap-v3-state.ts';
+import { answers, isContractRevert } from '../../contracts/revert.ts';
+import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from '../../contracts/abi.ts';
+import { v3PoolAddress } from '../../contracts/encoding.ts';
+import type { CachedPool, FactorySource, IndexedPool, PoolKind } from '../kind.ts';
+import { NoAverageError, Q112 } from '../prices.ts';
+import { oracleInitialized, oracleShortOfWindow, oracleWritten } from './oracle.ts';
+import { type InitializedTick, type V3Oracle, type V3PoolState, quoteExactIn, sqrtRatioAtTick, swapExactIn, withPositionChange } from './math.ts';
+import { readV3PoolState } from './state.ts';
 
 /** A V3 pool whose price is within this many bitmap words of the edge of those read is read again around it. */
 const EDGE_WORDS = 1;

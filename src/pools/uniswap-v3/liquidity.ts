@@ -3,8 +3,8 @@
  * LiquidityAmounts (how much liquidity amounts buy) and the pool's SqrtPriceMath (what a position holds, or what a
  * mint pulls). Prices are √price × 2⁹⁶, as the pool keeps them; a range is its two ticks' √prices.
  */
-import { isqrt } from '../bigint-math.ts';
-import { amount0Delta, amount1Delta, sqrtRatioAtTick } from './uniswap-v3-math.ts';
+import { isqrt } from '../../bigint-math.ts';
+import { amount0Delta, amount1Delta, sqrtRatioAtTick } from './math.ts';
 
 const Q96 = 1n << 96n;
 const Q192 = 1n << 192n;

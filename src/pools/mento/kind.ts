@@ -10,11 +10,11 @@
  */
 import { type Address, type Hex, concatHex, getAddress, keccak256, size, sliceHex, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
-import { mentoExchangeProviderAbi } from '../contracts/abi.ts';
-import type { CachedPool, FactorySource, IndexedPool, PoolKind, Unreadable } from './kind.ts';
-import { fromCacheJson, toCacheJson } from './cache-json.ts';
-import { FIXED1, type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './mento-math.ts';
-import { type MentoExchange, discoverMentoExchanges, mentoStateCalls, mentoStatesFrom, readMentoStates } from './mento-state.ts';
+import { mentoExchangeProviderAbi } from '../../contracts/abi.ts';
+import type { CachedPool, FactorySource, IndexedPool, PoolKind, Unreadable } from '../kind.ts';
+import { fromCacheJson, toCacheJson } from '../cache-json.ts';
+import { FIXED1, type MentoExchangeState, bucketsAt, hasValidMedian, mentoSwap } from './math.ts';
+import { type MentoExchange, discoverMentoExchanges, mentoStateCalls, mentoStatesFrom, readMentoStates } from './state.ts';
 
 /** An exchange's state as the index keeps it, and the time of the block a swap priced on it lands in. */
 export type MentoState = { exchange: MentoExchangeState; landsAt: bigint };

@@ -1,7 +1,6 @@
 import type { Address } from 'viem';
 import { RoutekeeperError } from '../errors.ts';
-
-import type { RefusalReason } from '../model/refusal-reasons.ts';
+import type { RefusalReason } from './refusal-reasons.ts';
 
 export type { RefusalReason };
 

@@ -6,7 +6,7 @@
  * module to the pool bytecode (`test/routing/uniswap-v3-math.test.ts`).
  */
 
-import { isqrt } from '../bigint-math.ts';
+import { isqrt } from '../../bigint-math.ts';
 
 export const MIN_TICK = -887272;
 export const MAX_TICK = 887272;

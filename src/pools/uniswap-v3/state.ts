@@ -4,8 +4,8 @@
  * (0.05% pools: a factor of 1.29 in price; 0.3%: 4.6); a swap that would go past the words read is not quoted.
  */
 import type { Address, PublicClient } from 'viem';
-import { uniswapV3PoolAbi } from '../contracts/abi.ts';
-import type { InitializedTick, V3PoolState } from './uniswap-v3-math.ts';
+import { uniswapV3PoolAbi } from '../../contracts/abi.ts';
+import type { InitializedTick, V3PoolState } from './math.ts';
 
 /** Words of the tick bitmap read on each side of the price's own. */
 export const V3_WORDS_AROUND_PRICE = 8;

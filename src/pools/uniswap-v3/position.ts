@@ -6,10 +6,10 @@
  * factory's for the position's tokens and fee, by CREATE2, never an address a third party names.
  */
 import { type Address, type Hex, getAddress, maxUint128 } from 'viem';
-import type { ChainClient } from '../chains.ts';
-import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
-import { v3PoolAddress } from '../contracts/encoding.ts';
-import type { TickRange, TokenAmounts } from './uniswap-v3-liquidity.ts';
+import type { ChainClient } from '../../chains.ts';
+import { positionManagerAbi, uniswapV3PoolAbi } from '../../contracts/abi.ts';
+import { v3PoolAddress } from '../../contracts/encoding.ts';
+import type { TickRange, TokenAmounts } from './liquidity.ts';
 
 export type V3Position = TickRange & {
   positionManager: Address;

@@ -12,10 +12,10 @@
  * fee of the hop's input.
  */
 import { type Address, type PublicClient, isAddressEqual } from 'viem';
-import { type FpmmState, fpmmAmountOut, fpmmRate, fpmmSwap } from '../pools/mento-fpmm-math.ts';
-import { mentoFpmm } from '../pools/mento-fpmm.ts';
-import { type FpmmPool, discoverFpmmPools } from '../pools/mento-fpmm-state.ts';
-import { GuardRefusal } from './refusal.ts';
+import { type FpmmState, fpmmAmountOut, fpmmRate, fpmmSwap } from './math.ts';
+import { mentoFpmm } from './kind.ts';
+import { type FpmmPool, discoverFpmmPools } from './state.ts';
+import { GuardRefusal } from '../../model/guard-refusal.ts';
 
 /** A verified hop through a fixed-price pool: the pool, as its factory lists it. */
 export type FpmmHopFacts = { fpmm: FpmmPool };

@@ -14,9 +14,9 @@ import {
   mentoMarketHoursBreakerAbi,
   mentoOracleAdapterAbi,
   sortedOraclesAbi,
-} from '../contracts/abi.ts';
-import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from './batch-read.ts';
-import type { FpmmLimit, FpmmState } from './mento-fpmm-math.ts';
+} from '../../contracts/abi.ts';
+import { type CallAnswer, type Unreadable, readAll, readEach, resultsOrWhy } from '../batch-read.ts';
+import type { FpmmLimit, FpmmState } from './math.ts';
 
 /** A pool as its factory lists it, with what was read of it once (its settings; the every-block read says when they move). */
 export type FpmmPool = {

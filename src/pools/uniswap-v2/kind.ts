@@ -6,12 +6,12 @@
  */
 import { type Address, type Hex, type PublicClient, getAddress, isAddressEqual, parseAbi, size, sliceHex, zeroAddress } from 'viem';
 import { multicall } from 'viem/actions';
-import { answers } from '../contracts/revert.ts';
-import { feePpmOfPerMille } from '../config/chain-data.ts';
-import { uniswapV2IndexAbi, uniswapV2PairAbi } from '../contracts/abi.ts';
-import { encodePoolExtras, pairAddress } from '../contracts/encoding.ts';
-import type { CachedPool, FactorySource, FeeUnit, IndexedPool, PairAdapter, PoolKind } from './kind.ts';
-import { swapOutput } from './uniswap-v2-math.ts';
+import { answers } from '../../contracts/revert.ts';
+import { feePpmOfPerMille } from '../../config/chain-data.ts';
+import { uniswapV2IndexAbi, uniswapV2PairAbi } from '../../contracts/abi.ts';
+import { encodePoolExtras, pairAddress } from '../../contracts/encoding.ts';
+import type { CachedPool, FactorySource, FeeUnit, IndexedPool, PairAdapter, PoolKind } from '../kind.ts';
+import { swapOutput } from './math.ts';
 
 /** A pair's reserves; its LP supply only where a deposit or withdraw quote needed it. */
 export type PoolReserves = { reserve0: bigint; reserve1: bigint; totalSupply?: bigint };

@@ -11,15 +11,15 @@
  *    (never the buckets alone, which any trader moves between resets).
  */
 import { type Address, type PublicClient, isAddressEqual } from 'viem';
-import type { MentoBroker } from '../config/chain-data.ts';
-import { FIXED1, type MentoExchangeState, hasValidMedian, mentoSwap } from '../pools/mento-math.ts';
-import { readMentoExtras } from '../pools/mento.ts';
-import { type MentoExchange, discoverMentoExchanges, readMentoStates } from '../pools/mento-state.ts';
-import type { Unreadable } from '../pools/kind.ts';
-import type { FpmmState } from '../pools/mento-fpmm-math.ts';
-import { type FpmmPool, discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm-state.ts';
-import { type FpmmHopFacts, checkFpmmHop, fpmmClosedBecause } from './mento-fpmm-hop.ts';
-import { GuardRefusal } from './refusal.ts';
+import type { MentoBroker } from '../../config/chain-data.ts';
+import { FIXED1, type MentoExchangeState, hasValidMedian, mentoSwap } from './math.ts';
+import { readMentoExtras } from './kind.ts';
+import { type MentoExchange, discoverMentoExchanges, readMentoStates } from './state.ts';
+import type { Unreadable } from '../kind.ts';
+import type { FpmmState } from '../mento-fpmm/math.ts';
+import { type FpmmPool, discoverFpmmPools, readFpmmStates } from '../mento-fpmm/state.ts';
+import { type FpmmHopFacts, checkFpmmHop, fpmmClosedBecause } from '../mento-fpmm/hop.ts';
+import { GuardRefusal } from '../../model/guard-refusal.ts';
 
 /** A verified Mento v2 hop: the exchange, as found through the chain data's Broker. */
 export type MentoExchangeHopFacts = { exchange: MentoExchange };

@@ -9,12 +9,12 @@
  */
 import { type Address, type Hex, getAddress, size, zeroAddress } from 'viem';
 import { getBlock } from 'viem/actions';
-import { PairMentoFPMM } from '../contracts/solidity-code.ts';
-import { fromCacheJson, toCacheJson } from './cache-json.ts';
-import { mentoFpmmFactoryAbi } from '../contracts/abi.ts';
-import type { CachedPool, FactorySource, IndexedPool, PoolKind, Unreadable } from './kind.ts';
-import { type FpmmState, fpmmRate, fpmmSwap } from './mento-fpmm-math.ts';
-import { type FpmmPool, discoverFpmmPools, fpmmStateCalls, fpmmStatesFrom, readFpmmStates } from './mento-fpmm-state.ts';
+import { PairMentoFPMM } from '../../contracts/solidity-code.ts';
+import { fromCacheJson, toCacheJson } from '../cache-json.ts';
+import { mentoFpmmFactoryAbi } from '../../contracts/abi.ts';
+import type { CachedPool, FactorySource, IndexedPool, PoolKind, Unreadable } from '../kind.ts';
+import { type FpmmState, fpmmRate, fpmmSwap } from './math.ts';
+import { type FpmmPool, discoverFpmmPools, fpmmStateCalls, fpmmStatesFrom, readFpmmStates } from './state.ts';
 
 /** A pool's state as the index keeps it, and the time of the block a swap priced on it lands in. */
 export type FpmmIndexState = { pool: FpmmState; landsAt: bigint };
