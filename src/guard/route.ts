@@ -13,11 +13,9 @@ import { isContractRevert } from '../contracts/revert.ts';
 import { type FarmKind, type FeePpm, type KnownContracts, feePpmOfPerMille } from '../config/chain-data.ts';
 import { pairAddress } from '../contracts/encoding.ts';
 import type { PoolFacts, PoolKindId } from '../pools/kind.ts';
-import { mentoExchangeKey } from '../pools/mento/kind.ts';
-import { poolKinds } from '../pools/registry.ts';
+import { feedVenues, poolKinds } from '../pools/registry.ts';
+import type { VenueList, VenueOfHop } from '../pools/venue.ts';
 import { listed } from './guards.ts';
-import { FpmmPools } from '../pools/mento-fpmm/hop.ts';
-import { type MentoHopFacts, MentoExchanges } from '../pools/mento/hop.ts';
 import { GuardRefusal } from '../model/guard-refusal.ts';
 
 /** The kinds of pool a route may swap in (src/pools/). */
@@ -25,9 +23,9 @@ export type PoolKind = PoolKindId;
 
 /**
  * A hop of a verified route: the pool it swaps in, that pool's fee (millionths of what it swaps) and, when known
- * from its factory, its kind.
+ * from its factory, its kind; a hop through a venue held to its own feed (src/pools/venue.ts) carries that venue.
  */
-export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePpm: FeePpm; kind?: PoolKind; mento?: MentoHopFacts };
+export type VerifiedHop = { tokenIn: Address; tokenOut: Address; pool: Address; feePpm: FeePpm; kind?: PoolKind; venue?: VenueOfHop };
 
 /** A hop through an adapter no list names: its pool is proven by the flows of the simulated transaction, or not at all. */
 export type UnlistedHop = { tokenIn: Address; tokenOut: Address; adapter: Address; field: string };
@@ -61,16 +59,12 @@ export class RouteVerifier {
   readonly #numbers = new Map<string, Promise<number | undefined>>();
   /** What a pool kind's proof of a pool reads, through the caches above. */
   readonly #poolFacts: PoolFacts;
-  /** The exchanges of the chain data's Mento Brokers, which a hop through a Mento adapter must name. */
-  readonly #mento: MentoExchanges;
-  /** The pools of the chain data's Mento v3 factories, which a hop through a Mento v3 adapter must name. */
-  readonly #fpmm: FpmmPools;
+  /** The chain data's venues of each kind held to its own feed, which a hop through such an adapter must name. */
+  readonly #venues = new Map<PoolKind, VenueList<unknown>>();
 
   constructor(known: KnownContracts, client: ChainClient) {
     this.known = known;
     this.#client = client;
-    this.#mento = new MentoExchanges(client, known.mento);
-    this.#fpmm = new FpmmPools(client, known.mentoFpmmFactories);
     this.#poolFacts = {
       client,
       address: (key, read) =>
@@ -130,23 +124,11 @@ export class RouteVerifier {
             `${field}.pairs[${i}]`,
           );
         }
-        if (known.kind === 'mento-v2') {
-          // A Mento exchange is proven by the chain data's Broker and its provider's list (guard/mento-hop.ts).
-          const mento = await this.#mento.verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
-          const { exchange } = mento;
-          return {
-            tokenIn,
-            tokenOut,
-            pool: mentoExchangeKey(exchange.provider, exchange.exchangeId),
-            feePpm: Number(exchange.spread / 10n ** 18n),
-            kind: known.kind,
-            mento,
-          };
-        }
-        if (known.kind === 'mento-fpmm') {
-          // A Mento v3 pool is proven by the chain data's pool factory's list (guard/mento-fpmm-hop.ts).
-          const mento = await this.#fpmm.verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
-          return { tokenIn, tokenOut, pool: mento.fpmm.pool, feePpm: Number(mento.fpmm.lpFee + mento.fpmm.protocolFee) * 100, kind: known.kind, mento };
+        const venue = feedVenues[known.kind];
+        if (venue) {
+          // A venue held to its own feed is proven by the chain data's list of its kind (src/pools/venue.ts).
+          const facts = await this.#venueList(known.kind).verify(route.extras[i] as Hex, tokenIn, tokenOut, `${field}.extras[${i}]`);
+          return { tokenIn, tokenOut, pool: venue.poolOf(facts), feePpm: venue.feePpmOf(facts), kind: known.kind, venue: { of: venue, facts } };
         }
         // The adapter's kind of pool reads `extras`: the pool, and for some kinds the fee the route says it charges.
         const kind = poolKinds[known.kind];
@@ -248,6 +230,16 @@ export class RouteVerifier {
   }
 
   /** A pool of exactly these two tokens as a list holds it, or as a known factory made it (which one, of which kind). */
+  /** The chain data's venues of a kind held to its own feed, made once per verifier (each keeps what it read). */
+  #venueList(kind: PoolKind): VenueList<unknown> {
+    let list = this.#venues.get(kind);
+    if (!list) {
+      list = (feedVenues[kind] as NonNullable<(typeof feedVenues)[PoolKind]>).list(this.#client, this.known);
+      this.#venues.set(kind, list);
+    }
+    return list;
+  }
+
   async #poolOrigin(pool: Address, tokens: readonly [Address, Address]): Promise<PoolOrigin | undefined> {
     const [a, b] = BigInt(tokens[0]) < BigInt(tokens[1]) ? tokens : [tokens[1], tokens[0]];
     const listedPool = this.known.pools.find((entry) => isAddressEqual(entry.address, pool));

@@ -2,8 +2,11 @@
 import { zeroAddress } from 'viem';
 import type { KnownFactory } from '../config/chain-data.ts';
 import type { FactorySource, PoolKind, PoolKindId } from './kind.ts';
+import { fpmmVenue } from './mento-fpmm/hop.ts';
 import { mentoFpmm } from './mento-fpmm/kind.ts';
+import { mentoExchangeVenue } from './mento/hop.ts';
 import { mentoV2 } from './mento/kind.ts';
+import type { FeedVenue } from './venue.ts';
 import { uniswapV2 } from './uniswap-v2/kind.ts';
 import { uniswapV3 } from './uniswap-v3/kind.ts';
 
@@ -12,6 +15,15 @@ export const poolKinds: Readonly<Record<PoolKindId, PoolKind>> = {
   'uniswap-v3': uniswapV3,
   'mento-v2': mentoV2,
   'mento-fpmm': mentoFpmm,
+};
+
+/**
+ * The kinds whose venues are held to their own rate feed rather than to a history (venue.ts): the daemon proves and
+ * checks a hop through one by its kind's venue module. The other kinds' hops are pools of a known factory.
+ */
+export const feedVenues: Readonly<Partial<Record<PoolKindId, FeedVenue>>> = {
+  'mento-v2': mentoExchangeVenue as FeedVenue,
+  'mento-fpmm': fpmmVenue as FeedVenue,
 };
 
 /** The events of every kind's factories and pools, once each: what each block's one log request asks for. */

@@ -20,12 +20,12 @@ import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/ch
 import type { HopQuoteRead } from '../contracts/hop-quoter.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
 import { checkContractsAllowed, checkDeadline, checkFeeCap, checkMarket, checkPrice, checkSimulation } from '../guard/guards.ts';
-import { type MentoHopState, checkMentoHops, checkMentoHopsOpen, readHopStates, readableHopStates } from '../pools/mento/hop.ts';
 import { GuardRefusal } from '../model/guard-refusal.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Trade } from '../model/trade.ts';
 import { abortable } from '../ops/abort.ts';
 import type { Unreadable } from '../pools/kind.ts';
+import type { FeedVenue, VenueOfHop } from '../pools/venue.ts';
 import { PriceReference } from '../price/reference.ts';
 import { approvalsOf, neededApprovals } from './approvals.ts';
 import type { BuiltCall } from './call-types.ts';
@@ -89,8 +89,8 @@ export type RoutedKind = {
   readonly checks: readonly NamedCheck<RoutedCheck>[];
 };
 
-/** A venue's state (a Mento exchange or v3 pool), as read in the batch, with the hop it is read for. */
-type VenueHop = { hop: VerifiedHop & { mento: NonNullable<VerifiedHop['mento']> }; index: number };
+/** A hop through a venue held to its own feed (src/pools/venue.ts), and its place in the route. */
+type VenueHop = { hop: VerifiedHop & { venue: VenueOfHop }; index: number; field: string };
 
 /** What the checks of one routed trade share: the trade, its proposal, the reads of the batch, and what passed. */
 export class RoutedCheck {
@@ -112,7 +112,8 @@ export class RoutedCheck {
   gas: Checked['gas'] = {};
   simulatedOut: bigint | undefined;
   swaps: ProvenSwap[] | undefined;
-  venueStates: MentoHopState[] | undefined;
+  /** Each venue hop's state at the latest block, in the order of `venueHops()` (once `venues-open` found them readable). */
+  venueStates: unknown[] | undefined;
 
   /** The batch: each read starts when the runner starts the reads, all in one tick. */
   readonly chain = new SharedRead(() => {
@@ -132,15 +133,7 @@ export class RoutedCheck {
     withPriceRefusals(() => this.kind.reference(this.ctx, this.trade, this.proposal, this.verified, () => this.chain.start().then((reads) => reads.quote))),
   );
   readonly steadiness = new SharedRead(() => checkPoolsSteady(this.ctx, poolsOf(this.verified)));
-  readonly venues = new SharedRead<(MentoHopState | Unreadable)[] | undefined>(async () => {
-    const hops = this.venueHops();
-    return hops.length > 0
-      ? readHopStates(
-          this.ctx.wallet.client,
-          hops.map(({ hop }) => hop.mento),
-        )
-      : undefined;
-  });
+  readonly venues = new SharedRead(() => readVenueStates(this.ctx.wallet.client, this.venueHops()));
 
   constructor(ctx: CheckContext, trade: Trade, proposal: RoutedProposal, kind: RoutedKind) {
     this.ctx = ctx;
@@ -153,7 +146,9 @@ export class RoutedCheck {
   venueHops(): VenueHop[] {
     const { verified } = this;
     if (!verified || !('hops' in verified)) return [];
-    return verified.hops.flatMap((hop, index) => (!isUnlisted(hop) && hop.mento ? [{ hop: hop as VenueHop['hop'], index }] : []));
+    return verified.hops.flatMap((hop, index) =>
+      !isUnlisted(hop) && hop.venue ? [{ hop: hop as VenueHop['hop'], index, field: `details.pairs[${index}]` }] : [],
+    );
   }
 
   /** A value a check before this one filled in (the list's order guarantees it). */
@@ -219,10 +214,13 @@ export const routedChecks = {
     },
     verify: async (s) => {
       const [states, chain] = await Promise.all([s.venues.settled(), s.chain.settled()]);
-      if (states.status !== 'fulfilled' || !states.value) return;
-      const hops = venueFields(s);
-      s.venueStates = readableHopStates(hops, states.value);
-      if (chain.status === 'fulfilled') checkMentoHopsOpen(hops, s.venueStates, chain.value.block.timestamp);
+      if (states.status !== 'fulfilled') return;
+      s.venueStates = readableVenueStates(s.venueHops(), states.value);
+      if (chain.status !== 'fulfilled') return;
+      for (const [i, { hop, field }] of s.venueHops().entries()) {
+        const closed = hop.venue.of.closedBecause(hop.venue.facts, s.venueStates[i], chain.value.block.timestamp);
+        if (closed) throw new GuardRefusal(closed.reason, `${field}: ${closed.why}`, undefined, field);
+      }
     },
   },
   /** What the trade should pay, found without the service: the route's pools at the oracle, or its quotes on the same state. */
@@ -251,16 +249,14 @@ export const routedChecks = {
     verify: async (s) => {
       const states = await s.venues.start();
       const hopOuts = s.reference?.hopOuts;
-      if (!states || !hopOuts) return;
-      s.venueStates ??= readableHopStates(venueFields(s), states);
-      const trades = s.venueHops().map(({ hop, index }) => ({
-        ...hop.mento,
-        tokenIn: hop.tokenIn,
-        amountIn: index === 0 ? s.trade.amountIn : (hopOuts[index - 1] as bigint),
-        quotedOut: hopOuts[index] as bigint,
-        field: `details.pairs[${index}]`,
-      }));
-      checkMentoHops(trades, s.venueStates, s.filled('reads').block.timestamp, s.ctx.priceToleranceBps);
+      if (!hopOuts) return;
+      s.venueStates ??= readableVenueStates(s.venueHops(), states);
+      const now = s.filled('reads').block.timestamp;
+      for (const [i, { hop, index, field }] of s.venueHops().entries()) {
+        const amountIn = index === 0 ? s.trade.amountIn : (hopOuts[index - 1] as bigint);
+        const swap = { facts: hop.venue.facts, tokenIn: hop.tokenIn, amountIn, quotedOut: hopOuts[index] as bigint, field };
+        hop.venue.of.checkSwap(swap, s.venueStates[i], now, s.ctx.priceToleranceBps);
+      }
     },
   },
   /** The route's pools pay within the tolerance of the oracle, and the quote within the tolerance of what the route pays. */
@@ -335,7 +331,7 @@ export const routedChecks = {
       const approvalLogs = reads.approvalResults.flatMap((result) => (result.ok ? (result.logs ?? []) : []));
       const logs = reads.call !== 'unsimulated' && reads.call.ok && reads.call.logs ? [...approvalLogs, ...reads.call.logs] : undefined;
       const terms = s.kind.flowTerms(s.trade, s.proposal, call, verified);
-      const hops = hopsOf(withFeesRead(verified, s.venueStates));
+      const hops = hopsOf(withStatesRead(verified, s.venueHops(), s.venueStates));
       s.swaps = await abortable(provenSwaps(s.ctx.routes, s.trade, logs, hops, { ...terms, minOut: call.minOut }), s.ctx.signal);
     },
   },
@@ -345,7 +341,7 @@ export const routedChecks = {
     verify: async (s) => {
       const { verified } = s;
       const steadyPools = poolsOf(verified);
-      // A venue held to its feed is no pool with a history (guard/mento-hop.ts).
+      // A venue held to its feed is no pool with a history (src/pools/venue.ts).
       const feedPriced = s.venueHops().map(({ hop }) => hop.pool);
       const unlistedLegs = verified !== undefined && 'farm' in verified && verified.legs.some((leg) => leg.hops.some(isUnlisted));
       const shown = [...(s.swaps ?? []).map((swap) => swap.pool), ...(unlistedLegs && 'farm' in verified ? [verified.farm.pool] : [])]
@@ -356,8 +352,48 @@ export const routedChecks = {
   },
 } satisfies Record<string, NamedCheck<RoutedCheck>>;
 
-/** The venue hops with the answer's field that names each. */
-const venueFields = (s: RoutedCheck) => s.venueHops().map(({ hop, index }) => ({ ...hop.mento, field: `details.pairs[${index}]` }));
+/**
+ * Each venue hop's state at the latest block, read by its venue's kind (one call per kind, in this tick: the batching
+ * transport sends them with the check's other reads); none when the route has no such hop.
+ */
+async function readVenueStates(client: ChainClient, hops: readonly VenueHop[]): Promise<(unknown | Unreadable)[]> {
+  const kinds = [...new Set(hops.map(({ hop }) => hop.venue.of))];
+  const byKind = await Promise.all(
+    kinds.map((venue: FeedVenue) =>
+      venue.readStates(
+        client,
+        hops.filter(({ hop }) => hop.venue.of === venue).map(({ hop }) => hop.venue.facts),
+      ),
+    ),
+  );
+  const taken = new Map<FeedVenue, number>();
+  return hops.map(({ hop }) => {
+    const at = taken.get(hop.venue.of) ?? 0;
+    taken.set(hop.venue.of, at + 1);
+    return byKind[kinds.indexOf(hop.venue.of)]?.[at];
+  });
+}
+
+/**
+ * The venue hops' states, each one readable: a venue whose views revert at the latest block (destroyed by governance
+ * since it was listed, its feed removed from the BreakerBox, a paused pool) is refused by name, as the routing service
+ * leaves it out.
+ */
+function readableVenueStates(hops: readonly VenueHop[], states: readonly (unknown | Unreadable)[]): unknown[] {
+  return hops.map(({ hop, field }, i) => {
+    const state = states[i];
+    if (state === undefined || (typeof state === 'object' && state !== null && 'unreadable' in state)) {
+      const why = (state as Unreadable | undefined)?.unreadable ?? 'no state';
+      throw new GuardRefusal(
+        'unknown-pool',
+        `${field}: ${hop.venue.of.nameOf(hop.venue.facts)} cannot be read at the latest block (${why}): it is no venue now`,
+        undefined,
+        field,
+      );
+    }
+    return state;
+  });
+}
 
 /**
  * A refusal about one verified hop (its field), naming the hop's pool as the venue at fault, so that another route may
@@ -373,19 +409,18 @@ function namingVenue(error: unknown, verified: Verified): unknown {
 }
 
 /**
- * The route with each Mento v3 pool's fees as read in this check's batch (governance may change them since the pool
- * was verified): its protocol fee recipient may take what the pool charges now.
+ * The route with each venue's facts as its state read in this check's batch says (governance may change a Mento v3
+ * pool's fees since the pool was verified): its protocol fee recipient may take what the pool charges now.
  */
-function withFeesRead(verified: NonNullable<Verified>, states: readonly MentoHopState[] | undefined): NonNullable<Verified> {
+function withStatesRead(verified: NonNullable<Verified>, hops: readonly VenueHop[], states: readonly unknown[] | undefined): NonNullable<Verified> {
   if (!('hops' in verified) || !states) return verified;
-  let next = 0;
-  const hops = verified.hops.map((hop) => {
-    if (isUnlisted(hop) || !hop.mento) return hop;
-    const state = states[next++];
-    if (!('fpmm' in hop.mento) || !state || !('lpFee' in state)) return hop;
-    return { ...hop, mento: { fpmm: { ...hop.mento.fpmm, lpFee: state.lpFee, protocolFee: state.protocolFee } } };
-  });
-  return { hops };
+  const read = new Map(hops.map(({ index }, i) => [index, states[i]]));
+  return {
+    hops: verified.hops.map((hop, index) => {
+      if (isUnlisted(hop) || !hop.venue || !read.has(index)) return hop;
+      return { ...hop, venue: { ...hop.venue, facts: hop.venue.of.withState(hop.venue.facts, read.get(index)) } };
+    }),
+  };
 }
 
 /**
@@ -413,6 +448,7 @@ export async function provenSwaps(
     return undefined;
   }
   const { farm } = terms;
+  const venueFlows = hops.flatMap((hop) => (!isUnlisted(hop) && hop.venue ? [hop.venue.of.flows(hop.venue.facts, hop)] : []));
   const rules: FlowRules = {
     wallet: trade.wallet,
     pays: { token: trade.tokenIn, amount: trade.amountIn, atMost: terms.paysAtMost },
@@ -427,19 +463,9 @@ export async function provenSwaps(
         }
       : undefined,
     partnerFees: { router: terms.router, recipients: routes.known.partnerFees.filter((partner) => terms.partners.includes(partner.id)) },
-    mentoReserves: hops.flatMap((hop) => {
-      if (isUnlisted(hop) || !hop.mento || !('exchange' in hop.mento)) return [];
-      const { exchange } = hop.mento;
-      const collateralIn = isAddressEqual(hop.tokenIn, exchange.asset0) ? exchange.collateral0 : exchange.collateral1;
-      return collateralIn ? [{ address: exchange.reserve, token: hop.tokenIn }] : [];
-    }),
-    fixedPricePools: hops.flatMap((hop) => {
-      if (isUnlisted(hop) || !hop.mento || !('fpmm' in hop.mento)) return [];
-      const { fpmm } = hop.mento;
-      return [
-        { address: fpmm.pool, tokenIn: hop.tokenIn, feePpm: hop.feePpm, protocolFeeRecipient: fpmm.protocolFeeRecipient, protocolFeeBps: fpmm.protocolFee },
-      ];
-    }),
+    // Who besides a venue held to its feed may gain in a hop through it, as its kind says (src/pools/venue.ts).
+    mentoReserves: venueFlows.flatMap((flows) => flows.reserves ?? []),
+    fixedPricePools: venueFlows.flatMap((flows) => flows.fixedPricePools ?? []),
   };
   return accountFlows(flowsOf(logs), rules, (pool, tokens) => routes.poolFee(pool, tokens));
 }
@@ -455,9 +481,9 @@ function poolsOf(verified: Verified): SwapPool[] {
   if (!verified) return [];
   const fieldsOf =
     'hops' in verified ? [{ hops: verified.hops, at: 'details' }] : verified.legs.map((leg, i) => ({ hops: leg.hops, at: `underlyingRoutes[${i}]` }));
-  // A Mento exchange is no pool with a history: it is held to its rate feed instead (guard/mento-hop.ts).
+  // A venue held to its own feed is no pool with a history: it is held to its feed instead (src/pools/venue.ts).
   return fieldsOf.flatMap(({ hops, at }) =>
-    hops.flatMap((hop, i) => (isUnlisted(hop) || hop.mento ? [] : [{ address: hop.pool, kind: hop.kind, field: `${at}.pairs[${i}]` }])),
+    hops.flatMap((hop, i) => (isUnlisted(hop) || hop.venue ? [] : [{ address: hop.pool, kind: hop.kind, field: `${at}.pairs[${i}]` }])),
   );
 }
 

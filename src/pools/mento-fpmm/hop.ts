@@ -14,8 +14,10 @@
 import { type Address, type PublicClient, isAddressEqual } from 'viem';
 import { type FpmmState, fpmmAmountOut, fpmmRate, fpmmSwap } from './math.ts';
 import { mentoFpmm } from './kind.ts';
-import { type FpmmPool, discoverFpmmPools } from './state.ts';
+import { type FpmmPool, discoverFpmmPools, readFpmmStates } from './state.ts';
 import { GuardRefusal } from '../../model/guard-refusal.ts';
+import type { Unreadable } from '../batch-read.ts';
+import type { FeedVenue, VenueSwap } from '../venue.ts';
 
 /** A verified hop through a fixed-price pool: the pool, as its factory lists it. */
 export type FpmmHopFacts = { fpmm: FpmmPool };
@@ -62,13 +64,10 @@ export class FpmmPools {
   }
 }
 
-/** A fixed-price pool's hop with what it swaps: its input and what its adapter quotes it pays. */
-export type FpmmHopTrade = FpmmHopFacts & { tokenIn: Address; amountIn: bigint; quotedOut: bigint; field: string };
-
 const wholeTokens = (internal: bigint) => internal / 10n ** 15n;
 
 /** Why a pool would take no swap at all in the block after `now` (the market closed, halted, no median), or nothing. */
-export function fpmmClosedBecause(hop: FpmmHopFacts, state: FpmmState, now: bigint): { reason: 'halted' | 'no-price'; why: string } | undefined {
+function fpmmClosedBecause(hop: FpmmHopFacts, state: FpmmState, now: bigint): { reason: 'halted' | 'no-price'; why: string } | undefined {
   const { fpmm } = hop;
   const landsAt = now + 1n;
   const rate = fpmmRate(state, landsAt);
@@ -97,14 +96,14 @@ export function fpmmClosedBecause(hop: FpmmHopFacts, state: FpmmState, now: bigi
  * One hop at the state read, for a swap in the block after `now`: refused if the pool would refuse it (and why), or
  * if its quote pays less than the feed's median less the pool's fees beyond the tolerance.
  */
-export function checkFpmmHop(hop: FpmmHopTrade, state: FpmmState, now: bigint, toleranceBps: number): void {
-  const { fpmm } = hop;
+function checkFpmmHop(hop: VenueSwap<FpmmHopFacts>, state: FpmmState, now: bigint, toleranceBps: number): void {
+  const { fpmm } = hop.facts;
   const inIs0 = isAddressEqual(hop.tokenIn, fpmm.token0);
   const feed = `rate feed ${fpmm.rateFeed}`;
   const refuse = (reason: 'halted' | 'no-price' | 'trading-limit' | 'simulation' | 'price', why: string): never => {
     throw new GuardRefusal(reason, `${hop.field}: ${why}`, undefined, hop.field);
   };
-  const closed = fpmmClosedBecause(hop, state, now);
+  const closed = fpmmClosedBecause(hop.facts, state, now);
   if (closed) return refuse(closed.reason, closed.why);
   const landsAt = now + 1n;
   const swapped = fpmmSwap(state, inIs0, hop.amountIn, landsAt);
@@ -131,3 +130,53 @@ export function checkFpmmHop(hop: FpmmHopTrade, state: FpmmState, now: bigint, t
     );
   }
 }
+
+/**
+ * The states of fixed-price pools whose settings moved since this process read them (an owner set another oracle
+ * adapter or rate feed) read again with their settings as the factory's pools are now: never checked at the old ones.
+ * Only when one moved: one more discovery and one more state read.
+ */
+async function readWithSettingsAsNow(client: PublicClient, pools: readonly FpmmPool[]): Promise<(FpmmState | Unreadable)[]> {
+  const states = await readFpmmStates(client, pools, 'latest');
+  const moved = pools.flatMap((pool, i) => {
+    const state = states[i];
+    return state && 'unreadable' in state && state.rediscover ? [{ pool, i }] : [];
+  });
+  if (moved.length === 0) return states;
+  const now = await Promise.all(
+    moved.map(async ({ pool }) => (await discoverFpmmPools(client, pool.factory, 'latest')).find((entry) => isAddressEqual(entry.pool, pool.pool))),
+  );
+  const found = now.filter((pool): pool is FpmmPool => pool !== undefined);
+  const reread = await readFpmmStates(client, found, 'latest');
+  const next = [...states];
+  for (const [j, { i }] of moved.entries()) {
+    const pool = now[j];
+    if (pool) next[i] = reread[found.indexOf(pool)] as FpmmState | Unreadable;
+  }
+  return next;
+}
+
+/**
+ * A Mento v3 fixed-price pool as a venue: proven by the chain data's pool factories' lists, closed while the FX market
+ * is, held to its feed's median less its fees as read in the check's batch; its protocol fee recipient may take at most
+ * its share of the hop's input.
+ */
+export const fpmmVenue: FeedVenue<FpmmHopFacts, FpmmState> = {
+  list: (client, known) => new FpmmPools(client, known.mentoFpmmFactories),
+  poolOf: ({ fpmm }) => fpmm.pool,
+  feePpmOf: ({ fpmm }) => Number(fpmm.lpFee + fpmm.protocolFee) * 100,
+  nameOf: ({ fpmm }) => `Mento v3 pool ${fpmm.pool}`,
+  readStates: (client, hops) =>
+    readWithSettingsAsNow(
+      client,
+      hops.map((hop) => hop.fpmm),
+    ),
+  closedBecause: fpmmClosedBecause,
+  checkSwap: checkFpmmHop,
+  withState: ({ fpmm }, state) => ({ fpmm: { ...fpmm, lpFee: state.lpFee, protocolFee: state.protocolFee } }),
+  flows: ({ fpmm }, hop) => ({
+    fixedPricePools: [
+      { address: fpmm.pool, tokenIn: hop.tokenIn, feePpm: hop.feePpm, protocolFeeRecipient: fpmm.protocolFeeRecipient, protocolFeeBps: fpmm.protocolFee },
+    ],
+  }),
+};

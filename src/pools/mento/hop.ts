@@ -12,23 +12,14 @@
  */
 import { type Address, type PublicClient, isAddressEqual } from 'viem';
 import type { MentoBroker } from '../../config/chain-data.ts';
-import { FIXED1, type MentoExchangeState, hasValidMedian, mentoSwap } from './math.ts';
-import { readMentoExtras } from './kind.ts';
-import { type MentoExchange, discoverMentoExchanges, readMentoStates } from './state.ts';
-import type { Unreadable } from '../kind.ts';
-import type { FpmmState } from '../mento-fpmm/math.ts';
-import { type FpmmPool, discoverFpmmPools, readFpmmStates } from '../mento-fpmm/state.ts';
-import { type FpmmHopFacts, checkFpmmHop, fpmmClosedBecause } from '../mento-fpmm/hop.ts';
 import { GuardRefusal } from '../../model/guard-refusal.ts';
+import type { FeedVenue, VenueSwap } from '../venue.ts';
+import { mentoExchangeKey, readMentoExtras } from './kind.ts';
+import { FIXED1, type MentoExchangeState, hasValidMedian, mentoSwap } from './math.ts';
+import { type MentoExchange, discoverMentoExchanges, readMentoStates } from './state.ts';
 
 /** A verified Mento v2 hop: the exchange, as found through the chain data's Broker. */
 export type MentoExchangeHopFacts = { exchange: MentoExchange };
-
-/** A verified Mento hop: a v2 exchange, or a v3 fixed-price pool (guard/mento-fpmm-hop.ts). */
-export type MentoHopFacts = MentoExchangeHopFacts | FpmmHopFacts;
-
-/** A Mento hop's state at the latest block, of its own kind. */
-export type MentoHopState = MentoExchangeState | FpmmState;
 
 /**
  * The exchanges each known Broker's known providers list, read once per process and again (once per check) when a
@@ -80,67 +71,6 @@ export class MentoExchanges {
   }
 }
 
-/**
- * Each hop's state at the latest block, of its own kind: the exchanges in one call, the fixed-price pools in another.
- * Made in the tick of the check's batch, they join it.
- */
-export async function readHopStates(client: PublicClient, hops: readonly MentoHopFacts[]): Promise<(MentoHopState | Unreadable)[]> {
-  const exchanges = hops.flatMap((hop) => ('exchange' in hop ? [hop.exchange] : []));
-  const pools = hops.flatMap((hop) => ('fpmm' in hop ? [hop.fpmm] : []));
-  const [exchangeStates, poolStates] = await Promise.all([
-    readMentoStates(client, exchanges, 'latest'),
-    readFpmmStates(client, pools, 'latest').then((states) => withSettingsAsNow(client, pools, states)),
-  ]);
-  return hops.map((hop) => ('exchange' in hop ? exchangeStates.shift() : poolStates.shift()) as MentoHopState | Unreadable);
-}
-
-/**
- * The states of fixed-price pools whose settings moved since this process read them (an owner set another oracle
- * adapter or rate feed) read again with their settings as the factory's pools are now: never checked at the old ones.
- * Only when one moved: one more discovery and one more state read.
- */
-async function withSettingsAsNow(client: PublicClient, pools: readonly FpmmPool[], states: (FpmmState | Unreadable)[]): Promise<(FpmmState | Unreadable)[]> {
-  const moved = pools.flatMap((pool, i) => {
-    const state = states[i];
-    return state && 'unreadable' in state && state.rediscover ? [{ pool, i }] : [];
-  });
-  if (moved.length === 0) return states;
-  const now = await Promise.all(
-    moved.map(async ({ pool }) => (await discoverFpmmPools(client, pool.factory, 'latest')).find((entry) => isAddressEqual(entry.pool, pool.pool))),
-  );
-  const found = now.filter((pool): pool is FpmmPool => pool !== undefined);
-  const reread = await readFpmmStates(client, found, 'latest');
-  const next = [...states];
-  for (const [j, { i }] of moved.entries()) {
-    const pool = now[j];
-    if (pool) next[i] = reread[found.indexOf(pool)] as FpmmState | Unreadable;
-  }
-  return next;
-}
-
-/**
- * The hops' states, each one readable: a hop whose exchange or pool reverts its views at the latest block (destroyed by
- * governance since it was listed, its feed removed from the BreakerBox, a paused pool) is refused by name, as the
- * routing service leaves it out.
- */
-export function readableHopStates(hops: readonly (MentoHopFacts & { field: string })[], states: readonly (MentoHopState | Unreadable)[]): MentoHopState[] {
-  return hops.map((hop, i) => {
-    const state = states[i] as MentoHopState | Unreadable;
-    if (!('unreadable' in state)) return state;
-    const venue = 'exchange' in hop ? `Mento exchange ${hop.exchange.exchangeId}` : `Mento v3 pool ${hop.fpmm.pool}`;
-    throw new GuardRefusal(
-      'unknown-pool',
-      `${hop.field}: ${venue} cannot be read at the latest block (${state.unreadable}): it is no venue now`,
-      undefined,
-      hop.field,
-    );
-  });
-}
-
-/** A Mento hop with what it swaps: its input (the previous hop's quoted output) and what its adapter quotes it pays. */
-export type MentoHopTrade = MentoHopFacts & { tokenIn: Address; amountIn: bigint; quotedOut: bigint; field: string };
-type MentoExchangeHopTrade = MentoHopTrade & MentoExchangeHopFacts;
-
 /** What the oracle's median rate less the spread gives for a hop's input (raw units of its output). */
 export function mentoReferenceOut(exchange: MentoExchange, state: MentoExchangeState, inIs0: boolean, amountIn: bigint): bigint {
   const { rateNumerator, rateDenominator } = state.oracle;
@@ -151,36 +81,8 @@ export function mentoReferenceOut(exchange: MentoExchange, state: MentoExchangeS
   return scaledOut / multiplierOut;
 }
 
-/**
- * Every Mento v3 hop whose pool would take no swap at all in the block after `now`, whatever its size: the FX market
- * closed, its feed halted by the BreakerBox, or no valid median. Checked before what a hop pays is known, since such
- * a pool's quote reverts: the refusal says why rather than that the quote could not be read. (A v2 exchange still
- * quotes then; `checkMentoHops` refuses it.)
- */
-export function checkMentoHopsOpen(hops: readonly (MentoHopFacts & { field: string })[], states: readonly MentoHopState[], now: bigint): void {
-  for (const [i, hop] of hops.entries()) {
-    const state = states[i] as MentoHopState;
-    if ('fpmm' in hop) {
-      const closed = fpmmClosedBecause(hop, state as FpmmState, now);
-      if (closed) throw new GuardRefusal(closed.reason, `${hop.field}: ${closed.why}`, undefined, hop.field);
-    }
-  }
-}
-
-/**
- * Every Mento hop at the state read, for a swap in the block after `now`: refused if the Broker would refuse it (and
- * why), if its feed has no valid median, or if its quote pays less than the oracle's rate less the spread beyond the
- * tolerance.
- */
-export function checkMentoHops(hops: readonly MentoHopTrade[], states: readonly MentoHopState[], now: bigint, toleranceBps: number): void {
-  for (const [i, hop] of hops.entries()) {
-    if ('fpmm' in hop) checkFpmmHop(hop, states[i] as FpmmState, now, toleranceBps);
-    else checkExchangeHop(hop as MentoExchangeHopTrade, states[i] as MentoExchangeState, now, toleranceBps);
-  }
-}
-
-function checkExchangeHop(hop: MentoExchangeHopTrade, state: MentoExchangeState, now: bigint, toleranceBps: number): void {
-  const { exchange } = hop;
+function checkExchangeHop(hop: VenueSwap<MentoExchangeHopFacts>, state: MentoExchangeState, now: bigint, toleranceBps: number): void {
+  const { exchange } = hop.facts;
   const inIs0 = isAddressEqual(hop.tokenIn, exchange.asset0);
   const feed = `rate feed ${exchange.rateFeed}`;
   if (state.tradingMode !== 0) {
@@ -229,3 +131,28 @@ function checkExchangeHop(hop: MentoExchangeHopTrade, state: MentoExchangeState,
     );
   }
 }
+
+/**
+ * A Mento v2 exchange as a venue: proven by the chain data's Broker and its provider's list, held to its rate feed's
+ * median less its spread; its Reserve may gain the collateral a hop pays in. A v2 exchange still quotes while its feed is
+ * halted: it is never closed before its swap is checked (`checkSwap` refuses it then).
+ */
+export const mentoExchangeVenue: FeedVenue<MentoExchangeHopFacts, MentoExchangeState> = {
+  list: (client, known) => new MentoExchanges(client, known.mento),
+  poolOf: ({ exchange }) => mentoExchangeKey(exchange.provider, exchange.exchangeId),
+  feePpmOf: ({ exchange }) => Number(exchange.spread / 10n ** 18n),
+  nameOf: ({ exchange }) => `Mento exchange ${exchange.exchangeId}`,
+  readStates: (client, hops) =>
+    readMentoStates(
+      client,
+      hops.map((hop) => hop.exchange),
+      'latest',
+    ),
+  closedBecause: () => undefined,
+  checkSwap: checkExchangeHop,
+  withState: (facts) => facts,
+  flows: ({ exchange }, hop) => {
+    const collateralIn = isAddressEqual(hop.tokenIn, exchange.asset0) ? exchange.collateral0 : exchange.collateral1;
+    return { reserves: collateralIn ? [{ address: exchange.reserve, token: hop.tokenIn }] : [] };
+  },
+};

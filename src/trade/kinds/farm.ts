@@ -114,11 +114,12 @@ function farmRouted(kind: FarmKind, paid: (returned: Hex) => bigint): RoutedKind
       ]);
       // A farm's legs are held to the farm's reference, without the per-hop quotes a venue held to its feed is checked by.
       for (const [i, leg] of legs.entries()) {
-        const index = leg.hops.findIndex((hop) => !isUnlisted(hop) && hop.mento);
-        if (index >= 0)
+        const index = leg.hops.findIndex((hop) => !isUnlisted(hop) && hop.venue);
+        const venue = leg.hops[index];
+        if (venue && !isUnlisted(venue) && venue.venue)
           throw new GuardRefusal(
             'unknown-adapter',
-            `underlyingRoutes[${i}].pairs[${index}] swaps through Mento, which a ${kind}'s legs may not`,
+            `underlyingRoutes[${i}].pairs[${index}] swaps through ${venue.venue.of.nameOf(venue.venue.facts)}, which a ${kind}'s legs may not`,
             undefined,
             `underlyingRoutes[${i}].pairs[${index}]`,
           );
