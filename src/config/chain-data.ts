@@ -73,8 +73,11 @@ export type KnownContracts = {
   mento: readonly MentoBroker[];
   /** Mento v3's pool factories: a route may swap in a fixed-price pool one of them lists. */
   mentoFpmmFactories: readonly Address[];
-  /** Uniswap V3 position managers, each over its factory: the contracts whose positions (NFTs) a strategy may manage. */
-  positionManagers: readonly { address: Address; factory: Address }[];
+  /**
+   * Uniswap V3 position managers, each over its factory and with that factory's pool init code hash when the chain
+   * data names one: the contracts whose positions (NFTs) a strategy may manage.
+   */
+  positionManagers: readonly { address: Address; factory: Address; poolInitCodeHash?: Hex }[];
   /** Tokens a route may pass through. */
   tokens: readonly Address[];
   /** Partner ids besides 0 that quotes may carry (ours). */
@@ -281,7 +284,7 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     return kind;
   };
   const contracts = own?.contracts;
-  return {
+  const known = {
     chainId,
     routers: [...(base?.contracts.routers ?? []), ...(contracts?.router ? [contracts.router] : [])],
     oneClickFarms: [...(base?.contracts.oneClickFarms ?? []), ...(contracts?.oneClickFarm ? [contracts.oneClickFarm] : [])],
@@ -338,6 +341,9 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
     partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
     partnerFees: (own?.partners ?? []).map((partner) => ({ id: BigInt(partner.id), recipient: partner.admin, feeNumerator: BigInt(partner.feeNumerator) })),
   };
+  // Each manager's pools are its factory's: their addresses come from that factory's init code hash (CREATE2).
+  const hashOf = (factory: Address) => known.factories.find((candidate) => isAddressEqual(candidate.address, factory))?.initCodeHash;
+  return { ...known, positionManagers: known.positionManagers.map((manager) => ({ ...manager, poolInitCodeHash: hashOf(manager.factory) })) };
 }
 
 /** Each token's price sources, by lower-case address: built in, then the address book's (which win per token). */

@@ -30,7 +30,8 @@ export class PartnerRegistry {
     const known = this.#issued(apiKey);
     const signer = this.#signer;
     // Keys kept from an earlier run, and no signer given this time: no partner quote, rather than one unsigned.
-    if (!signer) throw new RoutingRequestError(503, { error: 'Partner quotes unavailable: this service was started without a signer (ROUTING_SIGNER_KEY)' });
+    if (!signer)
+      throw new RoutingRequestError('no-signer', { error: 'Partner quotes unavailable: this service was started without a signer (ROUTING_SIGNER_KEY)' });
     return { id: known.partner, sign: (digest: Hex) => signer.signMessage({ message: { raw: digest } }) };
   }
 
@@ -58,7 +59,8 @@ export class PartnerRegistry {
   /** The stored record of a key this service issued; any other key is a 401. */
   #issued(apiKey: string): KeyRecord {
     const known = this.#store.keyOf(apiKey);
-    if (!known) throw new RoutingRequestError(401, { error: 'Unknown API key (X-API-KEY): quote without a key, or use a key issued by this service' });
+    if (!known)
+      throw new RoutingRequestError('unknown-api-key', { error: 'Unknown API key (X-API-KEY): quote without a key, or use a key issued by this service' });
     return known;
   }
 }

@@ -17,7 +17,7 @@ import {
 import { mentoProtocol } from '../config/chain-data.ts';
 import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2/math.ts';
 import type { MarketAtBlock } from './chain-state.ts';
-import { RoutingRequestError, badRequest, noRoute, unsupportedTokens } from './errors.ts';
+import { badRequest, chainUnavailable, noRoute, unsupportedTokens } from './errors.ts';
 import type { Hop, Market, PoolInfo } from './market.ts';
 import { type RouteSearch, type SearchOutcome, bestPathNow, searchWithin } from './search.ts';
 
@@ -312,8 +312,7 @@ export class QuoteEngine {
   #feeOf(snapshot: MarketAtBlock, partner: Partner | undefined): bigint {
     if (!partner) return 0n;
     const fees = snapshot.partnerFees;
-    if ('unreadable' in fees)
-      throw new RoutingRequestError(503, { error: `Partner fees unavailable: the router's getPartnerFee did not answer (${fees.unreadable})` });
+    if ('unreadable' in fees) throw chainUnavailable(`Partner fees unavailable: the router's getPartnerFee did not answer (${fees.unreadable})`);
     return fees.get(partner.id) ?? 0n;
   }
 }

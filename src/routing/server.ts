@@ -1,13 +1,13 @@
 /**
- * Our Token Routing Service: the spec's API (GET /routes, /earn/deposit, /earn/withdraw, /) over the Uniswap V2
- * pools of a chain's factories, plus GET /tokens and GET /partners/volume. Answers are JSON; errors are JSON
+ * Our Token Routing Service: the spec's API (GET /routes, /earn/deposit, /earn/withdraw, /) over the pools of a
+ * chain's factories, plus GET /tokens and GET /partners/volume (answer.ts). This file starts its parts and its HTTP
+ * server, whose guards come first (a rebinding page's Host, a flooding client). Answers are JSON; errors are JSON
  * `{ error, field?, tokens? }` with a 4xx/5xx status, and no input can crash the server.
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Address, type Hex, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { z } from 'zod';
 import { chainFor } from '../chains.ts';
 import {
   type ClientRate,
@@ -19,14 +19,13 @@ import {
   servesHost,
 } from '../http-guards.ts';
 import { timingSafeEqual } from 'node:crypto';
-import { earnRouteQuerySchema, swapRouteQuerySchema } from '../routing-api/schemas.ts';
 import type { FactorySource, PairAdapter } from '../pools/kind.ts';
 import { ChainState } from './chain-state.ts';
-import { type ErrorBody, RoutingRequestError, badRequest } from './errors.ts';
+import { type AnswerParts, answer } from './answer.ts';
+import type { ErrorBody } from './errors.ts';
 import { PartnerStore } from './partner-store.ts';
 import { type ApiKeyConfig, PartnerRegistry } from './partners.ts';
 import { PoolIndex } from './pool-index.ts';
-import { parseQuery } from './query.ts';
 import { type EarnConfig, QuoteEngine } from './quotes.ts';
 
 export type RoutingServiceOptions = {
@@ -94,8 +93,6 @@ export const defaultPerClient: ClientRate = { requestsPerSecond: 200, burst: 400
 /** The default liquidity floor: a pool holding less than a million raw units of either token is dust. */
 export const defaultMinReserve = 1_000_000n;
 
-const tokensQuerySchema = z.object({ chainId: z.coerce.number().int().positive().optional() });
-
 export async function startRoutingService(options: RoutingServiceOptions): Promise<RoutingService> {
   const store = new PartnerStore(options.partnerStoreFile);
   store.addKeys(options.apiKeys ?? []);
@@ -129,85 +126,15 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
     gasToken: options.gasToken,
     through: options.through,
   });
-  const onError = options.onError ?? ((error) => console.error('routing service: unexpected failure', error));
-
-  const chainRead = async <T>(read: () => Promise<T>): Promise<T> => {
-    try {
-      return await read();
-    } catch (error) {
-      throw new RoutingRequestError(503, { error: `Chain unavailable: ${(error as Error).message.split('\n')[0]}` });
-    }
+  const parts: AnswerParts = {
+    chainId: options.chainId,
+    index,
+    chainState,
+    engine,
+    partners,
+    tokens: options.tokens,
+    onError: options.onError ?? ((error) => console.error('routing service: unexpected failure', error)),
   };
-  const snapshot = () => chainRead(() => chainState.current());
-  /** The latest block with the LP supply of the position `token` is, read for the quote that needs it. */
-  const withPosition = async (token: Address, field: 'tokenIn' | 'tokenOut') => {
-    const base = await snapshot();
-    const position = engine.positionOf(base.market, token);
-    if (!position) throw badRequest(field, `${token} is not an LP or gauge token this service can route`);
-    return chainRead(() => chainState.withSupply(base, position.pool.address));
-  };
-
-  async function handle(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
-    if (request.method !== 'GET') throw new RoutingRequestError(405, { error: `Method ${request.method} not allowed; use GET` });
-    if (!acceptsJson(request.headers.accept)) throw new RoutingRequestError(406, { error: 'This service answers application/json only' });
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const apiKey = headerValue(request.headers['x-api-key']);
-
-    switch (url.pathname) {
-      case '/': {
-        try {
-          // The index's own head read: no more than one a block time, shared with the quotes.
-          const pools = await index.current();
-          // What is left out of routes because its views revert, or because nothing the daemon holds a hop to prices
-          // it now, and why: for an operator, not a failure of the service.
-          const named = (reasons: ReadonlyMap<string, string>) =>
-            [...reasons].map(([pool, reason]) => ({ pool: pools.pools.get(pool)?.address ?? pool, reason }));
-          const unroutable = named(pools.unroutable);
-          const unpriced = named((await chainState.current()).unpriced);
-          return {
-            status: 200,
-            body: { alive: true, state: 'ready', ...(unroutable.length > 0 && { unroutable }), ...(unpriced.length > 0 && { unpriced }) },
-          };
-        } catch {
-          return { status: 503, body: { alive: true, state: 'restarting' } };
-        }
-      }
-      case '/routes': {
-        const query = parseQuery(swapRouteQuerySchema, url, options.chainId);
-        const partner = partners.resolve(apiKey);
-        const answer = await engine.swap(await snapshot(), query, partner);
-        if (apiKey) partners.record(apiKey, query.tokenIn, query.amountIn);
-        return { status: 200, body: answer };
-      }
-      case '/earn/deposit':
-      case '/earn/withdraw': {
-        const query = parseQuery(earnRouteQuerySchema, url, options.chainId);
-        const partner = partners.resolve(apiKey);
-        const answer =
-          url.pathname === '/earn/deposit'
-            ? await engine.deposit(await withPosition(query.tokenOut, 'tokenOut'), query, partner)
-            : await engine.withdraw(await withPosition(query.tokenIn, 'tokenIn'), query, partner);
-        if (apiKey) partners.record(apiKey, query.tokenIn, query.inputAmount);
-        return { status: 200, body: answer };
-      }
-      case '/tokens': {
-        parseQuery(tokensQuerySchema, url, options.chainId);
-        const { market } = await snapshot();
-        const named = new Map(
-          Object.entries(options.tokens ?? {}).map(([symbol, token]) => [token.address.toLowerCase(), { symbol, decimals: token.decimals }]),
-        );
-        const tokens = market.tokens().map((address) => ({ address, chainId: options.chainId, ...named.get(address.toLowerCase()) }));
-        return { status: 200, body: { tokens } };
-      }
-      case '/partners/volume': {
-        if (!apiKey) throw new RoutingRequestError(401, { error: 'Send your X-API-KEY to see its volume' });
-        const { partnerFees } = await snapshot();
-        return { status: 200, body: partners.usage(apiKey, (partner) => ('unreadable' in partnerFees ? undefined : partnerFees.get(partner))) };
-      }
-      default:
-        throw new RoutingRequestError(404, { error: `No endpoint ${url.pathname}; try /routes, /earn/deposit, /earn/withdraw, /tokens or /` });
-    }
-  }
 
   // The status port's guards (src/http-guards.ts): a rebinding page's Host is refused, a flooding client slowed down.
   const hostAllowed = servesHost(options.allowedHosts);
@@ -237,14 +164,13 @@ export async function startRoutingService(options: RoutingServiceOptions): Promi
         'retry-after': String(Math.ceil(turn.retryAfterMs / 1000)),
       });
     }
-    handle(request).then(
-      ({ status, body }) => send(response, status, body),
-      (error: unknown) => {
-        if (error instanceof RoutingRequestError) return send(response, error.status, error.body);
-        onError(error);
-        send(response, 500, { error: 'Internal error' } satisfies ErrorBody);
-      },
-    );
+    const asked = {
+      method: request.method ?? 'GET',
+      accept: request.headers.accept,
+      url: request.url ?? '/',
+      apiKey: headerValue(request.headers['x-api-key']),
+    };
+    void answer(parts, asked).then(({ status, body }) => send(response, status, body));
   });
   limitConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
@@ -273,12 +199,4 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return true;
-  return accept.split(',').some((part) => {
-    const type = part.split(';')[0]?.trim().toLowerCase();
-    return type === 'application/json' || type === 'application/*' || type === '*/*';
-  });
 }

@@ -217,9 +217,9 @@ function positionManagerFor(named: string | undefined, path: string, r: Resolver
   if (managers.length > 1)
     throw new ConfigError(`${path}: the chain data names several position managers; name one (${managers.map((m) => m.address).join(', ')})`);
   const manager = managers[0] as (typeof managers)[number];
-  const factory = known.factories.find((candidate) => candidate.kind === 'uniswap-v3' && isAddressEqual(candidate.address, manager.factory));
-  if (!factory?.initCodeHash) throw new ConfigError(`${path}: the chain data gives no pool init code hash for ${manager.address}'s factory ${manager.factory}`);
-  return { address: manager.address, factory: manager.factory, poolInitCodeHash: factory.initCodeHash };
+  if (!manager.poolInitCodeHash)
+    throw new ConfigError(`${path}: the chain data gives no pool init code hash for ${manager.address}'s factory ${manager.factory}`);
+  return { address: manager.address, factory: manager.factory, poolInitCodeHash: manager.poolInitCodeHash };
 }
 
 /** The position as the chain holds it now: the wallet's, its tokens, and its pool (the factory's, by CREATE2) with its spacing. */

@@ -261,14 +261,13 @@ function positionManagerOf(ctx: CheckContext, address: Address): PositionManager
   const known = ctx.routes.known;
   const manager = known.positionManagers.find((candidate) => isAddressEqual(candidate.address, address));
   if (!manager) throw new GuardRefusal('contract-not-allowed', `position manager ${address} is not one the chain data names`);
-  const factory = known.factories.find((candidate) => candidate.kind === 'uniswap-v3' && isAddressEqual(candidate.address, manager.factory));
-  if (!factory?.initCodeHash) {
+  if (!manager.poolInitCodeHash) {
     throw new GuardRefusal(
       'contract-not-allowed',
       `position manager ${address}: the chain data names no pool init code hash for its factory ${manager.factory}`,
     );
   }
-  return { address: manager.address, factory: manager.factory, poolInitCodeHash: factory.initCodeHash };
+  return { address: manager.address, factory: manager.factory, poolInitCodeHash: manager.poolInitCodeHash };
 }
 
 /** An ERC20 Approval log (the simulated approvals emit them; they move nothing). */
