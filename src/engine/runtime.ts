@@ -23,7 +23,7 @@ import { type ResolvedConfig, resolveConfig } from '../strategy/resolve.ts';
 import { walletAccount } from '../config/wallet-keys.ts';
 import { TokenNames } from '../trade/describe.ts';
 import { tokenDirectory } from '../config/chain-data.ts';
-import { loadStrategyFile } from '../config/strategy-file.ts';
+import { type StrategyFile, loadStrategyFile } from '../config/strategy-file.ts';
 import { forkChain, mineEvery, startDevnet, startDevnetRoutingService } from '../devnet/devnet.ts';
 import { reportEvery } from '../devnet/oracle.ts';
 import { tradeInBusyPools } from '../devnet/busy-pools.ts';
@@ -230,13 +230,15 @@ export function confirmationsFor(runtime: Pick<Runtime, 'config' | 'book' | 'mod
   return runtime.config.defaults.confirmations ?? runtime.book?.confirmations ?? (runtime.mode === 'network' ? networkConfirmations : 1);
 }
 
+/** What to undo at close, in the reverse order of what was started. */
+type Cleanups = (() => Promise<void> | void)[];
+
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { env } = options;
-  const cleanups: (() => Promise<void> | void)[] = [];
+  const { env, signal } = options;
+  const cleanups: Cleanups = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
-  const { signal } = options;
   // URLs given by the user may carry keys: from here on they are redacted wherever text is written.
   for (const url of env.RPC_URL ?? []) registerSecretUrl(url);
   const databaseUrl = databaseUrlOf(options.database, env);
@@ -246,76 +248,21 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Everything the user wrote is read and checked before any chain is started.
     const configFile = options.configFile ?? env.ROUTEKEEPER_CONFIG ?? defaultConfigFile;
     const strategyFile = loadStrategyFile(configFile);
-    let book = options.addressBookFile ? loadAddressBook(options.addressBookFile) : undefined;
-    let rpcUrls = env.RPC_URL ?? (book?.rpcUrl ? [book.rpcUrl] : []);
-    let mode: Runtime['mode'] = 'network';
-    const keys: NodeJS.ProcessEnv = { ...process.env };
-    const dataDir = resolve(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
-    let forkBlock: bigint | undefined;
-    const embedded = rpcUrls.length === 0;
-    if (options.devnet && !embedded) throw new ConfigError('--devnet starts the embedded devnet: unset RPC_URL (and leave out --address-book) to use it');
-    if (embedded && options.fork) throw new ConfigError('--fork needs RPC_URL: the chain to fork');
-    if (embedded && env.ROUTEKEEPER_REQUIRE_RPC_URL && !options.devnet) {
-      throw new ConfigError(
-        'RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet',
-      );
-    }
+    const namedBook = options.addressBookFile ? loadAddressBook(options.addressBookFile) : undefined;
+    const namedUrls = env.RPC_URL ?? (namedBook?.rpcUrl ? [namedBook.rpcUrl] : []);
+    const embedded = namedUrls.length === 0;
+    refuseChainOptions(options, embedded);
     // The secret the routing service this process starts knows its daemon by (routing/server.ts: ownClientToken).
     const ownClientToken = randomBytes(32).toString('hex');
-    // Wallet keys are read once, before any chain starts; on the embedded devnet the default wallet's is a test key.
-    const accounts = new Map<string, LocalAccount>();
-    const devnetWallets: string[] = [];
-    const readKeys = new Map<string, LocalAccount>();
-    for (const [name, wallet] of Object.entries(strategyFile.wallets)) {
-      const devnetSupplies = embedded && wallet.privateKeyEnv === devnetKeyVariable && !secretFromEnv(keys, devnetKeyVariable, `wallets.${name}.privateKeyEnv`);
-      if (devnetSupplies) devnetWallets.push(name);
-      else {
-        // Two wallets of one key share its reading: the variable is gone from the environment once read.
-        const source = JSON.stringify([wallet.privateKeyEnv, wallet.keystore, wallet.passwordFile]);
-        const account =
-          readKeys.get(source) ?? (await walletAccount(name, wallet, { env: keys, configFile, askPassword: options.askPassword ?? terminalPassword }));
-        readKeys.set(source, account);
-        accounts.set(name, account);
-      }
-    }
-
-    if (rpcUrls.length === 0) {
-      // No chain given: the embedded devnet, with its routing service and a funded test account.
-      mode = 'embedded devnet';
-      const devnet = await startDevnet({ signal, uniswapV3: true, mento: true });
-      cleanups.push(() => devnet.stop());
-      throwIfAborted(signal);
-      cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
-      // The oracle reports the world's prices again every minute, as real feeds do on a heartbeat.
-      cleanups.push(reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000));
-      // Its one-observation pools see swap volume every few blocks, as Celo's busy pools do.
-      cleanups.push(tradeInBusyPools(devnet.node.rpcUrl, devnet.addressBook));
-      const routing = await startDevnetRoutingService(devnet.addressBook, { ownClientToken });
-      cleanups.push(() => routing.service.close());
-      book = routing.addressBook;
-      rpcUrls = [routing.addressBook.rpcUrl];
-      const testKey = book.accounts[0]?.privateKey;
-      for (const name of devnetWallets) if (testKey) accounts.set(name, privateKeyToAccount(testKey));
-    } else if (options.fork) {
-      mode = 'fork';
-      // The chain forked must answer first: anvil's own failure would say less.
-      await commonChainOf(rpcUrls);
-      const node = await forkChain(rpcUrls[0] as string);
-      cleanups.push(() => node.stop());
-      throwIfAborted(signal);
-      rpcUrls = [node.rpcUrl];
-      forkBlock = await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber();
-    }
+    const keys = await readWalletKeys(strategyFile, configFile, embedded, options);
+    const started = await startChain(options, { book: namedBook, rpcUrls: namedUrls, ownClientToken }, cleanups);
+    const { mode, rpcUrls, book } = started;
+    const accounts = withDevnetAccounts(keys, book);
 
     const chain = await commonChainOf(rpcUrls);
     const { chainId } = chain;
-    // The ledger belongs to one chain. A devnet or a fork is a new chain at every start: a ledger of its own,
-    // named after it; earlier files are removed unless a live process holds them (`check` only looks).
-    const kind = mode === 'network' ? undefined : mode === 'fork' ? 'fork' : 'devnet';
-    const ledger: LedgerLocation = databaseUrl
-      ? { kind: 'postgres', url: databaseUrl, schema: kind ? throwawaySchema(kind, chain, forkBlock) : networkSchema }
-      : { kind: 'sqlite', file: kind ? throwawayLedgerFile(dataDir, kind, chain, forkBlock) : join(dataDir, networkLedgerName) };
-    if (kind && !databaseUrl && !options.inspectOnly) removeStaleThrowawayLedgers(dataDir, kind);
+    const dataDir = resolve(env.ROUTEKEEPER_DATA_DIR ?? defaultDataDir);
+    const ledger = ledgerLocationOf({ mode, chain, forkBlock: started.forkBlock, databaseUrl, dataDir, inspectOnly: options.inspectOnly });
     // A stop also ends requests in flight (a node may hold eth_sendRawTransactionSync for seconds), once the
     // grace that trades already sent get to settle is over.
     const requestsEnd = afterGrace(signal, stopGraceMs + 500);
@@ -325,26 +272,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       transport: nodeTransport(rpcUrls, { batch: true, signal: requestsEnd }),
       pollingInterval: 1_000,
     });
-    // The service: the one named, else one of our own in this process over the chain's node (the hosted service the
-    // API was written for has been offline since 2023). A fork's index is its own, never kept.
-    const namedService = env.ROUTING_SERVICE_URL ?? book?.routingServiceUrl;
-    let serviceUrl = namedService;
-    if (!serviceUrl) {
-      const cacheFile = mode === 'network' ? join(dataDir, `routing-index-${chainId}.json`) : undefined;
-      if (cacheFile) mkdirSync(dataDir, { recursive: true });
-      const service = await startRoutingService({ ...routingSetupFor(chainId, rpcUrl, book), cacheFile, ownClientToken });
-      cleanups.push(() => service.close());
-      serviceUrl = service.url;
-    }
-    const serviceKind: Runtime['serviceKind'] = mode === 'embedded devnet' ? 'devnet' : namedService ? 'remote' : 'embedded';
-    const rateLimit = rateLimitFor(
-      serviceUrl,
-      { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT },
-      strategyFile.defaults.routing,
-    );
-    // A service this process started (the embedded devnet's, or its own) counts its requests apart from any other client's.
-    const clientToken = serviceKind === 'remote' ? undefined : ownClientToken;
-    const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, clientToken, chainId, rateLimit });
+    const service = await routingOf({ env, mode, chainId, rpcUrl, book, dataDir, ownClientToken, defaults: strategyFile.defaults.routing }, cleanups);
     throwIfAborted(signal);
     // The demo trades within seconds of `npm start`; a real chain (or its paper-trading fork) waits for the slot.
     const config = await resolveConfig(strategyFile, { client, chainId, book, accounts, firstRun: mode === 'embedded devnet' ? 'now' : 'slot' });
@@ -353,14 +281,6 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       const testClient = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
       for (const wallet of config.wallets.values()) await testClient.impersonateAccount({ address: wallet.account.address });
     }
-
-    const native = tokenDirectory(chainId, book).tokens.CELO;
-    // Strategies value gas in it: a native token that is listed but cannot be read is an error, not "free gas".
-    const nativeToken = native
-      ? await readTokenInfo(client, native.address).catch((error: unknown) => {
-          throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
-        })
-      : undefined;
     // The strategies' version, as the daemons sharing a ledger compare them: their definitions, not the file's layout.
     const strategyDigest = createHash('sha256').update(toJson(strategyFile)).digest('hex').slice(0, 12);
     return {
@@ -368,17 +288,15 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       chainId,
       chain,
       rpcUrls,
-      serviceUrl,
-      serviceKind,
+      ...service,
       configFile,
       strategyDigest,
       leaseSeconds: env.ROUTEKEEPER_LEASE_SECONDS ?? defaultLeaseMs / 1000,
       ledger,
       book,
       client,
-      routing,
       config,
-      nativeToken,
+      nativeToken: await nativeTokenOf(client, chainId, book),
       partnerId: env.ROUTING_PARTNER_ID,
       onClose: (cleanup) => cleanups.push(cleanup),
       close,
@@ -387,4 +305,139 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await close();
     throw error;
   }
+}
+
+/** The chain options that contradict each other or the environment, refused before anything starts. */
+function refuseChainOptions(options: RuntimeOptions, embedded: boolean): void {
+  if (options.devnet && !embedded) throw new ConfigError('--devnet starts the embedded devnet: unset RPC_URL (and leave out --address-book) to use it');
+  if (embedded && options.fork) throw new ConfigError('--fork needs RPC_URL: the chain to fork');
+  if (embedded && options.env.ROUTEKEEPER_REQUIRE_RPC_URL && !options.devnet) {
+    throw new ConfigError('RPC_URL is not set, and ROUTEKEEPER_REQUIRE_RPC_URL=true: give the chain to trade on, or pass --devnet to try the embedded devnet');
+  }
+}
+
+/**
+ * Wallet keys, read once, before any chain starts. On the embedded devnet a wallet of the devnet's key variable that is
+ * not set gets the devnet's test key (`devnetWallets`), once the devnet is up.
+ */
+async function readWalletKeys(strategyFile: StrategyFile, configFile: string, embedded: boolean, options: RuntimeOptions) {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const accounts = new Map<string, LocalAccount>();
+  const devnetWallets: string[] = [];
+  const readKeys = new Map<string, LocalAccount>();
+  for (const [name, wallet] of Object.entries(strategyFile.wallets)) {
+    const devnetSupplies = embedded && wallet.privateKeyEnv === devnetKeyVariable && !secretFromEnv(env, devnetKeyVariable, `wallets.${name}.privateKeyEnv`);
+    if (devnetSupplies) devnetWallets.push(name);
+    else {
+      // Two wallets of one key share its reading: the variable is gone from the environment once read.
+      const source = JSON.stringify([wallet.privateKeyEnv, wallet.keystore, wallet.passwordFile]);
+      const account = readKeys.get(source) ?? (await walletAccount(name, wallet, { env, configFile, askPassword: options.askPassword ?? terminalPassword }));
+      readKeys.set(source, account);
+      accounts.set(name, account);
+    }
+  }
+  return { accounts, devnetWallets };
+}
+
+/** The wallets' accounts, the devnet's test key for those it supplies. */
+function withDevnetAccounts(keys: { accounts: Map<string, LocalAccount>; devnetWallets: readonly string[] }, book: AddressBook | undefined) {
+  const testKey = book?.accounts[0]?.privateKey;
+  for (const name of keys.devnetWallets) if (testKey) keys.accounts.set(name, privateKeyToAccount(testKey));
+  return keys.accounts;
+}
+
+/**
+ * The chain to trade on: the one named; else the embedded devnet, with its routing service and a funded test account;
+ * or, for --fork, a fork of the one named.
+ */
+async function startChain(
+  options: RuntimeOptions,
+  named: { book: AddressBook | undefined; rpcUrls: string[]; ownClientToken: string },
+  cleanups: Cleanups,
+): Promise<{ mode: Runtime['mode']; rpcUrls: string[]; book: AddressBook | undefined; forkBlock?: bigint }> {
+  const { signal } = options;
+  if (named.rpcUrls.length === 0) {
+    const devnet = await startDevnet({ signal, uniswapV3: true, mento: true });
+    cleanups.push(() => devnet.stop());
+    throwIfAborted(signal);
+    cleanups.push(mineEvery(devnet.node.rpcUrl, 5_000));
+    // The oracle reports the world's prices again every minute, as real feeds do on a heartbeat.
+    cleanups.push(reportEvery(devnet.node.rpcUrl, devnet.addressBook, 60_000));
+    // Its one-observation pools see swap volume every few blocks, as Celo's busy pools do.
+    cleanups.push(tradeInBusyPools(devnet.node.rpcUrl, devnet.addressBook));
+    const routing = await startDevnetRoutingService(devnet.addressBook, { ownClientToken: named.ownClientToken });
+    cleanups.push(() => routing.service.close());
+    return { mode: 'embedded devnet', rpcUrls: [routing.addressBook.rpcUrl], book: routing.addressBook };
+  }
+  if (!options.fork) return { mode: 'network', rpcUrls: named.rpcUrls, book: named.book };
+  // The chain forked must answer first: anvil's own failure would say less.
+  await commonChainOf(named.rpcUrls);
+  const node = await forkChain(named.rpcUrls[0] as string);
+  cleanups.push(() => node.stop());
+  throwIfAborted(signal);
+  const forkBlock = await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber();
+  return { mode: 'fork', rpcUrls: [node.rpcUrl], book: named.book, forkBlock };
+}
+
+/**
+ * The ledger belongs to one chain. A devnet or a fork is a new chain at every start: a ledger of its own, named after
+ * it; earlier files are removed unless a live process holds them (`check` only looks).
+ */
+function ledgerLocationOf(at: {
+  mode: Runtime['mode'];
+  chain: Awaited<ReturnType<typeof commonChainOf>>;
+  forkBlock?: bigint;
+  databaseUrl?: string;
+  dataDir: string;
+  inspectOnly?: boolean;
+}): LedgerLocation {
+  const kind = at.mode === 'network' ? undefined : at.mode === 'fork' ? 'fork' : 'devnet';
+  if (kind && !at.databaseUrl && !at.inspectOnly) removeStaleThrowawayLedgers(at.dataDir, kind);
+  return at.databaseUrl
+    ? { kind: 'postgres', url: at.databaseUrl, schema: kind ? throwawaySchema(kind, at.chain, at.forkBlock) : networkSchema }
+    : { kind: 'sqlite', file: kind ? throwawayLedgerFile(at.dataDir, kind, at.chain, at.forkBlock) : join(at.dataDir, networkLedgerName) };
+}
+
+/**
+ * The routing service: the one named, else one of our own in this process over the chain's node (the hosted service
+ * the API was written for has been offline since 2023). A fork's index is its own, never kept.
+ */
+async function routingOf(
+  at: {
+    env: RuntimeOptions['env'];
+    mode: Runtime['mode'];
+    chainId: number;
+    rpcUrl: string;
+    book: AddressBook | undefined;
+    dataDir: string;
+    ownClientToken: string;
+    defaults: StrategyFile['defaults']['routing'];
+  },
+  cleanups: Cleanups,
+): Promise<Pick<Runtime, 'serviceUrl' | 'serviceKind' | 'routing'>> {
+  const { env, mode, chainId, dataDir } = at;
+  const namedService = env.ROUTING_SERVICE_URL ?? at.book?.routingServiceUrl;
+  let serviceUrl = namedService;
+  if (!serviceUrl) {
+    const cacheFile = mode === 'network' ? join(dataDir, `routing-index-${chainId}.json`) : undefined;
+    if (cacheFile) mkdirSync(dataDir, { recursive: true });
+    const service = await startRoutingService({ ...routingSetupFor(chainId, at.rpcUrl, at.book), cacheFile, ownClientToken: at.ownClientToken });
+    cleanups.push(() => service.close());
+    serviceUrl = service.url;
+  }
+  const serviceKind: Runtime['serviceKind'] = mode === 'embedded devnet' ? 'devnet' : namedService ? 'remote' : 'embedded';
+  const rateLimit = rateLimitFor(serviceUrl, { requestsPerSecond: env.ROUTING_REQUESTS_PER_SECOND, maxConcurrent: env.ROUTING_MAX_CONCURRENT }, at.defaults);
+  // A service this process started (the embedded devnet's, or its own) counts its requests apart from any other client's.
+  const clientToken = serviceKind === 'remote' ? undefined : at.ownClientToken;
+  const routing = createRoutingClient({ baseUrl: serviceUrl, apiKey: env.ROUTING_API_KEY, clientToken, chainId, rateLimit });
+  return { serviceUrl, serviceKind, routing };
+}
+
+/** The chain's native coin as an ERC20 (CELO on Celo): strategies value gas in it, so one listed that cannot be read is an error, not "free gas". */
+async function nativeTokenOf(client: ChainClient, chainId: number, book: AddressBook | undefined) {
+  const native = tokenDirectory(chainId, book).tokens.CELO;
+  if (!native) return undefined;
+  return readTokenInfo(client, native.address).catch((error: unknown) => {
+    throw new ConfigError(`cannot read the native token ${native.address} on chain ${chainId}: ${(error as Error).message.split('\n')[0]}`);
+  });
 }
