@@ -9,12 +9,12 @@ import { encodeDepositCall, encodeWithdrawCall } from '../../contracts/calldata.
 import { swapPayloadFrom, type SwapPayload } from '../../contracts/payload.ts';
 import { checkDepositQuote, checkWithdrawQuote, minimumOutput } from '../../guard/guards.ts';
 import { GuardRefusal } from '../../model/guard-refusal.ts';
-import { type VerifiedFarm, isUnlisted } from '../../guard/route.ts';
+import { type RouteVerifier, type VerifiedFarm, isUnlisted } from '../../guard/route.ts';
 import type { DepositTrade, Trade, WithdrawTrade } from '../../model/trade.ts';
 import { abortable } from '../../ops/abort.ts';
 import type { EarnRoute, RouteDetail } from '../../routing-api/schemas.ts';
 import { earliest, uncappedOutput } from '../call-types.ts';
-import { type RoutedCheck, type RoutedKind, checkRouted, provenHops, routedChecks, tolerated } from '../check.ts';
+import { type RoutedCheck, type RoutedKind, type Verified, checkRouted, provenHops, routedChecks, tolerated } from '../check.ts';
 import type { NamedCheck } from '../check-runner.ts';
 import type { CheckContext } from '../check-types.ts';
 import { type FarmProposal, proposalOf } from '../proposal.ts';
@@ -83,6 +83,49 @@ const legsProven: NamedCheck<RoutedCheck> = {
   },
 };
 
+/**
+ * A farm's answer proven: the farm data names exactly the position's pool (and gauge), every leg's adapters and pools
+ * are known, no leg swaps through a venue held to its own feed (a farm's legs are held to the farm's reference, without
+ * the per-hop quotes such a venue is checked by), and each leg ends (a deposit) or starts (a withdrawal) in one of the
+ * pool's tokens.
+ */
+async function verifyFarmRoute(kind: FarmKind, routes: RouteVerifier, trade: Trade, proposal: FarmProposal): Promise<Verified> {
+  const { route } = proposal;
+  const depositData = route.depositData as NonNullable<EarnRoute['depositData']>;
+  // The position is what a deposit mints, or what a withdraw spends.
+  const position = kind === 'deposit' ? trade.tokenOut : trade.tokenIn;
+  const [farm, legs] = await Promise.all([
+    routes.verifyFarm(depositData, position),
+    Promise.all(
+      route.underlyingRoutes.map(async (leg, i) => ({
+        inputAmount: leg.inputAmount,
+        hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`, 'prove-by-flows'),
+      })),
+    ),
+  ]);
+  for (const [i, leg] of legs.entries()) {
+    const index = leg.hops.findIndex((hop) => !isUnlisted(hop) && hop.venue);
+    const venue = leg.hops[index];
+    if (venue && !isUnlisted(venue) && venue.venue)
+      throw new GuardRefusal(
+        'unknown-adapter',
+        `underlyingRoutes[${i}].pairs[${index}] swaps through ${venue.venue.of.nameOf(venue.venue.facts)}, which a ${kind}'s legs may not`,
+        undefined,
+        `underlyingRoutes[${i}].pairs[${index}]`,
+      );
+  }
+  for (const [i, leg] of route.underlyingRoutes.entries()) {
+    // A deposit leg must end in one of the pool's tokens (anything else would stay in the farm for the next
+    // caller to take); a withdraw leg must start from one.
+    const end = kind === 'deposit' ? leg.path[leg.path.length - 1] : leg.path[0];
+    if (!end || (!isAddressEqual(end, farm.token0) && !isAddressEqual(end, farm.token1))) {
+      const field = `underlyingRoutes[${i}].path[${kind === 'deposit' ? leg.path.length - 1 : 0}]`;
+      throw new GuardRefusal('farm-mismatch', `${field} ${end} is not a token of pool ${farm.pool}`, undefined, field);
+    }
+  }
+  return { farm, legs };
+}
+
 /** The routed parts of a deposit (`deposit`) or a withdrawal (`withdraw`). */
 function farmRouted(kind: FarmKind, paid: (returned: Hex) => bigint): RoutedKind {
   const ofKind = (proposal: Parameters<RoutedKind['proposalOf']>[0]) => proposalOf(proposal, kind) as FarmProposal;
@@ -98,43 +141,7 @@ function farmRouted(kind: FarmKind, paid: (returned: Hex) => bigint): RoutedKind
       const { route } = ofKind(proposal);
       return { router: route.routerAddress, oneClickFarm: route.oneClickFarmAddress };
     },
-    verify: async (routes, trade, proposal) => {
-      const { route } = ofKind(proposal);
-      const depositData = route.depositData as NonNullable<EarnRoute['depositData']>;
-      // The position is what a deposit mints, or what a withdraw spends.
-      const position = kind === 'deposit' ? trade.tokenOut : trade.tokenIn;
-      const [farm, legs] = await Promise.all([
-        routes.verifyFarm(depositData, position),
-        Promise.all(
-          route.underlyingRoutes.map(async (leg, i) => ({
-            inputAmount: leg.inputAmount,
-            hops: await routes.verifyRoute(leg, `underlyingRoutes[${i}]`, 'prove-by-flows'),
-          })),
-        ),
-      ]);
-      // A farm's legs are held to the farm's reference, without the per-hop quotes a venue held to its feed is checked by.
-      for (const [i, leg] of legs.entries()) {
-        const index = leg.hops.findIndex((hop) => !isUnlisted(hop) && hop.venue);
-        const venue = leg.hops[index];
-        if (venue && !isUnlisted(venue) && venue.venue)
-          throw new GuardRefusal(
-            'unknown-adapter',
-            `underlyingRoutes[${i}].pairs[${index}] swaps through ${venue.venue.of.nameOf(venue.venue.facts)}, which a ${kind}'s legs may not`,
-            undefined,
-            `underlyingRoutes[${i}].pairs[${index}]`,
-          );
-      }
-      for (const [i, leg] of route.underlyingRoutes.entries()) {
-        // A deposit leg must end in one of the pool's tokens (anything else would stay in the farm for the next
-        // caller to take); a withdraw leg must start from one.
-        const end = kind === 'deposit' ? leg.path[leg.path.length - 1] : leg.path[0];
-        if (!end || (!isAddressEqual(end, farm.token0) && !isAddressEqual(end, farm.token1))) {
-          const field = `underlyingRoutes[${i}].path[${kind === 'deposit' ? leg.path.length - 1 : 0}]`;
-          throw new GuardRefusal('farm-mismatch', `${field} ${end} is not a token of pool ${farm.pool}`, undefined, field);
-        }
-      }
-      return { farm, legs };
-    },
+    verify: (routes, trade, proposal) => verifyFarmRoute(kind, routes, trade, ofKind(proposal)),
     reference: async (ctx, trade, _proposal, verified) => {
       if (!verified || !('farm' in verified)) return undefined;
       // A leg's hop through an unlisted adapter counts at the highest known fee until its flows prove its pool.
