@@ -158,7 +158,7 @@ export async function accountFlows(flows: readonly TokenFlow[], rules: FlowRules
     }
     const [tokenIn, amountIn] = gain as [string, bigint];
     const [tokenOut, paid] = loss as [string, bigint];
-    // A verified Mento v3 pool is proven by its factory's list (guard/mento-fpmm-hop.ts), not by a factory's getPool.
+    // A verified Mento v3 pool is proven by its factory's list (src/pools/mento-fpmm/hop.ts), not by a factory's getPool.
     const fixedPrice = rules.fixedPricePools?.find(
       (entry) => isAddressEqual(entry.address, holder as Address) && isAddressEqual(entry.tokenIn, tokenIn as Address),
     );

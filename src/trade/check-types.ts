@@ -1,4 +1,4 @@
-/** What the checks are given, and what a trade that passed them carries to its signature: the types of check.ts and check-position.ts. */
+/** What the checks are given, and what a trade that passed them carries to its signature: the types of check.ts and kinds/position/check.ts. */
 import type { Preflight } from '../chain/preflight.ts';
 import type { Fees } from '../chain/fees.ts';
 import type { Wallet } from '../chain/wallet.ts';

@@ -204,7 +204,7 @@ export const routedChecks = {
   poolsSteady: { name: 'pools-steady', reads: (s) => void s.steadiness.start(), verify: (s) => s.steadiness.start() },
   /**
    * A venue held to its feed that is no venue now (destroyed, its views reverting) or takes no swap now (a Mento v3
-   * pool while the FX market is closed) says so, before its quote's revert (guard/mento-hop.ts).
+   * pool while the FX market is closed) says so, before its quote's revert (src/pools/venue.ts).
    */
   venuesOpen: {
     name: 'venues-open',
@@ -241,7 +241,7 @@ export const routedChecks = {
   },
   /**
    * A hop through a venue held to its feed: it would take the swap now (Mento's breaker, trading limits, the Reserve),
-   * and pays within the tolerance of its rate feed's median less its spread (guard/mento-hop.ts).
+   * and pays within the tolerance of its rate feed's median less its spread (src/pools/venue.ts).
    */
   venuesPriced: {
     name: 'venues-priced',

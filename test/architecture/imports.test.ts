@@ -85,7 +85,9 @@ const floors: readonly (readonly string[])[] = [
   ['config'],
   ['ops', 'contracts', 'routing-client'],
   ['routing-api', 'http-guards.ts'],
-  ['model', 'json.ts', 'bigint-math.ts', 'chains.ts', 'units.ts', 'errors.ts', 'primitives.ts', 'loopback.ts'],
+  ['model', 'json.ts', 'bigint-math.ts', 'chains.ts', 'units.ts', 'primitives.ts', 'loopback.ts'],
+  // The project's error classes, below the model: a guard's refusal is a trade's own error (model/guard-refusal.ts).
+  ['errors.ts'],
 ];
 
 const floorOf = (room: string) => floors.length - floors.findIndex((rooms) => rooms.includes(room));

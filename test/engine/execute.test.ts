@@ -6,6 +6,7 @@ import type { Trade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { tradeKinds } from '../../src/trade/kinds/registry.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];
@@ -43,6 +44,8 @@ describe('executing a swap end to end', () => {
     ];
     const report = await runTrade(executor, swap());
     expect(report.status, report.reason).toBe('confirmed');
+    // Every check of a swap's declared list ran, in its order (src/trade/kinds/swap.ts, docs/safety.md).
+    expect(report.checks).toEqual(tradeKinds.swap.checks);
     expect(report.amountOut).toBe(report.expectedOut);
     // The reference is what the verified route pays by the known router's own arithmetic: nothing moved in
     // between, so exactly what arrived. (The oracle says 250 cUSD at $1 is 500 CELO at $0.50, less 0.3%: 498.5.)

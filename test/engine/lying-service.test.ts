@@ -2,12 +2,13 @@ import { type Address, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeBudgets } from '../../src/trade/settings.ts';
-import type { SwapTrade } from '../../src/model/trade.ts';
+import type { SwapTrade, TradeReport } from '../../src/model/trade.ts';
 import { minimumFromPrice } from '../../src/guard/guards.ts';
 import type { RefusalReason } from '../../src/model/guard-refusal.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
+import { tradeKinds } from '../../src/trade/kinds/registry.ts';
 
 const fork = useDevnetFork({ routing: true });
 const proxy = useQuoteProxy(fork);
@@ -25,7 +26,13 @@ async function wallet() {
 }
 
 /** Runs a trade through the rewriting proxy and asserts it was refused for `reason` with nothing sent. */
-async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason, overrides: Partial<SwapTrade> = {}, settings = {}, budgets?: TradeBudgets) {
+async function expectRefused(
+  rewrite: Rewrite | undefined,
+  reason: RefusalReason,
+  overrides: Partial<SwapTrade> = {},
+  settings = {},
+  budgets?: TradeBudgets,
+): Promise<TradeReport> {
   proxy.setRewrite(rewrite);
   const executor = await testExecutor(fork, { serviceUrl: proxy.url, settings, budgets });
   try {
@@ -39,6 +46,9 @@ async function expectRefused(rewrite: Rewrite | undefined, reason: RefusalReason
     });
     expect(await executor.ledger.attempts.ofTrade(report.intentId)).toEqual([]);
     expect(await wallet()).toEqual(before);
+    // A check refused it, named in the report (a budget is held in the transaction that records the trade, after them).
+    if (reason !== 'budget') expect(tradeKinds.swap.checks).toContain(report.refusedBy);
+    return report;
   } finally {
     await executor.close();
     proxy.setRewrite(undefined);
@@ -103,7 +113,10 @@ describe('a lying service is refused before anything is signed', () => {
       return { ...rest, expectedOut: inflated };
     }, 'simulation'));
 
-  it("below the strategy's own minimum", () => expectRefused(undefined, 'threshold', { minAmountOut: parseUnits('1000', 18) }));
+  it("below the strategy's own minimum", async () => {
+    const report = await expectRefused(undefined, 'threshold', { minAmountOut: parseUnits('1000', 18) });
+    expect(report.refusedBy).toBe('strategy-floor');
+  });
 
   it("below the strategy's price limit (3 CELO per cUSD when the pool gives about 2)", () =>
     expectRefused(undefined, 'threshold', { minAmountOut: minimumFromPrice(parseUnits('100', 18), '3', 18, 18) }));

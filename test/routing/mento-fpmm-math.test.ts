@@ -1,5 +1,5 @@
 /**
- * Mento v3's fixed-price pool model (src/pools/mento-fpmm-math.ts over src/pools/mento-fpmm-state.ts) against the
+ * Mento v3's fixed-price pool model (src/pools/mento-fpmm/math.ts over src/pools/mento-fpmm/state.ts) against the
  * devnet's pool (our contract with their interface): quotes both ways equal its `getAmountOut`, a real swap pays
  * what the model says and leaves the reserves it predicts. The chain's clock is set to a weekday: the FX market is
  * closed on weekends.

@@ -1,5 +1,5 @@
 /**
- * Mento v3's fixed-price pool model (src/pools/mento-fpmm-math.ts) by hand: the FX market's hours at their edges, the
+ * Mento v3's fixed-price pool model (src/pools/mento-fpmm/math.ts) by hand: the FX market's hours at their edges, the
  * rate less the fees, the reserves and the trading limits.
  */
 import { describe, expect, it } from 'vitest';

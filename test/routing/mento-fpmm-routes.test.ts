@@ -1,5 +1,5 @@
 /**
- * The routing service routes through Mento v3's fixed-price pool (src/pools/mento-fpmm.ts) through our adapter
+ * The routing service routes through Mento v3's fixed-price pool (src/pools/mento-fpmm/kind.ts) through our adapter
  * (PairMentoFPMM), and the router pays exactly `expectedOut`, what the pool's own `getAmountOut` gives: v2's cUSD/USDC
  * exchange (5 bps) takes what it can, the pool (8 bps on the devnet) what v2's trading limit stops. As on Celo, the
  * collateral pool trades at weekends (its adapter's market-hours breaker has its checks off) and an FX pool does not;

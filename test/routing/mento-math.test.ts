@@ -1,5 +1,5 @@
 /**
- * Our Mento arithmetic (src/pools/mento-math.ts over the state src/pools/mento-state.ts reads) against Mento's
+ * Our Mento arithmetic (src/pools/mento/math.ts over the state src/pools/mento/state.ts reads) against Mento's
  * published build on the devnet: quotes equal to the wei to `Broker.getAmountOut` over sizes, both ways, on both
  * pricing modules, before and after a bucket reset; a real `swapIn` paying what `mentoSwap` says and leaving the
  * buckets and trading-limit state it predicts; and the swaps the Broker refuses (a trading limit, a halted rate

@@ -1,5 +1,5 @@
 /**
- * The fast tier's cases of the Mento model (src/pools/mento-math.ts, src/pools/mento.ts), on hand-made states: the
+ * The fast tier's cases of the Mento model (src/pools/mento/math.ts, src/pools/mento/kind.ts), on hand-made states: the
  * rules the devnet tests hold to Mento's bytecode (test/routing/mento-math.test.ts), each shown where it turns.
  */
 import { describe, expect, it } from 'vitest';

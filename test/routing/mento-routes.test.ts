@@ -1,5 +1,5 @@
 /**
- * The routing service routes through Mento's exchanges (src/pools/mento.ts) beside the pools, mixed in one path,
+ * The routing service routes through Mento's exchanges (src/pools/mento/kind.ts) beside the pools, mixed in one path,
  * through Swappa's PairMentoV2 as Swappa built it, and the router pays exactly `expectedOut` on the devnet's real
  * Mento; a swap that a trading limit or the breaker would stop is not routed through Mento.
  */

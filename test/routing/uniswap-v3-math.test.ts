@@ -1,5 +1,5 @@
 /**
- * Our V3 swap arithmetic (src/routing/uniswap-v3-math.ts) against the real pool bytecode on the devnet: the sqrt
+ * Our V3 swap arithmetic (src/pools/uniswap-v3/math.ts) against the real pool bytecode on the devnet: the sqrt
  * price of every tick bit, and quotes over many sizes in both directions of every V3 pool, equal to the wei to what
  * the adapter's view (Uniswap's own libraries) answers and to what the pool pays in a real swap, including swaps
  * that cross several initialized ticks.

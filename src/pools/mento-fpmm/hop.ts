@@ -1,6 +1,6 @@
 /**
  * A route's hops through Mento v3's fixed-price pools, checked as strictly as hops through pools. A hop's `extras`
- * name a pool (src/pools/mento-fpmm.ts); the hop is accepted only when:
+ * name a pool (src/pools/mento-fpmm/kind.ts); the hop is accepted only when:
  *  - one of the chain data's Mento v3 pool factories lists the pool, for exactly the hop's two tokens (the list read
  *    once per process, and once more when a hop names a pool not yet in it);
  *  - at the latest block the pool would trade in the next one: the FX market is open, the BreakerBox lets its rate

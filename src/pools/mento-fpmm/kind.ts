@@ -1,7 +1,7 @@
 /**
  * Mento v3's fixed-price pools as a pool kind (kind.ts). Its factory (`FPMMFactory`) lists its pools; a pool pays its
  * rate feed's median (through Mento's OracleAdapter) less its fees, out of its reserves, while the FX market is open,
- * the BreakerBox lets the feed trade and the median is fresh (mento-fpmm-math.ts). The clock and the oracle move it
+ * the BreakerBox lets the feed trade and the median is fresh (math.ts). The clock and the oracle move it
  * as much as its swaps do, so every pool is read afresh at each block, with Mento v2's exchanges in the same request
  * (`readEveryBlock`), and priced for a swap in the block after it: a swap the pool would refuse (market closed,
  * halted, stale, past a trading limit) is quoted as nothing. No adapter is published for these pools: ours
@@ -129,7 +129,7 @@ export const mentoFpmm: PoolKind<FpmmIndexState> = {
   },
 
   provenBy: "its factory's list of the pools it deployed",
-  // Proven by the factory's list (src/guard/mento-fpmm-hop.ts), not by an address computed from creation code.
+  // Proven by the factory's list (src/pools/mento-fpmm/hop.ts), not by an address computed from creation code.
   createdAt: () => zeroAddress,
   readExtras(extras) {
     return size(extras) === 20 ? { pool: getAddress(extras) } : `is ${size(extras)} bytes, not a Mento v3 pool (20)`;

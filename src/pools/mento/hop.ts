@@ -1,6 +1,6 @@
 /**
  * A route's hops through Mento's exchanges, checked as strictly as hops through pools. A hop's `extras` name a Broker,
- * an exchange provider and an exchange id (src/pools/mento.ts); the hop is accepted only when:
+ * an exchange provider and an exchange id (src/pools/mento/kind.ts); the hop is accepted only when:
  *  - the Broker is the chain data's, the provider is one the chain data names for it and the Broker lists it, and the
  *    provider lists that exchange for exactly the hop's two tokens (read from the chain once per process: an
  *    exchange's id stands for its assets, and one removed since fails the simulation of the exact transaction);

@@ -4,7 +4,7 @@
  * address derived from its provider and id (`mentoExchangeKey`), which nothing ever calls. Its state moves with the
  * clock (bucket resets), the oracle, the BreakerBox and the Reserve's balances, none of which the exchange logs, so
  * every exchange is read afresh at each block, all in one call (`readEveryBlock`), and priced for a swap in the
- * block after it (mento-math.ts), trading limits, the breaker and the Reserve included: a swap the Broker would
+ * block after it (math.ts), trading limits, the breaker and the Reserve included: a swap the Broker would
  * refuse is quoted as nothing. Adapters (Swappa's PairMentoV2) read `extras` as broker (20) ‖ provider (20) ‖
  * exchange id (32).
  */
@@ -163,7 +163,7 @@ export const mentoV2: PoolKind<MentoState> = {
   },
 
   provenBy: "its Broker's exchange providers, which list it",
-  // An exchange is no contract made by CREATE2: it is proven by its provider's list (src/guard/mento-hop.ts).
+  // An exchange is no contract made by CREATE2: it is proven by its provider's list (src/pools/mento/hop.ts).
   createdAt: () => zeroAddress,
   readExtras(extras) {
     const hop = readMentoExtras(extras);

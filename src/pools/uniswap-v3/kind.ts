@@ -3,7 +3,7 @@
  * with their fee and tick spacing (read from its deployment block at a first start); a pool's `Initialize` and `Swap`
  * carry its price, tick and liquidity after them, its `Mint` and `Burn` the liquidity a position adds or removes
  * between two ticks; a pool whose price nears the edge of the ticks read is read again around it. A quote runs the
- * pool's own swap loop (uniswap-v3-math.ts). Adapters read `extras` as the pool alone (20 bytes).
+ * pool's own swap loop (math.ts). Adapters read `extras` as the pool alone (20 bytes).
  */
 import { type Address, type Hex, getAddress, isAddressEqual, parseEventLogs, size, zeroAddress } from 'viem';
 import { multicall } from 'viem/actions';

@@ -121,7 +121,7 @@ export type V3PoolState = {
   liquidity: bigint;
   ticks: readonly InitializedTick[];
   words: { low: number; high: number };
-  /** Its own oracle as far as the service follows it (uniswap-v3-oracle.ts); none: not known. */
+  /** Its own oracle as far as the service follows it (oracle.ts); none: not known. */
   oracle?: V3Oracle;
 };
 

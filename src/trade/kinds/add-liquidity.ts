@@ -35,6 +35,7 @@ export const addLiquidity: TradeKindModule<AddLiquidityTrade> = {
   kind: 'add-liquidity',
   quote: positionProposal,
   check: (ctx, trade) => checkPosition(ctx, trade, step),
+  checks: step.checks.map((check) => check.name),
   paid,
   outcome: (record, receipt) => addOutcome(record, record.position.positionId, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,

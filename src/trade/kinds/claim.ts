@@ -34,6 +34,7 @@ export const claim: TradeKindModule<ClaimTrade> = {
   kind: 'claim',
   quote: async () => ({ kind: 'claim' }),
   check: (ctx, trade, proposal) => checkRouted(ctx, trade, proposal, routed),
+  checks: routed.checks.map((check) => check.name),
   paid,
   outcome: (record, receipt) => paidToWallet(record, receipt),
   // Its `tokenIn` is the gauge: nothing of it is spent.

@@ -39,6 +39,7 @@ export const collect: TradeKindModule<CollectTrade> = {
   kind: 'collect',
   quote: positionProposal,
   check: (ctx, trade) => checkPosition(ctx, trade, step),
+  checks: step.checks.map((check) => check.name),
   paid,
   outcome: (record, receipt) => collectOutcome(record, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,

@@ -226,6 +226,7 @@ export function farmKind<T extends DepositTrade | WithdrawTrade>(
       return { kind, route: await (kind === 'deposit' ? routing.getDepositRoute(asked) : routing.getWithdrawRoute(asked)) };
     },
     check: (ctx, trade, proposal) => checkRouted(ctx, trade, proposal, routed),
+    checks: routed.checks.map((check) => check.name),
     paid,
     outcome: (record, receipt) => paidToWallet(record, receipt),
     balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined),

@@ -32,6 +32,8 @@ export interface TradeKindModule<T extends Trade = Trade> {
   quote(trade: T, ask: QuoteAsk): Promise<Proposal>;
   /** Every check before the signature, as the kind's declared list. */
   check(ctx: CheckContext, trade: T, proposal: Proposal): Promise<Checked>;
+  /** The names of its checks, in the order they run (docs/safety.md cites them). */
+  readonly checks: readonly string[];
   /** The call's return value as the amount it pays (the same for a stored call after a restart). */
   paid(returned: Hex): bigint;
   /**

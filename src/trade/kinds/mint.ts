@@ -53,6 +53,7 @@ export const mint: TradeKindModule<MintTrade> = {
   kind: 'mint',
   quote: positionProposal,
   check: (ctx, trade) => checkPosition(ctx, trade, step),
+  checks: step.checks.map((check) => check.name),
   paid,
   outcome: (record, receipt) => mintOutcome(record, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,

@@ -57,6 +57,7 @@ export const removeLiquidity: TradeKindModule<RemoveLiquidityTrade> = {
   kind: 'remove-liquidity',
   quote: positionProposal,
   check: (ctx, trade) => checkPosition(ctx, trade, step),
+  checks: step.checks.map((check) => check.name),
   paid,
   outcome: (record, receipt) => removeOutcome(record, managerEventsOf(record, receipt), receipt.logs),
   callTokens: noOtherTokens,

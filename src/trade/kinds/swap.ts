@@ -133,6 +133,7 @@ export const swap: TradeKindModule<SwapTrade> = {
     }),
   }),
   check: (ctx, trade, proposal) => checkRouted(ctx, trade, proposal, routed),
+  checks: routed.checks.map((check) => check.name),
   paid,
   /**
    * What it pays now is within the tolerance of the oracle now: a market that moved up while the transaction waited
