@@ -29,7 +29,7 @@ import { TradeRecorder } from '../src/trade/recorder.ts';
 import { createRoutingClient } from '../src/routing-client/client.ts';
 import { runTrade } from '../src/trade/pipeline.ts';
 import { defaultExecutionSettings } from '../src/trade/settings.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
 
 const { values } = parseArgs({
   options: { swaps: { type: 'string', default: '40' }, 'latency-ms': { type: 'string', default: '0' }, 'uniswap-v3': { type: 'boolean', default: false } },

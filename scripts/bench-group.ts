@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { mineEvery, startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { reportEvery } from '../src/devnet/oracle.ts';
-import { startPostgres } from '../test/helpers/postgres-server.ts';
+import { startPostgres } from '../support/postgres-server.ts';
 import { type Sample, fundWallets, sample, strategyFile, ticksPerSecond } from './scale-fixture.ts';
 
 const { values } = parseArgs({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
 import { runOnce } from './serve-process.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });

@@ -21,9 +21,9 @@ import { parseArgs } from 'node:util';
 import { type Hex, createPublicClient, createTestClient, http, parseUnits } from 'viem';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { swapOutput } from '../src/pools/uniswap-v2/math.ts';
-import { seeded } from '../test/helpers/chaos.ts';
-import { type PoolGraph, deployGraph, generateGraph } from '../test/helpers/pool-graph.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { seeded } from '../support/chaos.ts';
+import { type PoolGraph, deployGraph, generateGraph } from '../support/pool-graph.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
 import { percentiles, startServe } from './serve-process.ts';
 
 const { values } = parseArgs({

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Ledger } from '../src/ledger/ledger.ts';
-import { openPosition, readPosition, tradeVolume } from '../test/helpers/positions.ts';
+import { openPosition, readPosition, tradeVolume } from '../support/positions.ts';
 import { startPositionBench } from './v3-position-bench.ts';
 
 const { values } = parseArgs({ options: { days: { type: 'string', default: '7' }, volume: { type: 'string', default: '20000' } } });

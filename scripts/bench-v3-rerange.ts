@@ -11,8 +11,8 @@ import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import { sqrtPriceX96FromUsd } from '../src/pools/uniswap-v3/liquidity.ts';
 import { tickAtSqrtRatio } from '../src/pools/uniswap-v3/math.ts';
-import { openPosition, readPosition, swapInPool, tradeVolume } from '../test/helpers/positions.ts';
-import { trader } from '../test/helpers/routing.ts';
+import { openPosition, readPosition, swapInPool, tradeVolume } from '../support/positions.ts';
+import { trader } from '../support/traders.ts';
 import { startPositionBench } from './v3-position-bench.ts';
 
 const { values } = parseArgs({

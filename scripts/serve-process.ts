@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type StartDevnetOptions, startDevnet } from '../src/devnet/devnet.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'routekeeper.js');
 
@@ -71,7 +71,7 @@ export async function quoteLoad<Q>(
 }
 
 /**
- * A devnet world with `routekeeper serve` over it, the node behind a counting proxy (test/helpers/rpc-proxy.ts): the
+ * A devnet world with `routekeeper serve` over it, the node behind a counting proxy (support/rpc-proxy.ts): the
  * routing benchmarks' set-up. `stop` ends all three.
  */
 export async function serveOverDevnet(options: StartDevnetOptions, name: string) {

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { type WorldPrices, initialWorldPrices, reportWorldPrices } from '../src/devnet/oracle.ts';
 import { amountsForLiquidity } from '../src/pools/uniswap-v3/liquidity.ts';
-import { createForkClients } from '../test/helpers/devnet.ts';
-import { cusdCeloPool, readPosition } from '../test/helpers/positions.ts';
-import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
+import { createForkClients } from '../support/fork-clients.ts';
+import { cusdCeloPool, readPosition } from '../support/positions.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
 import { runOnce } from './serve-process.ts';
 
 export type PositionBench = Awaited<ReturnType<typeof startPositionBench>>;

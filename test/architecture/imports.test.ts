@@ -137,3 +137,24 @@ describe('the import rule', () => {
     ]);
   });
 });
+
+/** Every relative import of a file under `dir` that leads into `into`. */
+function importsInto(dir: string, into: string): string[] {
+  return sourceFiles(join(root, dir)).flatMap((file) => {
+    const path = relative(root, file);
+    return [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)]
+      .map((match) => normalize(join(dirname(path), match[1] as string)))
+      .filter((target) => target.startsWith(`${into}/`))
+      .map((target) => `${path} imports ${target}`);
+  });
+}
+
+describe('the benchmarks', () => {
+  it('import nothing of the tests: what both use is in support/', () => {
+    expect(sourceFiles(join(root, 'scripts')).length).toBeGreaterThan(10);
+    expect(importsInto('scripts', 'test')).toEqual([]);
+    // The instruments themselves stand apart from the test runner.
+    expect(importsInto('support', 'test')).toEqual([]);
+    expect(sourceFiles(join(root, 'support')).filter((file) => readFileSync(file, 'utf8').includes("from 'vitest'"))).toEqual([]);
+  });
+});

@@ -11,7 +11,7 @@ import type { Trade } from '../../src/model/trade.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, swapTrade, testExecutor } from '../helpers/engine.ts';
-import { answer, startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { answer, startRpcProxy } from '../../support/rpc-proxy.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });

@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, type LedgerLocation, type LedgerView } from '../../src/ledger/ledger.ts';
 import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
-import { countBy } from '../helpers/chaos.ts';
+import { countBy } from '../../support/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectEpochsInOrder, fundedWallets, groupYaml, until } from '../helpers/group.ts';
-import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
+import { type PostgresServer, startPostgres } from '../../support/postgres-server.ts';
 
 const fork = useDevnetFork({ routing: true });
 const outageMs = Number(process.env.OUTAGE_SECONDS ?? 15) * 1000;

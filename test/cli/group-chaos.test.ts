@@ -13,7 +13,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ledger, type LedgerLocation } from '../../src/ledger/ledger.ts';
-import { countBy, seeded } from '../helpers/chaos.ts';
+import { countBy, seeded } from '../../support/chaos.ts';
 import { type DaemonProcess, daemonHome, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { expectEpochsInOrder, fundedWallets, groupYaml, holderOf, holders, until } from '../helpers/group.ts';

@@ -15,7 +15,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli } from '../helpers/cli.ts';
 import { adoptWallet, daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork, useOwnDevnet } from '../helpers/devnet.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 /**

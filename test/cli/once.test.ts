@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.ts';
 import { runInProcess } from '../helpers/in-process.ts';
 import { daemonHome, dcaYaml, settleWithDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 const swapEvent = parseAbiItem(

@@ -13,11 +13,11 @@ import { type Address, type Hex, isAddressEqual, parseTransaction, toFunctionSel
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { adoptWallet, daemonHome } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
+import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../../support/positions.ts';
 
 const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;

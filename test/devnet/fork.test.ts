@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { forkChain } from '../../src/devnet/devnet.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 
 const fork = useDevnetFork();
 

@@ -13,7 +13,7 @@ import { inRange } from '../../src/pools/uniswap-v3/position.ts';
 import { knownContractsFor } from '../../src/config/chain-data.ts';
 import { positionManagerFindings } from '../../src/doctor/chain.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition, swapInPool } from '../helpers/positions.ts';
+import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPosition, swapInPool } from '../../support/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;

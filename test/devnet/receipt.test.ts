@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { mineWhatThePoolKeeps } from '../../src/devnet/pool-watch.ts';
 import { DevnetReceiptError, devnetReceipt } from '../../src/devnet/receipt.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { answer, startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { answer, startRpcProxy } from '../../support/rpc-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 import { waitFor } from '../helpers/wait.ts';
 

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
-import { countBy, seeded } from '../helpers/chaos.ts';
+import { countBy, seeded } from '../../support/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 

@@ -5,7 +5,7 @@ import { runTrade } from '../../src/trade/pipeline.ts';
 import type { Trade } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 import { tradeKinds } from '../../src/trade/kinds/registry.ts';
 
 const fork = useDevnetFork({ routing: true });

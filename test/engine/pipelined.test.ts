@@ -10,7 +10,7 @@ import { resumeOpenTrades, runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, swapTrade, testExecutor } from '../helpers/engine.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 import { waitFor as waitUntil } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });

@@ -11,7 +11,7 @@ import type { Notifier } from '../../src/ops/notifier.ts';
 import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true });
 const executors: TestExecutor[] = [];

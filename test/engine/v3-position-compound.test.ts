@@ -15,7 +15,7 @@ import { runStrategy } from '../../src/engine/runner.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, pushPoolDown, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../helpers/positions.ts';
+import { openPosition, pushPoolDown, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../../support/positions.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 

@@ -9,7 +9,7 @@ import { readV3Position } from '../../src/pools/uniswap-v3/position.ts';
 import { type V3PositionStrategy, decideV3Position } from '../../src/strategy/v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, positionStrategy } from '../helpers/positions.ts';
+import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, positionStrategy } from '../../support/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;

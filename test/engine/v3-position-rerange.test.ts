@@ -25,7 +25,7 @@ import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
 import { runSql } from '../helpers/ledgers.ts';
-import { cusdCeloPool, openPosition, pushPoolDown, positionManagerOf, positionStrategy, readPosition, tradeVolume } from '../helpers/positions.ts';
+import { cusdCeloPool, openPosition, pushPoolDown, positionManagerOf, positionStrategy, readPosition, tradeVolume } from '../../support/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;

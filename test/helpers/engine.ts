@@ -17,7 +17,7 @@ import type { SwapTrade, TradeReport } from '../../src/model/trade.ts';
 import type { DcaStrategy, LimitStrategy } from '../../src/strategy/types.ts';
 import type { DevnetFork } from './devnet.ts';
 import type { QuoteProxy, Rewrite } from './quote-proxy.ts';
-import { startRpcProxy } from './rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 
 /** An executor as the runtime builds one, with the whole ledger beside it for the test to read and write. */
 export type TestExecutor = PipelineDeps & { ledger: Ledger; close(): Promise<void>; ledgerFile: string };

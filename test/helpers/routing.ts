@@ -21,12 +21,9 @@ export async function getJson(
   return { status: response.status, body: (await response.json()) as HttpAnswer['body'] };
 }
 
-/** The first funded devnet account, with its wallet. */
-export function trader(fork: DevnetFork, index = 0) {
-  const account = fork.addressBook.accounts[index];
-  if (!account) throw new Error(`no funded account ${index}`);
-  return { address: account.address, wallet: fork.wallet(account.privateKey) };
-}
+import { trader } from '../../support/traders.ts';
+
+export { trader };
 
 export async function approve(fork: DevnetFork, owner: { wallet: ReturnType<DevnetFork['wallet']> }, token: Address, spender: Address, amount: bigint) {
   await fork.confirm(await owner.wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [spender, amount] }));

@@ -10,7 +10,7 @@ import { type Hex, createPublicClient, decodeFunctionResult, encodeFunctionResul
 import { describe, expect, it } from 'vitest';
 import { NoAverageError, PoolAverages } from '../../src/price/pool-average.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
-import { type RpcCall, startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { type RpcCall, startRpcProxy } from '../../support/rpc-proxy.ts';
 
 const fork = useDevnetFork();
 const getReserves = '0902f1ac';

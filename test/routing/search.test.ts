@@ -13,7 +13,7 @@ import { type Hop, Market, type PoolInfo, type PoolReserves } from '../../src/ro
 import { QuoteEngine } from '../../src/routing/quotes.ts';
 import { bestPathNow, searchWithin } from '../../src/routing/search.ts';
 import { swapRouteQuerySchema } from '../../src/routing-api/schemas.ts';
-import { seeded } from '../helpers/chaos.ts';
+import { seeded } from '../../support/chaos.ts';
 
 const adapter = { address: getAddress(`0x${'ad'.repeat(20)}`), kind: 'uniswap-v2' as const, feeUnit: 'bips' as const };
 const kind = uniswapV2;

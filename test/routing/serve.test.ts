@@ -15,8 +15,8 @@ import { swapRouteSchema } from '../../src/routing-api/schemas.ts';
 import { firstStdoutLine, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useServeProcesses } from '../helpers/serve-process.ts';
-import { deployGraph, generateGraph } from '../helpers/pool-graph.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { deployGraph, generateGraph } from '../../support/pool-graph.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 import { approve, trader } from '../helpers/routing.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
 

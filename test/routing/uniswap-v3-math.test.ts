@@ -7,7 +7,7 @@
 import { type Address, erc20Abi, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { seeded } from '../helpers/chaos.ts';
+import { seeded } from '../../support/chaos.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { MAX_TICK, MIN_TICK, sqrtRatioAtTick, swapExactIn } from '../../src/pools/uniswap-v3/math.ts';
 import { readV3PoolState } from '../../src/pools/uniswap-v3/state.ts';

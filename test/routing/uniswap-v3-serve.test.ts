@@ -12,7 +12,7 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { swapRouteSchema } from '../../src/routing-api/schemas.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useServeProcesses } from '../helpers/serve-process.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ uniswapV3: true });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDevnet } from '../../src/devnet/devnet.ts';
-import { startPostgres } from '../helpers/postgres-server.ts';
+import { startPostgres } from '../../support/postgres-server.ts';
 import { startEarly } from './once-per-run.ts';
 import { deployEarly } from './saved-world.ts';
 

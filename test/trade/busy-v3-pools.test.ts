@@ -16,7 +16,7 @@ import { runTrade } from '../../src/trade/pipeline.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
-import { swapInPool, tradeVolume, v3Pool } from '../helpers/positions.ts';
+import { swapInPool, tradeVolume, v3Pool } from '../../support/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const fork = useDevnetFork({ routing: true, uniswapV3: true });

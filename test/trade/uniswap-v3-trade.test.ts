@@ -24,7 +24,7 @@ import { daemonHome, dcaYaml } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
 import { type Rewrite, useQuoteProxy } from '../helpers/quote-proxy.ts';
-import { startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { startRpcProxy } from '../../support/rpc-proxy.ts';
 
 const fork = useDevnetFork({ routing: true, uniswapV3: true });
 const proxy = useQuoteProxy(fork);

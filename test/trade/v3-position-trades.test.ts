@@ -12,7 +12,7 @@ import type { AddLiquidityTrade, CollectTrade, MintTrade, PositionTrade } from '
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../helpers/positions.ts';
+import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, readPosition } from '../../support/positions.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;

@@ -3,13 +3,13 @@
  * from a funded account, and swap volume through the pool from another, so that fees accrue as on a real chain.
  */
 import { type Address, encodePacked, erc20Abi, maxUint256, parseEventLogs } from 'viem';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { positionManagerAbi } from '../../src/contracts/abi.ts';
-import { tickAtSqrtRatio } from '../../src/pools/uniswap-v3/math.ts';
-import { type PositionManagerOf, type V3Position, readV3Position } from '../../src/pools/uniswap-v3/position.ts';
-import type { V3PositionStrategy } from '../../src/strategy/types.ts';
-import type { DevnetFork } from './devnet.ts';
-import { trader } from './routing.ts';
+import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { positionManagerAbi } from '../src/contracts/abi.ts';
+import { tickAtSqrtRatio } from '../src/pools/uniswap-v3/math.ts';
+import { type PositionManagerOf, type V3Position, readV3Position } from '../src/pools/uniswap-v3/position.ts';
+import type { V3PositionStrategy } from '../src/strategy/types.ts';
+import type { DevnetFork } from './fork-clients.ts';
+import { trader } from './traders.ts';
 
 type V3PoolOfBook = NonNullable<DevnetFork['addressBook']['uniswapV3']>['pools'][number];
 

@@ -4,10 +4,10 @@
  */
 import { type Address, type Hex, createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, keccak256, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { isqrt } from '../../src/bigint-math.ts';
-import { pairAddress, v3PoolAddress } from '../../src/contracts/encoding.ts';
-import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { devnetReceipt } from '../../src/devnet/receipt.ts';
+import { isqrt } from '../src/bigint-math.ts';
+import { pairAddress, v3PoolAddress } from '../src/contracts/encoding.ts';
+import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { devnetReceipt } from '../src/devnet/receipt.ts';
 import { seeded } from './chaos.ts';
 
 /** A pool of the graph; a V3 one (`v3`) holds liquidity worth its two reserves around their price, in three positions. */
