@@ -40,6 +40,7 @@ export async function startRpcProxy(upstream: string, refuse: readonly string[] 
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', async () => {
+      // The fault itself: a slow node.
       if (faults.latencyMs) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
       if (faults.down) {
         response.writeHead(503, { 'content-type': 'text/plain' });

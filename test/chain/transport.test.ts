@@ -8,6 +8,7 @@ import { isAbort } from '../../src/ops/abort.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { startAnvil } from '../../src/devnet/anvil.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork();
 const cleanups: (() => Promise<void>)[] = [];
@@ -62,7 +63,7 @@ describe('the node transport', () => {
     // With a long timeout, the shutdown ends the request in flight.
     const patient = createPublicClient({ transport: nodeTransport([node.url], { signal: running.signal, timeoutMs: 60_000 }) });
     const waiting = patient.getBlockNumber({ cacheTime: 0 }).catch((thrown: unknown) => thrown);
-    while (node.requests() < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => node.requests() >= 5, 'the request to reach the node');
     running.abort(new Error('stopped by SIGTERM'));
     const stopped = await waiting;
     expect(isAbort(stopped)).toBe(true);

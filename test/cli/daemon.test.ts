@@ -14,6 +14,7 @@ import { runCli, spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { spawnDaemon } from '../helpers/daemon-process.ts';
 import { runInProcess } from '../helpers/in-process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const swapEvent = parseAbiItem(
@@ -353,11 +354,7 @@ describe('routekeeper once, check and run --fork', () => {
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const started = Date.now();
-    while (!/"strategy":"dca".*"status":"confirmed"/.test(output)) {
-      if (Date.now() - started > 30_000) throw new Error(`no paper trade: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(() => /"strategy":"dca".*"status":"confirmed"/.test(output), 'a paper trade', 30_000, { explain: () => output });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('PAPER TRADING on a local fork of RPC_URL');

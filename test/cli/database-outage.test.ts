@@ -75,6 +75,7 @@ describe('the database failing', () => {
       }
       const [first] = daemons as [DaemonProcess];
       expect((await health(first)).reasons.find((reason) => reason.startsWith('database:'))).toMatch(/^database: last reached \d+ s ago; last error: /);
+      // On purpose: the outage lasts `outageMs`, whatever the daemons do meanwhile.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, stoppedAt + outageMs - Date.now())));
       await server.start();
       const restartedAt = Date.now();

@@ -73,6 +73,7 @@ describe('chaos across three daemons', () => {
         for (const kill of killed) {
           kill.takenAt ??= kill.wallets.every((wallet) => held.has(wallet) && held.get(wallet) !== kill.holder) ? Date.now() : undefined;
         }
+        // The sampler's interval: how finely a takeover's time is measured.
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
@@ -80,6 +81,7 @@ describe('chaos across three daemons', () => {
       const startedAt = Date.now();
       for (let round = 0; round < kills; round++) {
         const due = startedAt + ((round + random()) * seconds * 1000) / kills;
+        // On purpose: the kills come at the seeded schedule's times.
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
         const index = Math.floor(random() * daemons.length);
         const victim = daemons[index] as DaemonProcess;

@@ -16,6 +16,7 @@ import { runCli } from '../helpers/cli.ts';
 import { adoptWallet, daemonHome, dcaYaml, expectLedgerEqualsChain, settleWithDaemon, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork, useOwnDevnet } from '../helpers/devnet.ts';
 import { startRpcProxy } from '../../support/rpc-proxy.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 /**
@@ -23,6 +24,7 @@ const fork = useDevnetFork({ routing: true });
  * probe's staleness, which is what the scenario is about; HOSTILE_OUTAGE_MS=60000 runs the minute-long outage.
  */
 const outageMs = Number(process.env.HOSTILE_OUTAGE_MS ?? 12_000);
+/** How long a fault lasts: the stimulus itself, on purpose (what follows it is waited for as events). */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const dca = (id: string) => [{ id, sell: 'cUSD', buy: 'CELO', amount: '1', every: '1s' }];
 const isSend = (method: string) => method === 'eth_sendRawTransaction' || method === 'eth_sendRawTransactionSync';
@@ -200,12 +202,14 @@ describe('a hostile world, through a fault-injecting proxy', () => {
       await firstTrade(daemon);
       expect((await health()).status).toBe(200);
       service.set(false);
-      let down = await health();
-      for (let tries = 0; down.status !== 503 || down.body.reasons.length < 2; tries++) {
-        if (tries > 100) throw new Error(`never unhealthy: ${JSON.stringify(down)}`);
-        await sleep(100);
-        down = await health();
-      }
+      const down = await waitFor(
+        async () => {
+          const answer = await health();
+          return answer.status === 503 && answer.body.reasons.length >= 2 && answer;
+        },
+        '/healthz to turn unhealthy',
+        20_000,
+      );
       expect(down.body.reasons.find((reason) => reason.startsWith('routing: '))).toMatch(
         /routing: last reached \d+ s ago; last error: the routing service failed with HTTP 503/,
       );
@@ -213,12 +217,14 @@ describe('a hostile world, through a fault-injecting proxy', () => {
         /^strategy health: its last \d+ runs failed; last error: failed: /,
       );
       service.set(true);
-      let back = await health();
-      for (let tries = 0; back.status !== 200; tries++) {
-        if (tries > 100) throw new Error(`never healthy again: ${JSON.stringify(back)}`);
-        await sleep(100);
-        back = await health();
-      }
+      const back = await waitFor(
+        async () => {
+          const answer = await health();
+          return answer.status === 200 && answer;
+        },
+        '/healthz to turn healthy again',
+        20_000,
+      );
       expect(back.body.reasons).toEqual([]);
       expect(back.body.strategies.health?.consecutiveFailures).toBe(0);
     } finally {

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { parseStrategyFile } from '../../src/config/strategy-file.ts';
 import { binPath, runCli } from '../helpers/cli.ts';
 import { runInProcess } from '../helpers/in-process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const testKey = `0x${'5e'.repeat(32)}`;
 const cleanEnv = { RPC_URL: '', ROUTEKEEPER_CONFIG: '', ROUTEKEEPER_PRIVATE_KEY: '', ROUTING_SERVICE_URL: '', LOG_LEVEL: '' };
@@ -35,16 +36,16 @@ function inTerminal(args: string[], cwd: string) {
     exited,
     /** Waits until `question` appears after what was already answered, then types `keys`. */
     async answer(question: string, keys: string) {
-      const started = Date.now();
-      for (;;) {
-        const at = stripAnsi(screen).indexOf(question, seen);
-        if (at >= 0) {
-          seen = at + question.length;
-          break;
-        }
-        if (Date.now() - started > 30_000) throw new Error(`no question '${question}' within 30 s; screen:\n${stripAnsi(screen)}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const at = await waitFor(
+        () => {
+          const found = stripAnsi(screen).indexOf(question, seen);
+          return found >= 0 && { found };
+        },
+        `the question '${question}'`,
+        30_000,
+        { explain: () => `screen:\n${stripAnsi(screen)}` },
+      );
+      seen = at.found + question.length;
       child.stdin.write(keys);
     },
   };

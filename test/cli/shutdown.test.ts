@@ -12,6 +12,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { spawnCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { startFaultServer } from '../helpers/fault-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const swapEvent = parseAbiItem(
@@ -59,11 +60,7 @@ function start(args: string[], childEnv: NodeJS.ProcessEnv, options: { ownGroup?
 }
 
 async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
-  const started = Date.now();
-  while (!(await probe())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(probe, what, timeoutMs);
 }
 
 /**
@@ -208,7 +205,8 @@ describe('stopping routekeeper run', () => {
         const trade = (await intentOf(dataDir))?.attempts.find((a) => a.purpose === 'trade');
         return trade !== undefined && (await fork.publicClient.getTransaction({ hash: trade.hash }).catch(() => undefined)) !== undefined;
       });
-      // Let it be followed for a moment: it is stuck, no block comes.
+      // Let it be followed for a moment: it is stuck, no block comes. (A pause on purpose: the stop must find the
+      // trade being followed, which nothing the daemon writes marks.)
       await new Promise((resolve) => setTimeout(resolve, 500));
       const { code, ms } = await stop(running, 'SIGTERM');
       expect(code, running.output()).toBe(0);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -42,14 +43,10 @@ async function firstTradeOf(command: string, extraEnv: Record<string, string> = 
     child.stderr.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
-      const started = Date.now();
       // The first trade comes about 6 s after the start alone and 14 s beside a second copy of the suite; once, with
       // both copies compiling the Solidity (a core each for a minute) at that moment, not within 60 s: the world is
       // deployed afresh at every start. The ceiling is for a start that never trades, not a measure of speed.
-      while (!/"status":"confirmed"/.test(output)) {
-        if (Date.now() - started > 150_000) throw new Error(`no trade within 150 s:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await waitFor(() => /"status":"confirmed"/.test(output), 'a first trade', 150_000, { explain: () => output, pollMs: 100 });
       expect(output).toContain('EMBEDDED DEVNET: a local chain with test tokens. No real funds are used.');
       const filled = output.split('\n').find((line) => line.includes('"status":"confirmed"')) as string;
       expect(JSON.parse(filled)).toMatchObject({ status: 'confirmed', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });

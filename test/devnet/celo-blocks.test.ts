@@ -8,6 +8,7 @@ import { celoBlocks, nextBaseFee, produceBlocksLikeCelo } from '../../src/devnet
 import { runTrade } from '../../src/trade/pipeline.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { swapTrade, testExecutor } from '../helpers/engine.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 
@@ -56,10 +57,6 @@ describe('a devnet producing blocks as Celo does', () => {
   });
 });
 
-async function waitForBlock(number: bigint) {
-  for (;;) {
-    const block = await fork.publicClient.getBlock({ blockNumber: number }).catch(() => undefined);
-    if (block) return block;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function waitForBlock(number: bigint) {
+  return waitFor(() => fork.publicClient.getBlock({ blockNumber: number }).catch(() => undefined), `block ${number}`, 30_000);
 }

@@ -41,6 +41,7 @@ describe('chaos', () => {
       const daemon = spawnDaemon(home, config, env);
       const phase = (['starting', 'trading', 'trade open'] as const)[round % 3] as 'starting' | 'trading' | 'trade open';
       if (phase === 'starting') {
+        // On purpose: a seeded moment of the start, whatever it has reached by then.
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 800)));
       } else if (phase === 'trading') {
         await daemon.waitFor(() => daemon.lines.some((line) => typeof line.port === 'number'), 'the daemon to start');

@@ -7,6 +7,7 @@ import { type Address, parseAbiItem, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const fixture = fileURLToPath(new URL('../fixtures/run-slot.ts', import.meta.url));
@@ -36,11 +37,7 @@ function runSlot(env: Record<string, string>): { child: ChildProcessWithoutNullS
 }
 
 async function until(lines: string[], text: string, timeoutMs = 30_000) {
-  const started = Date.now();
-  while (!lines.some((line) => line.includes(text))) {
-    if (Date.now() - started > timeoutMs) throw new Error(`child never printed '${text}': ${lines.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(() => lines.some((line) => line.includes(text)), `the child to print '${text}'`, timeoutMs, { explain: () => lines.join('\n') });
 }
 
 describe('a process killed mid-trade ends, after restart, with exactly one trade for the slot', () => {

@@ -10,6 +10,7 @@ import type { Strategy } from '../../src/strategy/types.ts';
 const strategy = (id: string, schedule: Partial<Strategy['schedule']>, wallet = 'main'): Strategy =>
   ({ id, wallet, kind: 'dca', slippageBps: 30, schedule: { jitterMs: 0, catchUp: 'once', firstRun: 'now', ...schedule } }) as Strategy;
 const at = (iso: string) => Date.parse(iso);
+/** A run's own duration: the time these tests schedule around (a stimulus on purpose, not a wait for anything). */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Moves the fake clock on by `ms`, running every timer due meanwhile and what it starts. */
 const elapse = (ms: number) => vi.advanceTimersByTimeAsync(ms);

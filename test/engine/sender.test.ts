@@ -40,10 +40,7 @@ async function inPool(executor: TestExecutor, intentId: string) {
     const attempt = await tradeAttempt(executor, intentId);
     return attempt?.status === 'broadcast' && attempt;
   }, 'the trade to be broadcast');
-  for (let tries = 0; (await fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined)) === undefined; tries++) {
-    if (tries > 400) throw new Error('the node never had the trade');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(() => fork.publicClient.getTransaction({ hash: sent.hash }).catch(() => undefined), 'the node to have the trade');
   return sent;
 }
 

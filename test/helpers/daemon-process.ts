@@ -14,6 +14,7 @@ import { RecordTags } from '../../src/model/record-tags.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { spawnCli } from './cli.ts';
 import type { DevnetFork } from './devnet.ts';
+import { waitFor } from './wait.ts';
 
 const swapEvent = parseAbiItem(
   'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
@@ -25,7 +26,7 @@ export type DaemonProcess = {
   lines: Record<string, unknown>[];
   stderr(): string;
   exited: Promise<number | null>;
-  waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs?: number, pollMs?: number): Promise<void>;
+  waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs?: number, pollMs?: number): Promise<true>;
   /** The port of /healthz and /metrics, once it listens. */
   port(): Promise<number>;
 };
@@ -106,18 +107,13 @@ export function spawnDaemon(home: { book: string; dataDir: string }, config: str
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = async (predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000, pollMs = 50) => {
-    const started = Date.now();
-    while (!(await predicate())) {
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`);
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-    }
-  };
+  const until = (predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000, pollMs = 50) =>
+    waitFor(predicate, what, timeoutMs, { pollMs, explain: () => `stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}` });
   const port = async () => {
-    await waitFor(() => lines.some((line) => typeof line.port === 'number'), 'the metrics port');
+    await until(() => lines.some((line) => typeof line.port === 'number'), 'the metrics port');
     return lines.find((line) => typeof line.port === 'number')?.port as number;
   };
-  return { child, lines, stderr: () => stderr, exited, waitFor, port };
+  return { child, lines, stderr: () => stderr, exited, waitFor: until, port };
 }
 
 /**
@@ -132,16 +128,13 @@ export async function settleWithDaemon(
   ledger: string | LedgerLocation = home.ledgerFile,
 ): Promise<void> {
   const settler = spawnDaemon(home, home.config(yaml), env);
-  const started = Date.now();
-  for (;;) {
-    const open = await openIntents(ledger);
-    if (open.length === 0 && settler.lines.some((line) => typeof line.port === 'number')) break;
-    if (Date.now() - started > timeoutMs) {
-      settler.child.kill('SIGKILL');
-      throw new Error(`trades still open after ${timeoutMs} ms: ${JSON.stringify(open)}; log: ${settler.lines.map((l) => l.msg).join(' | ')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const settled = async () => (await openIntents(ledger)).length === 0 && settler.lines.some((line) => typeof line.port === 'number');
+  await waitFor(settled, 'every trade settled', timeoutMs, {
+    explain: async () => `still open: ${JSON.stringify(await openIntents(ledger))}; log: ${settler.lines.map((l) => l.msg).join(' | ')}`,
+  }).catch((error: unknown) => {
+    settler.child.kill('SIGKILL');
+    throw error;
+  });
   settler.child.kill('SIGTERM');
   expect(await settler.exited).toBe(0);
 }

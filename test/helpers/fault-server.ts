@@ -25,6 +25,7 @@ export async function startFaultServer(plan: PlannedAnswer[]) {
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       response.end(text);
     };
+    // The fault itself: a slow answer.
     if (answer.delayMs) setTimeout(reply, answer.delayMs);
     else reply();
   });

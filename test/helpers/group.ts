@@ -9,6 +9,7 @@ import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { Ledger, type LedgerLocation, type LedgerView } from '../../src/ledger/ledger.ts';
 import type { DaemonProcess } from './daemon-process.ts';
 import type { DevnetFork } from './devnet.ts';
+import { waitFor } from './wait.ts';
 
 /** `count` new wallets, each with gas and 1,000 cUSD to sell. */
 export async function fundedWallets(fork: DevnetFork, count: number): Promise<{ name: string; key: Hex; address: Address }[]> {
@@ -45,20 +46,17 @@ export async function until<T>(
   timeoutMs = 60_000,
   explain?: (ledger: LedgerView) => Promise<string>,
 ): Promise<T> {
-  const started = Date.now();
   let ledger: LedgerView | undefined;
   try {
-    for (;;) {
+    const probe = async () => {
       ledger ??= await Ledger.openReadOnly(location).catch(() => undefined);
       // Until the first daemon has migrated the schema, its tables are not there yet.
       const found = ledger && (await predicate(ledger).catch(() => undefined));
-      if (found !== undefined && found !== false) return found;
-      if (Date.now() - started > timeoutMs) {
-        const held = ledger && explain ? await explain(ledger).catch((error: unknown) => `(the ledger could not be read: ${error})`) : undefined;
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${held ? `: ${held}` : ''}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      return found !== undefined && found !== false ? { found } : undefined;
+    };
+    const held = async () =>
+      (ledger && explain ? await explain(ledger).catch((error: unknown) => `(the ledger could not be read: ${error})`) : undefined) ?? 'nothing to say';
+    return (await waitFor(probe, what, timeoutMs, { explain: held, pollMs: 100 })).found as T;
   } finally {
     await ledger?.close();
   }

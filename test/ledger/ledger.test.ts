@@ -287,7 +287,8 @@ describe.each(backends)('the ledger on %s', (backend) => {
             (sum, { record }) => sum + record.amountIn,
             0n,
           );
-          // Each looks while the other may be looking: only the transaction keeps them apart.
+          // Each looks while the other may be looking: only the transaction keeps them apart. (A pause inside the
+          // transaction, on purpose: it holds the window open.)
           await new Promise((resolve) => setTimeout(resolve, 20));
           if (already + 600n > limit) throw new Error(`budget: ${already} spent`);
         },

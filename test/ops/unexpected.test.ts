@@ -23,6 +23,7 @@ function runScript(script: string): Promise<{ code: number | null; stdout: strin
 
 describe('an unexpected failure', () => {
   it('in a graceful command: one scrubbed line, the graceful stop, exit 1', async () => {
+    // The child's own timers are the stimulus: the failure it raises, and a line it would print only if it kept running.
     const { code, stdout, stderr } = await runScript(`
       const { takeOverSignals } = await import(${JSON.stringify(dist('ops/shutdown.js'))});
       const { registerSecretUrl } = await import(${JSON.stringify(dist('ops/secrets.js'))});
@@ -40,6 +41,7 @@ describe('an unexpected failure', () => {
   });
 
   it('in a command that holds nothing, or a second one while stopping: exit 1 at once', async () => {
+    // The child's own timers are the stimulus: the failure it raises, and a line it would print only if it kept running.
     const { code, stdout, stderr } = await runScript(`
       const { takeOverSignals } = await import(${JSON.stringify(dist('ops/shutdown.js'))});
       takeOverSignals({ graceful: false });

@@ -12,6 +12,7 @@ import {
   UnauthorizedError,
 } from '../../src/routing-client/errors.ts';
 import { type PlannedAnswer, startFaultServer, validSwapAnswer } from '../helpers/fault-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const CELO = '0x471EcE3750Da237f93B8E339c536989b8978a438' as Address;
 const CUSD = '0x765DE816845861e75A25fCA122bb6898B8B1282a' as Address;
@@ -269,7 +270,9 @@ describe('rate limit, coalescing, the API key', () => {
     const { server, client } = await clientAgainst([{ hang: true }]);
     const controller = new AbortController();
     const pending = client.getSwapRoute({ tokenIn: CELO, tokenOut: CUSD, amountIn: 1n, signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    // The stop comes while the service holds the request.
+    await waitFor(() => server.requests.length > 0, 'the request to reach the service');
+    controller.abort(new Error('shutting down'));
     await expect(pending).rejects.toThrow('shutting down');
     expect(server.requests).toHaveLength(1);
   });

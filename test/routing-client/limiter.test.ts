@@ -4,6 +4,7 @@ import { createRoutingClient } from '../../src/routing-client/client.ts';
 import { productionServiceUrl } from '../../src/routing-api/endpoints.ts';
 import { AdaptiveLimiter, defaultRateLimitFor, rateLimitFor } from '../../src/routing-client/limiter.ts';
 import { startFaultServer, validSwapAnswer } from '../helpers/fault-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const CELO = '0x471EcE3750Da237f93B8E339c536989b8978a438' as Address;
 const CUSD = '0x765DE816845861e75A25fCA122bb6898B8B1282a' as Address;
@@ -11,7 +12,6 @@ const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the routing service limit', () => {
   it('is conservative for the hosted service and any remote one, unlimited for a local one, and configurable field by field', () => {
@@ -44,8 +44,8 @@ describe('the routing service limit', () => {
     const quote = (amountIn: bigint) => client.getSwapRoute({ tokenIn: CELO, tokenOut: CUSD, amountIn });
 
     const first = quote(1n);
-    while (server.requests.length === 0) await sleep(5);
-    await sleep(50);
+    // Once the 429 is read, the limiter holds for its Retry-After at half the rate.
+    await waitFor(() => client.limiter.rate === 20, 'the 429 to reach the limiter', 10_000, { pollMs: 5 });
     expect(client.limiter.heldUntil).toBeGreaterThan(Date.now() + 1_800);
     expect(client.limiter.rate).toBe(20);
     // Five other strategies quote meanwhile: none of them reaches the service before the 2 s are over.

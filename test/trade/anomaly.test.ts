@@ -14,6 +14,7 @@ import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { useQuoteProxy } from '../helpers/quote-proxy.ts';
 import { constantProductOut } from '../helpers/uniswap.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
 const proxy = useQuoteProxy(fork);
@@ -144,15 +145,17 @@ describe('two swaps through that token mined in one block (pipelined nonces)', (
       await fork.testClient.setAutomine(false);
       const running = Promise.all([runTrade(executor, trade('a')), runTrade(executor, trade('b'))]);
       // Both trades and their approvals in the node's pool, then one block.
-      for (let tries = 0; ; tries++) {
-        const [latest, pending] = await Promise.all([
-          fork.publicClient.getTransactionCount({ address: me() }),
-          fork.publicClient.getTransactionCount({ address: me(), blockTag: 'pending' }),
-        ]);
-        if (pending - latest >= 4) break;
-        if (tries > 800) throw new Error('the two trades never reached the pool');
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await waitFor(
+        async () => {
+          const [latest, pending] = await Promise.all([
+            fork.publicClient.getTransactionCount({ address: me() }),
+            fork.publicClient.getTransactionCount({ address: me(), blockTag: 'pending' }),
+          ]);
+          return pending - latest >= 4;
+        },
+        'the two trades and their approvals in the pool',
+        20_000,
+      );
       await fork.testClient.mine({ blocks: 1 });
       const reports = await running;
 

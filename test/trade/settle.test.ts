@@ -7,6 +7,7 @@ import type { SwapTrade } from '../../src/model/trade.ts';
 import { type DevnetFork, useDevnetFork, useOwnDevnet } from '../helpers/devnet.ts';
 import { type TestExecutor, testExecutor } from '../helpers/engine.ts';
 import { IllegalTransitionError } from '../../src/ledger/transitions.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const chains = { published: useDevnetFork({ routing: true }), tenant: useOwnDevnet({ swapEvent: 'tenant' }) };
 const topics = { published: knownSelectors.swapEventTopic, tenant: knownSelectors.tenantSwapEventTopic };
@@ -68,12 +69,10 @@ describe.each(['published', 'tenant'] as const)('settling a swap through a route
     const stop = new AbortController();
     const running = runTrade(first, swap(chain, `restart-${version}`), stop.signal);
     // Stop once the node holds the trade: the run ends, the trade stays `broadcast` in the ledger.
-    for (let tries = 0; ; tries++) {
+    await waitFor(async () => {
       const trade = (await first.ledger.attempts.ofTrade(`settle:restart-${version}`)).find((a) => a.purpose === 'trade');
-      if (trade && (await chain.publicClient.getTransaction({ hash: trade.hash }).catch(() => undefined))) break;
-      if (tries > 400) throw new Error('the trade never reached the node');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+      return trade && chain.publicClient.getTransaction({ hash: trade.hash }).catch(() => undefined);
+    }, 'the trade to reach the node');
     stop.abort();
     const stopped = await running;
     expect(stopped.status).toBe('broadcast');
