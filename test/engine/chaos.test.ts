@@ -45,6 +45,7 @@ describe('chaos', () => {
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 800)));
       } else if (phase === 'trading') {
         await daemon.waitFor(() => daemon.lines.some((line) => typeof line.port === 'number'), 'the daemon to start');
+        // On purpose: a seeded moment of its trading.
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 1_500)));
       } else {
         await untilTradeOpen(home.ledgerFile, daemon);
