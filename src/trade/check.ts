@@ -19,7 +19,7 @@ import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
 import type { HopQuoteRead } from '../contracts/hop-quoter.ts';
 import { type FlowRules, type ProvenSwap, accountFlows, flowsOf } from '../guard/flows.ts';
-import { checkContractsAllowed, checkDeadline, checkFeeCap, checkMarket, checkPrice, checkSimulation } from '../guard/guards.ts';
+import { checkContractsAllowed, checkDeadline, checkMarket, checkPrice } from '../guard/guards.ts';
 import { GuardRefusal } from '../model/guard-refusal.ts';
 import { type PoolKind, RouteVerifier, type UnlistedHop, type VerifiedFarm, type VerifiedHop, isUnlisted } from '../guard/route.ts';
 import type { Trade } from '../model/trade.ts';
@@ -27,14 +27,14 @@ import { abortable } from '../ops/abort.ts';
 import type { Unreadable } from '../pools/kind.ts';
 import type { FeedVenue, VenueOfHop } from '../pools/venue.ts';
 import { PriceReference } from '../price/reference.ts';
-import { approvalsOf, neededApprovals } from './approvals.ts';
+import { approvalsOf } from './approvals.ts';
 import type { BuiltCall } from './call-types.ts';
 import type { CheckContext, Checked } from './check-types.ts';
+import { type CallCheckState, callChecks } from './call-checks.ts';
 import { type NamedCheck, SharedRead, runChecks } from './check-runner.ts';
 import type { Proposal, RoutedProposal } from './proposal.ts';
 import { withPriceRefusals } from './price-refusals.ts';
-import { type Reference, oracleAfterFees } from './reference.ts';
-import { simulatedCall } from './simulated.ts';
+import type { Reference } from './reference.ts';
 
 export type { CheckContext, Checked } from './check-types.ts';
 
@@ -93,7 +93,7 @@ export type RoutedKind = {
 type VenueHop = { hop: VerifiedHop & { venue: VenueOfHop }; index: number; field: string };
 
 /** What the checks of one routed trade share: the trade, its proposal, the reads of the batch, and what passed. */
-export class RoutedCheck {
+export class RoutedCheck implements CallCheckState {
   readonly ctx: CheckContext;
   readonly trade: Trade;
   readonly proposal: RoutedProposal;
@@ -149,6 +149,14 @@ export class RoutedCheck {
     return verified.hops.flatMap((hop, index) =>
       !isUnlisted(hop) && hop.venue ? [{ hop: hop as VenueHop['hop'], index, field: `details.pairs[${index}]` }] : [],
     );
+  }
+
+  paid(returned: Hex): bigint {
+    return this.kind.paid(returned);
+  }
+
+  simulatedMinimum(): bigint | undefined {
+    return this.filled('call').minOut;
   }
 
   /** A value a check before this one filled in (the list's order guarantees it). */
@@ -286,8 +294,7 @@ export const routedChecks = {
       s.call = call;
     },
   },
-  /** What the batch read of the wallet: is the allowance short? (Approve first, on the nonce before the trade.) */
-  allowance: { name: 'allowance', verify: (s) => void (s.needed = neededApprovals(s.approvals, s.filled('reads'))) },
+  allowance: callChecks.allowance,
   /** The deadline leaves time to be mined and is not too far. */
   deadline: {
     name: 'deadline',
@@ -296,25 +303,8 @@ export const routedChecks = {
       if (deadline !== undefined) checkDeadline([deadline], s.filled('reads').block.timestamp, s.ctx.settings.deadline);
     },
   },
-  /** Gas is within the cap. */
-  feeCap: {
-    name: 'fee-cap',
-    verify: (s) => {
-      const reads = s.filled('reads');
-      s.fees = s.ctx.wallet.fees.fromBlock(reads.block.baseFeePerGas, reads.maxPriorityFeePerGas);
-      checkFeeCap(s.fees.maxFeePerGas, s.ctx.settings.feeCap);
-    },
-  },
-  /** The exact transactions, simulated together, succeed and pay at least our minimum. */
-  simulation: {
-    name: 'simulation',
-    verify: (s) => {
-      const { gas, simulatedOut } = simulatedCall(s.filled('reads'), (returned) => s.kind.paid(returned));
-      s.gas = gas;
-      s.simulatedOut = simulatedOut;
-      if (simulatedOut !== undefined) checkSimulation(simulatedOut, s.filled('call').minOut);
-    },
-  },
+  feeCap: callChecks.feeCap,
+  simulation: callChecks.simulation,
   /**
    * Every token movement of the simulated transactions is accounted for: the wallet pays exactly what it trades and
    * gets at least our minimum, and nobody else gains but pools of known factories making one swap each, listed venues
@@ -512,9 +502,4 @@ export function provenHops(hops: readonly RouteHop[], swaps: readonly Omit<Prove
     }
     return { tokenIn: hop.tokenIn, tokenOut: hop.tokenOut, pool: swap.pool, feePpm: swap.feePpm };
   });
-}
-
-/** The proven pools' fees, once the flows showed them: what the oracle's value of the output leaves after them. */
-export function oracleOutOfProven(reference: Reference, hops: readonly RouteHop[], swaps: ProvenSwap[] | undefined) {
-  return oracleAfterFees(reference.oracleValue as bigint, provenHops(hops, swaps));
 }

@@ -18,7 +18,6 @@
  */
 import { type Address, isAddressEqual } from 'viem';
 import { preflight } from '../../../chain/preflight.ts';
-import { checkFeeCap } from '../../../guard/guards.ts';
 import { type PositionAsked, addAtReference, checkPoolAtReference, checkPositionFlows, checkPositionOwned, checkRange } from '../../../guard/position.ts';
 import { GuardRefusal } from '../../../model/guard-refusal.ts';
 import type { ChainClient } from '../../../chains.ts';
@@ -26,6 +25,7 @@ import { uniswapV3PoolAbi } from '../../../contracts/abi.ts';
 import { v3PoolAddress } from '../../../contracts/encoding.ts';
 import type { MintTrade, PositionTrade } from '../../../model/trade.ts';
 import type { BuiltCall } from '../../call-types.ts';
+import { type CallCheckState, callChecks } from '../../call-checks.ts';
 import { type NamedCheck, runChecks } from '../../check-runner.ts';
 import type { Approval, Preflight } from '../../../chain/preflight.ts';
 
@@ -33,8 +33,7 @@ import type { Hex } from 'viem';
 import { abortable } from '../../../ops/abort.ts';
 import { type TickRange, sqrtPriceX96FromUsd } from '../../../pools/uniswap-v3/liquidity.ts';
 import { type PositionManagerOf, readV3Position } from '../../../pools/uniswap-v3/position.ts';
-import { simulatedCall } from '../../simulated.ts';
-import { approvalsOf, neededApprovals } from '../../approvals.ts';
+import { approvalsOf } from '../../approvals.ts';
 import type { CheckContext, Checked } from '../../check-types.ts';
 import { withPriceRefusals } from '../../price-refusals.ts';
 
@@ -60,7 +59,7 @@ export type PositionStep<T extends PositionTrade> = {
 };
 
 /** What the checks of one position trade share. */
-export class PositionCheck {
+export class PositionCheck implements CallCheckState {
   manager: PositionManagerOf | undefined;
   target: LiquidityTarget | undefined;
   minimums: PositionMinimums | undefined;
@@ -77,6 +76,15 @@ export class PositionCheck {
     readonly trade: PositionTrade,
     readonly step: PositionStep<PositionTrade>,
   ) {}
+
+  paid(returned: Hex): bigint {
+    return this.step.paid(returned);
+  }
+
+  /** A position step's call holds its own minimums (of each token): the simulation must only succeed. */
+  simulatedMinimum(): undefined {
+    return undefined;
+  }
 
   filled<K extends 'manager' | 'target' | 'call' | 'reads' | 'fees'>(key: K): NonNullable<this[K]> {
     const value = this[key];
@@ -148,23 +156,9 @@ export const positionChecks = {
       );
     },
   },
-  allowance: { name: 'allowance', verify: (s) => void (s.needed = neededApprovals(s.approvals, s.filled('reads'))) },
-  feeCap: {
-    name: 'fee-cap',
-    verify: (s) => {
-      const reads = s.filled('reads');
-      s.fees = s.ctx.wallet.fees.fromBlock(reads.block.baseFeePerGas, reads.maxPriorityFeePerGas);
-      checkFeeCap(s.fees.maxFeePerGas, s.ctx.settings.feeCap);
-    },
-  },
-  simulation: {
-    name: 'simulation',
-    verify: (s) => {
-      const { gas, simulatedOut } = simulatedCall(s.filled('reads'), (returned) => s.step.paid(returned));
-      s.gas = gas;
-      s.simulatedOut = simulatedOut;
-    },
-  },
+  allowance: callChecks.allowance,
+  feeCap: callChecks.feeCap,
+  simulation: callChecks.simulation,
   /**
    * The simulation's token movements are the position's tokens between the wallet and the pool only, and the only NFT
    * that moves is a mint's, to the wallet, or a burn's of the emptied position (guard/position.ts). A node without
