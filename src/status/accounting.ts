@@ -14,6 +14,7 @@ import type { TokenInfo } from '../units.ts';
 import { type AmountJson, type PriceJson, type Token, amountJson, percent, priceJson } from './amounts.ts';
 import { type Books, type Counted, type Tally, addGas, emptyTally, foldFailedRun, foldTrade, isSettled, valueTokenOf, withOpenGas } from './tally.ts';
 import { parseTradeSlot } from '../model/trade-slot.ts';
+import { kindOf } from '../trade/kinds/registry.ts';
 
 export type { Books } from './tally.ts';
 
@@ -483,7 +484,7 @@ function fillPrices(fills: readonly Filled[], valueToken: TokenInfo, books: Book
 function rewardSeries(strategy: CompoundStrategy, fills: readonly Filled[], books: Books): Point[] {
   const points: Point[] = [];
   let claimedValue: bigint | undefined = 0n;
-  for (const claim of fills.filter((trade) => trade.kind === 'claim')) {
+  for (const claim of fills.filter((trade) => kindOf(trade).effect(trade, trade.settlement.amountOut).claimed !== undefined)) {
     const value = books.prices.convert(claim.settlement.amountOut, strategy.gauge.rewardToken, strategy.valueToken, claim.createdAt);
     claimedValue = value === undefined || claimedValue === undefined ? undefined : claimedValue + value;
     points.push({ t: claim.createdAt, value: claimedValue === undefined ? null : decimal(claimedValue, strategy.valueToken) });
@@ -499,7 +500,7 @@ export function seriesOf(strategy: Strategy, trades: readonly TradeRecord[], wal
     case 'dca':
       return { ...series, value: dcaValueSeries(strategy, fills, books), fills: fillPrices(fills, strategy.sell, books) };
     case 'rebalance': {
-      const swaps = fills.filter((trade) => trade.kind === 'swap');
+      const swaps = fills.filter((trade) => kindOf(trade).effect(trade, trade.settlement.amountOut).swapped);
       return { ...series, value: rebalanceValueSeries(strategy, trades, swaps, wallet, books), fills: fillPrices(swaps, strategy.quote, books) };
     }
     case 'limit':

@@ -10,6 +10,8 @@ import type { TradeRecord, TradeState } from '../model/trade.ts';
 import type { BalanceMark } from '../ledger/ledger.ts';
 import type { Token } from './amounts.ts';
 import type { PriceBook } from './prices.ts';
+import type { TradeEffect } from '../trade/kinds/kind.ts';
+import { kindOf } from '../trade/kinds/registry.ts';
 
 /** What accounting reads besides a strategy's trades. */
 export type Books = {
@@ -172,45 +174,42 @@ export function foldTrade(tally: Tally, strategy: Strategy, trade: TradeRecord, 
   if (!tally.firstFill || trade.createdAt < tally.firstFill.createdAt) tally.firstFill = { createdAt: trade.createdAt, amountIn: trade.amountIn, amountOut };
   tally.invested += trade.amountIn;
   tally.received += amountOut;
-  if (trade.kind === 'swap') foldSwap(tally, strategy, trade, amountOut);
+  // What the trade did, as its kind says (src/trade/kinds/): the folds below never ask which kind it is.
+  const effect = kindOf(trade).effect(trade, amountOut);
+  if (effect.swapped) foldSwap(tally, strategy, trade, amountOut, effect.swapped.partnerFee);
   if (strategy.kind === 'limit')
     tally.limitFills.push({ createdAt: trade.createdAt, slot: trade.slot, amountIn: trade.amountIn, amountOut, txHash: trade.settlement?.txHash ?? '' });
-  if (strategy.kind === 'compound') foldCompound(tally, strategy, trade, amountOut, books);
-  if (strategy.kind === 'uniswap-v3-position') foldPosition(tally, strategy, trade, books);
+  if (strategy.kind === 'compound') foldCompound(tally, strategy, trade, effect, books);
+  if (strategy.kind === 'uniswap-v3-position') foldPosition(tally, strategy, trade, effect, books);
 }
 
 /** A V3 position's collects (the fees, at their value when collected), adds (what went back in, and the liquidity), removals and re-ranges. */
-function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-position' }, trade: TradeRecord, books: Books): void {
-  const moved = trade.settlement?.position;
-  if (!moved) return;
+function foldPosition(tally: Tally, strategy: Strategy & { kind: 'uniswap-v3-position' }, trade: TradeRecord, effect: TradeEffect, books: Books): void {
   const { token0, token1 } = strategy.pool;
   const fees = tally.position;
-  // A collect's amounts are fees; a removal's are what its liquidity freed and the fees collected with it.
-  const freed = trade.kind === 'remove-liquidity' ? { amount0: moved.freed0 ?? 0n, amount1: moved.freed1 ?? 0n } : { amount0: 0n, amount1: 0n };
-  if (trade.kind === 'collect' || trade.kind === 'remove-liquidity') {
-    const [earned0, earned1] = [moved.amount0 - freed.amount0, moved.amount1 - freed.amount1];
+  if (effect.feesCollected) {
+    const { amount0: earned0, amount1: earned1 } = effect.feesCollected;
     fees.collected0 += earned0;
     fees.collected1 += earned1;
     const value0 = books.prices.convert(earned0, token0, strategy.valueToken, trade.createdAt);
     const value1 = books.prices.convert(earned1, token1, strategy.valueToken, trade.createdAt);
     fees.collectedValue = value0 === undefined || value1 === undefined || fees.collectedValue === undefined ? undefined : fees.collectedValue + value0 + value1;
   }
-  if (trade.kind === 'add-liquidity') {
+  if (effect.added) {
     fees.compounds++;
-    fees.added0 += moved.amount0;
-    fees.added1 += moved.amount1;
-    fees.liquidityAdded += moved.liquidity ?? 0n;
+    fees.added0 += effect.added.amount0;
+    fees.added1 += effect.added.amount1;
+    fees.liquidityAdded += effect.added.liquidity;
   }
-  if (trade.kind === 'remove-liquidity') {
+  if (effect.removed) {
     fees.removals++;
-    fees.removed0 += freed.amount0;
-    fees.removed1 += freed.amount1;
+    fees.removed0 += effect.removed.amount0;
+    fees.removed1 += effect.removed.amount1;
   }
-  if (trade.kind === 'mint') fees.reRanges++;
+  if (effect.opened) fees.reRanges++;
 }
 
-function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOut: bigint): void {
-  const fee = trade.settlement?.partnerFee;
+function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOut: bigint, fee: bigint | undefined): void {
   if (fee === undefined) tally.partnerFeesUnknown++;
   else if (fee > 0n) tally.partnerFees.set(trade.tokenOut.toLowerCase(), (tally.partnerFees.get(trade.tokenOut.toLowerCase()) ?? 0n) + fee);
   tally.swaps++;
@@ -222,20 +221,20 @@ function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOu
   tally.turnover += tokenOut === quote ? amountOut : tokenIn === quote ? trade.amountIn : 0n;
 }
 
-function foldCompound(tally: Tally, strategy: Strategy & { kind: 'compound' }, trade: TradeRecord, amountOut: bigint, books: Books): void {
-  if (trade.kind === 'claim') {
-    tally.claimed += amountOut;
-    const value = books.prices.convert(amountOut, strategy.gauge.rewardToken, strategy.valueToken, trade.createdAt);
+function foldCompound(tally: Tally, strategy: Strategy & { kind: 'compound' }, trade: TradeRecord, effect: TradeEffect, books: Books): void {
+  if (effect.claimed !== undefined) {
+    tally.claimed += effect.claimed;
+    const value = books.prices.convert(effect.claimed, strategy.gauge.rewardToken, strategy.valueToken, trade.createdAt);
     tally.claimedValue = value === undefined || tally.claimedValue === undefined ? undefined : tally.claimedValue + value;
   }
-  if (trade.kind === 'deposit') {
+  if (effect.deposited !== undefined) {
     tally.deposits++;
-    tally.lpAdded += amountOut;
+    tally.lpAdded += effect.deposited;
   }
-  if (trade.kind === 'withdraw') {
+  if (effect.withdrawn) {
     tally.withdrawals++;
-    tally.withdrawnPosition += trade.amountIn;
-    tally.withdrawnReceived += amountOut;
+    tally.withdrawnPosition += effect.withdrawn.position;
+    tally.withdrawnReceived += effect.withdrawn.received;
   }
 }
 

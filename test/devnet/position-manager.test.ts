@@ -32,9 +32,10 @@ describe("the devnet's Uniswap V3 position manager", () => {
   });
 
   it('is confirmed by doctor against the chain data: its factory() the one named beside it, and a wrong pairing failed', async () => {
-    const { address, factory } = positionManagerOf(fork);
+    const { address, factory, poolInitCodeHash } = positionManagerOf(fork);
     const known = knownContractsFor(fork.addressBook.chainId, fork.addressBook);
-    expect(known.positionManagers).toEqual([{ address, factory }]);
+    // Each manager carries its factory's pool init code hash, from the chain data's factory (its pools' addresses).
+    expect(known.positionManagers).toEqual([{ address, factory, poolInitCodeHash }]);
     expect(await positionManagerFindings(fork.publicClient, known)).toEqual([
       { level: 'ok', message: `position manager ${address}: its factory() is the chain data's ${factory}` },
     ]);

@@ -41,6 +41,10 @@ export const addLiquidity: TradeKindModule<AddLiquidityTrade> = {
   callTokens: noOtherTokens,
   balanceProblems: tookBalanceProblems,
   receives: receivesToken1,
+  effect: (record) => {
+    const moved = record.settlement?.position;
+    return moved ? { added: { amount0: moved.amount0, amount1: moved.amount1, liquidity: moved.liquidity ?? 0n } } : {};
+  },
   asked: (trade, names) => `add ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)} to a position`,
   done: (trade, _amountOut, names) => `added ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)} to a position`,
 };

@@ -40,6 +40,7 @@ export const claim: TradeKindModule<ClaimTrade> = {
   // Its `tokenIn` is the gauge: nothing of it is spent.
   balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined, false),
   receives: receivesOutput,
+  effect: (_record, amountOut) => ({ claimed: amountOut }),
   callTokens: () => [],
   asked: (trade, names) => `claim ${names.symbol(trade.tokenOut)} rewards`,
   done: (trade, amountOut, names) => `claimed ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)}`,

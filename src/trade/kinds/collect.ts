@@ -45,6 +45,10 @@ export const collect: TradeKindModule<CollectTrade> = {
   callTokens: noOtherTokens,
   balanceProblems: collectedBalanceProblems,
   receives: receivesBoth,
+  effect: (record) => {
+    const moved = record.settlement?.position;
+    return moved ? { feesCollected: { amount0: moved.amount0, amount1: moved.amount1 } } : {};
+  },
   asked: (trade, names) => `collect a position's ${pair(trade, names)}`,
   done: (trade, amountOut, names) =>
     `collected ${names.symbol(trade.tokenIn)} and ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)} from a position`,

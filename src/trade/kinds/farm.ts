@@ -231,6 +231,7 @@ export function farmKind<T extends DepositTrade | WithdrawTrade>(
     outcome: (record, receipt) => paidToWallet(record, receipt),
     balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined),
     receives: receivesOutput,
+    effect: (record, amountOut) => (kind === 'deposit' ? { deposited: amountOut } : { withdrawn: { position: record.amountIn, received: amountOut } }),
     callTokens: (data) => {
       // Every token on the legs' routes.
       if (kind === 'deposit') return decodeFunctionData({ abi: oneClickFarmAbi, data }).args[0].flatMap((leg) => leg.path);

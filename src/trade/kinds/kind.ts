@@ -19,6 +19,29 @@ export type QuoteAsk = { routing: RoutingClient; signal?: AbortSignal; avoid: re
 /** What a mined receipt shows a trade did, and why it cannot be trusted, if it cannot. */
 export type Outcome = { amountOut?: bigint; reportedOut?: bigint; partnerFee?: bigint; position?: Settlement['position']; anomaly?: string };
 
+/**
+ * What a confirmed trade did, in the terms the strategies' accounting reads (src/status/): none of them names a kind.
+ * Amounts are raw; `amountOut` is what its settlement says arrived.
+ */
+export type TradeEffect = {
+  /** Sold `amountIn` of tokenIn for `amountOut` of tokenOut; what its routing partner took (undefined: not known). */
+  swapped?: { partnerFee?: bigint };
+  /** A gauge's rewards, in tokenOut. */
+  claimed?: bigint;
+  /** Farm position tokens received for what it deposited. */
+  deposited?: bigint;
+  /** Farm position tokens spent, and what they paid. */
+  withdrawn?: { position: bigint; received: bigint };
+  /** A V3 position's fees collected (a collect's, or those a removal collected beside what it freed). */
+  feesCollected?: { amount0: bigint; amount1: bigint };
+  /** What went into a V3 position, and the liquidity it bought. */
+  added?: { amount0: bigint; amount1: bigint; liquidity: bigint };
+  /** What a removal's liquidity freed. */
+  removed?: { amount0: bigint; amount1: bigint };
+  /** A new V3 position was opened (a re-range's). */
+  opened?: boolean;
+};
+
 /** What a trade report shows of the trade, for words. */
 export type Asked = Pick<Trade, 'kind' | 'tokenIn' | 'tokenOut' | 'amountIn'>;
 
@@ -48,6 +71,8 @@ export interface TradeKindModule<T extends Trade = Trade> {
    * order), against what its receipt said it moved: each problem in words, none when they agree.
    */
   balanceProblems(record: T & Pick<TradeRecord, 'call'>, changes: readonly [bigint, bigint], mined: Pick<Outcome, 'amountOut' | 'position'>): string[];
+  /** What it did, once confirmed with `amountOut` arrived (accounting's terms). */
+  effect(record: T & Pick<TradeRecord, 'settlement'>, amountOut: bigint): TradeEffect;
   /** The tokens it brings to the wallet (what a block's balances must grow by at least what its receipt shows). */
   receives(record: T): readonly Address[];
   /** The tokens its call can move besides its own two (a route's intermediate tokens). */

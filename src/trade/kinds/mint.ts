@@ -59,6 +59,7 @@ export const mint: TradeKindModule<MintTrade> = {
   callTokens: noOtherTokens,
   balanceProblems: tookBalanceProblems,
   receives: receivesToken1,
+  effect: (record) => (record.settlement?.position ? { opened: true } : {}),
   asked: (trade, names) => `open a position with ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`,
   done: (trade, _amountOut, names) => `opened a position with ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`,
 };

@@ -63,6 +63,13 @@ export const removeLiquidity: TradeKindModule<RemoveLiquidityTrade> = {
   callTokens: noOtherTokens,
   balanceProblems: collectedBalanceProblems,
   receives: receivesBoth,
+  // What it collected beyond what its liquidity freed is fees.
+  effect: (record) => {
+    const moved = record.settlement?.position;
+    if (!moved) return {};
+    const freed = { amount0: moved.freed0 ?? 0n, amount1: moved.freed1 ?? 0n };
+    return { feesCollected: { amount0: moved.amount0 - freed.amount0, amount1: moved.amount1 - freed.amount1 }, removed: freed };
+  },
   asked: (trade, names) => `remove a position's ${pair(trade, names)}`,
   done: (trade, amountOut, names) =>
     `removed ${names.symbol(trade.tokenIn)} and ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)} from a position`,

@@ -154,6 +154,7 @@ export const swap: TradeKindModule<SwapTrade> = {
   outcome: (record, receipt) => paidToWallet(record, receipt, record.call?.router),
   balanceProblems: (record, changes, mined) => paidBalanceProblems(record, changes, mined),
   receives: receivesOutput,
+  effect: (record) => ({ swapped: { partnerFee: record.settlement?.partnerFee } }),
   callTokens: (data) => {
     const decoded = decodeFunctionData({ abi: routerAbi, data });
     return decoded.functionName === 'swapExactInputForOutput' ? decoded.args[0].path : [];
