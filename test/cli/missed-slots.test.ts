@@ -57,17 +57,22 @@ strategies:
     // have none: the one still waiting for its turn (one run at a time) when the daemon stopped, which was not due yet
     // (its slot is run at the next start, as `catchUp` says). Every later slot of that strategy was then missed because
     // that run was still going.
+    // What the daemon warned or erred about, to read beside a failure.
+    const said = daemon.lines.filter((line) => (line.level as number) >= 40).map((line) => `${line.slot ?? ''} ${line.msg}`);
     for (const id of ['first', 'second']) {
       const mine = new Map(runs.filter((run) => run.strategyId === id).map((run) => [Date.parse(run.slot), run]));
       expect(mine.size, `${id}: one run per slot`).toBe(runs.filter((run) => run.strategyId === id).length);
       const [first, last] = [Math.min(...mine.keys()), Math.max(...mine.keys())];
       const silent: number[] = [];
       for (let slot = first; slot <= last; slot += 1_000) if (!mine.has(slot)) silent.push(slot);
-      expect(silent.length, `${id}: slots without a run ${silent.map((slot) => new Date(slot).toISOString())}`).toBeLessThanOrEqual(1);
+      expect(
+        silent.length,
+        `${id}: slots without a run ${silent.map((slot) => new Date(slot).toISOString())}; the daemon said: ${said.join(' | ')}`,
+      ).toBeLessThanOrEqual(1);
       const after = [...mine].filter(([slot]) => silent.length > 0 && slot > (silent[0] as number)).map(([, run]) => run.note);
       expect(
         after.every((note) => note === stillGoing),
-        `${id}: after its silent slot: ${after.join('; ')}`,
+        `${id}: after its silent slot ${new Date(silent[0] ?? 0).toISOString()}: ${after.join('; ')}; its runs: ${[...mine].map(([slot, run]) => `${new Date(slot).toISOString()} ${run.outcome}`).join(', ')}; the daemon said: ${said.join(' | ')}`,
       ).toBe(true);
       expect(last - first, `${id}: its slots`).toBeGreaterThanOrEqual(2_000);
     }
