@@ -54,7 +54,12 @@ export class SharedRead<T> {
   /** Starts it (once); a failure is the awaiting check's, never an unhandled rejection. */
   start(): Promise<T> {
     if (!this.#promise) {
-      this.#promise = this.#read();
+      try {
+        this.#promise = this.#read();
+      } catch (error) {
+        // A read that fails before it is sent fails as its check's, in the list's order, as one that fails later does.
+        this.#promise = Promise.reject(error);
+      }
       this.#promise.catch(() => undefined);
     }
     return this.#promise;
