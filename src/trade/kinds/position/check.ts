@@ -1,20 +1,21 @@
 /**
- * The checks of a trade on a Uniswap V3 position, before anything is signed. Nothing comes from the routing service:
- * the position manager must be the chain data's, the position is read from the chain, and the price that decides an
- * add's minimums is the independent reference.
+ * The checks of a trade on a Uniswap V3 position, before anything is signed, as the named checks each step lists
+ * (collect.ts, add-liquidity.ts, remove-liquidity.ts, mint.ts). Nothing comes from the routing service: the position
+ * manager must be the chain data's, the position is read from the chain, and the price that decides an add's minimums
+ * is the independent reference.
  *
- *  1. The position manager is one the chain data names, over a factory it names with its pools' init code hash.
- *  2. The position, read at the latest block, is the wallet's and holds the trade's two tokens (its pool is the
- *     factory's for them, by CREATE2); a mint's pool is the factory's for its tokens and fee, its range on the
- *     pool's tick spacing.
- *  3. Liquidity moved (an add, a removal, a mint): the pool was not moved within the window (its own oracle), its
- *     price is within the tolerance of the reference, and the minimums signed are the least that liquidity takes or
- *     pays anywhere in the slippage band around the reference (guard/position.ts).
- *  4. One batched read: the block, fees, nonce, the allowances an add needs, and a simulation of the exact
- *     transactions after the wallet's transactions in flight.
- *  5. The fee cap; the simulation succeeds; its token movements are the position's tokens between the wallet and
- *     the pool only, and the only NFT that moves is a mint's, to the wallet, or a burn's of the emptied position
- *     (guard/position.ts).
+ *  - `manager-known`: the position manager is one the chain data names, with its factory's pool init code hash.
+ *  - `position-read`: the position, read at the latest block, is the wallet's and holds the trade's two tokens (its
+ *    pool is the factory's for them, by CREATE2); a mint's pool is the factory's for its tokens and fee, its range on
+ *    the pool's tick spacing.
+ *  - `at-reference` (a step that moves liquidity): the pool was not moved within the window (its own oracle), its price
+ *    is within the tolerance of the reference, and the minimums signed are the least that liquidity takes or pays
+ *    anywhere in the slippage band around the reference (guard/position.ts).
+ *  - `call-is-ours`, then `chain-read`: one batched read of the block, fees, nonce, the allowances an add needs, and a
+ *    simulation of the exact transactions after the wallet's transactions in flight.
+ *  - `allowance`, `fee-cap`, `simulation` (call-checks.ts), and `position-flows`: its token movements are the
+ *    position's tokens between the wallet and the pool only, and the only NFT that moves is a mint's, to the wallet,
+ *    or a burn's of the emptied position (guard/position.ts).
  */
 import { type Address, isAddressEqual } from 'viem';
 import { preflight } from '../../../chain/preflight.ts';
