@@ -7,7 +7,7 @@ import type { Hex } from 'viem';
 import type { Approval, Preflight } from '../chain/preflight.ts';
 import { checkFeeCap, checkSimulation } from '../guard/guards.ts';
 import { neededApprovals } from './approvals.ts';
-import type { NamedCheck } from './check-runner.ts';
+import { type NamedCheck, filledIn } from './check-runner.ts';
 import type { CheckContext, Checked } from './check-types.ts';
 import { simulatedCall } from './simulated.ts';
 
@@ -26,10 +26,7 @@ export interface CallCheckState {
   simulatedMinimum(): bigint | undefined;
 }
 
-const readsOf = (s: CallCheckState): Preflight => {
-  if (!s.reads) throw new Error('check: the chain is read before the call checks');
-  return s.reads;
-};
+const readsOf = (s: CallCheckState): Preflight => filledIn(s, 'reads');
 
 export const callChecks = {
   /** What the batch read of the wallet: is the allowance short? (Approve first, on the nonce before the trade.) */

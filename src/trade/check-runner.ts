@@ -42,6 +42,13 @@ export async function runChecks<S>(checks: readonly NamedCheck<S>[], state: S, s
   return passed;
 }
 
+/** A value of the state that a check earlier in the list fills in (the list's order guarantees it is there). */
+export function filledIn<S, K extends keyof S & string>(state: S, key: K): NonNullable<S[K]> {
+  const value = state[key];
+  if (value === undefined || value === null) throw new Error(`check: ${key} is read before the check that fills it`);
+  return value as NonNullable<S[K]>;
+}
+
 /** A read started once and shared by every check that awaits it. */
 export class SharedRead<T> {
   #promise: Promise<T> | undefined;

@@ -31,7 +31,7 @@ import { approvalsOf } from './approvals.ts';
 import type { BuiltCall } from './call-types.ts';
 import type { CheckContext, Checked } from './check-types.ts';
 import { type CallCheckState, callChecks } from './call-checks.ts';
-import { type NamedCheck, SharedRead, runChecks } from './check-runner.ts';
+import { type NamedCheck, SharedRead, filledIn, runChecks } from './check-runner.ts';
 import type { Proposal, RoutedProposal } from './proposal.ts';
 import { withPriceRefusals } from './price-refusals.ts';
 import type { Reference } from './reference.ts';
@@ -161,9 +161,7 @@ export class RoutedCheck implements CallCheckState {
 
   /** A value a check before this one filled in (the list's order guarantees it). */
   filled<K extends 'reference' | 'reads' | 'call' | 'fees'>(key: K): NonNullable<this[K]> {
-    const value = this[key];
-    if (value === undefined || value === null) throw new Error(`check: ${key} is read before the check that fills it`);
-    return value as NonNullable<this[K]>;
+    return filledIn(this, key);
   }
 }
 

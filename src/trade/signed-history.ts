@@ -97,11 +97,10 @@ export class SignedHistory {
   readonly #wallet: Wallet;
   readonly #approvals: ApprovalMode;
   /**
-   * Rows proven in this process, by id: the row as it was proven (its own columns: a row changed since is proven
-   * again) and with its trade's call (for the record of proofs). A trade's call cannot change unseen: its tag covers it,
-   * and every reader of a call checks the tag.
+   * Rows proven in this process, by id: the row's own columns as they were proven (a row changed since is proven
+   * again). A trade's call cannot change unseen: its tag covers it, and every reader of a call checks the tag.
    */
-  readonly #proven = new Map<number, { row: string; withCall: string }>();
+  readonly #proven = new Map<number, string>();
   /** The call key of each trade whose rows were read by this process. */
   readonly #callKeys = new Map<string, string>();
   /** Rows its tagged record of earlier proofs vouches for, by id, as vouched: their tags are still to be checked once. */
@@ -148,7 +147,7 @@ export class SignedHistory {
     const start = await this.#start(pendingOnChain, all);
     const attempts = all.filter((attempt) => attempt.nonce >= start);
     const firstOfProcess = this.#proven.size === 0 && this.#vouchedFor.size === 0;
-    const unread = attempts.filter((attempt) => firstOfProcess || this.#proven.get(attempt.id)?.row !== rowPrint(attempt));
+    const unread = attempts.filter((attempt) => firstOfProcess || this.#proven.get(attempt.id) !== rowPrint(attempt));
     const records = new Map((await this.#ledger.trades.byIds([...new Set(unread.map((attempt) => attempt.intentId))])).map((record) => [record.id, record]));
     for (const record of records.values()) this.#callKeys.set(record.id, callKeyOf(record));
     if (firstOfProcess) await this.#vouched(attempts);
@@ -259,6 +258,6 @@ export class SignedHistory {
         `${row} of trade ${record.id}: it carries no tag of the wallet binding it to that trade (filed under it, or changed, without its key); nothing more is signed`,
       );
     }
-    this.#proven.set(attempt.id, { row: rowPrint(attempt), withCall: seen });
+    this.#proven.set(attempt.id, rowPrint(attempt));
   }
 }

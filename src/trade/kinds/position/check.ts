@@ -27,7 +27,7 @@ import { v3PoolAddress } from '../../../contracts/encoding.ts';
 import type { MintTrade, PositionTrade } from '../../../model/trade.ts';
 import type { BuiltCall } from '../../call-types.ts';
 import { type CallCheckState, callChecks } from '../../call-checks.ts';
-import { type NamedCheck, runChecks } from '../../check-runner.ts';
+import { type NamedCheck, filledIn, runChecks } from '../../check-runner.ts';
 import type { Approval, Preflight } from '../../../chain/preflight.ts';
 
 import type { Hex } from 'viem';
@@ -88,9 +88,7 @@ export class PositionCheck implements CallCheckState {
   }
 
   filled<K extends 'manager' | 'target' | 'call' | 'reads' | 'fees'>(key: K): NonNullable<this[K]> {
-    const value = this[key];
-    if (value === undefined || value === null) throw new Error(`check: ${key} is read before the check that fills it`);
-    return value as NonNullable<this[K]>;
+    return filledIn(this, key);
   }
 }
 
