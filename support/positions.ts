@@ -2,8 +2,9 @@
  * Uniswap V3 positions on the devnet, as a liquidity provider makes them: opened through the real position manager
  * from a funded account, and swap volume through the pool from another, so that fees accrue as on a real chain.
  */
-import { type Address, encodePacked, erc20Abi, maxUint256, parseEventLogs } from 'viem';
+import { type Address, encodePacked, erc20Abi, maxUint256, parseEventLogs, parseUnits } from 'viem';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { tokenSpecs } from '../src/devnet/world-spec.ts';
 import { positionManagerAbi } from '../src/contracts/abi.ts';
 import { tickAtSqrtRatio } from '../src/pools/uniswap-v3/math.ts';
 import { type PositionManagerOf, type V3Position, readV3Position } from '../src/pools/uniswap-v3/position.ts';
@@ -140,17 +141,39 @@ export async function tradeVolume(
   return { volume0, volume1 };
 }
 
-/** The devnet's cUSD/CELO pool at 0.3%, where the tests keep their positions. */
+/** The devnet's cUSD/CELO pool at 0.3%, where the tests keep their positions; its oracle was grown. */
 export const cusdCeloPool = (fork: DevnetFork) => v3Pool(fork, ['cUSD', 'CELO'], 3000);
+
+/** The devnet's CELO/WETH pool at 0.3%, which keeps Uniswap's default oracle of one observation, as most of Celo's pools. */
+export const oneObservationPool = (fork: DevnetFork) => v3Pool(fork, ['CELO', 'WETH'], 3000);
+
+/**
+ * A busy pool's trading, as `busyPoolTrading` makes it on the devnet but on the test's clock: every `everySeconds`
+ * for `seconds`, account 1 sells `usd` worth of one token, then of the other on the next round, each swap in a block
+ * of its own. A pool of one observation then never reaches a window back.
+ */
+export async function tradeBusily(fork: DevnetFork, pool: V3PoolOfBook, options: { seconds: number; everySeconds: number; usd: number }): Promise<void> {
+  const priceOf = (symbol: string) => tokenSpecs.find((spec) => spec.symbol === symbol)?.usdPrice ?? 1;
+  for (let round = 0; round * options.everySeconds < options.seconds; round++) {
+    await fork.testClient.increaseTime({ seconds: options.everySeconds });
+    const sell = round % 2 === 0 ? 'token0' : 'token1';
+    const symbol = sell === 'token0' ? pool.token0 : pool.token1;
+    await swapInPool(fork, pool, { account: 1, sell, amount: parseUnits((options.usd / priceOf(symbol)).toFixed(6), 18) });
+  }
+}
 
 /** A position of the position manager as the chain holds it at the latest block. */
 export async function readPosition(fork: DevnetFork, tokenId: bigint): Promise<V3Position> {
   return readV3Position(fork.publicClient, positionManagerOf(fork), tokenId, await fork.publicClient.getBlockNumber());
 }
 
-/** A `uniswap-v3-position` strategy of wallet `main` (account 0) keeping position `positionId` of the cUSD/CELO pool, compounding at 3 × gas. */
-export function positionStrategy(fork: DevnetFork, positionId: bigint, overrides: Partial<V3PositionStrategy> = {}): V3PositionStrategy {
-  const pool = cusdCeloPool(fork);
+/** A `uniswap-v3-position` strategy of wallet `main` (account 0) keeping position `positionId` of `pool` (cUSD/CELO), compounding at 3 × gas. */
+export function positionStrategy(
+  fork: DevnetFork,
+  positionId: bigint,
+  overrides: Partial<V3PositionStrategy> = {},
+  pool: V3PoolOfBook = cusdCeloPool(fork),
+): V3PositionStrategy {
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
   return {
     id: 'lp',

@@ -141,11 +141,18 @@ export async function observeV3Position(strategy: V3PositionStrategy, view: Mark
   if (fees0 === undefined || fees1 === undefined)
     throw new ValuationError(`${strategy.id}: cannot value the fees: no price for the pool's tokens in ${valueToken.symbol}`);
   if (compoundGasValue === undefined) throw new ValuationError(`${strategy.id}: cannot value gas: no price for ${native.symbol} or ${valueToken.symbol}`);
-  const [rangeHistory, block, secondsInside] = await Promise.all([
-    strategy.keepInRange ? readRangeHistory(view.client, position, Math.round(strategy.keepInRange.outsideMs / 1000)) : undefined,
+  const [block, secondsInside] = await Promise.all([
     view.client.getBlock({ blockNumber, includeTransactions: false }),
     readSecondsInside(view.client, position.pool, position, blockNumber),
   ]);
+  const head = { number: blockNumber, timestamp: block.timestamp };
+  const rangeHistory = strategy.keepInRange
+    ? await readRangeHistory(view.client, position, {
+        seconds: Math.round(strategy.keepInRange.outsideMs / 1000),
+        headTimestamp: block.timestamp,
+        blockAt: (time) => view.prices.averages.blockAt(time, head),
+      })
+    : undefined;
   const inLiquidity = amountsForLiquidity(position.sqrtPriceX96, position, position.liquidity, 'down');
   const holds = { amount0: inLiquidity.amount0 + position.uncollected.amount0, amount1: inLiquidity.amount1 + position.uncollected.amount1 };
   return {

@@ -229,12 +229,19 @@ export class PoolAverages {
     return cumulatives;
   }
 
-  /** The last block at or before `time` (whose state held at that instant), found a few batched reads at a time. */
-  async #blockAt(time: bigint, head: Head): Promise<bigint> {
+  /**
+   * The last block at or before `time` (whose state held at that instant), found a few batched reads at a time, at the
+   * chain's usual block time; ChainTooYoungError when the chain has none that old.
+   */
+  blockAt(time: bigint, head: Head): Promise<bigint> {
     const readTimes = (numbers: readonly bigint[]) =>
       Promise.all(numbers.map((blockNumber) => getBlock(this.#client, { blockNumber }).then((block) => block.timestamp)));
+    return blockAt(readTimes, time, head, { blockTimeSeconds: this.options.blockTimeSeconds });
+  }
+
+  async #blockAt(time: bigint, head: Head): Promise<bigint> {
     try {
-      return await blockAt(readTimes, time, head, { blockTimeSeconds: this.options.blockTimeSeconds });
+      return await this.blockAt(time, head);
     } catch (error) {
       if (error instanceof ChainTooYoungError)
         throw new NoAverageError(`the chain is younger than the price average's window (${this.options.windowSeconds} s): ${error.message}`);

@@ -3,10 +3,10 @@
  * jobs, the first that applies wins:
  *  - exit, at a time or when the position's price crosses a level: remove all its liquidity and collect it to the
  *    wallet (one transaction), optionally swapped into one token;
- *  - keep in range (off unless the file asks): once the pool's own oracle shows the price outside the range, on one
- *    side, for the whole window the file gives, remove it all (collected, the old NFT burned or kept, in one
- *    transaction), sell the surplus to the new range's ratio, and open a range of the same width around the
- *    reference price;
+ *  - keep in range (off unless the file asks): once the chain shows the price spent not one second inside the range
+ *    over the whole window the file gives (the pool's own count of seconds inside, at any oracle size), remove it
+ *    all (collected, the old NFT burned or kept, in one transaction), sell the surplus to the new range's ratio, and
+ *    open a range of the same width around the reference price;
  *  - compound: when the uncollected fees are worth more than `minFeesToGas` times the gas of compounding, collect
  *    them, sell the surplus token to the range's ratio at the reference, and add the rest to the position.
  * The steps say what to do; how much each moves is what the step before it paid, read from the chain when it
@@ -16,12 +16,12 @@ import { displayNumber } from '../units.ts';
 import type { Address } from 'viem';
 import type { TickRange, TokenAmounts } from '../pools/uniswap-v3/liquidity.ts';
 import { tickAtSqrtRatio } from '../pools/uniswap-v3/math.ts';
+import type { RangeHistory } from '../pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from './types.ts';
 
 export type { V3PositionStrategy } from './types.ts';
 
-/** Where the pool's oracle puts the price over keep-in-range's window: outside on one side throughout, or not, or not known. */
-export type RangeHistory = { outside: 'below' | 'above' } | { outside: false } | { unknown: string };
+export type { RangeHistory } from '../pools/uniswap-v3/position.ts';
 
 export type V3PositionObservation = {
   now: number;
@@ -89,7 +89,7 @@ export function decideV3Position(strategy: V3PositionStrategy, observed: V3Posit
     }
     const outsideNow = position.tick < position.tickLower || position.tick >= position.tickUpper;
     if (history && 'unknown' in history && outsideNow) {
-      // Outside now, and the oracle cannot say for how long: nothing is moved on a guess.
+      // Outside now, and the chain cannot say for how long: nothing is moved on a guess.
       return compoundOr(strategy, observed, `out of range, for how long not known: ${history.unknown}`);
     }
   }

@@ -1,7 +1,7 @@
 /**
  * A V3 position observed as its strategy sees it, on the real position manager: fees valued at the reference, the
  * reference price in the pool's terms, the owner held to the wallet, and how long the price has been out of range
- * told by the pool's own oracle alone.
+ * told by the chain alone, on a busy pool whose own oracle keeps one observation.
  */
 import { describe, expect, it } from 'vitest';
 import { type MarketView, ValuationError, observeV3Position } from '../../src/engine/observe.ts';
@@ -9,7 +9,17 @@ import { readV3Position } from '../../src/pools/uniswap-v3/position.ts';
 import { type V3PositionStrategy, decideV3Position } from '../../src/strategy/v3-position.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, pushPoolDown, positionManagerOf, tradeVolume, cusdCeloPool, positionStrategy } from '../../support/positions.ts';
+import {
+  cusdCeloPool,
+  oneObservationPool,
+  openPosition,
+  positionManagerOf,
+  positionStrategy,
+  swapInPool,
+  tradeBusily,
+  tradeVolume,
+} from '../../support/positions.ts';
+import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
 import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
@@ -61,27 +71,43 @@ describe('a V3 position observed', () => {
     await expect(observeV3Position(strategyOf(opened.tokenId), view(1), opened.tokenId)).rejects.toThrow(/belongs to 0x[0-9a-fA-F]{40}, not to the wallet/);
   });
 
-  it('tells out of range for the window from the pool oracle: outside the whole hour, not long enough, or not known', async () => {
-    const opened = await openPosition(fork, pool(), { halfWidthTicks: 60, amount0: 1_000n * e18, amount1: 1_000n * e18 });
-    const keep = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } });
-    expect((await observeV3Position(keep, view(), opened.tokenId)).rangeHistory).toEqual({ outside: false });
-    // A large sale of token0 takes the price below the range (token0 cheaper in token1): the devnet's tokens mint to anyone.
-    await pushPoolDown(fork, pool(), 1_000_000n * e18);
-    const justOut = await observeV3Position(keep, view(), opened.tokenId);
-    expect(justOut.position.tick < justOut.position.tickLower).toBe(true);
-    await fork.testClient.increaseTime({ seconds: 600 });
-    await fork.testClient.mine({ blocks: 1 });
-    expect((await observeV3Position(keep, view(), opened.tokenId)).rangeHistory).toEqual({ outside: false });
-    await fork.testClient.increaseTime({ seconds: 3_600 });
-    await fork.testClient.mine({ blocks: 1 });
-    const outside = await observeV3Position(keep, view(), opened.tokenId);
-    expect(outside.rangeHistory).toEqual({ outside: 'below' });
-    expect(decideV3Position(keep, outside).steps.map((step) => step.kind)).toEqual(['remove-liquidity', 'ratio-swap', 'mint']);
-    const farBack = await observeV3Position(
-      strategyOf(opened.tokenId, { keepInRange: { outsideMs: 1_000 * 86_400_000, oldPosition: 'keep' } }),
-      view(),
-      opened.tokenId,
+  it('tells out of range for the window from the chain on a busy pool of one observation: outside the whole hour, not long enough, or not known', async () => {
+    const busy = oneObservationPool(fork);
+    const opened = await openPosition(fork, busy, { halfWidthTicks: 60, amount0: 2_000n * e18, amount1: 2_000n * e18 });
+    const keep = positionStrategy(fork, opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } }, busy);
+    const observe = async (strategy = keep) => observeV3Position(strategy, view(), opened.tokenId);
+    // Traded both ways every five minutes for an hour, each swap a block of its own, the price inside the range.
+    const busily = { everySeconds: 300, usd: 200 };
+    await tradeBusily(fork, busy, { ...busily, seconds: 3_600 });
+    expect((await observe()).rangeHistory).toEqual({ outside: false });
+    // Then CELO sold out of the range, and the trading goes on: the price stays outside.
+    const sold = busy.token0 === 'CELO' ? 'token0' : 'token1';
+    await swapInPool(fork, busy, { account: 1, sell: sold, amount: 40_000n * e18 });
+    await tradeBusily(fork, busy, { ...busily, seconds: 600 });
+    const tenMinutes = await observe();
+    expect(sold === 'token0' ? tenMinutes.position.tick < tenMinutes.position.tickLower : tenMinutes.position.tick >= tenMinutes.position.tickUpper).toBe(true);
+    // Inside for part of the window: not out of range for all of it.
+    expect(tenMinutes.rangeHistory).toEqual({ outside: false });
+    await tradeBusily(fork, busy, { ...busily, seconds: 3_600 });
+    // The pool's own oracle keeps one observation, the last swap's: it cannot say where the price was an hour ago.
+    await expect(fork.publicClient.readContract({ address: busy.address, abi: uniswapV3PoolAbi, functionName: 'observe', args: [[3_600, 0]] })).rejects.toThrow(
+      /OLD/,
     );
-    expect(farBack.rangeHistory).toMatchObject({ unknown: expect.stringMatching(/^the pool's oracle does not reach back/) });
+    const outside = await observe();
+    const side = sold === 'token0' ? 'below' : 'above';
+    expect(outside.rangeHistory).toEqual({ outside: side });
+    expect(decideV3Position(keep, outside).steps.map((step) => step.kind)).toEqual(['remove-liquidity', 'ratio-swap', 'mint']);
+    // A window longer than the position has lived: its range held no liquidity then, so how long is not known, and
+    // the position is not moved on a guess (only its fees compounded).
+    const day = await observe(positionStrategy(fork, opened.tokenId, { keepInRange: { outsideMs: 86_400_000, oldPosition: 'keep' } }, busy));
+    expect(day.rangeHistory).toMatchObject({
+      unknown: expect.stringMatching(/^the range's seconds inside cannot be read at block \d+, 1440 min ago: no liquidity held its ticks then/),
+    });
+    const undecided = decideV3Position(keep, day);
+    expect(undecided.note).toMatch(/^out of range, for how long not known: the range's seconds inside cannot be read/);
+    expect(undecided.steps.map((step) => step.kind)).toEqual(['collect', 'ratio-swap', 'add-liquidity']);
+    // And not one the chain itself is younger than.
+    const years = await observe(positionStrategy(fork, opened.tokenId, { keepInRange: { outsideMs: 1_000 * 86_400_000, oldPosition: 'keep' } }, busy));
+    expect(years.rangeHistory).toMatchObject({ unknown: expect.stringMatching(/^no block of 1440000 min ago was found/) });
   });
 });

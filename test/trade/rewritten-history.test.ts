@@ -393,7 +393,10 @@ describe.each(backends)('history rewritten on %s', (backend) => {
     const takeProfit = limitOrder({ takeProfit: '0.01' });
     const view = { client: deps.wallet.client, prices: deps.prices, wallet: me(), now: Date.now };
     const filled = await runStrategy(takeProfit, 'slot-1', { executor: deps, view });
-    expect(filled.trades.map((trade) => trade.status), `${filled.note}; ${filled.trades.map((trade) => trade.reason).join('; ')}`).toEqual(['confirmed']);
+    expect(
+      filled.trades.map((trade) => trade.status),
+      `${filled.note}; ${filled.trades.map((trade) => trade.reason).join('; ')}`,
+    ).toEqual(['confirmed']);
     await runSql(location, "UPDATE intents SET status = 'failed', reason = 'no route' WHERE strategy_id = 'take'");
     const before = await walletState();
     const again = await runStrategy(takeProfit, 'slot-2', { executor: deps, view });

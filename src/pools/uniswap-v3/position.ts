@@ -101,43 +101,48 @@ export async function readSecondsInside(client: ChainClient, pool: Address, rang
 export const inRange = (position: Pick<V3Position, 'tick' | 'tickLower' | 'tickUpper'>) =>
   position.tick >= position.tickLower && position.tick < position.tickUpper;
 
-/** Division rounded towards minus infinity, as the oracle's mean tick is (OracleLibrary.consult). */
-const floorDiv = (a: bigint, b: bigint) => a / b - (a % b !== 0n && a < 0n !== b < 0n ? 1n : 0n);
+/** Where the price has been over keep-in-range's window: outside the range throughout (on the side it is now), or not, or not known. */
+export type RangeHistory = { outside: 'below' | 'above' } | { outside: false } | { unknown: string };
 
 /**
- * Where the pool's own oracle puts the price over the last `windowSeconds`: outside the range on one side on average in
- * every one of `slices` equal parts of the window, and outside now; or not; or not known (the oracle does not reach
- * back that far, or the node would not say). Only the chain decides it: no record of ours, which a database writer
+ * Whether the price spent the whole of the last `windowSeconds` outside the position's range, read from the chain at
+ * any oracle size: the pool counts the seconds its price spends inside a range (`snapshotCumulativesInside`), so the
+ * count at the head and at the last block a window before (`blockAt`, a chain-derived point) are equal exactly when
+ * not one second of the window was inside. A busy pool that keeps Uniswap's default one observation answers as well
+ * as one with a grown oracle. Not known when the chain (or the node's state) does not reach a window back, or the
+ * range held no liquidity then (the position is younger than the window). No record of ours, which a database writer
  * could edit, says how long a position has been out of range.
  */
 export async function readRangeHistory(
   client: ChainClient,
   position: Pick<V3Position, 'pool' | 'tick' | 'tickLower' | 'tickUpper' | 'blockNumber'>,
-  windowSeconds: number,
-  slices = 12,
-): Promise<{ outside: 'below' | 'above' } | { outside: false } | { unknown: string }> {
+  window: { seconds: number; headTimestamp: bigint; blockAt(time: bigint): Promise<bigint> },
+): Promise<RangeHistory> {
   const side = position.tick < position.tickLower ? 'below' : position.tick >= position.tickUpper ? 'above' : undefined;
   if (!side) return { outside: false };
-  const step = Math.max(1, Math.floor(windowSeconds / slices));
-  const secondsAgos = Array.from({ length: slices + 1 }, (_, i) => (slices - i) * step);
-  let cumulatives: readonly bigint[];
+  const minutes = `${Math.round(window.seconds / 60)} min`;
+  const firstLine = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
+  let then: bigint;
   try {
-    [cumulatives] = await client.readContract({
+    then = await window.blockAt(window.headTimestamp - BigInt(window.seconds));
+  } catch (error) {
+    return { unknown: `no block of ${minutes} ago was found (${firstLine(error)})` };
+  }
+  const insideAt = (blockNumber: bigint) =>
+    client.readContract({
       address: position.pool,
       abi: uniswapV3PoolAbi,
-      functionName: 'observe',
-      args: [secondsAgos],
-      blockNumber: position.blockNumber,
+      functionName: 'snapshotCumulativesInside',
+      args: [position.tickLower, position.tickUpper],
+      blockNumber,
     });
-  } catch (error) {
+  const [now, earlier] = await Promise.all([insideAt(position.blockNumber), insideAt(then).catch((error: unknown) => error as Error)]);
+  if (earlier instanceof Error) {
     return {
-      unknown: `the pool's oracle does not reach back ${Math.round(windowSeconds / 60)} min (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      unknown: `the range's seconds inside cannot be read at block ${then}, ${minutes} ago: no liquidity held its ticks then, or the node keeps no state that old (${firstLine(earlier)})`,
     };
   }
-  for (let i = 1; i < cumulatives.length; i++) {
-    const average = floorDiv((cumulatives[i] as bigint) - (cumulatives[i - 1] as bigint), BigInt(step));
-    const outsideThen = side === 'below' ? average < position.tickLower : average >= position.tickUpper;
-    if (!outsideThen) return { outside: false };
-  }
-  return { outside: side };
+  // uint32 counters that wrap: their difference modulo 2³².
+  const secondsInside = (now[2] - earlier[2]) >>> 0;
+  return secondsInside === 0 ? { outside: side } : { outside: false };
 }
