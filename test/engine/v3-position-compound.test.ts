@@ -5,6 +5,7 @@
  * for the ratio swap stops the run after the collect, the position untouched and the fees in the wallet, said so.
  */
 import { Writable } from 'node:stream';
+import { isAddressEqual } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
@@ -15,7 +16,18 @@ import { runStrategy } from '../../src/engine/runner.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { testExecutor, useTestExecutor } from '../helpers/engine.ts';
-import { openPosition, pushPoolDown, tradeVolume, cusdCeloPool, positionStrategy, readPosition } from '../../support/positions.ts';
+import {
+  cusdCeloPool,
+  oneObservationPool,
+  openPosition,
+  positionStrategy,
+  pushPoolDown,
+  readPosition,
+  swapInPool,
+  tradeBusily,
+  tradeVolume,
+} from '../../support/positions.ts';
+import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -122,6 +134,52 @@ describe('a V3 position compounded by its strategy', () => {
       await lied.close();
       await proxy.close();
     }
+  });
+
+  it('compounds on a busy pool of one observation, held to the reference; pushed in the block before: nothing added, nothing lost', async () => {
+    const busy = oneObservationPool(fork);
+    const celoIs0 = busy.token0 === 'CELO';
+    const [celo, weth] = [20_000n * e18, (20_000n * e18) / 6_000n];
+    const opened = await openPosition(fork, busy, { halfWidthTicks: 1_200, amount0: celoIs0 ? celo : weth, amount1: celoIs0 ? weth : celo });
+    const strategy = positionStrategy(fork, opened.tokenId, {}, busy);
+    const holdings = () =>
+      Promise.all([fork.balanceOf(fork.token(busy.token0), trader(fork).address), fork.balanceOf(fork.token(busy.token1), trader(fork).address)]);
+    // Swaps every five minutes, each in a block of its own: the pool's one observation never reaches the window back.
+    await tradeBusily(fork, busy, { seconds: 3_600, everySeconds: 300, usd: 5_000 });
+    await expect(fork.publicClient.readContract({ address: busy.address, abi: uniswapV3PoolAbi, functionName: 'observe', args: [[600, 0]] })).rejects.toThrow(
+      /OLD/,
+    );
+    const { uncollected: owed, liquidity } = await readPosition(fork, opened.tokenId);
+    const run = await runStrategy(strategy, 'slot-1', { executor: executor(), view: view() });
+    expect(run.trades.map((trade) => [trade.trade.kind, trade.status, trade.reason])).toEqual([
+      ['collect', 'confirmed', undefined],
+      ['swap', 'confirmed', undefined],
+      ['add-liquidity', 'confirmed', undefined],
+    ]);
+    const [collect, , add] = run.trades as [TradeReport, TradeReport, TradeReport];
+    expect(collect.moved).toEqual({ amount0: owed.amount0, amount1: owed.amount1 });
+    expect(add.moved?.liquidity ?? 0n).toBeGreaterThan(0n);
+    expect((await readPosition(fork, opened.tokenId)).liquidity).toBe(liquidity + (add.moved?.liquidity ?? 0n));
+
+    // More trading, then another trader moves the pool 2% or more in the block before the run.
+    await tradeBusily(fork, busy, { seconds: 3_600, everySeconds: 300, usd: 5_000 });
+    await swapInPool(fork, busy, { account: 1, sell: celoIs0 ? 'token0' : 'token1', amount: 60_000n * e18 });
+    const again = await readPosition(fork, opened.tokenId);
+    const before = await holdings();
+    const pushed = await runStrategy(strategy, 'slot-2', { executor: executor(), view: view() });
+    const kinds = pushed.trades.map((trade) => [trade.trade.kind, trade.status]);
+    // The collect moves no liquidity and goes; what the pool's move decides is refused by the reference, whichever step meets it.
+    expect(kinds[0]).toEqual(['collect', 'confirmed']);
+    expect(kinds.at(-1)?.[1]).toBe('refused');
+    expect(pushed.trades.at(-1)?.reason).toMatch(/% from the reference .*own oracle does not reach 600 s back .*: not traded into$/);
+    // Nothing added: the position holds what it held; nothing lost: the wallet holds the fees the collect paid, and
+    // what a ratio swap (if one went) bought for what it sold.
+    expect((await readPosition(fork, opened.tokenId)).liquidity).toBe(again.liquidity);
+    const after = await holdings();
+    const swap = pushed.trades.find((trade) => trade.trade.kind === 'swap' && trade.status === 'confirmed');
+    const sold0 = swap !== undefined && isAddressEqual(swap.trade.tokenIn, fork.token(busy.token0));
+    const [in0, in1] = swap ? (sold0 ? [-swap.trade.amountIn, swap.amountOut ?? 0n] : [swap.amountOut ?? 0n, -swap.trade.amountIn]) : [0n, 0n];
+    expect([after[0] - before[0], after[1] - before[1]]).toEqual([again.uncollected.amount0 + in0, again.uncollected.amount1 + in1]);
   });
 
   it("shows the time in range from the pool's own counter, and the position's worth against holding what it started with", async () => {
