@@ -64,6 +64,12 @@ export const addressBookSchema = z.object({
     /** Uniswap's NonfungiblePositionManager over `uniswapV3Factory`, whose positions a strategy may manage. */
     uniswapV3PositionManager: address.optional(),
     /**
+     * routekeeper's own V3 position mover (`src/contracts/solidity/V3RangeMover.sol`), deployed from the user's wallet
+     * (`routekeeper deploy-adapter v3-range-mover`): re-ranges and exits move through it in one transaction, its code
+     * held to this build's at every use.
+     */
+    v3RangeMover: address.optional(),
+    /**
      * Mento's Broker and the exchange providers of it whose exchanges a route may swap through; Mento v3's pool
      * factory, whose listed pools a route may swap in; the implementation each of Mento's proxies is expected to run
      * (by the proxy's address), which `doctor` names what they run against.

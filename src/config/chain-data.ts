@@ -78,6 +78,8 @@ export type KnownContracts = {
    * data names one: the contracts whose positions (NFTs) a strategy may manage.
    */
   positionManagers: readonly { address: Address; factory: Address; poolInitCodeHash?: Hex }[];
+  /** routekeeper's own V3 position movers the user deployed (none is published): held to this build's code at every use. */
+  positionMovers: readonly Address[];
   /** Tokens a route may pass through. */
   tokens: readonly Address[];
   /** Partner ids besides 0 that quotes may carry (ours). */
@@ -337,6 +339,7 @@ export function knownContractsFor(chainId: number, book?: AddressBook): KnownCon
         ? [{ address: contracts.uniswapV3PositionManager, factory: contracts.uniswapV3Factory }]
         : []),
     ],
+    positionMovers: contracts?.v3RangeMover ? [contracts.v3RangeMover] : [],
     tokens: Object.values(tokens).map((token) => token.address),
     partners: (own?.partners ?? []).map((partner) => BigInt(partner.id)),
     partnerFees: (own?.partners ?? []).map((partner) => ({ id: BigInt(partner.id), recipient: partner.admin, feeNumerator: BigInt(partner.feeNumerator) })),

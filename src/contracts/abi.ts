@@ -221,6 +221,8 @@ export const positionManagerAbi = parseAbi([
   'function collect(CollectParams params) payable returns (uint256 amount0, uint256 amount1)',
   'function burn(uint256 tokenId) payable',
   'function multicall(bytes[] data) payable returns (bytes[] results)',
+  // The NFT sent to a contract with instructions (our position mover's `onERC721Received`).
+  'function safeTransferFrom(address from, address to, uint256 tokenId, bytes data)',
   'event IncreaseLiquidity(uint256 indexed tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)',
   'event DecreaseLiquidity(uint256 indexed tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)',
   'event Collect(uint256 indexed tokenId, address recipient, uint256 amount0, uint256 amount1)',

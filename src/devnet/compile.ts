@@ -133,9 +133,9 @@ export function renderDaemonCodeModule(): string {
   for (const [name, { abi, deployedBytecode }] of picked(compiled, ['HopQuoter'])) {
     lines.push(`export const ${name} = {`, `  abi: ${JSON.stringify(abi)},`, `  runtimeCode: '${deployedBytecode}',`, '} as const;', '');
   }
-  // Deployed by a user from their own wallet (an adapter no one publishes): its creation code and its runtime code,
-  // which \`doctor\` holds a deployed one to.
-  for (const [name, { abi, bytecode, deployedBytecode }] of picked(compiled, ['PairMentoFPMM'])) {
+  // Deployed by a user from their own wallet (an adapter no one publishes, the V3 position mover): its creation code and
+  // its runtime code, which \`doctor\` and every use hold a deployed one to.
+  for (const [name, { abi, bytecode, deployedBytecode }] of picked(compiled, ['PairMentoFPMM', 'V3RangeMover'])) {
     lines.push(
       `export const ${name} = {`,
       `  abi: ${JSON.stringify(abi)},`,

@@ -178,6 +178,7 @@ export async function deployWorld(rpcUrl: string, options: DeployOptions = {}): 
         uniswapV3Factory: uniswapV3.factory,
         uniswapV3PoolInitCodeHash: uniswapV3.poolInitCodeHash,
         uniswapV3PositionManager: uniswapV3.positionManager,
+        v3RangeMover: uniswapV3.rangeMover,
       }),
       ...(mento && { mento: { broker: mento.broker, exchangeProviders: [mento.world.biPoolManager], fpmmFactory: mento.world.fpmmFactory } }),
       adapters: {

@@ -10,6 +10,7 @@ import { type Address, getAddress, isAddressEqual, keccak256, zeroAddress } from
 import { isqrt } from '../bigint-math.ts';
 import type { DeploymentAddressBook } from '../config/address-book.ts';
 import { v3PoolAddress } from '../contracts/encoding.ts';
+import * as solidity from '../contracts/solidity-code.ts';
 import { MIN_TICK } from '../pools/uniswap-v3/math.ts';
 import * as artifacts from './artifacts/contracts.ts';
 import * as swappa from './artifacts/swappa-published.ts';
@@ -55,6 +56,7 @@ export async function deployUniswapV3(
   adapter: Address;
   quotingAdapter: Address;
   positionManager: Address;
+  rangeMover: Address;
   poolInitCodeHash: `0x${string}`;
   world: NonNullable<DeploymentAddressBook['uniswapV3']>;
 }> {
@@ -107,7 +109,9 @@ export async function deployUniswapV3(
   // Uniswap's position manager from its published build, over the factory, with the same wrapped coin as QuoterV2 (on
   // Celo, CELO itself); without a token descriptor: the NFTs' images are not the daemon's business.
   const positionManager = await deploy('NonfungiblePositionManager', artifacts.NonfungiblePositionManager, [factory, tokens.WETH.address, zeroAddress]);
-  return { factory, adapter, quotingAdapter, positionManager, poolInitCodeHash, world: { liquidityProvider, pools } };
+  // No position mover is published: ours, as a user deploys it (`routekeeper deploy-adapter v3-range-mover`).
+  const rangeMover = await deploy('V3RangeMover (ours)', solidity.V3RangeMover);
+  return { factory, adapter, quotingAdapter, positionManager, rangeMover, poolInitCodeHash, world: { liquidityProvider, pools } };
 }
 
 /**

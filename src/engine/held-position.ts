@@ -3,7 +3,7 @@
  * whose id only the mint's receipt knows. Nothing is moved on a row's say, so the successor is taken from the wallet's
  * history (trade/wallet-history.ts: its rows proven by its tags) only as far as the chain vouches for it:
  *  - the file's position, while it holds liquidity (a strategy that opens its own has none);
- *  - else the strategy's latest mint the wallet signed (whatever its state column says) whose transaction the chain
+ *  - else the strategy's latest mint (or re-ranging move) the wallet signed (whatever its state column says) whose transaction the chain
  *    shows from the wallet to the mint's tagged call, and whose receipt shows the NFT the manager minted to the
  *    wallet, still the wallet's;
  *  - else the file's, emptied (or gone, burned): the strategy holds nothing to keep.
@@ -34,7 +34,8 @@ export async function heldPosition(
   if (fromFile !== undefined && liquidity !== undefined && liquidity > 0n) return { positionId: fromFile, via: 'file' };
   const mints = deps.history
     .ofStrategy(strategy.id)
-    .filter((past) => past.record.kind === 'mint')
+    // A mint, or a move that minted the new range in the same transaction as it emptied the old one.
+    .filter((past) => past.record.kind === 'mint' || (past.record.kind === 'move-position' && past.record.mint !== undefined))
     .sort((a, b) => b.record.createdAt - a.record.createdAt);
   for (const mint of mints) {
     for (const attempt of mint.attempts.filter((signed) => signed.purpose === 'trade').reverse()) {

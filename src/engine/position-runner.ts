@@ -6,13 +6,13 @@
  * manager's event, held to the transfers), never more: the wallet's other funds are not the position's.
  */
 import { type Address, isAddressEqual } from 'viem';
-import type { AddLiquidityTrade, CollectTrade, MintTrade, RemoveLiquidityTrade, SwapTrade, Trade } from '../model/trade.ts';
+import type { AddLiquidityTrade, CollectTrade, MintTrade, MovePositionTrade, RemoveLiquidityTrade, SwapTrade, Trade } from '../model/trade.ts';
 import { parseTradeSlot, tradeSlot } from '../model/trade-slot.ts';
 import { displayNumber } from '../units.ts';
-import { type TokenAmounts, sqrtPriceX96FromUsd, swapToRangeRatio } from '../pools/uniswap-v3/liquidity.ts';
+import { type TokenAmounts, amountsForLiquidity, sqrtPriceX96FromUsd, swapToRangeRatio } from '../pools/uniswap-v3/liquidity.ts';
 import { livePositionsInPool } from '../pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
-import { type PositionStep, type V3PositionObservation, decideV3Position } from '../strategy/v3-position.ts';
+import { type PositionStep, type V3PositionObservation, decideV3Position, inOneTransaction } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { heldPosition } from './held-position.ts';
 import { filledStates, signedAndMayHaveTraded } from '../trade/fills.ts';
@@ -35,10 +35,11 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
   const decision = decideV3Position(strategy, observed);
   const which = held.via === 'file' ? '' : `position ${positionId} (opened by ${held.via.mintTx}): `;
   report.note = `${lead}${which}${decision.note}`;
-  return runSteps({ strategy, slot, positionId, referenceSqrtPriceX96: observed.referenceSqrtPriceX96, deps }, decision.steps, report, {
-    amount0: 0n,
-    amount1: 0n,
-  });
+  // Where the chain data names a position mover, a re-range or an exit moves in one transaction, all or nothing.
+  const oneTransaction = deps.executor.routes.known.positionMovers.length > 0;
+  const steps = oneTransaction ? inOneTransaction(decision.steps) : decision.steps;
+  const context = { strategy, slot, positionId, referenceSqrtPriceX96: observed.referenceSqrtPriceX96, deps, observed: observed.position };
+  return runSteps(context, steps, report, { amount0: 0n, amount1: 0n });
 }
 
 /**
@@ -148,10 +149,21 @@ function unfinishedSteps(strategy: V3PositionStrategy, history: WalletHistory): 
 
 const stepKey = (slot: string) => parseTradeSlot(slot).key ?? '';
 
-/** What a step's trade is made from: `positionId` (0: none, for an opening), the reference price, what the steps before paid. */
-type StepContext = { strategy: V3PositionStrategy; slot: string; positionId: bigint; referenceSqrtPriceX96: bigint; held: TokenAmounts; deps: RunDeps };
+/**
+ * What a step's trade is made from: `positionId` (0: none, for an opening), the reference price, what the steps before
+ * paid, and the position as the run observed it (none for an opening).
+ */
+type StepContext = {
+  strategy: V3PositionStrategy;
+  slot: string;
+  positionId: bigint;
+  referenceSqrtPriceX96: bigint;
+  held: TokenAmounts;
+  deps: RunDeps;
+  observed?: V3PositionObservation['position'];
+};
 
-function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, deps }: StepContext, step: PositionStep): NextStep {
+function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, deps, observed }: StepContext, step: PositionStep): NextStep {
   const { token0, token1 } = strategy.pool;
   const slotOfTrade = tradeSlot(slot, step.key);
   const common = {
@@ -219,6 +231,22 @@ function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, 
       const trade: MintTrade = { ...common, ...pair, kind: 'mint', position, amountIn: held.amount0, amountIn1: held.amount1, fee, range: step.range };
       return { trade };
     }
+    case 'move': {
+      if (!observed) return { skip: 'no position was observed to move', goOn: false };
+      const sell = moveSale(strategy, step, observed, referenceSqrtPriceX96);
+      const trade: MovePositionTrade = {
+        ...common,
+        ...pair,
+        kind: 'move-position',
+        position,
+        amountIn: sell.amount0,
+        amountIn1: sell.amount1,
+        liquidity: step.liquidity,
+        burn: step.burn,
+        ...(step.range && { mint: { fee: strategy.pool.fee, range: step.range } }),
+      };
+      return { trade };
+    }
     case 'swap-into': {
       // What the position paid in the other token, sold for the one the file ends in.
       const intoToken0 = isAddressEqual(step.to, token0.address);
@@ -253,4 +281,31 @@ function heldAfter(
     default:
       return held;
   }
+}
+
+/**
+ * What a move sells, of token0 (`amount0`) or token1: what the removal pays at the pool's price as observed, with the
+ * fees owed, is what the mover will hold. A re-range sells the surplus for the new range's ratio at the reference (as
+ * the three-step re-range's ratio swap does); an exit sells all of the other token but the slippage's share of what
+ * the liquidity frees, which a price moved within the band may take away (it stays in the wallet: the move cannot sell
+ * more than it holds).
+ */
+function moveSale(
+  strategy: V3PositionStrategy,
+  step: Extract<PositionStep, { kind: 'move' }>,
+  observed: V3PositionObservation['position'],
+  referenceSqrtPriceX96: bigint,
+): TokenAmounts {
+  const freed = amountsForLiquidity(observed.sqrtPriceX96, observed, step.liquidity, 'down');
+  const holds = { amount0: freed.amount0 + observed.uncollected.amount0, amount1: freed.amount1 + observed.uncollected.amount1 };
+  if (step.range) {
+    const swap = swapToRangeRatio(referenceSqrtPriceX96, step.range, holds);
+    if (!swap || swap.amount === 0n) return { amount0: 0n, amount1: 0n };
+    return swap.sell === 'token0' ? { amount0: swap.amount, amount1: 0n } : { amount0: 0n, amount1: swap.amount };
+  }
+  if (!step.to) return { amount0: 0n, amount1: 0n };
+  const slipped = (amount: bigint) => (amount * BigInt(10_000 - strategy.slippageBps)) / 10_000n;
+  return isAddressEqual(step.to, strategy.pool.token0.address)
+    ? { amount0: 0n, amount1: slipped(freed.amount1) + observed.uncollected.amount1 }
+    : { amount0: slipped(freed.amount0) + observed.uncollected.amount0, amount1: 0n };
 }

@@ -72,6 +72,8 @@ export function claimedRow(trade: Trade, runId: number | undefined, now: number,
     moved_position_id: null,
     moved_freed_0: null,
     moved_freed_1: null,
+    moved_added_0: null,
+    moved_added_1: null,
     ...termColumns(termsOf(trade.kind).terms(trade)),
   };
 }
@@ -143,6 +145,8 @@ export function settlementColumns(settlement: Settlement) {
     moved_position_id: amount(settlement.position?.positionId),
     moved_freed_0: amount(settlement.position?.freed0),
     moved_freed_1: amount(settlement.position?.freed1),
+    moved_added_0: amount(settlement.position?.added0),
+    moved_added_1: amount(settlement.position?.added1),
   };
 }
 
@@ -202,6 +206,8 @@ const lateColumns = [
   'moved_position_id',
   'moved_freed_0',
   'moved_freed_1',
+  'moved_added_0',
+  'moved_added_1',
 ] as const satisfies readonly (keyof IntentRow)[];
 
 function withLateColumns(row: IntentRow): IntentRow {
@@ -258,6 +264,8 @@ export function recordFrom(stored: IntentRow): TradeRecord {
                 ...(row.moved_position_id !== null && { positionId: BigInt(row.moved_position_id) }),
                 ...(row.moved_freed_0 !== null && { freed0: BigInt(row.moved_freed_0) }),
                 ...(row.moved_freed_1 !== null && { freed1: BigInt(row.moved_freed_1) }),
+                ...(row.moved_added_0 !== null && { added0: BigInt(row.moved_added_0) }),
+                ...(row.moved_added_1 !== null && { added1: BigInt(row.moved_added_1) }),
               },
             }),
         }

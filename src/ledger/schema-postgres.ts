@@ -264,4 +264,11 @@ export const postgresMigrations: string[] = [
   CREATE FUNCTION ledger_meta_written_once() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.key IN ('ledger-id', 'attempts-tagged-after') OR OLD.key LIKE 'signed-from:%' THEN RAISE EXCEPTION 'written once: the ledger id, where a wallet''s record starts and the tags'' mark are never changed or deleted (%)', OLD.key; END IF; RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;
   CREATE TRIGGER ledger_meta_written_once BEFORE UPDATE OR DELETE ON ledger_meta FOR EACH ROW EXECUTE FUNCTION ledger_meta_written_once();
   `,
+  // 13: moving a V3 position in one transaction (a re-range, an exit), and what its mint put into the new position.
+  `
+  ALTER TABLE intents ADD COLUMN moved_added_0 TEXT;
+  ALTER TABLE intents ADD COLUMN moved_added_1 TEXT;
+  ALTER TABLE intents DROP CONSTRAINT intents_kind_known;
+  ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim', 'collect', 'add-liquidity', 'remove-liquidity', 'mint', 'move-position'));
+  `,
 ];

@@ -294,4 +294,9 @@ export const migrations: string[] = [
     WHEN OLD.key IN ('ledger-id', 'attempts-tagged-after') OR OLD.key LIKE 'signed-from:%'
     BEGIN SELECT RAISE(ABORT, 'written once: the ledger id, where a wallet''s record starts and the tags'' mark are never deleted'); END;
   `,
+  // 18: what a position move (a re-range or an exit in one transaction) put into its new position.
+  `
+  ALTER TABLE intents ADD COLUMN moved_added_0 TEXT;       -- token0 the move's mint took, from its IncreaseLiquidity event
+  ALTER TABLE intents ADD COLUMN moved_added_1 TEXT;       -- token1 likewise
+  `,
 ];

@@ -92,6 +92,8 @@ export type IntentsTable = {
   /** What a removal's liquidity freed, token0 and token1 (its DecreaseLiquidity event); the rest of its collect is fees. */
   moved_freed_0: string | null;
   moved_freed_1: string | null;
+  moved_added_0: string | null;
+  moved_added_1: string | null;
 };
 
 export type AttemptsTable = {

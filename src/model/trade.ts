@@ -7,10 +7,10 @@ import type { Address, Hex } from 'viem';
 import type { RefusalReason } from './refusal-reasons.ts';
 import type { FailureClass } from './failure-classes.ts';
 
-export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim' | 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint';
+export type TradeKind = 'swap' | 'deposit' | 'withdraw' | 'claim' | 'collect' | 'add-liquidity' | 'remove-liquidity' | 'mint' | 'move-position';
 
 /** The kinds that act on a Uniswap V3 position (an NFT of a position manager) rather than swap through a router. */
-export const positionKinds = ['collect', 'add-liquidity', 'remove-liquidity', 'mint'] as const satisfies readonly TradeKind[];
+export const positionKinds = ['collect', 'add-liquidity', 'remove-liquidity', 'mint', 'move-position'] as const satisfies readonly TradeKind[];
 
 type TradeBase = {
   /** `<strategy id>:<slot>`: one trade per slot, ever. */
@@ -87,7 +87,26 @@ export type MintTrade = TradeBase & {
   range: PositionRange;
 };
 
-export type PositionTrade = CollectTrade | AddLiquidityTrade | RemoveLiquidityTrade | MintTrade;
+/**
+ * Move a V3 position in one transaction, all or nothing, through the chain data's position mover (our contract,
+ * deployed from the wallet): `liquidity` removed and everything owed collected, `amountIn` of token0 (`tokenIn`) or
+ * `amountIn1` of token1 (`tokenOut`) sold for the other through a checked route (at most one of them; none: no
+ * swap), then, with `mint`, a new range of the same pool minted to the wallet from all of it (a re-range), or without,
+ * everything paid to the wallet (an exit). The old NFT comes back to the wallet emptied, or is burned with `burn`.
+ * Nothing leaves the wallet but the NFT, which the mover returns or burns in the same transaction.
+ */
+export type MovePositionTrade = TradeBase & {
+  kind: 'move-position';
+  position: PositionRef;
+  tokenIn: Address;
+  tokenOut: Address;
+  amountIn1: bigint;
+  liquidity: bigint;
+  burn: boolean;
+  mint?: { fee: number; range: PositionRange };
+};
+
+export type PositionTrade = CollectTrade | AddLiquidityTrade | RemoveLiquidityTrade | MintTrade | MovePositionTrade;
 
 export type Trade = SwapTrade | DepositTrade | WithdrawTrade | ClaimTrade | PositionTrade;
 
@@ -154,7 +173,11 @@ export type Settlement = {
    * token1, the liquidity an add or a mint bought (or a removal took out), the id of the NFT a mint made, and of a
    * removal's amounts what its liquidity freed (the rest of what it collected is fees).
    */
-  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint; positionId?: bigint; freed0?: bigint; freed1?: bigint };
+  /**
+   * What a position trade moved: collected (or taken, for an add or a mint), the liquidity and NFT it made, what a
+   * removal's liquidity freed, and what a move's mint put into its new position.
+   */
+  position?: { amount0: bigint; amount1: bigint; liquidity?: bigint; positionId?: bigint; freed0?: bigint; freed1?: bigint; added0?: bigint; added1?: bigint };
 };
 
 /** Why a trade ended without one: the refusing guard, or the class of the error and whether it may pass. */

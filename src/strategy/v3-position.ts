@@ -25,7 +25,7 @@ export type { RangeHistory } from '../pools/uniswap-v3/position.ts';
 
 export type V3PositionObservation = {
   now: number;
-  position: TickRange & { liquidity: bigint; uncollected: TokenAmounts; tick: number };
+  position: TickRange & { liquidity: bigint; uncollected: TokenAmounts; tick: number; sqrtPriceX96: bigint };
   /** token0 priced in token1 at the independent reference, as √price × 2⁹⁶. */
   referenceSqrtPriceX96: bigint;
   /** The uncollected fees at the reference, and a compound's gas, in the value token. */
@@ -49,9 +49,30 @@ export type PositionStep =
   /** A new position of the same pool in `range`, from what the steps before paid. */
   | { key: string; kind: 'mint'; range: TickRange }
   /** What the steps before paid in the other token, sold for `to`. */
-  | { key: string; kind: 'swap-into'; to: Address };
+  | { key: string; kind: 'swap-into'; to: Address }
+  /**
+   * A removal and what follows it in one transaction through the position mover, all or nothing: with `range`, the
+   * ratio swap and the mint of a re-range; with `to`, an exit's sale of the other token.
+   */
+  | { key: string; kind: 'move'; liquidity: bigint; burn: boolean; range?: TickRange; to?: Address };
 
 export type PositionDecision = { steps: PositionStep[]; note: string };
+
+/**
+ * The same steps with a removal and what follows it folded into one move (one transaction, all or nothing), for a
+ * chain where the position mover is known: a re-range's removal, ratio swap and mint; an exit's removal and sale.
+ * A removal alone is one transaction already.
+ */
+export function inOneTransaction(steps: readonly PositionStep[]): PositionStep[] {
+  const [first, ...rest] = steps;
+  if (first?.kind !== 'remove-liquidity' || rest.length === 0) return [...steps];
+  const { liquidity, burn } = first;
+  const mint = rest.find((step) => step.kind === 'mint');
+  if (mint?.kind === 'mint') return [{ key: 're-range-move', kind: 'move', liquidity, burn, range: mint.range }];
+  const sale = rest.find((step) => step.kind === 'swap-into');
+  if (sale?.kind === 'swap-into') return [{ key: 'exit-move', kind: 'move', liquidity, burn, to: sale.to }];
+  return [...steps];
+}
 
 /** A range of `width` ticks (the old range's) on the pool's spacing, as centred on the reference price as the spacing allows. */
 export function recentredRange(referenceSqrtPriceX96: bigint, width: number, tickSpacing: number): TickRange {

@@ -462,10 +462,10 @@ export async function provenSwaps(
 export const hopsOf = (verified: NonNullable<Verified>): RouteHop[] => ('hops' in verified ? verified.hops : verified.legs.flatMap((leg) => leg.hops));
 
 /** A pool a trade swaps in, with its kind when its factory told it, and the route's field that names it. */
-type SwapPool = { address: Address; kind?: PoolKind; field?: string };
+export type SwapPool = { address: Address; kind?: PoolKind; field?: string };
 
 /** The pools of a route's verified hops (a node that cannot simulate shows no others). */
-function poolsOf(verified: Verified): SwapPool[] {
+export function poolsOf(verified: Verified): SwapPool[] {
   if (!verified) return [];
   const fieldsOf =
     'hops' in verified ? [{ hops: verified.hops, at: 'details' }] : verified.legs.map((leg, i) => ({ hops: leg.hops, at: `underlyingRoutes[${i}]` }));
@@ -476,7 +476,7 @@ function poolsOf(verified: Verified): SwapPool[] {
 }
 
 /** Each pool steady (or at the reference, when it has no history of its own); a refusal names the pool's hop. */
-async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): Promise<void> {
+export async function checkPoolsSteady(ctx: CheckContext, pools: readonly SwapPool[]): Promise<void> {
   const unique = [...new Map(pools.map((pool) => [pool.address.toLowerCase(), pool])).values()];
   await Promise.all(
     unique.map((pool) =>

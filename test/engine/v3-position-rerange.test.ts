@@ -30,9 +30,11 @@ import { trader } from '../helpers/routing.ts';
 
 const e18 = 10n ** 18n;
 
-describe('a V3 position left and kept in range by its strategy', () => {
+describe('a V3 position left and kept in range by its strategy, in steps where no position mover is deployed', () => {
   const fork = useDevnetFork({ uniswapV3: true, routing: true });
-  const executor = useTestExecutor(fork, { eachTest: true });
+  // A chain whose data names no position mover: a re-range and an exit go in steps, each its own transaction.
+  const withoutMover = () => ({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: undefined } });
+  const executor = useTestExecutor(fork, { eachTest: true, book: withoutMover });
 
   const pool = () => cusdCeloPool(fork);
   const info = (symbol: string) => ({ symbol, address: fork.token(symbol), decimals: 18 });
@@ -168,7 +170,7 @@ describe('a V3 position left and kept in range by its strategy', () => {
     const strategy = strategyOf(opened.tokenId, { keepInRange: { outsideMs: 3_600_000, oldPosition: 'keep' } });
     await anHourLater();
     const ledgerFile = join(mkdtempSync(join(tmpdir(), 'routekeeper-rerange-')), 'ledger.sqlite');
-    const own = await testExecutor(fork, { ledgerFile });
+    const own = await testExecutor(fork, { ledgerFile, addressBook: withoutMover() });
     try {
       const run = await runStrategy(strategy, 'slot-1', { executor: own, view: view() });
       const mint = run.trades[2] as TradeReport;

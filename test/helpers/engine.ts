@@ -210,13 +210,20 @@ export async function runThroughQuoteProxy(
 }
 
 /** A test file's executor over its fork: opened before the file's tests, closed after them. */
-export function useTestExecutor(fork: DevnetFork, options: Parameters<typeof testExecutor>[1] & { eachTest?: boolean } = {}): () => TestExecutor {
+export function useTestExecutor(
+  fork: DevnetFork,
+  options: Parameters<typeof testExecutor>[1] & {
+    eachTest?: boolean;
+    /** The address book of the chain as the test sees it, once the fork has started (default: the fork's). */
+    book?: () => DevnetFork['addressBook'];
+  } = {},
+): () => TestExecutor {
   let executor: TestExecutor | undefined;
   // One per file, unless its tests sign: the chain is reverted between tests, and a wallet's nonces and a ledger's
   // trades must go back with it, so each test then gets its own.
   const [open, close] = options.eachTest ? [beforeEach, afterEach] : [beforeAll, afterAll];
   open(async () => {
-    executor = await testExecutor(fork, options);
+    executor = await testExecutor(fork, { ...options, ...(options.book && { addressBook: options.book() }) });
   });
   close(() => executor?.close());
   return () => {

@@ -29,7 +29,15 @@ const e18 = 10n ** 18n;
 /** A position [6360, 7560) around tick 6932 (one cUSD ≈ 2 CELO), with fees worth 10 cUSD and a compound's gas 1 cUSD. */
 const observed = (overrides: Partial<V3PositionObservation> = {}, position: Partial<V3PositionObservation['position']> = {}): V3PositionObservation => ({
   now: Date.parse('2026-11-27T12:00:00Z'),
-  position: { tickLower: 6360, tickUpper: 7560, liquidity: 10n ** 21n, uncollected: { amount0: 4n * e18, amount1: 12n * e18 }, tick: 6932, ...position },
+  position: {
+    tickLower: 6360,
+    tickUpper: 7560,
+    liquidity: 10n ** 21n,
+    uncollected: { amount0: 4n * e18, amount1: 12n * e18 },
+    tick: 6932,
+    sqrtPriceX96: sqrtRatioAtTick(6932),
+    ...position,
+  },
   referenceSqrtPriceX96: sqrtRatioAtTick(6932),
   feesValue: 10n * e18,
   compoundGasValue: 1n * e18,

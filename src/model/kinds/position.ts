@@ -1,5 +1,5 @@
-/** The terms of the four steps on a Uniswap V3 position: each names its position and its token1 amount. */
-import type { AddLiquidityTrade, CollectTrade, MintTrade, PositionTrade, RemoveLiquidityTrade } from '../trade.ts';
+/** The terms of the steps on a Uniswap V3 position: each names its position and its token1 amount. */
+import type { AddLiquidityTrade, CollectTrade, MintTrade, MovePositionTrade, PositionTrade, RemoveLiquidityTrade } from '../trade.ts';
 import { type CommonTerms, type KindTerms, type TradeTerms, decimal, lower } from './terms.ts';
 
 const positionTerms = (trade: PositionTrade): KindTerms => ({
@@ -61,4 +61,40 @@ export const mintTerms: TradeTerms<MintTrade> = {
   },
   spends: spendsBoth,
   tagged: (trade) => [...positionTagged(trade), trade.fee, trade.range.tickLower, trade.range.tickUpper],
+};
+
+/**
+ * A move's liquidity and burn (a removal's), what it sells (`amountIn` of token0 or `amountIn1` of token1), and, for a
+ * re-range, the new range's fee and ticks (a mint's columns; none: an exit). It spends nothing of the wallet's: what it
+ * sells comes out of the position in the same transaction.
+ */
+export const movePositionTerms: TradeTerms<MovePositionTrade> = {
+  kind: 'move-position',
+  terms: (trade) => ({
+    ...positionTerms(trade),
+    liquidity: trade.liquidity,
+    burn: trade.burn,
+    ...(trade.mint && { fee: trade.mint.fee, tickLower: trade.mint.range.tickLower, tickUpper: trade.mint.range.tickUpper }),
+  }),
+  fromTerms: (common, terms, missing) => {
+    if (terms.liquidity === undefined || terms.burn === undefined) return missing('its liquidity');
+    const minted = terms.fee !== undefined && terms.tickLower !== undefined && terms.tickUpper !== undefined;
+    if (!minted && (terms.fee !== undefined || terms.tickLower !== undefined || terms.tickUpper !== undefined)) return missing('its whole new range');
+    return {
+      ...positionOf(common, terms, missing),
+      kind: 'move-position',
+      liquidity: terms.liquidity,
+      burn: terms.burn,
+      ...(minted && { mint: { fee: terms.fee as number, range: { tickLower: terms.tickLower as number, tickUpper: terms.tickUpper as number } } }),
+    };
+  },
+  spends: () => [],
+  tagged: (trade) => [
+    ...positionTagged(trade),
+    decimal(trade.liquidity),
+    trade.burn,
+    trade.mint?.fee ?? null,
+    trade.mint?.range.tickLower ?? null,
+    trade.mint?.range.tickUpper ?? null,
+  ],
 };

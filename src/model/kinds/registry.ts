@@ -1,7 +1,7 @@
 /** Every kind's terms (terms.ts), by name; and what a trade may spend, asked of its kind. */
 import type { Address } from 'viem';
 import type { Trade, TradeKind } from '../trade.ts';
-import { addLiquidityTerms, collectTerms, mintTerms, removeLiquidityTerms } from './position.ts';
+import { addLiquidityTerms, collectTerms, mintTerms, movePositionTerms, removeLiquidityTerms } from './position.ts';
 import { claimTerms, depositTerms, swapTerms, withdrawTerms } from './routed.ts';
 import type { TradeTerms } from './terms.ts';
 
@@ -14,6 +14,7 @@ export const tradeTerms: { readonly [K in TradeKind]: TradeTerms<Extract<Trade, 
   'add-liquidity': addLiquidityTerms,
   'remove-liquidity': removeLiquidityTerms,
   mint: mintTerms,
+  'move-position': movePositionTerms,
 };
 
 export const termsOf = (kind: TradeKind): TradeTerms => tradeTerms[kind] as TradeTerms;

@@ -20,7 +20,7 @@ export type KindTerms = {
 };
 
 /** The fields every trade has. */
-export type CommonTerms = Omit<Trade, 'kind' | 'minAmountOut' | 'position' | 'amountIn1' | 'liquidity' | 'burn' | 'fee' | 'range'>;
+export type CommonTerms = Omit<Trade, 'kind' | 'minAmountOut' | 'position' | 'amountIn1' | 'liquidity' | 'burn' | 'fee' | 'range' | 'mint'>;
 
 export interface TradeTerms<T extends Trade = Trade> {
   readonly kind: T['kind'];

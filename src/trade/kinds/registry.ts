@@ -6,6 +6,7 @@ import { collect } from './collect.ts';
 import { deposit } from './deposit.ts';
 import type { TradeKindModule } from './kind.ts';
 import { mint } from './mint.ts';
+import { movePosition } from './move-position.ts';
 import { removeLiquidity } from './remove-liquidity.ts';
 import { swap } from './swap.ts';
 import { withdraw } from './withdraw.ts';
@@ -19,6 +20,7 @@ export const tradeKinds: { readonly [K in TradeKind]: TradeKindModule<Extract<Tr
   'add-liquidity': addLiquidity,
   'remove-liquidity': removeLiquidity,
   mint,
+  'move-position': movePosition,
 };
 
 /** The module of a trade's kind. */

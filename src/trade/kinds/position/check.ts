@@ -250,7 +250,7 @@ export const addedAtReference = (reference: bigint, target: LiquidityTarget, tra
   addAtReference(reference, target, { amount0: trade.amountIn, amount1: trade.amountIn1 }, trade.slippageBps);
 
 /** The chain data's position manager at `address`, with its factory and that factory's pool init code hash; refused if none. */
-function positionManagerOf(ctx: CheckContext, address: Address): PositionManagerOf {
+export function positionManagerOf(ctx: CheckContext, address: Address): PositionManagerOf {
   const known = ctx.routes.known;
   const manager = known.positionManagers.find((candidate) => isAddressEqual(candidate.address, address));
   if (!manager) throw new GuardRefusal('contract-not-allowed', `position manager ${address} is not one the chain data names`);
