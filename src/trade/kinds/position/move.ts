@@ -33,7 +33,6 @@ import { getCode } from 'viem/actions';
 import type { Approval, Preflight } from '../../../chain/preflight.ts';
 import { preflight } from '../../../chain/preflight.ts';
 import { positionManagerAbi, uniswapV3PoolAbi } from '../../../contracts/abi.ts';
-import { encodeSwapCall } from '../../../contracts/calldata.ts';
 import { hopQuoteRead } from '../../../contracts/hop-quoter.ts';
 import { type SwapPayload, swapPayloadFrom } from '../../../contracts/payload.ts';
 import { V3RangeMover } from '../../../contracts/solidity-code.ts';
@@ -44,7 +43,7 @@ import { isUnlisted } from '../../../guard/route.ts';
 import { GuardRefusal } from '../../../model/guard-refusal.ts';
 import type { MovePositionTrade, SwapTrade } from '../../../model/trade.ts';
 import { abortable } from '../../../ops/abort.ts';
-import { type TokenAmounts, amountsForLiquidity, sqrtPriceX96FromUsd } from '../../../pools/uniswap-v3/liquidity.ts';
+import { type TokenAmounts, sqrtPriceX96FromUsd } from '../../../pools/uniswap-v3/liquidity.ts';
 import { type PositionManagerOf, type V3Position, readV3Position } from '../../../pools/uniswap-v3/position.ts';
 import type { SwapRoute } from '../../../routing-api/schemas.ts';
 import { type CallCheckState, callChecks } from '../../call-checks.ts';
@@ -260,7 +259,7 @@ const removedTopic = toEventSelector(getEvent('Removed'));
 const swappedTopic = toEventSelector(getEvent('Swapped'));
 function getEvent(name: 'Removed' | 'Swapped') {
   const event = V3RangeMover.abi.find((item) => item.type === 'event' && item.name === name);
-  if (!event || event.type !== 'event') throw new Error(`V3RangeMover's ABI has no ${name} event`);
+  if (event?.type !== 'event') throw new Error(`V3RangeMover's ABI has no ${name} event`);
   return event;
 }
 const moverEvents = (logs: readonly Log[], mover: Address) =>
