@@ -286,9 +286,9 @@ function heldAfter(
 /**
  * What a move sells, of token0 (`amount0`) or token1: what the removal pays at the pool's price as observed, with the
  * fees owed, is what the mover will hold. A re-range sells the surplus for the new range's ratio at the reference (as
- * the three-step re-range's ratio swap does); an exit sells all of the other token but the slippage's share of what
- * the liquidity frees, which a price moved within the band may take away (it stays in the wallet: the move cannot sell
- * more than it holds).
+ * the three-step re-range's ratio swap does). An exit's route is asked for all of the other token but the slippage's
+ * share of what the liquidity frees (a price moved within the band may take that away), and the mover sells all it
+ * then holds of the token, which is no less.
  */
 function moveSale(
   strategy: V3PositionStrategy,

@@ -92,7 +92,8 @@ export type MintTrade = TradeBase & {
  * deployed from the wallet): `liquidity` removed and everything owed collected, `amountIn` of token0 (`tokenIn`) or
  * `amountIn1` of token1 (`tokenOut`) sold for the other through a checked route (at most one of them; none: no
  * swap), then, with `mint`, a new range of the same pool minted to the wallet from all of it (a re-range), or without,
- * everything paid to the wallet (an exit). The old NFT comes back to the wallet emptied, or is burned with `burn`.
+ * everything paid to the wallet (an exit, whose sale takes all the mover then holds of the token, at least the amount
+ * asked). The old NFT comes back to the wallet emptied, or is burned with `burn`.
  * Nothing leaves the wallet but the NFT, which the mover returns or burns in the same transaction.
  */
 export type MovePositionTrade = TradeBase & {

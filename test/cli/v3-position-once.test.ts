@@ -1,13 +1,13 @@
 /**
  * `routekeeper once` on a strategy file that keeps a Uniswap V3 position: the position's fees, earned from swap
  * volume on the devnet's real position manager, are compounded in one run (collect, ratio swap, add), each step a
- * trade of the ledger, and `status --json` shows what was collected and added back. Killed with an add or a
- * re-range's mint signed, the next start sends it and goes on (the new NFT kept). A file's exit at its time
- * empties the position into the one token it names. A file naming a position that is not the wallet's, burning
+ * trade of the ledger, and `status --json` shows what was collected and added back. Killed with an add, a re-range's
+ * one move, or (on a chain without the position mover) a re-range's mint signed, the next start sends it and goes on
+ * (the new NFT kept). A file's exit at its time empties the position into the one token it names, in one transaction. A file naming a position that is not the wallet's, burning
  * re-ranged NFTs without naming their pool, or exiting at a price of a token the pool lacks, is refused with one
  * line and exit 2, before anything is traded.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Address, type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
 const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
 const mintSelector = toFunctionSelector('mint((address,address,uint24,int24,int24,uint256,uint256,uint256,uint256,address,uint256))');
+const safeTransferSelector = toFunctionSelector('safeTransferFrom(address,address,uint256,bytes)');
 
 const positionYaml = (positionId: bigint | undefined, more = '') => `
 defaults: { confirmations: 1, firstRun: now }
@@ -76,7 +77,7 @@ describe('once, on a V3 position', () => {
       return new Promise<never>(() => {});
     };
     const book = join(home.dir, 'holding-book.json');
-    writeFileSync(book, JSON.stringify({ ...fork.addressBook, rpcUrl: node.url }));
+    writeFileSync(book, JSON.stringify({ ...JSON.parse(readFileSync(home.book, 'utf8')), rpcUrl: node.url }));
     try {
       const child = spawnCli(['once', 'lp', '--config', config, '--address-book', book], env(home));
       const exited = new Promise((resolve) => child.on('close', resolve));
@@ -123,8 +124,39 @@ describe('once, on a V3 position', () => {
     await expectOneCompound(home.ledgerFile, owed, grown - liquidity);
   });
 
-  it('killed (SIGKILL) in a re-range with its mint signed: the next start sends that mint, and the strategy keeps the new NFT', async () => {
+  it('killed (SIGKILL) in a re-range with its one move signed: the next start sends it, once, and the strategy keeps the new NFT', async () => {
+    const home = daemonHome(fork, 'v3-once-move-killed');
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
+    await fork.testClient.increaseTime({ seconds: 4_200 });
+    await fork.testClient.mine({ blocks: 1 });
+    const { liquidity } = await read(opened.tokenId);
+    const config = home.config(positionYaml(opened.tokenId, ', keepInRange: { outsideFor: 1h }'));
+    await killedWithSendHeld(home, config, safeTransferSelector);
+    // Signed and never sent: the position is untouched.
+    expect((await read(opened.tokenId)).liquidity).toBe(liquidity);
+    const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
+    expect(again.code, again.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const trades = (await ledger.trades.history({})).toReversed();
+      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([['move-position', 'confirmed']]);
+      expect((await ledger.attempts.ofTrade(trades[0]?.id as string)).map((attempt) => [attempt.purpose, attempt.status])).toEqual([['trade', 'mined']]);
+      const newId = trades[0]?.settlement?.position?.positionId as bigint;
+      const opening = await read(newId);
+      expect([opening.owner, opening.liquidity]).toEqual([fork.addressBook.accounts[0]?.address, trades[0]?.settlement?.position?.liquidity]);
+      expect((await read(opened.tokenId)).liquidity).toBe(0n);
+      const [latest] = await ledger.runs.list({ strategyId: 'lp', limit: 1 });
+      expect(latest?.note).toMatch(new RegExp(`^position ${newId} \\(opened by 0x[0-9a-f]{64}\\): `));
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('killed (SIGKILL) in a re-range in steps (no position mover on the chain) with its mint signed: the next start sends that mint', async () => {
     const home = daemonHome(fork, 'v3-once-rerange-killed');
+    // The chain data as on a chain where no mover was deployed: a re-range is three transactions.
+    writeFileSync(home.book, JSON.stringify({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: undefined } }));
     const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
     await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
     await fork.testClient.increaseTime({ seconds: 4_200 });
@@ -146,8 +178,6 @@ describe('once, on a V3 position', () => {
       const newId = trades[2]?.settlement?.position?.positionId as bigint;
       const opening = await read(newId);
       expect([opening.owner, opening.liquidity]).toEqual([fork.addressBook.accounts[0]?.address, trades[2]?.settlement?.position?.liquidity]);
-      const [latest] = await ledger.runs.list({ strategyId: 'lp', limit: 1 });
-      expect(latest?.note).toMatch(new RegExp(`^position ${newId} \\(opened by 0x[0-9a-f]{64}\\): `));
     } finally {
       await ledger.close();
     }
@@ -180,10 +210,12 @@ describe('once, on a V3 position', () => {
     expect([emptied.liquidity, emptied.owner]).toEqual([0n, me]);
     const ledger = await Ledger.openReadOnly(home.ledgerFile);
     try {
-      const [removal, sale] = (await ledger.trades.history({})).toReversed();
-      expect([removal?.kind, removal?.status, sale?.kind, sale?.status]).toEqual(['remove-liquidity', 'confirmed', 'swap', 'confirmed']);
-      const freedCusd = pool().token0 === 'cUSD' ? removal?.settlement?.position?.amount0 : removal?.settlement?.position?.amount1;
-      expect((await fork.balanceOf(fork.token('cUSD'), me)) - cusdBefore).toBe((freedCusd ?? 0n) + (sale?.settlement?.amountOut ?? 0n));
+      // One transaction: removed, collected and the other token sold, through the position mover.
+      const trades = (await ledger.trades.history({})).toReversed();
+      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([['move-position', 'confirmed']]);
+      const [move] = trades;
+      const collectedCusd = pool().token0 === 'cUSD' ? move?.settlement?.position?.amount0 : move?.settlement?.position?.amount1;
+      expect((await fork.balanceOf(fork.token('cUSD'), me)) - cusdBefore).toBe((collectedCusd ?? 0n) + (move?.settlement?.amountOut ?? 0n));
     } finally {
       await ledger.close();
     }

@@ -155,10 +155,11 @@ describe('a V3 position moved in one transaction', () => {
     const [gainedInto, gainedOther] = intoIs0 ? [after[0] - before[0], after[1] - before[1]] : [after[1] - before[1], after[0] - before[0]];
     const collected = intoIs0 ? [move.moved?.amount0 ?? 0n, move.moved?.amount1 ?? 0n] : [move.moved?.amount1 ?? 0n, move.moved?.amount0 ?? 0n];
     const sold = intoIs0 ? stored.amountIn1 : stored.amountIn;
-    // All of the token asked, and what the sale paid; of the other only the slippage's share the sale left.
+    // All of the token asked, and what the sale of all the other paid: the route was asked for a little less (the
+    // slippage's share), and the mover sold all it held.
     expect(gainedInto).toBe((collected[0] as bigint) + (move.amountOut ?? 0n));
-    expect(gainedOther).toBe((collected[1] as bigint) - sold);
-    expect(gainedOther * 100n <= (collected[1] as bigint) * 2n).toBe(true);
+    expect(gainedOther).toBe(0n);
+    expect(sold < (collected[1] as bigint)).toBe(true);
     const emptied = await readPosition(fork, opened.tokenId);
     expect([emptied.liquidity, emptied.owner, move.moved?.freed0 !== undefined]).toEqual([0n, me(), true]);
     expect(liquidity).toBeGreaterThan(0n);

@@ -84,6 +84,8 @@ contract V3RangeMover {
         /// No swap when zero; otherwise the router, and its payload (`to` is set to the mover; path[0] is sold).
         address router;
         IRouter.SwapPayload swap;
+        /// Sell all the mover holds of path[0] (an exit into one token), at least `swap.inputAmount`; else exactly that.
+        bool sellAll;
         /// Mint a new range of the same pool from all the mover holds, to the owner, with these minimums.
         bool mint;
         int24 tickLower;
@@ -149,6 +151,11 @@ contract V3RangeMover {
             (sold == token0 && bought == token1) || (sold == token1 && bought == token0), "V3RangeMover: the swap is not between the position's tokens"
         );
         payload.to = address(this);
+        if (move.sellAll) {
+            uint256 held = IERC20(sold).balanceOf(address(this));
+            require(held >= payload.inputAmount, "V3RangeMover: holds less than the swap's amount");
+            payload.inputAmount = held;
+        }
         uint256 before = IERC20(bought).balanceOf(address(this));
         IERC20(sold).forceApprove(move.router, payload.inputAmount);
         IRouter(move.router).swapExactInputForOutput(payload);

@@ -12,15 +12,20 @@ import { pair, positionProposal, receivesBoth } from './position/common.ts';
 import { checkMove, decodedMove, moveCallTokens, moveChecks, sellOf } from './position/move.ts';
 import { managerEventsOf } from './position/outcome.ts';
 
-/** What the wallet got back: what was collected, less what was sold, plus what the swap paid, less what the mint took. */
+/**
+ * What the wallet got back: what was collected, less what was sold, plus what the swap paid, less what the mint took.
+ * A re-range sells exactly the amount asked; an exit sells all it collected of the token (none comes back).
+ */
 function returnedOf(trade: MovePositionTrade, mined: Pick<Outcome, 'amountOut' | 'position'>): { amount0: bigint; amount1: bigint } {
   const moved = mined.position;
   const sell = sellOf(trade);
   const sold0 = sell !== undefined && isAddressEqual(sell.tokenIn, trade.tokenIn);
+  const collected = { amount0: moved?.amount0 ?? 0n, amount1: moved?.amount1 ?? 0n };
+  const sold = (collectedOfSold: bigint) => (trade.mint ? (sell?.amountIn ?? 0n) : collectedOfSold);
   const bought = mined.amountOut ?? 0n;
   return {
-    amount0: (moved?.amount0 ?? 0n) - (sold0 ? (sell?.amountIn ?? 0n) : 0n) + (sell && !sold0 ? bought : 0n) - (moved?.added0 ?? 0n),
-    amount1: (moved?.amount1 ?? 0n) - (sell && !sold0 ? sell.amountIn : 0n) + (sold0 ? bought : 0n) - (moved?.added1 ?? 0n),
+    amount0: collected.amount0 - (sold0 ? sold(collected.amount0) : 0n) + (sell && !sold0 ? bought : 0n) - (moved?.added0 ?? 0n),
+    amount1: collected.amount1 - (sell && !sold0 ? sold(collected.amount1) : 0n) + (sold0 ? bought : 0n) - (moved?.added1 ?? 0n),
   };
 }
 

@@ -83,6 +83,7 @@ const moveParameters = [
           { name: 'sig', type: 'bytes' },
         ],
       },
+      { name: 'sellAll', type: 'bool' },
       { name: 'mint', type: 'bool' },
       { name: 'tickLower', type: 'int24' },
       { name: 'tickUpper', type: 'int24' },
@@ -203,6 +204,8 @@ export function moveCall(s: MoveCheck, minimums: MoveMinimums): BuiltCall {
       partner: 0n,
       sig: '0x' as Hex,
     },
+    // An exit sells all the mover holds of the token, the slippage's share the amount asked left out included.
+    sellAll: trade.mint === undefined,
     mint: trade.mint !== undefined,
     tickLower: trade.mint?.range.tickLower ?? 0,
     tickUpper: trade.mint?.range.tickUpper ?? 0,
@@ -338,7 +341,10 @@ async function checkMoveFlows(s: MoveCheck): Promise<void> {
     add(flow.token, flow.amount);
   }
   if (swapped?.eventName === 'Swapped' && sell) {
-    const swap = s.swap() as SwapTrade;
+    // What it sold: the amount asked, or for an exit all it held, which is no less.
+    const sold = swapped.args.amountIn;
+    if (trade.mint ? sold !== sell.amountIn : sold < sell.amountIn) refuse(`swap sells ${sold}, not the ${sell.amountIn} asked`);
+    const swap = { ...(s.swap() as SwapTrade), amountIn: sold };
     const swaps = await abortable(
       provenSwaps(s.ctx.routes, swap, tokenLogs(removalEnd, swapEnd), s.hops ?? [], {
         router: s.route?.routerAddress as Address,
@@ -349,7 +355,7 @@ async function checkMoveFlows(s: MoveCheck): Promise<void> {
     );
     s.swappedPools = (swaps ?? []).map((proven) => proven.pool);
     if (swapped.args.amountOut < minimums.swapMinOut) refuse(`swap pays ${swapped.args.amountOut}, less than the ${minimums.swapMinOut} signed`);
-    add(sell.tokenIn, -sell.amountIn);
+    add(sell.tokenIn, -sold);
     add(sell.tokenOut, swapped.args.amountOut);
   }
   for (const flow of flowsOf(tokenLogs(swapEnd, logs.length))) {
