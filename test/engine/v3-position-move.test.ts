@@ -14,6 +14,8 @@ import { initialWorldPrices, reportWorldPrices } from '../../src/devnet/oracle.t
 import { V3RangeMover } from '../../src/contracts/solidity-code.ts';
 import { heldPosition } from '../../src/engine/held-position.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
+import { toJson } from '../../src/json.ts';
+import { statusReport } from '../../src/status/report.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import type { V3PositionStrategy } from '../../src/strategy/types.ts';
 import { readWalletHistory } from '../../src/trade/wallet-history.ts';
@@ -90,6 +92,7 @@ describe('a V3 position moved in one transaction', () => {
     const { liquidity, uncollected } = await readPosition(fork, opened.tokenId);
     const [before, nonceBefore] = [await holdings(busy), await nonce()];
 
+    await executor().ledger.strategies.describe([{ id: strategy.id, kind: strategy.kind, walletName: 'main', wallet: me(), definition: toJson(strategy) }]);
     const run = await runStrategy(strategy, 'slot-1', { executor: executor(), view: view() });
     expect(run.trades.map((trade) => [trade.trade.kind, trade.status, trade.reason])).toEqual([['move-position', 'confirmed', undefined]]);
     expect(run.note).toMatch(/^re-range: the price has been (below|above) \[-?\d+, -?\d+\) for 60 min; new range \[-?\d+, -?\d+\)$/);
@@ -128,6 +131,15 @@ describe('a V3 position moved in one transaction', () => {
     // The mover keeps nothing.
     const mover = fork.addressBook.contracts.v3RangeMover as Address;
     expect([await fork.balanceOf(fork.token(busy.token0), mover), await fork.balanceOf(fork.token(busy.token1), mover)]).toEqual([0n, 0n]);
+
+    // The status counts one re-range: what the liquidity freed as removed, the rest it collected as fees.
+    const lp = (await statusReport(executor().ledger)).strategies.find((candidate) => candidate.id === 'lp');
+    const freed = [move.moved?.freed0 ?? 0n, move.moved?.freed1 ?? 0n];
+    expect(lp?.position).toMatchObject({
+      reRanges: 1,
+      removed: { count: 1, token0: { raw: freed[0]?.toString() }, token1: { raw: freed[1]?.toString() } },
+      collected: { token0: { raw: uncollected.amount0.toString() }, token1: { raw: uncollected.amount1.toString() } },
+    });
 
     // From then on the strategy keeps the new NFT, found from the move's receipt.
     expect(await heldPosition(strategy, { client: fork.publicClient, wallet: executor().wallet, history: await readWalletHistory(executor()) })).toEqual({
