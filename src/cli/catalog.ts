@@ -149,17 +149,24 @@ Options:
   },
   {
     name: 'deploy-adapter',
-    summary: "deploy routekeeper's own pair adapter for pools no published adapter reaches (Mento v3), and write it into an address book",
-    help: `Usage: routekeeper deploy-adapter mento-fpmm --address-book <file> [--config <file>] [--wallet <name>]
+    summary: "deploy routekeeper's own contracts no one publishes (Mento v3's pair adapter, the V3 position mover), and write them into an address book",
+    help: `Usage: routekeeper deploy-adapter mento-fpmm | v3-range-mover --address-book <file> [--config <file>] [--wallet <name>]
 
-Mento v3's fixed-price pools have no published pair adapter, so the routing service cannot route through them until
-one is deployed. This deploys routekeeper's own (PairMentoFPMM: extras are the pool; it keeps nothing and holds no
-allowance) from a wallet of the strategy file, checks that the chain holds exactly this build's code at the new
-address, and writes the address into the address book as contracts.adapters.mentoFpmm, creating a book that only adds
+Deploys one of routekeeper's own contracts from a wallet of the strategy file, checks that the chain holds exactly
+this build's code at the new address, and writes the address into the address book, creating a book that only adds
 to the chain's built-in data if the file does not exist. Pass that book (--address-book) to run, once, serve and
-doctor: the service routes through the pools the chain data's Mento v3 factory lists, the daemon checks every hop, and
-doctor holds the adapter's code to this build. Once only: a book that already names an adapter of this build's code
-sends nothing.
+doctor. Once only: a book that already names one of this build's code sends nothing.
+
+  mento-fpmm       Mento v3's fixed-price pools have no published pair adapter, so the routing service cannot route
+                   through them until one is deployed: PairMentoFPMM (extras are the pool; it keeps nothing and holds
+                   no allowance), written as contracts.adapters.mentoFpmm. The service then routes through the pools
+                   the chain data's Mento v3 factory lists, the daemon checks every hop, and doctor holds the
+                   adapter's code to this build.
+  v3-range-mover   V3RangeMover, written as contracts.v3RangeMover: a V3 position strategy's re-range (removal, ratio
+                   swap, mint) and exit (removal and sale) then move in one transaction, all or nothing. The wallet
+                   sends the position's NFT to it with instructions; it needs no approval, keeps nothing, and gives
+                   the NFT back (or burns it, emptied) in the same transaction. The daemon holds its code to this
+                   build at every use.
 
 Options:
   --address-book <file>   the address book to write (created if it does not exist)

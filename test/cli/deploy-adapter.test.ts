@@ -98,8 +98,11 @@ describe('routekeeper deploy-adapter mento-fpmm', () => {
     const payer = fork.addressBook.accounts[0]?.address as Address;
     const nonce = await fork.publicClient.getTransactionCount({ address: payer });
     for (const [args, says] of [
-      [['deploy-adapter', '--address-book', bookFile, '--config', config], 'name the adapter to deploy: mento-fpmm (got none)'],
-      [['deploy-adapter', 'uniswap-v3', '--address-book', bookFile, '--config', config], 'name the adapter to deploy: mento-fpmm (got uniswap-v3)'],
+      [['deploy-adapter', '--address-book', bookFile, '--config', config], 'name the contract to deploy: mento-fpmm or v3-range-mover (got none)'],
+      [
+        ['deploy-adapter', 'uniswap-v3', '--address-book', bookFile, '--config', config],
+        'name the contract to deploy: mento-fpmm or v3-range-mover (got uniswap-v3)',
+      ],
       [['deploy-adapter', 'mento-fpmm', '--config', config], '--address-book <file> is required'],
       [['deploy-adapter', 'mento-fpmm', '--address-book', bookFile, '--config', config, '--wallet', 'other'], '--wallet other: '],
     ] as const) {
