@@ -12,6 +12,7 @@ import { type Address, getAddress, isAddressEqual, zeroAddress } from 'viem';
 import { getBlock, getBlockNumber, getCode, getStorageAt, readContract, simulateBlocks } from 'viem/actions';
 import type { KnownContracts, PriceSources } from '../config/chain-data.ts';
 import { mentoBrokerAbi, mentoExchangeProviderAbi, positionManagerAbi, sortedOraclesAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
+import { V3RangeMover } from '../contracts/solidity-code.ts';
 import type { Unreadable } from '../pools/kind.ts';
 import { type FpmmState, fpmmRate } from '../pools/mento-fpmm/math.ts';
 import { discoverFpmmPools, readFpmmStates } from '../pools/mento-fpmm/state.ts';
@@ -212,6 +213,34 @@ export async function positionManagerFindings(client: ChainClient, known: KnownC
       } catch (error) {
         return { level: 'fail', message: `position manager ${manager.address}: cannot be read (${firstLine(error)})` };
       }
+    }),
+  );
+}
+
+/**
+ * The position mover the chain data names holds exactly this build's code (the daemon holds it to that at every use
+ * and sends it nothing otherwise); none named: re-ranges and exits go in steps, each its own transaction.
+ */
+export async function positionMoverFindings(client: ChainClient, known: KnownContracts): Promise<Finding[]> {
+  if (known.positionManagers.length === 0) return [];
+  if (known.positionMovers.length === 0) {
+    return [
+      {
+        level: 'ok',
+        message:
+          "no position mover is named: a V3 position's re-range and exit go in steps, each its own transaction ('routekeeper deploy-adapter v3-range-mover' deploys one)",
+      },
+    ];
+  }
+  return Promise.all(
+    known.positionMovers.map(async (mover): Promise<Finding> => {
+      const code = await getCode(client, { address: mover }).catch(() => undefined);
+      return code?.toLowerCase() === V3RangeMover.runtimeCode.toLowerCase()
+        ? { level: 'ok', message: `position mover ${mover}: this build's code; re-ranges and exits move through it in one transaction` }
+        : {
+            level: 'fail',
+            message: `position mover ${mover}: its code is not this build's; nothing is sent to it (deploy one with 'routekeeper deploy-adapter v3-range-mover')`,
+          };
     }),
   );
 }

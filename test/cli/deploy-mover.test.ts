@@ -40,4 +40,22 @@ describe('routekeeper deploy-adapter v3-range-mover', () => {
     expect(again.stdout).toContain(`already names v3RangeMover ${deployed}, whose code is this build's: nothing sent`);
     expect(await fork.publicClient.getTransactionCount({ address: payer })).toBe(nonce + 1);
   });
+
+  it('doctor holds the mover the book names to this build’s code', async () => {
+    const ours = fork.addressBook.contracts.v3RangeMover as Address;
+    const other = fork.addressBook.contracts.adapters.uniswapV3 as Address;
+    const lineOf = async (mover: Address | undefined) => {
+      const book = { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: mover } };
+      const { env, doctor } = bookFiles(book, fork.addressBook.accounts[0]?.privateKey as string, 'doctor-mover');
+      const { stdout } = await runCli(doctor, env);
+      return stdout.split('\n').filter((line) => /position mover/.test(line));
+    };
+    expect(await lineOf(ours)).toEqual([`ok   position mover ${ours}: this build's code; re-ranges and exits move through it in one transaction`]);
+    expect(await lineOf(other)).toEqual([
+      `FAIL position mover ${other}: its code is not this build's; nothing is sent to it (deploy one with 'routekeeper deploy-adapter v3-range-mover')`,
+    ]);
+    expect(await lineOf(undefined)).toEqual([
+      "ok   no position mover is named: a V3 position's re-range and exit go in steps, each its own transaction ('routekeeper deploy-adapter v3-range-mover' deploys one)",
+    ]);
+  });
 });
