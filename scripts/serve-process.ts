@@ -125,20 +125,28 @@ export async function runOnce(args: {
   /** Another build's `bin/routekeeper.js` (a comparison with an earlier commit); default this one's. */
   bin?: string;
 }) {
-  const child = spawn(
-    process.execPath,
-    [args.bin ?? bin, 'once', args.strategy, '--config', args.config, '--address-book', args.bookFile, ...(args.json ? ['--json'] : [])],
-    {
-      env: {
-        ...process.env,
-        ROUTEKEEPER_PRIVATE_KEY: args.privateKey,
-        ROUTEKEEPER_DATA_DIR: args.dataDir,
-        RPC_URL: '',
-        ROUTING_SERVICE_URL: '',
-        ROUTEKEEPER_CONFIG: '',
-      },
+  return runCommand(['once', args.strategy, '--config', args.config, '--address-book', args.bookFile, ...(args.json ? ['--json'] : [])], args);
+}
+
+/**
+ * `routekeeper adopt --nonce N`, as a person runs it for a wallet the benchmark used before the ledger knew it (it
+ * opened the positions): the ledger's record of the wallet starts at the chain's count `nonce`.
+ */
+export async function runAdopt(args: { config: string; bookFile: string; dataDir: string; privateKey: string | undefined; nonce: number }) {
+  return runCommand(['adopt', '--nonce', String(args.nonce), '--config', args.config, '--address-book', args.bookFile], args);
+}
+
+async function runCommand(argv: string[], args: { dataDir: string; privateKey: string | undefined; bin?: string }) {
+  const child = spawn(process.execPath, [args.bin ?? bin, ...argv], {
+    env: {
+      ...process.env,
+      ROUTEKEEPER_PRIVATE_KEY: args.privateKey,
+      ROUTEKEEPER_DATA_DIR: args.dataDir,
+      RPC_URL: '',
+      ROUTING_SERVICE_URL: '',
+      ROUTEKEEPER_CONFIG: '',
     },
-  );
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -10,23 +10,30 @@ import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts'
 import { type WorldPrices, initialWorldPrices, reportWorldPrices } from '../src/devnet/oracle.ts';
 import { amountsForLiquidity } from '../src/pools/uniswap-v3/liquidity.ts';
 import { createForkClients } from '../support/fork-clients.ts';
-import { cusdCeloPool, readPosition } from '../support/positions.ts';
+import { cusdCeloPool, oneObservationPool, readPosition } from '../support/positions.ts';
 import { startRpcProxy } from '../support/rpc-proxy.ts';
-import { runOnce } from './serve-process.ts';
+import { runAdopt, runOnce } from './serve-process.ts';
 
 export type PositionBench = Awaited<ReturnType<typeof startPositionBench>>;
 
-export async function startPositionBench(name: string) {
+/**
+ * `pool`: the position's pool, the cUSD/CELO 0.3% pool (its oracle grown) or the busy CELO/WETH 0.3% pool (Uniswap's
+ * default one observation); `mover`: whether the daemon's address book names the position mover (a re-range and an
+ * exit then move in one transaction) or not (in steps).
+ */
+export async function startPositionBench(name: string, options: { pool?: 'grown' | 'one-observation'; mover?: boolean } = {}) {
   const devnet = await startDevnet({ uniswapV3: true });
   const { service, addressBook } = await startDevnetRoutingService(devnet.addressBook);
   const fork = { ...createForkClients(addressBook), addressBook };
   const proxy = await startRpcProxy(addressBook.rpcUrl);
   const dir = mkdtempSync(join(tmpdir(), `routekeeper-bench-${name}-`));
   const bookFile = join(dir, 'address-book.json');
-  writeFileSync(bookFile, JSON.stringify({ ...addressBook, rpcUrl: proxy.url }));
+  const contracts = options.mover === false ? { ...addressBook.contracts, v3RangeMover: undefined } : addressBook.contracts;
+  writeFileSync(bookFile, JSON.stringify({ ...addressBook, contracts, rpcUrl: proxy.url }));
   const dataDir = join(dir, 'data');
-  const pool = cusdCeloPool(fork);
+  const pool = options.pool === 'one-observation' ? oneObservationPool(fork) : cusdCeloPool(fork);
   let prices: WorldPrices = initialWorldPrices;
+  let adopted = false;
 
   /** One `once` of strategy `lp` keeping `positionId` (`more`: the file's other fields), and the node's HTTP requests and calls meanwhile. */
   async function once(positionId: bigint, more: string) {
@@ -41,6 +48,13 @@ strategies:
   - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${positionId}, valueToken: cUSD, ${more} }
 `,
     );
+    if (!adopted) {
+      // The benchmark opened the positions from the wallet before the ledger knew it: a person adopts it first.
+      const nonce = await fork.publicClient.getTransactionCount({ address: addressBook.accounts[0]?.address as `0x${string}`, blockTag: 'pending' });
+      const adopt = await runAdopt({ config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey, nonce });
+      if (adopt.code !== 0) throw new Error(`adopt exited ${adopt.code}: ${adopt.stderr.trim().split('\n').at(-1)}`);
+      adopted = true;
+    }
     const [requestsBefore, logBefore] = [proxy.requests(), proxy.log().length];
     const { code, stderr } = await runOnce({ strategy: 'lp', config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey });
     if (code !== 0) throw new Error(`once exited ${code}: ${stderr.trim().split('\n').at(-1)}`);

@@ -152,8 +152,13 @@ export const oneObservationPool = (fork: DevnetFork) => v3Pool(fork, ['CELO', 'W
  * for `seconds`, account 1 sells `usd` worth of one token, then of the other on the next round, each swap in a block
  * of its own. A pool of one observation then never reaches a window back.
  */
-export async function tradeBusily(fork: DevnetFork, pool: V3PoolOfBook, options: { seconds: number; everySeconds: number; usd: number }): Promise<void> {
-  const priceOf = (symbol: string) => tokenSpecs.find((spec) => spec.symbol === symbol)?.usdPrice ?? 1;
+export async function tradeBusily(
+  fork: DevnetFork,
+  pool: V3PoolOfBook,
+  options: { seconds: number; everySeconds: number; usd: number; prices?: Readonly<Record<string, number>> },
+): Promise<void> {
+  // At the world's prices now (as given), so that the two sides' swaps balance and the pool stays where it is.
+  const priceOf = (symbol: string) => options.prices?.[symbol] ?? tokenSpecs.find((spec) => spec.symbol === symbol)?.usdPrice ?? 1;
   for (let round = 0; round * options.everySeconds < options.seconds; round++) {
     await fork.testClient.increaseTime({ seconds: options.everySeconds });
     const sell = round % 2 === 0 ? 'token0' : 'token1';
