@@ -15,6 +15,7 @@ import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position, inOneTransaction } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { heldPosition } from './held-position.ts';
+import { leftovers } from './leftovers.ts';
 import { filledStates, signedAndMayHaveTraded } from '../trade/fills.ts';
 import { type WalletHistory, readWalletHistory } from '../trade/wallet-history.ts';
 import { observeV3Position } from './observe.ts';
@@ -39,7 +40,14 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
   const oneTransaction = deps.executor.routes.known.positionMovers.length > 0;
   const steps = oneTransaction ? inOneTransaction(decision.steps) : decision.steps;
   const context = { strategy, slot, positionId, referenceSqrtPriceX96: observed.referenceSqrtPriceX96, deps, observed: observed.position };
-  return runSteps(context, steps, report, { amount0: 0n, amount1: 0n });
+  // A compound puts back what the strategy's own earlier steps left in the wallet, as the chain shows it.
+  const compounds = steps[0]?.kind === 'collect' && steps.some((step) => step.kind === 'add-liquidity');
+  const left = compounds ? await leftovers(strategy, { client: deps.view.client, wallet: deps.executor.wallet.address, history }) : undefined;
+  if (left && (left.amount0 > 0n || left.amount1 > 0n)) {
+    const { token0, token1 } = strategy.pool;
+    report.note += `; with ${displayNumber(left.amount0, token0.decimals)} ${token0.symbol} and ${displayNumber(left.amount1, token1.decimals)} ${token1.symbol} its earlier steps left`;
+  }
+  return runSteps(context, steps, report, left ?? { amount0: 0n, amount1: 0n });
 }
 
 /**
@@ -122,8 +130,8 @@ type NextStep = { trade: Trade } | { skip: string; goOn: boolean };
 
 /**
  * The words for a compound or a re-range that stopped after its first step (a crash, a refused swap, a stop): what it
- * collected or removed stays in the wallet, neither collected again nor put back by a later run, which moves only
- * what it collects itself. Read from the ledger for the words only: nothing is moved on a row's say.
+ * collected or removed stays in the wallet until the next compound puts it back (engine/leftovers.ts, from the
+ * chain). Read from the ledger for the words only: nothing is moved on a row's say.
  */
 function unfinishedSteps(strategy: V3PositionStrategy, history: WalletHistory): string | undefined {
   const trades = history.ofStrategy(strategy.id).map((past) => past.record);

@@ -5,9 +5,10 @@
  * for the ratio swap stops the run after the collect, the position untouched and the fees in the wallet, said so.
  */
 import { Writable } from 'node:stream';
-import { isAddressEqual } from 'viem';
+import { erc20Abi, isAddressEqual } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
+import { displayNumber } from '../../src/units.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
 import { statusReport } from '../../src/status/report.ts';
 import { markOnce } from '../../src/engine/marker.ts';
@@ -100,6 +101,54 @@ describe('a V3 position compounded by its strategy', () => {
     const again = await runStrategy(strategyOf(opened.tokenId), 'slot-2', { executor: executor(), view: view() });
     expect(again.trades).toEqual([]);
     expect(again.note).toMatch(/^fees worth 0 cUSD, not more than 3 × gas/);
+  });
+
+  it("puts back what its own earlier steps left in the wallet, as the chain shows it, and never the wallet's other funds", async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    const strategy = strategyOf(opened.tokenId);
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const start = await balances();
+    const first = await runStrategy(strategy, 'slot-1', { executor: executor(), view: view() });
+    expect(first.trades.map((trade) => trade.status)).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    // What the first compound left: its collect less what its swap and its add took.
+    const afterFirst = await balances();
+    const left: [bigint, bigint] = [afterFirst[0] - start[0], afterFirst[1] - start[1]];
+    expect(left[0] > 0n || left[1] > 0n).toBe(true);
+
+    // Someone sends the wallet 1,000 of each token: the wallet's, not the strategy's.
+    const gift = 1_000n * e18;
+    const giver = trader(fork, 1).wallet;
+    for (const symbol of [pool().token0, pool().token1]) {
+      await fork.confirm(
+        await giver.writeContract({ address: fork.token(symbol), abi: erc20Abi, functionName: 'transfer', args: [trader(fork).address, gift] }),
+      );
+    }
+    await tradeVolume(fork, pool(), { account: 1, size: 5_000n * e18, rounds: 5 });
+    const { liquidity } = await read(opened.tokenId);
+    const second = await runStrategy(strategy, 'slot-2', { executor: executor(), view: view() });
+    expect(second.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([
+      ['collect', 'confirmed'],
+      ['swap', 'confirmed'],
+      ['add-liquidity', 'confirmed'],
+    ]);
+    const names = [pool().token0, pool().token1];
+    const human = (raw: bigint) => displayNumber(raw, 18);
+    expect(second.note).toContain(`; with ${human(left[0])} ${names[0]} and ${human(left[1])} ${names[1]} its earlier steps left`);
+    // The add took what the second collect paid and what the first compound left, less the swap's trade between them.
+    const [collect, swap, add] = second.trades as [TradeReport, TradeReport, TradeReport];
+    const stored = await executor().ledger.trades.get(add.intentId);
+    if (stored?.kind !== 'add-liquidity') throw new Error('no add stored');
+    const sold0 = isAddressEqual(swap.trade.tokenIn, fork.token(pool().token0));
+    const [sold, bought] = [swap.trade.amountIn, swap.amountOut ?? 0n];
+    expect([stored.amountIn, stored.amountIn1]).toEqual([
+      left[0] + (collect.moved?.amount0 ?? 0n) + (sold0 ? -sold : bought),
+      left[1] + (collect.moved?.amount1 ?? 0n) + (sold0 ? bought : -sold),
+    ]);
+    expect((await read(opened.tokenId)).liquidity).toBe(liquidity + (add.moved?.liquidity ?? 0n));
+    // The gift is still in the wallet: what left it is no more than the first compound's leftover, which went in.
+    const afterSecond = await balances();
+    const changed: [bigint, bigint] = [afterSecond[0] - afterFirst[0] - gift, afterSecond[1] - afterFirst[1] - gift];
+    expect(changed[0] >= -left[0] && changed[1] >= -left[1]).toBe(true);
   });
 
   it('stops after the collect when the service lies about the ratio swap: nothing added, the fees in the wallet', async () => {
