@@ -47,7 +47,7 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
     const { token0, token1 } = strategy.pool;
     report.note += `; with ${displayNumber(left.amount0, token0.decimals)} ${token0.symbol} and ${displayNumber(left.amount1, token1.decimals)} ${token1.symbol} its earlier steps left`;
   }
-  return runSteps(context, steps, report, left ?? { amount0: 0n, amount1: 0n });
+  return runSteps({ ...context, ...(left && { leftover: left }) }, steps, report, left ?? { amount0: 0n, amount1: 0n });
 }
 
 /**
@@ -169,9 +169,13 @@ type StepContext = {
   held: TokenAmounts;
   deps: RunDeps;
   observed?: V3PositionObservation['position'];
+  /** What the strategy's earlier steps left in the wallet, part of `held` from the start (a compound's). */
+  leftover?: TokenAmounts;
 };
 
-function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, deps, observed }: StepContext, step: PositionStep): NextStep {
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, deps, observed, leftover }: StepContext, step: PositionStep): NextStep {
   const { token0, token1 } = strategy.pool;
   const slotOfTrade = tradeSlot(slot, step.key);
   const common = {
@@ -199,11 +203,15 @@ function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, 
       return { trade };
     }
     case 'ratio-swap': {
-      // The ratio at the reference price, not the pool's: a pool pushed off its price cannot choose what is sold.
+      // The ratio at the reference price, not the pool's: a pool pushed off its price cannot choose what is sold. With
+      // leftovers of earlier steps in hand, it sells no more than this run collected of the token: a larger swap
+      // through a thin pool would move it past the add's band around the reference.
       const swap = swapToRangeRatio(referenceSqrtPriceX96, step.range, held);
-      if (!swap || swap.amount === 0n) return { skip: 'what was collected already fits the range', goOn: true };
+      const collected = { amount0: held.amount0 - (leftover?.amount0 ?? 0n), amount1: held.amount1 - (leftover?.amount1 ?? 0n) };
+      const amount = swap && (swap.sell === 'token0' ? min(swap.amount, collected.amount0) : min(swap.amount, collected.amount1));
+      if (!swap || !amount || amount <= 0n) return { skip: 'what was collected already fits the range', goOn: true };
       const [sold, bought]: [Address, Address] = swap.sell === 'token0' ? [token0.address, token1.address] : [token1.address, token0.address];
-      const trade: SwapTrade = { ...common, kind: 'swap', tokenIn: sold, tokenOut: bought, amountIn: swap.amount };
+      const trade: SwapTrade = { ...common, kind: 'swap', tokenIn: sold, tokenOut: bought, amountIn: amount };
       return { trade };
     }
     case 'add-liquidity': {
