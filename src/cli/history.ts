@@ -45,7 +45,15 @@ export async function run(argv: string[]): Promise<number> {
         const why = trade.anomaly ?? trade.failure?.reason;
         const amountOut = trade.settlement?.amountOut;
         const described = describeTrade(
-          { trade, status: trade.status, reason: why, expectedOut: trade.call?.expectedOut, minOut: trade.call?.minOut, amountOut },
+          {
+            trade,
+            status: trade.status,
+            reason: why,
+            expectedOut: trade.call?.expectedOut,
+            minOut: trade.call?.minOut,
+            amountOut,
+            moved: trade.settlement?.position,
+          },
           names,
         );
         console.log(`    ${trade.id}  ${described}${trade.settlement ? `  tx ${trade.settlement.txHash}` : ''}`);

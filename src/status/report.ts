@@ -177,6 +177,7 @@ export async function strategyDetail(source: LedgerView | StatusBook, strategyId
         expectedOut: trade.call?.expectedOut,
         minOut: trade.call?.minOut,
         amountOut: trade.settlement?.amountOut,
+        moved: trade.settlement?.position,
       },
       view.names,
     );

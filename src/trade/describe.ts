@@ -3,7 +3,7 @@
  * `once` and `history` use these; the raw amounts stay in the structured fields and the JSON forms. Each kind says
  * what it asked and what it did (src/trade/kinds/); this says how the trade ended.
  */
-import type { TradeState } from '../model/trade.ts';
+import { type Settlement, type TradeState, isPositionTrade } from '../model/trade.ts';
 import type { Asked } from './kinds/kind.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { TokenNames } from './token-names.ts';
@@ -17,6 +17,8 @@ type Described = {
   expectedOut?: bigint;
   minOut?: bigint;
   amountOut?: bigint;
+  /** What a position trade moved of each token, as its settlement read it. */
+  moved?: Settlement['position'];
 };
 
 /** One headline per trade: what it did, or what it would have done and why it did not. */
@@ -24,8 +26,9 @@ export function describeTrade(report: Described, names: TokenNames): string {
   const { trade } = report;
   const kind = kindOf(trade);
   const asked = () => kind.asked(trade, names);
-  const done = () => kind.done(trade, report.amountOut, names);
-  const minimum = report.minOut === undefined ? '' : ` (at least ${names.amount(report.minOut, trade.tokenOut)})`;
+  const done = () => kind.done(trade, report.amountOut, names, report.moved);
+  // A position trade's minimums are one per token, in its call: no single "at least" of tokenOut to show.
+  const minimum = report.minOut === undefined || isPositionTrade(trade) ? '' : ` (at least ${names.amount(report.minOut, trade.tokenOut)})`;
   switch (report.status) {
     case 'confirmed':
       return `filled: ${done()}${minimum}`;

@@ -4,7 +4,7 @@ import { positionManagerAbi } from '../../contracts/abi.ts';
 import type { AddLiquidityTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { type PositionStep, addedAtReference, checkPosition, liquidityChecks, readOwnedPosition, minimumsOf } from './position/check.ts';
-import { noOtherTokens, positionProposal, receivesToken1, tookBalanceProblems } from './position/common.ts';
+import { noOtherTokens, pairAmounts, positionProposal, receivesToken1, tookBalanceProblems } from './position/common.ts';
 import { addOutcome, managerEventsOf } from './position/outcome.ts';
 
 // The liquidity it bought.
@@ -46,5 +46,5 @@ export const addLiquidity: TradeKindModule<AddLiquidityTrade> = {
     return moved ? { added: { amount0: moved.amount0, amount1: moved.amount1, liquidity: moved.liquidity ?? 0n } } : {};
   },
   asked: (trade, names) => `add ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)} to a position`,
-  done: (trade, _amountOut, names) => `added ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)} to a position`,
+  done: (trade, _amountOut, names, moved) => `added ${pairAmounts(trade, names, moved)} to a position`,
 };

@@ -5,7 +5,7 @@ import type { CollectTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { checkPosition, positionChecks, readOwnedPosition } from './position/check.ts';
 import type { PositionStep } from './position/check.ts';
-import { collectAll, collectedBalanceProblems, noOtherTokens, pair, positionProposal, receivesBoth } from './position/common.ts';
+import { collectAll, collectedBalanceProblems, noOtherTokens, pair, pairAmounts, positionProposal, receivesBoth } from './position/common.ts';
 import { collectOutcome, managerEventsOf } from './position/outcome.ts';
 
 const paid = (returned: `0x${string}`) =>
@@ -50,6 +50,5 @@ export const collect: TradeKindModule<CollectTrade> = {
     return moved ? { feesCollected: { amount0: moved.amount0, amount1: moved.amount1 } } : {};
   },
   asked: (trade, names) => `collect a position's ${pair(trade, names)}`,
-  done: (trade, amountOut, names) =>
-    `collected ${names.symbol(trade.tokenIn)} and ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)} from a position`,
+  done: (trade, _amountOut, names, moved) => `collected ${pairAmounts(trade, names, moved)} from a position`,
 };

@@ -79,6 +79,6 @@ export interface TradeKindModule<T extends Trade = Trade> {
   callTokens(data: Hex): readonly Address[];
   /** What was asked, as a verb phrase: "sell 10 cUSD for CELO". */
   asked(trade: Asked, names: TokenNames): string;
-  /** What was done, in the past tense, with what it paid. */
-  done(trade: Asked, amountOut: bigint | undefined, names: TokenNames): string;
+  /** What was done, in the past tense, with what it paid (`moved`: what a position trade moved of each token). */
+  done(trade: Asked, amountOut: bigint | undefined, names: TokenNames, moved?: Settlement['position']): string;
 }

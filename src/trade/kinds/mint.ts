@@ -7,7 +7,7 @@ import { positionManagerAbi } from '../../contracts/abi.ts';
 import type { MintTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { type PositionStep, addedAtReference, checkPosition, liquidityChecks, minimumsOf, readMintTarget } from './position/check.ts';
-import { noOtherTokens, positionProposal, receivesToken1, tookBalanceProblems } from './position/common.ts';
+import { noOtherTokens, pairAmounts, positionProposal, receivesToken1, tookBalanceProblems } from './position/common.ts';
 import { managerEventsOf, mintOutcome } from './position/outcome.ts';
 
 // The liquidity it bought.
@@ -61,5 +61,6 @@ export const mint: TradeKindModule<MintTrade> = {
   receives: receivesToken1,
   effect: (record) => (record.settlement?.position ? { opened: true } : {}),
   asked: (trade, names) => `open a position with ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`,
-  done: (trade, _amountOut, names) => `opened a position with ${names.amount(trade.amountIn, trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`,
+  done: (trade, _amountOut, names, moved) =>
+    `opened ${moved?.positionId === undefined ? 'a position' : `position ${moved.positionId}`} with ${pairAmounts(trade, names, moved)}`,
 };

@@ -8,7 +8,7 @@ import { type Address, type Log, erc20Abi, isAddressEqual, parseEventLogs, zeroA
 import { V3RangeMover } from '../../contracts/solidity-code.ts';
 import type { MovePositionTrade, TradeRecord } from '../../model/trade.ts';
 import type { Outcome, TradeKindModule } from './kind.ts';
-import { pair, positionProposal, receivesBoth } from './position/common.ts';
+import { pair, pairAmounts, positionProposal, receivesBoth } from './position/common.ts';
 import { checkMove, decodedMove, moveCallTokens, moveChecks, sellOf } from './position/move.ts';
 import { managerEventsOf } from './position/outcome.ts';
 
@@ -126,5 +126,13 @@ export const movePosition: TradeKindModule<MovePositionTrade> = {
     };
   },
   asked: (trade, names) => `move a position of ${pair(trade, names)} in one transaction`,
-  done: (trade, _amountOut, names) => `moved a position of ${pair(trade, names)} in one transaction`,
+  done: (trade, _amountOut, names, moved) => {
+    if (!moved) return `moved a position of ${pair(trade, names)} in one transaction`;
+    const collected = `collected ${pairAmounts(trade, names, moved)}`;
+    const opened =
+      moved.positionId === undefined
+        ? 'paid to the wallet'
+        : `opened position ${moved.positionId} with ${pairAmounts(trade, names, { amount0: moved.added0 ?? 0n, amount1: moved.added1 ?? 0n })}`;
+    return `moved a position in one transaction: ${collected}, ${opened}`;
+  },
 };

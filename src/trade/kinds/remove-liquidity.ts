@@ -9,7 +9,7 @@ import { removeAtReference } from '../../guard/position.ts';
 import type { RemoveLiquidityTrade } from '../../model/trade.ts';
 import type { TradeKindModule } from './kind.ts';
 import { type PositionStep, checkPosition, liquidityChecks, minimumsOf, readOwnedPosition } from './position/check.ts';
-import { collectAll, collectedBalanceProblems, noOtherTokens, pair, positionProposal, receivesBoth } from './position/common.ts';
+import { collectAll, collectedBalanceProblems, noOtherTokens, pair, pairAmounts, positionProposal, receivesBoth } from './position/common.ts';
 import { managerEventsOf, removeOutcome } from './position/outcome.ts';
 
 /** The multicall's second answer is the collect's: what it paid in token1. */
@@ -71,6 +71,5 @@ export const removeLiquidity: TradeKindModule<RemoveLiquidityTrade> = {
     return { feesCollected: { amount0: moved.amount0 - freed.amount0, amount1: moved.amount1 - freed.amount1 }, removed: freed };
   },
   asked: (trade, names) => `remove a position's ${pair(trade, names)}`,
-  done: (trade, amountOut, names) =>
-    `removed ${names.symbol(trade.tokenIn)} and ${amountOut === undefined ? names.symbol(trade.tokenOut) : names.amount(amountOut, trade.tokenOut)} from a position`,
+  done: (trade, _amountOut, names, moved) => `removed ${pairAmounts(trade, names, moved)} from a position, fees with it`,
 };

@@ -25,6 +25,10 @@ export const noOtherTokens = (): readonly Address[] => [];
 /** "CELO and cUSD": the position's two tokens. */
 export const pair = (trade: Asked, names: TokenNames) => `${names.symbol(trade.tokenIn)} and ${names.symbol(trade.tokenOut)}`;
 
+/** "12.5 CELO and 6.1 cUSD": what a position trade moved of each token, or the pair when that is not known. */
+export const pairAmounts = (trade: Asked, names: TokenNames, moved: { amount0: bigint; amount1: bigint } | undefined) =>
+  moved ? `${names.amount(moved.amount0, trade.tokenIn)} and ${names.amount(moved.amount1, trade.tokenOut)}` : pair(trade, names);
+
 /** A collect's or a removal's two tokens both grew by at least what was collected. */
 export function collectedBalanceProblems(
   record: PositionTrade,
