@@ -70,6 +70,13 @@ export const decimalPattern = /^\d+(\.\d+)?$/;
 const humanAmount = z.string({ error: amountMessage }).regex(decimalPattern, { message: amountMessage });
 const price = z.string({ error: priceMessage }).regex(decimalPattern, { message: priceMessage });
 const tokenRef = z.string().min(1, { message: 'must name a token by symbol or address' });
+const percentMessage = 'must be a percent above 0 and below 100, such as "5%" or "0.5%"';
+/** A percent above 0 and below 100 ("5%"), as basis points. */
+const percent = z
+  .string({ error: percentMessage })
+  .regex(/^\d+(\.\d{1,2})?%$/, { message: percentMessage })
+  .transform((value) => Math.round(Number(value.slice(0, -1)) * 100))
+  .refine((bps) => bps > 0 && bps < 10_000, { message: percentMessage });
 const isoTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be a date and time such as "2026-12-01T00:00:00Z"' });
 const bps = (what: string) => z.number().int().min(0).max(5_000, { message: 'must be at most 5000 (50%)' }).describe(what);
 
@@ -215,13 +222,34 @@ const uniswapV3Position = closed({
     pool: z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be an address' })
-      .describe("The pool to open the position in (one of the position manager's factory's)."),
+      .optional()
+      .describe("The pool to open the position in (one of the position manager's factory's). Or pair and fee."),
+    pair: z
+      .tuple([tokenRef, tokenRef], { error: 'must name the two tokens, [CELO, USDm]' })
+      .optional()
+      .describe("The pool's two tokens, with fee: the factory's pool of them at that fee tier."),
+    fee: z
+      .enum(['0.01%', '0.05%', '0.3%', '1%'], { message: "must be a fee tier: '0.01%', '0.05%', '0.3%' or '1%'" })
+      .optional()
+      .describe("The pool's fee tier, with pair."),
     range: closed({
       of: tokenRef.describe("One of the pool's two tokens."),
       in: tokenRef.describe('The other.'),
       low: price.describe('The range\'s lower price ("0.45"), on the pool\'s tick spacing, rounded outwards.'),
       high: price.describe('Its upper price.'),
-    }).describe('The range, as prices of one token in the other.'),
+    })
+      .optional()
+      .describe('The range, as prices of one token in the other. Exactly one of range, width or ticks.'),
+    width: z
+      .union([percent, closed({ below: percent, above: percent })], { error: 'must be a percent ("5%") or { below: "2%", above: "8%" }' })
+      .optional()
+      .describe('The range around the reference price when the position is opened: ±"5%", or { below, above } of it.'),
+    ticks: closed({
+      lower: z.number().int({ message: 'must be a whole tick' }),
+      upper: z.number().int({ message: 'must be a whole tick' }),
+    })
+      .optional()
+      .describe("The range's ticks, on the pool's spacing (for any range, symmetric or not)."),
     amounts: z
       .record(tokenRef, humanAmount)
       .describe(

@@ -12,7 +12,7 @@ import { displayNumber } from '../units.ts';
 import { type TokenAmounts, amountsForLiquidity, sqrtPriceX96FromUsd, swapToRangeRatio } from '../pools/uniswap-v3/liquidity.ts';
 import { livePositionsInPool } from '../pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
-import { type PositionStep, type V3PositionObservation, decideV3Position, inOneTransaction } from '../strategy/v3-position.ts';
+import { type PositionStep, type V3PositionObservation, decideV3Position, inOneTransaction, rangeAround } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
 import { heldPosition } from './held-position.ts';
 import { leftovers } from './leftovers.ts';
@@ -77,11 +77,13 @@ async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps:
   }
   const [usd0, usd1] = await Promise.all([prices.usdPrice(pool.token0.address), prices.usdPrice(pool.token1.address)]);
   const referenceSqrtPriceX96 = sqrtPriceX96FromUsd(usd0.usdE18, usd1.usdE18, pool.token0.decimals, pool.token1.decimals);
-  const { tickLower, tickUpper } = open.range;
+  // A width is taken around the reference now, as the position opens; ticks are the file's.
+  const range = 'belowBps' in open.range ? rangeAround(referenceSqrtPriceX96, open.range.belowBps, open.range.aboveBps, pool.tickSpacing) : open.range;
+  const { tickLower, tickUpper } = range;
   report.note += `open: [${tickLower}, ${tickUpper}) with at most ${displayNumber(open.amounts.amount0, pool.token0.decimals)} ${pool.token0.symbol} and ${displayNumber(open.amounts.amount1, pool.token1.decimals)} ${pool.token1.symbol}`;
   const steps: PositionStep[] = [
-    { key: 'open-swap', kind: 'ratio-swap', range: open.range },
-    { key: 'open-mint', kind: 'mint', range: open.range },
+    { key: 'open-swap', kind: 'ratio-swap', range },
+    { key: 'open-mint', kind: 'mint', range },
   ];
   // The mint replaces no position: NFT ids start at 1.
   return runSteps({ strategy, slot, positionId: 0n, referenceSqrtPriceX96, deps }, steps, report, open.amounts);

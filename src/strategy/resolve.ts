@@ -177,7 +177,7 @@ async function resolveStrategy(
         );
       }
       const pool = config.open
-        ? await poolNamed(positionManager, config.open.pool as Address, `${path}.open.pool`, r)
+        ? await poolToOpenIn(positionManager, config.open, `${path}.open`, r)
         : await positionPool(positionManager, config.position as bigint, owner, config.pool as Address | undefined, path, r);
       if (config.open && config.pool !== undefined && !isAddressEqual(config.pool as Address, pool.address)) {
         throw new ConfigError(`${path}.pool: the position opens in ${pool.address}, not ${config.pool}`);
@@ -325,26 +325,39 @@ function poolSqrtPrice(pool: PositionPool, of: TokenInfo, value: string, path: s
   return { sqrtPriceX96, inverted };
 }
 
-/** The range and amounts of a position to open: prices turned into ticks on the pool's spacing (rounded outwards), amounts in raw units. */
-async function positionToOpen(
-  open: NonNullable<Extract<StrategyConfig, { kind: 'uniswap-v3-position' }>['open']>,
-  pool: PositionPool,
-  path: string,
-  r: Resolvers,
-): Promise<NonNullable<V3PositionStrategy['open']>> {
-  const of = await tokenOfPool(pool, open.range.of, `${path}.range.of`, r);
-  const inToken = await tokenOfPool(pool, open.range.in, `${path}.range.in`, r);
-  if (isAddressEqual(of.address, inToken.address)) throw new ConfigError(`${path}.range.in: must be the pool's other token`);
-  if (parseUnits(open.range.low, 18) === 0n || parseUnits(open.range.low, 18) >= parseUnits(open.range.high, 18)) {
-    throw new ConfigError(`${path}.range: low must be above 0 and below high`);
+type OpenConfig = NonNullable<Extract<StrategyConfig, { kind: 'uniswap-v3-position' }>['open']>;
+
+/** The pool a position opens in: the one the file names, or the factory's pool of its pair at its fee tier. */
+async function poolToOpenIn(manager: PositionManagerOf, open: OpenConfig, path: string, r: Resolvers): Promise<PositionPool> {
+  const byPair = open.pair !== undefined || open.fee !== undefined;
+  if ((open.pool !== undefined) === byPair) {
+    throw new ConfigError(
+      `${path}: name the pool (pool: its address) or its pair and fee tier (pair: [A, B], fee: '0.3%'), not ${byPair ? 'both' : 'neither'}`,
+    );
   }
-  const [low, high] = [poolSqrtPrice(pool, of, open.range.low, `${path}.range.low`), poolSqrtPrice(pool, of, open.range.high, `${path}.range.high`)];
-  const [lowerTick, upperTick] = (low.inverted ? [high, low] : [low, high]).map((price) => tickAtSqrtRatio(price.sqrtPriceX96)) as [number, number];
-  const spacing = pool.tickSpacing;
-  const range = { tickLower: Math.floor(lowerTick / spacing) * spacing, tickUpper: Math.ceil(upperTick / spacing) * spacing };
-  if (range.tickLower >= range.tickUpper || range.tickLower < MIN_TICK || range.tickUpper > MAX_TICK) {
-    throw new ConfigError(`${path}.range: ${open.range.low} to ${open.range.high} is no range of the pool's ticks`);
-  }
+  if (open.pool !== undefined) return poolNamed(manager, open.pool as Address, `${path}.pool`, r);
+  if (!open.pair || !open.fee) throw new ConfigError(`${path}.${open.pair ? 'fee' : 'pair'}: a pool by pair needs both its pair and its fee tier`);
+  const [a, b] = await Promise.all([r.token(open.pair[0], `${path}.pair.0`), r.token(open.pair[1], `${path}.pair.1`)]);
+  if (isAddressEqual(a.address, b.address)) throw new ConfigError(`${path}.pair: the two tokens must differ`);
+  // Hundredths of a basis point, as the factory's fee tiers are: '0.3%' is 3000.
+  const fee = Math.round(Number(open.fee.slice(0, -1)) * 10_000);
+  const address = v3PoolAddress(manager.factory, manager.poolInitCodeHash, [a.address, b.address], fee);
+  return poolNamed(manager, address, `${path}.pair`, r).catch((error: unknown) => {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(`${path}.pair: the position manager's factory has no pool of ${a.symbol} and ${b.symbol} at ${open.fee} (${address} holds none)`);
+  });
+}
+
+/**
+ * The range and amounts of a position to open: prices turned into ticks on the pool's spacing (rounded outwards), or
+ * ticks given on it, or a width below and above the reference price when it opens (kept as basis points); amounts in
+ * raw units.
+ */
+async function positionToOpen(open: OpenConfig, pool: PositionPool, path: string, r: Resolvers): Promise<NonNullable<V3PositionStrategy['open']>> {
+  const given = [open.range !== undefined && 'range', open.width !== undefined && 'width', open.ticks !== undefined && 'ticks'].filter(Boolean);
+  if (given.length !== 1)
+    throw new ConfigError(`${path}: give exactly one of range, width or ticks (${given.length === 0 ? 'none given' : `${given.join(' and ')} given`})`);
+  const range = await openRange(open, pool, path, r);
   const amounts = { amount0: 0n, amount1: 0n };
   for (const [name, value] of Object.entries(open.amounts)) {
     const token = await tokenOfPool(pool, name, `${path}.amounts.${name}`, r);
@@ -352,6 +365,36 @@ async function positionToOpen(
   }
   if (amounts.amount0 === 0n && amounts.amount1 === 0n) throw new ConfigError(`${path}.amounts: give an amount of at least one of the pool's tokens`);
   return { range, amounts };
+}
+
+/** The range a position opens over: ticks from prices or given, or a width around the reference kept for the opening. */
+async function openRange(open: OpenConfig, pool: PositionPool, path: string, r: Resolvers): Promise<NonNullable<V3PositionStrategy['open']>['range']> {
+  const spacing = pool.tickSpacing;
+  if (open.width !== undefined) {
+    const [belowBps, aboveBps] = typeof open.width === 'number' ? [open.width, open.width] : [open.width.below, open.width.above];
+    return { belowBps, aboveBps };
+  }
+  if (open.ticks) {
+    const { lower, upper } = open.ticks;
+    if (lower >= upper || lower % spacing !== 0 || upper % spacing !== 0 || lower < MIN_TICK || upper > MAX_TICK) {
+      throw new ConfigError(`${path}.ticks: [${lower}, ${upper}) is no range of the pool's ticks (on a spacing of ${spacing}, lower below upper)`);
+    }
+    return { tickLower: lower, tickUpper: upper };
+  }
+  const range = open.range as NonNullable<OpenConfig['range']>;
+  const of = await tokenOfPool(pool, range.of, `${path}.range.of`, r);
+  const inToken = await tokenOfPool(pool, range.in, `${path}.range.in`, r);
+  if (isAddressEqual(of.address, inToken.address)) throw new ConfigError(`${path}.range.in: must be the pool's other token`);
+  if (parseUnits(range.low, 18) === 0n || parseUnits(range.low, 18) >= parseUnits(range.high, 18)) {
+    throw new ConfigError(`${path}.range: low must be above 0 and below high`);
+  }
+  const [low, high] = [poolSqrtPrice(pool, of, range.low, `${path}.range.low`), poolSqrtPrice(pool, of, range.high, `${path}.range.high`)];
+  const [lowerTick, upperTick] = (low.inverted ? [high, low] : [low, high]).map((price) => tickAtSqrtRatio(price.sqrtPriceX96)) as [number, number];
+  const ticks = { tickLower: Math.floor(lowerTick / spacing) * spacing, tickUpper: Math.ceil(upperTick / spacing) * spacing };
+  if (ticks.tickLower >= ticks.tickUpper || ticks.tickLower < MIN_TICK || ticks.tickUpper > MAX_TICK) {
+    throw new ConfigError(`${path}.range: ${range.low} to ${range.high} is no range of the pool's ticks`);
+  }
+  return ticks;
 }
 
 async function distinctToken(r: Resolvers, value: string, path: string, other: TokenInfo): Promise<TokenInfo> {

@@ -75,8 +75,14 @@ export type V3PositionStrategy = Common & {
   positionManager: PositionManagerOf;
   /** The file's position; none when the strategy opens its own (`open`). */
   positionId?: bigint;
-  /** A position to open once, when the wallet holds none of liquidity in the pool: its range, and at most these amounts (raw). */
-  open?: { range: { tickLower: number; tickUpper: number }; amounts: { amount0: bigint; amount1: bigint } };
+  /**
+   * A position to open once, when the wallet holds none of liquidity in the pool: its range (ticks, or basis points
+   * below and above the reference price when it opens), and at most these amounts (raw).
+   */
+  open?: {
+    range: { tickLower: number; tickUpper: number } | { belowBps: number; aboveBps: number };
+    amounts: { amount0: bigint; amount1: bigint };
+  };
   /** The position's pool, as the chain says (its tokens in the pool's order). */
   pool: { address: Address; token0: TokenInfo; token1: TokenInfo; fee: number; tickSpacing: number };
   /** Fees and gas are valued in this token. */

@@ -15,6 +15,7 @@
 import { displayNumber } from '../units.ts';
 import type { Address } from 'viem';
 import type { TickRange, TokenAmounts } from '../pools/uniswap-v3/liquidity.ts';
+import { isqrt } from '../bigint-math.ts';
 import { tickAtSqrtRatio } from '../pools/uniswap-v3/math.ts';
 import type { RangeHistory } from '../pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from './types.ts';
@@ -72,6 +73,18 @@ export function inOneTransaction(steps: readonly PositionStep[]): PositionStep[]
   const sale = rest.find((step) => step.kind === 'swap-into');
   if (sale?.kind === 'swap-into') return [{ key: 'exit-move', kind: 'move', liquidity, burn, to: sale.to }];
   return [...steps];
+}
+
+/**
+ * The range from `belowBps` under the reference price to `aboveBps` over it (prices of token0 in token1), its ticks
+ * rounded outwards onto the pool's spacing: a file's `width` at the moment the position opens.
+ */
+export function rangeAround(referenceSqrtPriceX96: bigint, belowBps: number, aboveBps: number, tickSpacing: number): TickRange {
+  // √(1 ∓ bps/10⁴) × 10⁸ as an integer: isqrt((10⁴ ∓ bps) × 10¹²).
+  const scaled = (factorBps: number) => (referenceSqrtPriceX96 * isqrt(BigInt(factorBps) * 10n ** 12n)) / 10n ** 8n;
+  const lower = tickAtSqrtRatio(scaled(10_000 - belowBps));
+  const upper = tickAtSqrtRatio(scaled(10_000 + aboveBps));
+  return { tickLower: Math.floor(lower / tickSpacing) * tickSpacing, tickUpper: Math.ceil(upper / tickSpacing) * tickSpacing };
 }
 
 /** A range of `width` ticks (the old range's) on the pool's spacing, as centred on the reference price as the spacing allows. */
