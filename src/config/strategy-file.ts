@@ -241,12 +241,23 @@ const uniswapV3Position = closed({
       .optional()
       .describe('The range, as prices of one token in the other. Exactly one of range, width or ticks.'),
     width: z
-      .union([percent, closed({ below: percent, above: percent })], { error: 'must be a percent ("5%") or { below: "2%", above: "8%" }' })
+      .union(
+        [
+          percent,
+          closed({
+            below: percent.describe('How far under the reference price the range starts.'),
+            above: percent.describe('How far over it the range ends.'),
+          }),
+        ],
+        {
+          error: 'must be a percent ("5%") or { below: "2%", above: "8%" }',
+        },
+      )
       .optional()
       .describe('The range around the reference price when the position is opened: ±"5%", or { below, above } of it.'),
     ticks: closed({
-      lower: z.number().int({ message: 'must be a whole tick' }),
-      upper: z.number().int({ message: 'must be a whole tick' }),
+      lower: z.number().int({ message: 'must be a whole tick' }).describe("The range's lower tick."),
+      upper: z.number().int({ message: 'must be a whole tick' }).describe('Its upper tick, above the lower.'),
     })
       .optional()
       .describe("The range's ticks, on the pool's spacing (for any range, symmetric or not)."),
