@@ -326,36 +326,6 @@ describe('once, on a V3 position', () => {
     }
   });
 
-  it.each<[string, string, RegExp]>([
-    [
-      'both a pool and a pair',
-      ', open: { pool: "0x0000000000000000000000000000000000000001", pair: [CELO, cUSD], fee: "0.3%", width: "5%", amounts: { CELO: "1" } }',
-      /strategies\.0\.open: name the pool \(pool: its address\) or its pair and fee tier \(pair: \[A, B\], fee: '0\.3%'\), not both$/,
-    ],
-    [
-      'a pair at a fee tier the factory has no pool of',
-      ', open: { pair: [CELO, cUSD], fee: "1%", width: "5%", amounts: { CELO: "1" } }',
-      /strategies\.0\.open\.pair: the position manager's factory has no pool of (CELO and cUSD|cUSD and CELO) at 1% \(0x[0-9a-fA-F]{40} holds none\)$/,
-    ],
-    [
-      'both a width and ticks',
-      ', open: { pair: [CELO, cUSD], fee: "0.3%", width: "5%", ticks: { lower: -600, upper: 600 }, amounts: { CELO: "1" } }',
-      /strategies\.0\.open: give exactly one of range, width or ticks \(width and ticks given\)$/,
-    ],
-    [
-      'ticks off the pool’s spacing',
-      ', open: { pair: [CELO, cUSD], fee: "0.3%", ticks: { lower: -601, upper: 600 }, amounts: { CELO: "1" } }',
-      /strategies\.0\.open\.ticks: \[-601, 600\) is no range of the pool's ticks \(on a spacing of 60, lower below upper\)$/,
-    ],
-    ['a width of 100%', ', open: { pair: [CELO, cUSD], fee: "0.3%", width: "100%", amounts: { CELO: "1" } }', /strategies\.0\.open\.width: must be a percent/],
-  ])('refuses an opening with %s: one line naming it, exit 2, nothing traded', async (_, open, message) => {
-    const home = daemonHome(fork, 'v3-once-open-refused');
-    const once = await runCli(['once', 'lp', '--config', home.config(positionYaml(undefined, open)), '--address-book', home.book], env(home));
-    expect(once.code, once.stderr).toBe(2);
-    expect(once.stderr.trim().split('\n').at(-1)).toMatch(message);
-    expect(once.stderr).not.toMatch(/\n\s+at /);
-  });
-
   it('opens nothing while the wallet holds a position of liquidity in the pool that it cannot tell is the strategy’s', async () => {
     const home = daemonHome(fork, 'v3-once-open-held');
     const mine = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
