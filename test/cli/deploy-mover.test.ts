@@ -2,7 +2,7 @@
  * `routekeeper deploy-adapter v3-range-mover` on the devnet with Uniswap V3: deploys routekeeper's position mover from
  * the strategy file's wallet at the address its nonce gives, writes it into the address book as
  * `contracts.v3RangeMover` (keeping the rest of the book), and sends nothing a second time; the daemon's chain data
- * then names it, so a re-range or an exit moves through it in one transaction.
+ * then names it, so a re-range or an exit moves through it in one transaction; doctor holds it to this build's code.
  */
 import { readFileSync } from 'node:fs';
 import { type Address, getContractAddress } from 'viem';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAddressBook } from '../../src/config/address-book.ts';
 import { knownContractsFor } from '../../src/config/chain-data.ts';
 import { V3RangeMover } from '../../src/contracts/solidity-code.ts';
+import { positionMoverFindings } from '../../src/doctor/chain.ts';
 import { bookFiles, runCli } from '../helpers/cli.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -44,18 +45,26 @@ describe('routekeeper deploy-adapter v3-range-mover', () => {
   it('doctor holds the mover the book names to this build’s code', async () => {
     const ours = fork.addressBook.contracts.v3RangeMover as Address;
     const other = fork.addressBook.contracts.adapters.uniswapV3 as Address;
-    const lineOf = async (mover: Address | undefined) => {
-      const book = { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: mover } };
-      const { env, doctor } = bookFiles(book, fork.addressBook.accounts[0]?.privateKey as string, 'doctor-mover');
-      const { stdout } = await runCli(doctor, env);
-      return stdout.split('\n').filter((line) => /position mover/.test(line));
-    };
-    expect(await lineOf(ours)).toEqual([`ok   position mover ${ours}: this build's code; re-ranges and exits move through it in one transaction`]);
-    expect(await lineOf(other)).toEqual([
-      `FAIL position mover ${other}: its code is not this build's; nothing is sent to it (deploy one with 'routekeeper deploy-adapter v3-range-mover')`,
+    const findings = (mover: Address | undefined) =>
+      positionMoverFindings(
+        fork.publicClient,
+        knownContractsFor(fork.addressBook.chainId, { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: mover } }),
+      );
+    expect(await findings(ours)).toEqual([
+      { level: 'ok', message: `position mover ${ours}: this build's code; re-ranges and exits move through it in one transaction` },
     ]);
-    expect(await lineOf(undefined)).toEqual([
-      "ok   no position mover is named: a V3 position's re-range and exit go in steps, each its own transaction ('routekeeper deploy-adapter v3-range-mover' deploys one)",
+    expect(await findings(other)).toEqual([
+      {
+        level: 'fail',
+        message: `position mover ${other}: its code is not this build's; nothing is sent to it (deploy one with 'routekeeper deploy-adapter v3-range-mover')`,
+      },
+    ]);
+    expect(await findings(undefined)).toEqual([
+      {
+        level: 'ok',
+        message:
+          "no position mover is named: a V3 position's re-range and exit go in steps, each its own transaction ('routekeeper deploy-adapter v3-range-mover' deploys one)",
+      },
     ]);
   });
 });
