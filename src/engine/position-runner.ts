@@ -103,6 +103,7 @@ async function recordMark(strategy: V3PositionStrategy, positionId: bigint, obse
     tick: position.tick,
     ...mark.holds,
     ...(mark.secondsInside !== undefined && { secondsInside: mark.secondsInside }),
+    fees: position.uncollected,
   });
 }
 

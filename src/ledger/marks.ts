@@ -26,6 +26,8 @@ export type PositionMark = {
   amount0: bigint;
   amount1: bigint;
   secondsInside?: number;
+  /** Of `amount0` and `amount1`, what the position owed in fees (none: not recorded, a mark of an older build). */
+  fees?: { amount0: bigint; amount1: bigint };
 };
 
 export class MarkStore {
@@ -131,6 +133,8 @@ export class MarkStore {
         amount0: mark.amount0.toString(),
         amount1: mark.amount1.toString(),
         seconds_inside: mark.secondsInside ?? null,
+        fees0: mark.fees?.amount0.toString() ?? null,
+        fees1: mark.fees?.amount1.toString() ?? null,
       })
       .execute();
   }
@@ -153,6 +157,7 @@ export class MarkStore {
       amount0: BigInt(row.amount0),
       amount1: BigInt(row.amount1),
       ...(row.seconds_inside !== null && { secondsInside: Number(row.seconds_inside) }),
+      ...(row.fees0 != null && row.fees1 != null && { fees: { amount0: BigInt(row.fees0), amount1: BigInt(row.fees1) } }),
     }));
   }
 

@@ -271,4 +271,9 @@ export const postgresMigrations: string[] = [
   ALTER TABLE intents DROP CONSTRAINT intents_kind_known;
   ALTER TABLE intents ADD CONSTRAINT intents_kind_known CHECK (kind IN ('swap', 'deposit', 'withdraw', 'claim', 'collect', 'add-liquidity', 'remove-liquidity', 'mint', 'move-position'));
   `,
+  // 14: what a V3 position owed in fees when a run observed it, apart from what its liquidity held.
+  `
+  ALTER TABLE position_marks ADD COLUMN fees0 TEXT;
+  ALTER TABLE position_marks ADD COLUMN fees1 TEXT;
+  `,
 ];

@@ -299,4 +299,9 @@ export const migrations: string[] = [
   ALTER TABLE intents ADD COLUMN moved_added_0 TEXT;       -- token0 the move's mint took, from its IncreaseLiquidity event
   ALTER TABLE intents ADD COLUMN moved_added_1 TEXT;       -- token1 likewise
   `,
+  // 19: what a V3 position owed in fees when a run observed it, apart from what its liquidity held.
+  `
+  ALTER TABLE position_marks ADD COLUMN fees0 TEXT;        -- raw token0 the position owed (collect would pay); null: not recorded
+  ALTER TABLE position_marks ADD COLUMN fees1 TEXT;
+  `,
 ];

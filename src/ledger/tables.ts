@@ -163,6 +163,8 @@ export type PositionMarksTable = {
   amount0: string;
   amount1: string;
   seconds_inside: number | null;
+  fees0: string | null;
+  fees1: string | null;
 };
 
 export type StrategiesTable = { id: string; kind: string; wallet_name: string; wallet: Address; definition: string; first_seen: number; last_seen: number };

@@ -133,6 +133,26 @@ export type PositionAccount = {
    * holds nothing now or a price is missing.
    */
   againstHolding: { position: AmountJson; holding: AmountJson; difference: AmountJson } | null;
+  /**
+   * What the position earned since the strategy's first look at it, in the value token; null while it holds nothing or
+   * a price is missing:
+   *  - `entry`: what it held then, at that time's prices; `now`: what it holds now (liquidity and fees owed), at the
+   *    latest; `profit`: now less entry less all the strategy's gas;
+   *  - `fees`: the fees collected (at their value when collected) and those owed now; `divergence`: the rest of the
+   *    difference to holding the entry amounts (the price's path through the range; fees collected and left beside the
+   *    position count as fees, not as position);
+   *  - `apr`: the fees over the entry value, a year's worth of the time since entry (none under an hour);
+   *    `days`: that time.
+   */
+  earned: {
+    entry: AmountJson;
+    now: AmountJson;
+    profit: AmountJson | null;
+    fees: AmountJson;
+    divergence: AmountJson;
+    apr: string | null;
+    days: string;
+  } | null;
 };
 
 export type StrategyAccount =
@@ -335,6 +355,48 @@ function positionAccount(strategy: Strategy & { kind: 'uniswap-v3-position' }, t
           }
         : null,
     againstHolding: track ? againstHolding(strategy, track, books) : null,
+    earned: track && collectedValue !== undefined ? earned(strategy, track, books, collectedValue, gasValue) : null,
+  };
+}
+
+/** What the position earned since entry: its value now against then, fees apart from divergence, and their APR. */
+function earned(
+  strategy: Strategy & { kind: 'uniswap-v3-position' },
+  track: PositionTrack,
+  books: Books,
+  collectedValue: bigint,
+  gasValue: bigint | undefined,
+): PositionAccount['earned'] {
+  const { token0, token1 } = strategy.pool;
+  const { first, latest } = track;
+  if (latest.amount0 === 0n && latest.amount1 === 0n) return null;
+  const worth = (amounts: { amount0: bigint; amount1: bigint }, time: number | 'latest') => {
+    const [value0, value1] = [
+      books.prices.convert(amounts.amount0, token0, strategy.valueToken, time),
+      books.prices.convert(amounts.amount1, token1, strategy.valueToken, time),
+    ];
+    return value0 === undefined || value1 === undefined ? undefined : value0 + value1;
+  };
+  const [entry, now, holding, owed] = [
+    worth(first, first.at),
+    worth(latest, 'latest'),
+    worth(first, 'latest'),
+    worth(latest.fees ?? { amount0: 0n, amount1: 0n }, 'latest'),
+  ];
+  if (entry === undefined || now === undefined || holding === undefined || owed === undefined) return null;
+  const fees = collectedValue + owed;
+  const seconds = latest.blockTime - first.blockTime;
+  const value = (raw: bigint) => amountJson(raw, strategy.valueToken);
+  // A year's worth of the fees over the entry value, in percent with two decimals.
+  const apr = seconds < 3_600 || entry === 0n ? null : (Number((fees * 10n ** 6n * 31_536_000n) / (entry * BigInt(seconds))) / 10_000).toFixed(2);
+  return {
+    entry: value(entry),
+    now: value(now),
+    profit: gasValue === undefined ? null : value(now - entry - gasValue),
+    fees: value(fees),
+    divergence: value(now - holding - fees),
+    apr,
+    days: (seconds / 86_400).toFixed(2),
   };
 }
 

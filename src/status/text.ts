@@ -55,6 +55,11 @@ function kindLines(strategy: StrategyStatus): string[] {
           ? `worth ${position.againstHolding.position.text} against ${position.againstHolding.holding.text} holding (${signed(position.againstHolding.difference)})`
           : 'its value against holding not known'
       }`,
+      ...(position.earned
+        ? [
+            `since entry ${position.earned.days} days ago: worth ${position.earned.now.text} against ${position.earned.entry.text} then, ${signed(position.earned.profit)} after gas; fees ${position.earned.fees.text}${position.earned.apr === null ? '' : ` (${position.earned.apr}% a year)`}, divergence against holding ${signed(position.earned.divergence)}`,
+          ]
+        : []),
       ...(position.removed.count > 0 || position.reRanges > 0
         ? [`${position.removed.count} removals paid ${position.removed.token0.text} and ${position.removed.token1.text}; ${position.reRanges} re-ranges`]
         : []),

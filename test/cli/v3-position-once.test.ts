@@ -1,9 +1,8 @@
 /**
  * `routekeeper once` on a strategy file that keeps a Uniswap V3 position: the position's fees, earned from swap
  * volume on the devnet's real position manager, are compounded in one run (collect, ratio swap, add), each step a
- * trade of the ledger, and `status --json` shows what was collected and added back. Killed with an add, a re-range's
- * one move, or (on a chain without the position mover) a re-range's mint signed, the next start sends it and goes on
- * (the new NFT kept). A file's exit at its time empties the position into the one token it names, in one transaction. A file naming a position that is not the wallet's, burning
+ * trade of the ledger, and `status --json` shows what was collected and added back. Killed with an add or a
+ * re-range's one move signed, the next start sends it and goes on (the new NFT kept). A file's exit at its time empties the position into the one token it names, in one transaction. A file naming a position that is not the wallet's, burning
  * re-ranged NFTs without naming their pool, or exiting at a price of a token the pool lacks, is refused with one
  * line and exit 2, before anything is traded.
  */
@@ -22,7 +21,6 @@ import { openPosition, positionManagerOf, tradeVolume, cusdCeloPool, readPositio
 const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const e18 = 10n ** 18n;
 const increaseLiquiditySelector = toFunctionSelector('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))');
-const mintSelector = toFunctionSelector('mint((address,address,uint24,int24,int24,uint256,uint256,uint256,uint256,address,uint256))');
 const safeTransferSelector = toFunctionSelector('safeTransferFrom(address,address,uint256,bytes)');
 
 const positionYaml = (positionId: bigint | undefined, more = '') => `
@@ -148,36 +146,6 @@ describe('once, on a V3 position', () => {
       expect((await read(opened.tokenId)).liquidity).toBe(0n);
       const [latest] = await ledger.runs.list({ strategyId: 'lp', limit: 1 });
       expect(latest?.note).toMatch(new RegExp(`^position ${newId} \\(opened by 0x[0-9a-f]{64}\\): `));
-    } finally {
-      await ledger.close();
-    }
-  });
-
-  it('killed (SIGKILL) in a re-range in steps (no position mover on the chain) with its mint signed: the next start sends that mint', async () => {
-    const home = daemonHome(fork, 'v3-once-rerange-killed');
-    // The chain data as on a chain where no mover was deployed: a re-range is three transactions.
-    writeFileSync(home.book, JSON.stringify({ ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: undefined } }));
-    const opened = await openPosition(fork, pool(), { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
-    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
-    await fork.testClient.increaseTime({ seconds: 4_200 });
-    await fork.testClient.mine({ blocks: 1 });
-    const config = home.config(positionYaml(opened.tokenId, ', keepInRange: { outsideFor: 1h }'));
-    await killedWithSendHeld(home, config, mintSelector);
-    expect((await read(opened.tokenId)).liquidity).toBe(0n);
-    // The next start, on the node itself: the mint's signed bytes are sent, once; the run after keeps the new NFT.
-    const again = await runCli(['once', 'lp', '--config', config, '--address-book', home.book], env(home));
-    expect(again.code, again.stderr).toBe(0);
-    const ledger = await Ledger.openReadOnly(home.ledgerFile);
-    try {
-      const trades = (await ledger.trades.history({})).toReversed();
-      expect(trades.map((trade) => [trade.kind, trade.status])).toEqual([
-        ['remove-liquidity', 'confirmed'],
-        ['swap', 'confirmed'],
-        ['mint', 'confirmed'],
-      ]);
-      const newId = trades[2]?.settlement?.position?.positionId as bigint;
-      const opening = await read(newId);
-      expect([opening.owner, opening.liquidity]).toEqual([fork.addressBook.accounts[0]?.address, trades[2]?.settlement?.position?.liquidity]);
     } finally {
       await ledger.close();
     }

@@ -254,7 +254,7 @@ describe('a V3 position compounded by its strategy', () => {
     await pushPoolDown(fork, pool(), 1_000_000n * e18);
     const leftRange = await blockTime();
     expect((await read(opened.tokenId)).tick).toBeLessThan(opened.tickLower);
-    await later(1_200);
+    await later(2_400);
     await run('slot-2');
     const last = await blockTime();
     await markOnce({
@@ -289,5 +289,22 @@ describe('a V3 position compounded by its strategy', () => {
     // The pool's price fell through the range: of token1 the position now holds only the fees it earned.
     expect(now?.amount1).toBe((await read(opened.tokenId)).uncollected.amount1);
     expect(start?.amount1).toBeGreaterThan(0n);
+    // What it earned since entry: its worth now against then, the fees it owes now (nothing collected: the compound
+    // never paid), and the divergence the rest of the difference to holding.
+    const owedNow = await worth(now?.fees?.amount0 ?? 0n, now?.fees?.amount1 ?? 0n);
+    expect(now?.fees).toEqual((await read(opened.tokenId)).uncollected);
+    expect(owedNow).toBeGreaterThan(0n);
+    const gas = BigInt(lp?.gas.value?.raw ?? '0');
+    expect(lp?.position?.earned).toMatchObject({
+      entry: { raw: holding.toString() },
+      now: { raw: position.toString() },
+      profit: { raw: (position - holding - gas).toString() },
+      fees: { raw: owedNow.toString() },
+      divergence: { raw: (position - holding - owedNow).toString() },
+      days: ((last - first) / 86_400).toFixed(2),
+    });
+    // The fees over the entry value, a year's worth of the 70 minutes since entry.
+    const apr = (Number(owedNow) / Number(holding)) * (31_536_000 / (last - first)) * 100;
+    expect(Math.abs(Number(lp?.position?.earned?.apr) - apr)).toBeLessThan(0.011);
   });
 });
