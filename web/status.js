@@ -84,6 +84,12 @@ const figuresByKind = {
     ['worth now', 'position.againstHolding.position.text'],
     ['holding instead', 'position.againstHolding.holding.text'],
     ['against holding', 'position.againstHolding.difference.text'],
+    ['worth at entry', 'position.earned.entry.text'],
+    ['profit after gas', 'position.earned.profit.text'],
+    ['fees earned', 'position.earned.fees.text'],
+    ['divergence', 'position.earned.divergence.text'],
+    ['fees APR %', 'position.earned.apr'],
+    ['days since entry', 'position.earned.days'],
     ['re-ranges', 'position.reRanges'],
     ['removals', 'position.removed.count'],
   ],
@@ -150,7 +156,13 @@ function renderOverview(report) {
           element('td', {}, `${wallet.name} `, element('code', {}, wallet.address)),
           element('td', {}, stateOf(wallet)),
           element('td', {}, wallet.holdings.map((holding) => holding.amount.text).join(', ') || '—'),
-          element('td', {}, wallet.valueUsd === null ? '—' : `$${Number(wallet.valueUsd).toLocaleString('en-US', { maximumFractionDigits: 2 })}`),
+          element(
+            'td',
+            {},
+            wallet.valueUsd === null
+              ? '—'
+              : `$${Number(wallet.valueUsd).toLocaleString('en-US', { maximumFractionDigits: 2 })}${wallet.unpriced > 0 ? ` + ${wallet.unpriced} without a price` : ''}`,
+          ),
           element('td', {}, wallet.trades),
           element('td', {}, wallet.gas.text),
         ),
@@ -198,6 +210,16 @@ function chartsOf(strategy, series) {
     ]);
     list.push({ name: 'fills', title: `Price paid per trade against the reference (${unit} per asset)`, points, lines });
   }
+  if (strategy.kind === 'uniswap-v3-position')
+    list.push({
+      name: 'value',
+      title: `Position against holding its entry (${unit})`,
+      points: series.value,
+      lines: [
+        ['value', 'position'],
+        ['hold', 'holding'],
+      ],
+    });
   if (strategy.kind === 'compound')
     list.push({ name: 'rewards', title: `Rewards compounded (${unit} when claimed)`, points: series.rewards, lines: [['value', 'claimed']] });
   list.push({ name: 'gas', title: `Gas spent (${strategy.gas.native.symbol})`, points: series.gas, lines: [['native', 'gas']] });
@@ -209,10 +231,32 @@ function number(value) {
   return value.toLocaleString('en-US', { maximumSignificantDigits: 5 });
 }
 
-/** The time axis spans the points; one point alone gets a minute either side rather than a scale of years. */
+/**
+ * The time axis spans the points, at least two minutes (one point alone, or two a second apart, get the time around
+ * them rather than a scale of years or of milliseconds).
+ */
 function xRange(xs) {
   const [first, last] = [xs[0], xs[xs.length - 1]];
-  return first === last ? [first - 60, last + 60] : [first, last];
+  const short = Math.max(0, 120 - (last - first)) / 2;
+  return [first - short, last + short];
+}
+
+/** Tick steps in whole seconds and up: never a fraction of a second. */
+const timeSteps = [1, 5, 10, 15, 30, 60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800, 2592000, 31536000];
+
+/**
+ * A tick's label, as short as its step allows: the time of day within a day, the date beyond. The labels drawn are
+ * kept on the chart's element (`data-time-labels`), for whoever reads the page.
+ */
+function timeLabels(u, splits, _axis, _space, step) {
+  const labels = splits.map((seconds) => {
+    const at = new Date(seconds * 1000);
+    if (step >= 86400) return at.toLocaleDateString('en-US', { month: 'short', day: 'numeric' });
+    return at.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', ...(step < 60 && { second: '2-digit' }) });
+  });
+  const box = u.root.parentElement;
+  if (box) box.dataset.timeLabels = labels.join('|');
+  return labels;
 }
 
 function drawChart(container, key, chart) {
@@ -245,7 +289,11 @@ function drawChart(container, key, chart) {
         })),
       ],
       scales: { x: { time: true, range: (u) => xRange(u.data[0]) } },
-      axes: [{}, { size: 90, values: (_u, splits) => splits.map(number) }],
+      // Labels at least 90 px apart, so they never run into one another.
+      axes: [
+        { space: 90, incrs: timeSteps, values: timeLabels },
+        { size: 90, values: (_u, splits) => splits.map(number) },
+      ],
     },
     data,
     container,

@@ -570,6 +570,25 @@ export function seriesOf(strategy: Strategy, trades: readonly TradeRecord[], wal
     case 'compound':
       return { ...series, rewards: rewardSeries(strategy, fills, books) };
     case 'uniswap-v3-position':
-      return series;
+      return { ...series, value: positionValueSeries(strategy, books) };
   }
+}
+
+/**
+ * A V3 position's worth at each run's look at it (its liquidity and fees owed, at that time's prices) against holding
+ * what it held at the first look, at the same prices.
+ */
+function positionValueSeries(strategy: Strategy & { kind: 'uniswap-v3-position' }, books: Books): Point[] {
+  const { token0, token1 } = strategy.pool;
+  const marks = books.positionMarks?.(strategy.id) ?? [];
+  const entry = marks.find((mark) => mark.amount0 > 0n || mark.amount1 > 0n);
+  if (!entry) return [];
+  const worth = (amounts: { amount0: bigint; amount1: bigint }, time: number) => {
+    const [value0, value1] = [
+      books.prices.convert(amounts.amount0, token0, strategy.valueToken, time),
+      books.prices.convert(amounts.amount1, token1, strategy.valueToken, time),
+    ];
+    return value0 === undefined || value1 === undefined ? null : decimal(value0 + value1, strategy.valueToken);
+  };
+  return marks.filter((mark) => mark.at >= entry.at).map((mark) => ({ t: mark.at, value: worth(mark, mark.at), hold: worth(entry, mark.at) }));
 }

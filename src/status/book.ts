@@ -7,6 +7,7 @@
  * number of strategies and open trades, not the ledger's history. A daemon keeps one for its status page;
  * `routekeeper status` makes one, refreshes it once and reports.
  */
+import type { PositionMark } from '../ledger/marks.ts';
 import { type PositionTrack, foldPositionMark } from './position-track.ts';
 import type { Address } from 'viem';
 import type { BalanceMark, LedgerView, Pause, RunOutcome, RunRecord } from '../ledger/ledger.ts';
@@ -49,6 +50,8 @@ export class StatusBook {
   #markedAt: number | undefined;
   /** Per V3 position strategy, its marks folded; and when the last one read was recorded. */
   readonly #positionTracks = new Map<string, PositionTrack>();
+  /** Per V3 position strategy, its marks in order: the points of its value chart. */
+  readonly #positionMarks = new Map<string, PositionMark[]>();
   #lastPositionMarkAt: number | undefined;
 
   readonly #tallies = new Map<string, Tally>();
@@ -94,6 +97,7 @@ export class StatusBook {
       token: (address) => names.get(address as Address) ?? { address, symbol: `${address.slice(0, 8)}…`, decimals: 18 },
       ...(this.#markedAt !== undefined && { markedAt: this.#markedAt }),
       positionTrack: (strategyId) => this.#positionTracks.get(strategyId),
+      positionMarks: (strategyId) => this.#positionMarks.get(strategyId) ?? [],
     };
   }
 
@@ -185,6 +189,7 @@ export class StatusBook {
     const positionMarks = await this.#ledger.marks.positionMarks(this.#lastPositionMarkAt);
     for (const mark of positionMarks) {
       this.#positionTracks.set(mark.strategyId, foldPositionMark(this.#positionTracks.get(mark.strategyId), mark));
+      this.#positionMarks.set(mark.strategyId, [...(this.#positionMarks.get(mark.strategyId) ?? []), mark]);
       this.#lastPositionMarkAt = Math.max(this.#lastPositionMarkAt ?? mark.at, mark.at);
     }
     if (prices.length > 0 || balances.size > 0 || positionMarks.length > 0 || markedAt !== this.#markedAt) this.#marksVersion++;

@@ -38,7 +38,9 @@ export type WalletStatus = {
   strategies: string[];
   /** The latest recorded balances of the tokens its strategies touch, with their USD value when priced. */
   holdings: { amount: AmountJson; usd: string | null }[];
+  /** What its holdings with a price are worth, in USD; `unpriced`: how many holdings have none (not in the sum). */
   valueUsd: string | null;
+  unpriced: number;
   gas: AmountJson;
   trades: number;
   /** The daemon that holds (or last held) the wallet's lease, its epoch, until when, and whether it holds it now. */
@@ -119,14 +121,17 @@ function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[],
       const usd = view.books.prices.usd(balance, info);
       return { amount: amountJson(balance, info), usd: usd === undefined ? null : amountJson(usd, usdToken).amount };
     });
+    // The holdings with a price, summed; those without one are counted beside the sum, not allowed to blank it.
     const priced = [...latest].map(([token, balance]) => view.books.prices.usd(balance, view.books.token(token)));
+    const known = priced.filter((usd): usd is bigint => usd !== undefined);
     const valueUsd =
-      priced.every((usd) => usd !== undefined) && priced.length > 0
+      known.length > 0
         ? amountJson(
-            (priced as bigint[]).reduce((a, b) => a + b, 0n),
+            known.reduce((a, b) => a + b, 0n),
             usdToken,
           ).amount
         : null;
+    const unpriced = priced.length - known.length;
     const mine = strategies.filter((strategy) => strategy.wallet.address === wallet.address);
     const gas = mine.reduce((total, strategy) => total + BigInt(strategy.gas.native.raw), 0n);
     const lease = view.leases.find((held) => held.wallet === wallet.address.toLowerCase());
@@ -135,6 +140,7 @@ function walletStatuses(view: StatusBook, strategies: readonly StrategyStatus[],
       paused: pauseJson(walletPauses.find((pause) => pause.key === wallet.address.toLowerCase())),
       holdings,
       valueUsd,
+      unpriced,
       gas: amountJson(gas, view.books.native),
       trades: mine.reduce((total, strategy) => total + strategy.trades.confirmed, 0),
       lease: lease ? { holder: lease.holder, epoch: lease.epoch, until: iso(lease.expiresAt), held: lease.expiresAt > now } : null,

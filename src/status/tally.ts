@@ -4,6 +4,7 @@
  * exactly once and the tally is exact however long the history: a status kept up to date holds one tally per
  * strategy instead of every trade.
  */
+import type { PositionMark } from '../ledger/marks.ts';
 import type { PositionTrack } from './position-track.ts';
 import type { Strategy } from '../strategy/types.ts';
 import type { TradeRecord, TradeState } from '../model/trade.ts';
@@ -28,6 +29,8 @@ export type Books = {
   markedAt?: number;
   /** A V3 position strategy's marks, as folded (status/position-track.ts). */
   positionTrack?(strategyId: string): PositionTrack | undefined;
+  /** A V3 position strategy's marks, oldest first. */
+  positionMarks?(strategyId: string): readonly PositionMark[];
 };
 
 /** How often a reason came up, and its most recent detail. */

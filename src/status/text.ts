@@ -101,7 +101,7 @@ function walletLine(wallet: WalletStatus): string[] {
     `wallet ${wallet.name} ${wallet.address}${wallet.paused ? ` PAUSED: ${wallet.paused.reason}` : ''}`,
     `  strategies ${wallet.strategies.join(', ')}; ${wallet.trades} trades filled; gas ${wallet.gas.text}`,
     `  ${wallet.lease === null ? 'no daemon has held it' : wallet.lease.held ? `held by ${wallet.lease.holder} (lease epoch ${wallet.lease.epoch}, until ${wallet.lease.until})` : `free: last held by ${wallet.lease.holder} (epoch ${wallet.lease.epoch}), until ${wallet.lease.until}`}`,
-    `  holds ${holdings || 'nothing recorded'}${wallet.valueUsd === null ? '' : `, about ${dollars(wallet.valueUsd)} in all`}`,
+    `  holds ${holdings || 'nothing recorded'}${wallet.valueUsd === null ? '' : `, about ${dollars(wallet.valueUsd)} in all${wallet.unpriced > 0 ? ` (and ${wallet.unpriced} without a price)` : ''}`}`,
   ];
 }
 

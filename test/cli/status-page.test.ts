@@ -190,6 +190,22 @@ describe.skipIf(!chromium)('the status page in a real browser', () => {
       expect(charts.map(({ id, chart, points }) => ({ id, chart, points }))).toEqual(expected);
       expect(expected.find((c) => c.id === 'dca' && c.chart === 'fills')?.points).toBe(dca.trades.confirmed);
       for (const chart of charts) expect(chart.inked, `${chart.id}/${chart.chart} drew nothing`).toBeGreaterThan(500);
+      // Every time axis reads at a glance: at most one label per 90 px of its width, each a whole time of day or a
+      // date (never a fraction of a second), none twice.
+      const axes = await page.$$eval('[data-chart]', (nodes) =>
+        nodes.map((node) => ({ width: (node as HTMLElement).clientWidth, labels: ((node as HTMLElement).dataset.timeLabels ?? '').split('|') })),
+      );
+      expect(axes.length).toBe(charts.length);
+      for (const { width, labels } of axes) {
+        expect(labels.length).toBeGreaterThan(0);
+        expect(labels.length).toBeLessThanOrEqual(Math.ceil(width / 90));
+        expect(new Set(labels).size).toBe(labels.length);
+        for (const label of labels) expect(label).toMatch(/^(\d{1,2}:\d{2}(:\d{2})? [AP]M|[A-Z][a-z]{2} \d{1,2})$/);
+      }
+      // The wallets' worth: what has a price, summed, whatever else they hold.
+      const worth = await page.$$eval('#wallets tbody tr', (rows) => rows.map((row) => row.children[3]?.textContent ?? ''));
+      expect(worth.length).toBeGreaterThan(0);
+      for (const cell of worth) expect(cell).toMatch(/^\$[\d,]+(\.\d+)?( \+ \d+ without a price)?$/);
       expect(errors).toEqual([]);
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: `${artifacts}status-page.png`, fullPage: true });
