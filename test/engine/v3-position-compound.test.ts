@@ -5,12 +5,12 @@
  * for the ratio swap stops the run after the collect, the position untouched and the fees in the wallet, said so.
  */
 import { Writable } from 'node:stream';
-import { erc20Abi, isAddressEqual } from 'viem';
+import { erc20Abi, formatUnits, isAddressEqual } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/json.ts';
 import { displayNumber } from '../../src/units.ts';
 import type { TradeReport } from '../../src/model/trade.ts';
-import { statusReport } from '../../src/status/report.ts';
+import { statusReport, strategyDetail } from '../../src/status/report.ts';
 import { markOnce } from '../../src/engine/marker.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { runStrategy } from '../../src/engine/runner.ts';
@@ -302,6 +302,15 @@ describe('a V3 position compounded by its strategy', () => {
       fees: { raw: owedNow.toString() },
       divergence: { raw: (position - holding - owedNow).toString() },
       days: ((last - first) / 86_400).toFixed(2),
+    });
+    // Its chart: the position's worth at each run's look against holding the entry amounts, at that time's prices.
+    const detail = await strategyDetail(ledger, 'lp');
+    expect(detail?.series.value.map((point) => [point.t, point.value, point.hold])).toEqual(
+      marks.map((mark) => [mark.at, expect.stringMatching(/^\d+(\.\d+)?$/), expect.stringMatching(/^\d+(\.\d+)?$/)]),
+    );
+    expect(detail?.series.value.at(-1)).toMatchObject({
+      value: formatUnits(position, 18),
+      hold: formatUnits(holding, 18),
     });
     // The fees over the entry value, a year's worth of the 70 minutes since entry.
     const apr = (Number(owedNow) / Number(holding)) * (31_536_000 / (last - first)) * 100;
