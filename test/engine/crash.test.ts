@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { type Address, parseAbiItem, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { runFixture } from '../helpers/child.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ routing: true });
@@ -15,26 +15,7 @@ const swapEvent = parseAbiItem(
   'event Swap(address indexed sender, address to, address indexed input, address indexed output, uint256 inputAmount, uint256 outputAmount)',
 );
 
-function runSlot(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture], { env: { ...process.env, ...env }, stdio: 'pipe' });
-  const lines: string[] = [];
-  let buffer = '';
-  child.stdout.on('data', (chunk) => {
-    buffer += chunk;
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      if (code !== 0 && code !== null) console.error(stderr);
-      resolve(code);
-    }),
-  );
-  return { child, lines, exited };
-}
+const runSlot = (env: Record<string, string>) => runFixture(fixture, env);
 
 async function until(lines: string[], text: string, timeoutMs = 30_000) {
   await waitFor(() => lines.some((line) => line.includes(text)), `the child to print '${text}'`, timeoutMs, { explain: () => lines.join('\n') });

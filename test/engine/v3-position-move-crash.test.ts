@@ -3,7 +3,6 @@
  * before the broadcast, and after the broadcast, before the receipt; an exit after the broadcast. The next process resumes the move from
  * its stored bytes, and its run then finds nothing to do: the position moved exactly once, nothing lost, nothing twice.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,37 +13,14 @@ import { positionManagerAbi } from '../../src/contracts/abi.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { cusdCeloPool, openPosition, positionManagerOf, readPosition } from '../../support/positions.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
+import { runFixture } from '../helpers/child.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const fork = useDevnetFork({ uniswapV3: true, routing: true });
 const fixture = fileURLToPath(new URL('../fixtures/run-position.ts', import.meta.url));
 const e18 = 10n ** 18n;
 
-function runPosition(env: Record<string, string>): {
-  child: ChildProcessWithoutNullStreams;
-  lines: string[];
-  errors: () => string;
-  exited: Promise<number | null>;
-} {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture], { env: { ...process.env, ...env }, stdio: 'pipe' });
-  const lines: string[] = [];
-  let buffer = '';
-  child.stdout.on('data', (chunk) => {
-    buffer += chunk;
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      if (code !== 0 && code !== null) console.error(stderr);
-      resolve(code);
-    }),
-  );
-  return { child, lines, errors: () => stderr, exited };
-}
+const runPosition = (env: Record<string, string>) => runFixture(fixture, env);
 
 describe('a V3 position move killed at each point ends, after restart, moved exactly once', () => {
   // Each point of the one transaction for a re-range, and the later one for an exit: a re-range and an exit are the
