@@ -47,6 +47,27 @@ export async function heldPosition(
   return liquidity === undefined ? { gone: fromFile } : { positionId: fromFile, via: 'file' };
 }
 
+/**
+ * The positions the wallet's other strategies opened (a mint, or a re-ranging move), as far as the chain vouches for
+ * each: the transaction from the wallet with the call it tagged, minting that NFT to the wallet, still the wallet's.
+ */
+export async function positionsOfOtherStrategies(
+  strategy: V3PositionStrategy,
+  deps: { client: ChainClient; wallet: Pick<Wallet, 'address'>; history: WalletHistory },
+): Promise<bigint[]> {
+  const others = deps.history.trades
+    .filter((past) => past.record.strategyId !== strategy.id)
+    .filter((past) => past.record.kind === 'mint' || (past.record.kind === 'move-position' && past.record.mint !== undefined));
+  const ids: bigint[] = [];
+  for (const past of others) {
+    for (const attempt of past.attempts.filter((signed) => signed.purpose === 'trade')) {
+      const minted = await mintedByWallet(strategy, past.record, attempt.hash, deps);
+      if (minted) ids.push(minted.positionId);
+    }
+  }
+  return ids;
+}
+
 /** The position's liquidity; none for one that no longer exists (burned). */
 async function liquidityOf(client: ChainClient, strategy: V3PositionStrategy, positionId: bigint): Promise<bigint | undefined> {
   const position = await client

@@ -14,7 +14,7 @@ import { livePositionsInPool } from '../pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position, inOneTransaction, rangeAround } from '../strategy/v3-position.ts';
 import { intentIdOf, runTrade } from '../trade/pipeline.ts';
-import { heldPosition } from './held-position.ts';
+import { heldPosition, positionsOfOtherStrategies } from './held-position.ts';
 import { leftovers } from './leftovers.ts';
 import { filledStates, signedAndMayHaveTraded } from '../trade/fills.ts';
 import { type WalletHistory, readWalletHistory } from '../trade/wallet-history.ts';
@@ -53,15 +53,18 @@ export async function runV3Position(strategy: V3PositionStrategy, slot: string, 
 /**
  * A strategy that opens its own position, and has none yet: it sells the file's amounts to the range's ratio at the
  * reference, then mints the range. Once only: never after the wallet signed a step of an opening of it that may have
- * traded (whatever its state column says), and only while the wallet holds no position of liquidity in the pool, as
- * the chain says: one it holds may be this strategy's own, and opening again would put the file's amounts in twice.
+ * traded (whatever its state column says), and only while the wallet holds no position of liquidity in the pool that
+ * could be this strategy's own (opening again would put the file's amounts in twice), as the chain says: those the
+ * file's other strategies name, or that they opened themselves, are theirs, and several may share a pool.
  */
 async function openOwnPosition(strategy: V3PositionStrategy, slot: string, deps: RunDeps, history: WalletHistory, report: RunReport): Promise<RunReport> {
   const open = strategy.open;
   if (!open) throw new Error(`${strategy.id}: no position to open`);
   const { client, prices, wallet } = deps.view;
   const { pool } = strategy;
-  const live = await livePositionsInPool(client, strategy.positionManager, wallet, pool.address);
+  // Positions the file's other strategies name, or that they opened themselves (as the chain vouches), are theirs.
+  const theirs = [...(open.beside ?? []), ...(await positionsOfOtherStrategies(strategy, { client, wallet: deps.executor.wallet, history }))];
+  const live = (await livePositionsInPool(client, strategy.positionManager, wallet, pool.address)).filter((id) => !theirs.includes(id));
   if (live.length > 0) {
     report.note += `the wallet holds position ${live.join(', ')} of liquidity in the pool, not known as this strategy's: nothing opened (name it in the file with position:)`;
     return report;

@@ -85,6 +85,19 @@ export async function resolveConfig(
       await resolveStrategy(config, `strategies.${i}`, { slippageBps: file.defaults.slippageBps, firstRun, spreadMs }, { wallets, token, amount, context }),
     );
   }
+  // A strategy that opens its own position may do so beside the positions the file's other strategies keep.
+  for (const strategy of strategies) {
+    if (strategy.kind !== 'uniswap-v3-position' || !strategy.open) continue;
+    const beside = strategies.flatMap((other) =>
+      other !== strategy &&
+      other.kind === 'uniswap-v3-position' &&
+      other.positionId !== undefined &&
+      isAddressEqual(other.positionManager.address, strategy.positionManager.address)
+        ? [other.positionId]
+        : [],
+    );
+    if (beside.length > 0) strategy.open = { ...strategy.open, beside };
+  }
   const tokens = await Promise.all(infoCache.values());
   // A gauge's own token (a compound's deposit output) is named too, when it answers as a token.
   for (const strategy of strategies) {

@@ -82,6 +82,8 @@ export type V3PositionStrategy = Common & {
   open?: {
     range: { tickLower: number; tickUpper: number } | { belowBps: number; aboveBps: number };
     amounts: { amount0: bigint; amount1: bigint };
+    /** The positions the file's other strategies name in the same position manager: theirs, not an opening of this one. */
+    beside?: readonly bigint[];
   };
   /** The position's pool, as the chain says (its tokens in the pool's order). */
   pool: { address: Address; token0: TokenInfo; token1: TokenInfo; fee: number; tickSpacing: number };

@@ -294,6 +294,53 @@ describe('once, on a V3 position', () => {
     }
   });
 
+  it('opens its own beside the position another strategy of the file keeps in the same pool: several managed positions per pool', async () => {
+    const home = daemonHome(fork, 'v3-once-open-beside');
+    const kept = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
+    await adoptWallet(fork, home.ledgerFile, env(home).ROUTEKEEPER_PRIVATE_KEY as Hex);
+    const file = home.config(`
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: kept, kind: uniswap-v3-position, wallet: main, every: 1h, position: ${kept.tokenId}, valueToken: cUSD }
+  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1h, valueToken: cUSD, open: { pair: [CELO, cUSD], fee: "0.3%", width: "5%", amounts: { CELO: "100" } } }
+  - { id: lp2, kind: uniswap-v3-position, wallet: main, every: 1h, valueToken: cUSD, open: { pair: [CELO, cUSD], fee: "0.3%", width: "10%", amounts: { CELO: "100" } } }
+`);
+    const once = await runCli(['once', 'lp', '--config', file, '--address-book', home.book], env(home));
+    expect(once.code, once.stderr).toBe(0);
+    const ledger = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const mint = (await ledger.trades.history({})).find((trade) => trade.kind === 'mint');
+      expect(mint?.status).toBe('confirmed');
+      const opened = mint?.settlement?.position?.positionId as bigint;
+      expect(opened).not.toBe(kept.tokenId);
+      // Both the wallet's, both in the pool.
+      const [one, two] = [await read(kept.tokenId), await read(opened)];
+      expect([one.pool, two.pool, one.owner, two.owner]).toEqual([
+        pool().address,
+        pool().address,
+        fork.addressBook.accounts[0]?.address,
+        fork.addressBook.accounts[0]?.address,
+      ]);
+    } finally {
+      await ledger.close();
+    }
+    // A third opens beside both: the one lp opened is lp's, as its mint (from the wallet, the call it tagged) shows.
+    const third = await runCli(['once', 'lp2', '--config', file, '--address-book', home.book], env(home));
+    expect(third.code, third.stderr).toBe(0);
+    const after = await Ledger.openReadOnly(home.ledgerFile);
+    try {
+      const mints = (await after.trades.history({})).filter((trade) => trade.kind === 'mint');
+      expect(mints.map((trade) => [trade.strategyId, trade.status]).sort()).toEqual([
+        ['lp', 'confirmed'],
+        ['lp2', 'confirmed'],
+      ]);
+    } finally {
+      await after.close();
+    }
+  });
+
   it('opens nothing while the wallet holds a position of liquidity in the pool that it cannot tell is the strategy’s', async () => {
     const home = daemonHome(fork, 'v3-once-open-held');
     const mine = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 1_000n * e18, amount1: 1_000n * e18 });
