@@ -69,6 +69,7 @@ function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
         same(trade.position.positionManager, strategy.positionManager.address) &&
         trade.position.positionId >= (strategy.positionId ?? 0n) &&
         (trade.kind !== 'mint' || trade.fee === strategy.pool.fee) &&
+        (trade.kind !== 'move-position' || trade.mint === undefined || trade.mint.fee === strategy.pool.fee) &&
         same(trade.tokenIn, token0.address) &&
         same(trade.tokenOut, token1.address);
       return ours ? undefined : `a ${trade.kind} of position ${trade.position.positionId} of ${trade.position.positionManager}`;
