@@ -233,8 +233,17 @@ describe('a V3 position moved in one transaction', () => {
     expect(await holdings(busy)).toEqual(before);
   });
 
+  /** A position of cUSD/CELO out of range for more than an hour (its range above the price from the start). */
+  async function outOfRange() {
+    const pool = cusdCeloPool(fork);
+    const opened = await openPosition(fork, pool, { halfWidthTicks: 600, offsetTicks: 2_400, amount0: 10_000n * e18, amount1: 10_000n * e18 });
+    await fork.testClient.increaseTime({ seconds: 4_200 });
+    await fork.testClient.mine({ blocks: 1 });
+    return { pool, opened };
+  }
+
   it('refuses a lying route for the swap inside the move: nothing signed, the NFT and the wallet unchanged', async () => {
-    const { busy, opened } = await outOfRangeOnBusyPool();
+    const { pool, opened } = await outOfRange();
     const proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
     const lied = await testExecutor(fork, { serviceUrl: proxy.url });
     try {
@@ -245,12 +254,12 @@ describe('a V3 position moved in one transaction', () => {
         return { ...rest, expectedOut: inflated };
       });
       const { liquidity } = await readPosition(fork, opened.tokenId);
-      const [before, nonceBefore] = [await holdings(busy), await nonce()];
-      const run = await runStrategy(positionStrategy(fork, opened.tokenId, keep(), busy), 'slot-1', { executor: lied, view: view(lied.wallet.client) });
+      const [before, nonceBefore] = [await holdings(pool), await nonce()];
+      const run = await runStrategy(positionStrategy(fork, opened.tokenId, keep(), pool), 'slot-1', { executor: lied, view: view(lied.wallet.client) });
       expect(run.trades.map((trade) => [trade.trade.kind, trade.status])).toEqual([['move-position', 'refused']]);
       expect(run.trades[0]?.refusedBy).toMatch(/^(near-reference|simulation|move-flows)$/);
       expect(await lied.ledger.attempts.ofTrade(run.trades[0]?.intentId as string)).toEqual([]);
-      expect([await nonce(), await holdings(busy)]).toEqual([nonceBefore, before]);
+      expect([await nonce(), await holdings(pool)]).toEqual([nonceBefore, before]);
       const still = await readPosition(fork, opened.tokenId);
       expect([still.liquidity, still.owner]).toEqual([liquidity, me()]);
     } finally {
@@ -260,16 +269,16 @@ describe('a V3 position moved in one transaction', () => {
   });
 
   it('refuses a mover whose code is not this build’s, read at every use: nothing signed, the NFT and the wallet unchanged', async () => {
-    const { busy, opened } = await outOfRangeOnBusyPool();
+    const { pool, opened } = await outOfRange();
     // The address book names another contract as the mover (the devnet's V3 adapter): its code differs.
     const book = { ...fork.addressBook, contracts: { ...fork.addressBook.contracts, v3RangeMover: fork.addressBook.contracts.adapters.uniswapV3 } };
     const other = await testExecutor(fork, { addressBook: book });
     try {
-      const [before, nonceBefore] = [await holdings(busy), await nonce()];
-      const run = await runStrategy(positionStrategy(fork, opened.tokenId, keep(), busy), 'slot-1', { executor: other, view: view(other.wallet.client) });
+      const [before, nonceBefore] = [await holdings(pool), await nonce()];
+      const run = await runStrategy(positionStrategy(fork, opened.tokenId, keep(), pool), 'slot-1', { executor: other, view: view(other.wallet.client) });
       expect(run.trades.map((trade) => [trade.trade.kind, trade.status, trade.refusedBy])).toEqual([['move-position', 'refused', 'mover-known']]);
       expect(run.trades[0]?.reason).toMatch(/^the position mover 0x[0-9a-fA-F]{40} does not hold this build's code: nothing is sent to it$/);
-      expect([await nonce(), await holdings(busy), await ownerOf(opened.tokenId)]).toEqual([nonceBefore, before, me()]);
+      expect([await nonce(), await holdings(pool), await ownerOf(opened.tokenId)]).toEqual([nonceBefore, before, me()]);
       expect((await fork.publicClient.getCode({ address: fork.addressBook.contracts.v3RangeMover as Address }))?.toLowerCase()).toBe(
         V3RangeMover.runtimeCode.toLowerCase(),
       );
