@@ -38,8 +38,8 @@ export async function reportWorldPrices(rpcUrl: string, book: ReportedBook, pric
   const reader = createPublicClient({ transport: http(rpcUrl) });
   const feeds = feedsOf(book);
   for (const [symbol, usd] of Object.entries(prices)) {
-    // One reporter account: each report is mined before the next is signed (its nonce follows).
-    const mined = async (sent: Promise<Hex>) => devnetReceipt(reader, await sent);
+    // One reporter account: each report is mined before the next is signed (its nonce follows), and must have gone in.
+    const mined = async (sent: Promise<Hex>) => reported(reader, await sent);
     const feed = feeds.get(symbol);
     if (feed)
       await mined(
@@ -52,7 +52,13 @@ export async function reportWorldPrices(rpcUrl: string, book: ReportedBook, pric
       // Fixidity: 1e24 is one quote token per whole token.
       const rate = parseUnits((usd / quoteUsd).toFixed(12), 24);
       await mined(
-        client.writeContract({ address: source.address, abi: artifacts.DevnetSortedOracles.abi, functionName: 'report', args: [source.rateFeedId, rate] }),
+        client.writeContract({
+          address: source.address,
+          abi: artifacts.DevnetSortedOracles.abi,
+          functionName: 'report',
+          args: [source.rateFeedId, rate],
+          gas: sortedOraclesReportGas,
+        }),
       );
     }
   }
@@ -68,6 +74,20 @@ export async function reportWorldPrices(rpcUrl: string, book: ReportedBook, pric
   }
 }
 
+/**
+ * A fixed gas limit for a SortedOracles report, not an estimate: each report asks Mento's BreakerBox to check the
+ * feed's breakers, whose work (an average updated, a breaker tripped or reset) depends on the block it lands in, so
+ * an estimate made a block earlier can fall short, and the report then reverts with the old rate standing.
+ */
+const sortedOraclesReportGas = 2_000_000n;
+
+/** A report's receipt, once it went in; a report that reverted throws (the rate it meant to set would not stand). */
+async function reported(reader: Parameters<typeof devnetReceipt>[0], hash: Hex) {
+  const receipt = await devnetReceipt(reader, hash);
+  if (receipt.status !== 'success') throw new Error(`the price report ${hash} reverted: the rate it reports does not stand`);
+  return receipt;
+}
+
 /** Reports each rate (USD per whole token) into SortedOracles' feed `id`, as Fixidity (1e24 = 1), from the reporter. */
 export async function reportRates(rpcUrl: string, chainId: number, sortedOracles: Address, rates: readonly { id: Address; usd: number }[]): Promise<void> {
   const client = createWalletClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl), account: devnetAccount(roles.oracleReporter).account });
@@ -79,8 +99,9 @@ export async function reportRates(rpcUrl: string, chainId: number, sortedOracles
       abi: artifacts.DevnetSortedOracles.abi,
       functionName: 'report',
       args: [id, parseUnits(usd.toFixed(12), 24)],
+      gas: sortedOraclesReportGas,
     });
-    await devnetReceipt(reader, hash);
+    await reported(reader, hash);
   }
 }
 
