@@ -3,7 +3,7 @@
  * (router and OneClickFarm on Celo mainnet, docs/spec/onchain-interfaces.md).
  * This is the only place the daemon's ABIs are written; the devnet contracts are tested against them.
  */
-import { parseAbi } from 'viem';
+import { parseAbi, parseAbiParameters } from 'viem';
 
 const swapPayloadStruct =
   'struct SwapPayload { address[] path; address[] pairs; bytes[] extras; uint256 inputAmount; uint256 minOutputAmount; uint256 expectedOutputAmount; address to; uint256 deadline; uint256 partner; bytes sig; }';
@@ -267,3 +267,13 @@ export const mentoOracleAdapterAbi = parseAbi([
  * `MarketHoursBreakerToggleable.sol`, whose checks its owner turns on and off): whether the FX market is open at a time.
  */
 export const mentoMarketHoursBreakerAbi = parseAbi(['function isFXMarketOpen(uint256 timestamp) view returns (bool)']);
+
+/**
+ * routekeeper's position mover (src/contracts/solidity/V3RangeMover.sol): the instructions the wallet sends with the
+ * NFT (the `data` of the position manager's `safeTransferFrom`), its `Move` struct field for field.
+ */
+export const positionMoveParameters = parseAbiParameters([
+  swapPayloadStruct,
+  'struct Move { uint128 liquidity; uint256 amount0Min; uint256 amount1Min; uint256 deadline; address router; SwapPayload swap; bool sellAll; bool mint; int24 tickLower; int24 tickUpper; uint256 mint0Min; uint256 mint1Min; bool burn; }',
+  'Move move',
+]);

@@ -15,6 +15,7 @@ import type { ChainClient } from '../chains.ts';
 import { positionManagerAbi } from '../contracts/abi.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
+import { ownTransactionReceipt } from '../trade/own-transaction.ts';
 import type { WalletHistory } from '../trade/wallet-history.ts';
 
 /** The position a strategy holds now, and how it came to be the one. */
@@ -34,8 +35,7 @@ export async function heldPosition(
   if (fromFile !== undefined && liquidity !== undefined && liquidity > 0n) return { positionId: fromFile, via: 'file' };
   const mints = deps.history
     .ofStrategy(strategy.id)
-    // A mint, or a move that minted the new range in the same transaction as it emptied the old one.
-    .filter((past) => past.record.kind === 'mint' || (past.record.kind === 'move-position' && past.record.mint !== undefined))
+    .filter((past) => opensAPosition(past.record))
     .sort((a, b) => b.record.createdAt - a.record.createdAt);
   for (const mint of mints) {
     for (const attempt of mint.attempts.filter((signed) => signed.purpose === 'trade').reverse()) {
@@ -55,9 +55,7 @@ export async function positionsOfOtherStrategies(
   strategy: V3PositionStrategy,
   deps: { client: ChainClient; wallet: Pick<Wallet, 'address'>; history: WalletHistory },
 ): Promise<bigint[]> {
-  const others = deps.history.trades
-    .filter((past) => past.record.strategyId !== strategy.id)
-    .filter((past) => past.record.kind === 'mint' || (past.record.kind === 'move-position' && past.record.mint !== undefined));
+  const others = deps.history.trades.filter((past) => past.record.strategyId !== strategy.id && opensAPosition(past.record));
   const ids: bigint[] = [];
   for (const past of others) {
     for (const attempt of past.attempts.filter((signed) => signed.purpose === 'trade')) {
@@ -67,6 +65,9 @@ export async function positionsOfOtherStrategies(
   }
   return ids;
 }
+
+/** A mint, or a move that minted the new range in the same transaction as it emptied the old one. */
+const opensAPosition = (record: TradeRecord) => record.kind === 'mint' || (record.kind === 'move-position' && record.mint !== undefined);
 
 /** The position's liquidity; none for one that no longer exists (burned). */
 async function liquidityOf(client: ChainClient, strategy: V3PositionStrategy, positionId: bigint): Promise<bigint | undefined> {
@@ -84,15 +85,10 @@ async function mintedByWallet(
   deps: { client: ChainClient; wallet: Pick<Wallet, 'address'> },
 ): Promise<{ positionId: bigint; txHash: Hex } | undefined> {
   const { client, wallet } = deps;
-  if (!mint.call) return undefined;
-  const [tx, receipt] = await Promise.all([client.getTransaction({ hash: txHash }), client.getTransactionReceipt({ hash: txHash })]).catch(() => [
-    undefined,
-    undefined,
-  ]);
-  if (!tx || !receipt || receipt.status !== 'success') return undefined;
   const manager = strategy.positionManager.address;
-  if (!isAddressEqual(tx.from, wallet.address) || !tx.to || !isAddressEqual(tx.to, manager) || tx.input.toLowerCase() !== mint.call.data.toLowerCase())
-    return undefined;
+  if (!mint.call || !isAddressEqual(mint.call.target, manager)) return undefined;
+  const receipt = await ownTransactionReceipt(client, wallet.address, mint, txHash);
+  if (!receipt) return undefined;
   const minted = parseEventLogs({ abi: positionManagerAbi, eventName: 'Transfer', logs: receipt.logs }).find(
     (event) => isAddressEqual(event.address, manager) && isAddressEqual(event.args.from, zeroAddress) && isAddressEqual(event.args.to, wallet.address),
   );

@@ -13,6 +13,7 @@ import type { ChainClient } from '../chains.ts';
 import { parseTradeSlot } from '../model/trade-slot.ts';
 import type { TokenAmounts } from '../pools/uniswap-v3/liquidity.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
+import { ownTransactionReceipt } from '../trade/own-transaction.ts';
 import type { PastTrade, WalletHistory } from '../trade/wallet-history.ts';
 
 /** The strategy's leftovers in the wallet now, token0 and token1, raw; none below zero. */
@@ -47,15 +48,10 @@ const stepOf = (past: PastTrade) => parseTradeSlot(past.record.slot).key ?? '';
  * trade transaction the chain shows mined successfully, from the wallet, with the call the wallet tagged.
  */
 async function walletFlows(client: ChainClient, wallet: Address, past: PastTrade, tokens: readonly [Address, Address]): Promise<[bigint, bigint]> {
-  const call = past.record.call;
-  if (!call) return [0n, 0n];
-  const signed = past.attempts.filter((attempt) => attempt.purpose === 'trade');
   const flows: [bigint, bigint] = [0n, 0n];
-  for (const attempt of signed) {
-    const hash = attempt.hash as Hex;
-    const [tx, receipt] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash })]).catch(() => [undefined, undefined]);
-    if (!tx || !receipt || receipt.status !== 'success') continue;
-    if (!isAddressEqual(tx.from, wallet) || !tx.to || !isAddressEqual(tx.to, call.target) || tx.input.toLowerCase() !== call.data.toLowerCase()) continue;
+  for (const attempt of past.attempts.filter((signed) => signed.purpose === 'trade')) {
+    const receipt = await ownTransactionReceipt(client, wallet, past.record, attempt.hash as Hex);
+    if (!receipt) continue;
     for (const [i, token] of tokens.entries()) flows[i] = (flows[i] as bigint) + netTransfers(receipt.logs, token, wallet);
   }
   return flows;

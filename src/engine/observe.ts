@@ -150,6 +150,7 @@ export async function observeV3Position(strategy: V3PositionStrategy, view: Mark
     ? await readRangeHistory(view.client, position, {
         seconds: Math.round(strategy.keepInRange.outsideMs / 1000),
         headTimestamp: block.timestamp,
+        insideAtHead: secondsInside,
         blockAt: (time) => view.prices.averages.blockAt(time, head),
       })
     : undefined;

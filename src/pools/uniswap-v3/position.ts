@@ -115,8 +115,8 @@ export type RangeHistory = { outside: 'below' | 'above' } | { outside: false } |
  */
 export async function readRangeHistory(
   client: ChainClient,
-  position: Pick<V3Position, 'pool' | 'tick' | 'tickLower' | 'tickUpper' | 'blockNumber'>,
-  window: { seconds: number; headTimestamp: bigint; blockAt(time: bigint): Promise<bigint> },
+  position: Pick<V3Position, 'pool' | 'tick' | 'tickLower' | 'tickUpper'>,
+  window: { seconds: number; headTimestamp: bigint; insideAtHead: number | undefined; blockAt(time: bigint): Promise<bigint> },
 ): Promise<RangeHistory> {
   const side = position.tick < position.tickLower ? 'below' : position.tick >= position.tickUpper ? 'above' : undefined;
   if (!side) return { outside: false };
@@ -128,21 +128,12 @@ export async function readRangeHistory(
   } catch (error) {
     return { unknown: `no block of ${minutes} ago was found (${firstLine(error)})` };
   }
-  const insideAt = (blockNumber: bigint) =>
-    client.readContract({
-      address: position.pool,
-      abi: uniswapV3PoolAbi,
-      functionName: 'snapshotCumulativesInside',
-      args: [position.tickLower, position.tickUpper],
-      blockNumber,
-    });
-  const [now, earlier] = await Promise.all([insideAt(position.blockNumber), insideAt(then).catch((error: unknown) => error as Error)]);
-  if (earlier instanceof Error) {
-    return {
-      unknown: `the range's seconds inside cannot be read at block ${then}, ${minutes} ago: no liquidity held its ticks then, or the node keeps no state that old (${firstLine(earlier)})`,
-    };
+  const earlier = await readSecondsInside(client, position.pool, position, then);
+  if (earlier === undefined || window.insideAtHead === undefined) {
+    const at = earlier === undefined ? `block ${then}, ${minutes} ago` : 'the head';
+    return { unknown: `the range's seconds inside cannot be read at ${at}: no liquidity held its ticks then, or the node keeps no state that old` };
   }
   // uint32 counters that wrap: their difference modulo 2³².
-  const secondsInside = (now[2] - earlier[2]) >>> 0;
+  const secondsInside = (window.insideAtHead - earlier) >>> 0;
   return secondsInside === 0 ? { outside: side } : { outside: false };
 }

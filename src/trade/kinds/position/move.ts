@@ -32,7 +32,7 @@ import {
 import { getCode } from 'viem/actions';
 import type { Approval, Preflight } from '../../../chain/preflight.ts';
 import { preflight } from '../../../chain/preflight.ts';
-import { positionManagerAbi, uniswapV3PoolAbi } from '../../../contracts/abi.ts';
+import { positionManagerAbi, positionMoveParameters, uniswapV3PoolAbi } from '../../../contracts/abi.ts';
 import { hopQuoteRead } from '../../../contracts/hop-quoter.ts';
 import { type SwapPayload, swapPayloadFrom } from '../../../contracts/payload.ts';
 import { V3RangeMover } from '../../../contracts/solidity-code.ts';
@@ -56,43 +56,6 @@ import { withPriceRefusals } from '../../price-refusals.ts';
 import { type Proposal, proposalOf } from '../../proposal.ts';
 import { type Reference, swapReference } from '../../reference.ts';
 import { positionManagerOf } from './check.ts';
-
-/** The `Move` our mover decodes from the NFT's transfer data (V3RangeMover.sol), field for field. */
-const moveParameters = [
-  {
-    type: 'tuple',
-    components: [
-      { name: 'liquidity', type: 'uint128' },
-      { name: 'amount0Min', type: 'uint256' },
-      { name: 'amount1Min', type: 'uint256' },
-      { name: 'deadline', type: 'uint256' },
-      { name: 'router', type: 'address' },
-      {
-        name: 'swap',
-        type: 'tuple',
-        components: [
-          { name: 'path', type: 'address[]' },
-          { name: 'pairs', type: 'address[]' },
-          { name: 'extras', type: 'bytes[]' },
-          { name: 'inputAmount', type: 'uint256' },
-          { name: 'minOutputAmount', type: 'uint256' },
-          { name: 'expectedOutputAmount', type: 'uint256' },
-          { name: 'to', type: 'address' },
-          { name: 'deadline', type: 'uint256' },
-          { name: 'partner', type: 'uint256' },
-          { name: 'sig', type: 'bytes' },
-        ],
-      },
-      { name: 'sellAll', type: 'bool' },
-      { name: 'mint', type: 'bool' },
-      { name: 'tickLower', type: 'int24' },
-      { name: 'tickUpper', type: 'int24' },
-      { name: 'mint0Min', type: 'uint256' },
-      { name: 'mint1Min', type: 'uint256' },
-      { name: 'burn', type: 'bool' },
-    ],
-  },
-] as const;
 
 /** The swap inside a move: what is sold, for what, and how much (none: the move sells nothing). */
 export function sellOf(trade: MovePositionTrade): { tokenIn: Address; tokenOut: Address; amountIn: bigint } | undefined {
@@ -216,7 +179,7 @@ export function moveCall(s: MoveCheck, minimums: MoveMinimums): BuiltCall {
   const data = encodeFunctionData({
     abi: positionManagerAbi,
     functionName: 'safeTransferFrom',
-    args: [trade.wallet, mover, trade.position.positionId, encodeAbiParameters(moveParameters, [move])],
+    args: [trade.wallet, mover, trade.position.positionId, encodeAbiParameters(positionMoveParameters, [move])],
   });
   const deadlines = payload ? [minimums.deadline, payload.deadline] : [minimums.deadline];
   return {
@@ -566,7 +529,7 @@ export function decodedMove(data: Hex) {
     const decoded = decodeFunctionData({ abi: positionManagerAbi, data });
     if (decoded.functionName !== 'safeTransferFrom') return undefined;
     const [, mover, , instructions] = decoded.args as readonly [Address, Address, bigint, Hex];
-    const [move] = decodeAbiParameters(moveParameters, instructions);
+    const [move] = decodeAbiParameters(positionMoveParameters, instructions);
     return { ...move, mover };
   } catch {
     return undefined;
