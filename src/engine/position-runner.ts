@@ -9,7 +9,8 @@ import { type Address, isAddressEqual } from 'viem';
 import type { AddLiquidityTrade, CollectTrade, MintTrade, MovePositionTrade, RemoveLiquidityTrade, SwapTrade, Trade } from '../model/trade.ts';
 import { parseTradeSlot, tradeSlot } from '../model/trade-slot.ts';
 import { displayNumber } from '../units.ts';
-import { type TokenAmounts, amountsForLiquidity, sqrtPriceX96FromUsd, swapToRangeRatio } from '../pools/uniswap-v3/liquidity.ts';
+import { type TokenAmounts, amountsForLiquidity, sqrtPriceX96FromUsd } from '../pools/uniswap-v3/liquidity.ts';
+import { sizeRangeSale } from './range-sale.ts';
 import { livePositionsInPool } from '../pools/uniswap-v3/position.ts';
 import type { V3PositionStrategy } from '../strategy/types.ts';
 import { type PositionStep, type V3PositionObservation, decideV3Position, inOneTransaction, rangeAround } from '../strategy/v3-position.ts';
@@ -118,7 +119,7 @@ async function runSteps(context: Omit<StepContext, 'held'>, steps: readonly Posi
   const { strategy, deps } = context;
   let inWallet = held;
   for (const step of steps) {
-    const next = tradeOfStep({ ...context, held: inWallet }, step);
+    const next = await tradeOfStep({ ...context, held: inWallet }, step);
     if ('skip' in next) {
       report.note += `; ${step.key}: ${next.skip}`;
       if (next.goOn) continue;
@@ -179,9 +180,10 @@ type StepContext = {
   leftover?: TokenAmounts;
 };
 
-const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, deps, observed, leftover }: StepContext, step: PositionStep): NextStep {
+async function tradeOfStep(
+  { strategy, slot, positionId, referenceSqrtPriceX96, held, deps, observed, leftover }: StepContext,
+  step: PositionStep,
+): Promise<NextStep> {
   const { token0, token1 } = strategy.pool;
   const slotOfTrade = tradeSlot(slot, step.key);
   const common = {
@@ -209,15 +211,14 @@ function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, 
       return { trade };
     }
     case 'ratio-swap': {
-      // The ratio at the reference price, not the pool's: a pool pushed off its price cannot choose what is sold. With
-      // leftovers of earlier steps in hand, it sells no more than this run collected of the token: a larger swap
-      // through a thin pool would move it past the add's band around the reference.
-      const swap = swapToRangeRatio(referenceSqrtPriceX96, step.range, held);
+      // Sized for the sale's fee and impact from the split at the reference (engine/range-sale.ts). With leftovers of
+      // earlier steps in hand, it sells no more than this run collected of the token: a larger swap through a thin
+      // pool would move it past the add's band around the reference.
       const collected = { amount0: held.amount0 - (leftover?.amount0 ?? 0n), amount1: held.amount1 - (leftover?.amount1 ?? 0n) };
-      const amount = swap && (swap.sell === 'token0' ? min(swap.amount, collected.amount0) : min(swap.amount, collected.amount1));
-      if (!swap || !amount || amount <= 0n) return { skip: 'what was collected already fits the range', goOn: true };
+      const swap = await sizeRangeSale(strategy, deps, { range: step.range, held, referenceSqrtPriceX96, upTo: collected });
+      if (!swap || swap.amount <= 0n) return { skip: 'what was collected already fits the range', goOn: true };
       const [sold, bought]: [Address, Address] = swap.sell === 'token0' ? [token0.address, token1.address] : [token1.address, token0.address];
-      const trade: SwapTrade = { ...common, kind: 'swap', tokenIn: sold, tokenOut: bought, amountIn: amount };
+      const trade: SwapTrade = { ...common, kind: 'swap', tokenIn: sold, tokenOut: bought, amountIn: swap.amount };
       return { trade };
     }
     case 'add-liquidity': {
@@ -255,7 +256,7 @@ function tradeOfStep({ strategy, slot, positionId, referenceSqrtPriceX96, held, 
     }
     case 'move': {
       if (!observed) return { skip: 'no position was observed to move', goOn: false };
-      const sell = moveSale(strategy, step, observed, referenceSqrtPriceX96);
+      const sell = await moveSale(strategy, deps, step, observed, referenceSqrtPriceX96);
       const trade: MovePositionTrade = {
         ...common,
         ...pair,
@@ -307,21 +308,24 @@ function heldAfter(
 
 /**
  * What a move sells, of token0 (`amount0`) or token1: what the removal pays at the pool's price as observed, with the
- * fees owed, is what the mover will hold. A re-range sells the surplus for the new range's ratio at the reference (as
- * the three-step re-range's ratio swap does). An exit's route is asked for all of the other token but the slippage's
+ * fees owed, is what the mover will hold. A re-range sells the surplus for the new range's ratio, sized as the
+ * three-step re-range's ratio swap is (engine/range-sale.ts). An exit's route is asked for all of the other token but the slippage's
  * share of what the liquidity frees (a price moved within the band may take that away), and the mover sells all it
  * then holds of the token, which is no less.
  */
-function moveSale(
+async function moveSale(
   strategy: V3PositionStrategy,
+  deps: RunDeps,
   step: Extract<PositionStep, { kind: 'move' }>,
   observed: V3PositionObservation['position'],
   referenceSqrtPriceX96: bigint,
-): TokenAmounts {
+): Promise<TokenAmounts> {
   const freed = amountsForLiquidity(observed.sqrtPriceX96, observed, step.liquidity, 'down');
   const holds = { amount0: freed.amount0 + observed.uncollected.amount0, amount1: freed.amount1 + observed.uncollected.amount1 };
   if (step.range) {
-    const swap = swapToRangeRatio(referenceSqrtPriceX96, step.range, holds);
+    // The mover's swap meets the pool without the liquidity it removed first.
+    const removed = { range: observed, liquidity: step.liquidity };
+    const swap = await sizeRangeSale(strategy, deps, { range: step.range, held: holds, referenceSqrtPriceX96, removed });
     if (!swap || swap.amount === 0n) return { amount0: 0n, amount1: 0n };
     return swap.sell === 'token0' ? { amount0: swap.amount, amount1: 0n } : { amount0: 0n, amount1: swap.amount };
   }

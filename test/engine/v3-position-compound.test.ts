@@ -29,6 +29,8 @@ import {
   tradeVolume,
 } from '../../support/positions.ts';
 import { uniswapV3PoolAbi } from '../../src/contracts/abi.ts';
+import { sizeRangeSale } from '../../src/engine/range-sale.ts';
+import { amountsForLiquidity, liquidityForAmounts, sqrtPriceX96FromUsd, swapToRangeRatio } from '../../src/pools/uniswap-v3/liquidity.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 
@@ -76,16 +78,16 @@ describe('a V3 position compounded by its strategy', () => {
     expect((await read(opened.tokenId)).liquidity).toBe(liquidity + (add.moved?.liquidity ?? 0n));
     expect(add.moved?.liquidity ?? 0n).toBeGreaterThan(0n);
 
-    // What stays in the wallet: the fees less what went in, which only the swap's fee and price impact leave over.
+    // What stays in the wallet: the fees less what went in. The swap was sized for its fee and impact, so only
+    // rounding is left (split at the reference price, it left 2.6e12 of the 1.1e17 collected of token1).
     const after = await balances();
     const left: [bigint, bigint] = [after[0] - before[0], after[1] - before[1]];
     const soldToken0 = swap.trade.tokenIn === fork.token(pool().token0);
     const [fees0, fees1] = [owed.amount0, owed.amount1];
     expect(left[0] >= 0n && left[1] >= 0n).toBe(true);
-    // Under 2% of the fees of either token: a 0.3% pool's fee and a small swap's impact, nothing more.
-    expect(left[0] * 50n <= fees0 + (soldToken0 ? 0n : (swap.amountOut ?? 0n)) && left[1] * 50n <= fees1 + (soldToken0 ? (swap.amountOut ?? 0n) : 0n)).toBe(
-      true,
-    );
+    // Under a millionth of what was collected and bought of either token.
+    const [had0, had1] = [fees0 + (soldToken0 ? 0n : (swap.amountOut ?? 0n)), fees1 + (soldToken0 ? (swap.amountOut ?? 0n) : 0n)];
+    expect(left[0] * 1_000_000n <= had0 && left[1] * 1_000_000n <= had1).toBe(true);
 
     const status = await statusReport(executor().ledger);
     const lp = status.strategies.find((strategy) => strategy.id === 'lp');
@@ -183,6 +185,51 @@ describe('a V3 position compounded by its strategy', () => {
       await lied.close();
       await proxy.close();
     }
+  });
+
+  it("sizes a ratio swap through its own pool for the price it moves, and a lying service's rate only within the tolerance", async () => {
+    const opened = await openPosition(fork, pool(), { halfWidthTicks: 1_200, amount0: 20_000n * e18, amount1: 20_000n * e18 });
+    const strategy = strategyOf(opened.tokenId);
+    const range = { tickLower: opened.tickLower, tickUpper: opened.tickUpper };
+    const [usd0, usd1] = await Promise.all([executor().prices.usdPrice(fork.token(pool().token0)), executor().prices.usdPrice(fork.token(pool().token1))]);
+    const referenceSqrtPriceX96 = sqrtPriceX96FromUsd(usd0.usdE18, usd1.usdE18, 18, 18);
+    // 160,000 of token0 and none of token1, to be brought to the range's ratio: selling half moves the pool about 0.15%.
+    const held = { amount0: 160_000n * e18, amount1: 0n };
+    const atReference = swapToRangeRatio(referenceSqrtPriceX96, range, held);
+    if (atReference?.sell !== 'token0') throw new Error('token0 was expected to be sold');
+    const honest = await sizeRangeSale(strategy, { executor: executor(), view: view() }, { range, held, referenceSqrtPriceX96 });
+    // Through the position's own pool: the sale moves the price the mint meets, so it sells less than at the reference,
+    // and what is left then fits the range at that price.
+    expect(honest?.sizedBy).toBe('own-pool');
+    const sold = honest?.amount ?? 0n;
+    expect(sold < atReference.amount).toBe(true);
+    const proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
+    const lied = await testExecutor(fork, { serviceUrl: proxy.url });
+    try {
+      // The service says the sale goes through another pool and pays a tenth of its worth: sized at that rate, it would
+      // sell 1.8 times the split at the reference. Held to the reference less 1%, it sells under 1% more.
+      const elsewhere = oneObservationPool(fork).address;
+      proxy.setRewrite((body, asked) => {
+        if (asked !== '/routes') return body;
+        const tenth = (BigInt(body.expectedOut) / 10n).toString();
+        const { path: hops } = body.details;
+        const path = [hops[0], hops[hops.length - 1]];
+        return { ...body, expectedOut: tenth, details: { ...body.details, path, pairs: [elsewhere], extras: [elsewhere], expectedOutputAmount: tenth } };
+      });
+      const sized = await sizeRangeSale(strategy, { executor: lied, view: view(lied.wallet.client) }, { range, held, referenceSqrtPriceX96 });
+      expect(sized?.sizedBy).toBe('route');
+      expect((sized?.amount ?? 0n) > atReference.amount).toBe(true);
+      expect((sized?.amount ?? 0n) * 100n < atReference.amount * 101n).toBe(true);
+    } finally {
+      await lied.close();
+      await proxy.close();
+    }
+    // Sold through its own pool at that size, what is left fits the range at the price the pool is left at.
+    const swapped = await swapInPool(fork, pool(), { account: 1, sell: 'token0', amount: sold });
+    const [after] = await executor().wallet.client.readContract({ address: pool().address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
+    const left = { amount0: held.amount0 - sold, amount1: swapped };
+    const taken = amountsForLiquidity(after, range, liquidityForAmounts(after, range, left), 'up');
+    expect((left.amount0 - taken.amount0) * 1_000_000n < left.amount0 && (left.amount1 - taken.amount1) * 1_000_000n < left.amount1).toBe(true);
   });
 
   it('compounds on a busy pool of one observation, held to the reference; pushed in the block before: nothing added, nothing lost', async () => {

@@ -54,7 +54,7 @@ describe('a V3 position move killed at each point ends, after restart, moved exa
       const second = runPosition({ ...env, SLOT: 'slot-2' });
       expect(await second.exited).toBe(0);
       const [reconciled, run] = second.lines.map((line) => JSON.parse(line));
-      expect(reconciled.reconciled).toMatchObject({ intentId: 'lp:slot-1#' + (mode === 're-range' ? 're-range-move' : 'exit-move'), status: 'confirmed' });
+      expect(reconciled.reconciled).toMatchObject({ intentId: `lp:slot-1#${mode === 're-range' ? 're-range-move' : 'exit-move'}`, status: 'confirmed' });
       // The next run has nothing left to move: the re-ranged position is in range, the exited one empty.
       expect(run.run.trades).toEqual([]);
 

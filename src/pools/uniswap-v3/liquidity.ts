@@ -67,6 +67,39 @@ export function swapToRangeRatio(sqrtPriceX96: bigint, range: TickRange, amounts
 }
 
 /**
+ * What selling `amount` of one token pays, and the √price the range then meets: the position's own pool moved by the
+ * sale itself, or another route's rate with the position's pool where it was. Undefined: not known for that amount.
+ */
+export type RangeSale = (amount: bigint) => { out: bigint; sqrtPriceX96: bigint } | undefined;
+
+/**
+ * The most of `sell` (at most `upTo`) whose sale leaves amounts that fit `range` at the price the mint then meets, the
+ * sale's fee and impact counted: selling one more raw unit would leave too little of it. Through another pool, the fee
+ * and impact mean selling a little more than at the reference; through the position's own pool, the sale also moves
+ * the price the range needs amounts at, and that means selling less. What is left over is what rounding and the
+ * model's error leave. The fit only falls as more is sold, so the amount is found by halving.
+ */
+export function saleToRangeRatio(range: TickRange, amounts: TokenAmounts, sell: 'token0' | 'token1', sale: RangeSale, upTo: bigint): bigint {
+  const stillOver = (amount: bigint): boolean => {
+    const sold = sale(amount);
+    if (!sold) return false;
+    const unit = amountsForLiquidity(sold.sqrtPriceX96, range, 1n << 128n, 'down');
+    // The part sold is still at least its share: (held − x) · need(other) ≥ (other + out) · need(sold).
+    return sell === 'token0'
+      ? (amounts.amount0 - amount) * unit.amount1 >= (amounts.amount1 + sold.out) * unit.amount0
+      : (amounts.amount1 - amount) * unit.amount0 >= (amounts.amount0 + sold.out) * unit.amount1;
+  };
+  let [low, high] = [0n, upTo];
+  if (stillOver(high)) return high;
+  while (high - low > 1n) {
+    const mid = (low + high) / 2n;
+    if (stillOver(mid)) low = mid;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
  * √price × 2⁹⁶ of raw token0 in raw token1, from both tokens' USD prices (18 decimals) and decimals: the reference
  * price in the pool's own terms.
  */
