@@ -6,10 +6,9 @@
  *  - through the position's own pool alone: the sale is worked out on the pool's state read from the chain (Uniswap's
  *    own swap math, ticks crossed), and the mint meets the price the sale leaves;
  *  - elsewhere: at the route's rate, and the mint meets the pool's price as the chain has it now.
- * Nothing the service or the pool says can size it past what the trade's checks accept: the rate is held within [the
- * reference less the tolerance, the reference], the price the mint meets within the tolerance of the reference. The
- * trade itself is quoted and checked again as any swap is; this only sizes it. A service that does not answer leaves
- * the split at the reference.
+ * Nothing the service says can size it past what the trade's checks accept: its rate is held to no less than the
+ * reference less the tolerance. The trade itself is quoted and checked again as any swap is; this only sizes
+ * it. A service that does not answer, or a pool away from the reference, leaves the split at the reference.
  */
 import { type Address, type Hex, isAddressEqual } from 'viem';
 import { type RangeSale, type TickRange, type TokenAmounts, saleToRangeRatio, swapToRangeRatio, token0InToken1 } from '../pools/uniswap-v3/liquidity.ts';
@@ -45,46 +44,45 @@ export async function sizeRangeSale(
   const heldOfSold = sell === 'token0' ? held.amount0 : held.amount1;
   const upTo = sale.upTo ? min(heldOfSold, sell === 'token0' ? sale.upTo.amount0 : sale.upTo.amount1) : heldOfSold;
   if (upTo <= 0n) return undefined;
-  const model = await saleModel(strategy, deps, sell, atReference.amount, sale).catch(() => undefined);
-  if (!model) return { sell, amount: min(atReference.amount, upTo), sizedBy: 'reference' };
-  // Neither the route's rate nor the pool's price may take the size past what the trade's checks would accept: the
-  // rate within [the reference less the tolerance, the reference], the price the mint meets within the tolerance of
-  // the reference (beyond it, the add is refused anyway).
   const toleranceBps = BigInt(deps.executor.priceTolerance?.(strategy.id) ?? deps.executor.settings.maxPriceDeviationBps);
-  const [lowest, highest] = [scaledSqrtPrice(referenceSqrtPriceX96, 10_000n - toleranceBps), scaledSqrtPrice(referenceSqrtPriceX96, 10_000n + toleranceBps)];
-  const within: RangeSale = (amount) => {
-    const sold = model.sale(amount);
-    if (!sold) return undefined;
-    const most = worthAtReference(sell, referenceSqrtPriceX96, amount);
-    const least = (most * (10_000n - toleranceBps)) / 10_000n;
-    const { sqrtPriceX96 } = sold;
-    return {
-      out: sold.out > most ? most : sold.out < least ? least : sold.out,
-      sqrtPriceX96: sqrtPriceX96 < lowest ? lowest : sqrtPriceX96 > highest ? highest : sqrtPriceX96,
-    };
-  };
-  return { sell, amount: saleToRangeRatio(range, held, sell, within, upTo), sizedBy: model.sizedBy };
+  const model = await saleModel(strategy, deps, { sell, amountIn: atReference.amount, toleranceBps, ...sale }).catch(() => undefined);
+  if (!model) return { sell, amount: min(atReference.amount, upTo), sizedBy: 'reference' };
+  return { sell, amount: saleToRangeRatio(range, held, sell, model.sale, upTo), sizedBy: model.sizedBy };
 }
 
 /**
- * Where the route for the split at the reference goes, and what selling through it pays: through the position's own
- * pool alone, Uniswap's swap on the pool's state; otherwise the route's rate, the pool's price left where it is.
+ * Where the route for the split at the reference goes, and what selling through it pays. Through the position's own
+ * pool alone: Uniswap's swap on the pool's state, all of it the chain's. Otherwise: the route's rate, with the pool's
+ * price as the chain has it. The rate is held to no less than the reference less the tolerance, so that the service
+ * cannot size the sale past what the swap's checks accept; a rate above the reference (a pool others have not
+ * arbitraged) is taken as it is: a service that claims more only makes it sell less, and what that leaves stays in the
+ * wallet for the next compound, as a refusal would leave it. Either way the pool's price must be within the tolerance of the
+ * reference to size by it (beyond it, the add or the mint is refused anyway): undefined otherwise.
  */
 async function saleModel(
   strategy: V3PositionStrategy,
   deps: RunDeps,
-  sell: 'token0' | 'token1',
-  amountIn: bigint,
-  sale: { removed?: { range: TickRange; liquidity: bigint } },
+  sale: {
+    sell: 'token0' | 'token1';
+    amountIn: bigint;
+    referenceSqrtPriceX96: bigint;
+    toleranceBps: bigint;
+    removed?: { range: TickRange; liquidity: bigint };
+  },
 ): Promise<{ sale: RangeSale; sizedBy: 'own-pool' | 'route' } | undefined> {
+  const { sell, amountIn, referenceSqrtPriceX96, toleranceBps } = sale;
   const { pool } = strategy;
   const [tokenIn, tokenOut]: [Address, Address] = sell === 'token0' ? [pool.token0.address, pool.token1.address] : [pool.token1.address, pool.token0.address];
   const { executor, signal } = deps;
   const chainId = executor.wallet.chainId;
   const route = await executor.routing.getSwapRoute({ tokenIn, tokenOut, amountIn, chainId, slippageBps: strategy.slippageBps, ...(signal && { signal }) });
   const { client } = deps.view;
+  const nearReference = (sqrtPriceX96: bigint) =>
+    sqrtPriceX96 >= scaledSqrtPrice(referenceSqrtPriceX96, 10_000n - toleranceBps) &&
+    sqrtPriceX96 <= scaledSqrtPrice(referenceSqrtPriceX96, 10_000n + toleranceBps);
   if (throughOwnPoolAlone(route.details, executor.routes.known.adapters, pool.address)) {
     const read = await readV3PoolState(client, pool.address, pool.tickSpacing, await client.getBlockNumber(), wordsAround);
+    if (!nearReference(read.sqrtPriceX96)) return undefined;
     const state = sale.removed ? withoutLiquidity(read, sale.removed.range, sale.removed.liquidity) : read;
     const zeroForOne = sell === 'token0';
     return {
@@ -96,8 +94,16 @@ async function saleModel(
     };
   }
   const [sqrtPriceX96] = await client.readContract({ address: pool.address, abi: uniswapV3PoolAbi, functionName: 'slot0' });
+  if (!nearReference(sqrtPriceX96)) return undefined;
   const quoted = BigInt(route.expectedOut);
-  return { sizedBy: 'route', sale: (amount) => ({ out: (amount * quoted) / amountIn, sqrtPriceX96 }) };
+  return {
+    sizedBy: 'route',
+    sale: (amount) => {
+      const least = (worthAtReference(sell, referenceSqrtPriceX96, amount) * (10_000n - toleranceBps)) / 10_000n;
+      const out = (amount * quoted) / amountIn;
+      return { out: out < least ? least : out, sqrtPriceX96 };
+    },
+  };
 }
 
 /** √(price × factor / 10⁴) × 2⁹⁶: a √price moved by a factor of the price in basis points. */
