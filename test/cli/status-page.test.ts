@@ -15,7 +15,7 @@ import { type DaemonProcess, daemonHome, spawnDaemon } from '../helpers/daemon-p
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const fork = useDevnetFork({ routing: true });
+const fork = useDevnetFork({ routing: true, uniswapV3: true });
 const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
   (path) => path && existsSync(path),
 );
@@ -28,6 +28,7 @@ wallets:
 strategies:
   - { id: dca, kind: dca, wallet: main, every: 1s, sell: { token: cUSD, amount: "5" }, buy: CELO }
   - { id: tp, kind: limit, wallet: main, every: 1s, sell: { token: CELO, amount: "50" }, buy: cUSD, takeProfit: "0.45" }
+  - { id: lp, kind: uniswap-v3-position, wallet: main, every: 1s, valueToken: cUSD, open: { pair: [CELO, cUSD], fee: "0.3%", width: "5%", amounts: { CELO: "100" } } }
 `;
 
 let home: ReturnType<typeof daemonHome>;
@@ -59,11 +60,13 @@ beforeAll(async () => {
   daemon = spawnDaemon(home, home.config(yaml), { ROUTEKEEPER_PRIVATE_KEY: fork.addressBook.accounts[0]?.privateKey as string });
   await daemon.port();
   await until(
-    'two DCA buys and the take-profit',
+    'two DCA buys, the take-profit, and a position opened and looked at twice',
     async () =>
       existsSync(home.ledgerFile) &&
       (await tradesOf('dca')).filter((t) => t.status === 'confirmed').length >= 2 &&
-      (await tradesOf('tp')).some((t) => t.status === 'confirmed'),
+      (await tradesOf('tp')).some((t) => t.status === 'confirmed') &&
+      (await tradesOf('lp')).some((t) => t.kind === 'mint' && t.status === 'confirmed') &&
+      (await runsOf('lp')).length >= 3,
   );
 }, 60_000);
 
@@ -100,7 +103,7 @@ describe('pause and resume with a running daemon', () => {
     expect(twice.stdout).toContain('already paused');
     const unknown = await cli('pause', 'nope');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe("routekeeper: pause: no strategy or wallet 'nope' in the ledger; known: dca, tp, main (wallet)");
+    expect(unknown.stderr.trim()).toBe("routekeeper: pause: no strategy or wallet 'nope' in the ledger; known: dca, lp, tp, main (wallet)");
 
     const resumed = await cli('resume', 'dca');
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -118,10 +121,15 @@ describe('pause and resume with a running daemon', () => {
     expect((await runsOf('tp')).filter((run) => run.startedAt > walletAt + 1_000).map((run) => run.outcome)).toContain('paused');
     const walletShown = await status();
     expect(walletShown.wallets[0].paused).toMatchObject({ scope: 'wallet', reason: 'paused by hand (routekeeper pause)' });
-    expect(walletShown.strategies.map((s: { paused: { scope: string } | null }) => s.paused?.scope)).toEqual(['wallet', 'wallet']);
+    expect(walletShown.strategies.map((s: { paused: { scope: string } | null }) => s.paused?.scope)).toEqual(['wallet', 'wallet', 'wallet']);
     expect((await cli('resume', 'main')).code).toBe(0);
     // Left paused for the page's test, whose numbers must not move while it compares them.
     expect((await cli('pause', 'dca', '--reason', 'frozen for the page')).code).toBe(0);
+    expect((await cli('pause', 'lp', '--reason', 'frozen for the page')).code).toBe(0);
+    const frozenAt = Date.now();
+    await until('a paused run of the position a slot after its pause', async () =>
+      (await finishedAfter('lp', frozenAt + 1_000)).some((run) => run.outcome === 'paused'),
+    );
   }, 60_000);
 });
 
@@ -129,7 +137,7 @@ describe.skipIf(!chromium)('the status page in a real browser', () => {
   it('draws every chart and shows the numbers of status --json', async () => {
     const { chromium: playwright } = await import('playwright-core');
     const port = await daemon.port();
-    // Nothing trades any more (the DCA is paused, the take-profit filled once): the numbers hold still. (A pause on
+    // Nothing trades any more (the DCA and the position are paused, the take-profit filled once): the numbers hold still. (A pause on
     // purpose: the marker's next prices land before the page and status --json are read; nothing marks their end.)
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const browser = await playwright.launch({ executablePath: chromium, args: ['--no-sandbox'] });
@@ -182,13 +190,15 @@ describe.skipIf(!chromium)('the status page in a real browser', () => {
         }),
       );
       const expected: { id: string; chart: string; points: number }[] = [];
-      for (const id of ['dca', 'tp']) {
+      const chartsOf: Record<string, string[]> = { dca: ['value', 'fills', 'gas'], lp: ['value', 'gas'], tp: ['fills', 'gas'] };
+      for (const [id, names] of Object.entries(chartsOf)) {
         const detail = await (await fetch(`http://127.0.0.1:${port}/api/strategies/${id}`)).json();
-        const names = id === 'dca' ? ['value', 'fills', 'gas'] : ['fills', 'gas'];
         for (const chart of names) expected.push({ id, chart, points: detail.series[chart].length });
       }
       expect(charts.map(({ id, chart, points }) => ({ id, chart, points }))).toEqual(expected);
       expect(expected.find((c) => c.id === 'dca' && c.chart === 'fills')?.points).toBe(dca.trades.confirmed);
+      // The position's chart: its worth against holding its entry, a point per look at it since it opened.
+      expect(expected.find((c) => c.id === 'lp' && c.chart === 'value')?.points).toBeGreaterThanOrEqual(2);
       for (const chart of charts) expect(chart.inked, `${chart.id}/${chart.chart} drew nothing`).toBeGreaterThan(500);
       // Every time axis reads at a glance: at most one label per 90 px of its width, each a whole time of day or a
       // date (never a fraction of a second), none twice.
