@@ -150,6 +150,17 @@ const budget = closed({
   total: humanAmount.optional().describe("Most spent ever, in the token's human units."),
 });
 
+/**
+ * An order larger than the market, worked in slices over time: each slice as large as the best route takes within
+ * `maxImpactBps` of the reference, spaced `every` apart so that pools and Mento's limit windows refill, until the whole
+ * is done or `within` has passed since its first slice.
+ */
+const split = closed({
+  maxImpactBps: bps('Most a slice may pay below the independent reference, in basis points; below the price tolerance.').default(30),
+  within: duration.default('1h').describe('How long the whole order may take from its first slice; what is left then is reported, not sold.'),
+  every: duration.default('5m').describe("Time between slices (Mento's limits refill over 5 minutes)."),
+});
+
 const sellOrder = closed({
   token: tokenRef.describe('The token sold, by symbol or address.'),
   amount: humanAmount.describe('How much is sold per run, in the token\'s human units ("10", "0.5").'),
@@ -162,6 +173,7 @@ const dca = closed({
   buy: tokenRef.describe('The token bought, by symbol or address.'),
   minPrice: price.optional().describe('Least amount of `buy` per unit of `sell`, in human units; below it the run buys nothing.'),
   budget: budget.optional().describe('Spend limits of this strategy, in the sold token.'),
+  split: split.optional().describe('Work an order larger than the market in slices over time (default: one trade).'),
 });
 
 const rebalance = closed({
@@ -174,6 +186,7 @@ const rebalance = closed({
   quoteToken: tokenRef.describe('The token everything is valued in and traded through.'),
   driftBps: z.number().int().min(1).max(10_000).default(500).describe("Act when a token's weight is this far from its target, in basis points of the whole."),
   minTrade: humanAmount.default('1').describe("Skip trades worth less than this, in quoteToken's human units."),
+  split: split.optional().describe('Work an order larger than the market in slices over time (default: one trade).'),
 });
 
 const limit = closed({
@@ -185,6 +198,7 @@ const limit = closed({
   stopLoss: price.optional().describe('Sell when one `sell` fetches at most this much `buy` (human units).'),
   repeat: z.boolean().default(false).describe('Keep selling each time the condition holds (default: once, then done).'),
   expires: isoTime.optional().describe('No sale after this time (ISO 8601).'),
+  split: split.optional().describe('Work an order larger than the market in slices over time (default: one trade).'),
 });
 
 const compound = closed({
@@ -527,6 +541,16 @@ function strategyProblems(s: StrategyInput, fileDefaults: z.output<typeof defaul
   if (s.kind === 'dca' && s.budget) {
     const problem = budgetProblem(s.budget);
     if (problem) problems.push({ path: ['budget', 'perDay'], message: problem });
+  }
+  if ((s.kind === 'dca' || s.kind === 'limit' || s.kind === 'rebalance') && s.split) {
+    const tolerance = s.maxPriceDeviationBps ?? fileDefaults.maxPriceDeviationBps;
+    if (s.split.maxImpactBps >= tolerance)
+      problems.push({
+        path: ['split', 'maxImpactBps'],
+        message: `${s.split.maxImpactBps} is not below the price tolerance of ${tolerance} bps: every slice at that impact would be refused`,
+      });
+    if (parseDuration(s.split.every) >= parseDuration(s.split.within))
+      problems.push({ path: ['split', 'every'], message: `${s.split.every} is not shorter than within (${s.split.within}): there would be one slice` });
   }
   if (s.kind === 'limit' && s.takeProfit === undefined && s.stopLoss === undefined)
     problems.push({ path: ['takeProfit'], message: 'needs takeProfit, stopLoss or both' });

@@ -24,4 +24,6 @@ export type RunDeps = {
   signal?: AbortSignal;
   run?: { id: number; gate: RunGate };
   positionMarks?: Pick<MarkStore, 'recordPosition'>;
+  /** How a worked order waits between its slices (engine/worked-order.ts; default: that long, or until stopped). */
+  pace?: (ms: number, signal?: AbortSignal) => Promise<void>;
 };

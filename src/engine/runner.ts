@@ -14,17 +14,19 @@ import { StoredRecordRefusedError } from '../chain/errors.ts';
 import { observeCompound, observeDca, observeLimit, observeRebalance } from './observe.ts';
 import { tradeSlot } from '../model/trade-slot.ts';
 import { runV3Position } from './position-runner.ts';
+import { orderInWords, soldInSlot, workOrder, worksInSlices } from './worked-order.ts';
 import type { RunDeps, RunReport } from './run-types.ts';
 
 export type { RunDeps, RunReport } from './run-types.ts';
 
-export async function decide(strategy: Strategy, deps: RunDeps): Promise<Decision> {
+export async function decide(strategy: Strategy, deps: RunDeps, working?: string): Promise<Decision> {
   switch (strategy.kind) {
     case 'dca':
       return decideDca(strategy, await observeDca(strategy, deps.view));
     case 'limit': {
-      // Only a one-shot order asks how often it filled (read from what was signed, and the chain: trade/fills.ts).
-      const fills = strategy.repeat ? 0 : await fillsOf(deps.executor, strategy.id);
+      // Only a one-shot order asks how often it filled (read from what was signed, and the chain: trade/fills.ts); an
+      // order of `working` (a run's slot) is the one being worked in slices, not a fill that ends it.
+      const fills = strategy.repeat ? 0 : await fillsOf(deps.executor, strategy.id, worksInSlices(strategy) ? working : undefined);
       return decideLimit(strategy, await observeLimit(strategy, deps.view, fills));
     }
     case 'rebalance':
@@ -92,7 +94,12 @@ export async function runStrategy(strategy: Strategy, slot: string, deps: RunDep
 
 async function runDecided(strategy: Strategy, slot: string, deps: RunDeps): Promise<RunReport> {
   if (strategy.kind === 'uniswap-v3-position') return runV3Position(strategy, slot, deps);
-  const decision = await decide(strategy, deps);
+  // An order worked in slices is decided on what is left of it: a DCA's or a limit's amount less what the slot's
+  // slices already sold, as the wallet's history shows (a rebalance's balances show it by themselves).
+  const left = worksInSlices(strategy) && strategy.kind !== 'rebalance' ? strategy.amount - (await soldInSlot(strategy, slot, deps)) : undefined;
+  if (left !== undefined && left <= 0n) return { strategyId: strategy.id, slot, note: 'the order of this slot is sold in full', trades: [] };
+  const forLeft = (amount: bigint | undefined) => (amount === undefined || strategy.kind === 'rebalance' ? strategy : { ...strategy, amount });
+  const decision = await decide(forLeft(left), deps, slot);
   const report: RunReport = { strategyId: strategy.id, slot, note: decision.note, trades: [] };
   let previousOutput: bigint | undefined;
   for (const planned of decision.trades) {
@@ -100,6 +107,16 @@ async function runDecided(strategy: Strategy, slot: string, deps: RunDeps): Prom
     if (amountIn === undefined || amountIn === 0n) {
       report.note += `; ${planned.key} skipped: the previous step paid nothing to use`;
       break;
+    }
+    if (worksInSlices(strategy) && planned.kind === 'swap') {
+      // An order larger than the market, worked in slices over time (worked-order.ts).
+      const order = { ...planned, kind: 'swap' as const, amountIn };
+      const makeTrade = (slice: PlannedTrade & { amountIn: bigint }) => tradeOf(strategy, slot, slice, slice.amountIn, deps.executor);
+      const worked = await workOrder(strategy, slot, order, deps, async (still) => (await decide(forLeft(still), deps, slot)).trades, makeTrade);
+      report.trades.push(...worked.reports);
+      report.note += `; ${orderInWords(strategy, order, worked)}`;
+      if (worked.sold < worked.amount) break;
+      continue;
     }
     const executed = await runTrade(deps.executor, tradeOf(strategy, slot, planned, amountIn, deps.executor), deps.signal, deps.run?.id);
     report.trades.push(executed);

@@ -7,7 +7,7 @@
 import type { Decision, Strategy } from '../strategy/types.ts';
 import type { TradeRecord } from '../model/trade.ts';
 import { latestSlot, slotName } from '../strategy/slots.ts';
-import { parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
+import { parseSliceKey, parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
 
 /** Why the trade is no longer asked for (undefined: it still is). */
 export type StillAsked = (trade: TradeRecord) => Promise<string | undefined>;
@@ -32,7 +32,9 @@ export function stillAskedBy(strategies: readonly Strategy[], decideNow: DecideN
       if (current !== slotTime) return `its slot ${slot} has passed: the current one is ${slotName(current)}`;
     }
     const decision = await decideNow(strategy);
-    const planned = decision.trades.find((candidate) => candidate.key === key);
+    // A slice of an order worked over time is asked for while its order is (it is no larger than what is left).
+    const orderKey = parseSliceKey(key)?.orderKey ?? key;
+    const planned = decision.trades.find((candidate) => candidate.key === orderKey);
     // A step that spends the previous step's output (a compound's deposit of what its claim paid) was decided with that
     // step, which is done: the market no longer shows why it was asked (the reward is in the wallet now).
     if (planned?.amountIn === 'previous-output' || (!planned && spendsPreviousOutput(strategy, key))) return undefined;

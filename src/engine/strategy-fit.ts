@@ -8,6 +8,7 @@ import { type Address, isAddressEqual } from 'viem';
 import type { Strategy } from '../strategy/types.ts';
 import type { StrategyFit } from '../trade/stored.ts';
 import { type Trade, isPositionTrade } from '../model/trade.ts';
+import { parseSliceKey, parseTradeSlot } from '../model/trade-slot.ts';
 
 export function strategyFit(strategies: readonly Strategy[], walletOf: (strategy: Strategy) => Address | undefined): StrategyFit {
   const byId = new Map(strategies.map((strategy) => [strategy.id, strategy]));
@@ -25,6 +26,8 @@ export function strategyFit(strategies: readonly Strategy[], walletOf: (strategy
 
 const same = (a: Address, b: Address) => isAddressEqual(a, b);
 
+const isSlice = (trade: Trade) => parseSliceKey(parseTradeSlot(trade.slot).key ?? '') !== undefined;
+
 /** What in the trade's kind, tokens or amount the strategy would never ask for (undefined: nothing). */
 function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
   switch (strategy.kind) {
@@ -32,7 +35,10 @@ function shapeMisfit(strategy: Strategy, trade: Trade): string | undefined {
     case 'limit':
       if (trade.kind !== 'swap') return `a ${trade.kind}`;
       if (!same(trade.tokenIn, strategy.sell.address) || !same(trade.tokenOut, strategy.buy.address)) return `${trade.tokenIn} for ${trade.tokenOut}`;
-      return trade.amountIn === strategy.amount ? undefined : `an amount of ${trade.amountIn}, not ${strategy.amount}`;
+      if (trade.amountIn === strategy.amount) return undefined;
+      // A slice of an order worked over time is a part of it.
+      if (strategy.split && isSlice(trade) && trade.amountIn > 0n && trade.amountIn <= strategy.amount) return undefined;
+      return `an amount of ${trade.amountIn}, not ${strategy.amount}${strategy.split ? ' nor a slice of it' : ''}`;
     case 'rebalance': {
       if (trade.kind !== 'swap') return `a ${trade.kind}`;
       const tokens = [strategy.quote.address, ...strategy.targets.map((target) => target.token.address)];

@@ -16,6 +16,24 @@ export const onceRunSlotPattern = `${onceRunPrefix}%`;
 /** The slot of a run's trade of `key`. */
 export const tradeSlot = (runSlot: string, key: string) => `${runSlot}#${key}`;
 
+/**
+ * A slice of an order worked over time (engine/worked-order.ts) is a trade of its own, keyed `<order key>.<n>` from 1:
+ * `buy.1`, `buy.2`, … of the run's order `buy`.
+ */
+export const sliceKey = (orderKey: string, n: number) => `${orderKey}.${n}`;
+
+/** A key read back as an order's slice: the order's key and the slice's number (none: not a slice). */
+export function parseSliceKey(key: string): { orderKey: string; n: number } | undefined {
+  const match = /^(.+)\.([1-9]\d*)$/.exec(key);
+  return match ? { orderKey: match[1] as string, n: Number(match[2]) } : undefined;
+}
+
+/** The order a trade of this slot belongs to: its run's slot and the order's key (a slice's order, or the trade itself). */
+export function orderOfSlot(slot: string): string {
+  const { runSlot, key } = parseTradeSlot(slot);
+  return key === undefined ? runSlot : tradeSlot(runSlot, parseSliceKey(key)?.orderKey ?? key);
+}
+
 /** A trade's slot read back: its run's slot and its key (none for a slot written without one). */
 export function parseTradeSlot(slot: string): { runSlot: string; key: string | undefined } {
   const at = slot.lastIndexOf('#');

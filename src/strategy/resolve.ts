@@ -9,7 +9,7 @@ import type { ChainClient } from '../chains.ts';
 import { parseTokenAmount, readNamedToken, readTokenInfo, resolveTokenAddress } from '../chain/tokens.ts';
 import type { TokenInfo } from '../units.ts';
 import type { Budget } from '../guard/guards.ts';
-import type { Schedule, Strategy, V3PositionStrategy } from './types.ts';
+import type { Schedule, SplitOrders, Strategy, V3PositionStrategy } from './types.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { knownContractsFor, tokenDirectory } from '../config/chain-data.ts';
 import { positionManagerAbi, uniswapV3PoolAbi } from '../contracts/abi.ts';
@@ -117,6 +117,12 @@ type Resolvers = {
   context: { client: ChainClient; chainId: number; book?: AddressBook };
 };
 
+/** A file's `split`, in the engine's terms (none: each order is one trade). */
+function splitOf(config: { split?: { maxImpactBps: number; within: string; every: string } | undefined }): { split?: SplitOrders } {
+  const { split } = config;
+  return split ? { split: { maxImpactBps: split.maxImpactBps, withinMs: parseDuration(split.within), everyMs: parseDuration(split.every) } } : {};
+}
+
 async function resolveStrategy(
   config: StrategyConfig,
   path: string,
@@ -144,6 +150,7 @@ async function resolveStrategy(
           perDay: config.budget.perDay === undefined ? undefined : r.amount(config.budget.perDay, sell, `${path}.budget.perDay`),
           total: config.budget.total === undefined ? undefined : r.amount(config.budget.total, sell, `${path}.budget.total`),
         },
+        ...splitOf(config),
       };
     }
     case 'limit': {
@@ -158,13 +165,15 @@ async function resolveStrategy(
         stopLoss: config.stopLoss,
         repeat: config.repeat,
         expiresMs: config.expires === undefined ? undefined : Date.parse(config.expires),
+        ...splitOf(config),
       };
     }
     case 'rebalance': {
       const quote = await r.token(config.quoteToken, `${path}.quoteToken`);
       const targets = [];
       for (const [symbol, weight] of Object.entries(config.targets)) targets.push({ token: await r.token(symbol, `${path}.targets.${symbol}`), weight });
-      return { ...common, kind: 'rebalance', targets, quote, driftBps: config.driftBps, minTrade: r.amount(config.minTrade, quote, `${path}.minTrade`) };
+      const minTrade = r.amount(config.minTrade, quote, `${path}.minTrade`);
+      return { ...common, kind: 'rebalance', targets, quote, driftBps: config.driftBps, minTrade, ...splitOf(config) };
     }
     case 'compound': {
       const valueToken = await r.token(config.valueToken, `${path}.valueToken`);

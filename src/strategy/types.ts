@@ -18,6 +18,12 @@ export type Schedule = {
   latenessMs?: number;
 };
 
+/**
+ * An order worked in slices over time (engine/worked-order.ts): each slice as large as the best route takes within
+ * `maxImpactBps` of the reference, `everyMs` apart, the whole within `withinMs` of its first slice.
+ */
+export type SplitOrders = { maxImpactBps: number; withinMs: number; everyMs: number };
+
 type Common = {
   id: string;
   wallet: string;
@@ -34,6 +40,7 @@ export type DcaStrategy = Common & {
   buy: TokenInfo;
   minPrice?: string;
   budget?: { perDay?: bigint; total?: bigint };
+  split?: SplitOrders;
 };
 
 export type RebalanceStrategy = Common & {
@@ -43,6 +50,7 @@ export type RebalanceStrategy = Common & {
   driftBps: number;
   /** In the quote token's raw units. */
   minTrade: bigint;
+  split?: SplitOrders;
 };
 
 export type LimitStrategy = Common & {
@@ -54,6 +62,7 @@ export type LimitStrategy = Common & {
   stopLoss?: string;
   repeat: boolean;
   expiresMs?: number;
+  split?: SplitOrders;
 };
 
 export type CompoundStrategy = Common & {

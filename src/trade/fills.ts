@@ -2,10 +2,13 @@
  * How many times a one-shot order has filled, or may have: read from the wallet's history (wallet-history.ts: every
  * row of the wallet proven by its tags, sorted by what they say) and from the chain, not from a column. A writer who
  * sets a filled order's trade back to `failed`, or moves it to another strategy or wallet, must not make it sell again.
+ * An order worked in slices (engine/worked-order.ts) counts once; the one a run is working (`working`, its slot) not
+ * at all, since its remainder is what the run goes on with.
  */
 import type { Hex } from 'viem';
 import type { ApprovalMode } from './settings.ts';
 import { authorizedCall } from './stored.ts';
+import { orderOfSlot, parseTradeSlot } from '../model/trade-slot.ts';
 import { type TradeState, maybeTradedStates } from '../model/trade.ts';
 import { type HistoryReads, type PastTrade, readWalletHistory } from './wallet-history.ts';
 
@@ -19,12 +22,15 @@ export type FillReads = HistoryReads & { settings: { approvals: ApprovalMode } }
  * way), and those whose own transaction the wallet signed whatever their state says, unless the chain shows that
  * transaction did not trade.
  */
-export async function fillsOf(deps: FillReads, strategyId: string): Promise<number> {
-  let fills = 0;
+export async function fillsOf(deps: FillReads, strategyId: string, working?: string): Promise<number> {
+  // An order worked in slices fills once, however many of its slices did.
+  const filled = new Set<string>();
   for (const past of (await readWalletHistory(deps)).ofStrategy(strategyId)) {
-    if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps, past))) fills++;
+    const order = orderOfSlot(past.record.slot);
+    if (filled.has(order) || (working !== undefined && parseTradeSlot(past.record.slot).runSlot === working)) continue;
+    if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps, past))) filled.add(order);
   }
-  return fills;
+  return filled.size;
 }
 
 /**

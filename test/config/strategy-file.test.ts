@@ -97,7 +97,7 @@ describe('the strategy file is strict', () => {
     [
       'a field of another kind',
       file(dca({ takeProfit: '2' })),
-      'f.yaml: strategies.0.takeProfit: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget',
+      'f.yaml: strategies.0.takeProfit: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget, split',
     ],
     [
       'a 6-field cron',
@@ -152,13 +152,23 @@ describe('the strategy file is strict', () => {
       'f.yaml: strategies.0.stopLoss: 0.45 is not below takeProfit 0.4: every price would trigger a sale',
     ],
     ['a bad firstRun', file(dca({ firstRun: 'later' })), 'f.yaml: strategies.0.firstRun: Invalid option: expected one of "now"|"slot"'],
+    [
+      'slices allowed the whole price tolerance',
+      file(dca({ maxPriceDeviationBps: 80, split: { maxImpactBps: 80 } })),
+      'f.yaml: strategies.0.split.maxImpactBps: 80 is not below the price tolerance of 80 bps: every slice at that impact would be refused',
+    ],
+    [
+      'slices no shorter apart than the order may take',
+      file(dca({ split: { within: '10m', every: '10m' } })),
+      'f.yaml: strategies.0.split.every: 10m is not shorter than within (10m): there would be one slice',
+    ],
   ])('refuses %s, naming the path', (_name, raw, message) => {
     expect(problemOf(raw)).toBe(message);
   });
 
   it('lists several problems, one per line under the file', () => {
     expect(problemOf(file(dca({ slipageBps: 10, colour: 'red' })))).toBe(
-      "f.yaml is invalid:\n  strategies.0.slipageBps: unknown field; did you mean 'slippageBps'?\n  strategies.0.colour: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget",
+      "f.yaml is invalid:\n  strategies.0.slipageBps: unknown field; did you mean 'slippageBps'?\n  strategies.0.colour: unknown field; expected one of id, wallet, every, cron, cronSeconds, jitter, lateness, catchUp, firstRun, start, end, slippageBps, maxPriceDeviationBps, acceptHighTolerance, kind, sell, buy, minPrice, budget, split",
     );
   });
 

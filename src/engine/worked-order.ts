@@ -1,0 +1,184 @@
+/**
+ * An order larger than the market, worked in slices over time. A strategy whose file says `split` sells its order
+ * (a DCA's buy, a limit's sale, a rebalance's sells and buys) in slices, each an ordinary trade of its own
+ * (`<slot>#<key>.<n>`: claimed once, quoted, checked and settled as any trade), so that no slice pays more than
+ * `maxImpactBps` below the independent reference:
+ *  - each slice is the largest part of what is left (found by halving it up to 6 times, then closing in to an eighth)
+ *    whose quote is within `maxImpactBps` of the reference. The quote only sizes it: the slice is quoted and checked again as any trade is, and a service that
+ *    claims a better price gets a larger slice refused, never a larger sale;
+ *  - slices are `every` apart, so that pools and Mento's limit windows refill; before each the strategy decides again
+ *    on the market read then, and the order stops when it no longer asks for it (the price left its bounds);
+ *  - the order ends when all of it is sold, or `within` after its first slice, with what was left reported.
+ * What is left is never a column of ours: it is the order's amount less the slices the wallet's history shows filled
+ * or signed (proven by their tags and, for a signature, by the chain), so a slice is never sent twice and a restart
+ * goes on with the remainder only.
+ */
+import { type Address, isAddressEqual } from 'viem';
+import { sliceKey, parseSliceKey, parseTradeSlot } from '../model/trade-slot.ts';
+import type { TradeReport } from '../model/trade.ts';
+import { sleep, throwIfAborted } from '../ops/abort.ts';
+import type { PlannedTrade, SplitOrders, Strategy } from '../strategy/types.ts';
+import { filledStates, signedAndMayHaveTraded } from '../trade/fills.ts';
+import { runTrade } from '../trade/pipeline.ts';
+import { readWalletHistory } from '../trade/wallet-history.ts';
+import { type TokenInfo, displayNumber } from '../units.ts';
+import type { RunDeps } from './run-types.ts';
+
+/** The kinds that trade an amount, and may work it in slices. */
+export type SplittingStrategy = Extract<Strategy, { kind: 'dca' | 'limit' | 'rebalance' }> & { split: SplitOrders };
+
+export const worksInSlices = (strategy: Strategy): strategy is SplittingStrategy =>
+  (strategy.kind === 'dca' || strategy.kind === 'limit' || strategy.kind === 'rebalance') && strategy.split !== undefined;
+
+/** Halvings tried for a slice within the impact: the smallest slice is 1/64 of what is left. */
+const halvings = 6;
+/** Steps that then close in on the largest slice within it, to an eighth of the one found. */
+const refinements = 3;
+
+export type PlannedSwap = PlannedTrade & { kind: 'swap'; amountIn: bigint };
+
+/** What an order's slices did, as far as this run saw them (slices of earlier runs of the slot included). */
+export type WorkedOrder = { key: string; amount: bigint; sold: bigint; bought: bigint; slices: number; ended: string; reports: TradeReport[] };
+
+/**
+ * Works the order `planned` of the run of `slot`, decided on what is left of it (`leftOf`). `decideAgain`: the
+ * strategy's decision now, on the market read now, for what is left (the order stops when it no longer asks for the
+ * order's key).
+ */
+export async function workOrder(
+  strategy: SplittingStrategy,
+  slot: string,
+  planned: PlannedSwap,
+  deps: RunDeps,
+  decideAgain: (left: bigint) => Promise<PlannedTrade[]>,
+  makeTrade: (slice: PlannedSwap) => Parameters<typeof runTrade>[1],
+): Promise<WorkedOrder> {
+  const { split } = strategy;
+  const pace = deps.pace ?? sleep;
+  const now = deps.view.now;
+  const earlier = await slicesSoFar(strategy, slot, planned.key, deps);
+  let amount = planned.amountIn + earlier.spent;
+  let { spent } = earlier;
+  let next = earlier.lastN + 1;
+  const deadline = (earlier.firstAt ?? now()) + split.withinMs;
+  const order: WorkedOrder = { key: planned.key, amount, sold: earlier.spent, bought: earlier.bought, slices: earlier.slices, ended: '', reports: [] };
+  let current = planned;
+  for (;;) {
+    throwIfAborted(deps.signal);
+    const left = amount - spent;
+    if (left <= 0n) {
+      order.ended = 'all sold';
+      break;
+    }
+    if (now() >= deadline) {
+      order.ended = `its ${Math.round(split.withinMs / 60_000)} min passed with ${display(left, tokenOf(strategy, current.tokenIn))} left`;
+      break;
+    }
+    const size = await sliceWithinImpact(strategy, current, left, deps);
+    if (size > 0n) {
+      const slice: PlannedSwap = {
+        ...current,
+        key: sliceKey(planned.key, next++),
+        amountIn: size,
+        // The strategy's floor holds for every part at the same price.
+        ...(current.minAmountOut !== undefined && { minAmountOut: ceilDiv(current.minAmountOut * size, current.amountIn) }),
+      };
+      const executed = await runTrade(deps.executor, makeTrade(slice), deps.signal, deps.run?.id);
+      order.reports.push(executed);
+      if (executed.status === 'confirmed') {
+        spent += size;
+        order.sold += size;
+        order.bought += executed.amountOut ?? 0n;
+        order.slices++;
+      } else if (executed.status !== 'refused') {
+        // Failed, or its outcome not known yet: nothing more until the chain has settled it.
+        order.ended = `slice ${slice.key} ${executed.status}${executed.reason ? `: ${executed.reason}` : ''}`;
+        break;
+      }
+      if (amount - spent <= 0n) continue;
+    }
+    await pace(split.everyMs, deps.signal);
+    const again = (await decideAgain(amount - spent)).find((trade) => trade.key === planned.key);
+    if (again?.kind !== 'swap' || typeof again.amountIn !== 'bigint') {
+      order.ended = 'the strategy no longer asks for it (the price left its bounds)';
+      break;
+    }
+    current = { ...again, kind: 'swap', amountIn: again.amountIn };
+    // A rebalance decided again may need less (prices moved); never more than the order.
+    if (spent + again.amountIn < amount) amount = spent + again.amountIn;
+  }
+  return order;
+}
+
+/** What the slices of the run of `slot` sold, of every order of it (a DCA's or a limit's run has one). */
+export const soldInSlot = async (strategy: Strategy, slot: string, deps: RunDeps): Promise<bigint> =>
+  (await slicesSoFar(strategy, slot, undefined, deps)).spent;
+
+/**
+ * The slices of the run of `slot` (of the order `orderKey`, or of all its orders) the wallet's history shows: what they
+ * spent (filled, or signed and may have traded), and their numbers.
+ */
+async function slicesSoFar(strategy: Strategy, slot: string, orderKey: string | undefined, deps: RunDeps) {
+  const history = await readWalletHistory(deps.executor);
+  let [spent, bought, slices, lastN] = [0n, 0n, 0, 0];
+  let firstAt: number | undefined;
+  for (const past of history.ofStrategy(strategy.id)) {
+    const { runSlot, key } = parseTradeSlot(past.record.slot);
+    const slice = key === undefined ? undefined : parseSliceKey(key);
+    if (runSlot !== slot || !slice || (orderKey !== undefined && slice.orderKey !== orderKey)) continue;
+    lastN = Math.max(lastN, slice.n);
+    firstAt = Math.min(firstAt ?? past.record.createdAt, past.record.createdAt);
+    if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps.executor, past))) {
+      spent += past.record.amountIn;
+      bought += past.record.settlement?.amountOut ?? 0n;
+      slices++;
+    }
+  }
+  return { spent, bought, slices, lastN, firstAt };
+}
+
+/**
+ * The largest part of `left` (halved up to `halvings` times) whose quote pays within `maxImpactBps` of the reference:
+ * 0 when none does now. The quote is the service's word and only sizes the slice.
+ */
+async function sliceWithinImpact(strategy: SplittingStrategy, planned: PlannedSwap, left: bigint, deps: RunDeps): Promise<bigint> {
+  const [tokenIn, tokenOut] = [tokenOf(strategy, planned.tokenIn), tokenOf(strategy, planned.tokenOut)];
+  const [usdIn, usdOut] = await Promise.all([deps.view.prices.usdPrice(tokenIn.address), deps.view.prices.usdPrice(tokenOut.address)]);
+  const { executor, signal } = deps;
+  const fits = async (size: bigint): Promise<boolean> => {
+    const route = await executor.routing
+      .getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn: size, chainId: executor.wallet.chainId, ...(signal && { signal }) })
+      .catch(() => undefined);
+    if (!route) return false;
+    const atReference = (size * usdIn.usdE18 * 10n ** BigInt(tokenOut.decimals)) / (usdOut.usdE18 * 10n ** BigInt(tokenIn.decimals));
+    return BigInt(route.expectedOut) * 10_000n >= atReference * BigInt(10_000 - strategy.split.maxImpactBps);
+  };
+  let size = left;
+  for (let tries = 0; !(await fits(size)); tries++, size /= 2n) if (tries === halvings || size < 2n) return 0n;
+  if (size === left) return size;
+  // Between what fits and twice it, which does not: a few more halvings of the gap.
+  let step = size / 2n;
+  for (let refine = 0; refine < refinements && step > 0n; refine++, step /= 2n) if (await fits(size + step)) size += step;
+  return size;
+}
+
+/** The strategy's token at `address` (its decimals and symbol, for sizes and words). */
+function tokenOf(strategy: SplittingStrategy, address: Address): TokenInfo {
+  const tokens = strategy.kind === 'rebalance' ? [strategy.quote, ...strategy.targets.map((target) => target.token)] : [strategy.sell, strategy.buy];
+  const token = tokens.find((candidate) => isAddressEqual(candidate.address, address));
+  if (!token) throw new Error(`${strategy.id}: ${address} is none of its tokens`);
+  return token;
+}
+
+const display = (amount: bigint, token: TokenInfo) => `${displayNumber(amount, token.decimals)} ${token.symbol}`;
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+/** The order in words for the run's note: how much of it was sold, in how many slices, at what average price. */
+export function orderInWords(strategy: SplittingStrategy, planned: PlannedSwap, order: WorkedOrder): string {
+  const [sold, bought] = [tokenOf(strategy, planned.tokenIn), tokenOf(strategy, planned.tokenOut)];
+  const average =
+    order.sold > 0n
+      ? `, ${displayNumber((order.bought * 10n ** BigInt(sold.decimals)) / order.sold, bought.decimals)} ${bought.symbol} per ${sold.symbol}`
+      : '';
+  return `${order.key}: ${display(order.sold, sold)} of ${display(order.amount, sold)} sold in ${order.slices} slice(s)${average}; ${order.ended}`;
+}

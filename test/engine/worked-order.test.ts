@@ -1,0 +1,158 @@
+/**
+ * An order larger than the market, worked in slices over time (engine/worked-order.ts), on the devnet's Uniswap V2
+ * CELO/cUSD pool (4M CELO, 2M cUSD): a DCA of 60,000 cUSD moves its one route 3.3% and is refused at a 1% tolerance;
+ * with `split`, it is sold in slices of at most 0.5% below the reference, an arbitrageur trading the pool back between
+ * them (as Celo's do between blocks), every slice a trade of its own, the whole sold exactly once. A stop mid-order
+ * goes on with the remainder only; a lying service cannot enlarge a slice.
+ */
+import { erc20Abi } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { runStrategy } from '../../src/engine/runner.ts';
+import type { RunDeps } from '../../src/engine/run-types.ts';
+import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
+import { isqrt } from '../../src/bigint-math.ts';
+import type { DcaStrategy } from '../../src/strategy/types.ts';
+import { useDevnetFork } from '../helpers/devnet.ts';
+import { type TestExecutor, dcaStrategy, testExecutor, useTestExecutor } from '../helpers/engine.ts';
+import { startQuoteProxy } from '../helpers/quote-proxy.ts';
+import { trader } from '../helpers/routing.ts';
+import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
+
+const e18 = 10n ** 18n;
+const order = 60_000n * e18;
+const split = { maxImpactBps: 50, withinMs: 3_600_000, everyMs: 60_000 };
+
+describe('an order larger than the market, worked in slices over time', () => {
+  const fork = useDevnetFork({ routing: true });
+  const executor = useTestExecutor(fork, { eachTest: true });
+  const me = () => trader(fork).address;
+  const strategy = (overrides: Partial<DcaStrategy> = {}) => dcaStrategy(fork, { amount: order, maxPriceDeviationBps: 100, ...overrides });
+  const deps = (over: Partial<RunDeps> = {}, using: TestExecutor = executor()): RunDeps => ({
+    executor: using,
+    view: { client: using.wallet.client, prices: using.prices, wallet: me(), now: Date.now },
+    pace: arbitrageBack,
+    ...over,
+  });
+  const holdings = async () => ({
+    cusd: await fork.balanceOf(fork.token('cUSD'), me()),
+    celo: await fork.balanceOf(fork.token('CELO'), me()),
+    nonce: await fork.publicClient.getTransactionCount({ address: me() }),
+  });
+
+  /** An arbitrageur (account 1) sells CELO into the pool until it is back at the reference, 0.5 cUSD per CELO. */
+  async function arbitrageBack(): Promise<void> {
+    const pool = await readPool(fork, 'CELO/cUSD');
+    const celo = fork.token('CELO');
+    const [celoReserve, cusdReserve] = reservesFrom(pool, celo);
+    const target = isqrt(celoReserve * cusdReserve * 2n);
+    if (target <= celoReserve) return;
+    const sell = target - celoReserve;
+    const out = constantProductOut(sell, celoReserve, cusdReserve);
+    // Its inventory is the devnet token's to mint; it pays the pool as a trader does.
+    const arbitrageur = trader(fork, 1);
+    await fork.confirm(
+      await arbitrageur.wallet.writeContract({ address: celo, abi: artifacts.TestToken.abi, functionName: 'mint', args: [arbitrageur.address, sell] }),
+    );
+    await fork.confirm(await arbitrageur.wallet.writeContract({ address: celo, abi: erc20Abi, functionName: 'transfer', args: [pool.address, sell] }));
+    const celoIs0 = pool.token0.toLowerCase() === celo.toLowerCase();
+    await fork.confirm(
+      await arbitrageur.wallet.writeContract({
+        address: pool.address,
+        abi: artifacts.UniswapV2Pair.abi,
+        functionName: 'swap',
+        args: [celoIs0 ? 0n : out, celoIs0 ? out : 0n, arbitrageur.address, '0x'],
+      }),
+    );
+  }
+
+  it('is refused as one trade; worked in slices, each within 0.5% of the reference, it completes and is sold once', async () => {
+    const before = await holdings();
+    const whole = await runStrategy(strategy(), '2026-11-28T10:00:00.000Z', deps());
+    expect(whole.trades.map((trade) => [trade.trade.amountIn, trade.status, trade.refusal])).toEqual([[order, 'refused', 'price']]);
+    expect(await holdings()).toEqual(before);
+
+    const slot = '2026-11-28T11:00:00.000Z';
+    const run = await runStrategy(strategy({ split }), slot, deps());
+    const slices = run.trades;
+    expect(slices.length).toBeGreaterThanOrEqual(4);
+    expect(slices.map((trade) => trade.intentId)).toEqual(slices.map((_, i) => `dca:${slot}#buy.${i + 1}`));
+    expect(slices.every((trade) => trade.status === 'confirmed')).toBe(true);
+    const sold = slices.reduce((sum, trade) => sum + trade.trade.amountIn, 0n);
+    const bought = slices.reduce((sum, trade) => sum + (trade.amountOut ?? 0n), 0n);
+    expect(sold).toBe(order);
+    // Each slice paid within 0.5% of the reference (2 CELO per cUSD), the pool's 0.3% fee included.
+    for (const trade of slices) expect((trade.amountOut ?? 0n) * 1_000n >= trade.trade.amountIn * 2n * 995n).toBe(true);
+    const after = await holdings();
+    expect(before.cusd - after.cusd).toBe(order);
+    expect(after.celo - before.celo).toBe(bought);
+    // Each slice approves the router for exactly its amount, then swaps.
+    expect(after.nonce - before.nonce).toBe(2 * slices.length);
+    expect(run.note).toMatch(new RegExp(`buy: 60,000 cUSD of 60,000 cUSD sold in ${slices.length} slice\\(s\\), 1\\.99\\d* CELO per cUSD; all sold`));
+    // The ledger holds the slices as they were sent.
+    const rows = await executor().ledger.trades.all('dca');
+    expect(rows.filter((row) => row.slot.startsWith(slot)).map((row) => [row.slot, row.amountIn, row.status])).toEqual(
+      slices.map((trade, i) => [`${slot}#buy.${i + 1}`, trade.trade.amountIn, 'confirmed']),
+    );
+    // The slot run again sells nothing more: the order is done.
+    const again = await runStrategy(strategy({ split }), slot, deps());
+    expect(again.trades).toEqual([]);
+    expect(await holdings()).toEqual(after);
+  });
+
+  it('stopped between slices, goes on with the remainder only: no slice twice, the whole exactly once', async () => {
+    const before = await holdings();
+    const slot = '2026-11-28T12:00:00.000Z';
+    const stop = new AbortController();
+    let paced = 0;
+    const stopAfterTwo = async () => {
+      if (++paced === 2) stop.abort();
+      await arbitrageBack();
+      if (stop.signal.aborted) throw new Error('stopped');
+    };
+    await expect(runStrategy(strategy({ split }), slot, deps({ pace: stopAfterTwo, signal: stop.signal }))).rejects.toThrow('stopped');
+    const stopped = await holdings();
+    const first = await executor().ledger.trades.all('dca');
+    expect(first.map((row) => row.status)).toEqual(['confirmed', 'confirmed']);
+    expect(before.cusd - stopped.cusd).toBe(first.reduce((sum, row) => sum + row.amountIn, 0n));
+
+    const resumed = await runStrategy(strategy({ split }), slot, deps());
+    expect(resumed.trades.map((trade) => trade.intentId)).toEqual(resumed.trades.map((_, i) => `dca:${slot}#buy.${i + 3}`));
+    const after = await holdings();
+    expect(before.cusd - after.cusd).toBe(order);
+    const rows = await executor().ledger.trades.all('dca');
+    expect(new Set(rows.map((row) => row.slot)).size).toBe(rows.length);
+    expect(rows.reduce((sum, row) => sum + row.amountIn, 0n)).toBe(order);
+  });
+
+  it('a lying service that promises 1.5 times the output gets no slice larger: each is refused, nothing traded', async () => {
+    const proxy = await startQuoteProxy(fork.addressBook.routingServiceUrl as string);
+    const lied = await testExecutor(fork, { serviceUrl: proxy.url });
+    try {
+      proxy.setRewrite((body) => {
+        const inflated = ((BigInt(body.expectedOut) * 3n) / 2n).toString();
+        const { txn, ...rest } = body;
+        return { ...rest, expectedOut: inflated, details: { ...body.details, expectedOutputAmount: inflated } };
+      });
+      const before = await holdings();
+      const stop = new AbortController();
+      let paced = 0;
+      const twice = async () => {
+        if (++paced === 2) {
+          stop.abort();
+          throw new Error('stopped');
+        }
+      };
+      await expect(runStrategy(strategy({ split }), '2026-11-28T13:00:00.000Z', deps({ pace: twice, signal: stop.signal }, lied))).rejects.toThrow('stopped');
+      const rows = await lied.ledger.trades.all('dca');
+      // Sized on the lie, the first slice is the whole order: refused by its checks, as one trade would be.
+      expect(rows.map((row) => [row.amountIn, row.status])).toEqual([
+        [order, 'refused'],
+        [order, 'refused'],
+      ]);
+      expect(await holdings()).toEqual(before);
+    } finally {
+      await lied.close();
+      await proxy.close();
+    }
+  });
+});
