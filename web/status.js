@@ -44,6 +44,15 @@ function figure(strategy, label, path) {
   return element('div', {}, element('dt', {}, label), element('dd', { 'data-strategy': strategy.id, 'data-field': path, class: tone }, text));
 }
 
+/** The latest order worked in slices over time: how far it got, and at what price against the reference. */
+const orderFigures = [
+  ['order slices', 'order.slices'],
+  ['order sold', 'order.sold.text'],
+  ['order bought', 'order.bought.text'],
+  ['order average price', 'order.averagePrice.text'],
+  ['order against the reference (bps)', 'order.againstReferenceBps'],
+];
+
 const figuresByKind = {
   dca: [
     ['invested', 'dca.invested.text'],
@@ -318,7 +327,8 @@ function renderStrategy(strategy, detail) {
   const [title, plan, figures, chartBox, trades] = section.children;
   title.replaceChildren(`${strategy.id} `, element('small', {}, `${strategy.kind}, wallet ${strategy.wallet.name}, `), stateOf(strategy));
   plan.textContent = strategy.plan;
-  figures.replaceChildren(...[...(figuresByKind[strategy.kind] ?? []), ...commonFigures].map(([label, path]) => figure(strategy, label, path)));
+  const order = strategy.order ? orderFigures : [];
+  figures.replaceChildren(...[...(figuresByKind[strategy.kind] ?? []), ...order, ...commonFigures].map(([label, path]) => figure(strategy, label, path)));
   for (const chart of chartsOf(strategy, detail.series)) {
     let box = chartBox.querySelector(`[data-chart="${chart.name}"]`);
     if (!box) {

@@ -14,6 +14,8 @@ import type { Strategy } from '../strategy/types.ts';
 import { resumeOpenTrades } from '../trade/pipeline.ts';
 import { openStates, type TradeReport, type TradeState, type WalletBalances } from '../model/trade.ts';
 import { type RunReport, runStrategy } from './runner.ts';
+import { worksInSlices } from './worked-order.ts';
+import { parseSliceKey, parseTradeSlot, scheduledSlotTime } from '../model/trade-slot.ts';
 import type { Execution, Runtime } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { startSettler } from './settler.ts';
@@ -256,8 +258,31 @@ async function lastSlotsOf(execution: Execution, strategyIds?: readonly string[]
   return traded;
 }
 
+/**
+ * The slot each strategy that works orders in slices was working at its last run, while the order's `within` has not
+ * passed since its first slice. The rows only decide that the slot runs again; what is left of its order is decided
+ * by the run, from the wallet's proven history (a row that lies here can only make a slot run again, which sells no
+ * slice twice).
+ */
+async function workingSlotsOf(strategies: readonly Strategy[], execution: Execution): Promise<Map<string, number>> {
+  const working = new Map<string, number>();
+  for (const strategy of strategies.filter(worksInSlices)) {
+    const slices = (await execution.ledger.trades.all(strategy.id)).filter((row) => parseSliceKey(parseTradeSlot(row.slot).key ?? '') !== undefined);
+    const latest = slices.reduce<string | undefined>((last, row) => {
+      const { runSlot } = parseTradeSlot(row.slot);
+      return last === undefined || runSlot > last ? runSlot : last;
+    }, undefined);
+    const time = latest === undefined ? undefined : scheduledSlotTime(latest);
+    if (latest === undefined || time === undefined) continue;
+    const firstAt = Math.min(...slices.filter((row) => parseTradeSlot(row.slot).runSlot === latest).map((row) => row.createdAt));
+    if (Date.now() < firstAt + strategy.split.withinMs) working.set(strategy.id, time);
+  }
+  return working;
+}
+
 export async function startDaemon(runtime: Runtime, execution: Execution, observersIn: Observers, signal?: AbortSignal): Promise<Daemon> {
   const lastSlots = await lastSlotsOf(execution);
+  const workingSlots = await workingSlotsOf(runtime.config.strategies, execution);
   const { names, leases, group } = execution;
   const addressOf = (strategy: Strategy) => execution.executors.get(strategy.wallet)?.wallet.address;
   // Runs in progress per wallet: a wallet is handed to another daemon only when it has none.
@@ -276,6 +301,7 @@ export async function startDaemon(runtime: Runtime, execution: Execution, observ
     strategies: runtime.config.strategies,
     maxConcurrency: runtime.config.defaults.maxConcurrency,
     lastSlot: (strategyId) => lastSlots.get(strategyId),
+    workingSlot: (strategyId) => workingSlots.get(strategyId),
     run: async (strategy, slot) => {
       const wallet = addressOf(strategy);
       count(wallet, 1);

@@ -35,6 +35,11 @@ export type SchedulerDeps = {
    * whose wallet comes to this daemon later is caught up with `adopt`. Absent: every strategy is this daemon's.
    */
   holds?(strategy: Strategy): boolean;
+  /**
+   * The slot (ms) whose order the strategy was working in slices when the daemon stopped, if that order may still go
+   * on (engine/worked-order.ts): run again at start while it is the strategy's latest slot, for the remainder only.
+   */
+  workingSlot?(strategyId: string): number | undefined;
 };
 
 export class Scheduler {
@@ -54,7 +59,10 @@ export class Scheduler {
 
   start(): void {
     for (const strategy of this.#deps.strategies) {
-      if (this.#holds(strategy)) this.#catchUp(strategy, this.#deps.lastSlot(strategy.id), 'missed while stopped');
+      if (this.#holds(strategy)) {
+        this.#catchUp(strategy, this.#deps.lastSlot(strategy.id), 'missed while stopped');
+        this.#goOnWorking(strategy);
+      }
       this.#scheduleNext(strategy, this.#now());
     }
   }
@@ -76,6 +84,13 @@ export class Scheduler {
     const missed = due !== undefined && (fresh ? strategy.schedule.firstRun === 'now' : last < due);
     if (missed && strategy.schedule.catchUp === 'once') this.#fire(strategy, due, now);
     else if (missed) this.#deps.onMissed?.(strategy, slotName(due), `${why} (catchUp: skip)`);
+  }
+
+  /** An order left in slices goes on with its remainder while its slot is the latest (a slot that ran is not "missed"). */
+  #goOnWorking(strategy: Strategy): void {
+    const now = this.#now();
+    const working = this.#deps.workingSlot?.(strategy.id);
+    if (working !== undefined && working === latestSlot(strategy, now) && working === this.#deps.lastSlot(strategy.id)) this.#fire(strategy, working, now);
   }
 
   #holds(strategy: Strategy): boolean {

@@ -48,6 +48,22 @@ export type CommonAccount = {
   partnerFeesUnknown: number;
   refusals: Counted[];
   failures: Counted[];
+  /** The latest order worked in slices over time (engine/worked-order.ts), none if the strategy never split one. */
+  order: OrderJson | null;
+};
+
+/**
+ * An order worked in slices: its run's slot and key, the slices confirmed, what they sold and bought, the average
+ * price paid, and how far that is from the reference when each slice was made (negative: below it).
+ */
+export type OrderJson = {
+  slot: string;
+  key: string;
+  slices: number;
+  sold: AmountJson;
+  bought: AmountJson;
+  averagePrice: PriceJson | null;
+  againstReferenceBps: string | null;
 };
 
 export type DcaAccount = {
@@ -193,6 +209,31 @@ export function commonAccount(strategy: Strategy, tally: Tally, open: readonly T
     partnerFeesUnknown: tally.partnerFeesUnknown,
     refusals: byCount(tally.refusals),
     failures: byCount(tally.failures),
+    order: orderJson(strategy, tally.lastOrder, books),
+  };
+}
+
+function orderJson(strategy: Strategy, order: Tally['lastOrder'], books: Books): OrderJson | null {
+  if (!order) return null;
+  // The strategy's own tokens carry their symbols; the books know what the chain data names.
+  const known: Token[] =
+    strategy.kind === 'dca' || strategy.kind === 'limit'
+      ? [strategy.sell, strategy.buy]
+      : strategy.kind === 'rebalance'
+        ? [strategy.quote, ...strategy.targets.map((target) => target.token)]
+        : [];
+  const tokenOf = (address: string) => known.find((token) => token.address.toLowerCase() === address) ?? books.token(address);
+  const [sold, bought] = [tokenOf(order.tokenIn), tokenOf(order.tokenOut)];
+  const { runSlot, key } = parseTradeSlot(order.order);
+  const against = order.atReference === undefined || order.atReference === 0n ? null : ((order.bought - order.atReference) * 10_000n) / order.atReference;
+  return {
+    slot: runSlot,
+    key: key ?? '',
+    slices: order.slices,
+    sold: amountJson(order.sold, sold),
+    bought: amountJson(order.bought, bought),
+    averagePrice: priceJson(order.bought, bought, order.sold, sold),
+    againstReferenceBps: against === null ? null : against.toString(),
   };
 }
 

@@ -64,7 +64,12 @@ export class PriceBook {
   }
 
   /** `amount` of `from` in `to` at the marks in force at `time` ('latest': the newest marks); undefined without both prices. */
-  convert(amount: bigint, from: TokenInfo | { address: string; decimals: number }, to: TokenInfo, time: number | 'latest'): bigint | undefined {
+  convert(
+    amount: bigint,
+    from: TokenInfo | { address: string; decimals: number },
+    to: TokenInfo | { address: string; decimals: number },
+    time: number | 'latest',
+  ): bigint | undefined {
     if (from.address.toLowerCase() === to.address.toLowerCase()) return amount;
     const read = (token: string) => (time === 'latest' ? this.latest(token) : this.at(token, time));
     const [priceFrom, priceTo] = [read(from.address), read(to.address)];

@@ -13,6 +13,7 @@ import type { Token } from './amounts.ts';
 import type { PriceBook } from './prices.ts';
 import type { TradeEffect } from '../trade/kinds/kind.ts';
 import { kindOf } from '../trade/kinds/registry.ts';
+import { orderOfSlot, parseSliceKey, parseTradeSlot } from '../model/trade-slot.ts';
 
 /** What accounting reads besides a strategy's trades. */
 export type Books = {
@@ -78,6 +79,11 @@ export type Tally = {
   turnover: bigint;
   /** A limit order's fills (one-shot orders: a few). */
   limitFills: LimitFillRecord[];
+  /**
+   * The latest order worked in slices (engine/worked-order.ts): its slices confirmed, what they sold and bought, and
+   * what they would have bought at the reference when each was made (undefined once one had no price).
+   */
+  lastOrder: OrderTally | undefined;
   /** A compound strategy's claims, re-deposits and withdrawals. */
   claimed: bigint;
   claimedValue: bigint | undefined;
@@ -86,6 +92,17 @@ export type Tally = {
   withdrawals: number;
   withdrawnPosition: bigint;
   withdrawnReceived: bigint;
+};
+
+export type OrderTally = {
+  order: string;
+  tokenIn: string;
+  tokenOut: string;
+  slices: number;
+  sold: bigint;
+  bought: bigint;
+  atReference: bigint | undefined;
+  lastAt: number;
 };
 
 export function emptyTally(): Tally {
@@ -107,6 +124,7 @@ export function emptyTally(): Tally {
     deltas: new Map(),
     turnover: 0n,
     limitFills: [],
+    lastOrder: undefined,
     position: {
       collected0: 0n,
       collected1: 0n,
@@ -180,6 +198,7 @@ export function foldTrade(tally: Tally, strategy: Strategy, trade: TradeRecord, 
   // What the trade did, as its kind says (src/trade/kinds/): the folds below never ask which kind it is.
   const effect = kindOf(trade).effect(trade, amountOut);
   if (effect.swapped) foldSwap(tally, strategy, trade, amountOut, effect.swapped.partnerFee);
+  if (effect.swapped && parseSliceKey(parseTradeSlot(trade.slot).key ?? '')) foldSlice(tally, trade, amountOut, books);
   if (strategy.kind === 'limit')
     tally.limitFills.push({ createdAt: trade.createdAt, slot: trade.slot, amountIn: trade.amountIn, amountOut, txHash: trade.settlement?.txHash ?? '' });
   if (strategy.kind === 'compound') foldCompound(tally, strategy, trade, effect, books);
@@ -222,6 +241,26 @@ function foldSwap(tally: Tally, strategy: Strategy, trade: TradeRecord, amountOu
   tally.deltas.set(tokenIn, (tally.deltas.get(tokenIn) ?? 0n) - trade.amountIn);
   const quote = valueTokenOf(strategy).address.toLowerCase();
   tally.turnover += tokenOut === quote ? amountOut : tokenIn === quote ? trade.amountIn : 0n;
+}
+
+/** A confirmed slice of an order worked over time: the latest order's figures (a later order starts them anew). */
+function foldSlice(tally: Tally, trade: TradeRecord, amountOut: bigint, books: Books): void {
+  const order = orderOfSlot(trade.slot);
+  const last = tally.lastOrder;
+  if (last && last.order !== order && last.lastAt > trade.createdAt) return;
+  const current =
+    last?.order === order
+      ? last
+      : { order, tokenIn: trade.tokenIn.toLowerCase(), tokenOut: trade.tokenOut.toLowerCase(), slices: 0, sold: 0n, bought: 0n, atReference: 0n, lastAt: 0 };
+  const reference = books.prices.convert(trade.amountIn, books.token(current.tokenIn), books.token(current.tokenOut), trade.createdAt);
+  tally.lastOrder = {
+    ...current,
+    slices: current.slices + 1,
+    sold: current.sold + trade.amountIn,
+    bought: current.bought + amountOut,
+    atReference: reference === undefined || current.atReference === undefined ? undefined : current.atReference + reference,
+    lastAt: Math.max(current.lastAt, trade.createdAt),
+  };
 }
 
 function foldCompound(tally: Tally, strategy: Strategy & { kind: 'compound' }, trade: TradeRecord, effect: TradeEffect, books: Books): void {

@@ -127,6 +127,22 @@ describe('scheduler', () => {
     expect(runs).toEqual([]);
   });
 
+  it('runs again at start the slot whose order it was working in slices, while that slot is the latest; not an older one', async () => {
+    const runs: string[] = [];
+    const now = at('2026-11-20T10:30:00Z');
+    const scheduler = new Scheduler({
+      strategies: [strategy('working', { everyMs: 3_600_000 }), strategy('superseded', { everyMs: 3_600_000, catchUp: 'skip' })],
+      run: async (s, slot) => void runs.push(`${s.id}@${slot}`),
+      lastSlot: (id) => (id === 'working' ? at('2026-11-20T10:00:00Z') : at('2026-11-20T09:00:00Z')),
+      workingSlot: (id) => (id === 'working' ? at('2026-11-20T10:00:00Z') : at('2026-11-20T09:00:00Z')),
+      maxConcurrency: 4,
+      now: () => now,
+    });
+    scheduler.start();
+    await scheduler.stop();
+    expect(runs).toEqual(['working@2026-11-20T10:00:00.000Z']);
+  });
+
   it('never overlaps a strategy with itself: a slot arriving mid-run is missed, with why', async () => {
     let active = 0;
     let most = 0;

@@ -8,6 +8,8 @@
 import { erc20Abi } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { runStrategy } from '../../src/engine/runner.ts';
+import { toJson } from '../../src/json.ts';
+import { statusReport } from '../../src/status/report.ts';
 import type { RunDeps } from '../../src/engine/run-types.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
 import { isqrt } from '../../src/bigint-math.ts';
@@ -93,6 +95,18 @@ describe('an order larger than the market, worked in slices over time', () => {
     expect(rows.filter((row) => row.slot.startsWith(slot)).map((row) => [row.slot, row.amountIn, row.status])).toEqual(
       slices.map((trade, i) => [`${slot}#buy.${i + 1}`, trade.trade.amountIn, 'confirmed']),
     );
+    // The status shows the order: its slices, what they sold and bought, the average price.
+    const dca = strategy({ split });
+    await executor().ledger.strategies.describe([{ id: dca.id, kind: dca.kind, walletName: 'main', wallet: me(), definition: toJson(dca) }]);
+    const shown = (await statusReport(executor().ledger)).strategies.find((entry) => entry.id === 'dca');
+    expect(shown?.order).toMatchObject({
+      slot,
+      key: 'buy',
+      slices: slices.length,
+      sold: { raw: order.toString(), symbol: 'cUSD' },
+      bought: { raw: bought.toString(), symbol: 'CELO' },
+      averagePrice: { unit: 'CELO per cUSD' },
+    });
     // The slot run again sells nothing more: the order is done.
     const again = await runStrategy(strategy({ split }), slot, deps());
     expect(again.trades).toEqual([]);
