@@ -551,6 +551,12 @@ function strategyProblems(s: StrategyInput, fileDefaults: z.output<typeof defaul
       });
     if (parseDuration(s.split.every) >= parseDuration(s.split.within))
       problems.push({ path: ['split', 'every'], message: `${s.split.every} is not shorter than within (${s.split.within}): there would be one slice` });
+    const intervalMs = shortestIntervalMs(s);
+    if (intervalMs !== undefined && parseDuration(s.split.within) >= intervalMs)
+      problems.push({
+        path: ['split', 'within'],
+        message: `${s.split.within} is not shorter than the interval (${formatDuration(intervalMs)}): an order would run into the next slot's`,
+      });
   }
   if (s.kind === 'limit' && s.takeProfit === undefined && s.stopLoss === undefined)
     problems.push({ path: ['takeProfit'], message: 'needs takeProfit, stopLoss or both' });

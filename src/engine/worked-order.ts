@@ -32,6 +32,9 @@ export const worksInSlices = (strategy: Strategy): strategy is SplittingStrategy
 
 /** Halvings tried for a slice within the impact: the smallest slice is 1/64 of what is left. */
 const halvings = 6;
+/** Refusals after which no later slice would go either: a pause, a budget spent. A price refusal waits for the pool. */
+const stopsTheOrder: readonly string[] = ['paused', 'budget'];
+
 /** Steps that then close in on the largest slice within it, to an eighth of the one found. */
 const refinements = 3;
 
@@ -41,9 +44,8 @@ export type PlannedSwap = PlannedTrade & { kind: 'swap'; amountIn: bigint };
 export type WorkedOrder = { key: string; amount: bigint; sold: bigint; bought: bigint; slices: number; ended: string; reports: TradeReport[] };
 
 /**
- * Works the order `planned` of the run of `slot`, decided on what is left of it (`leftOf`). `decideAgain`: the
- * strategy's decision now, on the market read now, for what is left (the order stops when it no longer asks for the
- * order's key).
+ * Works the order `planned` of the run of `slot`, decided on what is left of it. `decideAgain`: the strategy's decision
+ * now, on the market read now, for what is left (the order stops when it no longer asks for the order's key).
  */
 export async function workOrder(
   strategy: SplittingStrategy,
@@ -90,8 +92,8 @@ export async function workOrder(
         order.sold += size;
         order.bought += executed.amountOut ?? 0n;
         order.slices++;
-      } else if (executed.status !== 'refused') {
-        // Failed, or its outcome not known yet: nothing more until the chain has settled it.
+      } else if (executed.status !== 'refused' || stopsTheOrder.includes(executed.refusal ?? '')) {
+        // Failed, its outcome not known yet (nothing more until the chain has settled it), paused, or over budget.
         order.ended = `slice ${slice.key} ${executed.status}${executed.reason ? `: ${executed.reason}` : ''}`;
         break;
       }

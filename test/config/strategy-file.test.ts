@@ -154,12 +154,17 @@ describe('the strategy file is strict', () => {
     ['a bad firstRun', file(dca({ firstRun: 'later' })), 'f.yaml: strategies.0.firstRun: Invalid option: expected one of "now"|"slot"'],
     [
       'slices allowed the whole price tolerance',
-      file(dca({ maxPriceDeviationBps: 80, split: { maxImpactBps: 80 } })),
+      file(dca({ every: '1d', maxPriceDeviationBps: 80, split: { maxImpactBps: 80 } })),
       'f.yaml: strategies.0.split.maxImpactBps: 80 is not below the price tolerance of 80 bps: every slice at that impact would be refused',
     ],
     [
+      'an order that may take longer than the interval',
+      file(dca({ every: '30m', split: { within: '1h' } })),
+      "f.yaml: strategies.0.split.within: 1h is not shorter than the interval (30m): an order would run into the next slot's",
+    ],
+    [
       'slices no shorter apart than the order may take',
-      file(dca({ split: { within: '10m', every: '10m' } })),
+      file(dca({ every: '1d', split: { within: '10m', every: '10m' } })),
       'f.yaml: strategies.0.split.every: 10m is not shorter than within (10m): there would be one slice',
     ],
   ])('refuses %s, naming the path', (_name, raw, message) => {
