@@ -22,7 +22,7 @@ import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.t
 
 const e18 = 10n ** 18n;
 const order = 60_000n * e18;
-const split = { maxImpactBps: 50, withinMs: 3_600_000, everyMs: 60_000 };
+const split = { maxImpactBps: 50, withinMs: 1_800_000, everyMs: 60_000 };
 
 describe('an order larger than the market, worked in slices over time', () => {
   const fork = useDevnetFork({ routing: true });
