@@ -1,0 +1,163 @@
+/**
+ * Orders larger than the market, measured from outside the daemon: DCA orders of 0.1% to 5% of the devnet's CELO/cUSD
+ * Uniswap V2 pool (4M CELO, 2M cUSD) sold for CELO, each against the reference (2 CELO per cUSD), in basis points:
+ *  - one route: what the routing service quotes for the whole order at once (and whether a 1% tolerance takes it);
+ *  - over time: the order worked in slices by `routekeeper once` (split: maxImpactBps 50, every 1s), while an
+ *    arbitrageur brings the pool back to the reference after each slice, as Celo's do between blocks.
+ * Prints, per order: both in bps against the reference, the slices, the gas and node requests per slice, and the time
+ * the order took. Splitting across routes in one block is not built yet.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { erc20Abi } from 'viem';
+import { isqrt } from '../src/bigint-math.ts';
+import * as artifacts from '../src/devnet/artifacts/contracts.ts';
+import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
+import { Ledger } from '../src/ledger/ledger.ts';
+import { createForkClients } from '../support/fork-clients.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
+import { trader } from '../support/traders.ts';
+import { runOnce } from './serve-process.ts';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '2000,10000,20000,50000,100000' } } });
+const sizes = values.sizes.split(',').map((size) => BigInt(size));
+const e18 = 10n ** 18n;
+
+const devnet = await startDevnet({});
+const { service, addressBook } = await startDevnetRoutingService(devnet.addressBook);
+const fork = { ...createForkClients(addressBook), addressBook };
+const proxy = await startRpcProxy(addressBook.rpcUrl);
+const dir = mkdtempSync(join(tmpdir(), 'routekeeper-bench-split-'));
+const bookFile = join(dir, 'address-book.json');
+writeFileSync(bookFile, JSON.stringify({ ...addressBook, rpcUrl: proxy.url }));
+const dataDir = join(dir, 'data');
+const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
+const pair = addressBook.pools.find((pool) => pool.name === 'CELO/cUSD')?.address;
+if (!pair) throw new Error('the devnet has no CELO/cUSD pool');
+const wallet = trader(fork, 0);
+const arbitrageur = trader(fork, 1);
+
+const mint = async (token: `0x${string}`, to: `0x${string}`, amount: bigint) =>
+  fork.publicClient.waitForTransactionReceipt({
+    hash: await arbitrageur.wallet.writeContract({ address: token, abi: artifacts.TestToken.abi, functionName: 'mint', args: [to, amount] }),
+  });
+
+/** Sells CELO into the pool until it is back at the reference, 0.5 cUSD per CELO (the arbitrageur's inventory is minted). */
+async function arbitrageBack(): Promise<void> {
+  const [reserve0, reserve1] = await fork.publicClient.readContract({
+    address: pair as `0x${string}`,
+    abi: artifacts.UniswapV2Pair.abi,
+    functionName: 'getReserves',
+  });
+  const token0 = await fork.publicClient.readContract({ address: pair as `0x${string}`, abi: artifacts.UniswapV2Pair.abi, functionName: 'token0' });
+  const celoIs0 = token0.toLowerCase() === celo.toLowerCase();
+  const [celoReserve, cusdReserve] = celoIs0 ? [reserve0, reserve1] : [reserve1, reserve0];
+  const target = isqrt(celoReserve * cusdReserve * 2n);
+  // Within 2 bps of the reference: nothing to do.
+  if (target * 10_000n <= celoReserve * 10_001n) return;
+  const sell = target - celoReserve;
+  const out = (sell * 997n * cusdReserve) / (celoReserve * 1000n + sell * 997n);
+  await mint(celo, arbitrageur.address, sell);
+  await fork.publicClient.waitForTransactionReceipt({
+    hash: await arbitrageur.wallet.writeContract({ address: celo, abi: erc20Abi, functionName: 'transfer', args: [pair as `0x${string}`, sell] }),
+  });
+  await fork.publicClient.waitForTransactionReceipt({
+    hash: await arbitrageur.wallet.writeContract({
+      address: pair as `0x${string}`,
+      abi: artifacts.UniswapV2Pair.abi,
+      functionName: 'swap',
+      args: [celoIs0 ? 0n : out, celoIs0 ? out : 0n, arbitrageur.address, '0x'],
+    }),
+  });
+}
+
+/** The arbitrageur, watching every new block until stopped. */
+function arbitrageEachBlock(): () => Promise<void> {
+  let stopped = false;
+  const loop = (async () => {
+    let seen = await fork.publicClient.getBlockNumber();
+    while (!stopped) {
+      const head = await fork.publicClient.getBlockNumber();
+      if (head > seen) {
+        seen = head;
+        await arbitrageBack();
+        seen = await fork.publicClient.getBlockNumber();
+      } else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
+}
+
+const bpsAgainstReference = (sold: bigint, bought: bigint) => Number(((bought - sold * 2n) * 10_000n) / (sold * 2n));
+
+async function oneRoute(size: bigint) {
+  const url = new URL('/routes', addressBook.routingServiceUrl);
+  for (const [key, value] of Object.entries({ tokenIn: cusd, tokenOut: celo, amountIn: (size * e18).toString(), chainId: String(addressBook.chainId) }))
+    url.searchParams.set(key, value);
+  const answer = (await (await fetch(url)).json()) as { expectedOut: string };
+  const bps = bpsAgainstReference(size * e18, BigInt(answer.expectedOut));
+  return { bps, withinOnePercent: bps >= -100 };
+}
+
+async function overTime(size: bigint) {
+  const id = `dca-${size}`;
+  const config = join(dir, `${id}.yaml`);
+  writeFileSync(
+    config,
+    `
+defaults: { confirmations: 1, firstRun: now }
+wallets:
+  main: { privateKeyEnv: ROUTEKEEPER_PRIVATE_KEY }
+strategies:
+  - { id: ${id}, kind: dca, wallet: main, every: 1d, sell: { token: cUSD, amount: "${size}" }, buy: CELO, maxPriceDeviationBps: 100, split: { maxImpactBps: 50, within: 30m, every: 1s } }
+`,
+  );
+  await mint(cusd, wallet.address, size * e18);
+  const stopArbitrage = arbitrageEachBlock();
+  const requestsBefore = proxy.requests();
+  const started = performance.now();
+  const { code, stderr } = await runOnce({ strategy: id, config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey });
+  const seconds = (performance.now() - started) / 1000;
+  await stopArbitrage();
+  if (code !== 0) throw new Error(`once exited ${code}: ${stderr.trim().split('\n').at(-1)}`);
+  const ledger = await Ledger.openReadOnly(join(dataDir, 'ledger.sqlite'));
+  try {
+    const slices = (await ledger.trades.all(id)).filter((row) => row.status === 'confirmed');
+    const sold = slices.reduce((sum, row) => sum + row.amountIn, 0n);
+    const bought = slices.reduce((sum, row) => sum + (row.settlement?.amountOut ?? 0n), 0n);
+    const gas = slices.reduce((sum, row) => sum + (row.settlement?.gasUsed ?? 0n), 0n);
+    return {
+      sold: (sold / e18).toString(),
+      complete: sold === size * e18,
+      bps: bpsAgainstReference(sold, bought),
+      slices: slices.length,
+      gasPerSlice: slices.length ? Number(gas / BigInt(slices.length)) : 0,
+      nodeRequestsPerSlice: slices.length ? Math.round(((proxy.requests() - requestsBefore) / slices.length) * 10) / 10 : 0,
+      seconds: Math.round(seconds * 10) / 10,
+    };
+  } finally {
+    await ledger.close();
+  }
+}
+
+try {
+  const orders = [];
+  for (const size of sizes) {
+    orders.push({
+      cusd: size.toString(),
+      ofPoolPercent: Number((size * 10_000n) / 2_000_000n) / 100,
+      oneRoute: await oneRoute(size),
+      overTime: await overTime(size),
+    });
+  }
+  console.log(JSON.stringify({ pool: 'Uniswap V2 CELO/cUSD, 4M CELO and 2M cUSD, 0.3%', reference: '2 CELO per cUSD', orders }, null, 2));
+} finally {
+  await proxy.close();
+  await service.close();
+  await devnet.stop();
+}
