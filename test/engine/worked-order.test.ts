@@ -16,6 +16,8 @@ import { isqrt } from '../../src/bigint-math.ts';
 import type { DcaStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, testExecutor, useTestExecutor } from '../helpers/engine.ts';
+import type { LedgerLocation } from '../../src/ledger/ledger.ts';
+import { runSql } from '../helpers/ledgers.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { trader } from '../helpers/routing.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
@@ -136,6 +138,31 @@ describe('an order larger than the market, worked in slices over time', () => {
     const rows = await executor().ledger.trades.all('dca');
     expect(new Set(rows.map((row) => row.slot)).size).toBe(rows.length);
     expect(rows.reduce((sum, row) => sum + row.amountIn, 0n)).toBe(order);
+  });
+
+  it('a writer who deletes a filled slice cannot make it sell again: the hole is refused, the wallet paused, nothing sent', async () => {
+    const slot = '2026-11-28T14:00:00.000Z';
+    const stop = new AbortController();
+    let paced = 0;
+    const stopAfterTwo = async () => {
+      if (++paced === 2) {
+        stop.abort();
+        throw new Error('stopped');
+      }
+      await arbitrageBack();
+    };
+    await expect(runStrategy(strategy({ split }), slot, deps({ pace: stopAfterTwo, signal: stop.signal }))).rejects.toThrow('stopped');
+    const [, second] = await executor().ledger.trades.all('dca');
+    if (!second) throw new Error('two slices were expected');
+    const ledger: LedgerLocation = { kind: 'sqlite', file: executor().ledgerFile };
+    await runSql(ledger, 'DELETE FROM attempts WHERE intent_id = ?', second.id);
+    await runSql(ledger, 'DELETE FROM intents WHERE id = ?', second.id);
+    const before = await holdings();
+    const resumed = await runStrategy(strategy({ split }), slot, deps());
+    expect(resumed.trades.filter((trade) => trade.status === 'confirmed')).toEqual([]);
+    expect(`${resumed.anomaly ?? ''} ${resumed.trades.map((trade) => trade.reason).join(' ')}`).toMatch(/deleted/);
+    expect(await holdings()).toEqual(before);
+    expect((await executor().ledger.pauses.for('dca', me())).length).toBeGreaterThan(0);
   });
 
   it('a lying service that promises 1.5 times the output gets no slice larger: each is refused, nothing traded', async () => {
