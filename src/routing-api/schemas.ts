@@ -112,6 +112,8 @@ export type EarnRouteQuery = z.output<typeof earnRouteQuerySchema>;
  * a signature) longer than `maxAnswerHexBytes`. A larger one is refused before anything reads it.
  */
 export const maxAnswerHops = 8;
+/** The most routes a split answer may hold (the service shares among at most 4). */
+export const maxSplitAnswerRoutes = 8;
 export const maxUnderlyingRoutes = 8;
 export const maxAnswerHexBytes = 1024;
 const boundedHex = hexSchema.refine((hex) => hex.length <= 2 + 2 * maxAnswerHexBytes, { message: `must be at most ${maxAnswerHexBytes} bytes` });
@@ -177,6 +179,24 @@ export const swapRouteSchema = z
     }
   });
 
+/**
+ * Our extension, GET /routes/split: an amount shared among routes through disjoint pools, each answered as GET /routes
+ * answers its own part (`amountIn`), to be sent in one block; `expectedOut` is their sum.
+ */
+export const splitRouteSchema = z
+  .looseObject({
+    expectedOut: uint256StringSchema,
+    routes: z
+      .array(z.looseObject({ amountIn: uint256StringSchema, route: swapRouteSchema }))
+      .min(1)
+      .max(maxSplitAnswerRoutes),
+    blockNumber: uint256StringSchema.optional(),
+  })
+  .superRefine((answer, ctx) => {
+    const sum = answer.routes.reduce((total, { route }) => total + BigInt(route.expectedOut), 0n);
+    if (sum !== BigInt(answer.expectedOut)) ctx.addIssue({ code: 'custom', path: ['expectedOut'], message: `is not the routes' sum, ${sum}` });
+  });
+
 /** The farm call a deposit (or withdraw) needs: the spec's declared `DepositData { addr, extra }`. */
 export const depositDataSchema = z.looseObject({ addr: addressSchema, extra: boundedHex });
 
@@ -201,6 +221,8 @@ export const errorBodySchema = z.looseObject({
 
 export type RouteDetail = z.output<typeof routeDetailSchema>;
 export type SwapRoute = z.output<typeof swapRouteSchema>;
+export type SplitRoute = z.output<typeof splitRouteSchema>;
+export type SplitRouteJson = z.input<typeof splitRouteSchema>;
 export type EarnRoute = z.output<typeof earnRouteSchema>;
 /** What goes over the wire (amounts as decimal strings). */
 export type RouteDetailJson = z.input<typeof routeDetailSchema>;

@@ -10,7 +10,16 @@ import { InvalidQuoteError, RateLimitedError } from './errors.ts';
 import { getJson } from './http.ts';
 import { type RateLimit, defaultRateLimitFor, limiterFor } from './limiter.ts';
 import { type RetryContext, type RetryPolicy, defaultRetryPolicy, withRetries } from './retry.ts';
-import { type EarnRoute, type SwapRoute, defaultChainId, earnRouteSchema, healthSchema, swapRouteSchema } from '../routing-api/schemas.ts';
+import {
+  type EarnRoute,
+  type SplitRoute,
+  type SwapRoute,
+  defaultChainId,
+  earnRouteSchema,
+  healthSchema,
+  splitRouteSchema,
+  swapRouteSchema,
+} from '../routing-api/schemas.ts';
 import { productionServiceUrl } from '../routing-api/endpoints.ts';
 
 export type RoutingClientConfig = {
@@ -110,6 +119,16 @@ export function createRoutingClient(config: RoutingClientConfig = {}) {
     limiter,
 
     /** GET /routes: a swap route from tokenIn to tokenOut. */
+    /** Our service's extension: the amount shared among routes through disjoint pools, to be sent in one block. */
+    getSplitRoutes(params: SwapRouteParams): Promise<SplitRoute> {
+      return request(
+        '/routes/split',
+        { ...common(params), amountIn: params.amountIn.toString(), slippage: params.slippageBps?.toString() },
+        splitRouteSchema,
+        params.signal,
+      );
+    },
+
     getSwapRoute(params: SwapRouteParams): Promise<SwapRoute> {
       return request(
         '/routes',

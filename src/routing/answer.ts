@@ -60,6 +60,14 @@ async function route(parts: AnswerParts, request: ServiceRequest): Promise<Servi
       if (apiKey) partners.record(apiKey, query.tokenIn, query.amountIn);
       return { status: 200, body };
     }
+    case '/routes/split': {
+      // Our extension: the amount shared among routes through disjoint pools (quotes.ts `split`).
+      const query = parseQuery(swapRouteQuerySchema, url, chainId);
+      const partner = partners.resolve(apiKey);
+      const body = await engine.split(await snapshot(parts), query, partner);
+      if (apiKey) partners.record(apiKey, query.tokenIn, query.amountIn);
+      return { status: 200, body };
+    }
     case '/earn/deposit':
     case '/earn/withdraw': {
       const query = parseQuery(earnRouteQuerySchema, url, chainId);
@@ -84,7 +92,9 @@ async function route(parts: AnswerParts, request: ServiceRequest): Promise<Servi
       return { status: 200, body: partners.usage(apiKey, (partner) => ('unreadable' in partnerFees ? undefined : partnerFees.get(partner))) };
     }
     default:
-      throw new RoutingRequestError('no-endpoint', { error: `No endpoint ${url.pathname}; try /routes, /earn/deposit, /earn/withdraw, /tokens or /` });
+      throw new RoutingRequestError('no-endpoint', {
+        error: `No endpoint ${url.pathname}; try /routes, /routes/split, /earn/deposit, /earn/withdraw, /tokens or /`,
+      });
   }
 }
 

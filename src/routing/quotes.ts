@@ -10,6 +10,7 @@ import {
   type EarnRouteJson,
   type EarnRouteQuery,
   type RouteDetailJson,
+  type SplitRouteJson,
   type SwapRouteJson,
   type SwapRouteQuery,
   interpretDeadline,
@@ -52,6 +53,33 @@ export type QuoteEngineConfig = {
    */
   through?: ReadonlySet<string>;
 };
+
+/** The most routes one split answer shares an amount among, and the parts it shares it in. */
+export const maxSplitRoutes = 4;
+const splitParts = 20n;
+
+/**
+ * `amountIn` shared among `paths` (disjoint) in `splitParts` parts, each part to the path whose output grows most by
+ * it: what each path carries.
+ */
+function shareAmong(market: Market, paths: readonly Hop[][], amountIn: bigint): bigint[] {
+  const carried = paths.map(() => 0n);
+  const paid = paths.map(() => 0n);
+  const part = amountIn / splitParts;
+  for (let given = 0n; given < amountIn; ) {
+    const size = amountIn - given < part * 2n ? amountIn - given : part;
+    let best = 0;
+    let bestGain = -1n;
+    for (let i = 0; i < paths.length; i++) {
+      const gain = market.pathOutput(paths[i] as Hop[], (carried[i] as bigint) + size) - (paid[i] as bigint);
+      if (gain > bestGain) [best, bestGain] = [i, gain];
+    }
+    carried[best] = (carried[best] as bigint) + size;
+    paid[best] = (paid[best] as bigint) + bestGain;
+    given += size;
+  }
+  return carried;
+}
 
 /** About what one more hop costs a swap in gas: the adapter, the pool's swap and a token transfer. */
 export const gasPerHop = 100_000n;
@@ -112,6 +140,38 @@ export class QuoteEngine {
       answer.txn = { to: this.config.router, from: query.from, data, value: '0', gas: readyTransactionGas(best.hops.length).toString() };
     }
     return answer;
+  }
+
+  /**
+   * An amount split across routes through disjoint pools, in one block (our extension, GET /routes/split): up to
+   * `maxSplitRoutes` routes found one after another, each without the pools of those before it; the amount shared
+   * among them in `splitParts` parts, each part to the route that pays most for it on top of what it carries already;
+   * each route then answered as GET /routes answers its own part, without the other routes' pools. One route only
+   * where sharing gains nothing. The routes' pools being disjoint, their outputs add up on one state.
+   */
+  async split(snapshot: MarketAtBlock, query: SwapRouteQuery, partner?: Partner): Promise<SplitRouteJson> {
+    const { market } = snapshot;
+    this.#requireToken(market, query.tokenIn, 'tokenIn');
+    this.#requireToken(market, query.tokenOut, 'tokenOut');
+    const paths: Hop[][] = [];
+    let excluded: Address[] = [...(query.excludePools ?? [])];
+    for (let found = 0; found < maxSplitRoutes; found++) {
+      const best = (await this.#search(snapshot, { ...query, excludePools: excluded })).best;
+      if (!best) break;
+      paths.push(best.hops);
+      excluded = [...excluded, ...best.hops.map((hop) => hop.pool.address)];
+    }
+    if (paths.length === 0) throw noRoute();
+    const shares = shareAmong(market, paths, query.amountIn);
+    const used = paths.map((hops, i) => ({ hops, amountIn: shares[i] as bigint })).filter((share) => share.amountIn > 0n);
+    const routes: SplitRouteJson['routes'] = [];
+    for (const share of used) {
+      const others = used.filter((other) => other !== share).flatMap((other) => other.hops.map((hop) => hop.pool.address));
+      const excludePools = [...(query.excludePools ?? []), ...others];
+      routes.push({ amountIn: share.amountIn.toString(), route: await this.swap(snapshot, { ...query, amountIn: share.amountIn, excludePools }, partner) });
+    }
+    const expectedOut = routes.reduce((sum, { route }) => sum + BigInt(route.expectedOut), 0n);
+    return { expectedOut: expectedOut.toString(), routes, blockNumber: snapshot.blockNumber.toString() };
   }
 
   /**
