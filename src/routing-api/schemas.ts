@@ -181,13 +181,14 @@ export const swapRouteSchema = z
 
 /**
  * Our extension, GET /routes/split: an amount shared among routes through disjoint pools, each answered as GET /routes
- * answers its own part (`amountIn`), to be sent in one block; `expectedOut` is their sum.
+ * answers its own part (`amountIn`), with the pools it was found through (`pools`: what the others' requests exclude),
+ * to be sent in one block; `expectedOut` is their sum.
  */
 export const splitRouteSchema = z
   .looseObject({
     expectedOut: uint256StringSchema,
     routes: z
-      .array(z.looseObject({ amountIn: uint256StringSchema, route: swapRouteSchema }))
+      .array(z.looseObject({ amountIn: uint256StringSchema, pools: z.array(addressSchema).max(maxAnswerHops), route: swapRouteSchema }))
       .min(1)
       .max(maxSplitAnswerRoutes),
     blockNumber: uint256StringSchema.optional(),

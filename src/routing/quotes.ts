@@ -20,7 +20,7 @@ import { addLiquidity, removeLiquidity } from '../pools/uniswap-v2/math.ts';
 import type { MarketAtBlock } from './chain-state.ts';
 import { badRequest, chainUnavailable, noRoute, unsupportedTokens } from './errors.ts';
 import type { Hop, Market, PoolInfo } from './market.ts';
-import { type RouteSearch, type SearchOutcome, bestPathNow, searchWithin } from './search.ts';
+import { type FoundPath, type RouteSearch, type SearchOutcome, bestPathNow, searchWithin } from './search.ts';
 
 /** An LP or gauge token the service can deposit into and withdraw from, the farm that does it and the OneClickFarm that calls it. */
 export type Position = { token: Address; pool: PoolInfo; farm: Address; farmData: Hex; oneClickFarm: Address };
@@ -65,7 +65,7 @@ const splitParts = 20n;
 function shareAmong(market: Market, paths: readonly Hop[][], amountIn: bigint): bigint[] {
   const carried = paths.map(() => 0n);
   const paid = paths.map(() => 0n);
-  const part = amountIn / splitParts;
+  const part = amountIn / splitParts > 0n ? amountIn / splitParts : amountIn;
   for (let given = 0n; given < amountIn; ) {
     const size = amountIn - given < part * 2n ? amountIn - given : part;
     let best = 0;
@@ -100,10 +100,18 @@ export class QuoteEngine {
     const { market } = snapshot;
     this.#requireToken(market, query.tokenIn, 'tokenIn');
     this.#requireToken(market, query.tokenOut, 'tokenOut');
-    const deadline = this.#deadline(snapshot, query.deadlineMs);
     const search = await this.#search(snapshot, query);
     const best = search.best;
     if (!best) throw noRoute(search.complete ? undefined : `nothing found within the ${this.#budgetMs} ms search budget`);
+    const answer = await this.#swapAnswer(snapshot, query, best, partner);
+    if (!search.complete) answer.search = { complete: false, budgetMs: this.#budgetMs, pricedHops: search.priced };
+    return answer;
+  }
+
+  /** The answer for a path found: its details (signed for a partner), minimum, and the transaction when `from` is given. */
+  async #swapAnswer(snapshot: MarketAtBlock, query: SwapRouteQuery, best: FoundPath, partner?: Partner): Promise<SwapRouteJson> {
+    const { market } = snapshot;
+    const deadline = this.#deadline(snapshot, query.deadlineMs);
     const expectedOut = best.amountOut - partnerFee(best.amountOut, this.#feeOf(snapshot, partner));
     if (expectedOut === 0n) throw noRoute('the amount is too small to pay any output');
 
@@ -117,7 +125,6 @@ export class QuoteEngine {
       blockNumber: snapshot.blockNumber.toString(),
     };
     if (query.priceImpact) answer.priceImpact = priceImpact(market, best.hops, query.amountIn, best.amountOut);
-    if (!search.complete) answer.search = { complete: false, budgetMs: this.#budgetMs, pricedHops: search.priced };
     if (query.from) {
       const data = encodeFunctionData({
         abi: routerAbi,
@@ -146,8 +153,8 @@ export class QuoteEngine {
    * An amount split across routes through disjoint pools, in one block (our extension, GET /routes/split): up to
    * `maxSplitRoutes` routes found one after another, each without the pools of those before it; the amount shared
    * among them in `splitParts` parts, each part to the route that pays most for it on top of what it carries already;
-   * each route then answered as GET /routes answers its own part, without the other routes' pools. One route only
-   * where sharing gains nothing. The routes' pools being disjoint, their outputs add up on one state.
+   * each route then answered for its part as GET /routes answers a path, with the pools it goes through. One route
+   * only where sharing gains nothing. The routes' pools being disjoint, their outputs add up on one state.
    */
   async split(snapshot: MarketAtBlock, query: SwapRouteQuery, partner?: Partner): Promise<SplitRouteJson> {
     const { market } = snapshot;
@@ -165,10 +172,9 @@ export class QuoteEngine {
     const shares = shareAmong(market, paths, query.amountIn);
     const used = paths.map((hops, i) => ({ hops, amountIn: shares[i] as bigint })).filter((share) => share.amountIn > 0n);
     const routes: SplitRouteJson['routes'] = [];
-    for (const share of used) {
-      const others = used.filter((other) => other !== share).flatMap((other) => other.hops.map((hop) => hop.pool.address));
-      const excludePools = [...(query.excludePools ?? []), ...others];
-      routes.push({ amountIn: share.amountIn.toString(), route: await this.swap(snapshot, { ...query, amountIn: share.amountIn, excludePools }, partner) });
+    for (const { hops, amountIn } of used) {
+      const route = await this.#swapAnswer(snapshot, { ...query, amountIn }, { hops, amountOut: market.pathOutput(hops, amountIn) }, partner);
+      routes.push({ amountIn: amountIn.toString(), pools: hops.map((hop) => hop.pool.address), route });
     }
     const expectedOut = routes.reduce((sum, { route }) => sum + BigInt(route.expectedOut), 0n);
     return { expectedOut: expectedOut.toString(), routes, blockNumber: snapshot.blockNumber.toString() };

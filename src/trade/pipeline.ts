@@ -78,13 +78,26 @@ export const intentIdOf = (strategyId: string, slot: string) => `${strategyId}:$
 
 const askedOf = (trade: Trade): TradeReport['trade'] => ({ kind: trade.kind, tokenIn: trade.tokenIn, tokenOut: trade.tokenOut, amountIn: trade.amountIn });
 
-/** Claims the trade's slot and runs it; `skipped` when the slot already has its trade. */
-export async function runTrade(deps: PipelineDeps, trade: Trade, signal?: AbortSignal, runId?: number): Promise<TradeReport> {
+/**
+ * Claims the trade's slot and runs it; `skipped` when the slot already has its trade. `avoidPools`: pools its route
+ * must not use from its first quote (the other routes of an order split in one block: engine/worked-order.ts); a
+ * trade resumed later asks without them, and is checked as any.
+ */
+export async function runTrade(
+  deps: PipelineDeps,
+  trade: Trade,
+  signal?: AbortSignal,
+  runId?: number,
+  options: { avoidPools?: readonly Address[] } = {},
+): Promise<TradeReport> {
   const now = Date.now();
   const claimed = await deps.recorder.claim(trade, { runId, now, requestTag: await deps.wallet.tags.request(trade, now) });
   if (!claimed)
     return { intentId: trade.id, trade: askedOf(trade), status: 'skipped', reason: `slot ${trade.slot} of ${trade.strategyId} already ran`, stages: [] };
-  return advance(deps, claimed.record, signal, undefined, { claimedNow: { paused: claimed.paused } });
+  return advance(deps, claimed.record, signal, undefined, {
+    claimedNow: { paused: claimed.paused },
+    ...(options.avoidPools && { avoidPools: options.avoidPools }),
+  });
 }
 
 /**
@@ -143,7 +156,7 @@ async function advance(
   record: TradeRecord,
   signal?: AbortSignal,
   followForMs?: number,
-  options: { claimedNow?: { paused: boolean } } = {},
+  options: { claimedNow?: { paused: boolean }; avoidPools?: readonly Address[] } = {},
 ): Promise<TradeReport> {
   const { reads: ledger, recorder, wallet } = deps;
   const report: TradeReport = { intentId: record.id, trade: askedOf(record), status: record.status, stages: [] };
@@ -182,8 +195,13 @@ async function advance(
         const why = await stage('decide again', () => stillAsked(record));
         if (why !== undefined) throw new GuardRefusal('strategy-file', `trade ${record.id}: ${why}; it is not resumed`);
       }
-      const quoteAvoiding = (avoid: readonly Address[]) =>
-        stage('quote', () => (deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal, avoid) : quote(deps.routing, record, signal, avoid)));
+      const avoidFirst = options.avoidPools ?? [];
+      const quoteAvoiding = (refused: readonly Address[]) => {
+        const avoid = [...avoidFirst, ...refused];
+        return stage('quote', () =>
+          deps.sharedQuotes ? deps.sharedQuotes.quote(deps.routing, record, signal, avoid) : quote(deps.routing, record, signal, avoid),
+        );
+      };
       let proposal = await quoteAvoiding([]);
       const context: CheckContext = {
         wallet,
