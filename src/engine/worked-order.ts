@@ -4,7 +4,9 @@
  * (`<slot>#<key>.<n>`: claimed once, quoted, checked and settled as any trade), so that no slice pays more than
  * `maxImpactBps` below the independent reference:
  *  - each slice is the largest part of what is left (found by halving it up to 6 times, then closing in to an eighth)
- *    whose quote is within `maxImpactBps` of the reference. The quote only sizes it: the slice is quoted and checked again as any trade is, and a service that
+ *    whose quote is within `maxImpactBps` of the reference. Where the service shares an amount across routes through
+ *    disjoint pools (our GET /routes/split), the slice is quoted so and goes out in as many parts, each a trade of its
+ *    own that avoids the other parts' pools, checked on its own; The quote only sizes it: the slice is quoted and checked again as any trade is, and a service that
  *    claims a better price gets a larger slice refused, never a larger sale;
  *  - slices are `every` apart, so that pools and Mento's limit windows refill; before each the strategy decides again
  *    on the market read then, and the order stops when it no longer asks for it (the price left its bounds);
@@ -14,7 +16,7 @@
  * goes on with the remainder only.
  */
 import { type Address, isAddressEqual } from 'viem';
-import { sliceKey, parseSliceKey, parseTradeSlot } from '../model/trade-slot.ts';
+import { parseSliceKey, parseTradeSlot, sliceKey } from '../model/trade-slot.ts';
 import type { TradeReport } from '../model/trade.ts';
 import { sleep, throwIfAborted } from '../ops/abort.ts';
 import type { PlannedTrade, SplitOrders, Strategy } from '../strategy/types.ts';
@@ -76,25 +78,36 @@ export async function workOrder(
       order.ended = `its ${Math.round(split.withinMs / 60_000)} min passed with ${display(left, tokenOf(strategy, current.tokenIn))} left`;
       break;
     }
-    const size = await sliceWithinImpact(strategy, current, left, deps);
-    if (size > 0n) {
-      const slice: PlannedSwap = {
-        ...current,
-        key: sliceKey(planned.key, next++),
-        amountIn: size,
-        // The strategy's floor holds for every part at the same price.
-        ...(current.minAmountOut !== undefined && { minAmountOut: ceilDiv(current.minAmountOut * size, current.amountIn) }),
-      };
-      const executed = await runTrade(deps.executor, makeTrade(slice), deps.signal, deps.run?.id);
-      order.reports.push(executed);
-      if (executed.status === 'confirmed') {
-        spent += size;
-        order.sold += size;
-        order.bought += executed.amountOut ?? 0n;
+    const slice = await sliceWithinImpact(strategy, current, left, deps);
+    if (slice) {
+      // Its parts go out one after the other, each its own trade on its own route, avoiding the other parts' pools from
+      // its first quote and checked on its own. Not side by side: with exact approvals, a part checked while another's
+      // approval stands would find the allowance enough and sign no approval of its own, and the other's swap would
+      // spend it first (seen on the devnet: the second part reverted). The pools being disjoint, each meets the state
+      // its route was quoted on.
+      const parts = slice.parts.map((part) => ({
+        trade: makeTrade({
+          ...current,
+          key: sliceKey(planned.key, next++),
+          amountIn: part.amountIn,
+          // The strategy's floor holds for every part at the same price.
+          ...(current.minAmountOut !== undefined && { minAmountOut: ceilDiv(current.minAmountOut * part.amountIn, current.amountIn) }),
+        }),
+        avoidPools: slice.parts.filter((other) => other !== part).flatMap((other) => other.pools),
+      }));
+      const executed: TradeReport[] = [];
+      for (const { trade, avoidPools } of parts) executed.push(await runTrade(deps.executor, trade, deps.signal, deps.run?.id, { avoidPools }));
+      order.reports.push(...executed);
+      for (const report of executed.filter((one) => one.status === 'confirmed')) {
+        spent += report.trade.amountIn;
+        order.sold += report.trade.amountIn;
+        order.bought += report.amountOut ?? 0n;
         order.slices++;
-      } else if (executed.status !== 'refused' || stopsTheOrder.includes(executed.refusal ?? '')) {
-        // Failed, its outcome not known yet (nothing more until the chain has settled it), paused, or over budget.
-        order.ended = `slice ${slice.key} ${executed.status}${executed.reason ? `: ${executed.reason}` : ''}`;
+      }
+      // Failed, its outcome not known yet (nothing more until the chain has settled it), paused, or over budget.
+      const stopped = executed.find((one) => (one.status !== 'confirmed' && one.status !== 'refused') || stopsTheOrder.includes(one.refusal ?? ''));
+      if (stopped) {
+        order.ended = `slice ${parseTradeSlot(stopped.intentId).key} ${stopped.status}${stopped.reason ? `: ${stopped.reason}` : ''}`;
         break;
       }
       if (amount - spent <= 0n) continue;
@@ -139,29 +152,53 @@ async function slicesSoFar(strategy: Strategy, slot: string, orderKey: string | 
   return { spent, bought, slices, lastN, firstAt };
 }
 
+/** A slice: its size, and its parts, one per route (several where the service shares it across routes in one block). */
+type Slice = { size: bigint; parts: { amountIn: bigint; pools: readonly Address[] }[] };
+
 /**
- * The largest part of `left` (halved up to `halvings` times) whose quote pays within `maxImpactBps` of the reference:
- * 0 when none does now. The quote is the service's word and only sizes the slice.
+ * The largest part of `left` (halved up to `halvings` times, then closed in on) whose quote pays within `maxImpactBps`
+ * of the reference: none when no part does now. The quote is the service's word and only sizes the slice. Where the
+ * service shares an amount across routes in one block (GET /routes/split), the slice is quoted so and goes out in as
+ * many parts; a split whose parts do not add up to the amount asked is not taken.
  */
-async function sliceWithinImpact(strategy: SplittingStrategy, planned: PlannedSwap, left: bigint, deps: RunDeps): Promise<bigint> {
+async function sliceWithinImpact(strategy: SplittingStrategy, planned: PlannedSwap, left: bigint, deps: RunDeps): Promise<Slice | undefined> {
   const [tokenIn, tokenOut] = [tokenOf(strategy, planned.tokenIn), tokenOf(strategy, planned.tokenOut)];
   const [usdIn, usdOut] = await Promise.all([deps.view.prices.usdPrice(tokenIn.address), deps.view.prices.usdPrice(tokenOut.address)]);
   const { executor, signal } = deps;
-  const fits = async (size: bigint): Promise<boolean> => {
-    const route = await executor.routing
-      .getSwapRoute({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, amountIn: size, chainId: executor.wallet.chainId, ...(signal && { signal }) })
-      .catch(() => undefined);
-    if (!route) return false;
+  const asked = (amountIn: bigint) => ({
+    tokenIn: tokenIn.address,
+    tokenOut: tokenOut.address,
+    amountIn,
+    chainId: executor.wallet.chainId,
+    ...(signal && { signal }),
+  });
+  const quoted = async (size: bigint): Promise<(Slice & { expectedOut: bigint }) | undefined> => {
+    const split = await executor.routing.getSplitRoutes(asked(size)).catch(() => undefined);
+    const parts = split?.routes.map((route) => ({ amountIn: route.amountIn, pools: route.pools }));
+    if (split && parts && parts.reduce((sum, part) => sum + part.amountIn, 0n) === size) return { size, parts, expectedOut: split.expectedOut };
+    const route = await executor.routing.getSwapRoute(asked(size)).catch(() => undefined);
+    return route && { size, parts: [{ amountIn: size, pools: [] }], expectedOut: route.expectedOut };
+  };
+  const fits = async (size: bigint): Promise<Slice | undefined> => {
+    const quote = await quoted(size);
     const atReference = (size * usdIn.usdE18 * 10n ** BigInt(tokenOut.decimals)) / (usdOut.usdE18 * 10n ** BigInt(tokenIn.decimals));
-    return BigInt(route.expectedOut) * 10_000n >= atReference * BigInt(10_000 - strategy.split.maxImpactBps);
+    return quote && quote.expectedOut * 10_000n >= atReference * BigInt(10_000 - strategy.split.maxImpactBps) ? quote : undefined;
   };
   let size = left;
-  for (let tries = 0; !(await fits(size)); tries++, size /= 2n) if (tries === halvings || size < 2n) return 0n;
-  if (size === left) return size;
+  let found = await fits(size);
+  for (let tries = 0; !found; tries++) {
+    if (tries === halvings || size < 2n) return undefined;
+    size /= 2n;
+    found = await fits(size);
+  }
+  if (size === left) return found;
   // Between what fits and twice it, which does not: a few more halvings of the gap.
   let step = size / 2n;
-  for (let refine = 0; refine < refinements && step > 0n; refine++, step /= 2n) if (await fits(size + step)) size += step;
-  return size;
+  for (let refine = 0; refine < refinements && step > 0n; refine++, step /= 2n) {
+    const larger = await fits(size + step);
+    if (larger) [size, found] = [size + step, larger];
+  }
+  return found;
 }
 
 /** The strategy's token at `address` (its decimals and symbol, for sizes and words). */
