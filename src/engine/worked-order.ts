@@ -4,10 +4,11 @@
  * (`<slot>#<key>.<n>`: claimed once, quoted, checked and settled as any trade), so that no slice pays more than
  * `maxImpactBps` below the independent reference:
  *  - each slice is the largest part of what is left (found by halving it up to 6 times, then closing in to an eighth)
- *    whose quote is within `maxImpactBps` of the reference. Where the service shares an amount across routes through
- *    disjoint pools (our GET /routes/split), the slice is quoted so and goes out in as many parts, each a trade of its
- *    own that avoids the other parts' pools, checked on its own; The quote only sizes it: the slice is quoted and checked again as any trade is, and a service that
- *    claims a better price gets a larger slice refused, never a larger sale;
+ *    whose quote is within `maxImpactBps` of the reference. The quote only sizes it: the slice is quoted and checked
+ *    again as any trade is, and a service that claims a better price gets a larger slice refused, never a larger sale;
+ *  - where the service shares an amount across routes through disjoint pools (our GET /routes/split), the slice is
+ *    quoted so and goes out in as many parts, one after the other, each a trade of its own that avoids the other
+ *    parts' pools from its first quote and is checked on its own;
  *  - slices are `every` apart, so that pools and Mento's limit windows refill; before each the strategy decides again
  *    on the market read then, and the order stops when it no longer asks for it (the price left its bounds);
  *  - the order ends when all of it is sold, or `within` after its first slice, with what was left reported.
@@ -34,11 +35,10 @@ export const worksInSlices = (strategy: Strategy): strategy is SplittingStrategy
 
 /** Halvings tried for a slice within the impact: the smallest slice is 1/64 of what is left. */
 const halvings = 6;
-/** Refusals after which no later slice would go either: a pause, a budget spent. A price refusal waits for the pool. */
-const stopsTheOrder: readonly string[] = ['paused', 'budget'];
-
 /** Steps that then close in on the largest slice within it, to an eighth of the one found. */
 const refinements = 3;
+/** Refusals after which no later slice would go either: a pause, a budget spent. A price refusal waits for the pool. */
+const stopsTheOrder: readonly string[] = ['paused', 'budget'];
 
 export type PlannedSwap = PlannedTrade & { kind: 'swap'; amountIn: bigint };
 
