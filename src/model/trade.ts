@@ -44,27 +44,26 @@ export type ClaimTrade = TradeBase & { kind: 'claim'; tokenIn: Address; tokenOut
 /** A Uniswap V3 position: the chain data's position manager, and its NFT's id. */
 export type PositionRef = { positionManager: Address; positionId: bigint };
 
+/** What every trade on a V3 position names: the position, its pool's token0 (`tokenIn`) and token1 (`tokenOut`), and the token1 amount beside `amountIn`. */
+type OnPosition = TradeBase & { position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
+
 /**
  * Collect everything a V3 position owes to the wallet (its fees, and what a removal freed): `tokenIn` is the
  * position's token0, `tokenOut` its token1. Nothing leaves the wallet: `amountIn` and `amountIn1` are 0 (budgets and
  * the balance check count what a trade spends); what it collected is its settlement's `position`.
  */
-export type CollectTrade = TradeBase & { kind: 'collect'; position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
+export type CollectTrade = OnPosition & { kind: 'collect' };
 
 /** Add up to `amountIn` of the position's token0 (`tokenIn`) and `amountIn1` of its token1 (`tokenOut`) to a V3 position. */
-export type AddLiquidityTrade = TradeBase & { kind: 'add-liquidity'; position: PositionRef; tokenIn: Address; tokenOut: Address; amountIn1: bigint };
+export type AddLiquidityTrade = OnPosition & { kind: 'add-liquidity' };
 
 /**
  * Take `liquidity` out of a V3 position and collect everything it then owes to the wallet, in one transaction (the
  * manager's multicall: nothing is left removed but uncollected), then burn the emptied NFT when `burn`. Nothing
  * leaves the wallet: `amountIn` and `amountIn1` are 0; what it paid is its settlement's `position`.
  */
-export type RemoveLiquidityTrade = TradeBase & {
+export type RemoveLiquidityTrade = OnPosition & {
   kind: 'remove-liquidity';
-  position: PositionRef;
-  tokenIn: Address;
-  tokenOut: Address;
-  amountIn1: bigint;
   liquidity: bigint;
   burn: boolean;
 };
@@ -77,12 +76,8 @@ export type PositionRange = { tickLower: number; tickUpper: number };
  * `amountIn` and `amountIn1`, the NFT minted to the wallet. `position` is the one it replaces (a re-range's old
  * position): the new NFT's id is read from the receipt, as its settlement's `position.positionId`.
  */
-export type MintTrade = TradeBase & {
+export type MintTrade = OnPosition & {
   kind: 'mint';
-  position: PositionRef;
-  tokenIn: Address;
-  tokenOut: Address;
-  amountIn1: bigint;
   fee: number;
   range: PositionRange;
 };
@@ -96,12 +91,8 @@ export type MintTrade = TradeBase & {
  * asked). The old NFT comes back to the wallet emptied, or is burned with `burn`.
  * Nothing leaves the wallet but the NFT, which the mover returns or burns in the same transaction.
  */
-export type MovePositionTrade = TradeBase & {
+export type MovePositionTrade = OnPosition & {
   kind: 'move-position';
-  position: PositionRef;
-  tokenIn: Address;
-  tokenOut: Address;
-  amountIn1: bigint;
   liquidity: bigint;
   burn: boolean;
   mint?: { fee: number; range: PositionRange };

@@ -11,6 +11,19 @@ import { type NamedCheck, filledIn } from './check-runner.ts';
 import type { CheckContext, Checked } from './check-types.ts';
 import { simulatedCall } from './simulated.ts';
 
+/**
+ * What the three checks read and fill in, empty until they do: every kind's check state extends it (and adds its own
+ * call, reference and minimums).
+ */
+export abstract class CallCheckFields {
+  approvals: Approval[] = [];
+  reads: Preflight | undefined;
+  needed: Checked['approvals'] = [];
+  fees: ReturnType<CheckContext['wallet']['fees']['fromBlock']> | undefined;
+  gas: Checked['gas'] = {};
+  simulatedOut: bigint | undefined;
+}
+
 /** What the three checks read and fill in of a kind's check state. */
 export interface CallCheckState {
   readonly ctx: CheckContext;

@@ -13,7 +13,7 @@
  * exactly what was simulated, as long as what was simulated pays that higher minimum (`simulation` checks it).
  */
 import { type Address, type Hex, type Log, isAddressEqual } from 'viem';
-import { type Approval, type CallResult, type Preflight, preflight } from '../chain/preflight.ts';
+import { type CallResult, preflight } from '../chain/preflight.ts';
 import type { ChainClient } from '../chains.ts';
 import type { AddressBook } from '../config/address-book.ts';
 import { chainTimingFor, knownContractsFor, priceSourcesFor } from '../config/chain-data.ts';
@@ -30,7 +30,7 @@ import { PriceReference } from '../price/reference.ts';
 import { approvalsOf } from './approvals.ts';
 import type { BuiltCall } from './call-types.ts';
 import type { CheckContext, Checked } from './check-types.ts';
-import { type CallCheckState, callChecks } from './call-checks.ts';
+import { CallCheckFields, type CallCheckState, callChecks } from './call-checks.ts';
 import { type NamedCheck, SharedRead, filledIn, runChecks } from './check-runner.ts';
 import type { Proposal, RoutedProposal } from './proposal.ts';
 import { withPriceRefusals } from './price-refusals.ts';
@@ -93,7 +93,7 @@ export type RoutedKind = {
 type VenueHop = { hop: VerifiedHop & { venue: VenueOfHop }; index: number; field: string };
 
 /** What the checks of one routed trade share: the trade, its proposal, the reads of the batch, and what passed. */
-export class RoutedCheck implements CallCheckState {
+export class RoutedCheck extends CallCheckFields implements CallCheckState {
   readonly ctx: CheckContext;
   readonly trade: Trade;
   readonly proposal: RoutedProposal;
@@ -102,15 +102,9 @@ export class RoutedCheck implements CallCheckState {
   verified: Verified = undefined;
   /** The call simulated (ours, at the quote's minimum), and the approvals it needs. */
   simulated: BuiltCall | undefined;
-  approvals: Approval[] = [];
   /** Filled by `reference-read`, `chain-read`, `call-is-ours`, ... in the order of the list. */
   reference: Reference | undefined;
-  reads: Preflight | undefined;
   call: BuiltCall | undefined;
-  needed: Checked['approvals'] = [];
-  fees: ReturnType<CheckContext['wallet']['fees']['fromBlock']> | undefined;
-  gas: Checked['gas'] = {};
-  simulatedOut: bigint | undefined;
   swaps: ProvenSwap[] | undefined;
   /** Each venue hop's state at the latest block, in the order of `venueHops()` (once `venues-open` found them readable). */
   venueStates: unknown[] | undefined;
@@ -136,6 +130,7 @@ export class RoutedCheck implements CallCheckState {
   readonly venues = new SharedRead(() => readVenueStates(this.ctx.wallet.client, this.venueHops()));
 
   constructor(ctx: CheckContext, trade: Trade, proposal: RoutedProposal, kind: RoutedKind) {
+    super();
     this.ctx = ctx;
     this.trade = trade;
     this.proposal = proposal;

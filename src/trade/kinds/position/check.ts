@@ -26,9 +26,8 @@ import { uniswapV3PoolAbi } from '../../../contracts/abi.ts';
 import { v3PoolAddress } from '../../../contracts/encoding.ts';
 import type { MintTrade, PositionTrade } from '../../../model/trade.ts';
 import type { BuiltCall } from '../../call-types.ts';
-import { type CallCheckState, callChecks } from '../../call-checks.ts';
+import { CallCheckFields, type CallCheckState, callChecks } from '../../call-checks.ts';
 import { type NamedCheck, filledIn, runChecks } from '../../check-runner.ts';
-import type { Approval, Preflight } from '../../../chain/preflight.ts';
 
 import type { Hex } from 'viem';
 import { abortable } from '../../../ops/abort.ts';
@@ -60,23 +59,19 @@ export type PositionStep<T extends PositionTrade> = {
 };
 
 /** What the checks of one position trade share. */
-export class PositionCheck implements CallCheckState {
+export class PositionCheck extends CallCheckFields implements CallCheckState {
   manager: PositionManagerOf | undefined;
   target: LiquidityTarget | undefined;
   minimums: PositionMinimums | undefined;
   call: BuiltCall | undefined;
-  approvals: Approval[] = [];
-  reads: Preflight | undefined;
-  needed: Checked['approvals'] = [];
-  fees: ReturnType<CheckContext['wallet']['fees']['fromBlock']> | undefined;
-  gas: Checked['gas'] = {};
-  simulatedOut: bigint | undefined;
 
   constructor(
     readonly ctx: CheckContext,
     readonly trade: PositionTrade,
     readonly step: PositionStep<PositionTrade>,
-  ) {}
+  ) {
+    super();
+  }
 
   paid(returned: Hex): bigint {
     return this.step.paid(returned);

@@ -30,7 +30,6 @@ import {
   zeroAddress,
 } from 'viem';
 import { getCode } from 'viem/actions';
-import type { Approval, Preflight } from '../../../chain/preflight.ts';
 import { preflight } from '../../../chain/preflight.ts';
 import { positionManagerAbi, positionMoveParameters, uniswapV3PoolAbi } from '../../../contracts/abi.ts';
 import { hopQuoteRead } from '../../../contracts/hop-quoter.ts';
@@ -46,7 +45,7 @@ import { abortable } from '../../../ops/abort.ts';
 import { type TokenAmounts, sqrtPriceX96FromUsd } from '../../../pools/uniswap-v3/liquidity.ts';
 import { type PositionManagerOf, type V3Position, readV3Position } from '../../../pools/uniswap-v3/position.ts';
 import type { SwapRoute } from '../../../routing-api/schemas.ts';
-import { type CallCheckState, callChecks } from '../../call-checks.ts';
+import { CallCheckFields, type CallCheckState, callChecks } from '../../call-checks.ts';
 import type { BuiltCall } from '../../call-types.ts';
 import { uncappedOutput } from '../../call-types.ts';
 import { type RouteHop, checkPoolsSteady, poolsOf, provenSwaps, tolerated } from '../../check.ts';
@@ -74,7 +73,7 @@ const swapOf = (trade: MovePositionTrade, mover: Address): SwapTrade | undefined
 type MoveMinimums = { removal: TokenAmounts; mint: TokenAmounts; liquidity: bigint; swapMinOut: bigint; deadline: bigint };
 
 /** What the checks of one move share. */
-export class MoveCheck implements CallCheckState {
+export class MoveCheck extends CallCheckFields implements CallCheckState {
   manager: PositionManagerOf | undefined;
   mover: Address | undefined;
   position: V3Position | undefined;
@@ -86,12 +85,6 @@ export class MoveCheck implements CallCheckState {
   reference: Reference | undefined;
   minimums: MoveMinimums | undefined;
   call: BuiltCall | undefined;
-  approvals: Approval[] = [];
-  reads: Preflight | undefined;
-  needed: Checked['approvals'] = [];
-  fees: ReturnType<CheckContext['wallet']['fees']['fromBlock']> | undefined;
-  gas: Checked['gas'] = {};
-  simulatedOut: bigint | undefined;
   swappedPools: Address[] = [];
 
   constructor(
@@ -99,6 +92,7 @@ export class MoveCheck implements CallCheckState {
     readonly trade: MovePositionTrade,
     readonly proposal: Proposal,
   ) {
+    super();
     if (proposal.kind === 'swap') this.route = proposalOf(proposal, 'swap').route;
   }
 
