@@ -21,6 +21,9 @@ import type { ChainClient } from '../chains.ts';
 import { MethodUnsupportedError, nodeErrorOf } from './node-errors.ts';
 import { reasonOf, revertDataOf } from '../contracts/revert.ts';
 
+/** A transaction of the wallet signed and not yet known to be mined, at its nonce. */
+export type InFlightCall = { to: Address; data: Hex; value?: bigint; nonce: number };
+
 /** The allowance a call needs (`amount`), and what the approval sets it to (`value`: the amount, or unlimited). */
 export type Approval = { token: Address; spender: Address; amount: bigint; value: bigint };
 
@@ -35,7 +38,7 @@ export type PreflightRequest = {
    * call is simulated on the chain it will meet (their spending, their moves of a pool). A node that cannot
    * simulate runs the call alone.
    */
-  before?: readonly { to: Address; data: Hex; value?: bigint }[];
+  before?: readonly InFlightCall[];
   /**
    * A read of what the call will meet (what its route pays): `code` placed at `to` by state override (never
    * deployed), called as an ordinary call after the wallet's transactions in flight and before the approval, in the
@@ -92,22 +95,38 @@ const simulatedAheadMaxSeconds = 30n;
 
 async function readAll(client: ChainClient, request: PreflightRequest, simulate: boolean): Promise<Preflight> {
   const { from, approvals = [] } = request;
-  const simulatedTime = clockSeconds() + (chainOffset.get(client) ?? 0n) + simulatedLeadSeconds;
+  // With the wallet's transactions in flight, one of them may have mined since this process last looked: simulated
+  // again on the block that holds it, it would run twice (its second run reverting, say, and leaving the allowance its
+  // first run spent). So the reads are pinned to one block, read first (one more round trip, only then), and only the
+  // transactions that block has not mined are simulated before the call.
+  const pinned = simulate && request.before?.length ? await getBlock(client, { blockTag: 'latest' }) : undefined;
+  const at = pinned && { blockNumber: pinned.number };
+  const simulatedTime = pinned ? pinned.timestamp + 1n : clockSeconds() + (chainOffset.get(client) ?? 0n) + simulatedLeadSeconds;
   // All requests are made in this tick, so viem's batching transport sends them as one HTTP request.
-  const [block, tip, pendingNonce, allowance, calls] = await Promise.all([
-    getBlock(client, { blockTag: 'latest' }),
+  const [block, tip, pendingNonce, allowance, minedNonces, calls] = await Promise.all([
+    pinned ?? getBlock(client, { blockTag: 'latest' }),
     client.request({ method: 'eth_maxPriorityFeePerGas' }).then((hex) => hexToBigInt(hex)),
     getTransactionCount(client, { address: from, blockTag: 'pending' }),
     Promise.all(
-      approvals.map((approval) => readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender] })),
+      approvals.map((approval) =>
+        readContract(client, { address: approval.token, abi: erc20Abi, functionName: 'allowance', args: [from, approval.spender], ...at }),
+      ),
     ),
-    simulate ? simulateTogether(client, request, simulatedTime) : callAlone(client, request),
+    at && getTransactionCount(client, { address: from, ...at }),
+    simulate ? simulateTogether(client, request, simulatedTime, at) : callAlone(client, request),
   ]);
   chainOffset.set(client, block.timestamp - clockSeconds());
   // The chain's clock is not where we guessed (it passed the time we simulated at, or is far behind it, as a chain
-  // reverted to an old state is): simulate again, a second after the block just read.
+  // reverted to an old state is), or the pinned block mined a transaction we had in flight: simulate again, a second
+  // after the block just read, without the transactions it mined.
   const missed = block.timestamp >= simulatedTime || simulatedTime > block.timestamp + simulatedAheadMaxSeconds;
-  const { results, allowances: allowancesAfterEarlier, quote } = simulate && missed ? await simulateTogether(client, request, block.timestamp + 1n) : calls;
+  const mined = minedNonces !== undefined && (request.before ?? []).some((tx) => tx.nonce < minedNonces);
+  const unmined = mined ? { ...request, before: request.before?.filter((tx) => tx.nonce >= minedNonces) } : request;
+  const {
+    results,
+    allowances: allowancesAfterEarlier,
+    quote,
+  } = simulate && (missed || mined) ? await simulateTogether(client, unmined, block.timestamp + 1n, at) : calls;
   // The allowances the transactions in flight will leave, when there are any; else the chain's.
   const allowancesNow = approvals.map((_, i) => allowancesAfterEarlier?.[i] ?? (allowance[i] as bigint));
   const allowanceShort = approvals.some((approval, i) => (allowancesNow[i] as bigint) < approval.amount);
@@ -131,7 +150,12 @@ type Answers = { results: CallResult[]; allowances?: (bigint | undefined)[]; quo
  * allowance is read between them and the approval (theirs may have set or spent it): `allowance`; the quote is read
  * there too, with its code placed by the block's state override.
  */
-async function simulateTogether(client: ChainClient, { from, to, data, approvals = [], before = [], quote }: PreflightRequest, time: bigint): Promise<Answers> {
+async function simulateTogether(
+  client: ChainClient,
+  { from, to, data, approvals = [], before = [], quote }: PreflightRequest,
+  time: bigint,
+  at?: { blockNumber: bigint },
+): Promise<Answers> {
   const earlier = before.map((tx) => ({ from, to: tx.to, data: tx.data, value: tx.value }));
   const readAllowance =
     earlier.length > 0
@@ -154,6 +178,7 @@ async function simulateTogether(client: ChainClient, { from, to, data, approvals
   try {
     const stateOverrides = quote ? [{ address: quote.to, code: quote.code }] : undefined;
     blocks = await simulateBlocks(client, {
+      ...at,
       blocks: [{ blockOverrides: { time }, stateOverrides, calls: [...earlier, ...readAllowance, ...readQuote, ...calls] }],
       traceTransfers: true,
     });

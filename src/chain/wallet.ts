@@ -20,6 +20,7 @@ import type { TxJournal, TxStage } from './journal.ts';
 import type { ChainClient } from '../chains.ts';
 import { type Fees, FeePolicy } from './fees.ts';
 import { NonceAllocator } from './nonces.ts';
+import type { InFlightCall } from './preflight.ts';
 import { RecordTags, type TagScope } from '../model/record-tags.ts';
 
 export type TxRequest = { to: Address; data: Hex; value?: bigint };
@@ -153,8 +154,8 @@ export class Wallet {
    * The calls of the transactions in flight, in nonce order: a trade checked now is simulated after them, on the chain
    * as it will be once they are mined.
    */
-  inFlightCalls(): TxRequest[] {
-    return [...this.#inFlight.values()].sort((a, b) => a.attempt.nonce - b.attempt.nonce).map((entry) => entry.call);
+  inFlightCalls(): InFlightCall[] {
+    return [...this.#inFlight.values()].sort((a, b) => a.attempt.nonce - b.attempt.nonce).map((entry) => ({ ...entry.call, nonce: entry.attempt.nonce }));
   }
 
   /**

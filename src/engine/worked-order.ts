@@ -7,7 +7,7 @@
  *    whose quote is within `maxImpactBps` of the reference. The quote only sizes it: the slice is quoted and checked
  *    again as any trade is, and a service that claims a better price gets a larger slice refused, never a larger sale;
  *  - where the service shares an amount across routes through disjoint pools (our GET /routes/split), the slice is
- *    quoted so and goes out in as many parts, one after the other, each a trade of its own that avoids the other
+ *    quoted so and goes out in as many parts, side by side in one block, each a trade of its own that avoids the other
  *    parts' pools from its first quote and is checked on its own;
  *  - slices are `every` apart, so that pools and Mento's limit windows refill; before each the strategy decides again
  *    on the market read then, and the order stops when it no longer asks for it (the price left its bounds);
@@ -80,11 +80,10 @@ export async function workOrder(
     }
     const slice = await sliceWithinImpact(strategy, current, left, deps);
     if (slice) {
-      // Its parts go out one after the other, each its own trade on its own route, avoiding the other parts' pools from
-      // its first quote and checked on its own. Not side by side: with exact approvals, a part checked while another's
-      // approval stands would find the allowance enough and sign no approval of its own, and the other's swap would
-      // spend it first (seen on the devnet: the second part reverted). The pools being disjoint, each meets the state
-      // its route was quoted on.
+      // Its parts go out side by side, each its own trade on its own route, avoiding the other parts' pools from its
+      // first quote and checked on its own: the wallet signs them in turn on consecutive nonces (a part signed after
+      // another is checked again, simulated after the other's transactions) and sends them without waiting for each
+      // other's receipts, so they land in one block. The pools being disjoint, each meets the state it was quoted on.
       const parts = slice.parts.map((part) => ({
         trade: makeTrade({
           ...current,
@@ -95,8 +94,7 @@ export async function workOrder(
         }),
         avoidPools: slice.parts.filter((other) => other !== part).flatMap((other) => other.pools),
       }));
-      const executed: TradeReport[] = [];
-      for (const { trade, avoidPools } of parts) executed.push(await runTrade(deps.executor, trade, deps.signal, deps.run?.id, { avoidPools }));
+      const executed = await Promise.all(parts.map(({ trade, avoidPools }) => runTrade(deps.executor, trade, deps.signal, deps.run?.id, { avoidPools })));
       order.reports.push(...executed);
       for (const report of executed.filter((one) => one.status === 'confirmed')) {
         spent += report.trade.amountIn;

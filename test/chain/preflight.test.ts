@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodeFunctionData, parseAbi } from 'viem';
+import { type Address, type Hex, encodeFunctionData, erc20Abi, parseAbi } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../src/chain/preflight.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
@@ -42,5 +42,42 @@ describe('preflight gas', () => {
     const receipt = await mineNextSecond(to, data, 300_000n);
     expect(receipt.blockNumber).toBe(latest.number + 1n);
     expect(checked.call.gasUsed).toBe(receipt.gasUsed);
+  });
+});
+
+/**
+ * The wallet's transactions in flight are simulated before the call, so the call meets the chain they leave. One of
+ * them may have mined since the process last looked: run again on the block that holds it, an approval would set an
+ * allowance its spender has spent since, and the call would be signed without an approval of its own.
+ */
+describe('preflight after transactions in flight', () => {
+  type Account = { address: Address; privateKey: Hex };
+  it('simulates only those the chain has not mined: a mined approval its spender spent is not set again', async () => {
+    const [owner, spender] = fork.addressBook.accounts as [Account, Account];
+    const approve = (amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender.address, amount] });
+    const cusd = fork.token('cUSD');
+    const nonce = await fork.publicClient.getTransactionCount({ address: owner.address });
+    await fork.confirm(await fork.wallet(owner.privateKey).sendTransaction({ to: cusd, data: approve(100n) }));
+    const spend = encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [owner.address, spender.address, 100n] });
+    await fork.confirm(await fork.wallet(spender.privateKey).sendTransaction({ to: cusd, data: spend }));
+    const read = (before: { to: Address; data: Hex; nonce: number }[]) =>
+      preflight(fork.publicClient, {
+        from: owner.address,
+        to: cusd,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] }),
+        approvals: [{ token: cusd, spender: spender.address, amount: 100n, value: 100n }],
+        before,
+      });
+    // The approval at `nonce` is mined and spent: the allowance is the chain's, none.
+    expect((await read([{ to: cusd, data: approve(100n), nonce }])).allowances).toEqual([0n]);
+    // One not mined yet (the next nonce) is simulated first: the allowance is what it sets.
+    expect(
+      (
+        await read([
+          { to: cusd, data: approve(100n), nonce },
+          { to: cusd, data: approve(40n), nonce: nonce + 1 },
+        ])
+      ).allowances,
+    ).toEqual([40n]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { routerAbi } from '../../src/contracts/abi.ts';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runStrategy } from '../../src/engine/runner.ts';
 import { toJson } from '../../src/json.ts';
 import { statusReport } from '../../src/status/report.ts';
@@ -21,6 +21,7 @@ import type { LedgerLocation } from '../../src/ledger/ledger.ts';
 import { runSql } from '../helpers/ledgers.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { getJson, trader } from '../helpers/routing.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
 
 const e18 = 10n ** 18n;
@@ -166,7 +167,18 @@ describe('an order larger than the market, worked in slices over time', () => {
     expect((await executor().ledger.pauses.for('dca', me())).length).toBeGreaterThan(0);
   });
 
-  describe('split across disjoint routes, its parts sent one after the other', () => {
+  describe('split across disjoint routes, its parts sent side by side in one block', () => {
+    afterEach(() => fork.testClient.setAutomine(true));
+    /** Waits until the node's pool holds `count` transactions of the wallet (sent, none mined: automine is off). */
+    const inPool = (count: number) =>
+      waitFor(
+        async () =>
+          (await fork.publicClient.getTransactionCount({ address: me(), blockTag: 'pending' })) -
+            (await fork.publicClient.getTransactionCount({ address: me(), blockTag: 'latest' })) >=
+          count,
+        `${count} transactions of the wallet in the node's pool`,
+        20_000,
+      );
     // 30,000 cUSD into WETH, through CELO or through USDC (two hops each, 0.6% of fees): one route pays 6.6% below the
     // reference (6.0% past its pools' fees, which the checks allow for), the two together 4.7% (shared about 65/35).
     const amount = 30_000n * e18;
@@ -203,7 +215,13 @@ describe('an order larger than the market, worked in slices over time', () => {
         const single = await singleRoute();
         const [before, wethBefore] = [await holdings(), await weth()];
         const slot = '2026-11-28T16:00:00.000Z';
-        const run = await runStrategy(toWeth(), slot, deps({ pace: oneSlice }, own));
+        // The node mines by hand: the parts' four transactions (an exact approval and a swap each) are all sent before
+        // any is mined, and one block holds them.
+        await fork.testClient.setAutomine(false);
+        const running = runStrategy(toWeth(), slot, deps({ pace: oneSlice }, own));
+        await inPool(4);
+        await fork.testClient.mine({ blocks: 1 });
+        const run = await running;
         expect(run.trades.map((trade) => [trade.intentId, trade.status])).toEqual([
           [`dca:${slot}#buy.1`, 'confirmed'],
           [`dca:${slot}#buy.2`, 'confirmed'],
@@ -224,6 +242,15 @@ describe('an order larger than the market, worked in slices over time', () => {
         });
         expect(pools.length).toBe(4);
         expect(new Set(pools).size).toBe(4);
+        // One block, on consecutive nonces: each part approved exactly its own amount, after the other part's swap.
+        const attempts = (await Promise.all(run.trades.map((trade) => own.ledger.attempts.ofTrade(trade.intentId)))).flat();
+        expect(attempts.map((attempt) => [attempt.purpose, attempt.nonce - before.nonce, attempt.status])).toEqual([
+          ['approve', 0, 'mined'],
+          ['trade', 1, 'mined'],
+          ['approve', 2, 'mined'],
+          ['trade', 3, 'mined'],
+        ]);
+        expect(new Set(attempts.map((attempt) => attempt.blockNumber)).size).toBe(1);
       }));
 
     it("a lying service's route for one part is refused; the other part is checked on its own and trades", async () => {
