@@ -51,6 +51,8 @@ const orderFigures = [
   ['order bought', 'order.bought.text'],
   ['order average price', 'order.averagePrice.text'],
   ['order against the reference (bps)', 'order.againstReferenceBps'],
+  ['one route at the start would have bought', 'order.oneRouteAtStart.text'],
+  ['splitting saved against one route (bps)', 'order.savedBps'],
 ];
 
 const figuresByKind = {

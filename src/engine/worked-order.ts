@@ -18,7 +18,7 @@
  */
 import { type Address, isAddressEqual } from 'viem';
 import { parseSliceKey, parseTradeSlot, sliceKey } from '../model/trade-slot.ts';
-import type { TradeReport } from '../model/trade.ts';
+import type { OrderStart, TradeReport } from '../model/trade.ts';
 import { sleep, throwIfAborted } from '../ops/abort.ts';
 import type { PlannedTrade, SplitOrders, Strategy } from '../strategy/types.ts';
 import { filledStates, signedAndMayHaveTraded } from '../trade/fills.ts';
@@ -61,6 +61,8 @@ export async function workOrder(
   const pace = deps.pace ?? sleep;
   const now = deps.view.now;
   const earlier = await slicesSoFar(strategy, slot, planned.key, deps);
+  // What the service quoted for the whole order on one route as it started: its slices carry it, for `status`.
+  const start = earlier.lastN > 0 ? earlier.start : await oneRouteQuote(planned, deps);
   let amount = planned.amountIn + earlier.spent;
   let { spent } = earlier;
   let next = earlier.lastN + 1;
@@ -85,13 +87,16 @@ export async function workOrder(
       // another is checked again, simulated after the other's transactions) and sends them without waiting for each
       // other's receipts, so they land in one block. The pools being disjoint, each meets the state it was quoted on.
       const parts = slice.parts.map((part) => ({
-        trade: makeTrade({
-          ...current,
-          key: sliceKey(planned.key, next++),
-          amountIn: part.amountIn,
-          // The strategy's floor holds for every part at the same price.
-          ...(current.minAmountOut !== undefined && { minAmountOut: ceilDiv(current.minAmountOut * part.amountIn, current.amountIn) }),
-        }),
+        trade: {
+          ...makeTrade({
+            ...current,
+            key: sliceKey(planned.key, next++),
+            amountIn: part.amountIn,
+            // The strategy's floor holds for every part at the same price.
+            ...(current.minAmountOut !== undefined && { minAmountOut: ceilDiv(current.minAmountOut * part.amountIn, current.amountIn) }),
+          }),
+          ...(start && { order: start }),
+        },
         avoidPools: slice.parts.filter((other) => other !== part).flatMap((other) => other.pools),
       }));
       const executed = await Promise.all(parts.map(({ trade, avoidPools }) => runTrade(deps.executor, trade, deps.signal, deps.run?.id, { avoidPools })));
@@ -135,11 +140,13 @@ async function slicesSoFar(strategy: Strategy, slot: string, orderKey: string | 
   const history = await readWalletHistory(deps.executor);
   let [spent, bought, slices, lastN] = [0n, 0n, 0, 0];
   let firstAt: number | undefined;
+  let start: OrderStart | undefined;
   for (const past of history.ofStrategy(strategy.id)) {
     const { runSlot, key } = parseTradeSlot(past.record.slot);
     const slice = key === undefined ? undefined : parseSliceKey(key);
     if (runSlot !== slot || !slice || (orderKey !== undefined && slice.orderKey !== orderKey)) continue;
     lastN = Math.max(lastN, slice.n);
+    if (past.record.kind === 'swap') start ??= past.record.order;
     firstAt = Math.min(firstAt ?? past.record.createdAt, past.record.createdAt);
     if (filledStates.includes(past.record.status) || (await signedAndMayHaveTraded(deps.executor, past))) {
       spent += past.record.amountIn;
@@ -147,7 +154,21 @@ async function slicesSoFar(strategy: Strategy, slot: string, orderKey: string | 
       slices++;
     }
   }
-  return { spent, bought, slices, lastN, firstAt };
+  return { spent, bought, slices, lastN, firstAt, start };
+}
+
+/** What the service quotes for the whole order on one route now (none: it gives no route). */
+async function oneRouteQuote(planned: PlannedSwap, deps: RunDeps): Promise<OrderStart | undefined> {
+  const route = await deps.executor.routing
+    .getSwapRoute({
+      tokenIn: planned.tokenIn,
+      tokenOut: planned.tokenOut,
+      amountIn: planned.amountIn,
+      chainId: deps.executor.wallet.chainId,
+      ...(deps.signal && { signal: deps.signal }),
+    })
+    .catch(() => undefined);
+  return route && { amountIn: planned.amountIn, oneRouteOut: route.expectedOut };
 }
 
 /** A slice: its size, and its parts, one per route (several where the service shares it across routes in one block). */

@@ -93,6 +93,8 @@ function termColumns(terms: KindTerms) {
     fee_tier: terms.fee ?? null,
     tick_lower: terms.tickLower ?? null,
     tick_upper: terms.tickUpper ?? null,
+    order_amount: amount(terms.orderAmount),
+    order_one_route_out: amount(terms.orderOneRouteOut),
   };
 }
 
@@ -109,6 +111,8 @@ function termsOfRow(row: IntentRow): KindTerms {
     fee: defined(row.fee_tier),
     tickLower: defined(row.tick_lower),
     tickUpper: defined(row.tick_upper),
+    orderAmount: bigOrUndefined(row.order_amount),
+    orderOneRouteOut: bigOrUndefined(row.order_one_route_out),
   };
 }
 
@@ -208,6 +212,8 @@ const lateColumns = [
   'moved_freed_1',
   'moved_added_0',
   'moved_added_1',
+  'order_amount',
+  'order_one_route_out',
 ] as const satisfies readonly (keyof IntentRow)[];
 
 function withLateColumns(row: IntentRow): IntentRow {

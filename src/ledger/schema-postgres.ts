@@ -276,4 +276,9 @@ export const postgresMigrations: string[] = [
   ALTER TABLE position_marks ADD COLUMN fees0 TEXT;
   ALTER TABLE position_marks ADD COLUMN fees1 TEXT;
   `,
+  // 15: a slice of an order worked in slices names the order as it started (what splitting is measured against).
+  `
+  ALTER TABLE intents ADD COLUMN order_amount TEXT;
+  ALTER TABLE intents ADD COLUMN order_one_route_out TEXT;
+  `,
 ];

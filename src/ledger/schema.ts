@@ -304,4 +304,9 @@ export const migrations: string[] = [
   ALTER TABLE position_marks ADD COLUMN fees0 TEXT;        -- raw token0 the position owed (collect would pay); null: not recorded
   ALTER TABLE position_marks ADD COLUMN fees1 TEXT;
   `,
+  // 20: a slice of an order worked in slices names the order as it started (what splitting is measured against).
+  `
+  ALTER TABLE intents ADD COLUMN order_amount TEXT;        -- raw: the order's whole amount
+  ALTER TABLE intents ADD COLUMN order_one_route_out TEXT; -- raw: the service's quote for all of it on one route, at its start
+  `,
 ];

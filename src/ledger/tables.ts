@@ -94,6 +94,9 @@ export type IntentsTable = {
   moved_freed_1: string | null;
   moved_added_0: string | null;
   moved_added_1: string | null;
+  /** A slice of an order worked in slices: the order's whole amount, and the service's one-route quote for it at its start. */
+  order_amount: string | null;
+  order_one_route_out: string | null;
 };
 
 export type AttemptsTable = {

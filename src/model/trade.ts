@@ -30,7 +30,16 @@ export type SwapTrade = TradeBase & {
   tokenOut: Address;
   /** The strategy's own floor (a price limit or take-profit level) in raw tokenOut. */
   minAmountOut?: bigint;
+  /** A slice of an order worked in slices (engine/worked-order.ts): the order, as it started. */
+  order?: OrderStart;
 };
+
+/**
+ * An order worked in slices as it started: its whole amount, and what the routing service quoted for all of it on one
+ * route then, what splitting is measured against in `status`. The service's word, stored for that figure alone: it
+ * decides nothing, and the request's tag does not cover it.
+ */
+export type OrderStart = { amountIn: bigint; oneRouteOut: bigint };
 
 /** Turn `amountIn` of tokenIn into the position token `tokenOut` (an LP or gauge token) through OneClickFarm. */
 export type DepositTrade = TradeBase & { kind: 'deposit'; tokenIn: Address; tokenOut: Address };

@@ -54,7 +54,9 @@ export type CommonAccount = {
 
 /**
  * An order worked in slices: its run's slot and key, the slices confirmed, what they sold and bought, the average
- * price paid, and how far that is from the reference when each slice was made (negative: below it).
+ * price paid, and how far that is from the reference when each slice was made (negative: below it); what one route
+ * would have paid for what they sold, at the service's quote for the whole order when it started, and what the
+ * slices bought more than that (negative: less), in basis points of it.
  */
 export type OrderJson = {
   slot: string;
@@ -64,6 +66,8 @@ export type OrderJson = {
   bought: AmountJson;
   averagePrice: PriceJson | null;
   againstReferenceBps: string | null;
+  oneRouteAtStart: AmountJson | null;
+  savedBps: string | null;
 };
 
 export type DcaAccount = {
@@ -226,6 +230,8 @@ function orderJson(strategy: Strategy, order: Tally['lastOrder'], books: Books):
   const [sold, bought] = [tokenOf(order.tokenIn), tokenOf(order.tokenOut)];
   const { runSlot, key } = parseTradeSlot(order.order);
   const against = order.atReference === undefined || order.atReference === 0n ? null : ((order.bought - order.atReference) * 10_000n) / order.atReference;
+  // One route's quote for the whole order, for the share of it the slices sold.
+  const oneRoute = order.start && order.start.amountIn > 0n ? (order.start.oneRouteOut * order.sold) / order.start.amountIn : undefined;
   return {
     slot: runSlot,
     key: key ?? '',
@@ -234,6 +240,8 @@ function orderJson(strategy: Strategy, order: Tally['lastOrder'], books: Books):
     bought: amountJson(order.bought, bought),
     averagePrice: priceJson(order.bought, bought, order.sold, sold),
     againstReferenceBps: against === null ? null : against.toString(),
+    oneRouteAtStart: oneRoute === undefined ? null : amountJson(oneRoute, bought),
+    savedBps: oneRoute === undefined || oneRoute === 0n ? null : (((order.bought - oneRoute) * 10_000n) / oneRoute).toString(),
   };
 }
 

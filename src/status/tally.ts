@@ -7,7 +7,7 @@
 import type { PositionMark } from '../ledger/marks.ts';
 import type { PositionTrack } from './position-track.ts';
 import type { Strategy } from '../strategy/types.ts';
-import type { TradeRecord, TradeState } from '../model/trade.ts';
+import type { OrderStart, TradeRecord, TradeState } from '../model/trade.ts';
 import type { BalanceMark } from '../ledger/ledger.ts';
 import type { Token } from './amounts.ts';
 import type { PriceBook } from './prices.ts';
@@ -103,6 +103,8 @@ export type OrderTally = {
   bought: bigint;
   atReference: bigint | undefined;
   lastAt: number;
+  /** The order as it started, as its slices name it: what one route was quoted to pay for all of it. */
+  start: OrderStart | undefined;
 };
 
 export function emptyTally(): Tally {
@@ -251,7 +253,17 @@ function foldSlice(tally: Tally, trade: TradeRecord, amountOut: bigint, books: B
   const current =
     last?.order === order
       ? last
-      : { order, tokenIn: trade.tokenIn.toLowerCase(), tokenOut: trade.tokenOut.toLowerCase(), slices: 0, sold: 0n, bought: 0n, atReference: 0n, lastAt: 0 };
+      : {
+          order,
+          tokenIn: trade.tokenIn.toLowerCase(),
+          tokenOut: trade.tokenOut.toLowerCase(),
+          slices: 0,
+          sold: 0n,
+          bought: 0n,
+          atReference: 0n,
+          lastAt: 0,
+          start: undefined,
+        };
   const reference = books.prices.convert(trade.amountIn, books.token(current.tokenIn), books.token(current.tokenOut), trade.createdAt);
   tally.lastOrder = {
     ...current,
@@ -260,6 +272,7 @@ function foldSlice(tally: Tally, trade: TradeRecord, amountOut: bigint, books: B
     bought: current.bought + amountOut,
     atReference: reference === undefined || current.atReference === undefined ? undefined : current.atReference + reference,
     lastAt: Math.max(current.lastAt, trade.createdAt),
+    start: current.start ?? (trade.kind === 'swap' ? trade.order : undefined),
   };
 }
 

@@ -2,11 +2,20 @@
 import type { ClaimTrade, DepositTrade, SwapTrade, WithdrawTrade } from '../trade.ts';
 import { type TradeTerms, decimal, spendsAmountIn } from './terms.ts';
 
-/** A swap has one term of its own, the strategy's floor (a price limit or take-profit level). */
+/**
+ * A swap's term is the strategy's floor (a price limit or take-profit level); a slice of an order worked in slices
+ * also names the order as it started, a figure for `status` that its tag does not cover (it decides nothing).
+ */
 export const swapTerms: TradeTerms<SwapTrade> = {
   kind: 'swap',
-  terms: (trade) => ({ minAmountOut: trade.minAmountOut }),
-  fromTerms: (common, terms) => ({ ...common, kind: 'swap', ...(terms.minAmountOut !== undefined && { minAmountOut: terms.minAmountOut }) }),
+  terms: (trade) => ({ minAmountOut: trade.minAmountOut, orderAmount: trade.order?.amountIn, orderOneRouteOut: trade.order?.oneRouteOut }),
+  fromTerms: (common, terms) => ({
+    ...common,
+    kind: 'swap',
+    ...(terms.minAmountOut !== undefined && { minAmountOut: terms.minAmountOut }),
+    ...(terms.orderAmount !== undefined &&
+      terms.orderOneRouteOut !== undefined && { order: { amountIn: terms.orderAmount, oneRouteOut: terms.orderOneRouteOut } }),
+  }),
   spends: spendsAmountIn,
   tagged: (trade) => [decimal(trade.minAmountOut)],
 };

@@ -17,10 +17,12 @@ export type KindTerms = {
   fee?: number;
   tickLower?: number;
   tickUpper?: number;
+  orderAmount?: bigint;
+  orderOneRouteOut?: bigint;
 };
 
 /** The fields every trade has. */
-export type CommonTerms = Omit<Trade, 'kind' | 'minAmountOut' | 'position' | 'amountIn1' | 'liquidity' | 'burn' | 'fee' | 'range' | 'mint'>;
+export type CommonTerms = Omit<Trade, 'kind' | 'minAmountOut' | 'order' | 'position' | 'amountIn1' | 'liquidity' | 'burn' | 'fee' | 'range' | 'mint'>;
 
 export interface TradeTerms<T extends Trade = Trade> {
   readonly kind: T['kind'];
