@@ -118,7 +118,7 @@ export async function workOrder(
     await pace(split.everyMs, deps.signal);
     const again = (await decideAgain(amount - spent)).find((trade) => trade.key === planned.key);
     if (again?.kind !== 'swap' || typeof again.amountIn !== 'bigint') {
-      order.ended = 'the strategy no longer asks for it (the price left its bounds)';
+      order.ended = 'the strategy no longer asks for it (the price left its bounds, or the portfolio is back within its drift)';
       break;
     }
     current = { ...again, kind: 'swap', amountIn: again.amountIn };
