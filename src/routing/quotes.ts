@@ -74,6 +74,8 @@ function shareAmong(market: Market, paths: readonly Hop[][], amountIn: bigint): 
       const gain = market.pathOutput(paths[i] as Hop[], (carried[i] as bigint) + size) - (paid[i] as bigint);
       if (gain > bestGain) [best, bestGain] = [i, gain];
     }
+    // No route takes this part on top of what it carries (each past a venue's limit): the amount cannot be shared.
+    if (bestGain <= 0n) throw noRoute('no route takes the whole amount, shared among them');
     carried[best] = (carried[best] as bigint) + size;
     paid[best] = (paid[best] as bigint) + bestGain;
     given += size;
@@ -162,8 +164,13 @@ export class QuoteEngine {
     this.#requireToken(market, query.tokenOut, 'tokenOut');
     const paths: Hop[][] = [];
     let excluded: Address[] = [...(query.excludePools ?? [])];
+    // The first route is the best for the whole amount (the answer where sharing gains nothing, as GET /routes gives
+    // it); the others are the best for one part of it: a venue that caps a swap's size (Mento's trading limits) takes
+    // parts of an amount it could never take whole.
+    const onePart = { ...query, amountIn: query.amountIn / splitParts > 0n ? query.amountIn / splitParts : query.amountIn };
     for (let found = 0; found < maxSplitRoutes; found++) {
-      const best = (await this.#search(snapshot, { ...query, excludePools: excluded })).best;
+      const search = (asked: SwapRouteQuery) => this.#search(snapshot, { ...asked, excludePools: excluded });
+      const best = (found === 0 ? (await search(query)).best : undefined) ?? (await search(onePart)).best;
       if (!best) break;
       paths.push(best.hops);
       excluded = [...excluded, ...best.hops.map((hop) => hop.pool.address)];
