@@ -20,6 +20,7 @@ import { type TestExecutor, dcaStrategy, testExecutor, useTestExecutor } from '.
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
 import { runSql } from '../helpers/ledgers.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
+import { arbitrageBack as arbitrageBackOnce } from '../helpers/arbitrage.ts';
 import { getJson, trader } from '../helpers/routing.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
@@ -45,31 +46,8 @@ describe('an order larger than the market, worked in slices over time', () => {
     nonce: await fork.publicClient.getTransactionCount({ address: me() }),
   });
 
-  /** An arbitrageur (account 1) sells CELO into the pool until it is back at the reference, 0.5 cUSD per CELO. */
-  async function arbitrageBack(): Promise<void> {
-    const pool = await readPool(fork, 'CELO/cUSD');
-    const celo = fork.token('CELO');
-    const [celoReserve, cusdReserve] = reservesFrom(pool, celo);
-    const target = isqrt(celoReserve * cusdReserve * 2n);
-    if (target <= celoReserve) return;
-    const sell = target - celoReserve;
-    const out = constantProductOut(sell, celoReserve, cusdReserve);
-    // Its inventory is the devnet token's to mint; it pays the pool as a trader does.
-    const arbitrageur = trader(fork, 1);
-    await fork.confirm(
-      await arbitrageur.wallet.writeContract({ address: celo, abi: artifacts.TestToken.abi, functionName: 'mint', args: [arbitrageur.address, sell] }),
-    );
-    await fork.confirm(await arbitrageur.wallet.writeContract({ address: celo, abi: erc20Abi, functionName: 'transfer', args: [pool.address, sell] }));
-    const celoIs0 = pool.token0.toLowerCase() === celo.toLowerCase();
-    await fork.confirm(
-      await arbitrageur.wallet.writeContract({
-        address: pool.address,
-        abi: artifacts.UniswapV2Pair.abi,
-        functionName: 'swap',
-        args: [celoIs0 ? 0n : out, celoIs0 ? out : 0n, arbitrageur.address, '0x'],
-      }),
-    );
-  }
+  /** An arbitrageur trades the pool back to the reference between slices, as Celo's do between blocks. */
+  const arbitrageBack = () => arbitrageBackOnce(fork);
 
   it('is refused as one trade; worked in slices, each within 0.7% of the reference, it completes and is sold once', async () => {
     const before = await holdings();
