@@ -13,7 +13,6 @@ import { toJson } from '../../src/json.ts';
 import { statusReport } from '../../src/status/report.ts';
 import type { RunDeps } from '../../src/engine/run-types.ts';
 import * as artifacts from '../../src/devnet/artifacts/contracts.ts';
-import { isqrt } from '../../src/bigint-math.ts';
 import type { DcaStrategy, RebalanceStrategy } from '../../src/strategy/types.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 import { type TestExecutor, dcaStrategy, testExecutor, useTestExecutor } from '../helpers/engine.ts';
@@ -23,7 +22,6 @@ import { startQuoteProxy } from '../helpers/quote-proxy.ts';
 import { arbitrageBack as arbitrageBackOnce } from '../helpers/arbitrage.ts';
 import { getJson, trader } from '../helpers/routing.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { constantProductOut, readPool, reservesFrom } from '../helpers/uniswap.ts';
 
 const e18 = 10n ** 18n;
 const order = 60_000n * e18;
