@@ -13,12 +13,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { erc20Abi } from 'viem';
-import { isqrt } from '../src/bigint-math.ts';
 import * as artifacts from '../src/devnet/artifacts/contracts.ts';
 import { startDevnet, startDevnetRoutingService } from '../src/devnet/devnet.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import { createForkClients } from '../support/fork-clients.ts';
+import { arbitrageEachBlock } from '../support/arbitrage.ts';
 import { startRpcProxy } from '../support/rpc-proxy.ts';
 import { trader } from '../support/traders.ts';
 import { runOnce } from './serve-process.ts';
@@ -36,8 +35,6 @@ const bookFile = join(dir, 'address-book.json');
 writeFileSync(bookFile, JSON.stringify({ ...addressBook, rpcUrl: proxy.url }));
 const dataDir = join(dir, 'data');
 const [celo, cusd] = [fork.token('CELO'), fork.token('cUSD')];
-const pair = addressBook.pools.find((pool) => pool.name === 'CELO/cUSD')?.address;
-if (!pair) throw new Error('the devnet has no CELO/cUSD pool');
 const wallet = trader(fork, 0);
 const arbitrageur = trader(fork, 1);
 
@@ -45,55 +42,6 @@ const mint = async (token: `0x${string}`, to: `0x${string}`, amount: bigint) =>
   fork.publicClient.waitForTransactionReceipt({
     hash: await arbitrageur.wallet.writeContract({ address: token, abi: artifacts.TestToken.abi, functionName: 'mint', args: [to, amount] }),
   });
-
-/** Sells CELO into the pool until it is back at the reference, 0.5 cUSD per CELO (the arbitrageur's inventory is minted). */
-async function arbitrageBack(): Promise<void> {
-  const [reserve0, reserve1] = await fork.publicClient.readContract({
-    address: pair as `0x${string}`,
-    abi: artifacts.UniswapV2Pair.abi,
-    functionName: 'getReserves',
-  });
-  const token0 = await fork.publicClient.readContract({ address: pair as `0x${string}`, abi: artifacts.UniswapV2Pair.abi, functionName: 'token0' });
-  const celoIs0 = token0.toLowerCase() === celo.toLowerCase();
-  const [celoReserve, cusdReserve] = celoIs0 ? [reserve0, reserve1] : [reserve1, reserve0];
-  const target = isqrt(celoReserve * cusdReserve * 2n);
-  // Within 2 bps of the reference: nothing to do.
-  if (target * 10_000n <= celoReserve * 10_001n) return;
-  const sell = target - celoReserve;
-  const out = (sell * 997n * cusdReserve) / (celoReserve * 1000n + sell * 997n);
-  await mint(celo, arbitrageur.address, sell);
-  await fork.publicClient.waitForTransactionReceipt({
-    hash: await arbitrageur.wallet.writeContract({ address: celo, abi: erc20Abi, functionName: 'transfer', args: [pair as `0x${string}`, sell] }),
-  });
-  await fork.publicClient.waitForTransactionReceipt({
-    hash: await arbitrageur.wallet.writeContract({
-      address: pair as `0x${string}`,
-      abi: artifacts.UniswapV2Pair.abi,
-      functionName: 'swap',
-      args: [celoIs0 ? 0n : out, celoIs0 ? out : 0n, arbitrageur.address, '0x'],
-    }),
-  });
-}
-
-/** The arbitrageur, watching every new block until stopped. */
-function arbitrageEachBlock(): () => Promise<void> {
-  let stopped = false;
-  const loop = (async () => {
-    let seen = await fork.publicClient.getBlockNumber();
-    while (!stopped) {
-      const head = await fork.publicClient.getBlockNumber();
-      if (head > seen) {
-        seen = head;
-        await arbitrageBack();
-        seen = await fork.publicClient.getBlockNumber();
-      } else await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  return async () => {
-    stopped = true;
-    await loop;
-  };
-}
 
 const bpsAgainstReference = (sold: bigint, bought: bigint) => Number(((bought - sold * 2n) * 10_000n) / (sold * 2n));
 
@@ -121,7 +69,7 @@ strategies:
 `,
   );
   await mint(cusd, wallet.address, size * e18);
-  const stopArbitrage = arbitrageEachBlock();
+  const stopArbitrage = arbitrageEachBlock(fork);
   const requestsBefore = proxy.requests();
   const started = performance.now();
   const { code, stderr } = await runOnce({ strategy: id, config, bookFile, dataDir, privateKey: addressBook.accounts[0]?.privateKey });

@@ -53,18 +53,13 @@ async function route(parts: AnswerParts, request: ServiceRequest): Promise<Servi
   switch (url.pathname) {
     case '/':
       return health(parts);
-    case '/routes': {
-      const query = parseQuery(swapRouteQuerySchema, url, chainId);
-      const partner = partners.resolve(apiKey);
-      const body = await engine.swap(await snapshot(parts), query, partner);
-      if (apiKey) partners.record(apiKey, query.tokenIn, query.amountIn);
-      return { status: 200, body };
-    }
+    case '/routes':
+    // Our extension: the amount shared among routes through disjoint pools (quotes.ts `split`).
     case '/routes/split': {
-      // Our extension: the amount shared among routes through disjoint pools (quotes.ts `split`).
       const query = parseQuery(swapRouteQuerySchema, url, chainId);
       const partner = partners.resolve(apiKey);
-      const body = await engine.split(await snapshot(parts), query, partner);
+      const market = await snapshot(parts);
+      const body = url.pathname === '/routes' ? await engine.swap(market, query, partner) : await engine.split(market, query, partner);
       if (apiKey) partners.record(apiKey, query.tokenIn, query.amountIn);
       return { status: 200, body };
     }

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { startRpcProxy } from '../../support/rpc-proxy.ts';
-import { keepArbitraging } from '../helpers/arbitrage.ts';
+import { arbitrageEachBlock } from '../../support/arbitrage.ts';
 import { daemonHome, expectLedgerEqualsChain, homeEnv, spawnDaemon } from '../helpers/daemon-process.ts';
 import { useDevnetFork } from '../helpers/devnet.ts';
 
@@ -53,7 +53,7 @@ describe('SIGKILL while an order is worked in slices', () => {
       }
     };
     const confirmedSold = async () => (await rows()).filter((row) => row.status === 'confirmed').reduce((sum, row) => sum + row.amountIn, 0n);
-    const stopArbitrage = keepArbitraging(fork);
+    const stopArbitrage = arbitrageEachBlock(fork);
     try {
       // 1. Killed between slices: the first confirmed, the daemon waiting its 5 s for the next.
       const first = spawnDaemon(home, config, env);

@@ -19,7 +19,7 @@ import { type TestExecutor, dcaStrategy, testExecutor, useTestExecutor } from '.
 import type { LedgerLocation } from '../../src/ledger/ledger.ts';
 import { runSql } from '../helpers/ledgers.ts';
 import { startQuoteProxy } from '../helpers/quote-proxy.ts';
-import { arbitrageBack as arbitrageBackOnce } from '../helpers/arbitrage.ts';
+import { arbitrageBack as arbitrageBackOnce } from '../../support/arbitrage.ts';
 import { getJson, trader } from '../helpers/routing.ts';
 import { waitFor } from '../helpers/wait.ts';
 
